@@ -1,0 +1,2 @@
+export * from './schema-helpers.ts'
+export * from './tenancy.ts'

@@ -1,0 +1,71 @@
+import { type Static, type TSchema, Type } from 'typebox'
+
+/**
+ * Schema building blocks that stay valid OpenAPI 3.0 (no `const`, no `type: 'null'`),
+ * so every route schema can feed validation and `/openapi.json` alike.
+ */
+
+/** A string limited to `values`, typed as their union. */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+/** An integer limited to `values`, typed as their union. */
+export function IntegerEnum<const T extends readonly number[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+) {
+  return Type.Unsafe<T[number]>({ type: 'integer', enum: [...values], ...options })
+}
+
+/** `schema` or null, written the OpenAPI 3.0 way (`nullable: true`). */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true })
+}
+
+/** An object that rejects unknown properties: request bodies never drop fields silently. */
+export function StrictObject<T extends Record<string, TSchema>>(
+  properties: T,
+  options: Record<string, unknown> = {},
+) {
+  return Type.Object(properties, { additionalProperties: false, ...options })
+}
+
+/** Every timestamp in every body is an ISO 8601 date-time in UTC. */
+export const DateTime = (options: Record<string, unknown> = {}) =>
+  Type.String({ format: 'date-time', ...options })
+
+export const Uuid = (options: Record<string, unknown> = {}) => Type.String({ format: 'uuid', ...options })
+
+/** The spec's error body, for every 4xx and 5xx. */
+export const ErrorBody = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String(),
+    message: Type.String(),
+    attributes: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { $id: 'ErrorBody', title: 'Error' },
+)
+export type ErrorBody = Static<typeof ErrorBody>
+
+/** `limit` and `page` of every list endpoint. */
+export const PageQuery = {
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' }),
+  ),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' })),
+}
+
+/** The error body as one documented response of a route, e.g. `409: ErrorResponse('Conflict: the key exists')`. */
+export function ErrorResponse(description: string) {
+  const {
+    $id: _id,
+    title: _title,
+    ...shape
+  } = ErrorBody as typeof ErrorBody & { $id?: string; title?: string }
+  return { ...shape, description }
+}

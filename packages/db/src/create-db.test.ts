@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { isUniqueViolation } from './errors.ts'
+import { testEngines } from './testing.ts'
+
+for (const { engine, createStore } of testEngines()) {
+  describe(`store on ${engine}`, () => {
+    test('migrates, round-trips values with the same types, and is idempotent', async () => {
+      const store = await createStore()
+      try {
+        const now = new Date().toISOString()
+        await store.db
+          .insertInto('accounts')
+          .values({
+            id: 'a1',
+            name: 'Ünïcode ✓',
+            runtime_id: '2025.04',
+            settings: '{}',
+            alert_settings: '{}',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute()
+        await store.db
+          .insertInto('rate_limit_windows')
+          .values({ bucket: 'b', window_start_ms: 1_763_000_000_123, hits: 3 })
+          .execute()
+        await store.db
+          .insertInto('variables')
+          .values({
+            id: 'v1',
+            account_id: 'a1',
+            key: 'K',
+            value: 'x',
+            encrypted_value: null,
+            locked: true,
+            secret: false,
+            description: '',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute()
+
+        const account = await store.db.selectFrom('accounts').selectAll().executeTakeFirstOrThrow()
+        assert.equal(account.name, 'Ünïcode ✓')
+        assert.equal(account.created_at, now)
+        const window = await store.db.selectFrom('rate_limit_windows').selectAll().executeTakeFirstOrThrow()
+        assert.equal(window.window_start_ms, 1_763_000_000_123)
+        assert.equal(typeof window.window_start_ms, 'number')
+        const variable = await store.db.selectFrom('variables').selectAll().executeTakeFirstOrThrow()
+        assert.equal(Boolean(variable.locked), true)
+        assert.equal(Boolean(variable.secret), false)
+      } finally {
+        await store.dispose()
+      }
+    })
+
+    test('reports unique violations the same way on both engines', async () => {
+      const store = await createStore()
+      try {
+        const now = new Date().toISOString()
+        const user = { id: 'u1', email: 'a@example.com', name: 'A', created_at: now, updated_at: now }
+        await store.db.insertInto('users').values(user).execute()
+        const error = await store.db
+          .insertInto('users')
+          .values({ ...user, id: 'u2' })
+          .execute()
+          .then(
+            () => null,
+            (e: unknown) => e,
+          )
+        assert.ok(error, 'second insert must fail')
+        assert.equal(isUniqueViolation(error), true)
+        assert.equal(isUniqueViolation(new Error('something else')), false)
+      } finally {
+        await store.dispose()
+      }
+    })
+
+    test('enforces foreign keys', async () => {
+      const store = await createStore()
+      try {
+        const now = new Date().toISOString()
+        await assert.rejects(
+          store.db
+            .insertInto('memberships')
+            .values({ user_id: 'nobody', account_id: 'nothing', role: 'OWNER', created_at: now })
+            .execute(),
+        )
+        const rows = await sql<{ n: number }>`select count(*) as n from memberships`.execute(store.db)
+        assert.equal(Number(rows.rows[0]?.n), 0)
+      } finally {
+        await store.dispose()
+      }
+    })
+  })
+}

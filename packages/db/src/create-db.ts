@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { type Migration, Migrator } from 'kysely/migration'
+import pg from 'pg'
+import { migrations } from './migrations/index.ts'
+import type { Database } from './schema.ts'
+import { openSqlite } from './sqlite.ts'
+
+export type Engine = 'sqlite' | 'postgres'
+
+export interface Store {
+  db: Kysely<Database>
+  engine: Engine
+  close(): Promise<void>
+}
+
+/**
+ * Opens the store named by `url`: `postgres://...` (or `postgresql://`) for PostgreSQL,
+ * `sqlite:PATH` or a bare file path for the embedded SQLite file.
+ */
+export function createDb(url: string, options: { poolSize?: number } = {}): Store {
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: pgTypes })
+    // An idle client that loses its connection emits 'error' on the pool; without a listener it kills the process.
+    pool.on('error', () => {})
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { db, engine: 'postgres', close: () => db.destroy() }
+  }
+  const path = url.replace(/^sqlite:/, '')
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) })
+  return { db, engine: 'sqlite', close: () => db.destroy() }
+}
+
+/** Runs every pending migration; safe to call from several processes at once. */
+export async function migrateToLatest(store: Store): Promise<void> {
+  const provider = {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return Object.fromEntries(
+        Object.entries(migrations).map(([name, migration]) => [
+          name,
+          { up: (db: Kysely<unknown>) => migration.up(db, store.engine) },
+        ]),
+      )
+    },
+  }
+  const { error, results } = await new Migrator({ db: store.db, provider }).migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName
+    throw new Error(`migration ${failed ?? '(unknown)'} failed`, { cause: error })
+  }
+}
+
+const INT8_OID = 20
+const NUMERIC_OID = 1700
+// bigint and numeric columns hold counters and epoch milliseconds, all well inside 2^53: read them as numbers.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format)
+  },
+} as pg.CustomTypesConfig

@@ -1,0 +1,3 @@
+export { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
+export { isUniqueViolation } from './errors.ts'
+export type * from './schema.ts'

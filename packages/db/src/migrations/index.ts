@@ -1,0 +1,12 @@
+import type { Kysely } from 'kysely'
+import type { Engine } from '../create-db.ts'
+import * as foundation from './0001-foundation.ts'
+
+export interface Migration {
+  up(db: Kysely<unknown>, engine: Engine): Promise<void>
+}
+
+/** Every migration, in order. Names are permanent: the store records which ones ran. */
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+}

@@ -1,0 +1,74 @@
+import type { SqlBool } from 'kysely'
+
+/**
+ * Table types of the store. Conventions, same on both engines:
+ * timestamps are ISO 8601 UTC text (sortable, comparable), JSON documents are text,
+ * booleans read back as 0/1 on SQLite and true/false on PostgreSQL (use Boolean()).
+ */
+export interface Database {
+  users: UsersTable
+  accounts: AccountsTable
+  memberships: MembershipsTable
+  api_keys: ApiKeysTable
+  rate_limit_windows: RateLimitWindowsTable
+  variables: VariablesTable
+}
+
+export interface UsersTable {
+  id: string
+  email: string
+  name: string
+  created_at: string
+  updated_at: string
+}
+
+export interface AccountsTable {
+  id: string
+  name: string
+  runtime_id: string
+  settings: string
+  alert_settings: string
+  created_at: string
+  updated_at: string
+}
+
+export interface MembershipsTable {
+  user_id: string
+  account_id: string
+  role: string
+  created_at: string
+}
+
+export interface ApiKeysTable {
+  id: string
+  name: string
+  key_hash: string
+  masked_key: string
+  /** Set for a user key: the key acts as this user. */
+  user_id: string | null
+  /** Set for a service key: the key belongs to this account with `role`. */
+  account_id: string | null
+  role: string | null
+  created_at: string
+  revoked_at: string | null
+}
+
+export interface RateLimitWindowsTable {
+  bucket: string
+  window_start_ms: number
+  hits: number
+}
+
+export interface VariablesTable {
+  id: string
+  account_id: string
+  key: string
+  /** Plain value; null when the variable is locked or secret (then `encrypted_value` holds it). */
+  value: string | null
+  encrypted_value: string | null
+  locked: SqlBool
+  secret: SqlBool
+  description: string
+  created_at: string
+  updated_at: string
+}

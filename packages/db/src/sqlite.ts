@@ -1,0 +1,35 @@
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
+import type { SqliteDatabase, SqliteStatement } from 'kysely'
+
+/**
+ * Adapts `node:sqlite` to the better-sqlite3-shaped interface Kysely's SqliteDialect expects.
+ * SQLite has no boolean type and node:sqlite refuses to bind JS booleans, so they become 1/0 here,
+ * once, instead of in every repository.
+ */
+export function openSqlite(path: string): SqliteDatabase {
+  const database = new DatabaseSync(path)
+  database.exec('PRAGMA journal_mode = WAL')
+  database.exec('PRAGMA synchronous = NORMAL')
+  database.exec('PRAGMA foreign_keys = ON')
+  database.exec('PRAGMA busy_timeout = 5000')
+  return {
+    close: () => database.close(),
+    prepare(sql: string): SqliteStatement {
+      const statement = database.prepare(sql)
+      return {
+        reader: statement.columns().length > 0,
+        all: (parameters) => statement.all(...bindable(parameters)),
+        run: (parameters) => statement.run(...bindable(parameters)),
+        iterate: (parameters) => statement.iterate(...bindable(parameters)),
+      }
+    },
+  }
+}
+
+function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
+  return parameters.map((value) => {
+    if (typeof value === 'boolean') return value ? 1 : 0
+    if (value === undefined) return null
+    return value as SQLInputValue
+  })
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Store } from '@svc/db'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import { authenticate, isOpenRoute } from './auth/authenticate.ts'
+import { type Clock, systemClock } from './clock.ts'
+import type { ServiceContext } from './context.ts'
+import type { SecretBox } from './crypto/secret-box.ts'
+import { accountsRoutes } from './features/accounts/accounts.routes.ts'
+import { adminRoutes } from './features/admin/admin.routes.ts'
+import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
+import { variablesRoutes } from './features/variables/variables.routes.ts'
+import { handleError, handleNotFound } from './http/errors.ts'
+import { installValidators } from './http/validation.ts'
+import { registerOpenApi } from './openapi/openapi.ts'
+import { enforceRateLimits } from './rate-limit/rate-limit.ts'
+
+export interface AppDeps {
+  store: Store
+  secretBox: SecretBox
+  publicUrl: string
+  /** Enables /admin/v1 when set. */
+  adminToken?: string
+  clock?: Clock
+  logger?: FastifyServerOptions['logger']
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+/** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const ctx: ServiceContext = {
+    db: deps.store.db,
+    engine: deps.store.engine,
+    clock: deps.clock ?? systemClock,
+    secretBox: deps.secretBox,
+    publicUrl: deps.publicUrl,
+  }
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: requestId,
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  installValidators(app)
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler(handleNotFound)
+  app.decorateRequest('auth', undefined)
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  await app.register(publicApi(ctx))
+  if (deps.adminToken) await app.register(adminApi(ctx, deps.adminToken))
+  return app
+}
+
+/** The public API: every route here needs an API key unless API.md lists it as open. */
+function publicApi(ctx: ServiceContext): FastifyPluginAsync {
+  return async (app) => {
+    await registerOpenApi(app, {
+      audience: 'tenant',
+      title: 'svc API',
+      description: 'Synthetic monitoring: checks, results, alerting, status pages and analytics.',
+      publicUrl: ctx.publicUrl,
+      tags: [
+        { name: 'accounts', description: 'The account, its settings and members' },
+        { name: 'api-keys', description: 'User and service API keys' },
+        { name: 'variables', description: 'Account-level environment variables' },
+      ],
+    })
+    app.addHook('onRequest', async (request, reply) => {
+      if (isOpenRoute(request.routeOptions.url ?? request.url)) return
+      request.auth = await authenticate(ctx, request)
+      await enforceRateLimits(ctx, request.auth, request, reply)
+    })
+
+    await app.register(accountsRoutes, { ctx })
+    await app.register(apiKeysRoutes, { ctx })
+    await app.register(variablesRoutes, { ctx })
+
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+    app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .header('deprecation', 'true')
+        .header('link', '</openapi.json>; rel="successor-version"')
+        .redirect('/openapi.json', 308),
+    )
+    await app.register(swaggerUi, { routePrefix: '/docs' })
+  }
+}
+
+function adminApi(ctx: ServiceContext, adminToken: string): FastifyPluginAsync {
+  return async (app) => {
+    await registerOpenApi(app, {
+      audience: 'admin',
+      title: 'svc admin API',
+      description:
+        'Operators manage users, accounts, memberships and keys. Authenticate with SVC_ADMIN_TOKEN.',
+      publicUrl: ctx.publicUrl,
+      tags: [],
+    })
+    await app.register(adminRoutes, { ctx, adminToken })
+    app.get('/admin/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  }
+}
+
+/** Honours a sane incoming x-request-id (for tracing across proxies), else makes one. */
+function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers['x-request-id']
+  return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID()
+}

@@ -1,0 +1,115 @@
+import { type Role, roleAtLeast } from '@svc/core'
+import type { FastifyRequest } from 'fastify'
+import type { ServiceContext } from '../context.ts'
+import * as accountsRepo from '../features/accounts/accounts.repo.ts'
+import * as keysRepo from '../features/api-keys/api-keys.repo.ts'
+import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
+import { badRequest, forbidden, unauthorized } from '../http/errors.ts'
+
+/** Who is calling, in which account, with which role. Set on every request to a keyed route. */
+export interface AuthContext {
+  keyId: string
+  keyType: 'USER' | 'SERVICE'
+  /** The acting user for user keys; null for service keys. */
+  userId: string | null
+  accountId: string
+  role: Role
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | undefined
+  }
+  interface FastifyContextConfig {
+    /** Least role the route needs; default READ_ONLY for reads, READ_WRITE for writes. */
+    minRole?: Role
+  }
+}
+
+export const ACCOUNT_HEADER = 'x-svc-account'
+
+/** Routes anyone may call without a key (API.md, "Open routes"). */
+const OPEN_ROUTES = [/^\/openapi\.json$/, /^\/swagger\.json$/, /^\/docs(\/|$)/, /^\/ping\//, /^\/status\//]
+
+export function isOpenRoute(routeUrl: string): boolean {
+  return OPEN_ROUTES.some((pattern) => pattern.test(routeUrl))
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Resolves the bearer key and account of a request, per API.md: 401 for no, malformed, unknown or
+ * revoked keys; 403 for no membership in the named account or a role too low for the route.
+ */
+export async function authenticate(ctx: ServiceContext, request: FastifyRequest): Promise<AuthContext> {
+  const rawKey = bearerToken(request.headers.authorization)
+  if (!rawKey) throw unauthorized(request.headers.authorization ? 'Bad Token' : 'Missing API key')
+  const accountHeader = request.headers[ACCOUNT_HEADER]
+  if (accountHeader !== undefined && (typeof accountHeader !== 'string' || !UUID.test(accountHeader))) {
+    throw badRequest(`headers.${ACCOUNT_HEADER} must be an account id (UUID)`, {
+      errors: [{ path: `headers.${ACCOUNT_HEADER}`, message: 'must be a UUID' }],
+    })
+  }
+  const requestedAccount = accountHeader?.toLowerCase()
+  const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), requestedAccount)
+  if (!key) throw unauthorized('Bad Token')
+
+  const auth = key.user_id
+    ? await resolveUserKey(
+        ctx,
+        { keyId: key.id, userId: key.user_id, membershipRole: key.membership_role },
+        requestedAccount,
+      )
+    : resolveServiceKey({ keyId: key.id, accountId: key.account_id, role: key.role }, requestedAccount)
+
+  const required =
+    request.routeOptions.config.minRole ?? (READ_METHODS.has(request.method) ? 'READ_ONLY' : 'READ_WRITE')
+  if (!roleAtLeast(auth.role, required))
+    throw forbidden(`This operation needs the ${required} role or higher`)
+  return auth
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i)
+  return match?.[1]
+}
+
+async function resolveUserKey(
+  ctx: ServiceContext,
+  key: { keyId: string; userId: string; membershipRole: string | null },
+  requestedAccount: string | undefined,
+): Promise<AuthContext> {
+  const base = { keyId: key.keyId, keyType: 'USER' as const, userId: key.userId }
+  if (requestedAccount) {
+    if (!key.membershipRole) throw forbidden('The key has no access to that account')
+    return { ...base, accountId: requestedAccount, role: key.membershipRole as Role }
+  }
+  const memberships = await accountsRepo.firstMembershipsOfUser(ctx, key.userId)
+  const [only, another] = memberships
+  if (!only) throw forbidden('The key’s user belongs to no account')
+  if (another) throw badRequest(`${ACCOUNT_HEADER} header is required`)
+  return { ...base, accountId: only.account_id, role: only.role as Role }
+}
+
+function resolveServiceKey(
+  key: { keyId: string; accountId: string | null; role: string | null },
+  requestedAccount: string | undefined,
+): AuthContext {
+  if (!key.accountId || !key.role) throw unauthorized('Bad Token')
+  if (requestedAccount && requestedAccount !== key.accountId)
+    throw forbidden('The key has no access to that account')
+  return {
+    keyId: key.keyId,
+    keyType: 'SERVICE',
+    userId: null,
+    accountId: key.accountId,
+    role: key.role as Role,
+  }
+}
+
+/** The authenticated caller of a keyed route (set by the onRequest hook before any handler runs). */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new Error(`route ${request.routeOptions.url} ran without authentication`)
+  return request.auth
+}

@@ -1,0 +1,72 @@
+import { resolve } from 'node:path'
+
+/** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
+export interface Config {
+  port: number
+  host: string
+  /** Where the embedded store, the generated encryption key and artifacts live. */
+  dataDir: string
+  /** `postgres://...` for PostgreSQL; otherwise the SQLite file in `dataDir`. */
+  databaseUrl: string
+  /** The base URL svc shows the world: OpenAPI servers, ping URLs, result links. */
+  publicUrl: string
+  /** Enables the admin API under /admin/v1 when set. */
+  adminToken: string | undefined
+  /** 32-byte AES-256-GCM key for locked and secret values; generated into `dataDir` when unset. */
+  encryptionKey: Buffer | undefined
+  /** Presets the value of the API key created on first start. */
+  bootstrapApiKey: string | undefined
+  logLevel: string
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = parsePort(env.PORT ?? '3000')
+  const dataDir = resolve(env.SVC_DATA_DIR || './data')
+  const databaseUrl = env.DATABASE_URL || `sqlite:${resolve(dataDir, 'svc.db')}`
+  if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) {
+    throw new ConfigError(
+      'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded SQLite store)',
+    )
+  }
+  const publicUrl = (env.SVC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '')
+  if (!URL.canParse(publicUrl)) throw new ConfigError(`SVC_PUBLIC_URL is not a URL: ${publicUrl}`)
+  const adminToken = env.SVC_ADMIN_TOKEN || undefined
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('SVC_ADMIN_TOKEN must be at least 16 characters')
+  }
+  const bootstrapApiKey = env.SVC_BOOTSTRAP_API_KEY || undefined
+  if (bootstrapApiKey !== undefined && !/^svc_[A-Za-z0-9_-]{32,}$/.test(bootstrapApiKey)) {
+    throw new ConfigError(
+      'SVC_BOOTSTRAP_API_KEY must look like svc_ followed by at least 32 letters, digits, - or _',
+    )
+  }
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    databaseUrl,
+    publicUrl,
+    adminToken,
+    encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
+    bootstrapApiKey,
+    logLevel: env.LOG_LEVEL || 'info',
+  }
+}
+
+function parsePort(value: string): number {
+  const port = Number(value)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be 0-65535, got ${value}`)
+  return port
+}
+
+/** Accepts 64 hex characters or the base64 of 32 bytes. */
+export function parseEncryptionKey(value: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64')
+  if (key.length !== 32) {
+    throw new ConfigError('SVC_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64')
+  }
+  return key
+}

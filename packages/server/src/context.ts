@@ -1,0 +1,15 @@
+import type { Database, Engine } from '@svc/db'
+import type { Kysely } from 'kysely'
+import type { Clock } from './clock.ts'
+import type { SecretBox } from './crypto/secret-box.ts'
+
+/** What every service is given: the store, the clock and the secret box. Built once in app.ts. */
+export interface ServiceContext {
+  db: Kysely<Database>
+  engine: Engine
+  clock: Clock
+  secretBox: SecretBox
+  publicUrl: string
+}
+
+export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()

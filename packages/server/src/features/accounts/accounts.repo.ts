@@ -1,0 +1,108 @@
+import type { AccountsTable, MembershipsTable, UsersTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `users`, `accounts` and `memberships`. */
+
+export async function insertUser(ctx: ServiceContext, user: UsersTable): Promise<void> {
+  await ctx.db.insertInto('users').values(user).execute()
+}
+
+export async function findUser(ctx: ServiceContext, id: string) {
+  return ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function insertAccount(ctx: ServiceContext, account: AccountsTable): Promise<void> {
+  await ctx.db.insertInto('accounts').values(account).execute()
+}
+
+export async function findAccount(ctx: ServiceContext, id: string) {
+  return ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function countAccounts(ctx: ServiceContext): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function updateAccount(
+  ctx: ServiceContext,
+  id: string,
+  changes: Partial<Omit<AccountsTable, 'id' | 'created_at'>>,
+): Promise<void> {
+  await ctx.db.updateTable('accounts').set(changes).where('id', '=', id).execute()
+}
+
+export async function listAccountsOfUser(ctx: ServiceContext, userId: string) {
+  return ctx.db
+    .selectFrom('accounts')
+    .innerJoin('memberships', 'memberships.account_id', 'accounts.id')
+    .selectAll('accounts')
+    .where('memberships.user_id', '=', userId)
+    .orderBy('accounts.created_at')
+    .orderBy('accounts.id')
+    .execute()
+}
+
+export async function insertMembership(ctx: ServiceContext, membership: MembershipsTable): Promise<void> {
+  await ctx.db.insertInto('memberships').values(membership).execute()
+}
+
+export async function findMembership(ctx: ServiceContext, userId: string, accountId: string) {
+  return ctx.db
+    .selectFrom('memberships')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst()
+}
+
+/** Up to two memberships of a user: enough to tell "exactly one account" from "several". */
+export async function firstMembershipsOfUser(ctx: ServiceContext, userId: string) {
+  return ctx.db.selectFrom('memberships').selectAll().where('user_id', '=', userId).limit(2).execute()
+}
+
+export async function listMembers(ctx: ServiceContext, accountId: string) {
+  return ctx.db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id as userId', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.account_id', '=', accountId)
+    .orderBy('memberships.created_at')
+    .orderBy('users.id')
+    .execute()
+}
+
+export async function countOwners(ctx: ServiceContext, accountId: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'OWNER')
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function updateMembershipRole(
+  ctx: ServiceContext,
+  userId: string,
+  accountId: string,
+  role: string,
+) {
+  await ctx.db
+    .updateTable('memberships')
+    .set({ role })
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .execute()
+}
+
+export async function deleteMembership(ctx: ServiceContext, userId: string, accountId: string) {
+  await ctx.db
+    .deleteFrom('memberships')
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .execute()
+}

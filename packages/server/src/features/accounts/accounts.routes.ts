@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ErrorResponse } from '@svc/core'
+import { Type } from 'typebox'
+import { authOf } from '../../auth/authenticate.ts'
+import type { ServiceContext } from '../../context.ts'
+import { forbidden } from '../../http/errors.ts'
+import { Account, AccountPatch, Member, MemberPatch, UserIdParams } from './accounts.schemas.ts'
+import * as accounts from './accounts.service.ts'
+
+export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+  const tags = ['accounts']
+
+  app.get(
+    '/v1/accounts',
+    {
+      schema: {
+        tags,
+        summary: 'Fetch the accounts of the user (beta)',
+        description:
+          'A user key lists every account its user belongs to; a service key lists its own account.',
+        response: { 200: Type.Array(Account) },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request)
+      if (auth.userId) return accounts.listAccountsOfUser(ctx, auth.userId)
+      return [await accounts.getAccount(ctx, auth.accountId)]
+    },
+  )
+
+  app.get(
+    '/v1/accounts/me',
+    { schema: { tags, summary: 'Fetch the current account', response: { 200: Account } } },
+    async (request) => accounts.getAccount(ctx, authOf(request).accountId),
+  )
+
+  app.patch(
+    '/v1/accounts/me',
+    {
+      config: { minRole: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Update the current account',
+        description: 'Changes name, default runtime, settings and account-level alert settings. Needs ADMIN.',
+        body: AccountPatch,
+        response: { 200: Account },
+      },
+    },
+    async (request) => accounts.updateAccount(ctx, authOf(request).accountId, request.body),
+  )
+
+  app.get(
+    '/v1/accounts/me/members',
+    {
+      schema: {
+        tags,
+        summary: 'List the members of the current account',
+        response: { 200: Type.Array(Member) },
+      },
+    },
+    async (request) => accounts.listMembers(ctx, authOf(request).accountId),
+  )
+
+  app.patch(
+    '/v1/accounts/me/members/:userId',
+    {
+      config: { minRole: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Change the role of a member',
+        params: UserIdParams,
+        body: MemberPatch,
+        response: { 200: Member, 409: ErrorResponse('Conflict: an account must keep at least one OWNER') },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request)
+      if (auth.userId === request.params.userId) throw forbidden('You cannot change your own role')
+      return accounts.changeMemberRole(ctx, auth, request.params.userId, request.body.role)
+    },
+  )
+
+  app.delete(
+    '/v1/accounts/me/members/:userId',
+    {
+      config: { minRole: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Remove a member from the current account',
+        params: UserIdParams,
+        response: {
+          204: { type: 'null', description: 'Removed' },
+          409: ErrorResponse('Conflict: an account must keep at least one OWNER'),
+        },
+      },
+    },
+    async (request, reply) => {
+      await accounts.removeMember(ctx, authOf(request), request.params.userId)
+      return reply.status(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,97 @@
+import { ROLES, RUNTIME_IDS, StrictObject, StringEnum } from '@svc/core'
+import { type Static, Type } from 'typebox'
+
+export const ESCALATION_TYPES = ['RUN_BASED', 'TIME_BASED'] as const
+
+/** The check-level `alertSettings` shape; an account's copy applies to checks with `useGlobalAlertSettings`. */
+export const AlertSettings = Type.Object({
+  escalationType: StringEnum(ESCALATION_TYPES),
+  runBasedEscalation: Type.Object({ failedRunThreshold: Type.Integer({ minimum: 1, maximum: 5 }) }),
+  timeBasedEscalation: Type.Object({ minutesFailingThreshold: Type.Integer({ minimum: 1, maximum: 60 }) }),
+  reminders: Type.Object({
+    amount: Type.Integer({ minimum: 0, maximum: 100000 }),
+    interval: Type.Integer({ minimum: 5, maximum: 1440 }),
+  }),
+  parallelRunFailureThreshold: Type.Object({
+    enabled: Type.Boolean(),
+    percentage: Type.Integer({ minimum: 10, maximum: 100 }),
+  }),
+})
+export type AlertSettings = Static<typeof AlertSettings>
+
+export const AlertSettingsPatch = StrictObject({
+  escalationType: Type.Optional(StringEnum(ESCALATION_TYPES)),
+  runBasedEscalation: Type.Optional(
+    StrictObject({ failedRunThreshold: Type.Integer({ minimum: 1, maximum: 5 }) }),
+  ),
+  timeBasedEscalation: Type.Optional(
+    StrictObject({ minutesFailingThreshold: Type.Integer({ minimum: 1, maximum: 60 }) }),
+  ),
+  reminders: Type.Optional(
+    StrictObject({
+      amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000 })),
+      interval: Type.Optional(Type.Integer({ minimum: 5, maximum: 1440 })),
+    }),
+  ),
+  parallelRunFailureThreshold: Type.Optional(
+    StrictObject({
+      enabled: Type.Optional(Type.Boolean()),
+      percentage: Type.Optional(Type.Integer({ minimum: 10, maximum: 100 })),
+    }),
+  ),
+})
+export type AlertSettingsPatch = Static<typeof AlertSettingsPatch>
+
+export const AccountSettings = Type.Object({
+  timezone: Type.String({ description: 'IANA time zone; analytics quick ranges use it.' }),
+  resultRetentionDays: Type.Integer({ minimum: 1, maximum: 400 }),
+  traceRetentionDays: Type.Integer({ minimum: 1, maximum: 400 }),
+  extendedUptimeResponseTime: Type.Boolean({
+    description:
+      'When true, TCP, API and URL checks may set maxResponseTime up to 45000 ms instead of 30000.',
+  }),
+})
+export type AccountSettings = Static<typeof AccountSettings>
+
+export const AccountSettingsPatch = StrictObject({
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  resultRetentionDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 400 })),
+  traceRetentionDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 400 })),
+  extendedUptimeResponseTime: Type.Optional(Type.Boolean()),
+})
+
+export const Account = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    runtimeId: Type.String({ description: 'The default runtime of the account.' }),
+    settings: AccountSettings,
+    alertSettings: AlertSettings,
+  },
+  { title: 'Account' },
+)
+export type Account = Static<typeof Account>
+
+export const AccountPatch = StrictObject({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  runtimeId: Type.Optional(StringEnum(RUNTIME_IDS)),
+  settings: Type.Optional(AccountSettingsPatch),
+  alertSettings: Type.Optional(AlertSettingsPatch),
+})
+export type AccountPatch = Static<typeof AccountPatch>
+
+export const Member = Type.Object(
+  {
+    userId: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    name: Type.String(),
+    role: StringEnum(ROLES),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Member' },
+)
+export type Member = Static<typeof Member>
+
+export const MemberPatch = StrictObject({ role: StringEnum(ROLES) })
+
+export const UserIdParams = StrictObject({ userId: Type.String({ format: 'uuid' }) })

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto'
+import { DEFAULT_RUNTIME_ID, type Role, roleAtLeast } from '@svc/core'
+import type { AccountsTable } from '@svc/db'
+import { isUniqueViolation } from '@svc/db'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts'
+import * as repo from './accounts.repo.ts'
+import type { Account, AccountPatch, AccountSettings, AlertSettings, Member } from './accounts.schemas.ts'
+
+export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = {
+  timezone: 'UTC',
+  resultRetentionDays: 30,
+  traceRetentionDays: 7,
+  extendedUptimeResponseTime: false,
+}
+
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
+  escalationType: 'RUN_BASED',
+  runBasedEscalation: { failedRunThreshold: 1 },
+  timeBasedEscalation: { minutesFailingThreshold: 5 },
+  reminders: { amount: 0, interval: 5 },
+  parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+}
+
+export function toAccount(row: AccountsTable): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    runtimeId: row.runtime_id,
+    settings: { ...DEFAULT_ACCOUNT_SETTINGS, ...JSON.parse(row.settings) },
+    alertSettings: { ...DEFAULT_ALERT_SETTINGS, ...JSON.parse(row.alert_settings) },
+  }
+}
+
+export async function createUser(ctx: ServiceContext, input: { email: string; name: string }) {
+  const now = isoNow(ctx)
+  const user = {
+    id: randomUUID(),
+    email: input.email.toLowerCase(),
+    name: input.name,
+    created_at: now,
+    updated_at: now,
+  }
+  try {
+    await repo.insertUser(ctx, user)
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`A user with email ${user.email} exists already`)
+    throw error
+  }
+  return user
+}
+
+export async function createAccount(ctx: ServiceContext, input: { name: string; runtimeId?: string }) {
+  const now = isoNow(ctx)
+  const row: AccountsTable = {
+    id: randomUUID(),
+    name: input.name,
+    runtime_id: input.runtimeId ?? DEFAULT_RUNTIME_ID,
+    settings: JSON.stringify(DEFAULT_ACCOUNT_SETTINGS),
+    alert_settings: JSON.stringify(DEFAULT_ALERT_SETTINGS),
+    created_at: now,
+    updated_at: now,
+  }
+  await repo.insertAccount(ctx, row)
+  return toAccount(row)
+}
+
+export async function addMembership(
+  ctx: ServiceContext,
+  input: { userId: string; accountId: string; role: Role },
+) {
+  if (!(await repo.findUser(ctx, input.userId))) throw notFound(`User ${input.userId} not found`)
+  if (!(await repo.findAccount(ctx, input.accountId))) throw notFound(`Account ${input.accountId} not found`)
+  const membership = {
+    user_id: input.userId,
+    account_id: input.accountId,
+    role: input.role,
+    created_at: isoNow(ctx),
+  }
+  try {
+    await repo.insertMembership(ctx, membership)
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('The user is a member of that account already')
+    throw error
+  }
+  return {
+    userId: input.userId,
+    accountId: input.accountId,
+    role: input.role,
+    created_at: membership.created_at,
+  }
+}
+
+export async function getAccount(ctx: ServiceContext, accountId: string): Promise<Account> {
+  const row = await repo.findAccount(ctx, accountId)
+  if (!row) throw notFound()
+  return toAccount(row)
+}
+
+export async function listAccountsOfUser(ctx: ServiceContext, userId: string): Promise<Account[]> {
+  return (await repo.listAccountsOfUser(ctx, userId)).map(toAccount)
+}
+
+export async function updateAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  patch: AccountPatch,
+): Promise<Account> {
+  const current = await getAccount(ctx, accountId)
+  if (patch.settings?.timezone !== undefined && !isTimeZone(patch.settings.timezone)) {
+    throw badRequest(`body.settings.timezone is not an IANA time zone: ${patch.settings.timezone}`, {
+      errors: [{ path: 'body.settings.timezone', message: 'is not an IANA time zone' }],
+    })
+  }
+  const settings = { ...current.settings, ...patch.settings }
+  const alertPatch = patch.alertSettings ?? {}
+  const alertSettings: AlertSettings = {
+    escalationType: alertPatch.escalationType ?? current.alertSettings.escalationType,
+    runBasedEscalation: { ...current.alertSettings.runBasedEscalation, ...alertPatch.runBasedEscalation },
+    timeBasedEscalation: { ...current.alertSettings.timeBasedEscalation, ...alertPatch.timeBasedEscalation },
+    reminders: { ...current.alertSettings.reminders, ...alertPatch.reminders },
+    parallelRunFailureThreshold: {
+      ...current.alertSettings.parallelRunFailureThreshold,
+      ...alertPatch.parallelRunFailureThreshold,
+    },
+  }
+  await repo.updateAccount(ctx, accountId, {
+    name: patch.name ?? current.name,
+    runtime_id: patch.runtimeId ?? current.runtimeId,
+    settings: JSON.stringify(settings),
+    alert_settings: JSON.stringify(alertSettings),
+    updated_at: isoNow(ctx),
+  })
+  return getAccount(ctx, accountId)
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name })
+    return true
+  } catch {
+    return false
+  }
+}
+
+export async function listMembers(ctx: ServiceContext, accountId: string): Promise<Member[]> {
+  return (await repo.listMembers(ctx, accountId)).map((m) => ({ ...m, role: m.role as Role }))
+}
+
+/** Changes a member's role. Only an OWNER grants or takes OWNER, and an account always keeps one. */
+export async function changeMemberRole(
+  ctx: ServiceContext,
+  actor: { accountId: string; role: Role },
+  userId: string,
+  role: Role,
+): Promise<Member> {
+  const membership = await repo.findMembership(ctx, userId, actor.accountId)
+  if (!membership) throw notFound()
+  const touchesOwner = role === 'OWNER' || membership.role === 'OWNER'
+  if (touchesOwner && !roleAtLeast(actor.role, 'OWNER'))
+    throw forbidden('Only an OWNER can grant or change OWNER')
+  if (
+    membership.role === 'OWNER' &&
+    role !== 'OWNER' &&
+    (await repo.countOwners(ctx, actor.accountId)) <= 1
+  ) {
+    throw conflict('An account must keep at least one OWNER')
+  }
+  await repo.updateMembershipRole(ctx, userId, actor.accountId, role)
+  const member = (await listMembers(ctx, actor.accountId)).find((m) => m.userId === userId)
+  if (!member) throw notFound()
+  return member
+}
+
+export async function removeMember(
+  ctx: ServiceContext,
+  actor: { accountId: string; role: Role },
+  userId: string,
+) {
+  const membership = await repo.findMembership(ctx, userId, actor.accountId)
+  if (!membership) throw notFound()
+  if (membership.role === 'OWNER') {
+    if (!roleAtLeast(actor.role, 'OWNER')) throw forbidden('Only an OWNER can remove an OWNER')
+    if ((await repo.countOwners(ctx, actor.accountId)) <= 1)
+      throw conflict('An account must keep at least one OWNER')
+  }
+  await repo.deleteMembership(ctx, userId, actor.accountId)
+}

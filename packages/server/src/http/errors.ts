@@ -1,0 +1,115 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+
+/** A failure the client caused or may see; anything else thrown is a bug and answers a bare 500. */
+export class HttpError extends Error {
+  readonly statusCode: number
+  readonly attributes: Record<string, unknown> | undefined
+  readonly headers: Record<string, string>
+
+  constructor(
+    statusCode: number,
+    message: string,
+    options: { attributes?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message)
+    this.statusCode = statusCode
+    this.attributes = options.attributes
+    this.headers = options.headers ?? {}
+  }
+}
+
+export const badRequest = (message: string, attributes?: Record<string, unknown>) =>
+  new HttpError(400, message, { attributes })
+export const unauthorized = (message = 'Bad Token') => new HttpError(401, message, { attributes: {} })
+export const forbidden = (message = 'Forbidden') => new HttpError(403, message)
+export const notFound = (message = 'Not Found') => new HttpError(404, message)
+export const conflict = (message: string) => new HttpError(409, message)
+
+export function errorBody(statusCode: number, message: string, attributes?: Record<string, unknown>) {
+  return {
+    statusCode,
+    error: STATUS_CODES[statusCode] ?? 'Error',
+    message,
+    ...(attributes === undefined ? {} : { attributes }),
+  }
+}
+
+interface AjvIssue {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** `body.frequency`-style path of one validation issue, naming the missing or unknown property itself. */
+function issuePath(context: string, issue: AjvIssue): string {
+  const segments = issue.instancePath.split('/').slice(1).map(decodePointer)
+  const property = issue.params.missingProperty ?? issue.params.additionalProperty
+  if (typeof property === 'string') segments.push(property)
+  return [context, ...segments].join('.')
+}
+
+function decodePointer(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~')
+}
+
+function issueMessage(issue: AjvIssue): string {
+  if (issue.keyword === 'additionalProperties') return 'is not allowed'
+  if (issue.keyword === 'required') return 'is required'
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
+    return `must be one of ${issue.params.allowedValues.map(String).join(', ')}`
+  }
+  return issue.message ?? 'is invalid'
+}
+
+export function validationError(context: string, issues: AjvIssue[]): HttpError {
+  const errors = issues.map((issue) => ({ path: issuePath(context, issue), message: issueMessage(issue) }))
+  const first = errors[0] ?? { path: context, message: 'is invalid' }
+  return badRequest(`${first.path} ${first.message}`, { errors })
+}
+
+/** The one error handler: every error leaves in the spec's shape, and a 5xx says nothing internal. */
+export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  if ('validation' in error && error.validation) {
+    const { statusCode, message, attributes } = validationError(
+      error.validationContext ?? 'request',
+      error.validation as AjvIssue[],
+    )
+    return reply.status(statusCode).send(errorBody(statusCode, message, attributes))
+  }
+  const statusCode = error.statusCode ?? 500
+  if (statusCode >= 500 || !(statusCode >= 400)) {
+    request.log.error({ err: error }, 'request failed')
+    return reply.status(500).send(errorBody(500, 'Internal Server Error'))
+  }
+  if (error instanceof HttpError) {
+    reply.headers(error.headers)
+    return reply.status(statusCode).send(errorBody(statusCode, error.message, error.attributes))
+  }
+  // Fastify's own client errors (bad JSON, body too large, unsupported media type): keep the status and a plain message.
+  return reply
+    .status(statusCode)
+    .send(errorBody(statusCode, fastifyClientMessage(error), statusCode === 401 ? {} : undefined))
+}
+
+function fastifyClientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'Body is not valid JSON'
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Body cannot be empty when content-type is set to application/json'
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large'
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported media type'
+    default:
+      return error.message
+  }
+}
+
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return reply
+    .status(404)
+    .send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`))
+}

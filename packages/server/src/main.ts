@@ -1,0 +1,63 @@
+import { createDb, migrateToLatest } from '@svc/db'
+import { buildApp } from './app.ts'
+import { bootstrapFirstAccount } from './bootstrap.ts'
+import { systemClock } from './clock.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
+
+/** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  const config = loadConfig()
+  const store = createDb(config.databaseUrl)
+  await migrateToLatest(store)
+  const secretBox = createSecretBox(loadOrCreateEncryptionKey(config.encryptionKey, config.dataDir))
+  const app = await buildApp({
+    store,
+    secretBox,
+    publicUrl: config.publicUrl,
+    adminToken: config.adminToken,
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+    },
+  })
+  const first = await bootstrapFirstAccount(
+    { db: store.db, engine: store.engine, clock: systemClock, secretBox, publicUrl: config.publicUrl },
+    config.bootstrapApiKey,
+  )
+  await app.listen({ port: config.port, host: config.host })
+
+  const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
+  if (first) {
+    lines.push(
+      `  account id: ${first.accountId}`,
+      `  API key:    ${first.apiKey}   (shown once: keep it now)`,
+      `  try:        curl -H 'Authorization: Bearer ${first.apiKey}' ${config.publicUrl}/v1/accounts/me`,
+    )
+  }
+  lines.push(`  API docs:   ${config.publicUrl}/docs`)
+  process.stdout.write(`${lines.join('\n')}\n`)
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'shutting down')
+    await app.close()
+    await store.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`svc: ${error.message}\n`)
+  } else {
+    process.stderr.write(
+      `svc failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
+    )
+  }
+  process.exit(1)
+})

@@ -1,0 +1,84 @@
+import swagger from '@fastify/swagger'
+import { ErrorResponse } from '@svc/core'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { ACCOUNT_HEADER, isOpenRoute } from '../auth/authenticate.ts'
+import { RATE_LIMIT_WINDOW_SECONDS } from '../rate-limit/rate-limit.ts'
+
+export interface OpenApiDocument {
+  title: string
+  description: string
+  publicUrl: string
+  tags: { name: string; description: string }[]
+  /** `tenant`: routes take API keys and `x-svc-account`; `admin`: routes take the admin token. */
+  audience: 'tenant' | 'admin'
+}
+
+/**
+ * Registers @fastify/swagger on `app` (one document per encapsulated context) and completes every route
+ * schema registered after it with what all keyed routes share: the account header, the error responses
+ * and custom rate limits. The document is generated from the route schemas, never written by hand.
+ */
+export async function registerOpenApi(app: FastifyInstance, doc: OpenApiDocument): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.0',
+      info: { title: doc.title, version: 'v1', description: doc.description },
+      servers: [{ url: doc.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+      tags: doc.tags,
+    },
+  })
+  app.addHook('onRoute', doc.audience === 'tenant' ? completeRouteSchema : completeAdminRouteSchema)
+}
+
+function completeRouteSchema(route: RouteOptions): void {
+  const { schema, responses } = routeSchemaOf(route)
+  if (schema.hide) return
+  const takesInput = Boolean(schema.body || schema.querystring || schema.params)
+  if (takesInput) responses['400'] ??= ErrorResponse('Bad Request: a field is missing, unknown or invalid')
+  responses['404'] ??= ErrorResponse('Not Found')
+  if (isOpenRoute(route.url)) {
+    schema.security = []
+    return
+  }
+  schema.headers ??= {
+    type: 'object',
+    properties: {
+      [ACCOUNT_HEADER]: {
+        type: 'string',
+        format: 'uuid',
+        description: 'The account to act in. Optional for service keys and for users with one account.',
+      },
+    },
+  }
+  responses['401'] ??= ErrorResponse('Unauthorized: no, malformed, unknown or revoked API key')
+  responses['403'] ??= ErrorResponse('Forbidden: no access to the account, or a role too low')
+  responses['429'] ??= ErrorResponse('Too Many Requests')
+  const rateLimit = route.config?.rateLimit
+  const limits = rateLimit
+    ? `Rate limit: ${rateLimit.max} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds per API key, besides the global limit.`
+    : undefined
+  if (limits) schema.description = [schema.description, limits].filter(Boolean).join('\n\n')
+}
+
+function completeAdminRouteSchema(route: RouteOptions): void {
+  const { schema, responses } = routeSchemaOf(route)
+  if (schema.hide) return
+  if (schema.body || schema.querystring || schema.params) responses['400'] ??= ErrorResponse('Bad Request')
+  responses['401'] ??= ErrorResponse('Unauthorized: missing or wrong admin token')
+  responses['404'] ??= ErrorResponse('Not Found')
+}
+
+type MutableSchema = Record<string, unknown> & { hide?: boolean }
+
+function routeSchemaOf(route: RouteOptions) {
+  route.schema = route.schema ?? {}
+  const schema = route.schema as MutableSchema
+  schema.response = schema.response ?? {}
+  return { schema, responses: schema.response as Record<string, unknown> }
+}

@@ -1,0 +1,23 @@
+import { sql } from 'kysely'
+import type { ServiceContext } from '../context.ts'
+
+/** The only SQL for `rate_limit_windows`. */
+
+/**
+ * Counts one hit in `bucket`'s fixed window, atomically on both engines: the window restarts at the
+ * first hit after the previous one ended. Returns the window's start and its hits including this one.
+ */
+export async function countHit(ctx: ServiceContext, bucket: string, nowMs: number, windowMs: number) {
+  const expired = sql<boolean>`rate_limit_windows.window_start_ms + ${windowMs} <= ${nowMs}`
+  return ctx.db
+    .insertInto('rate_limit_windows')
+    .values({ bucket, window_start_ms: nowMs, hits: 1 })
+    .onConflict((oc) =>
+      oc.column('bucket').doUpdateSet({
+        window_start_ms: sql`CASE WHEN ${expired} THEN ${nowMs} ELSE rate_limit_windows.window_start_ms END`,
+        hits: sql`CASE WHEN ${expired} THEN 1 ELSE rate_limit_windows.hits + 1 END`,
+      }),
+    )
+    .returning(['window_start_ms', 'hits'])
+    .executeTakeFirstOrThrow()
+}

@@ -1,0 +1,65 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AuthContext } from '../auth/authenticate.ts'
+import type { ServiceContext } from '../context.ts'
+import { HttpError } from '../http/errors.ts'
+import { countHit } from './rate-limit.repo.ts'
+
+/** A route's own limit, on top of the global one (API.md "Custom rate limits"). */
+export interface RouteRateLimit {
+  /** Routes sharing a group share a counter, e.g. every analytics route. */
+  group: string
+  max: number
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    rateLimit?: RouteRateLimit
+  }
+}
+
+export const GLOBAL_RATE_LIMIT = 600
+export const RATE_LIMIT_WINDOW_SECONDS = 60
+
+/**
+ * Counts the request against the key's global window and the route's own, in the store so every node
+ * shares them. Sets the x-ratelimit-* headers from the tighter of the two; 429 when either is exhausted.
+ * (Written here rather than with @fastify/rate-limit: that plugin applies one limiter per request.)
+ */
+export async function enforceRateLimits(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const nowMs = ctx.clock.now().getTime()
+  const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000
+  const limits = [{ bucket: `key:${auth.keyId}`, max: GLOBAL_RATE_LIMIT }]
+  const routeLimit = request.routeOptions.config.rateLimit
+  if (routeLimit) limits.push({ bucket: `key:${auth.keyId}:${routeLimit.group}`, max: routeLimit.max })
+
+  const states = await Promise.all(
+    limits.map(async ({ bucket, max }) => {
+      const window = await countHit(ctx, bucket, nowMs, windowMs)
+      const resetMs = Number(window.window_start_ms) + windowMs - nowMs
+      return { max, hits: Number(window.hits), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) }
+    }),
+  )
+  const tightest = states.reduce((a, b) => (b.max - b.hits < a.max - a.hits ? b : a))
+  reply.header('x-ratelimit-limit', tightest.max)
+  reply.header('x-ratelimit-remaining', Math.max(0, tightest.max - tightest.hits))
+  reply.header('x-ratelimit-reset', tightest.resetSeconds)
+  if (tightest.hits > tightest.max) {
+    throw new HttpError(
+      429,
+      `Rate limit exceeded: ${tightest.max} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds`,
+      {
+        attributes: {
+          limit: tightest.max,
+          windowSeconds: RATE_LIMIT_WINDOW_SECONDS,
+          retryAfterSeconds: tightest.resetSeconds,
+        },
+        headers: { 'retry-after': String(tightest.resetSeconds) },
+      },
+    )
+  }
+}

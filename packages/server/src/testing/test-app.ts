@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto'
+import type { Role } from '@svc/core'
+import type { TestEngine, TestStore } from '@svc/db/testing'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../app.ts'
+import { type Clock, systemClock } from '../clock.ts'
+import type { ServiceContext } from '../context.ts'
+import { createSecretBox } from '../crypto/secret-box.ts'
+import * as accounts from '../features/accounts/accounts.service.ts'
+import * as keys from '../features/api-keys/api-keys.service.ts'
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
+
+export interface TestApp {
+  app: FastifyInstance
+  store: TestStore
+  ctx: ServiceContext
+  /** A user who owns one account, with a user key. */
+  owner: Tenant
+  /** Sends a request as `as` (default: the owner), with its key and, when given, account header. */
+  call(options: CallOptions): Promise<LightMyRequestResponse>
+  /** Creates another user with `role` in `accountId` (default: the owner's account). */
+  addUser(role: Role, accountId?: string): Promise<Tenant>
+  close(): Promise<void>
+}
+
+export interface Tenant {
+  userId: string | null
+  accountId: string
+  key: string
+}
+
+export type CallOptions = InjectOptions & { as?: Tenant | null; account?: string }
+
+/** A real app on an isolated store of `engine`, with an owner already set up. */
+export async function createTestApp(
+  engine: TestEngine,
+  options: { clock?: Clock; logger?: boolean | object } = {},
+): Promise<TestApp> {
+  const store = await engine.createStore()
+  const secretBox = createSecretBox(randomBytes(32))
+  const ctx: ServiceContext = {
+    db: store.db,
+    engine: store.engine,
+    clock: options.clock ?? systemClock,
+    secretBox,
+    publicUrl: 'http://svc.test',
+  }
+  const app = await buildApp({
+    store,
+    secretBox,
+    publicUrl: ctx.publicUrl,
+    adminToken: TEST_ADMIN_TOKEN,
+    clock: ctx.clock,
+    logger: options.logger,
+  })
+  const account = await accounts.createAccount(ctx, { name: 'Test account' })
+  const addUser = async (role: Role, accountId = account.id): Promise<Tenant> => {
+    const suffix = randomBytes(4).toString('hex')
+    const user = await accounts.createUser(ctx, { email: `user-${suffix}@example.com`, name: `User ${suffix}` })
+    await accounts.addMembership(ctx, { userId: user.id, accountId, role })
+    const key = await keys.createApiKey(ctx, { name: 'test', owner: { userId: user.id } })
+    return { userId: user.id, accountId, key: key.key }
+  }
+  const owner = await addUser('OWNER')
+  return {
+    app,
+    store,
+    ctx,
+    owner,
+    addUser,
+    call({ as = owner, account, headers, ...rest }) {
+      return app.inject({
+        ...rest,
+        headers: {
+          ...(as ? { authorization: `Bearer ${as.key}` } : {}),
+          ...(account ? { 'x-svc-account': account } : {}),
+          ...headers,
+        },
+      })
+    },
+    async close() {
+      await app.close()
+      await store.dispose()
+    },
+  }
+}
+
+/** Parses a JSON response body (typed loosely: tests assert on values). */
+export function json(response: LightMyRequestResponse): any {
+  return JSON.parse(response.body)
+}
