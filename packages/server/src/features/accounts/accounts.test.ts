@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+for (const engine of testEngines()) {
+  describe(`accounts on ${engine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(engine)
+    })
+    after(() => t.close())
+
+    test('GET /v1/accounts/me has id, name, runtimeId, settings and alertSettings with defaults', async () => {
+      const res = await t.call({ method: 'GET', url: '/v1/accounts/me' })
+      assert.deepEqual(json(res), {
+        id: t.owner.accountId,
+        name: 'Test account',
+        runtimeId: '2025.04',
+        settings: {
+          timezone: 'UTC',
+          resultRetentionDays: 30,
+          traceRetentionDays: 7,
+          extendedUptimeResponseTime: false,
+        },
+        alertSettings: {
+          escalationType: 'RUN_BASED',
+          runBasedEscalation: { failedRunThreshold: 1 },
+          timeBasedEscalation: { minutesFailingThreshold: 5 },
+          reminders: { amount: 0, interval: 5 },
+          parallelRunFailureThreshold: { enabled: false, percentage: 10 },
+        },
+      })
+    })
+
+    test('PATCH merges settings and alert settings and validates them', async () => {
+      const res = await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: {
+          runtimeId: '2024.09',
+          settings: { timezone: 'Europe/Amsterdam', extendedUptimeResponseTime: true },
+          alertSettings: { escalationType: 'TIME_BASED', reminders: { amount: 2 } },
+        },
+      })
+      assert.equal(res.statusCode, 200)
+      const account = json(res)
+      assert.equal(account.runtimeId, '2024.09')
+      assert.equal(account.settings.timezone, 'Europe/Amsterdam')
+      assert.equal(account.settings.extendedUptimeResponseTime, true)
+      assert.equal(account.settings.resultRetentionDays, 30)
+      assert.equal(account.alertSettings.escalationType, 'TIME_BASED')
+      assert.deepEqual(account.alertSettings.reminders, { amount: 2, interval: 5 })
+      const reread = json(await t.call({ method: 'GET', url: '/v1/accounts/me' }))
+      assert.deepEqual(reread, account)
+
+      const badZone = await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { timezone: 'Mars/Base' } },
+      })
+      assert.equal(badZone.statusCode, 400)
+      assert.equal(json(badZone).attributes.errors[0].path, 'body.settings.timezone')
+      const badRuntime = await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { runtimeId: '1999.01' },
+      })
+      assert.equal(badRuntime.statusCode, 400)
+      assert.match(json(badRuntime).message, /^body\.runtimeId /)
+      const unknown = await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { color: 'red' } },
+      })
+      assert.equal(unknown.statusCode, 400)
+      assert.equal(json(unknown).message, 'body.settings.color is not allowed')
+    })
+
+    test('members: list, change role, remove; the last OWNER stays', async () => {
+      const member = await t.addUser('READ_ONLY')
+      const admin = await t.addUser('ADMIN')
+      const list = json(await t.call({ method: 'GET', url: '/v1/accounts/me/members', as: member }))
+      assert.ok(
+        list.some(
+          (m: { userId: string; role: string }) => m.userId === member.userId && m.role === 'READ_ONLY',
+        ),
+      )
+
+      const promoted = await t.call({
+        method: 'PATCH',
+        url: `/v1/accounts/me/members/${member.userId}`,
+        as: admin,
+        payload: { role: 'READ_WRITE' },
+      })
+      assert.equal(promoted.statusCode, 200)
+      assert.equal(json(promoted).role, 'READ_WRITE')
+
+      const toOwner = await t.call({
+        method: 'PATCH',
+        url: `/v1/accounts/me/members/${member.userId}`,
+        as: admin,
+        payload: { role: 'OWNER' },
+      })
+      assert.equal(toOwner.statusCode, 403, 'only an OWNER grants OWNER')
+
+      const demoteLastOwner = await t.call({
+        method: 'DELETE',
+        url: `/v1/accounts/me/members/${t.owner.userId}`,
+        as: admin,
+      })
+      assert.equal(demoteLastOwner.statusCode, 403)
+
+      const removed = await t.call({
+        method: 'DELETE',
+        url: `/v1/accounts/me/members/${member.userId}`,
+        as: admin,
+      })
+      assert.equal(removed.statusCode, 204)
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: member })).statusCode, 403)
+
+      const unknown = await t.call({
+        method: 'DELETE',
+        url: '/v1/accounts/me/members/00000000-0000-4000-8000-000000000000',
+        as: admin,
+      })
+      assert.equal(unknown.statusCode, 404)
+    })
+
+    test('an OWNER cannot leave the account without another OWNER', async () => {
+      const second = await t.addUser('OWNER')
+      const res = await t.call({
+        method: 'PATCH',
+        url: `/v1/accounts/me/members/${second.userId}`,
+        payload: { role: 'ADMIN' },
+      })
+      assert.equal(res.statusCode, 200)
+      const alone = await t.call({
+        method: 'PATCH',
+        url: `/v1/accounts/me/members/${t.owner.userId}`,
+        as: second,
+        payload: { role: 'ADMIN' },
+      })
+      assert.equal(alone.statusCode, 403, 'an ADMIN cannot touch an OWNER')
+    })
+  })
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+for (const engine of testEngines()) {
+  describe(`account API keys on ${engine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(engine)
+    })
+    after(() => t.close())
+
+    test('a user creates, lists and revokes their own user keys; the raw key is shown once', async () => {
+      const created = await t.call({ method: 'POST', url: '/v1/api-keys', payload: { name: 'laptop' } })
+      assert.equal(created.statusCode, 201)
+      const key = json(created)
+      assert.equal(key.type, 'USER')
+      assert.equal(key.userId, t.owner.userId)
+      assert.match(key.key, /^svc_/)
+
+      const listed = json(await t.call({ method: 'GET', url: '/v1/api-keys?limit=100' }))
+      const entry = listed.find((k: { id: string }) => k.id === key.id)
+      assert.equal(entry.maskedKey, key.maskedKey)
+      assert.equal(entry.key, undefined)
+
+      const stored = await t.store.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('id', '=', key.id)
+        .executeTakeFirstOrThrow()
+      assert.notEqual(stored.key_hash, key.key)
+      assert.equal(JSON.stringify(stored).includes(key.key), false, 'only a hash is stored')
+
+      const withNew = { userId: t.owner.userId, accountId: t.owner.accountId, key: key.key }
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: withNew })).statusCode, 200)
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/api-keys/${key.id}` })).statusCode, 204)
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: withNew })).statusCode, 401)
+    })
+
+    test('service keys need ADMIN and no role above the creator; others’ keys are 404', async () => {
+      const writer = await t.addUser('READ_WRITE')
+      const denied = await t.call({
+        method: 'POST',
+        url: '/v1/api-keys',
+        as: writer,
+        payload: { name: 'ci', type: 'SERVICE', role: 'READ_ONLY' },
+      })
+      assert.equal(denied.statusCode, 403)
+
+      const admin = await t.addUser('ADMIN')
+      const tooHigh = await t.call({
+        method: 'POST',
+        url: '/v1/api-keys',
+        as: admin,
+        payload: { name: 'ci', type: 'SERVICE', role: 'OWNER' },
+      })
+      assert.equal(tooHigh.statusCode, 403)
+      const noRole = await t.call({
+        method: 'POST',
+        url: '/v1/api-keys',
+        as: admin,
+        payload: { name: 'ci', type: 'SERVICE' },
+      })
+      assert.equal(noRole.statusCode, 400)
+
+      const service = await t.call({
+        method: 'POST',
+        url: '/v1/api-keys',
+        as: admin,
+        payload: { name: 'ci', type: 'SERVICE', role: 'READ_WRITE' },
+      })
+      assert.equal(service.statusCode, 201)
+      const serviceKey = json(service)
+      assert.equal(serviceKey.accountId, t.owner.accountId)
+      assert.equal(serviceKey.role, 'READ_WRITE')
+
+      const writerList = json(await t.call({ method: 'GET', url: '/v1/api-keys', as: writer }))
+      assert.equal(
+        writerList.some((k: { id: string }) => k.id === serviceKey.id),
+        false,
+      )
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/api-keys/${serviceKey.id}`, as: writer })).statusCode,
+        404,
+      )
+
+      const writerKeys = json(await t.call({ method: 'GET', url: '/v1/api-keys', as: writer }))
+      const writerKeyId = writerKeys[0].id
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/api-keys/${writerKeyId}`, as: admin })).statusCode,
+        404,
+      )
+
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/api-keys/${serviceKey.id}`, as: admin })).statusCode,
+        204,
+      )
+    })
+  })
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AuthContext } from '../auth/authenticate.ts'
+import type { Clock } from '../clock.ts'
+import { HttpError } from '../http/errors.ts'
+import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { countHit } from './rate-limit.repo.ts'
+import { enforceRateLimits } from './rate-limit.ts'
+
+class FakeClock implements Clock {
+  ms = Date.parse('2026-11-22T12:00:00.000Z')
+  now = () => new Date(this.ms)
+  advance(seconds: number) {
+    this.ms += seconds * 1000
+  }
+}
+
+for (const engine of testEngines()) {
+  describe(`rate limits on ${engine.engine}`, () => {
+    let t: TestApp
+    const clock = new FakeClock()
+    before(async () => {
+      t = await createTestApp(engine, { clock })
+    })
+    after(() => t.close())
+
+    test('the window starts at the first request after the previous window ended', async () => {
+      const a = await countHit(t.ctx, 'w', 1_000, 60_000)
+      assert.deepEqual({ start: Number(a.window_start_ms), hits: Number(a.hits) }, { start: 1_000, hits: 1 })
+      const b = await countHit(t.ctx, 'w', 60_999, 60_000)
+      assert.deepEqual({ start: Number(b.window_start_ms), hits: Number(b.hits) }, { start: 1_000, hits: 2 })
+      // Quiet for longer than a window: the next hit opens a new one at its own time, not at a grid line.
+      const c = await countHit(t.ctx, 'w', 200_500, 60_000)
+      assert.deepEqual(
+        { start: Number(c.window_start_ms), hits: Number(c.hits) },
+        { start: 200_500, hits: 1 },
+      )
+    })
+
+    test('headers count down; the 601st request is 429; the next window resets', async () => {
+      const user = await t.addUser('READ_ONLY')
+      const first = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
+      assert.equal(first.headers['x-ratelimit-limit'], '600')
+      assert.equal(first.headers['x-ratelimit-remaining'], '599')
+      assert.equal(first.headers['x-ratelimit-reset'], '60')
+      clock.advance(15)
+      let last = first
+      for (let i = 0; i < 599; i++) last = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
+      assert.equal(last.statusCode, 200)
+      assert.equal(last.headers['x-ratelimit-remaining'], '0')
+      assert.equal(last.headers['x-ratelimit-reset'], '45')
+
+      const limited = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
+      assert.equal(limited.statusCode, 429)
+      assert.equal(limited.headers['retry-after'], '45')
+      assert.deepEqual(json(limited), {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Rate limit exceeded: 600 requests per 60 seconds',
+        attributes: { limit: 600, windowSeconds: 60, retryAfterSeconds: 45 },
+      })
+      // Another key of the same account has its own budget.
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me' })).statusCode, 200)
+
+      clock.advance(45)
+      const fresh = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
+      assert.equal(fresh.statusCode, 200)
+      assert.equal(fresh.headers['x-ratelimit-remaining'], '599')
+    })
+
+    test('a route limit applies besides the global one and reports the tighter budget', async () => {
+      const auth: AuthContext = {
+        keyId: 'route-limit-key',
+        keyType: 'USER',
+        userId: null,
+        accountId: t.owner.accountId,
+        role: 'OWNER',
+      }
+      const headers: Record<string, unknown> = {}
+      const reply = {
+        header: (name: string, value: unknown) => (headers[name] = value),
+      } as unknown as FastifyReply
+      const request = {
+        routeOptions: { config: { rateLimit: { group: 'analytics', max: 3 } } },
+      } as FastifyRequest
+      for (let i = 0; i < 3; i++) await enforceRateLimits(t.ctx, auth, request, reply)
+      assert.deepEqual(headers, {
+        'x-ratelimit-limit': 3,
+        'x-ratelimit-remaining': 0,
+        'x-ratelimit-reset': 60,
+      })
+      const error = await enforceRateLimits(t.ctx, auth, request, reply).catch((e: unknown) => e)
+      assert.ok(error instanceof HttpError)
+      assert.equal(error.statusCode, 429)
+      assert.deepEqual(error.attributes, { limit: 3, windowSeconds: 60, retryAfterSeconds: 60 })
+
+      // The global window counted all four requests too.
+      const plain = { routeOptions: { config: {} } } as FastifyRequest
+      await enforceRateLimits(t.ctx, auth, plain, reply)
+      assert.equal(headers['x-ratelimit-remaining'], 595)
+    })
+  })
+}
