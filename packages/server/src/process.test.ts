@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
+
+/** Real server processes on one store: first start, shared rate limits, durability, shutdown. */
+for (const engine of testEngines()) {
+  describe(`server processes on ${engine.engine}`, () => {
+    const baseEnv = async () => {
+      const store = await engine.createUrl()
+      const env = {
+        ...storeEnv(store.url),
+        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
+      }
+      return { env, dispose: store.dispose }
+    }
+
+    test('first start prints the account and key once; a second start reuses the data', async () => {
+      const { env, dispose } = await baseEnv()
+      const { SVC_BOOTSTRAP_API_KEY: _preset, ...withoutPreset } = env
+      let server: ServerProcess | undefined
+      try {
+        server = await startServerProcess(withoutPreset)
+        assert.match(server.output(), /svc is running at http:\/\/localhost:\d+/)
+        assert.ok(server.accountId)
+        assert.match(server.apiKey ?? '', /^svc_[A-Za-z0-9_-]{43}$/)
+        const key = server.apiKey ?? ''
+        const me = await fetch(`${server.url}/v1/accounts/me`, { headers: bearer(key) })
+        assert.equal(me.status, 200)
+        const account = (await me.json()) as Record<string, unknown>
+        assert.equal(account.id, server.accountId)
+        assert.equal(account.name, 'Default')
+        assert.equal(account.runtimeId, '2025.04')
+        assert.deepEqual(Object.keys(account).sort(), [
+          'alertSettings',
+          'id',
+          'name',
+          'runtimeId',
+          'settings',
+        ])
+        assert.equal(await server.stop('SIGTERM'), 0)
+
+        server = await startServerProcess(withoutPreset)
+        assert.equal(server.apiKey, undefined)
+        assert.equal(server.accountId, undefined)
+        const again = await fetch(`${server.url}/v1/accounts/me`, { headers: bearer(key) })
+        assert.equal(again.status, 200)
+        assert.equal(((await again.json()) as { id: string }).id, account.id)
+      } finally {
+        await server?.stop('SIGKILL')
+        await dispose()
+      }
+    })
+
+    test('two processes share one rate-limit window: exactly 600 of 700 requests pass', async () => {
+      const { env, dispose } = await baseEnv()
+      const servers: ServerProcess[] = []
+      try {
+        servers.push(await startServerProcess(env))
+        assert.equal(servers[0]?.apiKey, env.SVC_BOOTSTRAP_API_KEY)
+        servers.push(await startServerProcess(env))
+        const key = env.SVC_BOOTSTRAP_API_KEY
+        const statuses: number[] = []
+        const remaining: number[] = []
+        const limited: { body: Record<string, unknown>; retryAfter: string | null }[] = []
+        let next = 0
+        const worker = async () => {
+          while (next < 700) {
+            const n = next++
+            const server = servers[n % 2] as ServerProcess
+            const res = await fetch(`${server.url}/v1/accounts/me`, { headers: bearer(key) })
+            statuses.push(res.status)
+            remaining.push(Number(res.headers.get('x-ratelimit-remaining')))
+            const body = (await res.json()) as Record<string, unknown>
+            if (res.status === 429) limited.push({ body, retryAfter: res.headers.get('retry-after') })
+          }
+        }
+        await Promise.all(Array.from({ length: 50 }, worker))
+        assert.equal(statuses.filter((s) => s === 200).length, 600)
+        assert.equal(statuses.filter((s) => s === 429).length, 100)
+        assert.equal(Math.min(...remaining), 0)
+        const sample = limited[0]
+        assert.ok(sample)
+        assert.equal(sample.body.statusCode, 429)
+        assert.equal(sample.body.error, 'Too Many Requests')
+        const attributes = sample.body.attributes as Record<string, number>
+        assert.equal(attributes.limit, 600)
+        assert.equal(attributes.windowSeconds, 60)
+        assert.ok((attributes.retryAfterSeconds ?? 0) > 0 && (attributes.retryAfterSeconds ?? 0) <= 60)
+        assert.equal(sample.retryAfter, String(attributes.retryAfterSeconds))
+      } finally {
+        await Promise.all(servers.map((s) => s.stop('SIGKILL')))
+        await dispose()
+      }
+    })
+
+    test('a resource answered with 201 survives SIGKILL; SIGTERM exits 0', async () => {
+      const { env, dispose } = await baseEnv()
+      let server: ServerProcess | undefined
+      try {
+        server = await startServerProcess(env)
+        const key = env.SVC_BOOTSTRAP_API_KEY
+        const headers = { ...bearer(key), 'content-type': 'application/json' }
+        const plain = await fetch(`${server.url}/v1/variables`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ key: 'PLAIN', value: 'visible' }),
+        })
+        const locked = await fetch(`${server.url}/v1/variables`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ key: 'LOCKED', value: 'hidden', locked: true }),
+        })
+        assert.equal(plain.status, 201)
+        assert.equal(locked.status, 201)
+        assert.equal(await server.stop('SIGKILL'), null)
+
+        server = await startServerProcess(env)
+        const list = await fetch(`${server.url}/v1/variables`, { headers: bearer(key) })
+        const variables = (await list.json()) as { key: string; value: string; locked: boolean }[]
+        assert.deepEqual(
+          variables.map(({ key, value, locked }) => ({ key, value, locked })),
+          [
+            { key: 'LOCKED', value: '***masked***', locked: true },
+            { key: 'PLAIN', value: 'visible', locked: false },
+          ],
+        )
+        assert.equal(await server.stop('SIGTERM'), 0)
+      } finally {
+        await server?.stop('SIGKILL')
+        await dispose()
+      }
+    })
+  })
+}
+
+function bearer(key: string) {
+  return { authorization: `Bearer ${key}` }
+}

@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../../..')
+const MAIN = join(REPO_ROOT, 'packages/server/src/main.ts')
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcess
+  /** Printed on first start only. */
+  accountId: string | undefined
+  apiKey: string | undefined
+  output(): string
+  /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** A free loopback port: listen on 0, read it, close. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const address = server.address()
+  await new Promise((done) => server.close(done))
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+/** The env that points a server process at an isolated test store URL from `TestEngine.createUrl()`. */
+export function storeEnv(storeUrl: string): Record<string, string> {
+  if (storeUrl.startsWith('sqlite:')) return { SVC_DATA_DIR: resolve(storeUrl.slice('sqlite:'.length), '..') }
+  return { DATABASE_URL: storeUrl, SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')) }
+}
+
+/** Starts `packages/server/src/main.ts` as a real process and waits until it serves. */
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ServerProcess> {
+  const port = env.PORT ?? String(await freePort())
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+
+  await new Promise<void>((ready, fail) => {
+    const timer = setTimeout(
+      () => fail(new Error(`server did not start in ${timeoutMs} ms:\n${stdout}\n${stderr}`)),
+      timeoutMs,
+    )
+    const poll = setInterval(() => {
+      if (stdout.includes('API docs:')) {
+        clearInterval(poll)
+        clearTimeout(timer)
+        ready()
+      }
+    }, 20)
+    void exited.then((code) => {
+      clearInterval(poll)
+      clearTimeout(timer)
+      fail(new Error(`server exited with ${code} before serving:\n${stdout}\n${stderr}`))
+    })
+  })
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    accountId: stdout.match(/account id: (\S+)/)?.[1],
+    apiKey: stdout.match(/API key: +(svc_\S+)/)?.[1],
+    output: () => stdout + stderr,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
+      child.kill(signal)
+      return exited
+    },
+  }
+}
