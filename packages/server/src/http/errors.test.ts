@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import Fastify from 'fastify'
+import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { handleError } from './errors.ts'
+
+const engine = testEngines()[0]!
+
+describe('errors in the spec shape', () => {
+  let t: TestApp
+  const logLines: Record<string, unknown>[] = []
+  before(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line))
+        done()
+      },
+    })
+    t = await createTestApp(engine, { logger: { level: 'info', stream } })
+  })
+  after(() => t.close())
+
+  const postVariables = (payload: string, contentType = 'application/json') =>
+    t.call({ method: 'POST', url: '/v1/variables', payload, headers: { 'content-type': contentType } })
+
+  test('malformed JSON is 400', async () => {
+    const res = await postVariables('{"key": "A",')
+    assert.equal(res.statusCode, 400)
+    assert.deepEqual(json(res), { statusCode: 400, error: 'Bad Request', message: 'Body is not valid JSON' })
+  })
+
+  test('wrong types and unknown fields name every offending path', async () => {
+    const res = await postVariables(JSON.stringify({ key: 5, value: true, extra: 1 }))
+    assert.equal(res.statusCode, 400)
+    const body = json(res)
+    assert.equal(body.error, 'Bad Request')
+    assert.equal(body.message, 'body.extra is not allowed')
+    assert.deepEqual(body.attributes.errors.map((e: { path: string }) => e.path).sort(), [
+      'body.extra',
+      'body.key',
+      'body.value',
+    ])
+    const missing = json(await postVariables(JSON.stringify({ key: 'A' })))
+    assert.equal(missing.message, 'body.value is required')
+  })
+
+  test('a body over 1 MiB is 413; an unsupported media type is 415', async () => {
+    const huge = await postVariables(JSON.stringify({ key: 'A', value: 'x'.repeat(1024 * 1024) }))
+    assert.equal(huge.statusCode, 413)
+    assert.deepEqual(json(huge), {
+      statusCode: 413,
+      error: 'Payload Too Large',
+      message: 'Request body is too large',
+    })
+    const xml = await postVariables('<a/>', 'application/xml')
+    assert.equal(xml.statusCode, 415)
+    assert.equal(json(xml).error, 'Unsupported Media Type')
+  })
+
+  test('unknown routes are 404 in the error shape', async () => {
+    const res = await t.call({ method: 'GET', url: '/v1/nothing-here?x=1' })
+    assert.equal(res.statusCode, 404)
+    assert.deepEqual(json(res), {
+      statusCode: 404,
+      error: 'Not Found',
+      message: 'Route GET /v1/nothing-here not found',
+    })
+  })
+
+  test('every response has a request id, and the log line of the request carries it', async () => {
+    const res = await t.call({ method: 'GET', url: '/v1/accounts/me' })
+    const id = res.headers['x-request-id']
+    assert.match(String(id), /^[0-9a-f-]{36}$/)
+    const lines = logLines.filter((line) => line.reqId === id)
+    assert.ok(
+      lines.some(
+        (line) => line.msg === 'request completed' && (line.res as { statusCode: number }).statusCode === 200,
+      ),
+    )
+    const traced = await t.call({
+      method: 'GET',
+      url: '/v1/accounts/me',
+      headers: { 'x-request-id': 'trace-42' },
+    })
+    assert.equal(traced.headers['x-request-id'], 'trace-42')
+    const unsafe = await t.call({
+      method: 'GET',
+      url: '/v1/accounts/me',
+      headers: { 'x-request-id': 'a b\tc' },
+    })
+    assert.notEqual(unsafe.headers['x-request-id'], 'a b\tc')
+    const failed = await t.call({ method: 'GET', url: '/v1/accounts/me', as: null })
+    assert.ok(failed.headers['x-request-id'])
+  })
+
+  test('API keys never reach the log', async () => {
+    await t.call({ method: 'GET', url: '/v1/accounts/me' })
+    assert.equal(JSON.stringify(logLines).includes(t.owner.key), false)
+  })
+})
+
+describe('unexpected failures', () => {
+  test('a 500 carries nothing internal, and the log has the cause under the same request id', async () => {
+    const lines: Record<string, unknown>[] = []
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)))
+        done()
+      },
+    })
+    const app = Fastify({ logger: { level: 'error', stream } })
+    app.setErrorHandler(handleError)
+    app.get('/boom', async () => {
+      throw new Error('database password is hunter2')
+    })
+    const res = await app.inject({ method: 'GET', url: '/boom' })
+    assert.equal(res.statusCode, 500)
+    assert.deepEqual(json(res), {
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message: 'Internal Server Error',
+    })
+    const logged = lines.find((line) => line.msg === 'request failed')
+    assert.equal((logged?.err as { message: string }).message, 'database password is hunter2')
+    assert.ok(logged?.reqId)
+    await app.close()
+  })
+})
