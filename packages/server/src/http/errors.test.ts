@@ -123,8 +123,9 @@ describe('unexpected failures', () => {
       message: 'Internal Server Error',
     })
     const logged = lines.find((line) => line.msg === 'request failed')
-    assert.equal((logged?.err as { message: string }).message, 'database password is hunter2')
-    assert.ok(logged?.reqId)
+    assert.ok(logged)
+    assert.equal((logged.err as { message: string }).message, 'database password is hunter2')
+    assert.ok(logged.reqId)
     await app.close()
   })
 })

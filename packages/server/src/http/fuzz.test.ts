@@ -42,7 +42,13 @@ for (const engine of testEngines()) {
     before(async () => {
       // Time leaps a minute per reading, so the rate limit never masks a route behind 429s.
       let ms = Date.parse('2026-01-01T00:00:00Z')
-      t = await createTestApp(engine, { clock: { now: () => new Date((ms += 61_000)) } })
+      const leapingClock = {
+        now() {
+          ms += 61_000
+          return new Date(ms)
+        },
+      }
+      t = await createTestApp(engine, { clock: leapingClock })
       const publicDoc = json(await t.call({ method: 'GET', url: '/openapi.json', as: null }))
       const adminDoc = json(await t.call({ method: 'GET', url: '/admin/openapi.json', as: null }))
       for (const doc of [publicDoc, adminDoc]) {

@@ -27,7 +27,7 @@ describe('OpenAPI documents', () => {
   let t: TestApp
   let doc: any
   before(async () => {
-    t = await createTestApp(sqlite ?? testEngines()[0]!)
+    t = await createTestApp(sqlite!)
     const res = await t.call({ method: 'GET', url: '/openapi.json', as: null })
     assert.equal(res.statusCode, 200)
     doc = json(res)

@@ -57,7 +57,10 @@ export async function createTestApp(
   const account = await accounts.createAccount(ctx, { name: 'Test account' })
   const addUser = async (role: Role, accountId = account.id): Promise<Tenant> => {
     const suffix = randomBytes(4).toString('hex')
-    const user = await accounts.createUser(ctx, { email: `user-${suffix}@example.com`, name: `User ${suffix}` })
+    const user = await accounts.createUser(ctx, {
+      email: `user-${suffix}@example.com`,
+      name: `User ${suffix}`,
+    })
     await accounts.addMembership(ctx, { userId: user.id, accountId, role })
     const key = await keys.createApiKey(ctx, { name: 'test', owner: { userId: user.id } })
     return { userId: user.id, accountId, key: key.key }
