@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Engine } from '../create-db.ts'
 
-export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -58,7 +58,10 @@ export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
     .createTable('variables')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-    .addColumn('key', 'text', (c) => c.notNull())
+    // Keys sort and compare bytewise on both engines (PostgreSQL's default collation ignores case and '_').
+    .addColumn('key', 'text', (c) =>
+      engine === 'postgres' ? c.notNull().modifyEnd(sql`collate "C"`) : c.notNull(),
+    )
     .addColumn('value', 'text')
     .addColumn('encrypted_value', 'text')
     .addColumn('locked', 'boolean', (c) => c.notNull())
