@@ -12,19 +12,28 @@ export function openSqlite(path: string): SqliteDatabase {
   database.exec('PRAGMA synchronous = NORMAL')
   database.exec('PRAGMA foreign_keys = ON')
   database.exec('PRAGMA busy_timeout = 5000')
+  // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
+  const statements = new Map<string, SqliteStatement>()
   return {
     close: () => database.close(),
     prepare(sql: string): SqliteStatement {
+      const cached = statements.get(sql)
+      if (cached) return cached
       const statement = database.prepare(sql)
-      return {
+      const prepared: SqliteStatement = {
         reader: statement.columns().length > 0,
         all: (parameters) => statement.all(...bindable(parameters)),
         run: (parameters) => statement.run(...bindable(parameters)),
         iterate: (parameters) => statement.iterate(...bindable(parameters)),
       }
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string)
+      statements.set(sql, prepared)
+      return prepared
     },
   }
 }
+
+const STATEMENT_CACHE_SIZE = 1000
 
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
   return parameters.map((value) => {

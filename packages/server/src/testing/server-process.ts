@@ -42,7 +42,14 @@ export async function startServerProcess(
   const port = env.PORT ?? String(await freePort())
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: port },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')),
+      ...env,
+      PORT: port,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''

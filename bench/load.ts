@@ -1,0 +1,45 @@
+import { Pool } from 'undici'
+
+export interface LoadResult {
+  requests: number
+  requestsPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  non2xx: number
+}
+
+/** Keeps `connections` keep-alive requests in flight for `seconds`, recording each latency. */
+export async function runLoad(options: {
+  origin: string
+  path: string
+  seconds: number
+  connections: number
+  headers: () => Record<string, string>
+}): Promise<LoadResult> {
+  const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1 })
+  const latencies: number[] = []
+  let non2xx = 0
+  const deadline = performance.now() + options.seconds * 1000
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const started = performance.now()
+      const res = await pool.request({ method: 'GET', path: options.path, headers: options.headers() })
+      await res.body.arrayBuffer()
+      latencies.push(performance.now() - started)
+      if (res.statusCode < 200 || res.statusCode > 299) non2xx++
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: options.connections }, worker))
+  const elapsed = (performance.now() - started) / 1000
+  await pool.close()
+  latencies.sort((a, b) => a - b)
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
+  return {
+    requests: latencies.length,
+    requestsPerSecond: latencies.length / elapsed,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    non2xx,
+  }
+}
