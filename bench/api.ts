@@ -40,9 +40,8 @@ await postJson(`${server.url}/admin/v1/memberships`, admin, {
 })
 const keys: string[] = []
 for (let i = 0; i < 300; i++) {
-  keys.push(
-    (await postJson(`${server.url}/admin/v1/api-keys`, admin, { name: `k${i}`, userId: owner.id })).key,
-  )
+  const created = await postJson(`${server.url}/admin/v1/api-keys`, admin, { name: `k${i}`, userId: owner.id })
+  keys.push(String(created.key))
 }
 const userHeaders = { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' }
 for (let i = 0; i < 50; i++) {
