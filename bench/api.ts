@@ -40,7 +40,10 @@ await postJson(`${server.url}/admin/v1/memberships`, admin, {
 })
 const keys: string[] = []
 for (let i = 0; i < 300; i++) {
-  const created = await postJson(`${server.url}/admin/v1/api-keys`, admin, { name: `k${i}`, userId: owner.id })
+  const created = await postJson(`${server.url}/admin/v1/api-keys`, admin, {
+    name: `k${i}`,
+    userId: owner.id,
+  })
   keys.push(String(created.key))
 }
 const userHeaders = { authorization: `Bearer ${keys[0]}`, 'content-type': 'application/json' }
