@@ -1,2 +1,5 @@
+export * from './assertions.ts'
+export * from './checks/check-definitions.ts'
+export * from './checks/check-fields.ts'
 export * from './schema-helpers.ts'
 export * from './tenancy.ts'

@@ -23,7 +23,10 @@ export function IntegerEnum<const T extends readonly number[]>(
 
 /** `schema` or null, written the OpenAPI 3.0 way (`nullable: true`). */
 export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true })
+  const enumValues = (schema as { enum?: unknown[] }).enum
+  // Ajv (like OpenAPI 3.0) checks `enum` after `nullable`, so null must be one of the values.
+  const withNull = enumValues ? { enum: [...enumValues, null] } : {}
+  return Type.Unsafe<Static<T> | null>({ ...schema, ...withNull, nullable: true })
 }
 
 /** An object that rejects unknown properties: request bodies never drop fields silently. */

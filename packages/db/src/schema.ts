@@ -1,4 +1,4 @@
-import type { SqlBool } from 'kysely'
+import type { Generated, SqlBool } from 'kysely'
 
 /**
  * Table types of the store. Conventions, same on both engines:
@@ -12,6 +12,9 @@ export interface Database {
   api_keys: ApiKeysTable
   rate_limit_windows: RateLimitWindowsTable
   variables: VariablesTable
+  check_groups: CheckGroupsTable
+  checks: ChecksTable
+  check_tags: CheckTagsTable
 }
 
 export interface UsersTable {
@@ -71,4 +74,39 @@ export interface VariablesTable {
   description: string
   created_at: string
   updated_at: string
+}
+
+export interface CheckGroupsTable {
+  id: Generated<number>
+  account_id: string
+  name: string
+  activated: SqlBool
+  muted: SqlBool
+  /** JSON: everything the group's checks inherit (locations, frequency, variables, alerting, ...). */
+  definition: string
+  created_at: string
+  updated_at: string
+}
+
+export interface ChecksTable {
+  id: string
+  account_id: string
+  check_type: string
+  name: string
+  activated: SqlBool
+  muted: SqlBool
+  frequency: number
+  group_id: number | null
+  group_order: number | null
+  /** Set for HEARTBEAT checks: the secret in their ping URL. */
+  heartbeat_token: string | null
+  /** JSON: the check's full definition as the API accepted it, defaults applied, sealed secrets. */
+  definition: string
+  created_at: string
+  updated_at: string
+}
+
+export interface CheckTagsTable {
+  check_id: string
+  tag: string
 }

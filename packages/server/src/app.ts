@@ -10,6 +10,7 @@ import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
+import { checksRoutes } from './features/checks/checks.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -20,6 +21,7 @@ export interface AppDeps {
   store: Store
   secretBox: SecretBox
   publicUrl: string
+  locations?: { served: string[]; defaults: string[] }
   /** Enables /admin/v1 when set. */
   adminToken?: string
   clock?: Clock
@@ -36,6 +38,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock ?? systemClock,
     secretBox: deps.secretBox,
     publicUrl: deps.publicUrl,
+    locations: deps.locations ?? { served: ['local'], defaults: ['local'] },
   }
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -70,6 +73,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'accounts', description: 'The account, its settings and members' },
         { name: 'api-keys', description: 'User and service API keys' },
         { name: 'variables', description: 'Account-level environment variables' },
+        { name: 'checks', description: 'Checks of every type' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -81,6 +85,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(accountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
+    await app.register(checksRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

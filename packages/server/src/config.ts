@@ -17,6 +17,8 @@ export interface Config {
   /** Presets the value of the API key created on first start. */
   bootstrapApiKey: string | undefined
   logLevel: string
+  /** Data-center locations this deployment serves (SVC_LOCATIONS) and the default for new checks. */
+  locations: { served: string[]; defaults: string[] }
 }
 
 export class ConfigError extends Error {}
@@ -52,7 +54,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
     bootstrapApiKey,
     logLevel: env.LOG_LEVEL || 'info',
+    locations: parseLocations(env.SVC_LOCATIONS, env.SVC_DEFAULT_LOCATIONS),
   }
+}
+
+function parseLocations(served = 'local', defaults?: string) {
+  const list = (value: string) => [
+    ...new Set(
+      value
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ]
+  const servedList = list(served)
+  if (servedList.length === 0 || servedList.some((l) => !/^[a-z0-9-]{1,64}$/.test(l))) {
+    throw new ConfigError('SVC_LOCATIONS must be a comma-separated list of names of a-z, 0-9 and -')
+  }
+  const defaultList = defaults ? list(defaults) : servedList
+  const unknown = defaultList.filter((l) => !servedList.includes(l))
+  if (unknown.length > 0)
+    throw new ConfigError(`SVC_DEFAULT_LOCATIONS names unserved locations: ${unknown.join(', ')}`)
+  return { served: servedList, defaults: defaultList }
 }
 
 function parsePort(value: string): number {

@@ -10,6 +10,7 @@ export interface ServiceContext {
   clock: Clock
   secretBox: SecretBox
   publicUrl: string
+  locations: { served: string[]; defaults: string[] }
 }
 
 export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()

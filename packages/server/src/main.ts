@@ -16,13 +16,21 @@ async function main(): Promise<void> {
     secretBox,
     publicUrl: config.publicUrl,
     adminToken: config.adminToken,
+    locations: config.locations,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
     },
   })
   const first = await bootstrapFirstAccount(
-    { db: store.db, engine: store.engine, clock: systemClock, secretBox, publicUrl: config.publicUrl },
+    {
+      db: store.db,
+      engine: store.engine,
+      clock: systemClock,
+      secretBox,
+      publicUrl: config.publicUrl,
+      locations: config.locations,
+    },
     config.bootstrapApiKey,
   )
   await app.listen({ port: config.port, host: config.host })

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Engine } from '../create-db.ts'
 import * as foundation from './0001-foundation.ts'
+import * as checks from './0002-checks.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -9,4 +10,5 @@ export interface Migration {
 /** Every migration, in order. Names are permanent: the store records which ones ran. */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-checks': checks,
 }

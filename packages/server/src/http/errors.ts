@@ -35,7 +35,7 @@ export function errorBody(statusCode: number, message: string, attributes?: Reco
   }
 }
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath: string
   keyword: string
   message?: string

@@ -1,6 +1,7 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
+import { type AjvIssue, validationError } from './errors.ts'
 
 /**
  * Bodies are validated as sent: no coercion (`5` is not `"5"`), no removal of unknown fields.
@@ -14,6 +15,15 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(compiler)
 }
 
+/** Validates a body against `schema` outside routing (e.g. a partial update merged onto stored state). */
+export function compileBodyValidator(schema: object) {
+  const validate = bodyAjv.compile(schema)
+  return (body: unknown) => {
+    if (validate(body)) return
+    throw validationError('body', (validate.errors ?? []) as AjvIssue[])
+  }
+}
+
 function makeAjv(coerceTypes: false | 'array') {
   const ajv = new Ajv.default({
     coerceTypes,
@@ -25,3 +35,5 @@ function makeAjv(coerceTypes: false | 'array') {
   addFormats.default(ajv)
   return ajv
 }
+
+const bodyAjv = makeAjv(false)

@@ -45,12 +45,14 @@ export async function createTestApp(
     clock: options.clock ?? systemClock,
     secretBox,
     publicUrl: 'http://svc.test',
+    locations: { served: ['local', 'eu-west-1'], defaults: ['local'] },
   }
   const app = await buildApp({
     store,
     secretBox,
     publicUrl: ctx.publicUrl,
     adminToken: TEST_ADMIN_TOKEN,
+    locations: ctx.locations,
     clock: ctx.clock,
     logger: options.logger,
   })

@@ -1,0 +1,99 @@
+import type { ChecksTable } from '@svc/db'
+import { sql } from 'kysely'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `checks` and `check_tags`. */
+
+export async function insertCheck(ctx: ServiceContext, row: ChecksTable, tags: string[]): Promise<void> {
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.insertInto('checks').values(row).execute()
+    if (tags.length > 0) {
+      await tx
+        .insertInto('check_tags')
+        .values(tags.map((tag) => ({ check_id: row.id, tag })))
+        .execute()
+    }
+  })
+}
+
+export async function replaceCheck(
+  ctx: ServiceContext,
+  id: string,
+  changes: Omit<ChecksTable, 'id' | 'account_id' | 'check_type' | 'created_at' | 'heartbeat_token'>,
+  tags: string[],
+): Promise<void> {
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.updateTable('checks').set(changes).where('id', '=', id).execute()
+    await tx.deleteFrom('check_tags').where('check_id', '=', id).execute()
+    if (tags.length > 0) {
+      await tx
+        .insertInto('check_tags')
+        .values(tags.map((tag) => ({ check_id: id, tag })))
+        .execute()
+    }
+  })
+}
+
+export async function findCheck(ctx: ServiceContext, accountId: string, id: string) {
+  return ctx.db
+    .selectFrom('checks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export interface CheckFilter {
+  checkType?: string
+  tag?: string
+  groupId?: number
+  activated?: boolean
+  nameContains?: string
+}
+
+export async function listChecks(
+  ctx: ServiceContext,
+  accountId: string,
+  filter: CheckFilter,
+  page: { limit: number; offset: number },
+) {
+  let query = ctx.db.selectFrom('checks').where('account_id', '=', accountId)
+  if (filter.checkType) query = query.where('check_type', '=', filter.checkType)
+  if (filter.groupId !== undefined) query = query.where('group_id', '=', filter.groupId)
+  if (filter.activated !== undefined) query = query.where('activated', '=', filter.activated)
+  if (filter.nameContains) {
+    const pattern = `%${filter.nameContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    query = query.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`)
+  }
+  const tag = filter.tag
+  if (tag !== undefined) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('check_tags')
+          .select('check_tags.check_id')
+          .whereRef('check_tags.check_id', '=', 'checks.id')
+          .where('check_tags.tag', '=', tag),
+      ),
+    )
+  }
+  const [rows, total] = await Promise.all([
+    query.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(total.n) }
+}
+
+export async function deleteCheck(ctx: ServiceContext, id: string): Promise<void> {
+  await ctx.db.deleteFrom('checks').where('id', '=', id).execute()
+}
+
+export async function groupExists(ctx: ServiceContext, accountId: string, groupId: number): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('check_groups')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', groupId)
+    .executeTakeFirst()
+  return row !== undefined
+}

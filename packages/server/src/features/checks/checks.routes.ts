@@ -1,0 +1,112 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { CHECK_BODIES, CHECK_PATHS, type CheckType } from '@svc/core'
+import { Type } from 'typebox'
+import { authOf } from '../../auth/authenticate.ts'
+import type { ServiceContext } from '../../context.ts'
+import { pageOf, sendPage } from '../../http/pagination.ts'
+import { AnyCheck, AutoAssignQuery, CheckIdParams, CheckResponse, ListChecksQuery } from './checks.schemas.ts'
+import * as checks from './checks.service.ts'
+
+export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+  const tags = ['checks']
+
+  app.get(
+    '/v1/checks',
+    {
+      schema: {
+        tags,
+        summary: 'List all checks',
+        description: 'Filters: checkType, tag, groupId, activated, name (substring). Oldest first.',
+        querystring: ListChecksQuery,
+        response: { 200: Type.Array(AnyCheck) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const { checkType, tag, groupId, activated, name } = request.query
+      const filter = { checkType, tag, groupId, activated, nameContains: name }
+      const { items, total } = await checks.listChecks(ctx, authOf(request).accountId, filter, page)
+      return sendPage(reply, page, items, total)
+    },
+  )
+
+  app.get(
+    '/v1/checks/:id',
+    { schema: { tags, summary: 'Retrieve a check', params: CheckIdParams, response: { 200: AnyCheck } } },
+    async (request) => checks.getCheck(ctx, authOf(request).accountId, request.params.id),
+  )
+
+  app.put(
+    '/v1/checks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a check (any type)',
+        description:
+          'Merges the given top-level fields onto the check and validates the result as the typed ' +
+          'PUT /v1/checks/{type}/{id} would. Takes effect on the next run.',
+        params: CheckIdParams,
+        body: Type.Record(Type.String(), Type.Unknown()),
+        response: { 200: AnyCheck },
+      },
+    },
+    async (request) =>
+      checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, { mode: 'merge' }),
+  )
+
+  app.delete(
+    '/v1/checks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a check',
+        description: 'Its runs stop at once.',
+        params: CheckIdParams,
+        response: { 204: { type: 'null', description: 'Deleted' } },
+      },
+    },
+    async (request, reply) => {
+      await checks.deleteCheck(ctx, authOf(request).accountId, request.params.id)
+      return reply.status(204).send(null)
+    },
+  )
+
+  for (const [segment, checkType] of Object.entries(CHECK_PATHS) as [string, CheckType][]) {
+    const label = checkType.toLowerCase().replace('_', '-')
+    app.post(
+      `/v1/checks/${segment}`,
+      {
+        schema: {
+          tags,
+          summary: `Create a ${label} check`,
+          querystring: AutoAssignQuery,
+          body: CHECK_BODIES[checkType],
+          response: { 201: CheckResponse(checkType) },
+        },
+      },
+      async (request, reply) => {
+        // autoAssignAlerts subscribes to every alert channel of the account; channels come with alerting.
+        const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body)
+        return reply.status(201).send(created)
+      },
+    )
+    app.put(
+      `/v1/checks/${segment}/:id`,
+      {
+        schema: {
+          tags,
+          summary: `Update a ${label} check`,
+          description: 'Replaces the definition with this body (defaults apply to omitted fields).',
+          params: CheckIdParams,
+          body: CHECK_BODIES[checkType],
+          response: { 200: CheckResponse(checkType) },
+        },
+      },
+      async (request) =>
+        checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, {
+          mode: 'replace',
+          checkType,
+        }),
+    )
+  }
+}

@@ -1,0 +1,75 @@
+import { CHECK_BODIES, CHECK_TYPES, type CheckType, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import { type Static, type TObject, Type } from 'typebox'
+
+const AlertChannels = Type.Object({
+  email: Type.Array(Type.Object({ address: Type.String() })),
+  webhook: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      url: Type.String(),
+      method: Type.String(),
+      headers: Type.Array(Type.Object({ key: Type.String(), value: Type.String(), locked: Type.Boolean() })),
+      queryParameters: Type.Array(
+        Type.Object({ key: Type.String(), value: Type.String(), locked: Type.Boolean() }),
+      ),
+    }),
+  ),
+  slack: Type.Array(Type.Object({ url: Type.String() })),
+  sms: Type.Array(Type.Object({ number: Type.String(), name: Type.String() })),
+})
+
+const responseExtras = {
+  id: Type.String({ format: 'uuid' }),
+  checkType: StringEnum(CHECK_TYPES),
+  alertChannels: AlertChannels,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+}
+
+const heartbeatExtras = {
+  pingToken: Type.String(),
+  pingUrl: Type.String({ description: 'Absolute URL to GET, POST or HEAD; append /fail to fail the check.' }),
+}
+
+/** A check as the API answers it: its definition with defaults, plus id, type, channels and times. */
+export function CheckResponse(checkType: CheckType) {
+  const body = CHECK_BODIES[checkType] as TObject
+  return Type.Unsafe<AnyCheck>(
+    Type.Object(
+      { ...body.properties, ...responseExtras, ...(checkType === 'HEARTBEAT' ? heartbeatExtras : {}) },
+      { title: `${checkType} check`, additionalProperties: true },
+    ),
+  )
+}
+
+/** Any check type (lists and type-agnostic reads). */
+export const AnyCheck = Type.Object(
+  {
+    name: Type.String(),
+    activated: Type.Boolean(),
+    muted: Type.Boolean(),
+    frequency: Type.Integer(),
+    ...responseExtras,
+  },
+  { title: 'Check', additionalProperties: true },
+)
+export type AnyCheck = Static<typeof AnyCheck> & Record<string, unknown>
+
+export const CheckIdParams = StrictObject({ id: Type.String({ format: 'uuid' }) })
+
+export const AutoAssignQuery = StrictObject({
+  autoAssignAlerts: Type.Optional(
+    Type.Boolean({ default: true, description: 'Subscribe the new check to every existing alert channel.' }),
+  ),
+})
+
+export const ListChecksQuery = StrictObject({
+  ...PageQuery,
+  checkType: Type.Optional(StringEnum(CHECK_TYPES)),
+  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  groupId: Type.Optional(Type.Integer({ minimum: 1 })),
+  activated: Type.Optional(Type.Boolean()),
+  name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'Substring, case-insensitive.' }),
+  ),
+})

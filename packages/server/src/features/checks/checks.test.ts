@@ -1,0 +1,286 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+const SCRIPT = "const { test, expect } = require('@playwright/test')\ntest('home', async ({ page }) => {})"
+
+const MINIMAL_BODIES: Record<string, object> = {
+  api: { name: 'API', request: { url: 'https://api.example.com/health', method: 'GET' } },
+  url: { name: 'URL', request: { url: 'https://example.com' } },
+  tcp: { name: 'TCP', request: { hostname: 'db.example.com', port: 5432 } },
+  dns: { name: 'DNS', request: { query: 'example.com', recordType: 'A' } },
+  icmp: { name: 'ICMP', request: { hostname: 'example.com' } },
+  heartbeat: {
+    name: 'Nightly job',
+    heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+  },
+  browser: { name: 'Browser', script: SCRIPT },
+  multistep: { name: 'Multi', script: SCRIPT },
+  automation: { name: 'Suite', dependencies: [{ path: 'tests/a.spec.ts', content: SCRIPT }] },
+}
+
+for (const engine of testEngines()) {
+  describe(`checks API on ${engine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(engine)
+    })
+    after(() => t.close())
+
+    const create = (type: string, payload: object) =>
+      t.call({ method: 'POST', url: `/v1/checks/${type}`, payload })
+
+    test('POST /v1/checks/browser applies every spec default and answers the spec fields', async () => {
+      const res = await create('browser', { name: 'Home page', script: SCRIPT })
+      assert.equal(res.statusCode, 201)
+      const check = json(res)
+      assert.match(check.id, /^[0-9a-f-]{36}$/)
+      assert.equal(check.checkType, 'BROWSER')
+      assert.equal(check.name, 'Home page')
+      assert.equal(check.script, SCRIPT)
+      const defaults = {
+        activated: true,
+        muted: false,
+        doubleCheck: true,
+        shouldFail: false,
+        useGlobalAlertSettings: true,
+        runParallel: false,
+        frequency: 10,
+        locations: ['local'],
+        privateLocations: [],
+        tags: [],
+        environmentVariables: [],
+        alertChannelSubscriptions: [],
+        groupId: null,
+        groupOrder: null,
+        retryStrategy: null,
+        triggerIncident: null,
+        runtimeId: null,
+      }
+      for (const [field, value] of Object.entries(defaults)) assert.deepEqual(check[field], value, field)
+      assert.deepEqual(check.alertChannels, { email: [], webhook: [], slack: [], sms: [] })
+      assert.equal(check.alertSettings.escalationType, 'RUN_BASED')
+      assert.deepEqual(check.alertSettings.runBasedEscalation, { failedRunThreshold: 1 })
+      assert.match(check.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      assert.match(check.updated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      assert.deepEqual(json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` })), check)
+    })
+
+    test('enforces the spec bounds with 400s naming the field', async () => {
+      const cases: [object, string][] = [
+        [{ frequency: 3 }, 'body.frequency'],
+        [{ groupOrder: -1 }, 'body.groupOrder'],
+        [{ runtimeId: '1999.01' }, 'body.runtimeId'],
+        [{ unknownField: 1 }, 'body.unknownField'],
+        [{ activated: 'yes' }, 'body.activated'],
+        [{ locations: ['mars-1'] }, 'body.locations'],
+        [{ locations: [] }, 'body.locations'],
+        [{ groupId: 12345 }, 'body.groupId'],
+        [
+          { alertChannelSubscriptions: [{ alertChannelId: 1, activated: true }] },
+          'body.alertChannelSubscriptions',
+        ],
+        [
+          { environmentVariables: Array.from({ length: 51 }, (_, i) => ({ key: `K${i}`, value: 'v' })) },
+          'body.environmentVariables',
+        ],
+        [
+          {
+            environmentVariables: [
+              { key: 'A', value: '1' },
+              { key: 'A', value: '2' },
+            ],
+          },
+          'body.environmentVariables',
+        ],
+      ]
+      for (const [extra, path] of cases) {
+        const res = await create('browser', { name: 'x', script: SCRIPT, ...extra })
+        assert.equal(res.statusCode, 400, JSON.stringify(extra))
+        assert.equal(json(res).attributes.errors[0].path, path, JSON.stringify(extra))
+      }
+      const fifty = Array.from({ length: 50 }, (_, i) => ({ key: `K${i}`, value: 'v' }))
+      assert.equal(
+        (await create('browser', { name: 'x', script: SCRIPT, environmentVariables: fifty })).statusCode,
+        201,
+      )
+      assert.equal((await create('browser', { name: 'x' })).statusCode, 400)
+    })
+
+    test('locked check variables are masked in responses and sealed in the store; masked values round-trip', async () => {
+      const res = await create('browser', {
+        name: 'With secrets',
+        script: SCRIPT,
+        environmentVariables: [
+          { key: 'USER', value: 'ada' },
+          { key: 'PASSWORD', value: 'hunter2', locked: true },
+        ],
+      })
+      const check = json(res)
+      assert.deepEqual(check.environmentVariables, [
+        { key: 'USER', value: 'ada', locked: false, secret: false },
+        { key: 'PASSWORD', value: '***masked***', locked: true, secret: false },
+      ])
+      const row = await t.store.db
+        .selectFrom('checks')
+        .select('definition')
+        .where('id', '=', check.id)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.definition.includes('hunter2'), false)
+
+      const { id, checkType, alertChannels, created_at, updated_at, ...definition } = check
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/browser/${id}`,
+        payload: { ...definition, name: 'Renamed' },
+      })
+      assert.equal(renamed.statusCode, 200, renamed.body)
+      const stored = await t.store.db
+        .selectFrom('checks')
+        .select('definition')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+      const sealed = JSON.parse(stored.definition).environmentVariables[1].sealedValue
+      assert.equal(t.ctx.secretBox.decrypt(sealed), 'hunter2')
+    })
+
+    test('creates every check type, with the heartbeat ping URL', async () => {
+      for (const [type, body] of Object.entries(MINIMAL_BODIES)) {
+        const res = await create(type, body)
+        assert.equal(res.statusCode, 201, `${type}: ${res.body}`)
+      }
+      const api = json(await create('api', MINIMAL_BODIES.api!))
+      assert.equal(api.checkType, 'API')
+      assert.deepEqual(
+        { ...api.request },
+        {
+          method: 'GET',
+          url: 'https://api.example.com/health',
+          headers: [],
+          queryParameters: [],
+          body: '',
+          bodyType: 'NONE',
+          followRedirects: true,
+          skipSSL: false,
+          ipFamily: 'IPv4',
+          assertions: [],
+        },
+      )
+      assert.equal(api.degradedResponseTime, 10000)
+      assert.equal(api.maxResponseTime, 20000)
+      const heartbeat = json(await create('heartbeat', MINIMAL_BODIES.heartbeat!))
+      assert.equal(heartbeat.checkType, 'HEARTBEAT')
+      assert.match(heartbeat.pingUrl, /^http:\/\/svc\.test\/ping\/[A-Za-z0-9_-]{24}$/)
+      assert.equal(heartbeat.pingUrl, `http://svc.test/ping/${heartbeat.pingToken}`)
+      assert.deepEqual(heartbeat.locations, [])
+      const icmp = json(await create('icmp', MINIMAL_BODIES.icmp!))
+      assert.deepEqual(
+        [icmp.request.pingCount, icmp.degradedPacketLossThreshold, icmp.maxPacketLossThreshold],
+        [10, 10, 20],
+      )
+      const dns = json(await create('dns', MINIMAL_BODIES.dns!))
+      assert.deepEqual([dns.request.port, dns.request.protocol], [53, 'UDP'])
+
+      const wrongSource = await create('tcp', {
+        name: 'x',
+        request: {
+          hostname: 'h',
+          port: 1,
+          assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', target: '1' }],
+        },
+      })
+      assert.equal(wrongSource.statusCode, 400)
+      assert.equal(json(wrongSource).attributes.errors[0].path, 'body.request.assertions.0.source')
+      const tooShort = await create('heartbeat', {
+        name: 'x',
+        heartbeat: { period: 10, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' },
+      })
+      assert.equal(json(tooShort).attributes.errors[0].path, 'body.heartbeat.period')
+    })
+
+    test('response-time limits: 30 s unless the account extends them to 45 s', async () => {
+      const body = { ...MINIMAL_BODIES.api, maxResponseTime: 40_000 }
+      assert.equal(json(await create('api', body)).attributes.errors[0].path, 'body.maxResponseTime')
+      await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { extendedUptimeResponseTime: true } },
+      })
+      assert.equal((await create('api', body)).statusCode, 201)
+      assert.equal((await create('api', { ...body, maxResponseTime: 45_001 })).statusCode, 400)
+      const inverted = await create('api', {
+        ...MINIMAL_BODIES.api,
+        degradedResponseTime: 5000,
+        maxResponseTime: 4000,
+      })
+      assert.equal(json(inverted).attributes.errors[0].path, 'body.degradedResponseTime')
+    })
+
+    test('update, list with filters, delete', async () => {
+      const a = json(
+        await create('url', {
+          name: 'Shop front',
+          request: { url: 'https://shop.test' },
+          tags: ['shop', 'prod'],
+        }),
+      )
+      const b = json(
+        await create('url', {
+          name: 'Blog',
+          request: { url: 'https://blog.test' },
+          tags: ['prod'],
+          activated: false,
+        }),
+      )
+
+      const merged = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${a.id}`,
+        payload: { frequency: 5, muted: true },
+      })
+      assert.equal(merged.statusCode, 200)
+      assert.deepEqual(
+        [json(merged).frequency, json(merged).muted, json(merged).name],
+        [5, true, 'Shop front'],
+      )
+      const badMerge = await t.call({ method: 'PUT', url: `/v1/checks/${a.id}`, payload: { frequency: 7 } })
+      assert.equal(json(badMerge).attributes.errors[0].path, 'body.frequency')
+      const wrongType = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/api/${a.id}`,
+        payload: MINIMAL_BODIES.api,
+      })
+      assert.equal(wrongType.statusCode, 400)
+      const replaced = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/url/${a.id}`,
+        payload: { name: 'Shop', request: { url: 'https://shop.test' } },
+      })
+      assert.deepEqual([json(replaced).frequency, json(replaced).muted, json(replaced).tags], [10, false, []])
+
+      const names = async (query: string) =>
+        json(await t.call({ method: 'GET', url: `/v1/checks?limit=100&${query}` })).map(
+          (c: { name: string }) => c.name,
+        )
+      assert.deepEqual(await names('tag=prod'), ['Blog'])
+      assert.deepEqual(await names('activated=false'), ['Blog'])
+      assert.deepEqual(await names('name=SHO'), ['Shop'])
+      assert.ok((await names('checkType=URL')).includes('Shop'))
+      const page = await t.call({ method: 'GET', url: '/v1/checks?checkType=URL&limit=1' })
+      assert.match(String(page.headers['content-range']), /^items 0-0\/\d+$/)
+
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${b.id}` })).statusCode, 204)
+      assert.equal((await t.call({ method: 'GET', url: `/v1/checks/${b.id}` })).statusCode, 404)
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${b.id}` })).statusCode, 404)
+      assert.equal((await t.call({ method: 'GET', url: '/v1/checks/not-a-uuid' })).statusCode, 400)
+
+      const reader = await t.addUser('READ_ONLY')
+      assert.equal((await t.call({ method: 'GET', url: `/v1/checks/${a.id}`, as: reader })).statusCode, 200)
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/checks/${a.id}`, as: reader })).statusCode,
+        403,
+      )
+    })
+  })
+}
