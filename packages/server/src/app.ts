@@ -10,7 +10,9 @@ import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
+import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -74,6 +76,8 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'api-keys', description: 'User and service API keys' },
         { name: 'variables', description: 'Account-level environment variables' },
         { name: 'checks', description: 'Checks of every type' },
+        { name: 'check-groups', description: 'Groups whose settings their checks inherit' },
+        { name: 'locations', description: 'Data-center locations served by this deployment' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -86,6 +90,8 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
     await app.register(checksRoutes, { ctx })
+    await app.register(checkGroupsRoutes, { ctx })
+    await app.register(locationsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -26,6 +26,13 @@ const PUBLIC_OPERATIONS = [
   'get /v1/checks/{id}',
   'put /v1/checks/{id}',
   'delete /v1/checks/{id}',
+  'get /v1/check-groups',
+  'post /v1/check-groups',
+  'get /v1/check-groups/{id}',
+  'put /v1/check-groups/{id}',
+  'delete /v1/check-groups/{id}',
+  'get /v1/check-groups/{id}/checks',
+  'get /v1/locations',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 

@@ -12,7 +12,7 @@ import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
-import { MASKED_VALUE } from '../variables/variables.schemas.ts'
+import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
 
@@ -26,15 +26,6 @@ type Definition = Record<string, unknown> & {
   environmentVariables: StoredVariable[]
   groupId: number | null
   groupOrder: number | null
-}
-
-interface StoredVariable {
-  key: string
-  /** Plain value, or null when `sealedValue` holds it (locked or secret). */
-  value: string | null
-  sealedValue: string | null
-  locked: boolean
-  secret: boolean
 }
 
 const PERIOD_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const
@@ -230,34 +221,6 @@ function checkHeartbeat(heartbeat: Record<string, number | string>) {
     throw invalid('body.heartbeat.grace', 'must be at most 365 days')
 }
 
-/** Seals locked and secret values; a `***masked***` value sent back keeps the value stored before. */
-function sealVariables(
-  ctx: ServiceContext,
-  variables: CheckEnvironmentVariable[],
-  previous: StoredVariable[],
-): StoredVariable[] {
-  const keys = variables.map((v) => v.key)
-  const duplicate = keys.find((key, index) => keys.indexOf(key) !== index)
-  if (duplicate) throw invalid('body.environmentVariables', `key ${duplicate} appears twice`)
-  return variables.map((variable) => {
-    const locked = variable.locked ?? false
-    const secret = variable.secret ?? false
-    const before = previous.find((p) => p.key === variable.key)
-    const plain =
-      variable.value === MASKED_VALUE && before
-        ? (before.value ?? ctx.secretBox.decrypt(before.sealedValue ?? ''))
-        : variable.value
-    const hidden = locked || secret
-    return {
-      key: variable.key,
-      value: hidden ? null : plain,
-      sealedValue: hidden ? ctx.secretBox.encrypt(plain) : null,
-      locked,
-      secret,
-    }
-  })
-}
-
 function columnsOf(definition: Definition) {
   return {
     name: definition.name,
@@ -273,12 +236,7 @@ function columnsOf(definition: Definition) {
 function publicDefinition(definition: Definition): Record<string, unknown> {
   return {
     ...definition,
-    environmentVariables: definition.environmentVariables.map((v) => ({
-      key: v.key,
-      value: v.locked || v.secret ? MASKED_VALUE : (v.value ?? ''),
-      locked: v.locked,
-      secret: v.secret,
-    })),
+    environmentVariables: publicVariables(definition.environmentVariables),
   }
 }
 
@@ -302,6 +260,6 @@ function toResponse(ctx: ServiceContext, row: ChecksTable): AnyCheck {
   }
 }
 
-function invalid(path: string, message: string) {
+export function invalid(path: string, message: string) {
   return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
 }

@@ -1,0 +1,52 @@
+import type { CheckGroupsTable } from '@svc/db'
+import type { Insertable } from 'kysely'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `check_groups`. */
+
+export async function insertGroup(ctx: ServiceContext, row: Insertable<CheckGroupsTable>) {
+  return ctx.db.insertInto('check_groups').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findGroup(ctx: ServiceContext, accountId: string, id: number) {
+  return ctx.db
+    .selectFrom('check_groups')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function listGroups(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('check_groups').where('account_id', '=', accountId)
+  const [rows, total] = await Promise.all([
+    query.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { rows, total: Number(total.n) }
+}
+
+export async function updateGroup(
+  ctx: ServiceContext,
+  id: number,
+  changes: Pick<CheckGroupsTable, 'name' | 'activated' | 'muted' | 'definition' | 'updated_at'>,
+) {
+  await ctx.db.updateTable('check_groups').set(changes).where('id', '=', id).execute()
+}
+
+export async function countChecksInGroup(ctx: ServiceContext, id: number): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('checks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('group_id', '=', id)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function deleteGroup(ctx: ServiceContext, id: number) {
+  await ctx.db.deleteFrom('check_groups').where('id', '=', id).execute()
+}

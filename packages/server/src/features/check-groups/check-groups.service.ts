@@ -1,0 +1,110 @@
+import type { CheckGroupsTable } from '@svc/db'
+import type { Selectable } from 'kysely'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { conflict, notFound } from '../../http/errors.ts'
+import type { Page } from '../../http/pagination.ts'
+import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
+import { invalid } from '../checks/checks.service.ts'
+import * as repo from './check-groups.repo.ts'
+import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
+
+type Definition = Omit<CheckGroupBody, 'environmentVariables'> & { environmentVariables: StoredVariable[] }
+
+export async function createGroup(
+  ctx: ServiceContext,
+  accountId: string,
+  body: CheckGroupBody,
+): Promise<CheckGroup> {
+  const definition = normalize(ctx, body, [])
+  const now = isoNow(ctx)
+  const row = await repo.insertGroup(ctx, {
+    account_id: accountId,
+    name: body.name,
+    activated: body.activated ?? true,
+    muted: body.muted ?? false,
+    definition: JSON.stringify(definition),
+    created_at: now,
+    updated_at: now,
+  })
+  return toResponse(row)
+}
+
+export async function getGroup(ctx: ServiceContext, accountId: string, id: number): Promise<CheckGroup> {
+  return toResponse(await findOrThrow(ctx, accountId, id))
+}
+
+export async function listGroups(ctx: ServiceContext, accountId: string, page: Page) {
+  const { rows, total } = await repo.listGroups(ctx, accountId, page)
+  return { items: rows.map(toResponse), total }
+}
+
+/** Replaces the group's settings; its checks pick them up on their next run. */
+export async function updateGroup(ctx: ServiceContext, accountId: string, id: number, body: CheckGroupBody) {
+  const row = await findOrThrow(ctx, accountId, id)
+  const previous = (JSON.parse(row.definition) as Definition).environmentVariables
+  const changes = {
+    name: body.name,
+    activated: body.activated ?? true,
+    muted: body.muted ?? false,
+    definition: JSON.stringify(normalize(ctx, body, previous)),
+    updated_at: isoNow(ctx),
+  }
+  await repo.updateGroup(ctx, id, changes)
+  return toResponse({ ...row, ...changes })
+}
+
+/** A group that still holds checks can't be deleted: move or delete them first. */
+export async function deleteGroup(ctx: ServiceContext, accountId: string, id: number) {
+  await findOrThrow(ctx, accountId, id)
+  const checks = await repo.countChecksInGroup(ctx, id)
+  if (checks > 0)
+    throw conflict(`Check group ${id} still holds ${checks} check(s): move or delete them first`)
+  await repo.deleteGroup(ctx, id)
+}
+
+async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {
+  const row = await repo.findGroup(ctx, accountId, id)
+  if (!row) throw notFound(`Check group ${id} not found`)
+  return row
+}
+
+function normalize(ctx: ServiceContext, body: CheckGroupBody, previous: StoredVariable[]): Definition {
+  const locations = [...new Set(body.locations ?? [])]
+  const unserved = locations.find((location) => !ctx.locations.served.includes(location))
+  if (unserved) throw invalid('body.locations', `location ${unserved} is not served here`)
+  const privateLocations = body.privateLocations ?? []
+  if (privateLocations.length > 0)
+    throw invalid('body.privateLocations', `unknown private location ${privateLocations[0]}`)
+  const subscriptions = body.alertChannelSubscriptions ?? []
+  if (subscriptions.length > 0) {
+    throw invalid(
+      'body.alertChannelSubscriptions',
+      `unknown alert channel ${subscriptions[0]?.alertChannelId}`,
+    )
+  }
+  return {
+    ...body,
+    tags: [...new Set(body.tags ?? [])],
+    locations,
+    privateLocations,
+    frequency: body.frequency ?? null,
+    alertChannelSubscriptions: subscriptions,
+    runtimeId: body.runtimeId ?? null,
+    retryStrategy: body.retryStrategy ?? null,
+    environmentVariables: sealVariables(ctx, body.environmentVariables ?? [], previous),
+  }
+}
+
+function toResponse(row: Selectable<CheckGroupsTable>): CheckGroup {
+  const definition = JSON.parse(row.definition) as Definition
+  return {
+    ...definition,
+    environmentVariables: publicVariables(definition.environmentVariables),
+    id: row.id,
+    name: row.name,
+    activated: Boolean(row.activated),
+    muted: Boolean(row.muted),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
