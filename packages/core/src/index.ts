@@ -1,3 +1,4 @@
+export * from './assertion-evaluation.ts'
 export * from './assertions.ts'
 export * from './checks/check-definitions.ts'
 export * from './checks/check-fields.ts'

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { evaluateAssertion } from './assertion-evaluation.ts'
+import type { Assertion } from './assertions.ts'
+
+const body = {
+  status: 'ok',
+  count: 3,
+  items: [
+    { id: 7, name: 'a' },
+    { id: 8, name: 'b' },
+  ],
+  flag: true,
+  empty: [],
+  none: null,
+}
+const check = (a: Partial<Assertion> & Pick<Assertion, 'comparison'>, value: unknown = body) =>
+  evaluateAssertion({ source: 'JSON_BODY', property: '', target: '', ...a }, value)
+
+test('JSONPath selects values; numbers compare as numbers, JSON values by their text', () => {
+  assert.equal(check({ property: '$.status', comparison: 'EQUALS', target: 'ok' }).passed, true)
+  assert.equal(check({ property: '$.count', comparison: 'EQUALS', target: '3.0' }).passed, true)
+  assert.equal(check({ property: '$.count', comparison: 'GREATER_THAN', target: '2' }).passed, true)
+  assert.equal(check({ property: '$.count', comparison: 'LESS_THAN', target: '10' }).passed, true)
+  assert.equal(check({ property: '$.flag', comparison: 'EQUALS', target: 'true' }).passed, true)
+  assert.equal(check({ property: '$.items[1].id', comparison: 'EQUALS', target: '8' }).actual, 8)
+  assert.deepEqual(check({ property: '$.items[*].name', comparison: 'CONTAINS', target: 'b' }).actual, [
+    'a',
+    'b',
+  ])
+  assert.equal(check({ property: '$.missing', comparison: 'EQUALS', target: '' }).passed, false)
+  assert.equal(check({ property: '$.status', comparison: 'NOT_EQUALS', target: 'down' }).passed, true)
+})
+
+test('keys, values, emptiness and nulls', () => {
+  assert.equal(check({ comparison: 'HAS_KEY', target: 'items' }).passed, true)
+  assert.equal(check({ comparison: 'NOT_HAS_KEY', target: 'nope' }).passed, true)
+  assert.equal(check({ property: '$.items[0]', comparison: 'HAS_VALUE', target: 'a' }).passed, true)
+  assert.equal(check({ property: '$.items[0]', comparison: 'NOT_HAS_VALUE', target: 'z' }).passed, true)
+  assert.equal(check({ property: '$.empty', comparison: 'IS_EMPTY' }).passed, true)
+  assert.equal(check({ property: '$.items', comparison: 'NOT_EMPTY' }).passed, true)
+  assert.equal(check({ property: '$.none', comparison: 'IS_NULL' }).passed, true)
+  assert.equal(check({ property: '$.status', comparison: 'NOT_NULL' }).passed, true)
+})
+
+test('text, regex extraction, headers, and errors that fail instead of throwing', () => {
+  const text = 'version=1.42 build=2026'
+  assert.equal(check({ comparison: 'CONTAINS', target: 'build' }, text).passed, true)
+  assert.equal(check({ comparison: 'NOT_CONTAINS', target: 'beta' }, text).passed, true)
+  assert.equal(check({ comparison: 'MATCHES_REGEX', target: '^version=\\d' }, text).passed, true)
+  const extracted = check({ regex: 'version=([\\d.]+)', comparison: 'GREATER_THAN', target: '1.4' }, text)
+  assert.deepEqual([extracted.actual, extracted.passed], ['1.42', true])
+  const header = evaluateAssertion(
+    { source: 'HEADERS', property: 'Content-Type', comparison: 'CONTAINS', target: 'json' },
+    { 'content-type': 'application/json; charset=utf-8' },
+  )
+  assert.equal(header.passed, true)
+  assert.equal(
+    evaluateAssertion({ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }, 200).passed,
+    true,
+  )
+  const badRegex = check({ comparison: 'MATCHES_REGEX', target: '(' }, text)
+  assert.equal(badRegex.passed, false)
+  assert.match(badRegex.error ?? '', /Invalid regular expression/)
+})
