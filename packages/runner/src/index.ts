@@ -1,1 +1,2 @@
-export {}
+export { type HttpJob, type HttpRunResult, runHttpCheck } from './http/run-http-check.ts'
+export * from './types.ts'

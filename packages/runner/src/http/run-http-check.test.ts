@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { RunnerContext } from '../types.ts'
+import { type HttpJob, runHttpCheck } from './run-http-check.ts'
+
+const ctx: RunnerContext = { now: () => new Date() }
+
+function handler(request: IncomingMessage, response: ServerResponse) {
+  const url = new URL(request.url ?? '/', 'http://x')
+  if (url.pathname === '/json') {
+    response.setHeader('content-type', 'application/json')
+    response.setHeader('x-served-by', 'test')
+    return response.end(JSON.stringify({ status: 'ok', items: [1, 2, 3], query: url.searchParams.get('q') }))
+  }
+  if (url.pathname === '/fail') {
+    response.statusCode = 500
+    return response.end('boom')
+  }
+  if (url.pathname === '/slow') {
+    return setTimeout(() => response.end('late'), Number(url.searchParams.get('ms') ?? 300))
+  }
+  if (url.pathname === '/redirect') {
+    response.statusCode = 302
+    response.setHeader('location', '/json')
+    return response.end()
+  }
+  if (url.pathname === '/loop') {
+    response.statusCode = 302
+    response.setHeader('location', '/loop')
+    return response.end()
+  }
+  if (url.pathname === '/echo') {
+    let body = ''
+    request.on('data', (chunk) => {
+      body += chunk
+    })
+    request.on('end', () => {
+      response.setHeader('content-type', 'application/json')
+      response.end(JSON.stringify({ method: request.method, body, headers: request.headers }))
+    })
+    return
+  }
+  response.statusCode = 404
+  response.end()
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return (server.address() as AddressInfo).port
+}
+
+function job(url: string, extra: Partial<HttpJob> = {}, request: Partial<HttpJob['request']> = {}): HttpJob {
+  return {
+    checkType: 'API',
+    request: { method: 'GET', url, ...request },
+    degradedResponseTime: 10_000,
+    maxResponseTime: 20_000,
+    shouldFail: false,
+    ...extra,
+  }
+}
+
+describe('URL and API checks against local HTTP and HTTPS servers', () => {
+  const http = createServer(handler)
+  let base = ''
+  let httpsBase = ''
+  let https: Server
+  before(async () => {
+    base = `http://127.0.0.1:${await listen(http)}`
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'))
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '30',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    )
+    https = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      handler,
+    )
+    httpsBase = `https://localhost:${await listen(https)}`
+  })
+  after(() => {
+    http.close()
+    https.close()
+  })
+
+  test('a passing API check with assertions, measured phases and the response', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/json`,
+        {},
+        {
+          queryParameters: [{ key: 'q', value: 'a b' }],
+          assertions: [
+            { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' },
+            { source: 'JSON_BODY', property: '$.status', comparison: 'EQUALS', target: 'ok' },
+            { source: 'JSON_BODY', property: '$.query', comparison: 'EQUALS', target: 'a b' },
+            { source: 'HEADERS', property: 'X-Served-By', comparison: 'EQUALS', target: 'test' },
+            { source: 'TEXT_BODY', comparison: 'CONTAINS', target: '"items"' },
+            { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '20000' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.equal(result.hasFailures, false, JSON.stringify(result.error))
+    assert.equal(result.error, null)
+    assert.equal(result.checkResult.response?.status, 200)
+    assert.equal(result.checkResult.response?.statusText, 'OK')
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => a.passed),
+      [true, true, true, true, true, true],
+    )
+    const phases = result.checkResult.timingPhases
+    assert.ok(phases.total > 0)
+    assert.ok(phases.tcp > 0, 'a fresh connection is measured')
+    assert.equal(phases.tls, 0)
+    for (const phase of [phases.dns, phases.tcp, phases.firstByte, phases.download])
+      assert.ok(phase <= phases.total)
+    assert.equal(result.responseTime, Math.round(phases.total))
+  })
+
+  test('a failing assertion and a 5xx fail with ASSERTION; shouldFail inverts the verdict', async () => {
+    const assertion = await runHttpCheck(
+      job(
+        `${base}/json`,
+        {},
+        { assertions: [{ source: 'JSON_BODY', property: '$.status', comparison: 'EQUALS', target: 'down' }] },
+      ),
+      ctx,
+    )
+    assert.equal(assertion.hasFailures, true)
+    assert.equal(assertion.hasErrors, false)
+    assert.equal(assertion.error?.type, 'ASSERTION')
+    assert.match(assertion.error?.message ?? '', /JSON_BODY \$\.status EQUALS "down", got "ok"/)
+
+    const url = await runHttpCheck({ ...job(`${base}/fail`), checkType: 'URL' }, ctx)
+    assert.equal(url.hasFailures, true)
+    assert.equal(url.checkResult.response?.status, 500)
+    const inverted = await runHttpCheck({ ...job(`${base}/fail`), checkType: 'URL', shouldFail: true }, ctx)
+    assert.equal(inverted.hasFailures, false)
+  })
+
+  test('degraded, over the max response time, and timed out', async () => {
+    const degraded = await runHttpCheck(job(`${base}/slow?ms=150`, { degradedResponseTime: 50 }), ctx)
+    assert.deepEqual([degraded.hasFailures, degraded.isDegraded], [false, true])
+    const timeout = await runHttpCheck(
+      job(`${base}/slow?ms=2000`, { degradedResponseTime: 100, maxResponseTime: 300 }),
+      ctx,
+    )
+    assert.equal(timeout.hasFailures, true)
+    assert.equal(timeout.error?.type, 'TIMEOUT')
+    assert.equal(timeout.overMaxResponseTime, true)
+  })
+
+  test('redirects are followed (or not), and loops stop', async () => {
+    const followed = await runHttpCheck(job(`${base}/redirect`), ctx)
+    assert.equal(followed.checkResult.response?.status, 200)
+    const kept = await runHttpCheck(job(`${base}/redirect`, {}, { followRedirects: false }), ctx)
+    assert.equal(kept.checkResult.response?.status, 302)
+    const loop = await runHttpCheck(job(`${base}/loop`), ctx)
+    assert.equal(loop.error?.type, 'NETWORK_ERROR')
+    assert.match(loop.error?.message ?? '', /More than 10 redirects/)
+  })
+
+  test('bodies, headers and basic auth are sent', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/echo`,
+        {},
+        {
+          method: 'POST',
+          body: '{"a":1}',
+          bodyType: 'JSON',
+          headers: [{ key: 'X-Trace', value: 't1' }],
+          basicAuth: { username: 'ada', password: 'pw' },
+        },
+      ),
+      ctx,
+    )
+    const echoed = JSON.parse(result.checkResult.response?.body ?? '{}')
+    assert.equal(echoed.method, 'POST')
+    assert.equal(echoed.body, '{"a":1}')
+    assert.equal(echoed.headers['content-type'], 'application/json')
+    assert.equal(echoed.headers['x-trace'], 't1')
+    assert.equal(echoed.headers.authorization, `Basic ${Buffer.from('ada:pw').toString('base64')}`)
+  })
+
+  test('TLS: a self-signed certificate is a NETWORK_ERROR unless skipSSL; its expiry is read', async () => {
+    const strict = await runHttpCheck(job(`${httpsBase}/json`), ctx)
+    assert.equal(strict.error?.type, 'NETWORK_ERROR')
+    assert.match(strict.error?.message ?? '', /TLS error|self.signed/i)
+    const skipped = await runHttpCheck(job(`${httpsBase}/json`, {}, { skipSSL: true }), ctx)
+    assert.equal(skipped.hasFailures, false, JSON.stringify(skipped.error))
+    assert.ok(skipped.checkResult.timingPhases.tls > 0)
+    assert.equal(skipped.checkResult.tls?.subject, 'localhost')
+    assert.ok([29, 30].includes(skipped.checkResult.tls?.daysRemaining ?? -1))
+  })
+
+  test('refused connections and DNS failures are NETWORK_ERRORs', async () => {
+    const closed = createServer()
+    const port = await listen(closed)
+    closed.close()
+    const refused = await runHttpCheck(job(`http://127.0.0.1:${port}/`), ctx)
+    assert.equal(refused.error?.type, 'NETWORK_ERROR')
+    assert.match(refused.error?.message ?? '', /Connection refused/)
+    assert.equal(refused.hasErrors, true)
+
+    const failingLookup: RunnerContext = {
+      now: () => new Date(),
+      lookup: (hostname, _options, callback) =>
+        process.nextTick(() =>
+          (callback as (e: Error) => void)(
+            Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
+          ),
+        ),
+    }
+    const dns = await runHttpCheck(job('http://does-not-exist.svc.test/'), failingLookup)
+    assert.equal(dns.error?.type, 'NETWORK_ERROR')
+    assert.match(dns.error?.message ?? '', /DNS lookup failed/)
+  })
+})

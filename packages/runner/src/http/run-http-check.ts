@@ -1,0 +1,289 @@
+import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
+import type { TLSSocket } from 'node:tls'
+import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
+import { buildConnector, Client } from 'undici'
+import type {
+  HttpCheckResult,
+  RunError,
+  RunnerContext,
+  RunVerdict,
+  TimingPhases,
+  TlsCertificate,
+} from '../types.ts'
+import { verdictOf } from '../types.ts'
+import { classifyNetworkError } from './classify-error.ts'
+
+export interface HttpJob {
+  checkType: 'API' | 'URL'
+  request: {
+    method?: string
+    url: string
+    headers?: { key: string; value: string }[]
+    queryParameters?: { key: string; value: string }[]
+    body?: string
+    bodyType?: 'JSON' | 'FORM' | 'RAW' | 'GRAPHQL' | 'NONE'
+    basicAuth?: { username: string; password: string } | null
+    followRedirects?: boolean
+    skipSSL?: boolean
+    ipFamily?: 'IPv4' | 'IPv6'
+    assertions?: Assertion[]
+  }
+  degradedResponseTime: number
+  maxResponseTime: number
+  shouldFail: boolean
+}
+
+export type HttpRunResult = RunVerdict & { checkResult: HttpCheckResult }
+
+const MAX_REDIRECTS = 10
+const STORED_BODY_BYTES = 64 * 1024
+const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024
+const CONTENT_TYPES = {
+  JSON: 'application/json',
+  GRAPHQL: 'application/json',
+  FORM: 'application/x-www-form-urlencoded',
+  RAW: 'text/plain',
+}
+
+/** Runs a URL or API check once: a fresh connection, measured phase by phase. Never throws. */
+export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<HttpRunResult> {
+  const startedAt = ctx.now()
+  const started = performance.now()
+  const signal = AbortSignal.timeout(job.maxResponseTime)
+  const request = buildRequest(job)
+  let hop: Hop | undefined
+  let error: RunError | null = null
+  try {
+    let url = request.url
+    for (let redirects = 0; ; redirects++) {
+      hop = await fetchOnce(url, request, job, ctx, signal)
+      const location = hop.response.headers.location
+      const redirected = hop.response.status >= 300 && hop.response.status < 400 && location
+      if (!redirected || job.request.followRedirects === false) break
+      if (redirects >= MAX_REDIRECTS) {
+        error = { type: 'NETWORK_ERROR', message: `More than ${MAX_REDIRECTS} redirects` }
+        break
+      }
+      url = new URL(location, url).toString()
+    }
+  } catch (caught) {
+    error = classifyNetworkError(caught, signal.aborted)
+  }
+  const total = performance.now() - started
+  const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
+  const failedAssertion = assertions.find((a) => !a.passed)
+  if (!error && failedAssertion) error = { type: 'ASSERTION', message: describeFailure(failedAssertion) }
+  if (!error && hop && !job.request.assertions?.length && hop.response.status >= 400) {
+    error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
+  }
+  const verdict = verdictOf(
+    {
+      failed: error !== null,
+      error,
+      responseTime: total,
+      degradedResponseTime: job.degradedResponseTime,
+      maxResponseTime: job.maxResponseTime,
+      shouldFail: job.shouldFail,
+    },
+    startedAt,
+    ctx.now(),
+  )
+  return {
+    ...verdict,
+    checkResult: {
+      request: { method: request.method, url: request.url, headers: request.headers },
+      response: hop?.response ?? null,
+      timingPhases: hop ? { ...hop.phases, total: round(total) } : emptyPhases(total),
+      assertions,
+      tls: hop?.tls ?? null,
+    },
+  }
+}
+
+interface PreparedRequest {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body: string | undefined
+}
+
+function buildRequest(job: HttpJob): PreparedRequest {
+  const method = job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
+  const url = new URL(job.request.url)
+  for (const { key, value } of job.request.queryParameters ?? []) url.searchParams.append(key, value)
+  const headers: Record<string, string> = { 'user-agent': 'svc-monitor/0.1' }
+  const bodyType = job.request.bodyType ?? 'NONE'
+  const body = bodyType === 'NONE' || job.checkType === 'URL' ? undefined : (job.request.body ?? '')
+  if (body !== undefined && bodyType in CONTENT_TYPES)
+    headers['content-type'] = CONTENT_TYPES[bodyType as keyof typeof CONTENT_TYPES]
+  if (job.request.basicAuth) {
+    const { username, password } = job.request.basicAuth
+    headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
+  }
+  for (const { key, value } of job.request.headers ?? []) headers[key.toLowerCase()] = value
+  return { method, url: url.toString(), headers, body }
+}
+
+interface Hop {
+  response: NonNullable<HttpCheckResult['response']> & { headers: Record<string, string> }
+  phases: Omit<TimingPhases, 'total'>
+  tls: TlsCertificate | null
+  json: unknown
+}
+
+async function fetchOnce(
+  url: string,
+  request: PreparedRequest,
+  job: HttpJob,
+  ctx: RunnerContext,
+  signal: AbortSignal,
+): Promise<Hop> {
+  const target = new URL(url)
+  const marks = { start: performance.now(), lookup: 0, connect: 0, secure: 0, headers: 0, end: 0 }
+  let tls: TlsCertificate | null = null
+  const connector = buildConnector({
+    rejectUnauthorized: !job.request.skipSSL,
+    ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
+    ...(job.request.ipFamily === 'IPv6'
+      ? { family: 6 }
+      : job.request.ipFamily === 'IPv4'
+        ? { family: 4 }
+        : {}),
+  } as buildConnector.BuildOptions)
+  const client = new Client(target.origin, {
+    connect(options, callback) {
+      // undici's connector returns the socket it opens, though its type says void.
+      const socket = connector(options, callback) as unknown as TLSSocket
+      socket.once('lookup', () => {
+        marks.lookup = performance.now()
+      })
+      socket.once('connect', () => {
+        marks.connect = performance.now()
+      })
+      socket.once('secureConnect', () => {
+        marks.secure = performance.now()
+        tls = certificateOf(socket, ctx.now())
+      })
+      return socket
+    },
+  })
+  try {
+    const response = await client.request({
+      method: request.method as 'GET',
+      path: `${target.pathname}${target.search}`,
+      headers: request.headers,
+      body: request.body,
+      signal,
+    })
+    marks.headers = performance.now()
+    const body = await readBody(response.body)
+    marks.end = performance.now()
+    const headers = flattenHeaders(response.headers)
+    const text = body.toString('utf8')
+    return {
+      response: {
+        status: response.statusCode,
+        statusText: statusText(response.statusCode),
+        headers,
+        body: body.subarray(0, STORED_BODY_BYTES).toString('utf8'),
+      },
+      phases: phasesOf(marks),
+      tls,
+      json: parseJson(text),
+    }
+  } finally {
+    await client.destroy().catch(() => {})
+  }
+}
+
+async function readBody(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream) {
+    size += chunk.length
+    if (size > MAX_DOWNLOAD_BYTES)
+      throw Object.assign(new Error('Response body over 20 MB'), { code: 'BODY_TOO_LARGE' })
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+function phasesOf(marks: {
+  start: number
+  lookup: number
+  connect: number
+  secure: number
+  headers: number
+  end: number
+}) {
+  const afterDns = marks.lookup || marks.start
+  const connected = marks.connect || afterDns
+  const ready = marks.secure || connected
+  return {
+    wait: 0,
+    dns: round(afterDns - marks.start),
+    tcp: round(connected - afterDns),
+    tls: round(marks.secure ? marks.secure - connected : 0),
+    firstByte: round(marks.headers - ready),
+    download: round(marks.end - marks.headers),
+  }
+}
+
+function certificateOf(socket: TLSSocket, now: Date): TlsCertificate | null {
+  const certificate = socket.getPeerCertificate()
+  if (!certificate?.valid_to) return null
+  const validTo = new Date(certificate.valid_to)
+  return {
+    subject: String(certificate.subject?.CN ?? ''),
+    issuer: String(certificate.issuer?.CN ?? ''),
+    validTo: validTo.toISOString(),
+    daysRemaining: Math.floor((validTo.getTime() - now.getTime()) / 86_400_000),
+  }
+}
+
+function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOutcome[] {
+  const sources: Record<string, unknown> = {
+    STATUS_CODE: hop.response.status,
+    JSON_BODY: hop.json,
+    TEXT_BODY: hop.response.body,
+    HEADERS: hop.response.headers,
+    RESPONSE_TIME: Math.round(total),
+  }
+  return (job.request.assertions ?? []).map((assertion) =>
+    evaluateAssertion(assertion, sources[assertion.source]),
+  )
+}
+
+function describeFailure(outcome: AssertionOutcome): string {
+  const subject = [outcome.source, outcome.property].filter(Boolean).join(' ')
+  if (outcome.error) return `Assertion on ${subject} could not be evaluated: ${outcome.error}`
+  return `Assertion failed: ${subject} ${outcome.comparison} ${JSON.stringify(outcome.target ?? '')}, got ${JSON.stringify(outcome.actual)}`
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {}
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[key] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return flat
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function statusText(status: number): string {
+  return STATUS_TEXTS[status] ?? ''
+}
+
+function emptyPhases(total: number): TimingPhases {
+  return { wait: 0, dns: 0, tcp: 0, tls: 0, firstByte: 0, download: 0, total: round(total) }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100
+}

@@ -1,0 +1,82 @@
+import type { LookupFunction } from 'node:net'
+import type { AssertionOutcome } from '@svc/core'
+
+/** What a runner may use besides the job: injected so tests control time and name resolution. */
+export interface RunnerContext {
+  now(): Date
+  /** Replaces the system resolver for HTTP and TCP checks. */
+  lookup?: LookupFunction
+}
+
+export const ERROR_TYPES = ['NETWORK_ERROR', 'TIMEOUT', 'ASSERTION', 'SCRIPT', 'INTERNAL'] as const
+export type RunErrorType = (typeof ERROR_TYPES)[number]
+
+export interface RunError {
+  type: RunErrorType
+  message: string
+}
+
+/** The verdict every check type shares (API.md "Check results"); type-specific detail rides beside it. */
+export interface RunVerdict {
+  startedAt: string
+  stoppedAt: string
+  responseTime: number
+  /** The verdict after `shouldFail`. */
+  hasFailures: boolean
+  hasErrors: boolean
+  isDegraded: boolean
+  overMaxResponseTime: boolean
+  error: RunError | null
+}
+
+export interface TimingPhases {
+  wait: number
+  dns: number
+  tcp: number
+  tls: number
+  firstByte: number
+  download: number
+  total: number
+}
+
+export interface TlsCertificate {
+  subject: string
+  issuer: string
+  validTo: string
+  daysRemaining: number
+}
+
+export interface HttpCheckResult {
+  request: { method: string; url: string; headers: Record<string, string> }
+  response: { status: number; statusText: string; headers: Record<string, string>; body: string } | null
+  timingPhases: TimingPhases
+  assertions: AssertionOutcome[]
+  tls: TlsCertificate | null
+}
+
+/** Whether a run failed before `shouldFail` is applied, and why. */
+export interface RawOutcome {
+  failed: boolean
+  error: RunError | null
+  responseTime: number
+  degradedResponseTime: number
+  maxResponseTime: number
+  shouldFail: boolean
+}
+
+/** Degraded and max response times and `shouldFail`, applied the same way for every type. */
+export function verdictOf(outcome: RawOutcome, startedAt: Date, stoppedAt: Date): RunVerdict {
+  const overMaxResponseTime = outcome.responseTime > outcome.maxResponseTime
+  const failed = outcome.failed || overMaxResponseTime
+  const hasFailures = outcome.shouldFail ? !failed : failed
+  return {
+    startedAt: startedAt.toISOString(),
+    stoppedAt: stoppedAt.toISOString(),
+    responseTime: Math.round(outcome.responseTime),
+    hasFailures,
+    hasErrors: outcome.error !== null && outcome.error.type !== 'ASSERTION',
+    isDegraded: !hasFailures && outcome.responseTime > outcome.degradedResponseTime,
+    overMaxResponseTime,
+    error: outcome.error,
+  }
+}
