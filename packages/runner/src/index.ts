@@ -1,2 +1,3 @@
 export { type HttpJob, type HttpRunResult, runHttpCheck } from './http/run-http-check.ts'
+export { runTcpCheck, type TcpJob, type TcpRunResult } from './tcp/run-tcp-check.ts'
 export * from './types.ts'

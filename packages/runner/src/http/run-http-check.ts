@@ -2,6 +2,7 @@ import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
 import { buildConnector, Client } from 'undici'
+import { describeAssertionFailure } from '../describe-assertion.ts'
 import type {
   HttpCheckResult,
   RunError,
@@ -72,7 +73,8 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   const total = performance.now() - started
   const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
   const failedAssertion = assertions.find((a) => !a.passed)
-  if (!error && failedAssertion) error = { type: 'ASSERTION', message: describeFailure(failedAssertion) }
+  if (!error && failedAssertion)
+    error = { type: 'ASSERTION', message: describeAssertionFailure(failedAssertion) }
   if (!error && hop && !job.request.assertions?.length && hop.response.status >= 400) {
     error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
   }
@@ -252,12 +254,6 @@ function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOut
   return (job.request.assertions ?? []).map((assertion) =>
     evaluateAssertion(assertion, sources[assertion.source]),
   )
-}
-
-function describeFailure(outcome: AssertionOutcome): string {
-  const subject = [outcome.source, outcome.property].filter(Boolean).join(' ')
-  if (outcome.error) return `Assertion on ${subject} could not be evaluated: ${outcome.error}`
-  return `Assertion failed: ${subject} ${outcome.comparison} ${JSON.stringify(outcome.target ?? '')}, got ${JSON.stringify(outcome.actual)}`
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

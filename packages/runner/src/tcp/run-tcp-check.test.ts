@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict'
+import { type AddressInfo, createServer, type Server } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { runTcpCheck, type TcpJob } from './run-tcp-check.ts'
+
+const ctx = { now: () => new Date() }
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return (server.address() as AddressInfo).port
+}
+
+function job(port: number, request: Partial<TcpJob['request']> = {}, extra: Partial<TcpJob> = {}): TcpJob {
+  return {
+    request: { hostname: '127.0.0.1', port, ...request },
+    degradedResponseTime: 4000,
+    maxResponseTime: 5000,
+    shouldFail: false,
+    ...extra,
+  }
+}
+
+describe('TCP checks against a local echo server', () => {
+  const echo = createServer((socket) => socket.on('data', (data) => socket.end(`echo:${data}`)))
+  const silent = createServer(() => {})
+  let echoPort = 0
+  let silentPort = 0
+  before(async () => {
+    echoPort = await listen(echo)
+    silentPort = await listen(silent)
+  })
+  after(() => {
+    echo.close()
+    silent.close()
+  })
+
+  test('connects, sends, reads the reply and asserts on it', async () => {
+    const result = await runTcpCheck(
+      job(echoPort, {
+        data: 'PING',
+        assertions: [
+          { source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'echo:PING' },
+          { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '5000' },
+        ],
+      }),
+      ctx,
+    )
+    assert.equal(result.hasFailures, false, JSON.stringify(result.error))
+    assert.equal(result.checkResult.responseData, 'echo:PING')
+    assert.ok(result.checkResult.timingPhases.connection > 0)
+    assert.ok(result.checkResult.timingPhases.total >= result.checkResult.timingPhases.connection)
+  })
+
+  test('a reply that does not match fails with ASSERTION', async () => {
+    const result = await runTcpCheck(
+      job(echoPort, {
+        data: 'PING',
+        assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' }],
+      }),
+      ctx,
+    )
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.type, 'ASSERTION')
+  })
+
+  test('connect-only passes; refused is NETWORK_ERROR; a silent peer times out', async () => {
+    assert.equal((await runTcpCheck(job(silentPort), ctx)).hasFailures, false)
+    const closed = createServer()
+    const port = await listen(closed)
+    closed.close()
+    const refused = await runTcpCheck(job(port), ctx)
+    assert.equal(refused.error?.type, 'NETWORK_ERROR')
+    assert.match(refused.error?.message ?? '', /Connection refused/)
+    const stalled = await runTcpCheck(
+      job(
+        silentPort,
+        { data: 'hello', assertions: [{ source: 'RESPONSE_DATA', comparison: 'NOT_EMPTY' }] },
+        { maxResponseTime: 300, degradedResponseTime: 100 },
+      ),
+      ctx,
+    )
+    assert.equal(stalled.hasFailures, true)
+    assert.equal(stalled.error?.type, 'TIMEOUT')
+  })
+})

@@ -1,0 +1,128 @@
+import { connect, type LookupFunction } from 'node:net'
+import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
+import { describeAssertionFailure } from '../describe-assertion.ts'
+import { classifyNetworkError } from '../http/classify-error.ts'
+import { type RunError, type RunnerContext, type RunVerdict, verdictOf } from '../types.ts'
+
+export interface TcpJob {
+  request: {
+    hostname: string
+    port: number
+    data?: string
+    ipFamily?: 'IPv4' | 'IPv6'
+    assertions?: Assertion[]
+  }
+  degradedResponseTime: number
+  maxResponseTime: number
+  shouldFail: boolean
+}
+
+export interface TcpCheckResult {
+  hostname: string
+  port: number
+  responseData: string
+  timingPhases: { dns: number; connection: number; data: number; total: number }
+  assertions: AssertionOutcome[]
+}
+
+export type TcpRunResult = RunVerdict & { checkResult: TcpCheckResult }
+
+/** After sending, the reply is complete when the peer closes or stays quiet this long. */
+const IDLE_AFTER_DATA_MS = 500
+const MAX_RESPONSE_BYTES = 64 * 1024
+
+/** Connects, optionally sends `data`, reads the reply, and checks it. Never throws. */
+export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpRunResult> {
+  const startedAt = ctx.now()
+  const started = performance.now()
+  const marks = { lookup: 0, connect: 0, end: 0 }
+  let responseData = ''
+  let error: RunError | null = null
+  let timedOut = false
+  try {
+    responseData = await new Promise<string>((resolve, reject) => {
+      const socket = connect({
+        host: job.request.hostname,
+        port: job.request.port,
+        family: job.request.ipFamily === 'IPv6' ? 6 : 4,
+        ...(ctx.lookup ? { lookup: ctx.lookup as LookupFunction } : {}),
+      })
+      const chunks: Buffer[] = []
+      let idle: NodeJS.Timeout | undefined
+      const finish = () => {
+        clearTimeout(idle)
+        clearTimeout(deadline)
+        marks.end = performance.now()
+        socket.destroy()
+        resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'))
+      }
+      const deadline = setTimeout(() => {
+        timedOut = true
+        socket.destroy()
+        reject(new Error('timeout'))
+      }, job.maxResponseTime)
+      socket.once('lookup', () => {
+        marks.lookup = performance.now()
+      })
+      socket.once('connect', () => {
+        marks.connect = performance.now()
+        if (!job.request.data) return finish()
+        socket.write(job.request.data)
+        idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
+      })
+      socket.on('data', (chunk: Buffer) => {
+        chunks.push(chunk)
+        clearTimeout(idle)
+        idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
+      })
+      socket.once('end', finish)
+      socket.once('error', (e) => {
+        clearTimeout(idle)
+        clearTimeout(deadline)
+        reject(e)
+      })
+    })
+  } catch (caught) {
+    error = classifyNetworkError(caught, timedOut)
+  }
+  const total = performance.now() - started
+  const assertions = error
+    ? []
+    : (job.request.assertions ?? []).map((a) =>
+        evaluateAssertion(a, a.source === 'RESPONSE_TIME' ? Math.round(total) : responseData),
+      )
+  const failed = assertions.find((a) => !a.passed)
+  if (!error && failed) error = { type: 'ASSERTION', message: describeAssertionFailure(failed) }
+  const afterDns = marks.lookup || started
+  const verdict = verdictOf(
+    {
+      failed: error !== null,
+      error,
+      responseTime: total,
+      degradedResponseTime: job.degradedResponseTime,
+      maxResponseTime: job.maxResponseTime,
+      shouldFail: job.shouldFail,
+    },
+    startedAt,
+    ctx.now(),
+  )
+  return {
+    ...verdict,
+    checkResult: {
+      hostname: job.request.hostname,
+      port: job.request.port,
+      responseData,
+      timingPhases: {
+        dns: round(afterDns - started),
+        connection: round(marks.connect ? marks.connect - afterDns : 0),
+        data: round(marks.connect && marks.end ? marks.end - marks.connect : 0),
+        total: round(total),
+      },
+      assertions,
+    },
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100
+}
