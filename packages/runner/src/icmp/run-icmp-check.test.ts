@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { parsePingOutput } from './parse-ping.ts'
+import { type IcmpJob, runIcmpCheck } from './run-icmp-check.ts'
+
+const ctx = { now: () => new Date() }
+const job = (request: Partial<IcmpJob['request']> = {}, extra: Partial<IcmpJob> = {}): IcmpJob => ({
+  request: { hostname: '127.0.0.1', pingCount: 3, ...request },
+  degradedPacketLossThreshold: 10,
+  maxPacketLossThreshold: 20,
+  shouldFail: false,
+  ...extra,
+})
+
+describe('ICMP checks through the system ping', () => {
+  test('pinging 127.0.0.1 passes with latency and no loss; LATENCY assertions read avg/min/max', async () => {
+    const result = await runIcmpCheck(
+      job({
+        assertions: [
+          { source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '1000' },
+          { source: 'JSON_RESPONSE', property: '$.received', comparison: 'EQUALS', target: '3' },
+        ],
+      }),
+      ctx,
+    )
+    assert.equal(result.hasFailures, false, JSON.stringify(result.error))
+    assert.equal(result.checkResult.summary?.transmitted, 3)
+    assert.equal(result.checkResult.summary?.packetLoss, 0)
+    assert.ok((result.checkResult.summary?.latency?.avg ?? -1) >= 0)
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => a.passed),
+      [true, true],
+    )
+  })
+
+  test('a failing latency assertion fails the run', async () => {
+    const result = await runIcmpCheck(
+      job({
+        pingCount: 1,
+        assertions: [{ source: 'LATENCY', property: 'max', comparison: 'LESS_THAN', target: '0' }],
+      }),
+      ctx,
+    )
+    assert.equal(result.error?.type, 'ASSERTION')
+  })
+
+  test('a host ping cannot reach is a NETWORK_ERROR (no DNS query leaves the machine)', async () => {
+    const result = await runIcmpCheck(job({ hostname: '127.0.0.1', ipFamily: 'IPv6', pingCount: 1 }), ctx)
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.type, 'NETWORK_ERROR')
+  })
+
+  test('packet loss is parsed and judged against the thresholds', () => {
+    const lossy = parsePingOutput(
+      '10 packets transmitted, 7 received, 30% packet loss, time 9012ms\nrtt min/avg/max/mdev = 1.1/2.2/3.3/0.4 ms',
+    )
+    assert.deepEqual(lossy, {
+      transmitted: 10,
+      received: 7,
+      packetLoss: 30,
+      latency: { min: 1.1, avg: 2.2, max: 3.3, stdDev: 0.4 },
+    })
+    assert.deepEqual(parsePingOutput('4 packets transmitted, 0 received, 100% packet loss, time 3060ms'), {
+      transmitted: 4,
+      received: 0,
+      packetLoss: 100,
+      latency: null,
+    })
+    assert.equal(parsePingOutput('ping: unknown host'), null)
+  })
+})
