@@ -1,3 +1,4 @@
+export { type DnsJob, type DnsRunResult, runDnsCheck } from './dns/run-dns-check.ts'
 export { type HttpJob, type HttpRunResult, runHttpCheck } from './http/run-http-check.ts'
 export { type IcmpJob, type IcmpRunResult, runIcmpCheck } from './icmp/run-icmp-check.ts'
 export { runTcpCheck, type TcpJob, type TcpRunResult } from './tcp/run-tcp-check.ts'

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import dns2 from 'dns2'
+import { freePort } from '../testing/free-port.ts'
+import { type DnsJob, runDnsCheck } from './run-dns-check.ts'
+
+const { Packet } = dns2
+const ctx = { now: () => new Date() }
+
+describe('DNS checks against a local DNS server over UDP and TCP', () => {
+  let port = 0
+  const server = dns2.createServer({
+    udp: true,
+    tcp: true,
+    handle(request, send) {
+      const response = Packet.createResponseFromRequest(request)
+      const [question] = request.questions
+      const name = question?.name ?? ''
+      // dns2 types answers as encodable Resources; plain records are what its server encodes.
+      const answer = (record: object) => response.answers.push(record as (typeof response.answers)[number])
+      if (name !== 'svc.test') {
+        response.header.rcode = Packet.RCODE.NXDOMAIN
+        return send(response)
+      }
+      if (question?.type === Packet.TYPE.A) {
+        answer({
+          name,
+          type: Packet.TYPE.A,
+          class: Packet.CLASS.IN,
+          ttl: 300,
+          address: '10.1.2.3',
+        })
+      }
+      if (question?.type === Packet.TYPE.TXT) {
+        answer({
+          name,
+          type: Packet.TYPE.TXT,
+          class: Packet.CLASS.IN,
+          ttl: 60,
+          data: 'v=spf1 -all',
+        })
+      }
+      if (question?.type === Packet.TYPE.MX) {
+        answer({
+          name,
+          type: Packet.TYPE.MX,
+          class: Packet.CLASS.IN,
+          ttl: 60,
+          priority: 10,
+          exchange: 'mail.svc.test',
+        })
+      }
+      send(response)
+    },
+  })
+  before(async () => {
+    port = await freePort()
+    await server.listen({ udp: { port, address: '127.0.0.1' }, tcp: { port, address: '127.0.0.1' } })
+  })
+  after(() => server.close())
+
+  const job = (request: Partial<DnsJob['request']>, extra: Partial<DnsJob> = {}): DnsJob => ({
+    request: { query: 'svc.test', recordType: 'A', nameServer: '127.0.0.1', port, ...request },
+    degradedResponseTime: 1000,
+    maxResponseTime: 2000,
+    shouldFail: false,
+    ...extra,
+  })
+
+  for (const protocol of ['UDP', 'TCP'] as const) {
+    test(`A record over ${protocol} with assertions on code, text and JSON answers`, async () => {
+      const result = await runDnsCheck(
+        job({
+          protocol,
+          assertions: [
+            { source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR' },
+            { source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: '10.1.2.3' },
+            { source: 'JSON_ANSWER', property: '$[0].value', comparison: 'EQUALS', target: '10.1.2.3' },
+            { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '2000' },
+          ],
+        }),
+        ctx,
+      )
+      assert.equal(result.hasFailures, false, JSON.stringify(result.error))
+      assert.equal(result.checkResult.protocol, protocol)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'svc.test', type: 'A', ttl: 300, value: '10.1.2.3' },
+      ])
+    })
+  }
+
+  test('TXT and MX answers read as text', async () => {
+    const txt = await runDnsCheck(job({ recordType: 'TXT' }), ctx)
+    assert.equal(txt.checkResult.answers[0]?.value, 'v=spf1 -all')
+    const mx = await runDnsCheck(job({ recordType: 'MX' }), ctx)
+    assert.equal(mx.checkResult.answers[0]?.value, '10 mail.svc.test')
+  })
+
+  test('NXDOMAIN fails without assertions and can be asserted on', async () => {
+    const missing = await runDnsCheck(job({ query: 'nope.test' }), ctx)
+    assert.equal(missing.checkResult.responseCode, 'NXDOMAIN')
+    assert.equal(missing.hasFailures, true)
+    const expected = await runDnsCheck(
+      job({
+        query: 'nope.test',
+        assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NXDOMAIN' }],
+      }),
+      ctx,
+    )
+    assert.equal(expected.hasFailures, false)
+  })
+
+  test('a silent name server times out', async () => {
+    const silent = await freePort()
+    const result = await runDnsCheck(
+      job({ port: silent }, { maxResponseTime: 300, degradedResponseTime: 100 }),
+      ctx,
+    )
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.type, 'TIMEOUT')
+  })
+})

@@ -1,0 +1,154 @@
+import { getServers } from 'node:dns'
+import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
+import dns2 from 'dns2'
+import { describeAssertionFailure } from '../describe-assertion.ts'
+import { classifyNetworkError } from '../http/classify-error.ts'
+import { type RunError, type RunnerContext, type RunVerdict, verdictOf } from '../types.ts'
+
+export interface DnsJob {
+  request: {
+    query: string
+    recordType: string
+    nameServer?: string | null
+    port?: number
+    protocol?: 'UDP' | 'TCP'
+    assertions?: Assertion[]
+  }
+  degradedResponseTime: number
+  maxResponseTime: number
+  shouldFail: boolean
+}
+
+export interface DnsRecord {
+  name: string
+  type: string
+  ttl: number
+  value: string
+}
+
+export interface DnsCheckResult {
+  query: string
+  recordType: string
+  nameServer: string
+  port: number
+  protocol: 'UDP' | 'TCP'
+  responseCode: string | null
+  answers: DnsRecord[]
+  timingPhases: { total: number }
+  assertions: AssertionOutcome[]
+}
+
+export type DnsRunResult = RunVerdict & { checkResult: DnsCheckResult }
+
+const TYPE_NAMES = Object.fromEntries(Object.entries(dns2.Packet.TYPE).map(([name, code]) => [code, name]))
+const RCODE_NAMES = Object.fromEntries(Object.entries(dns2.Packet.RCODE).map(([name, code]) => [code, name]))
+
+/** Asks `nameServer` (default: the system's first resolver) over UDP or TCP and checks the answer. */
+export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsRunResult> {
+  const startedAt = ctx.now()
+  const started = performance.now()
+  const nameServer = job.request.nameServer || getServers()[0] || '127.0.0.1'
+  const port = job.request.port ?? 53
+  const protocol = job.request.protocol ?? 'UDP'
+  let responseCode: string | null = null
+  let answers: DnsRecord[] = []
+  let error: RunError | null = null
+  let timedOut = false
+  try {
+    if (!(job.request.recordType in dns2.Packet.TYPE)) {
+      throw new Error(`Record type ${job.request.recordType} is not supported by this runner yet`)
+    }
+    const resolve =
+      protocol === 'TCP'
+        ? dns2.TCPClient({ dns: nameServer, port })
+        : dns2.UDPClient({ dns: nameServer, port, timeout: job.maxResponseTime, retryOverTCP: false })
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true
+        reject(new Error('timeout'))
+      }, job.maxResponseTime)
+    })
+    const response = await Promise.race([
+      resolve(job.request.query, job.request.recordType as 'A'),
+      deadline,
+    ]).finally(() => clearTimeout(timer))
+    responseCode = RCODE_NAMES[response.header.rcode] ?? String(response.header.rcode)
+    answers = response.answers.map((answer) => toRecord(answer as unknown as Record<string, unknown>))
+  } catch (caught) {
+    error = classifyNetworkError(caught, timedOut)
+  }
+  const total = performance.now() - started
+  const assertions = error ? [] : evaluateAll(job.request.assertions ?? [], { responseCode, answers, total })
+  const failed = assertions.find((a) => !a.passed)
+  if (!error && failed) error = { type: 'ASSERTION', message: describeAssertionFailure(failed) }
+  if (!error && assertions.length === 0 && responseCode !== 'NOERROR') {
+    error = { type: 'ASSERTION', message: `DNS response code ${responseCode}` }
+  }
+  const verdict = verdictOf(
+    {
+      failed: error !== null,
+      error,
+      responseTime: total,
+      degradedResponseTime: job.degradedResponseTime,
+      maxResponseTime: job.maxResponseTime,
+      shouldFail: job.shouldFail,
+    },
+    startedAt,
+    ctx.now(),
+  )
+  return {
+    ...verdict,
+    checkResult: {
+      query: job.request.query,
+      recordType: job.request.recordType,
+      nameServer,
+      port,
+      protocol,
+      responseCode,
+      answers,
+      timingPhases: { total: Math.round(total * 100) / 100 },
+      assertions,
+    },
+  }
+}
+
+function evaluateAll(
+  assertions: Assertion[],
+  response: { responseCode: string | null; answers: DnsRecord[]; total: number },
+): AssertionOutcome[] {
+  const text = response.answers.map((a) => `${a.name} ${a.ttl} IN ${a.type} ${a.value}`).join('\n')
+  const sources: Record<string, unknown> = {
+    RESPONSE_CODE: response.responseCode,
+    RESPONSE_TIME: Math.round(response.total),
+    TEXT_ANSWER: text,
+    JSON_ANSWER: response.answers,
+  }
+  return assertions.map((assertion) => evaluateAssertion(assertion, sources[assertion.source]))
+}
+
+function toRecord(answer: Record<string, unknown>): DnsRecord {
+  const type = TYPE_NAMES[answer.type as number] ?? String(answer.type)
+  return { name: String(answer.name), type, ttl: Number(answer.ttl ?? 0), value: recordValue(type, answer) }
+}
+
+function recordValue(type: string, answer: Record<string, unknown>): string {
+  switch (type) {
+    case 'A':
+    case 'AAAA':
+      return String(answer.address)
+    case 'MX':
+      return `${answer.priority} ${answer.exchange}`
+    case 'TXT':
+      return Array.isArray(answer.data) ? answer.data.join('') : String(answer.data)
+    case 'CNAME':
+    case 'NS':
+      return String(answer.domain ?? answer.ns ?? answer.data)
+    case 'SRV':
+      return `${answer.priority} ${answer.weight} ${answer.port} ${answer.target}`
+    case 'SOA':
+      return `${answer.primary} ${answer.admin} ${answer.serial} ${answer.refresh} ${answer.retry} ${answer.expiration} ${answer.minimum}`
+    default:
+      return JSON.stringify(answer)
+  }
+}
