@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import { type Migration, Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { migrations } from './migrations/index.ts'
@@ -45,11 +45,25 @@ export async function migrateToLatest(store: Store): Promise<void> {
       )
     },
   }
-  const { error, results } = await new Migrator({ db: store.db, provider }).migrateToLatest()
+  // Kysely looks for its bookkeeping tables in every schema; pin them to ours, or a neighbour schema
+  // (another deployment or test on the same database) makes it skip creating them.
+  const migrationTableSchema = store.engine === 'postgres' ? await currentSchema(store) : undefined
+  const { error, results } = await new Migrator({
+    db: store.db,
+    provider,
+    migrationTableSchema,
+  }).migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
     throw new Error(`migration ${failed ?? '(unknown)'} failed`, { cause: error })
   }
+}
+
+async function currentSchema(store: Store): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)
+  const schema = rows[0]?.schema
+  if (!schema) throw new Error('PostgreSQL has no current schema: set search_path')
+  return schema
 }
 
 const INT8_OID = 20

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { freePort } from '@svc/runner/testing'
+
+export { freePort }
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..')
 const MAIN = join(REPO_ROOT, 'packages/server/src/main.ts')
@@ -16,16 +18,6 @@ export interface ServerProcess {
   output(): string
   /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>
-}
-
-/** A free loopback port: listen on 0, read it, close. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  const address = server.address()
-  await new Promise((done) => server.close(done))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
 }
 
 /** The env that points a server process at an isolated test store URL from `TestEngine.createUrl()`. */
