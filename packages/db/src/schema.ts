@@ -15,6 +15,8 @@ export interface Database {
   check_groups: CheckGroupsTable
   checks: ChecksTable
   check_tags: CheckTagsTable
+  check_schedules: CheckSchedulesTable
+  check_results: CheckResultsTable
 }
 
 export interface UsersTable {
@@ -109,4 +111,37 @@ export interface ChecksTable {
 export interface CheckTagsTable {
   check_id: string
   tag: string
+}
+
+export interface CheckSchedulesTable {
+  check_id: string
+  location: string
+  next_due_ms: number
+  /** The node (scheduler instance) running this slot now, until `lease_until_ms`. */
+  lease_owner: string | null
+  lease_until_ms: number | null
+}
+
+export interface CheckResultsTable {
+  id: string
+  job_id: string
+  check_id: string
+  account_id: string
+  check_type: string
+  run_location: string
+  started_at: string
+  stopped_at: string
+  response_time: number
+  has_failures: SqlBool
+  has_errors: SqlBool
+  is_degraded: SqlBool
+  over_max_response_time: SqlBool
+  attempts: number
+  result_type: string
+  error_type: string | null
+  error_message: string | null
+  status_code: number | null
+  /** JSON: the runner's type-specific result (apiCheckResult, tcpCheckResult, ...). */
+  detail: string
+  created_at: string
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Engine } from '../create-db.ts'
 import * as foundation from './0001-foundation.ts'
 import * as checks from './0002-checks.ts'
+import * as schedulesAndResults from './0003-schedules-and-results.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -11,4 +12,5 @@ export interface Migration {
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-checks': checks,
+  '0003-schedules-and-results': schedulesAndResults,
 }

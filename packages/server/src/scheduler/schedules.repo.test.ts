@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, type TestApp } from '../testing/test-app.ts'
+import { claimDueSlots, completeSlot, listSchedule, replaceSchedule } from './schedules.repo.ts'
+
+for (const engine of testEngines()) {
+  describe(`schedule claims on ${engine.engine}`, () => {
+    let t: TestApp
+    const checkIds: string[] = []
+    before(async () => {
+      t = await createTestApp(engine)
+      for (let i = 0; i < 6; i++) {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: `c${i}`, request: { url: 'http://127.0.0.1/' } },
+        })
+        checkIds.push(created.json().id)
+      }
+    })
+    after(() => t.close())
+
+    test('due slots are leased once, expired leases are taken over, completion moves the slot', async () => {
+      await Promise.all(
+        checkIds.map((id, i) =>
+          replaceSchedule(t.ctx, id, [
+            { location: 'local', nextDueMs: 1_000 + i },
+            { location: 'eu-west-1', nextDueMs: 1_000 + i },
+          ]),
+        ),
+      )
+      const claim = (owner: string, nowMs: number, locations = ['local']) =>
+        claimDueSlots(t.ctx, { owner, nowMs, leaseMs: 30_000, locations, limit: 4 })
+
+      assert.deepEqual(await claim('a', 999), [], 'nothing is due yet')
+      const [first, second] = await Promise.all([claim('a', 2_000), claim('b', 2_000)])
+      const claimed = [...(first ?? []), ...(second ?? [])]
+      assert.equal(claimed.length, 6, 'every due local slot is claimed exactly once')
+      assert.equal(new Set(claimed.map((s) => s.checkId)).size, 6)
+      assert.ok(claimed.every((s) => s.location === 'local'))
+      assert.deepEqual(await claim('c', 3_000), [], 'leased slots are not claimed again')
+
+      const done = claimed[0]!
+      const owner = first?.some((s) => s.checkId === done.checkId) ? 'a' : 'b'
+      await completeSlot(t.ctx, {
+        checkId: done.checkId,
+        location: 'local',
+        owner: 'intruder',
+        nextDueMs: 99_999,
+      })
+      const untouched = (await listSchedule(t.ctx, done.checkId)).find((r) => r.location === 'local')
+      assert.equal(Number(untouched?.next_due_ms), done.dueMs, 'only the lease holder completes a slot')
+      await completeSlot(t.ctx, { checkId: done.checkId, location: 'local', owner, nextDueMs: 61_000 })
+
+      const takenOver = await claim('d', 2_000 + 30_001)
+      assert.equal(takenOver.length, 4, 'expired leases are due again')
+      assert.ok(!takenOver.some((s) => s.checkId === done.checkId))
+      const remaining = claimed.filter((slot) => slot.checkId !== done.checkId).map((slot) => slot.dueMs)
+      assert.deepEqual(
+        takenOver.map((slot) => slot.dueMs).sort(),
+        remaining.sort().slice(0, 4),
+        'the longest-due slots go first',
+      )
+    })
+
+    test('deleting a check removes its schedule at once', async () => {
+      const id = checkIds[5]!
+      await t.call({ method: 'DELETE', url: `/v1/checks/${id}` })
+      assert.deepEqual(await listSchedule(t.ctx, id), [])
+    })
+  })
+}

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { nextSlotAfter, planSlots, stableOffsetMs } from './slots.ts'
+
+const MINUTE = 60_000
+
+test('offsets are stable per check and spread inside the period', () => {
+  assert.equal(stableOffsetMs('check-a', 10 * MINUTE), stableOffsetMs('check-a', 10 * MINUTE))
+  const offsets = new Set(
+    Array.from({ length: 200 }, (_, i) => Math.floor(stableOffsetMs(`c${i}`, MINUTE) / 1000)),
+  )
+  assert.ok(offsets.size > 40, `200 checks land on ${offsets.size} distinct seconds of the minute`)
+  for (let i = 0; i < 50; i++) {
+    const offset = stableOffsetMs(`c${i}`, 5 * MINUTE)
+    assert.ok(offset >= 0 && offset < 5 * MINUTE)
+  }
+})
+
+test('the next slot is strictly after now and on the grid', () => {
+  const plan = { periodMs: 10 * MINUTE, offsetMs: 90_000 }
+  assert.equal(nextSlotAfter(0, plan), 90_000)
+  assert.equal(nextSlotAfter(90_000, plan), 90_000 + 10 * MINUTE)
+  assert.equal(nextSlotAfter(90_001, plan), 90_000 + 10 * MINUTE)
+  assert.equal(nextSlotAfter(-1, { periodMs: MINUTE, offsetMs: 0 }), 0)
+})
+
+test('round-robin runs one location per period in turn; runParallel runs all each period', () => {
+  const locations = ['a', 'b', 'c']
+  const roundRobin = planSlots('check', 1, locations, false)
+  const firstRuns = roundRobin.map((plan) => nextSlotAfter(0, plan)).sort((x, y) => x - y)
+  const gaps = firstRuns.slice(1).map((t, i) => t - (firstRuns[i] ?? 0))
+  assert.deepEqual(gaps, [MINUTE, MINUTE], 'one location per minute')
+  assert.ok(roundRobin.every((plan) => plan.periodMs === 3 * MINUTE))
+
+  const parallel = planSlots('check', 1, locations, true)
+  assert.equal(new Set(parallel.map((plan) => nextSlotAfter(0, plan))).size, 1)
+  assert.ok(parallel.every((plan) => plan.periodMs === MINUTE))
+})

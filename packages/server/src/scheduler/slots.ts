@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * When a check runs. A check of period P has a stable offset O inside the period (from its id), so
+ * checks spread over the period instead of all firing at second 0. Round-robin over N locations gives
+ * location i the period N·P and offset O + i·P: one location per period, in turn. With `runParallel`
+ * every location runs every period at O.
+ */
+export interface SlotPlan {
+  location: string
+  periodMs: number
+  offsetMs: number
+}
+
+export function planSlots(
+  checkId: string,
+  frequencyMinutes: number,
+  locations: string[],
+  runParallel: boolean,
+): SlotPlan[] {
+  const periodMs = frequencyMinutes * 60_000
+  const offsetMs = stableOffsetMs(checkId, periodMs)
+  return locations.map((location, index) =>
+    runParallel
+      ? { location, periodMs, offsetMs }
+      : { location, periodMs: periodMs * locations.length, offsetMs: offsetMs + index * periodMs },
+  )
+}
+
+/** The first slot strictly after `nowMs`. */
+export function nextSlotAfter(nowMs: number, plan: Pick<SlotPlan, 'periodMs' | 'offsetMs'>): number {
+  const sinceOffset = (((nowMs - plan.offsetMs) % plan.periodMs) + plan.periodMs) % plan.periodMs
+  return nowMs - sinceOffset + plan.periodMs
+}
+
+export function stableOffsetMs(checkId: string, periodMs: number): number {
+  const hash = createHash('sha256').update(checkId).digest()
+  return hash.readUInt32BE(0) % periodMs
+}
