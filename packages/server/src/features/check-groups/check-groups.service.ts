@@ -4,7 +4,7 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
-import { invalid } from '../checks/checks.service.ts'
+import { invalid, resyncGroupChecks } from '../checks/checks.service.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
 
@@ -50,6 +50,7 @@ export async function updateGroup(ctx: ServiceContext, accountId: string, id: nu
     updated_at: isoNow(ctx),
   }
   await repo.updateGroup(ctx, id, changes)
+  await resyncGroupChecks(ctx, accountId, id)
   return toResponse({ ...row, ...changes })
 }
 

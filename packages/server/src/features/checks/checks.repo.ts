@@ -97,3 +97,26 @@ export async function groupExists(ctx: ServiceContext, accountId: string, groupI
     .executeTakeFirst()
   return row !== undefined
 }
+
+export async function groupIsActivated(
+  ctx: ServiceContext,
+  accountId: string,
+  groupId: number,
+): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('check_groups')
+    .select('activated')
+    .where('account_id', '=', accountId)
+    .where('id', '=', groupId)
+    .executeTakeFirst()
+  return Boolean(row?.activated)
+}
+
+export async function listChecksOfGroup(ctx: ServiceContext, accountId: string, groupId: number) {
+  return ctx.db
+    .selectFrom('checks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('group_id', '=', groupId)
+    .execute()
+}

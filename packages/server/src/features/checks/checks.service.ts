@@ -11,6 +11,7 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
+import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
@@ -53,6 +54,7 @@ export async function createCheck(
     updated_at: now,
   }
   await repo.insertCheck(ctx, row, definition.tags)
+  await syncCheckSchedule(ctx, await schedulable(ctx, accountId, row.id, checkType, definition))
   return toResponse(ctx, row)
 }
 
@@ -103,6 +105,7 @@ export async function updateCheck(
     updated_at: isoNow(ctx),
   }
   await repo.replaceCheck(ctx, id, updated, definition.tags)
+  await syncCheckSchedule(ctx, await schedulable(ctx, accountId, id, checkType, definition))
   return toResponse(ctx, { ...row, ...updated })
 }
 
@@ -219,6 +222,41 @@ function checkHeartbeat(heartbeat: Record<string, number | string>) {
     throw invalid('body.heartbeat.period', 'must be between 30 seconds and 365 days')
   if (seconds('grace', 'graceUnit') > yearSeconds)
     throw invalid('body.heartbeat.grace', 'must be at most 365 days')
+}
+
+/** Re-plans the runs of every check of a group, e.g. after the group was (de)activated. */
+export async function resyncGroupChecks(
+  ctx: ServiceContext,
+  accountId: string,
+  groupId: number,
+): Promise<void> {
+  for (const row of await repo.listChecksOfGroup(ctx, accountId, groupId)) {
+    const definition = JSON.parse(row.definition) as Definition
+    await syncCheckSchedule(
+      ctx,
+      await schedulable(ctx, accountId, row.id, row.check_type as CheckType, definition),
+    )
+  }
+}
+
+async function schedulable(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  checkType: CheckType,
+  definition: Definition,
+): Promise<SchedulableCheck> {
+  const groupActivated =
+    definition.groupId === null || (await repo.groupIsActivated(ctx, accountId, definition.groupId))
+  return {
+    id,
+    checkType,
+    activated: definition.activated,
+    frequency: definition.frequency,
+    locations: definition.locations as string[],
+    runParallel: Boolean(definition.runParallel),
+    groupActivated,
+  }
 }
 
 function columnsOf(definition: Definition) {
