@@ -19,6 +19,8 @@ export interface Config {
   logLevel: string
   /** Data-center locations this deployment serves (SVC_LOCATIONS) and the default for new checks. */
   locations: { served: string[]; defaults: string[] }
+  /** Check runs at once in this process's in-process runner (SVC_RUNNER_CONCURRENCY). */
+  runnerConcurrency: number
 }
 
 export class ConfigError extends Error {}
@@ -55,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey,
     logLevel: env.LOG_LEVEL || 'info',
     locations: parseLocations(env.SVC_LOCATIONS, env.SVC_DEFAULT_LOCATIONS),
+    runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
   }
 }
 
@@ -76,6 +79,13 @@ function parseLocations(served = 'local', defaults?: string) {
   if (unknown.length > 0)
     throw new ConfigError(`SVC_DEFAULT_LOCATIONS names unserved locations: ${unknown.join(', ')}`)
   return { served: servedList, defaults: defaultList }
+}
+
+function parsePositiveInteger(name: string, value: string): number {
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < 1)
+    throw new ConfigError(`${name} must be a positive integer, got ${value}`)
+  return number
 }
 
 function parsePort(value: string): number {

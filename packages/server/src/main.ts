@@ -4,6 +4,7 @@ import { bootstrapFirstAccount } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
+import { createScheduler } from './scheduler/scheduler.ts'
 
 /** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -22,18 +23,22 @@ async function main(): Promise<void> {
       redact: ['req.headers.authorization', 'req.headers.cookie'],
     },
   })
-  const first = await bootstrapFirstAccount(
-    {
-      db: store.db,
-      engine: store.engine,
-      clock: systemClock,
-      secretBox,
-      publicUrl: config.publicUrl,
-      locations: config.locations,
-    },
-    config.bootstrapApiKey,
-  )
+  const serviceContext = {
+    db: store.db,
+    engine: store.engine,
+    clock: systemClock,
+    secretBox,
+    publicUrl: config.publicUrl,
+    locations: config.locations,
+  }
+  const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
   await app.listen({ port: config.port, host: config.host })
+  const scheduler = createScheduler(serviceContext, {
+    locations: config.locations.served,
+    concurrency: config.runnerConcurrency,
+    log: app.log,
+  })
+  scheduler.start()
 
   const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
   if (first) {
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'shutting down')
+    await scheduler.stop()
     await app.close()
     await store.close()
     process.exit(0)

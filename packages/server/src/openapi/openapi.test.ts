@@ -33,6 +33,8 @@ const PUBLIC_OPERATIONS = [
   'delete /v1/check-groups/{id}',
   'get /v1/check-groups/{id}/checks',
   'get /v1/locations',
+  'get /v1/check-results/{checkId}',
+  'get /v1/check-results/{checkId}/{resultId}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 

@@ -120,3 +120,8 @@ export async function listChecksOfGroup(ctx: ServiceContext, accountId: string, 
     .where('group_id', '=', groupId)
     .execute()
 }
+
+/** A check by id in any account: for the scheduler, which runs every account's checks. */
+export async function findCheckById(ctx: ServiceContext, id: string) {
+  return ctx.db.selectFrom('checks').selectAll().where('id', '=', id).executeTakeFirst()
+}

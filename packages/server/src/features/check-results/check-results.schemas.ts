@@ -1,0 +1,40 @@
+import { Nullable, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import { type Static, Type } from 'typebox'
+
+export const CheckResult = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    checkId: Type.String({ format: 'uuid' }),
+    checkType: Type.String(),
+    runLocation: Type.String(),
+    startedAt: Type.String({ format: 'date-time' }),
+    stoppedAt: Type.String({ format: 'date-time' }),
+    responseTime: Type.Number(),
+    hasFailures: Type.Boolean(),
+    hasErrors: Type.Boolean(),
+    isDegraded: Type.Boolean(),
+    overMaxResponseTime: Type.Boolean(),
+    attempts: Type.Integer(),
+    resultType: StringEnum(['FINAL', 'ATTEMPT'] as const),
+    error: Nullable(Type.Object({ type: Type.String(), message: Type.String() })),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'CheckResult', additionalProperties: true },
+)
+export type CheckResult = Static<typeof CheckResult> & Record<string, unknown>
+
+export const CheckResultsParams = StrictObject({ checkId: Type.String({ format: 'uuid' }) })
+export const CheckResultParams = StrictObject({
+  checkId: Type.String({ format: 'uuid' }),
+  resultId: Type.String({ format: 'uuid' }),
+})
+
+export const ListResultsQuery = StrictObject({
+  ...PageQuery,
+  from: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds.' })),
+  to: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds.' })),
+  location: Type.Optional(Type.String({ maxLength: 64 })),
+  hasFailures: Type.Optional(Type.Boolean()),
+  resultType: Type.Optional(StringEnum(['FINAL', 'ATTEMPT'] as const)),
+})
+export type ListResultsQuery = Static<typeof ListResultsQuery>

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { createScheduler } from './scheduler.ts'
+import { claimDueSlots, listSchedule } from './schedules.repo.ts'
+
+const MINUTE = 60_000
+
+for (const engine of testEngines()) {
+  describe(`scheduled runs end to end on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-11-22T12:00:00.000Z')
+    let hits = 0
+    const target = createServer((request, response) => {
+      hits++
+      response.statusCode = request.url === '/down' ? 503 : 200
+      response.end('ok')
+    })
+    let base = ''
+    before(async () => {
+      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(async () => {
+      target.close()
+      await t.close()
+    })
+
+    const scheduler = () => createScheduler(t.ctx, { locations: ['local', 'eu-west-1'], concurrency: 4 })
+    const dueOf = async (checkId: string) => Number((await listSchedule(t.ctx, checkId))[0]?.next_due_ms)
+
+    test('a due check runs once per slot, its result is stored and listed, and the slot moves on', async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'up', frequency: 1, request: { url: `${base}/` } },
+        }),
+      )
+      const down = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'down', frequency: 1, request: { url: `${base}/down` } },
+        }),
+      )
+      const first = await dueOf(check.id)
+      const node = scheduler()
+      assert.equal(await node.runDue(), 0, 'nothing runs before its slot')
+
+      nowMs = Math.max(first, await dueOf(down.id))
+      assert.equal(await node.runDue(), 2)
+      assert.equal(await node.runDue(), 0, 'a slot runs once')
+      assert.equal(await dueOf(check.id), first + MINUTE)
+
+      const results = await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` })
+      assert.equal(results.statusCode, 200)
+      const [result] = json(results)
+      assert.equal(result.checkId, check.id)
+      assert.equal(result.runLocation, 'local')
+      assert.equal(result.hasFailures, false)
+      assert.equal(result.resultType, 'FINAL')
+      assert.equal(result.urlCheckResult.response.status, 200)
+      assert.ok(result.urlCheckResult.timingPhases.total > 0)
+      const one = await t.call({ method: 'GET', url: `/v1/check-results/${check.id}/${result.id}` })
+      assert.equal(json(one).id, result.id)
+
+      const [failed] = json(await t.call({ method: 'GET', url: `/v1/check-results/${down.id}` }))
+      assert.equal(failed.hasFailures, true)
+      assert.deepEqual(failed.error, { type: 'ASSERTION', message: 'Status code 503 is not below 400' })
+      const onlyFailures = await t.call({
+        method: 'GET',
+        url: `/v1/check-results/${check.id}?hasFailures=true`,
+      })
+      assert.deepEqual(json(onlyFailures), [])
+    })
+
+    test('a deleted check stops at once; an updated one runs with its new configuration', async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'moving', frequency: 1, request: { url: `${base}/` } },
+        }),
+      )
+      await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { request: { url: `${base}/down` } },
+      })
+      nowMs = (await dueOf(check.id)) + 1
+      const node = scheduler()
+      await node.runDue()
+      const [result] = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+      assert.equal(result.urlCheckResult.response.status, 503)
+
+      await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+      const before = hits
+      nowMs += 10 * MINUTE
+      await node.runDue()
+      const stillRunning = await t.store.db
+        .selectFrom('check_results')
+        .select('id')
+        .where('check_id', '=', check.id)
+        .execute()
+      assert.equal(stillRunning.length, 0, 'results go with the check')
+      assert.ok(hits - before <= 2, 'only the other checks ran')
+    })
+
+    test('a node that dies mid-run loses its lease; another node re-runs the slot, stored once', async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'lease', frequency: 10, request: { url: `${base}/` } },
+        }),
+      )
+      nowMs = (await dueOf(check.id)) + 1
+      const due = await dueOf(check.id)
+      // The first node claims the slot and dies before storing anything.
+      await claimDueSlots(t.ctx, {
+        owner: 'dead-node',
+        nowMs,
+        leaseMs: 30_000,
+        locations: ['local'],
+        limit: 100,
+      })
+      const survivor = createScheduler(t.ctx, { locations: ['local'], concurrency: 4, leaseMs: 30_000 })
+      await survivor.runDue()
+      assert.equal(json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` })).length, 0)
+      nowMs += 30_001
+      await survivor.runDue()
+      const results = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+      assert.equal(results.length, 1)
+      assert.equal(await dueOf(check.id), due + 10 * MINUTE)
+    })
+  })
+}

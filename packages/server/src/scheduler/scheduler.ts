@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto'
+import type { CheckType } from '@svc/core'
+import type { ChecksTable } from '@svc/db'
+import type { ServiceContext } from '../context.ts'
+import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
+import { findCheckById } from '../features/checks/checks.repo.ts'
+import { runCheckDefinition } from './run-check.ts'
+import { type ClaimedSlot, claimDueSlots, completeSlot } from './schedules.repo.ts'
+import { nextSlotAfter, planSlots } from './slots.ts'
+
+export interface SchedulerOptions {
+  /** Data-center locations this process runs checks for. */
+  locations: string[]
+  /** Runs at once in this process (SVC_RUNNER_CONCURRENCY). */
+  concurrency: number
+  /** How long a claimed slot stays ours; a process that dies loses its slots after this. */
+  leaseMs?: number
+  tickMs?: number
+  log?: { error(details: object, message: string): void }
+}
+
+export interface Scheduler {
+  start(): void
+  /** Stops claiming and waits for the runs in flight to finish and be stored. */
+  stop(): Promise<void>
+  /** One pass: claims what is due now and starts it. Resolves when those runs are stored. */
+  runDue(): Promise<number>
+}
+
+/**
+ * Claims due slots from the store, runs them in-process and stores each result once. Every node
+ * runs one; the store's leases keep two nodes from running one slot.
+ */
+export function createScheduler(ctx: ServiceContext, options: SchedulerOptions): Scheduler {
+  const owner = `node-${randomUUID()}`
+  const leaseMs = options.leaseMs ?? 5 * 60_000
+  const running = new Set<Promise<void>>()
+  let timer: NodeJS.Timeout | undefined
+  let ticking = false
+  const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
+
+  async function runDue(): Promise<number> {
+    const free = options.concurrency - running.size
+    if (free <= 0) return 0
+    const slots = await claimDueSlots(ctx, {
+      owner,
+      nowMs: ctx.clock.now().getTime(),
+      leaseMs,
+      locations: options.locations,
+      limit: free,
+    })
+    const runs = slots.map((slot) => {
+      const run = runSlot(slot).catch((error: unknown) => {
+        // A bug, not a failing target: leave the lease to expire so another pass retries the slot.
+        log.error({ err: error, checkId: slot.checkId, location: slot.location }, 'check run failed')
+      })
+      running.add(run)
+      void run.finally(() => running.delete(run))
+      return run
+    })
+    await Promise.all(runs)
+    return slots.length
+  }
+
+  async function runSlot(slot: ClaimedSlot): Promise<void> {
+    const check = await findCheckById(ctx, slot.checkId)
+    if (!check) return
+    const definition = JSON.parse(check.definition) as Record<string, unknown>
+    const outcome = await runCheckDefinition(check.check_type as CheckType, definition, {
+      now: () => ctx.clock.now(),
+    })
+    await insertResultOnce(ctx, {
+      id: randomUUID(),
+      job_id: `${slot.checkId}:${slot.location}:${slot.dueMs}`,
+      check_id: check.id,
+      account_id: check.account_id,
+      check_type: check.check_type,
+      run_location: slot.location,
+      started_at: outcome.verdict.startedAt,
+      stopped_at: outcome.verdict.stoppedAt,
+      response_time: outcome.verdict.responseTime,
+      has_failures: outcome.verdict.hasFailures,
+      has_errors: outcome.verdict.hasErrors,
+      is_degraded: outcome.verdict.isDegraded,
+      over_max_response_time: outcome.verdict.overMaxResponseTime,
+      attempts: 1,
+      result_type: 'FINAL',
+      error_type: outcome.verdict.error?.type ?? null,
+      error_message: outcome.verdict.error?.message ?? null,
+      status_code: outcome.statusCode,
+      detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
+      created_at: ctx.clock.now().toISOString(),
+    })
+    await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(check, slot) })
+  }
+
+  function nextDueOf(check: ChecksTable, slot: ClaimedSlot): number {
+    const definition = JSON.parse(check.definition) as { locations: string[]; runParallel?: boolean }
+    const plan = planSlots(
+      check.id,
+      check.frequency,
+      definition.locations,
+      Boolean(definition.runParallel),
+    ).find((p) => p.location === slot.location)
+    const nowMs = ctx.clock.now().getTime()
+    return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + check.frequency * 60_000
+  }
+
+  return {
+    runDue,
+    start() {
+      timer = setInterval(() => {
+        if (ticking) return
+        ticking = true
+        runDue()
+          .catch((error: unknown) => log.error({ err: error }, 'claiming due checks failed'))
+          .finally(() => {
+            ticking = false
+          })
+      }, options.tickMs ?? 500)
+    },
+    async stop() {
+      clearInterval(timer)
+      await Promise.all(running)
+    },
+  }
+}
