@@ -33,6 +33,7 @@ const PUBLIC_OPERATIONS = [
   'delete /v1/check-groups/{id}',
   'get /v1/check-groups/{id}/checks',
   'get /v1/locations',
+  'post /v1/checks/{id}/trigger',
   'get /v1/check-results/{checkId}',
   'get /v1/check-results/{checkId}/{resultId}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
@@ -100,7 +101,11 @@ describe('OpenAPI documents', () => {
         )
         assert.ok(param?.required, `${operation} documents path parameter ${name}`)
       }
-      if ((method === 'post' || method === 'put' || method === 'patch') && !LOOSE_BODIES.has(operation)) {
+      if (
+        (method === 'post' || method === 'put' || method === 'patch') &&
+        op.requestBody &&
+        !LOOSE_BODIES.has(operation)
+      ) {
         const body = op.requestBody?.content?.['application/json']?.schema
         assert.equal(body?.additionalProperties, false, `${operation} documents a strict request body`)
         assert.ok(op.responses['400'], `${operation} documents 400`)

@@ -138,5 +138,47 @@ for (const engine of testEngines()) {
       assert.equal(results.length, 1)
       assert.equal(await dueOf(check.id), due + 10 * MINUTE)
     })
+
+    test('POST /v1/checks/{id}/trigger runs once now, even when deactivated, and stores the result', async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name: 'manual',
+            activated: false,
+            locations: ['eu-west-1'],
+            request: { url: `${base}/` },
+          },
+        }),
+      )
+      const triggered = await t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      assert.equal(triggered.statusCode, 200)
+      const result = json(triggered)
+      assert.equal(result.checkId, check.id)
+      assert.equal(result.runLocation, 'eu-west-1')
+      assert.equal(result.urlCheckResult.response.status, 200)
+      assert.equal(triggered.headers['x-ratelimit-limit'], '60')
+      const stored = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+      assert.deepEqual(
+        stored.map((r: { id: string }) => r.id),
+        [result.id],
+      )
+      const browser = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/browser',
+          payload: { name: 'b', script: 'console.log(1)' },
+        }),
+      )
+      const unsupported = await t.call({ method: 'POST', url: `/v1/checks/${browser.id}/trigger` })
+      assert.equal(unsupported.statusCode, 400)
+      assert.match(json(unsupported).message, /BROWSER checks can't run yet/)
+      assert.equal(
+        (await t.call({ method: 'POST', url: '/v1/checks/00000000-0000-4000-8000-000000000000/trigger' }))
+          .statusCode,
+        404,
+      )
+    })
   })
 }

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { CheckType } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
-import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
 import { findCheckById } from '../features/checks/checks.repo.ts'
-import { runCheckDefinition } from './run-check.ts'
+import { runAndStore } from './run-and-store.ts'
 import { type ClaimedSlot, claimDueSlots, completeSlot } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
@@ -65,32 +63,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   async function runSlot(slot: ClaimedSlot): Promise<void> {
     const check = await findCheckById(ctx, slot.checkId)
     if (!check) return
-    const definition = JSON.parse(check.definition) as Record<string, unknown>
-    const outcome = await runCheckDefinition(check.check_type as CheckType, definition, {
-      now: () => ctx.clock.now(),
-    })
-    await insertResultOnce(ctx, {
-      id: randomUUID(),
-      job_id: `${slot.checkId}:${slot.location}:${slot.dueMs}`,
-      check_id: check.id,
-      account_id: check.account_id,
-      check_type: check.check_type,
-      run_location: slot.location,
-      started_at: outcome.verdict.startedAt,
-      stopped_at: outcome.verdict.stoppedAt,
-      response_time: outcome.verdict.responseTime,
-      has_failures: outcome.verdict.hasFailures,
-      has_errors: outcome.verdict.hasErrors,
-      is_degraded: outcome.verdict.isDegraded,
-      over_max_response_time: outcome.verdict.overMaxResponseTime,
-      attempts: 1,
-      result_type: 'FINAL',
-      error_type: outcome.verdict.error?.type ?? null,
-      error_message: outcome.verdict.error?.message ?? null,
-      status_code: outcome.statusCode,
-      detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
-      created_at: ctx.clock.now().toISOString(),
-    })
+    await runAndStore(ctx, check, slot.location, `${slot.checkId}:${slot.location}:${slot.dueMs}`)
     await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(check, slot) })
   }
 

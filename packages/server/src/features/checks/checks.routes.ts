@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import { CheckResult } from '../check-results/check-results.schemas.ts'
 import { AnyCheck, AutoAssignQuery, CheckIdParams, CheckResponse, ListChecksQuery } from './checks.schemas.ts'
 import * as checks from './checks.service.ts'
 
@@ -69,6 +70,23 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       await checks.deleteCheck(ctx, authOf(request).accountId, request.params.id)
       return reply.status(204).send(null)
     },
+  )
+
+  app.post(
+    '/v1/checks/:id/trigger',
+    {
+      config: { rateLimit: { group: 'trigger', max: 60 } },
+      schema: {
+        tags,
+        summary: 'Run a check now',
+        description:
+          'Runs one attempt now, whether or not the check is activated and without retries, in its first ' +
+          'location, and answers the result. The result is stored and counts like any other.',
+        params: CheckIdParams,
+        response: { 200: CheckResult },
+      },
+    },
+    async (request) => checks.triggerCheck(ctx, authOf(request).accountId, request.params.id),
   )
 
   for (const [segment, checkType] of Object.entries(CHECK_PATHS) as [string, CheckType][]) {

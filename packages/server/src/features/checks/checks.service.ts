@@ -12,7 +12,10 @@ import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
+import { runAndStore } from '../../scheduler/run-and-store.ts'
+import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import { getResult } from '../check-results/check-results.service.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
@@ -222,6 +225,24 @@ function checkHeartbeat(heartbeat: Record<string, number | string>) {
     throw invalid('body.heartbeat.period', 'must be between 30 seconds and 365 days')
   if (seconds('grace', 'graceUnit') > yearSeconds)
     throw invalid('body.heartbeat.grace', 'must be at most 365 days')
+}
+
+/**
+ * Runs one attempt now (activated or not, no retries) in the check's first location and stores it as
+ * an ordinary result; answers that result.
+ */
+export async function triggerCheck(ctx: ServiceContext, accountId: string, id: string) {
+  const row = await repo.findCheck(ctx, accountId, id)
+  if (!row) throw notFound(`Check ${id} not found`)
+  const checkType = row.check_type as CheckType
+  if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
+    throw badRequest(`${checkType} checks can't run yet: this build has no runner for them`)
+  }
+  const definition = JSON.parse(row.definition) as Definition
+  const location = (definition.locations as string[])[0] ?? ctx.locations.defaults[0] ?? 'local'
+  const resultId = await runAndStore(ctx, row, location, `trigger:${randomUUID()}`)
+  if (!resultId) throw new Error('a fresh trigger job id stored no result')
+  return getResult(ctx, accountId, id, resultId)
 }
 
 /** Re-plans the runs of every check of a group, e.g. after the group was (de)activated. */
