@@ -12,6 +12,7 @@ import { adminRoutes } from './features/admin/admin.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
+import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
@@ -80,6 +81,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'check-groups', description: 'Groups whose settings their checks inherit' },
         { name: 'locations', description: 'Data-center locations served by this deployment' },
         { name: 'check-results', description: 'Results of check runs' },
+        { name: 'check-statuses', description: 'Current status of each check' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -94,6 +96,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(checksRoutes, { ctx })
     await app.register(checkGroupsRoutes, { ctx })
     await app.register(checkResultsRoutes, { ctx })
+    await app.register(checkStatusesRoutes, { ctx })
     await app.register(locationsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

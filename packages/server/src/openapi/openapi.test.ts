@@ -34,6 +34,8 @@ const PUBLIC_OPERATIONS = [
   'get /v1/check-groups/{id}/checks',
   'get /v1/locations',
   'post /v1/checks/{id}/trigger',
+  'get /v1/check-statuses',
+  'get /v1/check-statuses/{checkId}',
   'get /v1/check-results/{checkId}',
   'get /v1/check-results/{checkId}/{resultId}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),

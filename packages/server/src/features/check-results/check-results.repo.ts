@@ -1,4 +1,5 @@
 import type { CheckResultsTable } from '@svc/db'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `check_results`. */
@@ -54,4 +55,49 @@ export async function findResult(ctx: ServiceContext, checkId: string, resultId:
     .where('check_id', '=', checkId)
     .where('id', '=', resultId)
     .executeTakeFirst()
+}
+
+const STATUS_OF_ROW = sql<string>`case when has_failures then 'failing' when is_degraded then 'degraded' else 'passing' end`
+
+/** The latest final result of each of `checkIds`. */
+export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
+  if (checkIds.length === 0) return []
+  return ctx.db
+    .selectFrom('check_results as r')
+    .innerJoin(
+      (eb) =>
+        eb
+          .selectFrom('check_results')
+          .select(['check_id', (e) => e.fn.max('started_at').as('latest')])
+          .where('check_id', 'in', checkIds)
+          .where('result_type', '=', 'FINAL')
+          .groupBy('check_id')
+          .as('l'),
+      (join) => join.onRef('l.check_id', '=', 'r.check_id').onRef('l.latest', '=', 'r.started_at'),
+    )
+    .selectAll('r')
+    .where('r.result_type', '=', 'FINAL')
+    .execute()
+}
+
+/** When the check's current status began: the first final result after the last one of another status. */
+export async function currentStatusSince(
+  ctx: ServiceContext,
+  checkId: string,
+  status: string,
+): Promise<string | null> {
+  const finals = ctx.db
+    .selectFrom('check_results')
+    .where('check_id', '=', checkId)
+    .where('result_type', '=', 'FINAL')
+  const lastOther = await finals
+    .select('started_at')
+    .where(STATUS_OF_ROW, '!=', status)
+    .orderBy('started_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  let streak = finals.select('started_at')
+  if (lastOther) streak = streak.where('started_at', '>', lastOther.started_at)
+  const first = await streak.orderBy('started_at').limit(1).executeTakeFirst()
+  return first?.started_at ?? null
 }
