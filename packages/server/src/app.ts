@@ -14,6 +14,7 @@ import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.t
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
@@ -82,6 +83,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'locations', description: 'Data-center locations served by this deployment' },
         { name: 'check-results', description: 'Results of check runs' },
         { name: 'check-statuses', description: 'Current status of each check' },
+        { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -97,6 +99,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(checkGroupsRoutes, { ctx })
     await app.register(checkResultsRoutes, { ctx })
     await app.register(checkStatusesRoutes, { ctx })
+    await app.register(heartbeatRoutes, { ctx })
     await app.register(locationsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

@@ -74,6 +74,8 @@ function parseLocations(served = 'local', defaults?: string) {
   if (servedList.length === 0 || servedList.some((l) => !/^[a-z0-9-]{1,64}$/.test(l))) {
     throw new ConfigError('SVC_LOCATIONS must be a comma-separated list of names of a-z, 0-9 and -')
   }
+  if (servedList.includes('heartbeat'))
+    throw new ConfigError('SVC_LOCATIONS: "heartbeat" is reserved for heartbeat deadlines')
   const defaultList = defaults ? list(defaults) : servedList
   const unknown = defaultList.filter((l) => !servedList.includes(l))
   if (unknown.length > 0)

@@ -4,6 +4,7 @@ import { bootstrapFirstAccount } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
+import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
 
 /** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
   await app.listen({ port: config.port, host: config.host })
   const scheduler = createScheduler(serviceContext, {
-    locations: config.locations.served,
+    locations: [...config.locations.served, HEARTBEAT_LOCATION],
     concurrency: config.runnerConcurrency,
     log: app.log,
   })

@@ -41,6 +41,11 @@ const PUBLIC_OPERATIONS = [
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 
+/** Documented operations that need no API key (API.md "Open routes"). */
+const OPEN_OPERATIONS = ['/ping/{token}', '/ping/{token}/fail'].flatMap((path) =>
+  ['get', 'post', 'head'].map((method) => `${method} ${path}`),
+)
+
 /** Operations whose body is merged onto stored state and validated whole by the service. */
 const LOOSE_BODIES = new Set(['put /v1/checks/{id}'])
 
@@ -79,7 +84,11 @@ describe('OpenAPI documents', () => {
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item as object).map((method) => `${method} ${path}`),
     )
-    assert.deepEqual(operations.sort(), [...PUBLIC_OPERATIONS].sort())
+    assert.deepEqual(operations.sort(), [...PUBLIC_OPERATIONS, ...OPEN_OPERATIONS].sort())
+    for (const operation of OPEN_OPERATIONS) {
+      const [method, path] = operation.split(' ') as [string, string]
+      assert.deepEqual(doc.paths[path][method].security, [], `${operation} needs no key`)
+    }
     for (const operation of PUBLIC_OPERATIONS) {
       const [method, path] = operation.split(' ') as [string, string]
       const op = doc.paths[path][method]

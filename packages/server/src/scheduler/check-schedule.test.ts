@@ -49,7 +49,7 @@ for (const engine of testEngines()) {
       assert.equal(parallelRows[0]?.dueMs, parallelRows[1]?.dueMs)
     })
 
-    test('deactivating stops the runs; reactivating plans them again; heartbeats have none', async () => {
+    test('deactivating stops the runs; reactivating plans them again; a heartbeat gets its deadline', async () => {
       const check = await create({ name: 'toggle', frequency: 1 })
       await t.call({ method: 'PUT', url: `/v1/checks/${check.id}`, payload: { activated: false } })
       assert.deepEqual(await dueTimes(check.id), [])
@@ -71,7 +71,7 @@ for (const engine of testEngines()) {
           },
         }),
       )
-      assert.deepEqual(await dueTimes(heartbeat.id), [])
+      assert.deepEqual(await dueTimes(heartbeat.id), [{ location: 'heartbeat', dueMs: NOW + 65 * MINUTE }])
     })
 
     test('a deactivated group stops its checks; reactivating it resumes them', async () => {

@@ -1,5 +1,6 @@
 import type { CheckType } from '@svc/core'
 import type { ServiceContext } from '../context.ts'
+import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatWindowMs } from './heartbeat-window.ts'
 import { RUNNABLE_CHECK_TYPES } from './run-check.ts'
 import { replaceSchedule } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
@@ -13,18 +14,23 @@ export interface SchedulableCheck {
   runParallel: boolean
   /** False when the check's group is deactivated. */
   groupActivated: boolean
+  heartbeat?: HeartbeatSettings
 }
 
 /**
  * Rewrites a check's schedule rows after any change, so the next claim sees the new configuration:
- * no rows for a deactivated check (or group), a heartbeat (the server judges those from pings) or a
- * script check (until the Playwright runner lands), else
+ * no rows for a deactivated check (or group) or a script check (until the Playwright runner lands); a
+ * heartbeat's deadline (period + grace from now) in the `heartbeat` pseudo-location; else
  * one row per location at its next slot, which is within one period of now.
  */
 export async function syncCheckSchedule(ctx: ServiceContext, check: SchedulableCheck): Promise<void> {
-  const runs = check.activated && check.groupActivated && RUNNABLE_CHECK_TYPES.includes(check.checkType)
-  if (!runs) return replaceSchedule(ctx, check.id, [])
   const nowMs = ctx.clock.now().getTime()
+  const active = check.activated && check.groupActivated
+  if (active && check.heartbeat) {
+    const deadline = nowMs + heartbeatWindowMs(check.heartbeat)
+    return replaceSchedule(ctx, check.id, [{ location: HEARTBEAT_LOCATION, nextDueMs: deadline }])
+  }
+  if (!active || !RUNNABLE_CHECK_TYPES.includes(check.checkType)) return replaceSchedule(ctx, check.id, [])
   const plans = planSlots(check.id, check.frequency, check.locations, check.runParallel)
   await replaceSchedule(
     ctx,

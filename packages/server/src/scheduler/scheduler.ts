@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 import { findCheckById } from '../features/checks/checks.repo.ts'
+import { storeHeartbeatResult } from './heartbeat-results.ts'
+import { type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
 import { runAndStore } from './run-and-store.ts'
 import { type ClaimedSlot, claimDueSlots, completeSlot } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
@@ -63,7 +65,19 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   async function runSlot(slot: ClaimedSlot): Promise<void> {
     const check = await findCheckById(ctx, slot.checkId)
     if (!check) return
-    await runAndStore(ctx, check, slot.location, `${slot.checkId}:${slot.location}:${slot.dueMs}`)
+    const jobId = `${slot.checkId}:${slot.location}:${slot.dueMs}`
+    if (check.check_type === 'HEARTBEAT') {
+      // The deadline passed without a ping: fail now, and again each period until a ping comes.
+      const { heartbeat } = JSON.parse(check.definition) as { heartbeat: HeartbeatSettings }
+      await storeHeartbeatResult(ctx, check, {
+        jobId,
+        kind: 'MISSED',
+        message: 'No ping within the period and grace',
+      })
+      const nextDueMs = Math.max(ctx.clock.now().getTime(), slot.dueMs) + heartbeatPeriodMs(heartbeat)
+      return completeSlot(ctx, { ...slot, owner, nextDueMs })
+    }
+    await runAndStore(ctx, check, slot.location, jobId)
     await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(check, slot) })
   }
 

@@ -125,3 +125,7 @@ export async function listChecksOfGroup(ctx: ServiceContext, accountId: string, 
 export async function findCheckById(ctx: ServiceContext, id: string) {
   return ctx.db.selectFrom('checks').selectAll().where('id', '=', id).executeTakeFirst()
 }
+
+export async function findCheckByHeartbeatToken(ctx: ServiceContext, token: string) {
+  return ctx.db.selectFrom('checks').selectAll().where('heartbeat_token', '=', token).executeTakeFirst()
+}

@@ -12,6 +12,7 @@ import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
+import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
 import { runAndStore } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
@@ -277,6 +278,7 @@ async function schedulable(
     locations: definition.locations as string[],
     runParallel: Boolean(definition.runParallel),
     groupActivated,
+    heartbeat: checkType === 'HEARTBEAT' ? (definition.heartbeat as HeartbeatSettings) : undefined,
   }
 }
 

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createScheduler } from '../../scheduler/scheduler.ts'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+const SECOND = 1000
+
+for (const engine of testEngines()) {
+  describe(`heartbeat checks on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-11-22T12:00:00.000Z')
+    before(async () => {
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(() => t.close())
+
+    const createHeartbeat = async (extra: object = {}) =>
+      json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/heartbeat',
+          payload: {
+            name: 'nightly',
+            heartbeat: { period: 1, periodUnit: 'minutes', grace: 30, graceUnit: 'seconds' },
+            ...extra,
+          },
+        }),
+      )
+    const results = async (checkId: string) =>
+      json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}?limit=100` })) as {
+        hasFailures: boolean
+        error: { type: string; message: string } | null
+        heartbeatCheckResult: { event: string; method: string | null }
+      }[]
+    const ping = (path: string, method: 'GET' | 'POST' | 'HEAD' = 'GET') =>
+      t.app.inject({ method, url: path })
+
+    test('pings pass and reset the clock; no ping within period + grace fails; /fail fails at once', async () => {
+      const check = await createHeartbeat()
+      const path = new URL(check.pingUrl).pathname
+      const ok = await ping(path)
+      assert.equal(ok.statusCode, 200)
+      assert.equal(ok.body, 'OK')
+      assert.equal((await ping(path, 'POST')).statusCode, 200)
+      assert.equal((await ping(path, 'HEAD')).statusCode, 200)
+      const received = await results(check.id)
+      assert.equal(received.length, 3)
+      assert.ok(received.every((r) => !r.hasFailures && r.heartbeatCheckResult.event === 'RECEIVED'))
+
+      const node = createScheduler(t.ctx, { locations: ['heartbeat'], concurrency: 4 })
+      nowMs += 89 * SECOND
+      assert.equal(await node.runDue(), 0, 'still within period + grace')
+      nowMs += 2 * SECOND
+      assert.equal(await node.runDue(), 1)
+      const [missed] = await results(check.id)
+      assert.equal(missed?.hasFailures, true)
+      assert.deepEqual(missed?.error, { type: 'TIMEOUT', message: 'No ping within the period and grace' })
+      const status = json(await t.call({ method: 'GET', url: `/v1/check-statuses/${check.id}` }))
+      assert.equal(status.status, 'failing')
+
+      nowMs += SECOND
+      await ping(path)
+      assert.equal(
+        json(await t.call({ method: 'GET', url: `/v1/check-statuses/${check.id}` })).status,
+        'passing',
+      )
+      nowMs += SECOND
+      await ping(`${path}/fail`)
+      const [failed] = await results(check.id)
+      assert.equal(failed?.hasFailures, true)
+      assert.equal(failed?.heartbeatCheckResult.event, 'FAIL_PING')
+    })
+
+    test('unknown tokens are 404 in the error shape; a paused heartbeat acknowledges pings only', async () => {
+      const unknown = await ping('/ping/not-a-token')
+      assert.equal(unknown.statusCode, 404)
+      assert.deepEqual(json(unknown), { statusCode: 404, error: 'Not Found', message: 'Unknown heartbeat' })
+      const paused = await createHeartbeat({ activated: false })
+      assert.equal((await ping(new URL(paused.pingUrl).pathname)).statusCode, 200)
+      assert.deepEqual(await results(paused.id), [])
+    })
+  })
+}
