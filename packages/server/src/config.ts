@@ -21,6 +21,8 @@ export interface Config {
   locations: { served: string[]; defaults: string[] }
   /** Check runs at once in this process's in-process runner (SVC_RUNNER_CONCURRENCY). */
   runnerConcurrency: number
+  /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
+  resultRetentionDays: number
 }
 
 export class ConfigError extends Error {}
@@ -58,6 +60,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     locations: parseLocations(env.SVC_LOCATIONS, env.SVC_DEFAULT_LOCATIONS),
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
+    resultRetentionDays: parsePositiveInteger(
+      'SVC_RESULT_RETENTION_DAYS',
+      env.SVC_RESULT_RETENTION_DAYS ?? '400',
+    ),
   }
 }
 

@@ -4,8 +4,11 @@ import { bootstrapFirstAccount } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
+import { pruneResults } from './features/check-results/retention.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
+
+const PRUNE_INTERVAL_MS = 60 * 60_000
 
 /** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -40,6 +43,11 @@ async function main(): Promise<void> {
     log: app.log,
   })
   scheduler.start()
+  const pruning = setInterval(() => {
+    pruneResults(serviceContext, config.resultRetentionDays).catch((error: unknown) =>
+      app.log.error({ err: error }, 'pruning old results failed'),
+    )
+  }, PRUNE_INTERVAL_MS)
 
   const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
   if (first) {
@@ -57,6 +65,7 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     app.log.info({ signal }, 'shutting down')
+    clearInterval(pruning)
     await scheduler.stop()
     await app.close()
     await store.close()

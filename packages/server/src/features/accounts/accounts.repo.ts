@@ -19,6 +19,10 @@ export async function findAccount(ctx: ServiceContext, id: string) {
   return ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+export async function listAllAccounts(ctx: ServiceContext) {
+  return ctx.db.selectFrom('accounts').selectAll().orderBy('id').execute()
+}
+
 export async function countAccounts(ctx: ServiceContext): Promise<number> {
   const row = await ctx.db
     .selectFrom('accounts')

@@ -101,3 +101,17 @@ export async function currentStatusSince(
   const first = await streak.orderBy('started_at').limit(1).executeTakeFirst()
   return first?.started_at ?? null
 }
+
+/** Deletes an account's results that started before `beforeIso`; returns how many went. */
+export async function deleteResultsBefore(
+  ctx: ServiceContext,
+  accountId: string,
+  beforeIso: string,
+): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('check_results')
+    .where('account_id', '=', accountId)
+    .where('started_at', '<', beforeIso)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { pruneResults } from './retention.ts'
+
+const DAY = 86_400_000
+
+for (const engine of testEngines()) {
+  describe(`result retention on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-01-01T00:00:00.000Z')
+    before(async () => {
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(() => t.close())
+
+    test("results older than the account's retention (capped by the deployment's) are deleted", async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/heartbeat',
+          payload: {
+            name: 'hb',
+            heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'seconds' },
+          },
+        }),
+      )
+      const path = new URL(check.pingUrl).pathname
+      for (const ageDays of [40, 20, 5]) {
+        nowMs = Date.parse('2026-03-01T00:00:00.000Z') - ageDays * DAY
+        await t.app.inject({ method: 'GET', url: path })
+      }
+      nowMs = Date.parse('2026-03-01T00:00:00.000Z')
+      const count = async () =>
+        json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` })).length
+
+      assert.equal(await pruneResults(t.ctx, 400), 1, 'the default 30 days keeps two of three')
+      assert.equal(await count(), 2)
+      await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { resultRetentionDays: 100 } },
+      })
+      assert.equal(await pruneResults(t.ctx, 10), 1, 'the deployment cap wins over a longer account setting')
+      assert.equal(await count(), 1)
+    })
+  })
+}
