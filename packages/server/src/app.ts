@@ -35,9 +35,9 @@ export interface AppDeps {
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
 
-/** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const ctx: ServiceContext = {
+/** The context every service gets, from the app's dependencies (the scheduler shares it). */
+export function serviceContextOf(deps: AppDeps): ServiceContext {
+  return {
     db: deps.store.db,
     engine: deps.store.engine,
     clock: deps.clock ?? systemClock,
@@ -45,6 +45,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: deps.publicUrl,
     locations: deps.locations ?? { served: ['local'], defaults: ['local'] },
   }
+}
+
+/** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const ctx = serviceContextOf(deps)
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,

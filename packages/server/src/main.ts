@@ -1,7 +1,6 @@
 import { createDb, migrateToLatest } from '@svc/db'
-import { buildApp } from './app.ts'
+import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount } from './bootstrap.ts'
-import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { pruneResults } from './features/check-results/retention.ts'
@@ -16,7 +15,7 @@ async function main(): Promise<void> {
   const store = createDb(config.databaseUrl)
   await migrateToLatest(store)
   const secretBox = createSecretBox(loadOrCreateEncryptionKey(config.encryptionKey, config.dataDir))
-  const app = await buildApp({
+  const deps: AppDeps = {
     store,
     secretBox,
     publicUrl: config.publicUrl,
@@ -26,15 +25,9 @@ async function main(): Promise<void> {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
     },
-  })
-  const serviceContext = {
-    db: store.db,
-    engine: store.engine,
-    clock: systemClock,
-    secretBox,
-    publicUrl: config.publicUrl,
-    locations: config.locations,
   }
+  const app = await buildApp(deps)
+  const serviceContext = serviceContextOf(deps)
   const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
   await app.listen({ port: config.port, host: config.host })
   const scheduler = createScheduler(serviceContext, {
