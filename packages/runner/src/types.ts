@@ -80,3 +80,18 @@ export function verdictOf(outcome: RawOutcome, startedAt: Date, stoppedAt: Date)
     error: outcome.error,
   }
 }
+
+/** The verdict of a timed run whose only failure so far is `error` (null when none). */
+export function timedVerdict(
+  job: { degradedResponseTime: number; maxResponseTime: number; shouldFail: boolean },
+  run: { error: RunError | null; responseTime: number; startedAt: Date },
+  ctx: RunnerContext,
+): RunVerdict {
+  const { error, responseTime, startedAt } = run
+  const { degradedResponseTime, maxResponseTime, shouldFail } = job
+  return verdictOf(
+    { failed: error !== null, error, responseTime, degradedResponseTime, maxResponseTime, shouldFail },
+    startedAt,
+    ctx.now(),
+  )
+}

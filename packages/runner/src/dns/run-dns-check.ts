@@ -3,7 +3,7 @@ import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/c
 import dns2 from 'dns2'
 import { describeAssertionFailure } from '../describe-assertion.ts'
 import { classifyNetworkError } from '../http/classify-error.ts'
-import { type RunError, type RunnerContext, type RunVerdict, verdictOf } from '../types.ts'
+import { type RunError, type RunnerContext, type RunVerdict, timedVerdict } from '../types.ts'
 
 export interface DnsJob {
   request: {
@@ -85,18 +85,7 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
   if (!error && assertions.length === 0 && responseCode !== 'NOERROR') {
     error = { type: 'ASSERTION', message: `DNS response code ${responseCode}` }
   }
-  const verdict = verdictOf(
-    {
-      failed: error !== null,
-      error,
-      responseTime: total,
-      degradedResponseTime: job.degradedResponseTime,
-      maxResponseTime: job.maxResponseTime,
-      shouldFail: job.shouldFail,
-    },
-    startedAt,
-    ctx.now(),
-  )
+  const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
   return {
     ...verdict,
     checkResult: {

@@ -11,7 +11,7 @@ import type {
   TimingPhases,
   TlsCertificate,
 } from '../types.ts'
-import { verdictOf } from '../types.ts'
+import { timedVerdict } from '../types.ts'
 import { classifyNetworkError } from './classify-error.ts'
 
 export interface HttpJob {
@@ -78,18 +78,7 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   if (!error && hop && !job.request.assertions?.length && hop.response.status >= 400) {
     error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
   }
-  const verdict = verdictOf(
-    {
-      failed: error !== null,
-      error,
-      responseTime: total,
-      degradedResponseTime: job.degradedResponseTime,
-      maxResponseTime: job.maxResponseTime,
-      shouldFail: job.shouldFail,
-    },
-    startedAt,
-    ctx.now(),
-  )
+  const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
   return {
     ...verdict,
     checkResult: {

@@ -2,7 +2,7 @@ import { connect, type LookupFunction } from 'node:net'
 import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
 import { describeAssertionFailure } from '../describe-assertion.ts'
 import { classifyNetworkError } from '../http/classify-error.ts'
-import { type RunError, type RunnerContext, type RunVerdict, verdictOf } from '../types.ts'
+import { type RunError, type RunnerContext, type RunVerdict, timedVerdict } from '../types.ts'
 
 export interface TcpJob {
   request: {
@@ -94,18 +94,7 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   const failed = assertions.find((a) => !a.passed)
   if (!error && failed) error = { type: 'ASSERTION', message: describeAssertionFailure(failed) }
   const afterDns = marks.lookup || started
-  const verdict = verdictOf(
-    {
-      failed: error !== null,
-      error,
-      responseTime: total,
-      degradedResponseTime: job.degradedResponseTime,
-      maxResponseTime: job.maxResponseTime,
-      shouldFail: job.shouldFail,
-    },
-    startedAt,
-    ctx.now(),
-  )
+  const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
   return {
     ...verdict,
     checkResult: {
