@@ -1,4 +1,4 @@
-import type { ApiKeysTable } from '@svc/db'
+import { type ApiKeysTable, fetchPage } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `api_keys`. */
@@ -56,11 +56,7 @@ export async function listApiKeys(
       ]),
     )
   }
-  const [rows, total] = await Promise.all([
-    query.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(total.n) }
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('id'), page)
 }
 
 export async function revokeApiKey(ctx: ServiceContext, id: string, at: string): Promise<void> {

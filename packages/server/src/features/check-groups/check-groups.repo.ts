@@ -1,4 +1,4 @@
-import type { CheckGroupsTable } from '@svc/db'
+import { type CheckGroupsTable, fetchPage } from '@svc/db'
 import type { Insertable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
@@ -23,11 +23,7 @@ export async function listGroups(
   page: { limit: number; offset: number },
 ) {
   const query = ctx.db.selectFrom('check_groups').where('account_id', '=', accountId)
-  const [rows, total] = await Promise.all([
-    query.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(total.n) }
+  return fetchPage(query, (q) => q.selectAll().orderBy('id'), page)
 }
 
 export async function updateGroup(

@@ -1,4 +1,4 @@
-import type { CheckResultsTable } from '@svc/db'
+import { type CheckResultsTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
@@ -35,17 +35,7 @@ export async function listResults(
   if (filter.location) query = query.where('run_location', '=', filter.location)
   if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
   if (filter.resultType) query = query.where('result_type', '=', filter.resultType)
-  const [rows, total] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('started_at', 'desc')
-      .orderBy('id')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(total.n) }
+  return fetchPage(query, (q) => q.selectAll().orderBy('started_at', 'desc').orderBy('id'), page)
 }
 
 export async function findResult(ctx: ServiceContext, checkId: string, resultId: string) {

@@ -1,4 +1,4 @@
-import type { ChecksTable } from '@svc/db'
+import { type ChecksTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
@@ -77,39 +77,26 @@ export async function listChecks(
       ),
     )
   }
-  const [rows, total] = await Promise.all([
-    query.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(total.n) }
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('id'), page)
 }
 
 export async function deleteCheck(ctx: ServiceContext, id: string): Promise<void> {
   await ctx.db.deleteFrom('checks').where('id', '=', id).execute()
 }
 
-export async function groupExists(ctx: ServiceContext, accountId: string, groupId: number): Promise<boolean> {
-  const row = await ctx.db
-    .selectFrom('check_groups')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', '=', groupId)
-    .executeTakeFirst()
-  return row !== undefined
-}
-
-export async function groupIsActivated(
+/** Whether the account's group is activated; undefined when it has no such group. */
+export async function groupActivation(
   ctx: ServiceContext,
   accountId: string,
   groupId: number,
-): Promise<boolean> {
+): Promise<boolean | undefined> {
   const row = await ctx.db
     .selectFrom('check_groups')
     .select('activated')
     .where('account_id', '=', accountId)
     .where('id', '=', groupId)
     .executeTakeFirst()
-  return Boolean(row?.activated)
+  return row === undefined ? undefined : Boolean(row.activated)
 }
 
 export async function listChecksOfGroup(ctx: ServiceContext, accountId: string, groupId: number) {

@@ -157,7 +157,7 @@ async function normalize(
   }
   if (
     definition.groupId !== null &&
-    !(await repo.groupExists(ctx, accountId, definition.groupId as number))
+    (await repo.groupActivation(ctx, accountId, definition.groupId as number)) === undefined
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
   }
@@ -269,7 +269,7 @@ async function schedulable(
   definition: Definition,
 ): Promise<SchedulableCheck> {
   const groupActivated =
-    definition.groupId === null || (await repo.groupIsActivated(ctx, accountId, definition.groupId))
+    definition.groupId === null || (await repo.groupActivation(ctx, accountId, definition.groupId)) === true
   return {
     id,
     checkType,

@@ -1,4 +1,4 @@
-import type { VariablesTable } from '@svc/db'
+import { fetchPage, type VariablesTable } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
@@ -38,11 +38,7 @@ export async function listVariables(
         : query.where('key', 'like', filter.keyPattern.replaceAll('_', '\\_').replaceAll('*', '%'))
   }
   if (filter.locked !== undefined) query = query.where('locked', '=', filter.locked)
-  const [rows, total] = await Promise.all([
-    query.selectAll().orderBy('key').limit(page.limit).offset(page.offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ])
-  return { rows, total: Number(total.n) }
+  return fetchPage(query, (q) => q.selectAll().orderBy('key'), page)
 }
 
 export async function updateVariable(
