@@ -17,6 +17,9 @@ export interface Database {
   check_tags: CheckTagsTable
   check_schedules: CheckSchedulesTable
   check_results: CheckResultsTable
+  check_retries: CheckRetriesTable
+  runner_nodes: RunnerNodesTable
+  variable_references: VariableReferencesTable
 }
 
 export interface UsersTable {
@@ -97,7 +100,6 @@ export interface ChecksTable {
   name: string
   activated: SqlBool
   muted: SqlBool
-  frequency: number
   group_id: number | null
   group_order: number | null
   /** Set for HEARTBEAT checks: the secret in their ping URL. */
@@ -144,4 +146,36 @@ export interface CheckResultsTable {
   /** JSON: the runner's type-specific result (apiCheckResult, tcpCheckResult, ...). */
   detail: string
   created_at: string
+}
+
+export interface CheckRetriesTable {
+  /** The job id of the run that failed first: `${checkId}:${location}:${dueMs}`. */
+  slot_key: string
+  check_id: string
+  /** Where the next attempt runs (another location unless the strategy keeps the same region). */
+  location: string
+  /** The attempt this row runs next: 2 for the first retry. */
+  attempt: number
+  next_due_ms: number
+  first_started_ms: number
+  lease_owner: string | null
+  lease_until_ms: number | null
+}
+
+export interface RunnerNodesTable {
+  id: string
+  /** JSON array of the data-center locations the node runs checks for. */
+  locations: string
+  hostname: string
+  version: string
+  started_at: string
+  last_seen_ms: number
+}
+
+export interface VariableReferencesTable {
+  account_id: string
+  /** 'check' or 'group'. */
+  owner_type: string
+  owner_id: string
+  key: string
 }

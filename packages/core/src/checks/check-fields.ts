@@ -109,10 +109,15 @@ export const commonCheckFields = {
     Type.Boolean({ default: true, deprecated: true, description: 'Deprecated: use retryStrategy.' }),
   ),
   shouldFail: Type.Optional(Type.Boolean({ default: false, description: 'Inverts the failure condition.' })),
-  locations: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+  locations: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      maxItems: 50,
+      description: "Default: the check group's locations, else the deployment's default locations.",
+    }),
+  ),
   privateLocations: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 })),
-  alertSettings: Type.Optional(CheckAlertSettings),
+  alertSettings: Type.Optional(Nullable(CheckAlertSettings)),
   useGlobalAlertSettings: Type.Optional(Type.Boolean({ default: true })),
   groupId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   groupOrder: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
@@ -123,7 +128,12 @@ export const commonCheckFields = {
   environmentVariables: Type.Optional(
     Type.Array(CheckEnvironmentVariable, { maxItems: MAX_CHECK_ENVIRONMENT_VARIABLES }),
   ),
-  frequency: Type.Optional(IntegerEnum(FREQUENCIES, { default: 10, description: 'Minutes between runs.' })),
+  frequency: Type.Optional(
+    IntegerEnum(FREQUENCIES, {
+      default: 10,
+      description: "Minutes between runs. A check in a group that sends none runs at the group's frequency.",
+    }),
+  ),
 }
 
 /** Fields of the script check types (BROWSER, MULTI_STEP, AUTOMATION). */

@@ -1,43 +1,62 @@
 import { randomUUID } from 'node:crypto'
-import type { CheckType } from '@svc/core'
-import type { ChecksTable } from '@svc/db'
+import { type CheckType, createScrubber, scrubDeep, substituteVariables } from '@svc/core'
 import type { ServiceContext } from '../context.ts'
 import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
-import { runCheckDefinition } from './run-check.ts'
+import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import { type RunOutcome, runCheckDefinition } from './run-check.ts'
+import { runVariables } from './run-variables.ts'
 
 /**
- * Runs one attempt of `check` in `location` and stores its result under `jobId` (once: a repeated job
- * id stores nothing). Returns the new result's id, or undefined when the job had a result already.
+ * Runs one attempt of `check`: variables substituted into its request, then every value
+ * of a locked or secret variable scrubbed from what the run reports (plain and encoded).
  */
-export async function runAndStore(
-  ctx: ServiceContext,
-  check: ChecksTable,
-  location: string,
-  jobId: string,
-): Promise<string | undefined> {
-  const definition = JSON.parse(check.definition) as Record<string, unknown>
-  const outcome = await runCheckDefinition(check.check_type as CheckType, definition, {
+export async function runAttempt(ctx: ServiceContext, check: ResolvedCheck): Promise<RunOutcome> {
+  const variables = await runVariables(ctx, check)
+  const definition = {
+    ...check.definition,
+    request: substituteVariables(check.definition.request, variables.values),
+  }
+  const outcome = await runCheckDefinition(check.row.check_type as CheckType, definition, {
     now: () => ctx.clock.now(),
   })
+  return scrubDeep(outcome, createScrubber(variables.hidden))
+}
+
+export interface StoredJob {
+  /** Unique per attempt: a job re-run after a lost lease stores nothing the second time. */
+  jobId: string
+  attempts: number
+  resultType: 'FINAL' | 'ATTEMPT'
+}
+
+/** Stores an attempt's result once per job id; returns its id, or undefined when the job had one. */
+export async function storeAttempt(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  location: string,
+  outcome: RunOutcome,
+  job: StoredJob,
+): Promise<string | undefined> {
   const id = randomUUID()
+  const { verdict } = outcome
   const stored = await insertResultOnce(ctx, {
     id,
-    job_id: jobId,
-    check_id: check.id,
-    account_id: check.account_id,
-    check_type: check.check_type,
+    job_id: job.jobId,
+    check_id: check.row.id,
+    account_id: check.row.account_id,
+    check_type: check.row.check_type,
     run_location: location,
-    started_at: outcome.verdict.startedAt,
-    stopped_at: outcome.verdict.stoppedAt,
-    response_time: outcome.verdict.responseTime,
-    has_failures: outcome.verdict.hasFailures,
-    has_errors: outcome.verdict.hasErrors,
-    is_degraded: outcome.verdict.isDegraded,
-    over_max_response_time: outcome.verdict.overMaxResponseTime,
-    attempts: 1,
-    result_type: 'FINAL',
-    error_type: outcome.verdict.error?.type ?? null,
-    error_message: outcome.verdict.error?.message ?? null,
+    started_at: verdict.startedAt,
+    stopped_at: verdict.stoppedAt,
+    response_time: verdict.responseTime,
+    has_failures: verdict.hasFailures,
+    has_errors: verdict.hasErrors,
+    is_degraded: verdict.isDegraded,
+    over_max_response_time: verdict.overMaxResponseTime,
+    attempts: job.attempts,
+    result_type: job.resultType,
+    error_type: verdict.error?.type ?? null,
+    error_message: verdict.error?.message ?? null,
     status_code: outcome.statusCode,
     detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
     created_at: ctx.clock.now().toISOString(),

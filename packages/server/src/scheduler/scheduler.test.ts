@@ -45,7 +45,7 @@ for (const engine of testEngines()) {
         await t.call({
           method: 'POST',
           url: '/v1/checks/url',
-          payload: { name: 'down', frequency: 1, request: { url: `${base}/down` } },
+          payload: { name: 'down', frequency: 1, doubleCheck: false, request: { url: `${base}/down` } },
         }),
       )
       const first = await dueOf(check.id)

@@ -1,114 +1,185 @@
 import { randomUUID } from 'node:crypto'
-import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 import { findCheckById } from '../features/checks/checks.repo.ts'
+import { type ResolvedCheck, resolveCheck } from '../features/checks/checks.service.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
 import { type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
-import { runAndStore } from './run-and-store.ts'
-import { type ClaimedSlot, claimDueSlots, completeSlot } from './schedules.repo.ts'
+import { claimDueRetries, finishRetry, type PendingRetry, scheduleRetry } from './retries.repo.ts'
+import { nextRetry } from './retry-policy.ts'
+import { runAttempt, storeAttempt } from './run-and-store.ts'
+import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
 export interface SchedulerOptions {
-  /** Data-center locations this process runs checks for. */
+  /** Data-center locations this process runs checks for (plus `heartbeat` for deadlines). */
   locations: string[]
   /** Runs at once in this process (SVC_RUNNER_CONCURRENCY). */
   concurrency: number
-  /** How long a claimed slot stays ours; a process that dies loses its slots after this. */
+  /**
+   * How long a claimed slot stays ours without renewal. Leases of runs in flight are renewed every
+   * third of this, so it bounds how long a dead node's slots wait, not how long a run may take.
+   */
   leaseMs?: number
   tickMs?: number
   log?: { error(details: object, message: string): void }
 }
 
 export interface Scheduler {
+  /** The id this process's leases carry. */
+  readonly owner: string
   start(): void
   /** Stops claiming and waits for the runs in flight to finish and be stored. */
   stop(): Promise<void>
-  /** One pass: claims what is due now and starts it. Resolves when those runs are stored. */
+  /** One pass: claims what is due now (retries first) and runs it. Resolves when those runs are stored. */
   runDue(): Promise<number>
 }
 
+export const DEFAULT_LEASE_MS = 30_000
+
+/** One attempt of a job: the slot's first run, or a retry of it. */
+interface Job {
+  /** The job id of the slot's first attempt: `${checkId}:${location}:${dueMs}`. */
+  slotKey: string
+  location: string
+  attempt: number
+  firstStartedMs: number
+}
+
 /**
- * Claims due slots from the store, runs them in-process and stores each result once. Every node
- * runs one; the store's leases keep two nodes from running one slot.
+ * Claims due slots and retries from the store, runs them in-process and stores each result once.
+ * Every node runs one; the store's leases keep two nodes from running one slot.
  */
 export function createScheduler(ctx: ServiceContext, options: SchedulerOptions): Scheduler {
   const owner = `node-${randomUUID()}`
-  const leaseMs = options.leaseMs ?? 5 * 60_000
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
   const running = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | undefined
+  let renewal: NodeJS.Timeout | undefined
   let ticking = false
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
 
-  async function runDue(): Promise<number> {
-    const free = options.concurrency - running.size
-    if (free <= 0) return 0
+  /** Claims as much due work as there is free concurrency and starts it; answers the runs started. */
+  async function claimAndStart(): Promise<Promise<void>[]> {
+    const claim = { owner, nowMs: ctx.clock.now().getTime(), leaseMs, locations: options.locations }
+    const retries = await claimDueRetries(ctx, { ...claim, limit: options.concurrency - running.size })
     const slots = await claimDueSlots(ctx, {
-      owner,
-      nowMs: ctx.clock.now().getTime(),
-      leaseMs,
-      locations: options.locations,
-      limit: free,
+      ...claim,
+      limit: options.concurrency - running.size - retries.length,
     })
-    const runs = slots.map((slot) => {
-      const run = runSlot(slot).catch((error: unknown) => {
-        // A bug, not a failing target: leave the lease to expire so another pass retries the slot.
-        log.error({ err: error, checkId: slot.checkId, location: slot.location }, 'check run failed')
-      })
-      running.add(run)
-      void run.finally(() => running.delete(run))
-      return run
-    })
+    return [
+      ...retries.map((retry) => track(runRetry(retry), retry.checkId, retry.location)),
+      ...slots.map((slot) => track(runSlot(slot), slot.checkId, slot.location)),
+    ]
+  }
+
+  async function runDue(): Promise<number> {
+    const runs = await claimAndStart()
     await Promise.all(runs)
-    return slots.length
+    return runs.length
+  }
+
+  function track(run: Promise<void>, checkId: string, location: string): Promise<void> {
+    const tracked = run.catch((error: unknown) => {
+      // A bug, not a failing target: leave the lease to expire so another pass retries the job.
+      log.error({ err: error, checkId, location }, 'check run failed')
+    })
+    running.add(tracked)
+    void tracked.finally(() => running.delete(tracked))
+    return tracked
   }
 
   async function runSlot(slot: ClaimedSlot): Promise<void> {
-    const check = await findCheckById(ctx, slot.checkId)
-    if (!check) return
-    const jobId = `${slot.checkId}:${slot.location}:${slot.dueMs}`
-    if (check.check_type === 'HEARTBEAT') {
+    const row = await findCheckById(ctx, slot.checkId)
+    if (!row) return
+    const slotKey = `${slot.checkId}:${slot.location}:${slot.dueMs}`
+    if (row.check_type === 'HEARTBEAT') {
       // The deadline passed without a ping: fail now, and again each period until a ping comes.
-      const { heartbeat } = JSON.parse(check.definition) as { heartbeat: HeartbeatSettings }
-      await storeHeartbeatResult(ctx, check, {
-        jobId,
+      const { heartbeat } = JSON.parse(row.definition) as { heartbeat: HeartbeatSettings }
+      await storeHeartbeatResult(ctx, row, {
+        jobId: slotKey,
         kind: 'MISSED',
         message: 'No ping within the period and grace',
       })
       const nextDueMs = Math.max(ctx.clock.now().getTime(), slot.dueMs) + heartbeatPeriodMs(heartbeat)
       return completeSlot(ctx, { ...slot, owner, nextDueMs })
     }
-    await runAndStore(ctx, check, slot.location, jobId)
+    const check = await resolveCheck(ctx, row)
+    const firstStartedMs = ctx.clock.now().getTime()
+    await runJob(check, { slotKey, location: slot.location, attempt: 1, firstStartedMs })
     await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(check, slot) })
   }
 
-  function nextDueOf(check: ChecksTable, slot: ClaimedSlot): number {
-    const definition = JSON.parse(check.definition) as { locations: string[]; runParallel?: boolean }
-    const plan = planSlots(
-      check.id,
-      check.frequency,
-      definition.locations,
-      Boolean(definition.runParallel),
-    ).find((p) => p.location === slot.location)
+  async function runRetry(retry: PendingRetry): Promise<void> {
+    const row = await findCheckById(ctx, retry.checkId)
+    if (!row) return
+    await runJob(await resolveCheck(ctx, row), retry)
+  }
+
+  /** Runs one attempt; stores it as the final result, or as an attempt and plans the retry. */
+  async function runJob(check: ResolvedCheck, job: Job): Promise<void> {
+    const outcome = await runAttempt(ctx, check)
     const nowMs = ctx.clock.now().getTime()
-    return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + check.frequency * 60_000
+    const retry = nextRetry(check.effective.retryStrategy, {
+      verdict: outcome.verdict,
+      attempt: job.attempt,
+      elapsedMs: nowMs - job.firstStartedMs,
+      location: job.location,
+      locations: check.effective.locations,
+    })
+    await storeAttempt(ctx, check, job.location, outcome, {
+      jobId: job.attempt === 1 ? job.slotKey : `${job.slotKey}#${job.attempt}`,
+      attempts: job.attempt,
+      resultType: retry ? 'ATTEMPT' : 'FINAL',
+    })
+    if (retry) {
+      const next = {
+        slotKey: job.slotKey,
+        checkId: check.row.id,
+        location: retry.location,
+        attempt: job.attempt + 1,
+        dueMs: nowMs + retry.delayMs,
+        firstStartedMs: job.firstStartedMs,
+      }
+      await scheduleRetry(ctx, next, owner)
+    } else if (job.attempt > 1) {
+      await finishRetry(ctx, job.slotKey, owner)
+    }
+  }
+
+  function nextDueOf(check: ResolvedCheck, slot: ClaimedSlot): number {
+    const { frequency, locations } = check.effective
+    const plan = planSlots(check.row.id, frequency, locations, Boolean(check.definition.runParallel)).find(
+      (p) => p.location === slot.location,
+    )
+    const nowMs = ctx.clock.now().getTime()
+    return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + frequency * 60_000
   }
 
   return {
+    owner,
     runDue,
     start() {
       timer = setInterval(() => {
         if (ticking) return
         ticking = true
-        runDue()
+        // Only the claim holds the tick: runs go on while the next ticks claim more.
+        claimAndStart()
           .catch((error: unknown) => log.error({ err: error }, 'claiming due checks failed'))
           .finally(() => {
             ticking = false
           })
       }, options.tickMs ?? 500)
+      renewal = setInterval(() => {
+        if (running.size === 0) return
+        renewLeases(ctx, owner, ctx.clock.now().getTime() + leaseMs).catch((error: unknown) =>
+          log.error({ err: error }, 'renewing leases failed'),
+        )
+      }, leaseMs / 3)
     },
     async stop() {
       clearInterval(timer)
       await Promise.all(running)
+      clearInterval(renewal)
     },
   }
 }

@@ -30,35 +30,70 @@ export interface ClaimedSlot {
   dueMs: number
 }
 
+/** Leases up to `limit` due slots of `locations` to `owner` until `nowMs + leaseMs`. */
+export async function claimDueSlots(ctx: ServiceContext, claim: LeaseClaim): Promise<ClaimedSlot[]> {
+  const rows = await leaseDueRows<{ check_id: string; location: string; next_due_ms: number }>(
+    ctx,
+    'check_schedules',
+    ['check_id', 'location'],
+    ['check_id', 'location', 'next_due_ms'],
+    claim,
+  )
+  return rows.map((row) => ({
+    checkId: row.check_id,
+    location: row.location,
+    dueMs: Number(row.next_due_ms),
+  }))
+}
+
+export interface LeaseClaim {
+  owner: string
+  nowMs: number
+  leaseMs: number
+  locations: string[]
+  limit: number
+}
+
 /**
- * Leases up to `limit` due slots of `locations` to `owner` until `nowMs + leaseMs`. Slots whose lease
- * ran out (a node died mid-run) are due again. PostgreSQL skips rows other nodes are claiming; SQLite
- * has one writer, so the statement is atomic there as it is.
+ * The claim shared by schedule and retry rows (both have location, next_due_ms and a lease): leases the
+ * longest-due rows of `locations` whose lease is free or ran out. PostgreSQL skips rows other nodes are
+ * claiming; SQLite has one writer, so the statement is atomic there as it is.
  */
-export async function claimDueSlots(
+export async function leaseDueRows<Row>(
   ctx: ServiceContext,
-  claim: { owner: string; nowMs: number; leaseMs: number; locations: string[]; limit: number },
-): Promise<ClaimedSlot[]> {
-  if (claim.locations.length === 0) return []
+  table: 'check_schedules' | 'check_retries',
+  keyColumns: string[],
+  returning: string[],
+  claim: LeaseClaim,
+): Promise<Row[]> {
+  if (claim.locations.length === 0 || claim.limit <= 0) return []
   const locking = ctx.engine === 'postgres' ? sql`for update skip locked` : sql``
+  const keys = sql.join(keyColumns.map((column) => sql.ref(column)))
   const due = sql`
-    select check_id, location from check_schedules
+    select ${keys} from ${sql.table(table)}
     where location in (${sql.join(claim.locations)})
       and next_due_ms <= ${claim.nowMs}
       and (lease_until_ms is null or lease_until_ms < ${claim.nowMs})
     order by next_due_ms
     limit ${claim.limit}
     ${locking}`
-  const { rows } = await sql<{ check_id: string; location: string; next_due_ms: number }>`
-    update check_schedules
+  const { rows } = await sql<Row>`
+    update ${sql.table(table)}
     set lease_owner = ${claim.owner}, lease_until_ms = ${claim.nowMs + claim.leaseMs}
-    where (check_id, location) in (${due})
-    returning check_id, location, next_due_ms`.execute(ctx.db)
-  return rows.map((row) => ({
-    checkId: row.check_id,
-    location: row.location,
-    dueMs: Number(row.next_due_ms),
-  }))
+    where (${keys}) in (${due})
+    returning ${sql.join(returning.map((column) => sql.ref(column)))}`.execute(ctx.db)
+  return rows
+}
+
+/** Keeps `owner`'s leases alive while its runs are in flight, so only a dead node's leases run out. */
+export async function renewLeases(ctx: ServiceContext, owner: string, untilMs: number): Promise<void> {
+  for (const table of ['check_schedules', 'check_retries'] as const) {
+    await ctx.db
+      .updateTable(table)
+      .set({ lease_until_ms: untilMs })
+      .where('lease_owner', '=', owner)
+      .execute()
+  }
 }
 
 /** Moves a finished slot to its next due time, if `owner` still holds its lease. */

@@ -46,3 +46,13 @@ export async function countChecksInGroup(ctx: ServiceContext, id: number): Promi
 export async function deleteGroup(ctx: ServiceContext, id: number) {
   await ctx.db.deleteFrom('check_groups').where('id', '=', id).execute()
 }
+
+export async function findGroups(ctx: ServiceContext, accountId: string, ids: number[]) {
+  if (ids.length === 0) return []
+  return ctx.db
+    .selectFrom('check_groups')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute()
+}

@@ -84,21 +84,6 @@ export async function deleteCheck(ctx: ServiceContext, id: string): Promise<void
   await ctx.db.deleteFrom('checks').where('id', '=', id).execute()
 }
 
-/** Whether the account's group is activated; undefined when it has no such group. */
-export async function groupActivation(
-  ctx: ServiceContext,
-  accountId: string,
-  groupId: number,
-): Promise<boolean | undefined> {
-  const row = await ctx.db
-    .selectFrom('check_groups')
-    .select('activated')
-    .where('account_id', '=', accountId)
-    .where('id', '=', groupId)
-    .executeTakeFirst()
-  return row === undefined ? undefined : Boolean(row.activated)
-}
-
 export async function listChecksOfGroup(ctx: ServiceContext, accountId: string, groupId: number) {
   return ctx.db
     .selectFrom('checks')

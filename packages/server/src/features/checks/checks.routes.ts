@@ -10,6 +10,14 @@ import * as checks from './checks.service.ts'
 
 export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   const tags = ['checks']
+  // The top-level fields the client sent, seen before schema defaults fill in the rest: a check in a
+  // group takes the group's value of an inheritable field it leaves out (e.g. frequency).
+  const sentFields = new WeakMap<object, Set<string>>()
+  app.addHook('preValidation', async (request) => {
+    const body = request.body
+    if (body && typeof body === 'object') sentFields.set(request, new Set(Object.keys(body)))
+  })
+  const sentFieldsOf = (request: object) => sentFields.get(request) ?? new Set<string>()
 
   app.get(
     '/v1/checks',
@@ -52,7 +60,10 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       },
     },
     async (request) =>
-      checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, { mode: 'merge' }),
+      checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, {
+        mode: 'merge',
+        sentFields: sentFieldsOf(request),
+      }),
   )
 
   app.delete(
@@ -104,7 +115,13 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       },
       async (request, reply) => {
         // autoAssignAlerts subscribes to every alert channel of the account; channels come with alerting.
-        const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body)
+        const created = await checks.createCheck(
+          ctx,
+          authOf(request).accountId,
+          checkType,
+          request.body,
+          sentFieldsOf(request),
+        )
         return reply.status(201).send(created)
       },
     )
@@ -124,6 +141,7 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, {
           mode: 'replace',
           checkType,
+          sentFields: sentFieldsOf(request),
         }),
     )
   }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import {
   CHECK_BODIES,
+  type CheckAlertSettings,
   type CheckEnvironmentVariable,
   type CheckType,
   EXTENDED_MAX_RESPONSE_TIME_MS,
@@ -13,24 +14,41 @@ import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
-import { runAndStore } from '../../scheduler/run-and-store.ts'
+import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
+import {
+  type EffectiveSettings,
+  effectiveSettings,
+  type GroupSettings,
+  type OwnSettings,
+} from './effective-check.ts'
 
-/** A check's definition as stored: the accepted body with defaults, variable values sealed when hidden. */
-type Definition = Record<string, unknown> & {
-  name: string
-  activated: boolean
-  muted: boolean
-  frequency: number
-  tags: string[]
-  environmentVariables: StoredVariable[]
-  groupId: number | null
-  groupOrder: number | null
+/**
+ * A check's definition as stored: the accepted body with schema defaults, variable values sealed when
+ * hidden. Fields a group can fill in (locations, frequency, alertSettings, ...) stay absent when the
+ * check said nothing, so the group's value applies (effective-check.ts).
+ */
+export type Definition = Record<string, unknown> &
+  OwnSettings & {
+    name: string
+    activated: boolean
+    groupId: number | null
+    groupOrder: number | null
+  }
+
+/** A check with everything it runs with: its own definition and the settings its group fills in. */
+export interface ResolvedCheck {
+  row: ChecksTable
+  definition: Definition
+  effective: EffectiveSettings
+  /** False when the check's group is deactivated. */
+  groupActivated: boolean
 }
 
 const PERIOD_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const
@@ -39,13 +57,17 @@ const validators = Object.fromEntries(
   Object.entries(CHECK_BODIES).map(([type, schema]) => [type, compileBodyValidator(schema)]),
 ) as Record<CheckType, (body: unknown) => void>
 
+/** Fields with a schema default that a check in a group inherits when the client didn't send them. */
+const INHERITED_WHEN_NOT_SENT = ['frequency'] as const
+
 export async function createCheck(
   ctx: ServiceContext,
   accountId: string,
   checkType: CheckType,
   body: Record<string, unknown>,
+  sentFields: ReadonlySet<string>,
 ): Promise<AnyCheck> {
-  const definition = await normalize(ctx, accountId, checkType, body, [])
+  const definition = await normalize(ctx, accountId, checkType, body, [], sentFields)
   const now = isoNow(ctx)
   const row: ChecksTable = {
     id: randomUUID(),
@@ -58,14 +80,15 @@ export async function createCheck(
     updated_at: now,
   }
   await repo.insertCheck(ctx, row, definition.tags)
-  await syncCheckSchedule(ctx, await schedulable(ctx, accountId, row.id, checkType, definition))
-  return toResponse(ctx, row)
+  const resolved = await resolveCheck(ctx, row)
+  await syncCheckSchedule(ctx, schedulable(resolved))
+  return toResponse(ctx, resolved)
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
-  return toResponse(ctx, row)
+  return toResponse(ctx, await resolveCheck(ctx, row))
 }
 
 export async function listChecks(
@@ -75,7 +98,8 @@ export async function listChecks(
   page: Page,
 ) {
   const { rows, total } = await repo.listChecks(ctx, accountId, filter, page)
-  return { items: rows.map((row) => toResponse(ctx, row)), total }
+  const resolved = await resolveChecks(ctx, accountId, rows)
+  return { items: resolved.map((check) => toResponse(ctx, check)), total }
 }
 
 /**
@@ -88,7 +112,7 @@ export async function updateCheck(
   accountId: string,
   id: string,
   body: Record<string, unknown>,
-  options: { mode: 'replace' | 'merge'; checkType?: CheckType },
+  options: { mode: 'replace' | 'merge'; checkType?: CheckType; sentFields: ReadonlySet<string> },
 ): Promise<AnyCheck> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
@@ -98,19 +122,29 @@ export async function updateCheck(
   }
   const current = JSON.parse(row.definition) as Definition
   let input = body
+  let sentFields = options.sentFields
   if (options.mode === 'merge') {
     input = { ...publicDefinition(current), ...body }
+    sentFields = new Set([...Object.keys(current), ...sentFields])
     validators[checkType](input)
   }
-  const definition = await normalize(ctx, accountId, checkType, input, current.environmentVariables)
+  const definition = await normalize(
+    ctx,
+    accountId,
+    checkType,
+    input,
+    current.environmentVariables,
+    sentFields,
+  )
   const updated = {
     ...columnsOf(definition),
     definition: JSON.stringify(definition),
     updated_at: isoNow(ctx),
   }
   await repo.replaceCheck(ctx, id, updated, definition.tags)
-  await syncCheckSchedule(ctx, await schedulable(ctx, accountId, id, checkType, definition))
-  return toResponse(ctx, { ...row, ...updated })
+  const resolved = await resolveCheck(ctx, { ...row, ...updated })
+  await syncCheckSchedule(ctx, schedulable(resolved))
+  return toResponse(ctx, resolved)
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
@@ -126,13 +160,16 @@ async function normalize(
   checkType: CheckType,
   body: Record<string, unknown>,
   previousVariables: StoredVariable[],
+  sentFields: ReadonlySet<string>,
 ): Promise<Definition> {
   const definition = { ...body } as Record<string, unknown>
+  for (const field of INHERITED_WHEN_NOT_SENT) if (!sentFields.has(field)) delete definition[field]
   definition.tags = [...new Set((body.tags as string[] | undefined) ?? [])]
   definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
-  definition.locations = resolveLocations(ctx, body.locations as string[] | undefined, checkType)
+  if (body.locations !== undefined) definition.locations = servedLocations(ctx, body.locations as string[])
+  if (checkType === 'HEARTBEAT') definition.locations = []
   definition.alertChannelSubscriptions = body.alertChannelSubscriptions ?? []
-  definition.alertSettings = mergeAlertSettings(body.alertSettings as Record<string, object> | undefined)
+  definition.alertSettings = body.alertSettings ?? null
   definition.groupId = body.groupId ?? null
   definition.groupOrder = body.groupOrder ?? null
   definition.retryStrategy = body.retryStrategy ?? null
@@ -144,7 +181,7 @@ async function normalize(
     // Private locations arrive with the private-location feature; until then none can exist.
     throw invalid('body.privateLocations', `unknown private location ${privateLocations[0]}`)
   }
-  if (checkType !== 'HEARTBEAT' && (definition.locations as string[]).length === 0) {
+  if (checkType !== 'HEARTBEAT' && (definition.locations as string[] | undefined)?.length === 0) {
     throw invalid('body.locations', 'must name at least one location when privateLocations is empty')
   }
   const subscriptions = definition.alertChannelSubscriptions as { alertChannelId: number }[]
@@ -157,7 +194,7 @@ async function normalize(
   }
   if (
     definition.groupId !== null &&
-    (await repo.groupActivation(ctx, accountId, definition.groupId as number)) === undefined
+    !(await groupsRepo.findGroup(ctx, accountId, definition.groupId as number))
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
   }
@@ -171,13 +208,7 @@ async function normalize(
   return definition as Definition
 }
 
-function resolveLocations(
-  ctx: ServiceContext,
-  locations: string[] | undefined,
-  checkType: CheckType,
-): string[] {
-  if (checkType === 'HEARTBEAT') return []
-  if (locations === undefined) return [...ctx.locations.defaults]
+function servedLocations(ctx: ServiceContext, locations: string[]): string[] {
   const unique = [...new Set(locations)]
   const unserved = unique.find((location) => !ctx.locations.served.includes(location))
   if (unserved) {
@@ -189,11 +220,12 @@ function resolveLocations(
   return unique
 }
 
-function mergeAlertSettings(given: Record<string, object> | undefined) {
+function mergeAlertSettings(given: CheckAlertSettings | undefined) {
   const base = DEFAULT_ALERT_SETTINGS as unknown as Record<string, object | string>
   const merged: Record<string, unknown> = { ...base, ...given }
   for (const [key, value] of Object.entries(base)) {
-    if (typeof value === 'object') merged[key] = { ...value, ...(given?.[key] ?? {}) }
+    const own = (given as Record<string, object> | undefined)?.[key]
+    if (typeof value === 'object') merged[key] = { ...value, ...own }
   }
   return merged
 }
@@ -239,9 +271,14 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
   if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
     throw badRequest(`${checkType} checks can't run yet: this build has no runner for them`)
   }
-  const definition = JSON.parse(row.definition) as Definition
-  const location = (definition.locations as string[])[0] ?? ctx.locations.defaults[0] ?? 'local'
-  const resultId = await runAndStore(ctx, row, location, `trigger:${randomUUID()}`)
+  const resolved = await resolveCheck(ctx, row)
+  const location = resolved.effective.locations[0] ?? ctx.locations.defaults[0] ?? 'local'
+  const outcome = await runAttempt(ctx, resolved)
+  const resultId = await storeAttempt(ctx, resolved, location, outcome, {
+    jobId: `trigger:${randomUUID()}`,
+    attempts: 1,
+    resultType: 'FINAL',
+  })
   if (!resultId) throw new Error('a fresh trigger job id stored no result')
   return getResult(ctx, accountId, id, resultId)
 }
@@ -252,42 +289,65 @@ export async function resyncGroupChecks(
   accountId: string,
   groupId: number,
 ): Promise<void> {
-  for (const row of await repo.listChecksOfGroup(ctx, accountId, groupId)) {
-    const definition = JSON.parse(row.definition) as Definition
-    await syncCheckSchedule(
-      ctx,
-      await schedulable(ctx, accountId, row.id, row.check_type as CheckType, definition),
-    )
+  const rows = await repo.listChecksOfGroup(ctx, accountId, groupId)
+  for (const resolved of await resolveChecks(ctx, accountId, rows)) {
+    await syncCheckSchedule(ctx, schedulable(resolved))
   }
 }
 
-async function schedulable(
+/** Loads a check's group (if any) and works out what the check runs with. */
+export async function resolveCheck(ctx: ServiceContext, row: ChecksTable): Promise<ResolvedCheck> {
+  return (await resolveChecks(ctx, row.account_id, [row]))[0] as ResolvedCheck
+}
+
+async function resolveChecks(
   ctx: ServiceContext,
   accountId: string,
-  id: string,
-  checkType: CheckType,
-  definition: Definition,
-): Promise<SchedulableCheck> {
-  const groupActivated =
-    definition.groupId === null || (await repo.groupActivation(ctx, accountId, definition.groupId)) === true
+  rows: ChecksTable[],
+): Promise<ResolvedCheck[]> {
+  const groupIds = [...new Set(rows.flatMap((row) => (row.group_id === null ? [] : [row.group_id])))]
+  const groups = new Map(
+    (await groupsRepo.findGroups(ctx, accountId, groupIds)).map((group) => [group.id, group]),
+  )
+  return rows.map((row) => {
+    const definition = JSON.parse(row.definition) as Definition
+    const group = row.group_id === null ? undefined : groups.get(row.group_id)
+    const groupSettings = group ? (JSON.parse(group.definition) as GroupSettings) : null
+    return {
+      row,
+      definition,
+      effective: effectiveSettings(
+        definition,
+        groupSettings && { ...groupSettings, muted: Boolean(group?.muted) },
+        {
+          locations: ctx.locations.defaults,
+        },
+      ),
+      groupActivated: group === undefined || Boolean(group.activated),
+    }
+  })
+}
+
+function schedulable({ row, definition, effective, groupActivated }: ResolvedCheck): SchedulableCheck {
+  const checkType = row.check_type as CheckType
   return {
-    id,
+    id: row.id,
     checkType,
     activated: definition.activated,
-    frequency: definition.frequency,
-    locations: definition.locations as string[],
+    frequency: effective.frequency,
+    locations: effective.locations,
     runParallel: Boolean(definition.runParallel),
     groupActivated,
     heartbeat: checkType === 'HEARTBEAT' ? (definition.heartbeat as HeartbeatSettings) : undefined,
   }
 }
 
+/** Columns kept beside the JSON for filters and lookups. */
 function columnsOf(definition: Definition) {
   return {
     name: definition.name,
     activated: definition.activated,
     muted: definition.muted,
-    frequency: definition.frequency,
     group_id: definition.groupId,
     group_order: definition.groupOrder,
   }
@@ -301,14 +361,19 @@ function publicDefinition(definition: Definition): Record<string, unknown> {
   }
 }
 
-function toResponse(ctx: ServiceContext, row: ChecksTable): AnyCheck {
-  const definition = JSON.parse(row.definition) as Definition
+/**
+ * The check as clients see it: its own fields, with `locations` and `frequency` as it runs them (its
+ * own, else its group's, else the defaults) and its own alert settings completed with the defaults.
+ */
+function toResponse(ctx: ServiceContext, { row, definition, effective }: ResolvedCheck): AnyCheck {
   return {
     ...publicDefinition(definition),
     name: definition.name,
     activated: definition.activated,
     muted: definition.muted,
-    frequency: definition.frequency,
+    locations: definition.locations ?? (row.check_type === 'HEARTBEAT' ? [] : effective.locations),
+    frequency: effective.frequency,
+    alertSettings: mergeAlertSettings(definition.alertSettings ?? undefined),
     id: row.id,
     checkType: row.check_type as CheckType,
     // Channels arrive with the alerting feature; the shape is the spec's.

@@ -17,6 +17,11 @@ export async function findVariable(ctx: ServiceContext, accountId: string, key: 
     .executeTakeFirst()
 }
 
+/** Every variable of an account: what its check runs see. */
+export async function listAccountVariables(ctx: ServiceContext, accountId: string) {
+  return ctx.db.selectFrom('variables').selectAll().where('account_id', '=', accountId).execute()
+}
+
 export interface VariableFilter {
   /** A key pattern where `*` matches any run of characters; keys hold only [A-Za-z0-9_]. */
   keyPattern?: string

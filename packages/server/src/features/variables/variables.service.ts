@@ -37,7 +37,7 @@ function storedValue(ctx: ServiceContext, value: string, sealed: boolean) {
     : { value, encrypted_value: null }
 }
 
-function plainValue(ctx: ServiceContext, row: VariablesTable): string {
+export function plainValue(ctx: ServiceContext, row: VariablesTable): string {
   return row.encrypted_value !== null ? ctx.secretBox.decrypt(row.encrypted_value) : (row.value ?? '')
 }
 

@@ -1,0 +1,98 @@
+import type { CheckAlertSettings, RetryStrategy } from '@svc/core'
+import type { StoredVariable } from './check-variables.ts'
+
+export const DEFAULT_FREQUENCY = 10
+
+/** The check fields a group can fill in, as stored (absent or null where the check said nothing). */
+export interface OwnSettings {
+  locations?: string[]
+  frequency?: number
+  tags: string[]
+  environmentVariables: StoredVariable[]
+  alertSettings?: CheckAlertSettings | null
+  useGlobalAlertSettings?: boolean
+  alertChannelSubscriptions: { alertChannelId: number; activated: boolean }[]
+  runtimeId?: string | null
+  retryStrategy?: RetryStrategy | null
+  doubleCheck?: boolean
+  muted: boolean
+}
+
+/** A group's stored definition: what its checks inherit (API.md "check groups"). */
+export interface GroupSettings {
+  locations: string[]
+  frequency: number | null
+  tags: string[]
+  environmentVariables: StoredVariable[]
+  alertSettings?: CheckAlertSettings
+  useGlobalAlertSettings?: boolean
+  alertChannelSubscriptions: { alertChannelId: number; activated: boolean }[]
+  runtimeId: string | null
+  retryStrategy: RetryStrategy | null
+  muted?: boolean
+}
+
+/** What a check runs and alerts with once its group and the deployment's defaults are applied. */
+export interface EffectiveSettings {
+  locations: string[]
+  frequency: number
+  /** The check's tags and its group's. */
+  tags: string[]
+  /** Group variables overridden by the check's (account variables are beneath both, added at run time). */
+  environmentVariables: StoredVariable[]
+  /** Whose alert settings apply: the account's when `useGlobalAlertSettings`, else these. */
+  useGlobalAlertSettings: boolean
+  alertSettings: CheckAlertSettings | null
+  alertChannelSubscriptions: { alertChannelId: number; activated: boolean }[]
+  /** Null: the account's default runtime. */
+  runtimeId: string | null
+  /** Null: no retries. The deprecated `doubleCheck` becomes one immediate retry elsewhere. */
+  retryStrategy: RetryStrategy | null
+  muted: boolean
+}
+
+/** One immediate retry in another location: what the deprecated `doubleCheck: true` means. */
+export const DOUBLE_CHECK_STRATEGY: RetryStrategy = {
+  type: 'SINGLE_RETRY',
+  baseBackoffSeconds: 0,
+  maxRetries: 1,
+  maxDurationSeconds: 600,
+  sameRegion: false,
+}
+
+/**
+ * Fills in what the check leaves unsaid from its group, then from the deployment: a check's own value
+ * always wins; lists a check leaves empty (subscriptions) take the group's; tags and variables merge.
+ */
+export function effectiveSettings(
+  check: OwnSettings,
+  group: GroupSettings | null,
+  defaults: { locations: string[] },
+): EffectiveSettings {
+  const groupLocations = group && group.locations.length > 0 ? group.locations : undefined
+  const checkKeys = new Set(check.environmentVariables.map((v) => v.key))
+  const ownAlerting = check.alertSettings != null || !group
+  return {
+    locations: check.locations ?? groupLocations ?? defaults.locations,
+    frequency: check.frequency ?? group?.frequency ?? DEFAULT_FREQUENCY,
+    tags: [...new Set([...check.tags, ...(group?.tags ?? [])])],
+    environmentVariables: [
+      ...(group?.environmentVariables ?? []).filter((v) => !checkKeys.has(v.key)),
+      ...check.environmentVariables,
+    ],
+    useGlobalAlertSettings: ownAlerting
+      ? (check.useGlobalAlertSettings ?? true)
+      : (group?.useGlobalAlertSettings ?? true),
+    alertSettings: ownAlerting ? (check.alertSettings ?? null) : (group?.alertSettings ?? null),
+    alertChannelSubscriptions:
+      check.alertChannelSubscriptions.length > 0
+        ? check.alertChannelSubscriptions
+        : (group?.alertChannelSubscriptions ?? []),
+    runtimeId: check.runtimeId ?? group?.runtimeId ?? null,
+    retryStrategy:
+      check.retryStrategy ??
+      group?.retryStrategy ??
+      ((check.doubleCheck ?? true) ? DOUBLE_CHECK_STRATEGY : null),
+    muted: check.muted || Boolean(group?.muted),
+  }
+}

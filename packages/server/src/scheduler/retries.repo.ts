@@ -1,0 +1,79 @@
+import type { ServiceContext } from '../context.ts'
+import { type LeaseClaim, leaseDueRows } from './schedules.repo.ts'
+
+/** The only SQL for `check_retries`: retries of failed runs, due after their backoff. */
+
+export interface PendingRetry {
+  slotKey: string
+  checkId: string
+  location: string
+  attempt: number
+  dueMs: number
+  firstStartedMs: number
+}
+
+/**
+ * Plans the next attempt of a failed job. The first retry of a slot is inserted once (a re-run after a
+ * lost lease finds it there); later ones move the row, if `owner` holds its lease.
+ */
+export async function scheduleRetry(ctx: ServiceContext, retry: PendingRetry, owner: string): Promise<void> {
+  const row = {
+    slot_key: retry.slotKey,
+    check_id: retry.checkId,
+    location: retry.location,
+    attempt: retry.attempt,
+    next_due_ms: retry.dueMs,
+    first_started_ms: retry.firstStartedMs,
+    lease_owner: null,
+    lease_until_ms: null,
+  }
+  if (retry.attempt === 2) {
+    await ctx.db
+      .insertInto('check_retries')
+      .values(row)
+      .onConflict((oc) => oc.column('slot_key').doNothing())
+      .execute()
+    return
+  }
+  await ctx.db
+    .updateTable('check_retries')
+    .set(row)
+    .where('slot_key', '=', retry.slotKey)
+    .where('lease_owner', '=', owner)
+    .execute()
+}
+
+/** Leases up to `limit` due retries of `locations`, like `claimDueSlots`. */
+export async function claimDueRetries(ctx: ServiceContext, claim: LeaseClaim): Promise<PendingRetry[]> {
+  const rows = await leaseDueRows<{
+    slot_key: string
+    check_id: string
+    location: string
+    attempt: number
+    next_due_ms: number
+    first_started_ms: number
+  }>(
+    ctx,
+    'check_retries',
+    ['slot_key'],
+    ['slot_key', 'check_id', 'location', 'attempt', 'next_due_ms', 'first_started_ms'],
+    claim,
+  )
+  return rows.map((row) => ({
+    slotKey: row.slot_key,
+    checkId: row.check_id,
+    location: row.location,
+    attempt: row.attempt,
+    dueMs: Number(row.next_due_ms),
+    firstStartedMs: Number(row.first_started_ms),
+  }))
+}
+
+/** Removes a retry whose job has its final result. */
+export async function finishRetry(ctx: ServiceContext, slotKey: string, owner: string): Promise<void> {
+  await ctx.db
+    .deleteFrom('check_retries')
+    .where('slot_key', '=', slotKey)
+    .where('lease_owner', '=', owner)
+    .execute()
+}
