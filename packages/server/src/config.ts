@@ -21,6 +21,10 @@ export interface Config {
   locations: { served: string[]; defaults: string[] }
   /** Check runs at once in this process's in-process runner (SVC_RUNNER_CONCURRENCY). */
   runnerConcurrency: number
+  /** Served locations whose checks this process runs (SVC_RUNNER_LOCATIONS; `none` for an API-only node). */
+  runnerLocations: string[]
+  /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
+  runnerLeaseMs: number
   /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
   resultRetentionDays: number
 }
@@ -48,6 +52,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'SVC_BOOTSTRAP_API_KEY must look like svc_ followed by at least 32 letters, digits, - or _',
     )
   }
+  const locations = parseLocations(env.SVC_LOCATIONS, env.SVC_DEFAULT_LOCATIONS)
+  const leaseSeconds = parsePositiveInteger('SVC_RUNNER_LEASE_SECONDS', env.SVC_RUNNER_LEASE_SECONDS ?? '30')
+  if (leaseSeconds < 3) throw new ConfigError('SVC_RUNNER_LEASE_SECONDS must be at least 3')
   return {
     port,
     host: env.HOST || '0.0.0.0',
@@ -58,8 +65,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
     bootstrapApiKey,
     logLevel: env.LOG_LEVEL || 'info',
-    locations: parseLocations(env.SVC_LOCATIONS, env.SVC_DEFAULT_LOCATIONS),
+    locations,
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
+    runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
+    runnerLeaseMs: leaseSeconds * 1000,
     resultRetentionDays: parsePositiveInteger(
       'SVC_RESULT_RETENTION_DAYS',
       env.SVC_RESULT_RETENTION_DAYS ?? '400',
@@ -87,6 +96,27 @@ function parseLocations(served = 'local', defaults?: string) {
   if (unknown.length > 0)
     throw new ConfigError(`SVC_DEFAULT_LOCATIONS names unserved locations: ${unknown.join(', ')}`)
   return { served: servedList, defaults: defaultList }
+}
+
+/** A comma-separated subset of the served locations; `none` for none; unset for all of them. */
+export function parseRunnerLocations(value: string | undefined, served: string[]): string[] {
+  if (value === undefined || value.trim() === '') return [...served]
+  if (value.trim() === 'none') return []
+  const list = [
+    ...new Set(
+      value
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    ),
+  ]
+  const unserved = list.filter((l) => !served.includes(l))
+  if (unserved.length > 0) {
+    throw new ConfigError(
+      `runner locations must be served (SVC_LOCATIONS=${served.join(',')}); not served: ${unserved.join(', ')}`,
+    )
+  }
+  return list
 }
 
 function parsePositiveInteger(name: string, value: string): number {

@@ -30,9 +30,11 @@ async function main(): Promise<void> {
   const serviceContext = serviceContextOf(deps)
   const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
   await app.listen({ port: config.port, host: config.host })
+  // Heartbeat deadlines are the servers' own work; locations may be left to `npm run runner` processes.
   const scheduler = createScheduler(serviceContext, {
-    locations: [...config.locations.served, HEARTBEAT_LOCATION],
+    locations: [...config.runnerLocations, HEARTBEAT_LOCATION],
     concurrency: config.runnerConcurrency,
+    leaseMs: config.runnerLeaseMs,
     log: app.log,
   })
   scheduler.start()

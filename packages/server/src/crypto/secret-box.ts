@@ -30,14 +30,21 @@ export function createSecretBox(key: Buffer): SecretBox {
   }
 }
 
+/** The configured key, else the one generated into `dataDir` earlier; undefined when there is none. */
+export function loadEncryptionKey(configured: Buffer | undefined, dataDir: string): Buffer | undefined {
+  if (configured) return configured
+  const path = join(dataDir, 'encryption.key')
+  return existsSync(path) ? parseEncryptionKey(readFileSync(path, 'utf8').trim()) : undefined
+}
+
 /**
  * The configured key, or the one kept in `dataDir/encryption.key`, created (mode 0600) on first start.
  * Several nodes on one PostgreSQL must share SVC_ENCRYPTION_KEY instead.
  */
 export function loadOrCreateEncryptionKey(configured: Buffer | undefined, dataDir: string): Buffer {
-  if (configured) return configured
+  const existing = loadEncryptionKey(configured, dataDir)
+  if (existing) return existing
   const path = join(dataDir, 'encryption.key')
-  if (existsSync(path)) return parseEncryptionKey(readFileSync(path, 'utf8').trim())
   mkdirSync(dataDir, { recursive: true })
   const key = randomBytes(32)
   writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' })

@@ -28,6 +28,7 @@ const PUBLIC_OPERATIONS = [
   'delete /v1/checks/{id}',
   'get /v1/check-groups',
   'post /v1/check-groups',
+  'post /v1/check-groups/{id}/trigger',
   'get /v1/check-groups/{id}',
   'put /v1/check-groups/{id}',
   'delete /v1/check-groups/{id}',

@@ -6,6 +6,7 @@ import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
+import { nextSlotAfter, planSlots } from './slots.ts'
 
 const MINUTE = 60_000
 
@@ -172,15 +173,14 @@ for (const engine of testEngines()) {
       assert.equal((await resultsOf(own.id))[0].urlCheckResult.request.url, `${base}/from-check`)
 
       // A group change re-plans its checks at once: the new frequency from the next run.
-      const before = Number((await listSchedule(t.ctx, inheriting.id))[0]?.next_due_ms)
       await t.call({
         method: 'PUT',
         url: `/v1/check-groups/${group.id}`,
         payload: { name: 'inherited', locations: ['eu-west-1'], frequency: 60 },
       })
       const after = Number((await listSchedule(t.ctx, inheriting.id))[0]?.next_due_ms)
-      assert.notEqual(after, before)
-      assert.ok(after - nowMs <= 60 * MINUTE && after > nowMs)
+      const [hourly] = planSlots(inheriting.id, 60, ['eu-west-1'], false)
+      assert.equal(after, nextSlotAfter(nowMs, hourly!), 'the next slot of the hourly plan')
       const reread = json(await t.call({ method: 'GET', url: `/v1/checks/${inheriting.id}` }))
       assert.equal(reread.frequency, 60)
       const merged = json(
@@ -226,6 +226,45 @@ for (const engine of testEngines()) {
       assert.ok(!raw.body.includes(secret), 'no plain secret in the stored result')
       assert.ok(!raw.body.includes(Buffer.from(`user:${secret}`).toString('base64')), 'nor its base64')
       assert.match(result.apiCheckResult.request.url, /token=\*\*\*masked\*\*\*/)
+    })
+
+    test('a group trigger runs its checks once now in groupOrder and answers every result', async () => {
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: { name: 'pipeline', concurrency: 1 },
+        }),
+      )
+      const inGroup = (name: string, extra: object) =>
+        createUrlCheck({ name, groupId: group.id, request: { url: `${base}/${name}` }, ...extra })
+      const last = await inGroup('last', {})
+      const second = await inGroup('second', { groupOrder: 2, activated: false })
+      const first = await inGroup('first', { groupOrder: 0 })
+      await t.call({
+        method: 'POST',
+        url: '/v1/checks/browser',
+        payload: { name: 'no runner yet', groupId: group.id, script: 'console.log(1)' },
+      })
+      seen.length = 0
+      const triggered = await t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })
+      assert.equal(triggered.statusCode, 200, triggered.body)
+      assert.equal(triggered.headers['x-ratelimit-limit'], '60')
+      const results = json(triggered)
+      assert.deepEqual(
+        results.map((r: any) => r.checkId),
+        [first.id, second.id, last.id],
+      )
+      assert.deepEqual(
+        seen.map((r) => r.url),
+        ['/first', '/second', '/last'],
+        'one at a time, in order',
+      )
+      assert.ok(results.every((r: any) => r.resultType === 'FINAL' && !r.hasFailures))
+      const stored = json(await t.call({ method: 'GET', url: `/v1/check-results/${second.id}` }))
+      assert.equal(stored[0].id, results[1].id)
+      const missing = await t.call({ method: 'POST', url: '/v1/check-groups/999999/trigger' })
+      assert.equal(missing.statusCode, 404)
     })
   })
 }

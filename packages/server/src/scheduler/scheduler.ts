@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
 import { findCheckById } from '../features/checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheck } from '../features/checks/checks.service.ts'
+import { SVC_VERSION } from '../version.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
-import { type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
+import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
 import { claimDueRetries, finishRetry, type PendingRetry, scheduleRetry } from './retries.repo.ts'
 import { nextRetry } from './retry-policy.ts'
 import { runAttempt, storeAttempt } from './run-and-store.ts'
+import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
 import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
@@ -35,6 +38,8 @@ export interface Scheduler {
 }
 
 export const DEFAULT_LEASE_MS = 30_000
+/** How often a running scheduler tells the store it is alive (GET /v1/locations reads it). */
+export const PRESENCE_INTERVAL_MS = 10_000
 
 /** One attempt of a job: the slot's first run, or a retry of it. */
 interface Job {
@@ -55,6 +60,18 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   const running = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | undefined
   let renewal: NodeJS.Timeout | undefined
+  let presence: NodeJS.Timeout | undefined
+  const node = {
+    id: owner,
+    locations: options.locations.filter((location) => location !== HEARTBEAT_LOCATION),
+    hostname: hostname(),
+    version: SVC_VERSION,
+    startedAt: ctx.clock.now().toISOString(),
+  }
+  const sayAlive = () =>
+    saveRunnerNode(ctx, node, ctx.clock.now().getTime()).catch((error: unknown) =>
+      log.error({ err: error }, 'recording runner presence failed'),
+    )
   let ticking = false
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
 
@@ -169,6 +186,10 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
             ticking = false
           })
       }, options.tickMs ?? 500)
+      if (node.locations.length > 0) {
+        void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(sayAlive)
+        presence = setInterval(sayAlive, PRESENCE_INTERVAL_MS)
+      }
       renewal = setInterval(() => {
         if (running.size === 0) return
         renewLeases(ctx, owner, ctx.clock.now().getTime() + leaseMs).catch((error: unknown) =>
@@ -178,8 +199,10 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     },
     async stop() {
       clearInterval(timer)
+      clearInterval(presence)
       await Promise.all(running)
       clearInterval(renewal)
+      if (node.locations.length > 0) await deleteRunnerNode(ctx, owner)
     },
   }
 }

@@ -8,6 +8,7 @@ export { freePort }
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..')
 const MAIN = join(REPO_ROOT, 'packages/server/src/main.ts')
+const RUNNER_MAIN = join(REPO_ROOT, 'packages/server/src/runner-main.ts')
 
 export interface ServerProcess {
   url: string
@@ -32,7 +33,28 @@ export async function startServerProcess(
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort())
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', MAIN], {
+  return startProcess(MAIN, [], { ...env, PORT: port }, 'API docs:', timeoutMs, `http://127.0.0.1:${port}`)
+}
+
+/** Starts a runner-only process (`npm run runner -- --location ...`) and waits until it runs. */
+export async function startRunnerProcess(
+  env: Record<string, string>,
+  locations: string[],
+  timeoutMs = 30_000,
+): Promise<ServerProcess> {
+  const args = locations.flatMap((location) => ['--location', location])
+  return startProcess(RUNNER_MAIN, args, env, 'svc runner is running', timeoutMs, '')
+}
+
+async function startProcess(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  readyMarker: string,
+  timeoutMs: number,
+  url: string,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', entry, ...args], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -40,7 +62,6 @@ export async function startServerProcess(
       HOST: '127.0.0.1',
       SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')),
       ...env,
-      PORT: port,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -60,7 +81,7 @@ export async function startServerProcess(
       timeoutMs,
     )
     const poll = setInterval(() => {
-      if (stdout.includes('API docs:')) {
+      if (stdout.includes(readyMarker)) {
         clearInterval(poll)
         clearTimeout(timer)
         ready()
@@ -69,12 +90,12 @@ export async function startServerProcess(
     void exited.then((code) => {
       clearInterval(poll)
       clearTimeout(timer)
-      fail(new Error(`server exited with ${code} before serving:\n${stdout}\n${stderr}`))
+      fail(new Error(`${entry} exited with ${code} before it was ready:\n${stdout}\n${stderr}`))
     })
   })
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     child,
     accountId: stdout.match(/account id: (\S+)/)?.[1],
     apiKey: stdout.match(/API key: +(svc_\S+)/)?.[1],

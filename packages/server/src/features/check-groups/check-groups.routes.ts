@@ -4,8 +4,9 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import { CheckResult } from '../check-results/check-results.schemas.ts'
 import { AnyCheck } from '../checks/checks.schemas.ts'
-import { listChecks } from '../checks/checks.service.ts'
+import { listChecks, triggerGroup } from '../checks/checks.service.ts'
 import { CheckGroup, CheckGroupBody, GroupIdParams, ListGroupsQuery } from './check-groups.schemas.ts'
 import * as groups from './check-groups.service.ts'
 
@@ -104,5 +105,23 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       const { items, total } = await listChecks(ctx, accountId, { groupId: request.params.id }, page)
       return sendPage(reply, page, items, total)
     },
+  )
+
+  app.post(
+    '/v1/check-groups/:id/trigger',
+    {
+      config: { rateLimit: { group: 'trigger', max: 60 } },
+      schema: {
+        tags,
+        summary: 'Run every check of a group now',
+        description:
+          'Runs each check of the group once, in groupOrder, at most the group’s concurrency at a time, ' +
+          'whether or not activated and without retries, as a CI/CD pipeline would; answers the results in ' +
+          'that order. They are stored and count like any other result.',
+        params: GroupIdParams,
+        response: { 200: Type.Array(CheckResult) },
+      },
+    },
+    async (request) => triggerGroup(ctx, authOf(request).accountId, request.params.id),
   )
 }

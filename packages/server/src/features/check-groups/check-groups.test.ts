@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { createScheduler } from '../../scheduler/scheduler.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {
@@ -109,12 +110,26 @@ for (const engine of testEngines()) {
       )
     })
 
-    test('GET /v1/locations lists the served data-center locations', async () => {
-      const res = await t.call({ method: 'GET', url: '/v1/locations' })
-      assert.deepEqual(json(res), [
-        { region: 'local', name: 'local', isDefault: true },
-        { region: 'eu-west-1', name: 'eu-west-1', isDefault: false },
+    test('GET /v1/locations lists the served data-center locations and whether a runner serves each', async () => {
+      const locations = async () => json(await t.call({ method: 'GET', url: '/v1/locations' }))
+      assert.deepEqual(await locations(), [
+        { region: 'local', name: 'local', isDefault: true, runnerConnected: false },
+        { region: 'eu-west-1', name: 'eu-west-1', isDefault: false, runnerConnected: false },
       ])
+      const runner = createScheduler(t.ctx, { locations: ['eu-west-1', 'heartbeat'], concurrency: 1 })
+      runner.start()
+      try {
+        let connected = false
+        for (let i = 0; i < 100 && !connected; i++) {
+          await new Promise((done) => setTimeout(done, 20))
+          connected = (await locations())[1].runnerConnected
+        }
+        assert.equal(connected, true)
+        assert.equal((await locations())[0].runnerConnected, false)
+      } finally {
+        await runner.stop()
+      }
+      assert.equal((await locations())[1].runnerConnected, false, 'a stopped runner is gone at once')
     })
   })
 }

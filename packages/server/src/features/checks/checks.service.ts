@@ -271,16 +271,50 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
   if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
     throw badRequest(`${checkType} checks can't run yet: this build has no runner for them`)
   }
-  const resolved = await resolveCheck(ctx, row)
-  const location = resolved.effective.locations[0] ?? ctx.locations.defaults[0] ?? 'local'
-  const outcome = await runAttempt(ctx, resolved)
-  const resultId = await storeAttempt(ctx, resolved, location, outcome, {
+  return runOnceNow(ctx, await resolveCheck(ctx, row))
+}
+
+/**
+ * Runs every check of a group once now, as a CI/CD pipeline would: in `groupOrder` (then creation),
+ * at most the group's `concurrency` at a time, activated or not, no retries. Answers the results in
+ * that order. Checks of types without a runner in this build are left out.
+ */
+export async function triggerGroup(ctx: ServiceContext, accountId: string, groupId: number) {
+  const group = await groupsRepo.findGroup(ctx, accountId, groupId)
+  if (!group) throw notFound(`Check group ${groupId} not found`)
+  const { concurrency = 3 } = JSON.parse(group.definition) as { concurrency?: number }
+  const rows = (await repo.listChecksOfGroup(ctx, accountId, groupId)).filter((row) =>
+    RUNNABLE_CHECK_TYPES.includes(row.check_type as CheckType),
+  )
+  const checks = (await resolveChecks(ctx, accountId, rows)).sort(
+    (a, b) =>
+      (a.definition.groupOrder ?? Number.MAX_SAFE_INTEGER) -
+        (b.definition.groupOrder ?? Number.MAX_SAFE_INTEGER) ||
+      a.row.created_at.localeCompare(b.row.created_at),
+  )
+  const results: Awaited<ReturnType<typeof runOnceNow>>[] = []
+  let next = 0
+  const worker = async () => {
+    while (next < checks.length) {
+      const index = next++
+      results[index] = await runOnceNow(ctx, checks[index] as ResolvedCheck)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, checks.length) }, worker))
+  return results
+}
+
+/** One attempt now in the check's first location, stored as an ordinary final result. */
+async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
+  const location = check.effective.locations[0] ?? ctx.locations.defaults[0] ?? 'local'
+  const outcome = await runAttempt(ctx, check)
+  const resultId = await storeAttempt(ctx, check, location, outcome, {
     jobId: `trigger:${randomUUID()}`,
     attempts: 1,
     resultType: 'FINAL',
   })
   if (!resultId) throw new Error('a fresh trigger job id stored no result')
-  return getResult(ctx, accountId, id, resultId)
+  return getResult(ctx, check.row.account_id, check.row.id, resultId)
 }
 
 /** Re-plans the runs of every check of a group, e.g. after the group was (de)activated. */

@@ -79,6 +79,18 @@ for (const engine of testEngines()) {
       const paused = await createHeartbeat({ activated: false })
       assert.equal((await ping(new URL(paused.pingUrl).pathname)).statusCode, 200)
       assert.deepEqual(await results(paused.id), [])
+
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: { name: 'paused', activated: false },
+        }),
+      )
+      const inPausedGroup = await createHeartbeat({ groupId: group.id })
+      assert.equal((await ping(new URL(inPausedGroup.pingUrl).pathname)).statusCode, 200)
+      assert.equal((await ping(`${new URL(inPausedGroup.pingUrl).pathname}/fail`)).statusCode, 200)
+      assert.deepEqual(await results(inPausedGroup.id), [], 'a paused group pauses its heartbeats too')
     })
   })
 }

@@ -12,6 +12,7 @@ import {
 } from '../../scheduler/heartbeat-window.ts'
 import { replaceSchedule } from '../../scheduler/schedules.repo.ts'
 import { findCheckByHeartbeatToken } from '../checks/checks.repo.ts'
+import { resolveCheck } from '../checks/checks.service.ts'
 
 /**
  * A ping records a passing result and moves the check's deadline to period + grace from now; `/fail`
@@ -25,12 +26,12 @@ export async function recordPing(
 ) {
   const check = await findCheckByHeartbeatToken(ctx, token)
   if (!check) throw notFound('Unknown heartbeat')
-  const definition = JSON.parse(check.definition) as { activated: boolean; heartbeat: HeartbeatSettings }
-  // A paused heartbeat acknowledges pings without judging them.
-  if (!definition.activated) return
+  const { definition, groupActivated } = await resolveCheck(ctx, check)
+  // A paused heartbeat (or one in a paused group) acknowledges pings without judging them.
+  if (!definition.activated || !groupActivated) return
   const message = kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined
   await storeHeartbeatResult(ctx, check, { jobId: `ping:${randomUUID()}`, kind, message, method })
-  const deadline = ctx.clock.now().getTime() + heartbeatWindowMs(definition.heartbeat)
+  const deadline = ctx.clock.now().getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
   await replaceSchedule(ctx, check.id, [{ location: HEARTBEAT_LOCATION, nextDueMs: deadline }])
 }
 

@@ -1,17 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
+import { listLiveRunnerNodes } from '../../scheduler/runner-nodes.repo.ts'
+import { PRESENCE_INTERVAL_MS } from '../../scheduler/scheduler.ts'
 
 const Location = Type.Object(
   {
     region: Type.String({ description: 'The name checks use in `locations`.' }),
     name: Type.String(),
     isDefault: Type.Boolean({ description: 'New checks that name no locations run here.' }),
+    runnerConnected: Type.Boolean({
+      description: 'Whether a process that runs this location’s checks was seen in the last 30 seconds.',
+    }),
   },
   { title: 'Location' },
 )
 
-/** The data-center locations this deployment serves (SVC_LOCATIONS). */
+/** A runner that missed three presence beats is taken for gone. */
+const LIVE_WITHIN_MS = 3 * PRESENCE_INTERVAL_MS
+
+/** The data-center locations this deployment serves (SVC_LOCATIONS) and whether a runner serves each. */
 export const locationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   app.get(
     '/v1/locations',
@@ -22,11 +30,15 @@ export const locationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         response: { 200: Type.Array(Location) },
       },
     },
-    async () =>
-      ctx.locations.served.map((region) => ({
+    async () => {
+      const nodes = await listLiveRunnerNodes(ctx, ctx.clock.now().getTime() - LIVE_WITHIN_MS)
+      const connected = new Set(nodes.flatMap((node) => node.locations))
+      return ctx.locations.served.map((region) => ({
         region,
         name: region,
         isDefault: ctx.locations.defaults.includes(region),
-      })),
+        runnerConnected: connected.has(region),
+      }))
+    },
   )
 }

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createDb } from '@svc/db'
+import { testEngines } from '@svc/db/testing'
+import {
+  type ServerProcess,
+  startRunnerProcess,
+  startServerProcess,
+  storeEnv,
+} from './testing/server-process.ts'
+
+/** `npm run runner -- --location X` processes beside a server on one store. */
+for (const engine of testEngines()) {
+  describe(`runner processes on ${engine.engine}`, () => {
+    test('a runner serves its location; killed mid-run, its slot is re-run by another runner once', async () => {
+      let hangs = true
+      const started: string[] = []
+      const target = createServer((request, response) => {
+        started.push(request.url ?? '')
+        if (!hangs) return response.end('ok')
+        // Held open: the runner that sent this is killed before an answer comes.
+      })
+      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/work`
+      const store = await engine.createUrl()
+      const key = `svc_${randomBytes(32).toString('base64url')}`
+      const env = {
+        ...storeEnv(store.url),
+        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        SVC_BOOTSTRAP_API_KEY: key,
+        SVC_LOCATIONS: 'local,eu-west-1',
+        SVC_RUNNER_LOCATIONS: 'local',
+        SVC_RUNNER_LEASE_SECONDS: '3',
+      }
+      const processes: ServerProcess[] = []
+      const db = createDb(store.url) // the same store, to move the first run to now
+      try {
+        const server = await startServerProcess(env)
+        processes.push(server)
+        const api = async (path: string, init: RequestInit = {}) => {
+          const response = await fetch(`${server.url}${path}`, {
+            ...init,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          })
+          return { status: response.status, body: (await response.json()) as any }
+        }
+        const connected = async () =>
+          Object.fromEntries((await api('/v1/locations')).body.map((l: any) => [l.region, l.runnerConnected]))
+        // Presence is recorded just after start: wait for it.
+        const connectedSoon = async (expected: object) => {
+          for (let i = 0; i < 100; i++) {
+            const now = await connected()
+            if (JSON.stringify(now) === JSON.stringify(expected)) return now
+            await sleep(50)
+          }
+          return connected()
+        }
+        assert.deepEqual(await connectedSoon({ local: true, 'eu-west-1': false }), {
+          local: true,
+          'eu-west-1': false,
+        })
+
+        const first = await startRunnerProcess(env, ['eu-west-1'])
+        processes.push(first)
+        assert.deepEqual(await connectedSoon({ local: true, 'eu-west-1': true }), {
+          local: true,
+          'eu-west-1': true,
+        })
+
+        const created = await api('/v1/checks/url', {
+          method: 'POST',
+          body: JSON.stringify({
+            name: 'far away',
+            locations: ['eu-west-1'],
+            frequency: 60,
+            doubleCheck: false,
+            maxResponseTime: 30_000,
+            request: { url: targetUrl },
+          }),
+        })
+        assert.equal(created.status, 201)
+        // Make the first run due now instead of within the hour.
+        const forcedDueMs = Date.now()
+        await db.db.updateTable('check_schedules').set({ next_due_ms: forcedDueMs }).execute()
+        while (started.length === 0) await sleep(50)
+        await first.stop('SIGKILL')
+        hangs = false
+
+        const second = await startRunnerProcess(env, ['eu-west-1'])
+        processes.push(second)
+        let results: any[] = []
+        for (let i = 0; i < 200 && results.length === 0; i++) {
+          await sleep(100)
+          results = (await api(`/v1/check-results/${created.body.id}`)).body
+        }
+        assert.equal(results.length, 1, 'the slot ran once more, after the lease ran out')
+        assert.equal(results[0].runLocation, 'eu-west-1')
+        assert.equal(results[0].hasFailures, false)
+        assert.equal(started.length, 2, 'the killed run and the re-run reached the target')
+        let schedule = await db.db.selectFrom('check_schedules').selectAll().executeTakeFirstOrThrow()
+        for (let i = 0; i < 50 && schedule.lease_owner !== null; i++) {
+          await sleep(100)
+          schedule = await db.db.selectFrom('check_schedules').selectAll().executeTakeFirstOrThrow()
+        }
+        assert.equal(schedule.lease_owner, null, 'the re-run released the slot')
+        const nextDueMs = Number(schedule.next_due_ms)
+        assert.ok(nextDueMs > forcedDueMs && nextDueMs <= Date.now() + 60 * 60_000, 'moved to its next slot')
+
+        // The killed runner is taken for connected until its presence ages out; a stopped one says goodbye.
+        const euRunners = async () =>
+          (await db.db.selectFrom('runner_nodes').select('locations').execute()).filter((row) =>
+            row.locations.includes('eu-west-1'),
+          ).length
+        assert.equal(await euRunners(), 2)
+        assert.equal(await second.stop('SIGTERM'), 0)
+        assert.equal(await euRunners(), 1)
+      } finally {
+        for (const process of processes) await process.stop('SIGKILL')
+        target.closeAllConnections()
+        target.close()
+        await db.close()
+        await store.dispose()
+      }
+    })
+
+    test('a runner refuses a location the deployment does not serve', async () => {
+      const store = await engine.createUrl()
+      try {
+        await assert.rejects(
+          startRunnerProcess(
+            { ...storeEnv(store.url), SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+            ['mars-1'],
+          ),
+          /runner locations must be served \(SVC_LOCATIONS=local\); not served: mars-1/,
+        )
+      } finally {
+        await store.dispose()
+      }
+    })
+  })
+}

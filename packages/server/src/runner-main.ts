@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util'
+import { createDb, migrateToLatest } from '@svc/db'
+import { serviceContextOf } from './app.ts'
+import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
+import { createSecretBox, loadEncryptionKey } from './crypto/secret-box.ts'
+import { createScheduler } from './scheduler/scheduler.ts'
+
+const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
+
+/**
+ * A process that only runs checks, for the given data-center locations, against the same store as the
+ * servers (`svc runner`): start one on each host that should run a location's checks, and set
+ * SVC_RUNNER_LOCATIONS on the servers so they leave those locations to it.
+ */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { location: { type: 'string', multiple: true }, help: { type: 'boolean' } },
+  })
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  const config = loadConfig()
+  const locations = parseRunnerLocations((values.location ?? []).join(','), config.locations.served)
+  if (!values.location?.length || locations.length === 0) throw new ConfigError(`name a location. ${USAGE}`)
+  const key = loadEncryptionKey(config.encryptionKey, config.dataDir)
+  if (!key) {
+    throw new ConfigError(
+      'set SVC_ENCRYPTION_KEY to the servers’ key (or SVC_DATA_DIR to the directory holding encryption.key)',
+    )
+  }
+  const store = createDb(config.databaseUrl)
+  await migrateToLatest(store)
+  const ctx = serviceContextOf({
+    store,
+    secretBox: createSecretBox(key),
+    publicUrl: config.publicUrl,
+    locations: config.locations,
+  })
+  const scheduler = createScheduler(ctx, {
+    locations,
+    concurrency: config.runnerConcurrency,
+    leaseMs: config.runnerLeaseMs,
+  })
+  scheduler.start()
+  process.stdout.write(`svc runner is running checks for ${locations.join(', ')} (store: ${store.engine})\n`)
+
+  let stopping = false
+  const stop = async () => {
+    if (stopping) return
+    stopping = true
+    await scheduler.stop()
+    await store.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop())
+  process.on('SIGINT', () => void stop())
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    error instanceof ConfigError
+      ? `svc runner: ${error.message}\n`
+      : `svc runner failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
+  )
+  process.exit(1)
+})
