@@ -8,8 +8,6 @@ import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
-const MINUTE = 60_000
-
 for (const engine of testEngines()) {
   describe(`how checks run (retries, groups, variables) on ${engine.engine}`, () => {
     let t: TestApp

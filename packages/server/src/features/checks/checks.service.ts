@@ -6,6 +6,7 @@ import {
   type CheckType,
   EXTENDED_MAX_RESPONSE_TIME_MS,
   MAX_RESPONSE_TIME_MS,
+  referencedVariableKeys,
 } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
@@ -19,6 +20,7 @@ import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
+import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
@@ -80,6 +82,7 @@ export async function createCheck(
     updated_at: now,
   }
   await repo.insertCheck(ctx, row, definition.tags)
+  await recordReferences(ctx, accountId, { type: 'check', id: row.id }, definition)
   const resolved = await resolveCheck(ctx, row)
   await syncCheckSchedule(ctx, schedulable(resolved))
   return toResponse(ctx, resolved)
@@ -142,6 +145,7 @@ export async function updateCheck(
     updated_at: isoNow(ctx),
   }
   await repo.replaceCheck(ctx, id, updated, definition.tags)
+  await recordReferences(ctx, accountId, { type: 'check', id }, definition)
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   await syncCheckSchedule(ctx, schedulable(resolved))
   return toResponse(ctx, resolved)
@@ -151,6 +155,24 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   await repo.deleteCheck(ctx, id)
+  await replaceReferences(ctx, accountId, { type: 'check', id }, [])
+}
+
+/**
+ * Records which account variables a check definition refers to, for the variables' `usage`: `{{KEY}}`
+ * and `process.env.KEY`, except keys it defines itself. (Groups hold nothing that refers to variables
+ * yet; `checkGroupsCount` counts them once they carry request defaults or scripts.)
+ */
+async function recordReferences(
+  ctx: ServiceContext,
+  accountId: string,
+  owner: ReferenceOwner,
+  definition: { environmentVariables: StoredVariable[] },
+): Promise<void> {
+  const { environmentVariables, ...rest } = definition
+  const own = new Set(environmentVariables.map((variable) => variable.key))
+  const keys = referencedVariableKeys(rest).filter((key) => !own.has(key))
+  await replaceReferences(ctx, accountId, owner, keys)
 }
 
 /** Applies defaults and the rules a schema can't express; seals hidden variable values. */

@@ -2,7 +2,7 @@ import { fetchPage, type VariablesTable } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
-/** The only SQL for `variables`. */
+/** The only SQL for `variables` and `variable_references`. */
 
 export async function insertVariable(ctx: ServiceContext, row: VariablesTable): Promise<void> {
   await ctx.db.insertInto('variables').values(row).execute()
@@ -59,4 +59,47 @@ export async function updateVariable(
 
 export async function deleteVariable(ctx: ServiceContext, id: string): Promise<void> {
   await ctx.db.deleteFrom('variables').where('id', '=', id).execute()
+}
+
+export type ReferenceOwner = { type: 'check'; id: string } | { type: 'group'; id: number }
+
+/** Records which variable keys a check or group refers to now (replacing what it referred to before). */
+export async function replaceReferences(
+  ctx: ServiceContext,
+  accountId: string,
+  owner: ReferenceOwner,
+  keys: string[],
+): Promise<void> {
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx
+      .deleteFrom('variable_references')
+      .where('owner_type', '=', owner.type)
+      .where('owner_id', '=', String(owner.id))
+      .execute()
+    if (keys.length === 0) return
+    await tx
+      .insertInto('variable_references')
+      .values(
+        keys.map((key) => ({
+          account_id: accountId,
+          owner_type: owner.type,
+          owner_id: String(owner.id),
+          key,
+        })),
+      )
+      .execute()
+  })
+}
+
+/** How many checks and groups of the account refer to each of `keys`. */
+export async function countReferences(ctx: ServiceContext, accountId: string, keys: string[]) {
+  if (keys.length === 0) return []
+  const rows = await ctx.db
+    .selectFrom('variable_references')
+    .select(['key', 'owner_type', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .where('key', 'in', keys)
+    .groupBy(['key', 'owner_type'])
+    .execute()
+  return rows.map((row) => ({ key: row.key, ownerType: row.owner_type, count: Number(row.n) }))
 }

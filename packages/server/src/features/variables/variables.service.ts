@@ -14,7 +14,10 @@ import {
 
 /** Account-level environment variables. Locked and secret values are encrypted at rest and masked in every response. */
 
-function toVariable(row: VariablesTable): Variable {
+type Usage = Variable['usage']
+const UNUSED: Usage = { checksCount: 0, checkGroupsCount: 0 }
+
+function toVariable(row: VariablesTable, usage: Usage = UNUSED): Variable {
   const hidden = Boolean(row.locked) || Boolean(row.secret)
   return {
     id: row.id,
@@ -23,8 +26,7 @@ function toVariable(row: VariablesTable): Variable {
     locked: Boolean(row.locked),
     secret: Boolean(row.secret),
     description: row.description,
-    // Checks and groups reference variables once they exist (checks issue); until then nothing uses one.
-    usage: { checksCount: 0, checkGroupsCount: 0 },
+    usage,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -68,7 +70,19 @@ export async function createVariable(ctx: ServiceContext, accountId: string, inp
 export async function getVariable(ctx: ServiceContext, accountId: string, key: string): Promise<Variable> {
   const row = await repo.findVariable(ctx, accountId, key)
   if (!row) throw notFound(`Variable ${key} not found`)
-  return toVariable(row)
+  return toVariable(row, (await usageOf(ctx, accountId, [key])).get(key))
+}
+
+/** Checks and groups whose definitions refer to each key (`{{KEY}}`, `process.env.KEY`). */
+async function usageOf(ctx: ServiceContext, accountId: string, keys: string[]) {
+  const usage = new Map<string, Usage>()
+  for (const { key, ownerType, count } of await repo.countReferences(ctx, accountId, keys)) {
+    const counts = usage.get(key) ?? { ...UNUSED }
+    if (ownerType === 'check') counts.checksCount = count
+    else counts.checkGroupsCount = count
+    usage.set(key, counts)
+  }
+  return usage
 }
 
 export async function listVariables(
@@ -83,7 +97,12 @@ export async function listVariables(
     { keyPattern: query.key, locked: query.locked },
     page,
   )
-  return { items: rows.map(toVariable), total }
+  const usage = await usageOf(
+    ctx,
+    accountId,
+    rows.map((row) => row.key),
+  )
+  return { items: rows.map((row) => toVariable(row, usage.get(row.key))), total }
 }
 
 export async function updateVariable(
@@ -115,7 +134,7 @@ export async function updateVariable(
     updated_at: isoNow(ctx),
   }
   await repo.updateVariable(ctx, row.id, changes)
-  return toVariable({ ...row, ...changes })
+  return toVariable({ ...row, ...changes }, (await usageOf(ctx, accountId, [key])).get(key))
 }
 
 export async function deleteVariable(ctx: ServiceContext, accountId: string, key: string): Promise<void> {

@@ -211,5 +211,61 @@ for (const engine of testEngines()) {
       assert.equal((await t.call({ method: 'DELETE', url: '/v1/variables/V_01' })).statusCode, 404)
       assert.equal((await t.call({ method: 'GET', url: '/v1/variables/V_01', as: other })).statusCode, 200)
     })
+
+    test('usage counts the checks and groups that refer to a variable, and follows their changes', async () => {
+      await create({ key: 'USED_HOST', value: 'example.com' })
+      await create({ key: 'USED_TOKEN', value: 'abc', secret: true })
+      const usage = async (key: string) =>
+        json(await t.call({ method: 'GET', url: `/v1/variables/${key}` })).usage
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: {
+            name: 'uses both',
+            request: {
+              url: 'https://{{USED_HOST}}/',
+              headers: [{ key: 'Authorization', value: 'Bearer {{ USED_TOKEN }}' }],
+            },
+          },
+        }),
+      )
+      await t.call({
+        method: 'POST',
+        url: '/v1/checks/browser',
+        payload: {
+          name: 'script',
+          script: "const host = process.env.USED_HOST; await page.goto('https://' + host)",
+          environmentVariables: [{ key: 'USED_TOKEN', value: 'own' }],
+        },
+      })
+      await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'defines its own',
+          request: { url: 'https://x/{{USED_TOKEN}}' },
+          environmentVariables: [{ key: 'USED_TOKEN', value: 'own' }],
+        },
+      })
+      assert.deepEqual(await usage('USED_HOST'), { checksCount: 2, checkGroupsCount: 0 })
+      assert.deepEqual(await usage('USED_TOKEN'), { checksCount: 1, checkGroupsCount: 0 })
+      const listed = json(await t.call({ method: 'GET', url: '/v1/variables?key=USED_*' }))
+      assert.deepEqual(
+        listed.map((v: any) => [v.key, v.usage.checksCount]),
+        [
+          ['USED_HOST', 2],
+          ['USED_TOKEN', 1],
+        ],
+      )
+      await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { request: { url: 'https://fixed.example.com/' } },
+      })
+      assert.deepEqual(await usage('USED_TOKEN'), { checksCount: 0, checkGroupsCount: 0 })
+      await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+      assert.deepEqual(await usage('USED_HOST'), { checksCount: 1, checkGroupsCount: 0 })
+    })
   })
 }
