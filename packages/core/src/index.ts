@@ -1,3 +1,6 @@
+export * from './analytics/metrics.ts'
+export * from './analytics/sketch.ts'
+export * from './analytics/time-window.ts'
 export * from './assertion-evaluation.ts'
 export * from './assertions.ts'
 export * from './checks/check-definitions.ts'

@@ -1,0 +1,173 @@
+/** Analytics windows and buckets in an account's time zone (IANA), DST-correct. */
+
+export const QUICK_RANGES = [
+  'last24Hours',
+  'last7Days',
+  'last30Days',
+  'thisWeek',
+  'thisMonth',
+  'lastWeek',
+  'lastMonth',
+] as const
+export type QuickRange = (typeof QUICK_RANGES)[number]
+
+const HOUR_MS = 3_600_000
+const DAY_MS = 24 * HOUR_MS
+const MINUTES_PER_DAY = 1440
+
+export interface LocalDate {
+  year: number
+  /** 1–12 */
+  month: number
+  day: number
+  /** 0 Monday … 6 Sunday (weeks start on Monday, ISO 8601). */
+  weekday: number
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone)
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    })
+    formatters.set(timeZone, formatter)
+  }
+  return formatter
+}
+
+/** Whether `timeZone` is an IANA zone this runtime knows. */
+export function isTimeZone(timeZone: string): boolean {
+  try {
+    formatterFor(timeZone)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']
+
+function partsAt(ms: number, timeZone: string) {
+  const parts: Record<string, string> = {}
+  for (const part of formatterFor(timeZone).formatToParts(ms)) parts[part.type] = part.value
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+    weekday: WEEKDAYS.indexOf(parts.weekday ?? ''),
+  }
+}
+
+/** The calendar date in `timeZone` at instant `ms`. */
+export function localDateAt(ms: number, timeZone: string): LocalDate {
+  const { year, month, day, weekday } = partsAt(ms, timeZone)
+  return { year, month, day, weekday }
+}
+
+/** How far `timeZone` is ahead of UTC at instant `ms`. */
+function offsetMs(ms: number, timeZone: string): number {
+  const p = partsAt(ms, timeZone)
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second)
+  return asUtc - Math.floor(ms / 1000) * 1000
+}
+
+/**
+ * The instant local midnight starts `year-month-day` in `timeZone` (month and day may overflow, as
+ * Date.UTC allows). Where midnight doesn't exist (a DST jump at 00:00) it is the first instant of the day.
+ */
+export function startOfLocalDay(year: number, month: number, day: number, timeZone: string): number {
+  const wall = Date.UTC(year, month - 1, day)
+  let guess = wall - offsetMs(wall, timeZone)
+  guess = wall - offsetMs(guess, timeZone)
+  const date = localDateAt(guess, timeZone)
+  const wanted = new Date(wall)
+  if (date.day !== wanted.getUTCDate()) {
+    // Midnight was skipped: step forward to the first hour that exists on that day.
+    while (localDateAt(guess, timeZone).day !== wanted.getUTCDate()) guess += HOUR_MS / 4
+  }
+  return guess
+}
+
+/**
+ * The window a query covers: `from`/`to` (unix seconds) when given, else the quick range in the
+ * account's time zone, ending now for the ranges that include today.
+ */
+export function resolveWindow(
+  query: { from?: number; to?: number; quickRange?: QuickRange },
+  timeZone: string,
+  nowMs: number,
+): { fromMs: number; toMs: number } {
+  const range = query.quickRange ?? 'last24Hours'
+  let fromMs: number
+  let toMs = nowMs
+  const today = localDateAt(nowMs, timeZone)
+  const dayStart = (offsetDays: number) =>
+    startOfLocalDay(today.year, today.month, today.day + offsetDays, timeZone)
+  switch (range) {
+    case 'last24Hours':
+      fromMs = nowMs - DAY_MS
+      break
+    case 'last7Days':
+      fromMs = nowMs - 7 * DAY_MS
+      break
+    case 'last30Days':
+      fromMs = nowMs - 30 * DAY_MS
+      break
+    case 'thisWeek':
+      fromMs = dayStart(-today.weekday)
+      break
+    case 'lastWeek':
+      fromMs = dayStart(-today.weekday - 7)
+      toMs = dayStart(-today.weekday)
+      break
+    case 'thisMonth':
+      fromMs = startOfLocalDay(today.year, today.month, 1, timeZone)
+      break
+    case 'lastMonth':
+      fromMs = startOfLocalDay(today.year, today.month - 1, 1, timeZone)
+      toMs = startOfLocalDay(today.year, today.month, 1, timeZone)
+      break
+  }
+  if (query.from !== undefined) fromMs = query.from * 1000
+  if (query.to !== undefined) toMs = query.to * 1000
+  return { fromMs, toMs }
+}
+
+/**
+ * Bucket start instants covering [fromMs, toMs). An interval of whole days follows the local calendar
+ * (buckets start at local midnight, so a DST day is 23 or 25 hours long); others are fixed lengths
+ * counted from `fromMs`.
+ */
+export function bucketStarts(
+  fromMs: number,
+  toMs: number,
+  intervalMinutes: number,
+  timeZone: string,
+): number[] {
+  const starts: number[] = []
+  if (intervalMinutes % MINUTES_PER_DAY === 0) {
+    const days = intervalMinutes / MINUTES_PER_DAY
+    const first = localDateAt(fromMs, timeZone)
+    let start = startOfLocalDay(first.year, first.month, first.day, timeZone)
+    for (let i = 1; start < toMs; i++) {
+      starts.push(Math.max(start, fromMs))
+      start = startOfLocalDay(first.year, first.month, first.day + i * days, timeZone)
+    }
+    return starts
+  }
+  for (let start = fromMs; start < toMs; start += intervalMinutes * 60_000) starts.push(start)
+  return starts
+}
