@@ -2,7 +2,6 @@ export { type DnsJob, type DnsRunResult, runDnsCheck } from './dns/run-dns-check
 export { type HttpJob, type HttpRunResult, runHttpCheck } from './http/run-http-check.ts'
 export { type IcmpJob, type IcmpRunResult, runIcmpCheck } from './icmp/run-icmp-check.ts'
 export {
-  ARTIFACT_LIMIT_BYTES,
   type ArtifactFile,
   chromiumAvailable,
   DEFAULT_CHROMIUM_PATH,

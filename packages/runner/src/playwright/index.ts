@@ -22,6 +22,6 @@ export {
   PlaywrightPool,
   type PlaywrightPoolOptions,
 } from './pool.ts'
-export { ARTIFACT_LIMIT_BYTES, DEFAULT_TIMEOUTS_MS } from './run-script.ts'
+export { DEFAULT_TIMEOUTS_MS } from './run-script.ts'
 export { REDACTED, Scrubber } from './scrub.ts'
 export * from './types.ts'

@@ -19,6 +19,8 @@ export interface PlaywrightPoolOptions {
   maxPages?: number
   /** Where runs get their temporary working directories. */
   workRoot?: string
+  /** Stored screenshots and traces of one run; what doesn't fit is left out (default 150 MB). */
+  artifactLimitBytes?: number
 }
 
 /** Flags for a headless Chromium on a server without internet, GPU or a user sandbox. */
@@ -65,6 +67,7 @@ export class PlaywrightPool {
   readonly heapLimitMb: number
   readonly maxPages: number
   readonly workRoot: string
+  readonly artifactLimitBytes: number
   #running = 0
   #waiting: (() => void)[] = []
   #host: Promise<BrowserHost> | null = null
@@ -77,6 +80,7 @@ export class PlaywrightPool {
     this.heapLimitMb = options.heapLimitMb ?? 768
     this.maxPages = options.maxPages ?? 20
     this.workRoot = options.workRoot ?? tmpdir()
+    this.artifactLimitBytes = options.artifactLimitBytes ?? 150 * 1024 * 1024
   }
 
   get running(): number {

@@ -400,6 +400,70 @@ test('signs in with the secret', async ({ page }) => {
   })
 })
 
+describe('limits of a run', { skip }, () => {
+  const pool = new PlaywrightPool({ memoryLimitMb: 300, artifactLimitBytes: 1_000_000 })
+  const { ctx, cleanup } = scriptTestContext(pool)
+  after(async () => {
+    await pool.close()
+    cleanup()
+  })
+  const job = (script: string): ScriptJob => ({ name: 'limits', runLocation: 'local', script })
+
+  test('a run over its memory limit is killed', async () => {
+    const result = await runBrowserCheck(
+      job(`const chunks = []\nsetInterval(() => chunks.push(Buffer.alloc(64 * 1024 * 1024, 1)), 20)\n`),
+      ctx(),
+    )
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.message, 'The run used more than 300 MB of memory and was stopped')
+  })
+
+  test('artifacts over the limit are left out, and the result says so', async () => {
+    const c = ctx()
+    const result = await runBrowserCheck(
+      job(`const { chromium } = require('playwright')
+;(async () => {
+  const browser = await chromium.launch()
+  const page = await browser.newPage({ viewport: { width: 800, height: 600 } })
+  await page.setContent('<canvas id="c" width="400" height="300"></canvas>')
+  await page.evaluate(() => {
+    const context = document.getElementById('c').getContext('2d')
+    const noise = context.createImageData(400, 300)
+    for (let i = 0; i < noise.data.length; i++) noise.data[i] = i % 4 === 3 ? 255 : Math.random() * 256
+    context.putImageData(noise, 0, 0)
+  })
+  for (let i = 0; i < 6; i++) await page.screenshot({ path: 'shot-' + i + '.png' })
+  await browser.close()
+})()
+`),
+      c,
+    )
+    assert.equal(result.error, null, result.error?.message)
+    const stored =
+      result.checkResult.screenshots.reduce((sum, s) => sum + s.size, 0) +
+      result.checkResult.traces.reduce((sum, t) => sum + t.size, 0)
+    assert.ok(stored <= 1_000_000, String(stored))
+    assert.ok(result.checkResult.screenshots.length < 6)
+    assert.equal(result.checkResult.artifactsTruncated, true)
+    assert.equal(
+      artifactBytes(c.artifactsDir).filter((f) => !f.name.includes('/')).length,
+      result.checkResult.screenshots.length + result.checkResult.traces.length,
+    )
+  })
+
+  test('an aborted run stops at once and says it was cancelled', async () => {
+    const controller = new AbortController()
+    const running = runBrowserCheck(job(`setInterval(() => {}, 1000)\n`), {
+      ...ctx(),
+      signal: controller.signal,
+    })
+    setTimeout(() => controller.abort(), 300)
+    const result = await running
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.message, 'The run was cancelled')
+  })
+})
+
 describe('the Playwright pool', () => {
   test('at most `concurrency` runs at once; the rest wait their turn', async () => {
     const single = new PlaywrightPool({ concurrency: 1 })

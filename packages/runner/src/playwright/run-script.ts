@@ -34,7 +34,6 @@ export const DEFAULT_TIMEOUTS_MS: Record<ScriptCheckType, number> = {
   MULTI_STEP: 120_000,
   AUTOMATION: 240_000,
 }
-export const ARTIFACT_LIMIT_BYTES = 150 * 1024 * 1024
 const DEFAULT_ENTRIES: Record<ScriptCheckType, string> = {
   BROWSER: 'browser-check.spec.js',
   MULTI_STEP: 'multi-step.spec.js',
@@ -101,7 +100,7 @@ export async function runScriptCheck(
     const exec = await execute(run, timeoutMs, ctx)
     const events = readEvents(run.eventsFile)
     const assembled = assemble(run, events, exec, timeoutMs, ctx)
-    const artifacts = await storeArtifacts(assembled.artifacts, ctx.artifactsDir, scrubber)
+    const artifacts = await storeArtifacts(assembled.artifacts, ctx, scrubber)
     const checkResult = scrubResult(
       {
         ...assembled.result,
@@ -315,6 +314,7 @@ interface Execution {
   exitCode: number | null
   timedOut: boolean
   memoryExceeded: boolean
+  cancelled: boolean
   stdout: { at: number; line: string }[]
   stderr: string
   wallMs: number
@@ -365,12 +365,19 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
       killGroup()
     }
   }, MEMORY_SAMPLE_MS)
+  const cancel = () => {
+    result.cancelled = true
+    killGroup()
+  }
+  if (ctx.signal?.aborted) cancel()
+  ctx.signal?.addEventListener('abort', cancel, { once: true })
   const exitCode = await new Promise<number | null>((resolve) => {
     child.once('error', () => resolve(null))
     child.once('exit', (code) => resolve(code))
   })
   clearTimeout(timer)
   clearInterval(sampler)
+  ctx.signal?.removeEventListener('abort', cancel)
   // Whatever the script left running (its own subprocesses, stuck workers) goes with it.
   killGroup()
   await new Promise<void>((resolve) => {
@@ -577,7 +584,9 @@ function assemble(
 
   const stderrTail = clean(exec.stderr.trim()).split('\n').slice(-20).join('\n')
   let error: RunError | null = null
-  if (exec.timedOut) {
+  if (exec.cancelled) {
+    error = { type: 'SCRIPT', message: 'The run was cancelled' }
+  } else if (exec.timedOut) {
     error = {
       type: 'TIMEOUT',
       message: `The run did not finish within ${timeoutMs / 1000} s and was stopped`,
@@ -726,7 +735,7 @@ function webVitalsOf(raw: Record<string, unknown> | null): WebVitals {
 /** Copies screenshots, then traces, into artifactsDir (scrubbed) while they fit the run's limit. */
 async function storeArtifacts(
   candidates: ArtifactCandidate[],
-  artifactsDir: string,
+  { artifactsDir, playwright }: ScriptRunnerContext,
   scrubber: Scrubber,
 ): Promise<{ screenshots: Screenshot[]; traces: ArtifactFile[]; truncated: boolean }> {
   const screenshots: Screenshot[] = []
@@ -747,7 +756,7 @@ async function storeArtifacts(
     } catch {
       continue
     }
-    if (total + data.length > ARTIFACT_LIMIT_BYTES) {
+    if (total + data.length > playwright.artifactLimitBytes) {
       truncated = true
       continue
     }

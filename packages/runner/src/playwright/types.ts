@@ -40,6 +40,8 @@ export interface ScriptRunnerContext extends RunnerContext {
   playwright: PlaywrightPool
   /** The run's artifacts (screenshots, traces) are written here; it is created when missing. */
   artifactsDir: string
+  /** Aborting stops the run at once (its processes are killed); the result says it was cancelled. */
+  signal?: AbortSignal
 }
 
 export interface ScriptError {
