@@ -334,6 +334,7 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
     exitCode: null,
     timedOut: false,
     memoryExceeded: false,
+    cancelled: false,
     stdout: [],
     stderr: '',
     wallMs: 0,
