@@ -446,8 +446,18 @@ function assemble(
   timeoutMs: number,
   ctx: ScriptRunnerContext,
 ): Assembled {
+  // Paths read relative to the script's project; the server's own install paths never show.
   const clean = (text: string) =>
-    text.replace(ANSI, '').split(`file://${run.workDir}/`).join('').split(`${run.workDir}/`).join('')
+    text
+      .replace(ANSI, '')
+      .split(`file://${run.workDir}/`)
+      .join('')
+      .split(`${run.workDir}/`)
+      .join('')
+      .split(`${NODE_MODULES}/`)
+      .join('node_modules/')
+      .split(`${here}/`)
+      .join('svc/')
   const errorOf = (value: { message?: unknown; stack?: unknown } | null | undefined): ScriptError => ({
     message: clean(String(value?.message ?? 'Error')),
     stack: typeof value?.stack === 'string' ? clean(value.stack) : null,
