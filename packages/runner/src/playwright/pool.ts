@@ -70,12 +70,14 @@ export class PlaywrightPool {
   readonly artifactLimitBytes: number
   #running = 0
   #waiting: (() => void)[] = []
+  #freeSlots: number[] = []
   #host: Promise<BrowserHost> | null = null
   #closed = false
 
   constructor(options: PlaywrightPoolOptions = {}) {
     this.chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH
     this.concurrency = Math.max(1, options.concurrency ?? 2)
+    this.#freeSlots = Array.from({ length: this.concurrency }, (_, slot) => slot)
     this.memoryLimitMb = options.memoryLimitMb ?? 1536
     this.heapLimitMb = options.heapLimitMb ?? 768
     this.maxPages = options.maxPages ?? 20
@@ -87,21 +89,28 @@ export class PlaywrightPool {
     return this.#running
   }
 
-  /** Waits for a free slot; call the returned function when the run is over. */
-  async acquire(): Promise<() => void> {
+  /**
+   * Waits for a free slot (0 … concurrency-1); call `release` when the run is over. A slot is used by
+   * one run at a time, so a run may keep per-slot state (its working directory) at a stable path.
+   */
+  async acquire(): Promise<{ slot: number; release: () => void }> {
     if (this.#running >= this.concurrency) {
       await new Promise<void>((resolve) => this.#waiting.push(resolve))
     } else {
       this.#running++
     }
+    const slot = this.#freeSlots.shift() ?? this.#running - 1
     let released = false
-    return () => {
+    const release = () => {
       if (released) return
       released = true
+      this.#freeSlots.push(slot)
+      this.#freeSlots.sort((a, b) => a - b)
       const next = this.#waiting.shift()
       if (next) next()
       else this.#running--
     }
+    return { slot, release }
   }
 
   /** The shared browser's endpoint, starting it when needed; throws when Chromium can't start. */

@@ -271,21 +271,34 @@ test('signs in through a helper', async ({ page }) => {
     assert.equal(after.error, null)
   })
 
-  test('a run may not keep more pages open than the limit; others are unaffected', async () => {
-    const result = await runBrowserCheck(
-      job(`const { chromium } = require('playwright')
+  test('a run may not keep more pages open than the limit; a run beside it is unaffected', async () => {
+    const [greedy, beside] = await Promise.all([
+      runBrowserCheck(
+        job(`const { chromium } = require('playwright')
 ;(async () => {
   const browser = await chromium.launch()
   const context = await browser.newContext()
-  for (let i = 0; i < 100; i++) await context.newPage()
+  await Promise.all(Array.from({ length: 100 }, () => context.newPage()))
   await browser.close()
 })()
 `),
-      ctx(),
-    )
-    assert.equal(result.error, null)
-    assert.equal(result.checkResult.notes.length, 90)
-    assert.match(result.checkResult.notes[0] ?? '', /at most 10 pages open at once/)
+        ctx(),
+      ),
+      runBrowserCheck(
+        job(`import { test, expect } from '@playwright/test'
+test('welcome', async ({ page }) => {
+  await page.goto(process.env.SITE + '/welcome')
+  await expect(page.locator('h1')).toHaveText('Welcome')
+})
+`),
+        ctx(),
+      ),
+    ])
+    assert.equal(greedy.error, null)
+    assert.equal(greedy.checkResult.notes.length, 90)
+    assert.match(greedy.checkResult.notes[0] ?? '', /at most 10 pages open at once/)
+    assert.equal(beside.error, null, beside.error?.message)
+    assert.equal(beside.checkResult.tests[0]?.status, 'passed')
   })
 
   test('web vitals per page: LCP, CLS, TBT, FCP, TTFB with their pageIndex', async () => {
@@ -465,23 +478,27 @@ describe('limits of a run', { skip }, () => {
 })
 
 describe('the Playwright pool', () => {
-  test('at most `concurrency` runs at once; the rest wait their turn', async () => {
-    const single = new PlaywrightPool({ concurrency: 1 })
-    const releaseFirst = await single.acquire()
-    let secondStarted = false
-    const second = single.acquire().then((release) => {
-      secondStarted = true
-      return release
+  test('at most `concurrency` runs at once, each in its own slot; the rest wait their turn', async () => {
+    const pool = new PlaywrightPool({ concurrency: 2 })
+    const first = await pool.acquire()
+    const second = await pool.acquire()
+    assert.deepEqual([first.slot, second.slot], [0, 1])
+    let thirdStarted = false
+    const third = pool.acquire().then((lease) => {
+      thirdStarted = true
+      return lease
     })
     await new Promise((resolve) => setImmediate(resolve))
-    assert.equal(secondStarted, false)
-    assert.equal(single.running, 1)
-    releaseFirst()
-    const releaseSecond = await second
-    assert.equal(secondStarted, true)
-    assert.equal(single.running, 1)
-    releaseSecond()
-    assert.equal(single.running, 0)
-    await single.close()
+    assert.equal(thirdStarted, false)
+    assert.equal(pool.running, 2)
+    first.release()
+    first.release()
+    const lease = await third
+    assert.equal(lease.slot, 0)
+    assert.equal(pool.running, 2)
+    second.release()
+    lease.release()
+    assert.equal(pool.running, 0)
+    await pool.close()
   })
 })

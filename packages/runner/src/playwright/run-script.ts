@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -84,7 +84,7 @@ export async function runScriptCheck(
   const forbidden = forbiddenImport(project.files, runtimeId)
   if (forbidden) return refuse('SCRIPT', forbidden)
 
-  const release = await ctx.playwright.acquire()
+  const { slot, release } = await ctx.playwright.acquire()
   let workDir: string | null = null
   try {
     let wsEndpoint: string | null = null
@@ -94,7 +94,11 @@ export async function runScriptCheck(
       // API-only multi-step checks don't need a browser.
       if (checkType !== 'MULTI_STEP') return refuse('INTERNAL', (error as Error).message)
     }
-    workDir = await realpath(await mkdtemp(join(ctx.playwright.workRoot, 'svc-run-')))
+    // A stable path per slot lets Playwright's transform cache (keyed by path and content) hit.
+    workDir = join(ctx.playwright.workRoot, `svc-run-${process.pid}-${slot}`)
+    await rm(workDir, { recursive: true, force: true })
+    await mkdir(workDir, { recursive: true })
+    workDir = await realpath(workDir)
     const run = await prepare(checkType, job, project, workDir, runtimeId, wsEndpoint, ctx)
     const timeoutMs = job.timeoutMs ?? DEFAULT_TIMEOUTS_MS[checkType]
     const exec = await execute(run, timeoutMs, ctx)
@@ -300,6 +304,9 @@ async function prepare(
     SVC_RUNTIME_ID: runtimeId,
     SVC_RUN_CONFIG: runConfig,
     FORCE_COLOR: '0',
+    // Caches shared by runs (compiled code, transformed scripts) save most of a test run's start-up.
+    NODE_COMPILE_CACHE: join(ctx.playwright.workRoot, 'svc-playwright-cache', 'node'),
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: join(ctx.playwright.workRoot, 'svc-playwright-cache', 'transform'),
     NODE_OPTIONS: `--require="${PRELOAD}" --max-old-space-size=${ctx.playwright.heapLimitMb} --disable-warning=ExperimentalWarning`,
   })
   if (wsEndpoint && mode === 'test') env.PW_TEST_CONNECT_WS_ENDPOINT = wsEndpoint
