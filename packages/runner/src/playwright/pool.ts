@@ -41,6 +41,7 @@ export const CHROMIUM_ARGS = [
 ]
 
 const BROWSER_START_TIMEOUT_MS = 30_000
+let pools = 0
 
 export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
   try {
@@ -68,6 +69,8 @@ export class PlaywrightPool {
   readonly maxPages: number
   readonly workRoot: string
   readonly artifactLimitBytes: number
+  /** Unique among the pools of this process (names working directories). */
+  readonly id = ++pools
   #running = 0
   #waiting: (() => void)[] = []
   #freeSlots: number[] = []

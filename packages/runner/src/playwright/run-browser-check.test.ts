@@ -176,7 +176,7 @@ test('sees the dashboard', async ({ page }) => {
     assert.ok(existsSync(join(c.artifactsDir, result.checkResult.traces[0]?.path as string)))
   })
 
-  test('dependencies are importable; packages outside the runtime fail with a clear message', async () => {
+  test('dependencies and a TypeScript scriptPath are importable; packages outside the runtime fail with a clear message', async () => {
     const ok = await runBrowserCheck(
       job(
         `import { test, expect } from '@playwright/test'
@@ -201,6 +201,29 @@ test('signs in through a helper', async ({ page }) => {
     )
     assert.equal(ok.error, null, ok.error?.message)
     assert.equal(ok.checkResult.tests[0]?.status, 'passed')
+
+    const typed = await runBrowserCheck(
+      job(
+        `import { test, expect, type Page } from '@playwright/test'
+import { WELCOME } from '../support/texts'
+
+async function open(page: Page, path: string): Promise<void> {
+  await page.goto(process.env.SITE + path)
+}
+test('typed', async ({ page }) => {
+  await open(page, '/welcome')
+  await expect(page.locator('h1')).toHaveText(WELCOME)
+})
+`,
+        {
+          scriptPath: 'tests/welcome.spec.ts',
+          dependencies: [{ path: 'support/texts.ts', content: `export const WELCOME: string = 'Welcome'\n` }],
+        },
+      ),
+      ctx(),
+    )
+    assert.equal(typed.error, null, typed.error?.message)
+    assert.equal(typed.checkResult.tests[0]?.file, 'tests/welcome.spec.ts')
 
     const forbidden = await runBrowserCheck(
       job(

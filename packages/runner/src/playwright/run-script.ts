@@ -95,7 +95,7 @@ export async function runScriptCheck(
       if (checkType !== 'MULTI_STEP') return refuse('INTERNAL', (error as Error).message)
     }
     // A stable path per slot lets Playwright's transform cache (keyed by path and content) hit.
-    workDir = join(ctx.playwright.workRoot, `svc-run-${process.pid}-${slot}`)
+    workDir = join(ctx.playwright.workRoot, `svc-run-${process.pid}-${ctx.playwright.id}-${slot}`)
     await rm(workDir, { recursive: true, force: true })
     await mkdir(workDir, { recursive: true })
     workDir = await realpath(workDir)
