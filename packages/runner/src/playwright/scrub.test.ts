@@ -33,7 +33,14 @@ describe('Scrubber', () => {
   test('values too short to scrub safely are left alone; bytes and deep values are scrubbed', () => {
     assert.equal(scrubber.text('ab abc'), 'ab abc')
     assert.equal(scrubber.bytes(Buffer.from(`x${secret}y${secret}`)).toString(), `x${REDACTED}y${REDACTED}`)
-    assert.deepEqual(scrubber.deep({ a: [`${secret}`], [secret]: 1 }), { a: [REDACTED], [REDACTED]: 1 })
+    assert.deepEqual(scrubber.deep({ a: [`${secret}`, 2, null], b: { c: `x${secret}` } }), {
+      a: [REDACTED, 2, null],
+      b: { c: `x${REDACTED}` },
+    })
+    assert.deepEqual(new Scrubber(['name', '":"']).deep({ name: 'my name', n: '":"' }), {
+      name: `my ${REDACTED}`,
+      n: REDACTED,
+    })
   })
 
   test('authorization and cookie headers are always redacted', () => {

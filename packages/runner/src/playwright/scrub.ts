@@ -52,10 +52,18 @@ export class Scrubber {
     return out
   }
 
-  /** Every string inside a JSON-like value, keys included. */
+  /** Every string value inside a JSON-like value (keys are structure and stay as they are). */
   deep<T>(value: T): T {
     if (this.empty) return value
-    return JSON.parse(this.text(JSON.stringify(value))) as T
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') return this.text(item)
+      if (Array.isArray(item)) return item.map(walk)
+      if (item && typeof item === 'object') {
+        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]))
+      }
+      return item
+    }
+    return walk(value) as T
   }
 }
 
