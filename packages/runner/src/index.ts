@@ -1,5 +1,32 @@
 export { type DnsJob, type DnsRunResult, runDnsCheck } from './dns/run-dns-check.ts'
 export { type HttpJob, type HttpRunResult, runHttpCheck } from './http/run-http-check.ts'
 export { type IcmpJob, type IcmpRunResult, runIcmpCheck } from './icmp/run-icmp-check.ts'
+export {
+  type ArtifactFile,
+  chromiumAvailable,
+  DEFAULT_CHROMIUM_PATH,
+  DEFAULT_TIMEOUTS_MS,
+  type LogEntry,
+  type NetworkEntry,
+  type PageResult,
+  PlaywrightPool,
+  type PlaywrightPoolOptions,
+  REDACTED,
+  runAutomationCheck,
+  runBrowserCheck,
+  runMultiStepCheck,
+  type Screenshot,
+  type ScriptCheckResult,
+  type ScriptCheckType,
+  type ScriptError,
+  type ScriptJob,
+  type ScriptRunnerContext,
+  type ScriptRunResult,
+  type ScriptVariable,
+  Scrubber,
+  type StepOutcome,
+  type TestOutcome,
+  type WebVitals,
+} from './playwright/index.ts'
 export { runTcpCheck, type TcpJob, type TcpRunResult } from './tcp/run-tcp-check.ts'
 export * from './types.ts'

@@ -34,6 +34,8 @@ const PUBLIC_OPERATIONS = [
   'delete /v1/check-groups/{id}',
   'get /v1/check-groups/{id}/checks',
   'get /v1/locations',
+  'get /v1/runtimes',
+  'get /v1/runtimes/{id}',
   'post /v1/checks/{id}/trigger',
   'get /v1/check-statuses',
   'get /v1/check-statuses/{checkId}',

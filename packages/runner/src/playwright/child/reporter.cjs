@@ -1,0 +1,91 @@
+'use strict'
+// A Playwright reporter that appends each finished test (outcome, steps, errors, attachments) to
+// the run's event file as soon as it ends, so a run killed later still keeps what it finished.
+const fs = require('node:fs')
+
+const config = JSON.parse(fs.readFileSync(process.env.SVC_RUN_CONFIG, 'utf8'))
+const MAX_OUTPUT_LINES = 1000
+let outputLines = 0
+
+function emit(event) {
+  try {
+    fs.appendFileSync(
+      config.eventsFile,
+      `${JSON.stringify({ ...event, pid: process.pid, at: Date.now() })}\n`,
+    )
+  } catch {}
+}
+
+function errorOf(error) {
+  return {
+    message: error.message ?? String(error.value ?? 'Error'),
+    stack: error.stack ?? null,
+    location: error.location ?? null,
+  }
+}
+
+/** Only `test.step` blocks are steps for users; API calls inside them are left out. */
+function stepsOf(steps) {
+  const out = []
+  for (const step of steps) {
+    if (step.category === 'test.step') {
+      out.push({
+        title: step.title,
+        startedAt: step.startTime.toISOString(),
+        duration: step.duration,
+        status: step.error ? 'failed' : 'passed',
+        error: step.error ? errorOf(step.error) : null,
+        location: step.location ?? null,
+        steps: stepsOf(step.steps),
+      })
+    } else {
+      out.push(...stepsOf(step.steps))
+    }
+  }
+  return out
+}
+
+class SvcReporter {
+  onBegin(_config, suite) {
+    emit({ type: 'begin', tests: suite.allTests().length })
+  }
+  onStdOut(chunk, test) {
+    this.output('info', chunk, test)
+  }
+  onStdErr(chunk, test) {
+    this.output('error', chunk, test)
+  }
+  output(level, chunk, test) {
+    const text = String(chunk).replace(/\n$/, '')
+    if (!text || ++outputLines > MAX_OUTPUT_LINES) return
+    emit({ type: 'stdout', level, text, test: test ? test.title : null })
+  }
+  onTestEnd(test, result) {
+    emit({
+      type: 'testEnd',
+      title: test.title,
+      titlePath: test.titlePath().slice(3),
+      location: test.location,
+      expectedStatus: test.expectedStatus,
+      status: result.status,
+      startedAt: result.startTime.toISOString(),
+      duration: result.duration,
+      errors: result.errors.map(errorOf),
+      steps: stepsOf(result.steps),
+      attachments: result.attachments
+        .filter((a) => a.path)
+        .map((a) => ({ name: a.name, path: a.path, contentType: a.contentType })),
+    })
+  }
+  onError(error) {
+    emit({ type: 'runnerError', ...errorOf(error) })
+  }
+  onEnd(result) {
+    emit({ type: 'end', status: result.status })
+  }
+  printsToStdio() {
+    return false
+  }
+}
+
+module.exports = SvcReporter

@@ -1,0 +1,808 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { findPackageJSON } from 'node:module'
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { DEFAULT_RUNTIME_ID, RUNTIME_IDS, type RuntimeId } from '@svc/core'
+import type { RunError, RunErrorType } from '../types.ts'
+import { timedVerdict } from '../types.ts'
+import { scrubTrace } from './artifacts.ts'
+import { ALLOWED_PACKAGES, forbiddenImport } from './imports.ts'
+import { Scrubber, scrubHeaders } from './scrub.ts'
+import type {
+  ArtifactFile,
+  LogEntry,
+  NetworkEntry,
+  PageResult,
+  Screenshot,
+  ScriptCheckResult,
+  ScriptCheckType,
+  ScriptError,
+  ScriptJob,
+  ScriptRunnerContext,
+  ScriptRunResult,
+  StepOutcome,
+  TestOutcome,
+  WebVitalName,
+  WebVitals,
+} from './types.ts'
+import { WEB_VITALS } from './types.ts'
+
+export const DEFAULT_TIMEOUTS_MS: Record<ScriptCheckType, number> = {
+  BROWSER: 120_000,
+  MULTI_STEP: 120_000,
+  AUTOMATION: 240_000,
+}
+const DEFAULT_ENTRIES: Record<ScriptCheckType, string> = {
+  BROWSER: 'browser-check.spec.js',
+  MULTI_STEP: 'multi-step.spec.js',
+  AUTOMATION: 'automation.spec.js',
+}
+const MAX_LOGS = 1000
+const MAX_NETWORK = 1000
+const MAX_MESSAGE = 4000
+/** After its own timeout Playwright needs a moment to report; a run still going then is killed. */
+const TEST_RUNNER_GRACE_MS = 10_000
+const MEMORY_SAMPLE_MS = 1000
+
+const here = dirname(fileURLToPath(import.meta.url))
+const PRELOAD = join(here, 'child', 'preload.cjs')
+const REPORTER = join(here, 'child', 'reporter.cjs')
+const PLAYWRIGHT_CLI = join(dirname(findPackageJSON('playwright', import.meta.url) as string), 'cli.js')
+const NODE_MODULES = dirname(dirname(dirname(findPackageJSON('@playwright/test', import.meta.url) as string)))
+
+/** Runs one attempt of a BROWSER, MULTI_STEP or AUTOMATION check. Never throws for a failing script. */
+export async function runScriptCheck(
+  checkType: ScriptCheckType,
+  job: ScriptJob,
+  ctx: ScriptRunnerContext,
+): Promise<ScriptRunResult> {
+  const startedAt = ctx.now()
+  const started = performance.now()
+  const runtimeId = (job.runtimeId ?? DEFAULT_RUNTIME_ID) as RuntimeId
+  const scrubber = new Scrubber(secretsOf(job))
+  const finish = (error: RunError | null, checkResult: ScriptCheckResult, responseTime?: number) => {
+    const safeError = error && { ...error, message: scrubber.text(error.message).slice(0, MAX_MESSAGE) }
+    const verdict = timedVerdict(
+      { degradedResponseTime: Infinity, maxResponseTime: Infinity, shouldFail: job.shouldFail ?? false },
+      { error: safeError, responseTime: responseTime ?? performance.now() - started, startedAt },
+      ctx,
+    )
+    return { ...verdict, checkResult }
+  }
+  const refuse = (type: RunErrorType, message: string) =>
+    finish({ type, message }, { ...emptyResult(runtimeId, 'test'), errors: [{ message, stack: null }] })
+
+  if (!RUNTIME_IDS.includes(runtimeId)) return refuse('SCRIPT', `Unknown runtime ${runtimeId}`)
+  let project: Project
+  try {
+    project = projectOf(checkType, job)
+  } catch (error) {
+    return refuse('SCRIPT', (error as Error).message)
+  }
+  const forbidden = forbiddenImport(project.files, runtimeId)
+  if (forbidden) return refuse('SCRIPT', forbidden)
+
+  const { slot, release } = await ctx.playwright.acquire()
+  let workDir: string | null = null
+  try {
+    let wsEndpoint: string | null = null
+    try {
+      wsEndpoint = await ctx.playwright.browserEndpoint()
+    } catch (error) {
+      // API-only multi-step checks don't need a browser.
+      if (checkType !== 'MULTI_STEP') return refuse('INTERNAL', (error as Error).message)
+    }
+    // A stable path per slot lets Playwright's transform cache (keyed by path and content) hit.
+    workDir = join(ctx.playwright.workRoot, `svc-run-${process.pid}-${ctx.playwright.id}-${slot}`)
+    await rm(workDir, { recursive: true, force: true })
+    await mkdir(workDir, { recursive: true })
+    workDir = await realpath(workDir)
+    const run = await prepare(checkType, job, project, workDir, runtimeId, wsEndpoint, ctx)
+    const timeoutMs = job.timeoutMs ?? DEFAULT_TIMEOUTS_MS[checkType]
+    const exec = await execute(run, timeoutMs, ctx)
+    const events = readEvents(run.eventsFile)
+    const assembled = assemble(run, events, exec, timeoutMs, ctx)
+    const artifacts = await storeArtifacts(assembled.artifacts, ctx, scrubber)
+    const checkResult = scrubResult(
+      {
+        ...assembled.result,
+        screenshots: artifacts.screenshots,
+        traces: artifacts.traces,
+        artifactsTruncated: artifacts.truncated,
+      },
+      scrubber,
+    )
+    return finish(assembled.error, checkResult, assembled.responseTime ?? exec.wallMs)
+  } catch (error) {
+    return refuse('INTERNAL', `The run could not be carried out: ${(error as Error).message}`)
+  } finally {
+    release()
+    if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => {})
+  }
+}
+
+function secretsOf(job: ScriptJob): string[] {
+  const secrets = [...(job.secrets ?? [])]
+  for (const variable of job.environmentVariables ?? []) {
+    if (variable.secret || variable.locked || variable.key.startsWith('SVC_SECRET_'))
+      secrets.push(variable.value)
+  }
+  return secrets
+}
+
+function emptyResult(runtimeId: string, mode: 'test' | 'script'): ScriptCheckResult {
+  return {
+    runtimeId,
+    mode,
+    tests: [],
+    errors: [],
+    logs: [],
+    network: [],
+    pages: [],
+    screenshots: [],
+    traces: [],
+    artifactsTruncated: false,
+    notes: [],
+  }
+}
+
+interface Project {
+  files: { path: string; content: string }[]
+  entry: string | null
+  configPath: string | null
+}
+
+function safePath(path: string): string {
+  const normalized = normalize(path).replace(/^(\.\/)+/, '')
+  if (
+    !normalized ||
+    isAbsolute(normalized) ||
+    normalized.split(sep).includes('..') ||
+    normalized.startsWith('.svc')
+  ) {
+    throw new Error(`Invalid file path '${path}': paths are relative to the project and stay inside it`)
+  }
+  return normalized
+}
+
+function projectOf(checkType: ScriptCheckType, job: ScriptJob): Project {
+  const files = new Map<string, string>()
+  for (const dependency of job.dependencies ?? []) files.set(safePath(dependency.path), dependency.content)
+  let entry: string | null = null
+  if (job.script !== undefined && job.script !== '') {
+    entry = safePath(job.scriptPath || DEFAULT_ENTRIES[checkType])
+    files.set(entry, job.script)
+  } else if (checkType !== 'AUTOMATION') {
+    throw new Error('The check has no script')
+  }
+  let configPath: string | null = null
+  if (checkType === 'AUTOMATION') {
+    configPath = safePath(job.playwrightConfigPath || 'playwright.config.ts')
+    if (!files.has(configPath)) throw new Error(`${configPath} is not among the project's files`)
+  }
+  return { files: [...files].map(([path, content]) => ({ path, content })), entry, configPath }
+}
+
+/** Plain scripts drive the browser themselves; the rest are @playwright/test tests. */
+function usesTestRunner(source: string): boolean {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+  return (
+    /['"]@playwright\/test['"]/.test(code) &&
+    /(^|[^\w.$])test(\.(describe|only|skip|fixme|fail|slow|serial|parallel))*\s*\(/m.test(code)
+  )
+}
+
+interface PreparedRun {
+  checkType: ScriptCheckType
+  mode: 'test' | 'script'
+  workDir: string
+  runtimeId: string
+  eventsFile: string
+  outputDir: string
+  args: string[]
+  env: Record<string, string>
+}
+
+async function prepare(
+  checkType: ScriptCheckType,
+  job: ScriptJob,
+  project: Project,
+  workDir: string,
+  runtimeId: string,
+  wsEndpoint: string | null,
+  ctx: ScriptRunnerContext,
+): Promise<PreparedRun> {
+  const svcDir = join(workDir, '.svc')
+  const outputDir = join(svcDir, 'test-results')
+  await Promise.all(
+    ['home', 'tmp', 'screenshots', 'traces'].map((name) => mkdir(join(svcDir, name), { recursive: true })),
+  )
+  for (const file of project.files) {
+    const path = join(workDir, file.path)
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, file.content)
+  }
+  await symlink(NODE_MODULES, join(workDir, 'node_modules'), 'dir')
+
+  const entrySource = project.entry
+    ? (project.files.find((f) => f.path === project.entry)?.content ?? '')
+    : ''
+  const mode = checkType === 'BROWSER' && !usesTestRunner(entrySource) ? 'script' : 'test'
+  const eventsFile = join(svcDir, 'events.jsonl')
+  const timeoutMs = job.timeoutMs ?? DEFAULT_TIMEOUTS_MS[checkType]
+  const runConfig = join(svcDir, 'run.json')
+  await writeFile(
+    runConfig,
+    JSON.stringify({
+      mode: mode === 'script' ? 'plain' : 'test',
+      runDir: workDir,
+      eventsFile,
+      screenshotsDir: join(svcDir, 'screenshots'),
+      tracesDir: join(svcDir, 'traces'),
+      outputDir,
+      allowedPackages: ALLOWED_PACKAGES,
+      runtimeId,
+      wsEndpoint,
+      maxPages: ctx.playwright.maxPages,
+    }),
+  )
+
+  let args: string[]
+  if (mode === 'script') {
+    args = [join(workDir, project.entry as string)]
+  } else if (checkType === 'AUTOMATION') {
+    args = [
+      PLAYWRIGHT_CLI,
+      'test',
+      '--config',
+      join(workDir, project.configPath as string),
+      '--reporter',
+      REPORTER,
+      '--trace',
+      'on',
+      '--output',
+      outputDir,
+      '--workers',
+      '1',
+      '--retries',
+      '0',
+      '--global-timeout',
+      String(timeoutMs),
+      ...(job.grep ? ['--grep', job.grep] : []),
+    ]
+  } else {
+    const configFile = join(svcDir, 'playwright.config.cjs')
+    const entry = join(workDir, project.entry as string)
+    await writeFile(
+      configFile,
+      `module.exports = ${JSON.stringify({
+        testDir: workDir,
+        timeout: timeoutMs,
+        globalTimeout: timeoutMs,
+        workers: 1,
+        retries: 0,
+        outputDir,
+        reporter: [[REPORTER]],
+        use: { trace: 'on' },
+      })}\nmodule.exports.testMatch = new RegExp(${JSON.stringify(`^${escapeRegExp(entry)}$`)})\n`,
+    )
+    args = [PLAYWRIGHT_CLI, 'test', '--config', configFile]
+  }
+
+  const env: Record<string, string> = {}
+  for (const variable of job.environmentVariables ?? []) env[variable.key] = variable.value
+  Object.assign(env, {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: join(svcDir, 'home'),
+    TMPDIR: join(svcDir, 'tmp'),
+    SVC: 'true',
+    CI: 'true',
+    SVC_CHECK_NAME: job.name,
+    SVC_RUN_LOCATION: job.runLocation,
+    SVC_RUNTIME_ID: runtimeId,
+    SVC_RUN_CONFIG: runConfig,
+    FORCE_COLOR: '0',
+    // Caches shared by runs (compiled code, transformed scripts) save most of a test run's start-up.
+    NODE_COMPILE_CACHE: join(ctx.playwright.workRoot, 'svc-playwright-cache', 'node'),
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: join(ctx.playwright.workRoot, 'svc-playwright-cache', 'transform'),
+    NODE_OPTIONS: `--require="${PRELOAD}" --max-old-space-size=${ctx.playwright.heapLimitMb} --disable-warning=ExperimentalWarning`,
+  })
+  if (wsEndpoint && mode === 'test') env.PW_TEST_CONNECT_WS_ENDPOINT = wsEndpoint
+  return { checkType, mode, workDir, runtimeId, eventsFile, outputDir, args, env }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+}
+
+interface Execution {
+  exitCode: number | null
+  timedOut: boolean
+  memoryExceeded: boolean
+  cancelled: boolean
+  stdout: { at: number; line: string }[]
+  stderr: string
+  wallMs: number
+}
+
+/** Runs the child in its own process group: a timeout or memory overrun kills the whole group. */
+async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerContext): Promise<Execution> {
+  const started = performance.now()
+  const child = spawn(process.execPath, run.args, {
+    cwd: run.workDir,
+    env: run.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const pid = child.pid as number
+  const result: Execution = {
+    exitCode: null,
+    timedOut: false,
+    memoryExceeded: false,
+    cancelled: false,
+    stdout: [],
+    stderr: '',
+    wallMs: 0,
+  }
+  let stdoutRest = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (stdoutRest + chunk.toString('utf8')).split('\n')
+    stdoutRest = lines.pop() ?? ''
+    for (const line of lines)
+      if (result.stdout.length < MAX_LOGS) result.stdout.push({ at: Date.now(), line })
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    result.stderr = (result.stderr + chunk.toString('utf8')).slice(-64 * 1024)
+  })
+  const killGroup = () => {
+    try {
+      process.kill(-pid, 'SIGKILL')
+    } catch {}
+  }
+  const limitMs = run.mode === 'test' ? timeoutMs + TEST_RUNNER_GRACE_MS : timeoutMs
+  const timer = setTimeout(() => {
+    result.timedOut = true
+    killGroup()
+  }, limitMs)
+  const memoryLimit = ctx.playwright.memoryLimitMb * 1024 * 1024
+  const sampler = setInterval(() => {
+    if (groupRss(pid) > memoryLimit) {
+      result.memoryExceeded = true
+      killGroup()
+    }
+  }, MEMORY_SAMPLE_MS)
+  const cancel = () => {
+    result.cancelled = true
+    killGroup()
+  }
+  if (ctx.signal?.aborted) cancel()
+  ctx.signal?.addEventListener('abort', cancel, { once: true })
+  const exitCode = await new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null))
+    child.once('exit', (code) => resolve(code))
+  })
+  clearTimeout(timer)
+  clearInterval(sampler)
+  ctx.signal?.removeEventListener('abort', cancel)
+  // Whatever the script left running (its own subprocesses, stuck workers) goes with it.
+  killGroup()
+  await new Promise<void>((resolve) => {
+    if (child.stdout?.readableEnded && child.stderr?.readableEnded) return resolve()
+    const guard = setTimeout(resolve, 2000)
+    child.once('close', () => {
+      clearTimeout(guard)
+      resolve()
+    })
+  })
+  if (stdoutRest && result.stdout.length < MAX_LOGS) result.stdout.push({ at: Date.now(), line: stdoutRest })
+  result.exitCode = exitCode
+  result.wallMs = performance.now() - started
+  return result
+}
+
+function groupRss(pgid: number): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[2]) === pgid) total += Number(fields[21]) * 4096
+    } catch {}
+  }
+  return total
+}
+
+type RunEvent = Record<string, unknown> & { type: string; at: number }
+
+function readEvents(file: string): RunEvent[] {
+  if (!existsSync(file)) return []
+  const events: RunEvent[] = []
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue
+    try {
+      events.push(JSON.parse(line))
+    } catch {}
+  }
+  return events
+}
+
+interface ArtifactCandidate {
+  kind: 'screenshot' | 'trace'
+  file: string
+  name: string | null
+  pageIndex: number | null
+  onFailure: boolean
+}
+
+interface Assembled {
+  result: Omit<ScriptCheckResult, 'screenshots' | 'traces' | 'artifactsTruncated'>
+  error: RunError | null
+  responseTime: number | null
+  artifacts: ArtifactCandidate[]
+}
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g')
+
+function assemble(
+  run: PreparedRun,
+  events: RunEvent[],
+  exec: Execution,
+  timeoutMs: number,
+  ctx: ScriptRunnerContext,
+): Assembled {
+  // Paths read relative to the script's project; the server's own install paths never show.
+  const clean = (text: string) =>
+    text
+      .replace(ANSI, '')
+      .split(`file://${run.workDir}/`)
+      .join('')
+      .split(`${run.workDir}/`)
+      .join('')
+      .split(`${NODE_MODULES}/`)
+      .join('node_modules/')
+      .split(`${here}/`)
+      .join('svc/')
+  const errorOf = (value: { message?: unknown; stack?: unknown } | null | undefined): ScriptError => ({
+    message: clean(String(value?.message ?? 'Error')),
+    stack: typeof value?.stack === 'string' ? clean(value.stack) : null,
+  })
+  const pageIndexes = new Map<string, number>()
+  const pageIndexOf = (id: unknown): number | null => {
+    if (typeof id !== 'string') return null
+    if (!pageIndexes.has(id)) pageIndexes.set(id, pageIndexes.size)
+    return pageIndexes.get(id) as number
+  }
+  const time = (at: unknown) => new Date(typeof at === 'number' ? at : Date.now()).toISOString()
+  const logs: LogEntry[] = []
+  const network: NetworkEntry[] = []
+  const pages = new Map<number, { url: string; vitals: Record<string, unknown> | null }>()
+  const tests: TestOutcome[] = []
+  const errors: ScriptError[] = []
+  const notes: string[] = []
+  const artifacts: ArtifactCandidate[] = []
+  let scriptError: ScriptError | null = null
+  let scriptDuration: number | null = null
+  let endStatus: string | null = null
+  const runnerErrors: ScriptError[] = []
+  let droppedLogs = 0
+  let droppedRequests = 0
+  const log = (entry: LogEntry) => {
+    if (logs.length < MAX_LOGS) logs.push(entry)
+    else droppedLogs++
+  }
+
+  for (const event of events) {
+    switch (event.type) {
+      case 'page': {
+        const index = pageIndexOf(event.pageId) as number
+        if (!pages.has(index)) pages.set(index, { url: String(event.url ?? ''), vitals: null })
+        break
+      }
+      case 'vitals': {
+        const index = pageIndexOf(event.pageId)
+        if (index === null) break
+        const vitals = event.vitals as Record<string, unknown>
+        pages.set(index, { url: String(vitals.url ?? ''), vitals })
+        break
+      }
+      case 'console':
+        log({
+          time: time(event.at),
+          level: String(event.level),
+          text: clean(String(event.text)),
+          pageIndex: pageIndexOf(event.pageId),
+        })
+        break
+      case 'stdout':
+        log({
+          time: time(event.at),
+          level: String(event.level),
+          text: clean(String(event.text)),
+          pageIndex: null,
+        })
+        break
+      case 'request':
+        if (network.length >= MAX_NETWORK) {
+          droppedRequests++
+          break
+        }
+        network.push({
+          pageIndex: pageIndexOf(event.pageId),
+          url: String(event.url),
+          method: String(event.method),
+          resourceType: String(event.resourceType),
+          status: typeof event.status === 'number' ? event.status : null,
+          startedAt: time(event.startTime),
+          duration: typeof event.duration === 'number' ? Math.round(event.duration) : null,
+          failure: typeof event.failure === 'string' ? event.failure : null,
+          requestHeaders: (event.requestHeaders as Record<string, string>) ?? null,
+          responseHeaders: (event.responseHeaders as Record<string, string>) ?? null,
+        })
+        break
+      case 'screenshot':
+        artifacts.push({
+          kind: 'screenshot',
+          file: String(event.file),
+          name: typeof event.name === 'string' ? event.name : null,
+          pageIndex: pageIndexOf(event.pageId),
+          onFailure: Boolean(event.failure),
+        })
+        break
+      case 'trace':
+        artifacts.push({
+          kind: 'trace',
+          file: String(event.file),
+          name: null,
+          pageIndex: null,
+          onFailure: false,
+        })
+        break
+      case 'limit':
+        notes.push(String(event.message))
+        break
+      case 'scriptError':
+        scriptError ??= errorOf(event as { message?: unknown; stack?: unknown })
+        break
+      case 'exit':
+        scriptDuration = typeof event.duration === 'number' ? event.duration : null
+        break
+      case 'runnerError':
+        runnerErrors.push(errorOf(event as { message?: unknown; stack?: unknown }))
+        break
+      case 'end':
+        endStatus = String(event.status)
+        break
+      case 'testEnd': {
+        const test = testOutcomeOf(event, errorOf, clean)
+        tests.push(test)
+        for (const attachment of (event.attachments as { name: string; path: string }[]) ?? []) {
+          if (attachment.name === 'trace') {
+            artifacts.push({
+              kind: 'trace',
+              file: attachment.path,
+              name: null,
+              pageIndex: null,
+              onFailure: false,
+            })
+          }
+        }
+        break
+      }
+    }
+  }
+  if (run.mode === 'script') {
+    for (const { at, line } of exec.stdout)
+      log({ time: time(at), level: 'info', text: clean(line), pageIndex: null })
+  }
+  if (droppedLogs) notes.push(`${droppedLogs} log entries left out (at most ${MAX_LOGS})`)
+  if (droppedRequests) notes.push(`${droppedRequests} network requests left out (at most ${MAX_NETWORK})`)
+
+  const stderrTail = clean(exec.stderr.trim()).split('\n').slice(-20).join('\n')
+  let error: RunError | null = null
+  if (exec.cancelled) {
+    error = { type: 'SCRIPT', message: 'The run was cancelled' }
+  } else if (exec.timedOut) {
+    error = {
+      type: 'TIMEOUT',
+      message: `The run did not finish within ${timeoutMs / 1000} s and was stopped`,
+    }
+  } else if (exec.memoryExceeded) {
+    error = {
+      type: 'SCRIPT',
+      message: `The run used more than ${ctx.playwright.memoryLimitMb} MB of memory and was stopped`,
+    }
+  } else if (run.mode === 'test') {
+    const failed = tests.find((test) => test.failed)
+    if (failed) {
+      const first = failed.errors[0]?.message ?? `${failed.status}`
+      error = {
+        type: failed.status === 'timedOut' ? 'TIMEOUT' : errorTypeOf(first),
+        message: `${failed.titlePath.join(' › ')}: ${first}`,
+      }
+    } else if (endStatus === 'timedout') {
+      error = {
+        type: 'TIMEOUT',
+        message: runnerErrors[0]?.message ?? `The run did not finish within ${timeoutMs / 1000} s`,
+      }
+    } else if (runnerErrors.length) {
+      error = { type: 'SCRIPT', message: runnerErrors[0]?.message as string }
+    } else if (tests.length === 0) {
+      error = { type: 'SCRIPT', message: `No tests ran${stderrTail ? `: ${stderrTail}` : ''}` }
+    } else if (exec.exitCode !== 0) {
+      error = {
+        type: 'SCRIPT',
+        message: `Playwright exited with code ${exec.exitCode}${stderrTail ? `: ${stderrTail}` : ''}`,
+      }
+    }
+  } else if (scriptError) {
+    error = { type: errorTypeOf(scriptError.message), message: scriptError.message }
+  } else if (exec.exitCode !== 0) {
+    error = {
+      type: 'SCRIPT',
+      message: `The script exited with code ${exec.exitCode}${stderrTail ? `: ${stderrTail}` : ''}`,
+    }
+  }
+  if (run.mode === 'script' && exec.stderr.trim()) {
+    for (const line of stderrTail.split('\n'))
+      log({ time: new Date().toISOString(), level: 'error', text: line, pageIndex: null })
+  }
+
+  for (const test of tests) if (test.failed) errors.push(...test.errors)
+  if (scriptError) errors.push(scriptError)
+  errors.push(...runnerErrors)
+  if (error && errors.length === 0) errors.push({ message: error.message, stack: null })
+  if (exec.memoryExceeded) notes.push(`memory limit of ${ctx.playwright.memoryLimitMb} MB reached`)
+
+  const responseTime =
+    run.mode === 'test'
+      ? tests.length
+        ? tests.reduce((sum, test) => sum + test.duration, 0)
+        : null
+      : scriptDuration
+  return {
+    result: {
+      runtimeId: run.runtimeId,
+      mode: run.mode,
+      tests,
+      errors,
+      logs,
+      network,
+      pages: [...pages]
+        .sort(([a], [b]) => a - b)
+        .map(
+          ([pageIndex, page]): PageResult => ({
+            pageIndex,
+            url: page.url,
+            webVitals: webVitalsOf(page.vitals),
+          }),
+        ),
+      notes,
+    },
+    error,
+    responseTime,
+    artifacts,
+  }
+}
+
+function errorTypeOf(message: string): RunErrorType {
+  return /^(Error: )?expect\(/.test(message.trim()) ? 'ASSERTION' : 'SCRIPT'
+}
+
+function testOutcomeOf(
+  event: RunEvent,
+  errorOf: (value: { message?: unknown; stack?: unknown }) => ScriptError,
+  clean: (text: string) => string,
+): TestOutcome {
+  const location = event.location as { file?: string } | undefined
+  const status = String(event.status) as TestOutcome['status']
+  const stepOf = (step: Record<string, unknown>): StepOutcome => {
+    const at = step.location as { file?: string; line?: number; column?: number } | null
+    return {
+      title: String(step.title),
+      startedAt: String(step.startedAt),
+      duration: Number(step.duration),
+      status: step.status === 'failed' ? 'failed' : 'passed',
+      error: step.error ? errorOf(step.error as { message?: unknown; stack?: unknown }) : null,
+      location: at?.file ? clean(`${at.file}:${at.line}:${at.column}`) : null,
+      steps: ((step.steps as Record<string, unknown>[]) ?? []).map(stepOf),
+    }
+  }
+  return {
+    title: String(event.title),
+    titlePath: (event.titlePath as string[]) ?? [String(event.title)],
+    file: clean(String(location?.file ?? '')),
+    status,
+    expectedStatus: String(event.expectedStatus),
+    failed: status !== 'skipped' && status !== event.expectedStatus,
+    startedAt: String(event.startedAt),
+    duration: Number(event.duration),
+    errors: ((event.errors as Record<string, unknown>[]) ?? []).map((e) => errorOf(e)),
+    steps: ((event.steps as Record<string, unknown>[]) ?? []).map(stepOf),
+  }
+}
+
+const THRESHOLDS: Record<WebVitalName, [number, number]> = {
+  LCP: [2500, 4000],
+  CLS: [0.1, 0.25],
+  TBT: [200, 600],
+  FCP: [1800, 3000],
+  TTFB: [800, 1800],
+}
+
+function webVitalsOf(raw: Record<string, unknown> | null): WebVitals {
+  const out = {} as WebVitals
+  for (const name of WEB_VITALS) {
+    const value = raw?.[name]
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      out[name] = null
+      continue
+    }
+    const [good, poor] = THRESHOLDS[name]
+    const rounded = name === 'CLS' ? Math.round(value * 10_000) / 10_000 : Math.round(value)
+    out[name] = {
+      value: rounded,
+      score: value <= good ? 'GOOD' : value <= poor ? 'NEEDS_IMPROVEMENT' : 'POOR',
+    }
+  }
+  return out
+}
+
+/** Copies screenshots, then traces, into artifactsDir (scrubbed) while they fit the run's limit. */
+async function storeArtifacts(
+  candidates: ArtifactCandidate[],
+  { artifactsDir, playwright }: ScriptRunnerContext,
+  scrubber: Scrubber,
+): Promise<{ screenshots: Screenshot[]; traces: ArtifactFile[]; truncated: boolean }> {
+  const screenshots: Screenshot[] = []
+  const traces: ArtifactFile[] = []
+  let total = 0
+  let truncated = false
+  const ordered = [
+    ...candidates.filter((c) => c.kind === 'screenshot'),
+    ...candidates.filter((c) => c.kind === 'trace'),
+  ]
+  if (ordered.length) await mkdir(artifactsDir, { recursive: true })
+  for (const candidate of ordered) {
+    let data: Buffer
+    try {
+      data = await readFile(candidate.file)
+      // Traces are always rewritten: sensitive headers go even when no secret is set.
+      if (candidate.kind === 'trace') data = scrubTrace(data, scrubber)
+    } catch {
+      continue
+    }
+    if (total + data.length > playwright.artifactLimitBytes) {
+      truncated = true
+      continue
+    }
+    total += data.length
+    if (candidate.kind === 'screenshot') {
+      const path = `screenshot-${screenshots.length + 1}.png`
+      await writeFile(join(artifactsDir, path), data)
+      screenshots.push({
+        path,
+        size: data.length,
+        name: candidate.name,
+        pageIndex: candidate.pageIndex,
+        onFailure: candidate.onFailure,
+      })
+    } else {
+      const path = `trace-${traces.length + 1}.zip`
+      await writeFile(join(artifactsDir, path), data)
+      traces.push({ path, size: data.length })
+    }
+  }
+  return { screenshots, traces, truncated }
+}
+
+function scrubResult(result: ScriptCheckResult, scrubber: Scrubber): ScriptCheckResult {
+  const network = result.network.map((entry) => ({
+    ...entry,
+    requestHeaders: scrubHeaders(entry.requestHeaders ?? undefined, scrubber) ?? null,
+    responseHeaders: scrubHeaders(entry.responseHeaders ?? undefined, scrubber) ?? null,
+  }))
+  return scrubber.deep({ ...result, network })
+}

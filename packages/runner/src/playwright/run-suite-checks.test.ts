@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { runAutomationCheck, runMultiStepCheck } from './index.ts'
+import { REDACTED } from './scrub.ts'
+import {
+  browserTestsSkipReason,
+  html,
+  PlaywrightPool,
+  type Site,
+  scriptTestContext,
+  startSite,
+} from './testing.ts'
+
+describe('multi-step checks', () => {
+  let api: Site
+  const items: { id: number; name: string }[] = [{ id: 1, name: 'first' }]
+  // No browser needed: API steps run on Playwright's request fixture alone.
+  const pool = new PlaywrightPool({ chromiumPath: '/nonexistent/chromium' })
+  const { ctx, cleanup } = scriptTestContext(pool)
+
+  before(async () => {
+    api = await startSite({
+      '/api/items': (request, response) => {
+        response.setHeader('content-type', 'application/json')
+        if (request.headers.authorization !== 'Bearer api-key-9f8e7d') {
+          response.statusCode = 401
+          return response.end('{"error":"unauthorized"}')
+        }
+        if (request.method === 'POST') {
+          let body = ''
+          request.on('data', (chunk) => {
+            body += chunk
+          })
+          request.on('end', () => {
+            const item = { id: items.length + 1, name: JSON.parse(body).name }
+            items.push(item)
+            response.statusCode = 201
+            response.end(JSON.stringify(item))
+          })
+          return
+        }
+        response.end(JSON.stringify(items))
+      },
+    })
+  })
+  after(async () => {
+    await pool.close()
+    await api.close()
+    cleanup()
+  })
+
+  const script = `import { test, expect } from '@playwright/test'
+
+test('items API', async ({ request }) => {
+  const headers = { authorization: 'Bearer ' + process.env.API_KEY }
+  await test.step('create an item', async () => {
+    const created = await request.post(process.env.API + '/api/items', { headers, data: { name: 'second' } })
+    expect(created.status()).toBe(201)
+  })
+  await test.step('list the items', async () => {
+    const list = await request.get(process.env.API + '/api/items', { headers })
+    expect(list.ok()).toBe(true)
+    expect((await list.json()).map((item) => item.name)).toContain(process.env.EXPECTED)
+  })
+})
+`
+
+  test('API steps run with the request fixture; steps, timings and requests are reported', async () => {
+    const result = await runMultiStepCheck(
+      {
+        name: 'Items API',
+        runLocation: 'local',
+        script,
+        environmentVariables: [
+          { key: 'API', value: api.url },
+          { key: 'API_KEY', value: 'api-key-9f8e7d', locked: true },
+          { key: 'EXPECTED', value: 'second' },
+        ],
+      },
+      ctx(),
+    )
+    assert.equal(result.error, null, result.error?.message)
+    assert.equal(result.hasFailures, false)
+    const [itemsTest] = result.checkResult.tests
+    assert.deepEqual(
+      itemsTest?.steps.map((s) => [s.title, s.status]),
+      [
+        ['create an item', 'passed'],
+        ['list the items', 'passed'],
+      ],
+    )
+    for (const step of itemsTest?.steps ?? []) assert.ok(step.duration >= 0)
+    assert.deepEqual(
+      result.checkResult.network.map((n) => [n.method, n.url.replace(api.url, ''), n.status, n.resourceType]),
+      [
+        ['POST', '/api/items', 201, 'api'],
+        ['GET', '/api/items', 200, 'api'],
+      ],
+    )
+    for (const entry of result.checkResult.network) {
+      assert.equal(entry.requestHeaders?.authorization, REDACTED)
+      assert.equal(typeof entry.duration, 'number')
+    }
+    assert.ok(!JSON.stringify(result).includes('api-key-9f8e7d'))
+    assert.equal(result.responseTime, itemsTest?.duration)
+  })
+
+  test('a failing step fails the check and names the step', async () => {
+    const result = await runMultiStepCheck(
+      {
+        name: 'Items API',
+        runLocation: 'local',
+        script,
+        environmentVariables: [
+          { key: 'API', value: api.url },
+          { key: 'API_KEY', value: 'wrong' },
+          { key: 'EXPECTED', value: 'second' },
+        ],
+      },
+      ctx(),
+    )
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.type, 'ASSERTION')
+    const steps = result.checkResult.tests[0]?.steps ?? []
+    assert.deepEqual(
+      steps.map((s) => [s.title, s.status]),
+      [['create an item', 'failed']],
+    )
+    assert.match(steps[0]?.error?.message ?? '', /Expected: 201\s+Received: 401/)
+    assert.match(result.checkResult.errors[0]?.stack ?? '', /multi-step\.spec\.js:7:/)
+  })
+})
+
+describe('AUTOMATION checks (a Playwright project)', { skip: browserTestsSkipReason() }, () => {
+  let site: Site
+  const pool = new PlaywrightPool()
+  const { ctx, cleanup } = scriptTestContext(pool)
+  before(async () => {
+    site = await startSite({
+      '/': html('<h1>Shop</h1><a href="/cart">Cart</a>'),
+      '/cart': html('<h1>Cart</h1>'),
+    })
+  })
+  after(async () => {
+    await pool.close()
+    await site.close()
+    cleanup()
+  })
+
+  const project = [
+    {
+      path: 'playwright.config.ts',
+      content: `import { defineConfig } from '@playwright/test'
+export default defineConfig({ testDir: './tests', use: { baseURL: process.env.SITE } })
+`,
+    },
+    {
+      path: 'tests/home.spec.ts',
+      content: `import { test, expect } from '@playwright/test'
+test('home shows the shop @smoke', async ({ page }) => {
+  await page.goto('/')
+  await expect(page.locator('h1')).toHaveText('Shop')
+})
+test('home shows a sale banner', async ({ page }) => {
+  await page.goto('/')
+  await expect(page.getByText('Sale')).toBeVisible({ timeout: 500 })
+})
+`,
+    },
+    {
+      path: 'tests/cart.spec.ts',
+      content: `import { test, expect } from '@playwright/test'
+test.describe('cart', () => {
+  test('opens from the home page @smoke', async ({ page }) => {
+    await page.goto('/')
+    await page.click('text=Cart')
+    await expect(page.locator('h1')).toHaveText('Cart')
+  })
+})
+`,
+    },
+  ]
+
+  test('runs the whole suite with its config and reports every test', async () => {
+    const c = ctx()
+    const result = await runAutomationCheck(
+      {
+        name: 'Shop suite',
+        runLocation: 'local',
+        dependencies: project,
+        environmentVariables: [{ key: 'SITE', value: site.url }],
+      },
+      c,
+    )
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.error?.type, 'ASSERTION')
+    assert.match(result.error?.message ?? '', /^home shows a sale banner: /)
+    const outcomes = result.checkResult.tests.map((t) => [t.file, t.titlePath.join(' › '), t.status]).sort()
+    assert.deepEqual(outcomes, [
+      ['tests/cart.spec.ts', 'cart › opens from the home page @smoke', 'passed'],
+      ['tests/home.spec.ts', 'home shows a sale banner', 'failed'],
+      ['tests/home.spec.ts', 'home shows the shop @smoke', 'passed'],
+    ])
+    assert.equal(result.checkResult.traces.length, 3)
+    assert.deepEqual(
+      result.checkResult.screenshots.map((s) => s.onFailure),
+      [true],
+    )
+  })
+
+  test('grep selects the tests to run', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'Shop suite',
+        runLocation: 'local',
+        dependencies: project,
+        grep: '@smoke',
+        environmentVariables: [{ key: 'SITE', value: site.url }],
+      },
+      ctx(),
+    )
+    assert.equal(result.error, null, result.error?.message)
+    assert.deepEqual(result.checkResult.tests.map((t) => t.title).sort(), [
+      'home shows the shop @smoke',
+      'opens from the home page @smoke',
+    ])
+  })
+
+  test('a project without its config is refused with a clear message', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'x',
+        runLocation: 'local',
+        dependencies: project.slice(1),
+        playwrightConfigPath: 'e2e.config.ts',
+      },
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'SCRIPT')
+    assert.equal(result.error?.message, "e2e.config.ts is not among the project's files")
+  })
+})

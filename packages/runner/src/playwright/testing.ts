@@ -1,0 +1,89 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, PlaywrightPool } from './pool.ts'
+import type { ScriptRunnerContext } from './types.ts'
+import { readZip } from './zip.ts'
+
+/** Browser tests run where Chromium is; elsewhere they are skipped, and say so loudly. */
+export function browserTestsSkipReason(): string | false {
+  if (chromiumAvailable(DEFAULT_CHROMIUM_PATH)) return false
+  const reason = `Chromium not found at ${DEFAULT_CHROMIUM_PATH}: browser tests SKIPPED (apt-get install chromium)`
+  console.warn(`\n${'!'.repeat(100)}\n!!! ${reason}\n${'!'.repeat(100)}\n`)
+  return reason
+}
+
+export interface Site {
+  url: string
+  requests: { url: string; headers: IncomingMessage['headers'] }[]
+  close(): Promise<void>
+}
+
+/** A loopback HTTP server answering `routes` by path (unknown paths are 404). */
+export async function startSite(
+  routes: Record<string, (request: IncomingMessage, response: ServerResponse) => void>,
+): Promise<Site> {
+  const requests: Site['requests'] = []
+  const server = createServer((request, response) => {
+    requests.push({ url: request.url ?? '', headers: request.headers })
+    const path = new URL(request.url ?? '/', 'http://x').pathname
+    const route = routes[path]
+    if (route) route(request, response)
+    else {
+      response.statusCode = 404
+      response.end('not found')
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+export function html(body: string) {
+  return (_request: IncomingMessage, response: ServerResponse) => {
+    response.setHeader('content-type', 'text/html')
+    response.end(`<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`)
+  }
+}
+
+/** One pool for a test file, and a fresh artifacts directory per run. */
+export function scriptTestContext(pool: PlaywrightPool): {
+  ctx: () => ScriptRunnerContext
+  cleanup: () => void
+} {
+  const root = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
+  let runs = 0
+  return {
+    ctx: () => ({ now: () => new Date(), playwright: pool, artifactsDir: join(root, `run-${++runs}`) }),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  }
+}
+
+/** Every stored byte of a run's artifacts, trace archives unpacked, for searching. */
+export function artifactBytes(artifactsDir: string): { name: string; data: Buffer }[] {
+  let names: string[] = []
+  try {
+    names = readdirSync(artifactsDir)
+  } catch {
+    return []
+  }
+  return names.flatMap((name) => {
+    const data = readFileSync(join(artifactsDir, name))
+    if (!name.endsWith('.zip')) return [{ name, data }]
+    return [
+      { name, data },
+      ...readZip(data).map((entry) => ({ name: `${name}/${entry.name}`, data: entry.data })),
+    ]
+  })
+}
+
+export { PlaywrightPool }
