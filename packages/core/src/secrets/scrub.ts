@@ -1,74 +1,102 @@
-/** What a scrubbed secret reads as. */
-export const SCRUBBED = '***masked***'
+export const REDACTED = '[REDACTED]'
 
-/** Shorter values are not scrubbed: replacing every "a" or "1" would destroy the output, not protect it. */
-export const MIN_SCRUBBED_LENGTH = 4
+/** Headers whose values never leave a run, whatever the variables say. */
+export const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie'])
+
+const MIN_PLAIN_LENGTH = 3
+const MIN_ENCODED_LENGTH = 4
 
 /**
- * A function that replaces every occurrence of the given secret values in a text: as written,
- * URL-encoded, form-encoded, and in base64 or base64url, also inside a longer encoded string (e.g. the
- * password inside a basic-auth header), which needs the secret's encoding at each of the three byte
- * alignments.
+ * Replaces secret values in text and bytes, in the forms they travel in: as is, URL- and
+ * form-encoded, JSON-escaped, and base64 (standard and URL-safe) at any alignment inside a longer
+ * base64 string (so `Basic base64(user:secret)` is caught too).
  */
-export function createScrubber(secrets: Iterable<string>): (text: string) => string {
-  const needles = new Set<string>()
-  for (const secret of secrets) {
-    if (secret.length < MIN_SCRUBBED_LENGTH) continue
-    needles.add(secret)
-    needles.add(encodeURIComponent(secret))
-    needles.add(encodeURIComponent(secret).replaceAll('%20', '+'))
-    for (const encoded of base64Forms(secret)) {
-      if (encoded.length >= MIN_SCRUBBED_LENGTH) needles.add(encoded)
+export class Scrubber {
+  readonly forms: string[]
+
+  constructor(secrets: Iterable<string>) {
+    const forms = new Set<string>()
+    for (const secret of secrets) {
+      if (secret.length < MIN_PLAIN_LENGTH) continue
+      forms.add(secret)
+      for (const form of encodedForms(secret)) if (form.length >= MIN_ENCODED_LENGTH) forms.add(form)
     }
+    // Longest first, so a form that contains another is replaced whole.
+    this.forms = [...forms].sort((a, b) => b.length - a.length)
   }
-  if (needles.size === 0) return (text) => text
-  // Longest first, so a secret is replaced whole before any shorter needle inside it.
-  const pattern = new RegExp(
-    [...needles]
-      .sort((a, b) => b.length - a.length)
-      .map((needle) => needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      .join('|'),
-    'g',
-  )
-  return (text) => text.replace(pattern, SCRUBBED)
+
+  get empty(): boolean {
+    return this.forms.length === 0
+  }
+
+  text(value: string): string {
+    let out = value
+    for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED)
+    return out
+  }
+
+  bytes(value: Buffer): Buffer {
+    let out = value
+    for (const form of this.forms) {
+      const needle = Buffer.from(form)
+      if (out.indexOf(needle) === -1) continue
+      const parts: Buffer[] = []
+      let from = 0
+      for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, from)) {
+        parts.push(out.subarray(from, at), Buffer.from(REDACTED))
+        from = at + needle.length
+      }
+      parts.push(out.subarray(from))
+      out = Buffer.concat(parts)
+    }
+    return out
+  }
+
+  /** Every string value inside a JSON-like value (keys are structure and stay as they are). */
+  deep<T>(value: T): T {
+    if (this.empty) return value
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') return this.text(item)
+      if (Array.isArray(item)) return item.map(walk)
+      if (item && typeof item === 'object') {
+        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]))
+      }
+      return item
+    }
+    return walk(value) as T
+  }
 }
 
-/** Applies `scrub` to every string inside `value` (object keys included). */
-export function scrubDeep<T>(value: T, scrub: (text: string) => string): T {
-  if (typeof value === 'string') return scrub(value) as T
-  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, scrub)) as T
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [scrub(key), scrubDeep(item, scrub)]),
-    ) as T
-  }
-  return value
-}
-
-/**
- * The base64 characters that depend only on the secret's bytes, for the secret starting at byte
- * offset 0, 1 and 2 of a longer encoded string; in standard and URL-safe alphabets.
- */
-function base64Forms(secret: string): string[] {
+function encodedForms(secret: string): string[] {
+  const forms = [
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).replace(/%20/g, '+'),
+    encodeURI(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ]
   const bytes = Buffer.from(secret)
-  const forms: string[] = []
   for (let offset = 0; offset < 3; offset++) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
-      .toString('base64')
-      .replace(/=+$/, '')
-    const end = offset + bytes.length
-    // Char k (0-3) of a base64 group reads bits 6k to 6k+5 of its 3 bytes: bytes ⌊6k/8⌋ to ⌊(6k+5)/8⌋.
-    const pure = (i: number) => {
-      const group = Math.floor(i / 4) * 3
-      const bit = (i % 4) * 6
-      return group + Math.floor(bit / 8) >= offset && group + Math.floor((bit + 5) / 8) < end
-    }
-    let from = 0
-    while (from < encoded.length && !pure(from)) from++
-    let to = encoded.length
-    while (to > from && !pure(to - 1)) to--
-    const middle = encoded.slice(from, to)
-    forms.push(middle, middle.replaceAll('+', '-').replaceAll('/', '_'))
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64')
+    // Characters that mix bits of the neighbouring bytes are left out of the core.
+    const start = [0, 2, 3][offset] as number
+    const end = Math.floor(((offset + bytes.length) * 8) / 6)
+    const core = encoded.slice(start, end)
+    forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'))
   }
+  const whole = bytes.toString('base64')
+  forms.push(whole, bytes.toString('base64url'))
   return forms
+}
+
+/** Header maps with sensitive values replaced, then secrets scrubbed from the rest. */
+export function scrubHeaders(
+  headers: Record<string, string> | undefined,
+  scrubber: Scrubber,
+): Record<string, string> | undefined {
+  if (!headers) return headers
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    out[scrubber.text(name)] = SENSITIVE_HEADERS.has(name.toLowerCase()) ? REDACTED : scrubber.text(value)
+  }
+  return out
 }

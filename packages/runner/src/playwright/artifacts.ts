@@ -1,4 +1,4 @@
-import { REDACTED, type Scrubber, SENSITIVE_HEADERS } from './scrub.ts'
+import { REDACTED, type Scrubber, SENSITIVE_HEADERS } from '@svc/core'
 import { readZip, writeZip } from './zip.ts'
 
 const IMAGE_MAGIC = [

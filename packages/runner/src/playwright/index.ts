@@ -23,5 +23,5 @@ export {
   type PlaywrightPoolOptions,
 } from './pool.ts'
 export { DEFAULT_TIMEOUTS_MS } from './run-script.ts'
-export { REDACTED, Scrubber } from './scrub.ts'
+
 export * from './types.ts'

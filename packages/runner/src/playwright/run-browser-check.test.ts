@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { REDACTED } from '@svc/core'
 import { runBrowserCheck } from './index.ts'
-import { REDACTED } from './scrub.ts'
 import {
   artifactBytes,
   browserTestsSkipReason,

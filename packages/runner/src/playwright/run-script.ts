@@ -4,12 +4,11 @@ import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promi
 import { findPackageJSON } from 'node:module'
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_RUNTIME_ID, RUNTIME_IDS, type RuntimeId } from '@svc/core'
+import { DEFAULT_RUNTIME_ID, RUNTIME_IDS, type RuntimeId, Scrubber, scrubHeaders } from '@svc/core'
 import type { RunError, RunErrorType } from '../types.ts'
 import { timedVerdict } from '../types.ts'
 import { scrubTrace } from './artifacts.ts'
 import { ALLOWED_PACKAGES, forbiddenImport } from './imports.ts'
-import { Scrubber, scrubHeaders } from './scrub.ts'
 import type {
   ArtifactFile,
   LogEntry,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { REDACTED } from '@svc/core'
 import { runAutomationCheck, runMultiStepCheck } from './index.ts'
-import { REDACTED } from './scrub.ts'
 import {
   browserTestsSkipReason,
   html,

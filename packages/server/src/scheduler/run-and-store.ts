@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type CheckType, createScrubber, scrubDeep, substituteVariables } from '@svc/core'
+import { type CheckType, Scrubber, substituteVariables } from '@svc/core'
 import type { ServiceContext } from '../context.ts'
 import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
@@ -19,7 +19,7 @@ export async function runAttempt(ctx: ServiceContext, check: ResolvedCheck): Pro
   const outcome = await runCheckDefinition(check.row.check_type as CheckType, definition, {
     now: () => ctx.clock.now(),
   })
-  return scrubDeep(outcome, createScrubber(variables.hidden))
+  return new Scrubber(variables.hidden).deep(outcome)
 }
 
 export interface StoredJob {
