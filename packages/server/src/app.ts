@@ -28,6 +28,8 @@ export interface AppDeps {
   secretBox: SecretBox
   publicUrl: string
   locations?: { served: string[]; defaults: string[] }
+  /** The Playwright pool and the artifacts directory of script checks. */
+  scripts: ServiceContext['scripts']
   /** Enables /admin/v1 when set. */
   adminToken?: string
   clock?: Clock
@@ -45,6 +47,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     secretBox: deps.secretBox,
     publicUrl: deps.publicUrl,
     locations: deps.locations ?? { served: ['local'], defaults: ['local'] },
+    scripts: deps.scripts,
   }
 }
 

@@ -25,6 +25,10 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** Debian's Chromium for browser checks (SVC_CHROMIUM_PATH). */
+  chromiumPath: string
+  /** Browser, multi-step and suite runs at once in this process (SVC_BROWSER_CONCURRENCY). */
+  browserConcurrency: number
   /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
   resultRetentionDays: number
 }
@@ -69,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
+    chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
+    browserConcurrency: parsePositiveInteger('SVC_BROWSER_CONCURRENCY', env.SVC_BROWSER_CONCURRENCY ?? '2'),
     resultRetentionDays: parsePositiveInteger(
       'SVC_RESULT_RETENTION_DAYS',
       env.SVC_RESULT_RETENTION_DAYS ?? '400',

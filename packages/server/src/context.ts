@@ -1,4 +1,5 @@
 import type { Database, Engine } from '@svc/db'
+import type { PlaywrightPool } from '@svc/runner'
 import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
@@ -11,6 +12,8 @@ export interface ServiceContext {
   secretBox: SecretBox
   publicUrl: string
   locations: { served: string[]; defaults: string[] }
+  /** Runs browser, multi-step and suite checks; their artifacts live under `artifactsDir/<checkId>/<resultId>`. */
+  scripts: { pool: PlaywrightPool; artifactsDir: string }
 }
 
 export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()

@@ -3,9 +3,10 @@ import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount } from './bootstrap.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
-import { pruneResults } from './features/check-results/retention.ts'
+import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
+import { scriptRunnerOf } from './scheduler/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
 
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const deps: AppDeps = {
     store,
     secretBox,
+    scripts: scriptRunnerOf(config),
     publicUrl: config.publicUrl,
     adminToken: config.adminToken,
     locations: config.locations,
@@ -39,9 +41,9 @@ async function main(): Promise<void> {
   })
   scheduler.start()
   const pruning = setInterval(() => {
-    pruneResults(serviceContext, config.resultRetentionDays).catch((error: unknown) =>
-      app.log.error({ err: error }, 'pruning old results failed'),
-    )
+    pruneResults(serviceContext, config.resultRetentionDays)
+      .then(() => pruneArtifacts(serviceContext))
+      .catch((error: unknown) => app.log.error({ err: error }, 'pruning old results failed'))
   }, PRUNE_INTERVAL_MS)
 
   const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
     app.log.info({ signal }, 'shutting down')
     clearInterval(pruning)
     await scheduler.stop()
+    await deps.scripts.pool.close()
     await app.close()
     await store.close()
     process.exit(0)

@@ -4,6 +4,7 @@ import { serviceContextOf } from './app.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { createSecretBox, loadEncryptionKey } from './crypto/secret-box.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
+import { scriptRunnerOf } from './scheduler/script-checks.ts'
 
 const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
 
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   const ctx = serviceContextOf({
     store,
     secretBox: createSecretBox(key),
+    scripts: scriptRunnerOf(config),
     publicUrl: config.publicUrl,
     locations: config.locations,
   })
@@ -50,6 +52,7 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     await scheduler.stop()
+    await ctx.scripts.pool.close()
     await store.close()
     process.exit(0)
   }

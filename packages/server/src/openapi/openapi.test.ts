@@ -41,6 +41,7 @@ const PUBLIC_OPERATIONS = [
   'get /v1/check-statuses/{checkId}',
   'get /v1/check-results/{checkId}',
   'get /v1/check-results/{checkId}/{resultId}',
+  'get /v1/check-results/{checkId}/{resultId}/artifacts/{*}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 

@@ -1,17 +1,23 @@
-import { randomUUID } from 'node:crypto'
 import { type CheckType, Scrubber, substituteVariables } from '@svc/core'
 import type { ServiceContext } from '../context.ts'
 import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { type RunOutcome, runCheckDefinition } from './run-check.ts'
 import { runVariables } from './run-variables.ts'
+import { isScriptCheckType, removeArtifacts, runScriptAttempt } from './script-checks.ts'
 
 /**
- * Runs one attempt of `check`: variables substituted into its request, then every value
- * of a locked or secret variable scrubbed from what the run reports (plain and encoded).
+ * Runs one attempt of `check` in `location`, for the result `resultId` (its artifacts are filed under
+ * it): variables substituted into the request (or given to the script as `process.env`), then every
+ * value of a locked or secret variable scrubbed from what the run reports (plain and encoded).
  */
-export async function runAttempt(ctx: ServiceContext, check: ResolvedCheck): Promise<RunOutcome> {
+export async function runAttempt(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  run: { location: string; resultId: string },
+): Promise<RunOutcome> {
   const variables = await runVariables(ctx, check)
+  if (isScriptCheckType(check.row.check_type)) return runScriptAttempt(ctx, check, variables, run)
   const definition = {
     ...check.definition,
     request: substituteVariables(check.definition.request, variables.values),
@@ -23,6 +29,8 @@ export async function runAttempt(ctx: ServiceContext, check: ResolvedCheck): Pro
 }
 
 export interface StoredJob {
+  /** The id the result gets (chosen before the run, which files its artifacts under it). */
+  resultId: string
   /** Unique per attempt: a job re-run after a lost lease stores nothing the second time. */
   jobId: string
   attempts: number
@@ -37,7 +45,7 @@ export async function storeAttempt(
   outcome: RunOutcome,
   job: StoredJob,
 ): Promise<string | undefined> {
-  const id = randomUUID()
+  const id = job.resultId
   const { verdict } = outcome
   const stored = await insertResultOnce(ctx, {
     id,
@@ -61,5 +69,6 @@ export async function storeAttempt(
     detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
     created_at: ctx.clock.now().toISOString(),
   })
+  if (!stored) await removeArtifacts(ctx, check.row.id, id)
   return stored ? id : undefined
 }

@@ -12,8 +12,17 @@ import {
   type TcpJob,
 } from '@svc/runner'
 
-/** Check types that have a runner today; the script types arrive with the Playwright runner. */
-export const RUNNABLE_CHECK_TYPES: readonly CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP']
+/** Check types that run on a schedule (heartbeats are judged from their pings instead). */
+export const RUNNABLE_CHECK_TYPES: readonly CheckType[] = [
+  'API',
+  'URL',
+  'TCP',
+  'DNS',
+  'ICMP',
+  'BROWSER',
+  'MULTI_STEP',
+  'AUTOMATION',
+]
 
 /** The key of each type's detail in a stored result (API.md "Check results"). */
 const DETAIL_KEYS: Partial<Record<CheckType, string>> = {
@@ -31,7 +40,7 @@ export interface RunOutcome {
   statusCode: number | null
 }
 
-/** Runs one attempt of a stored check definition with the runner of its type. */
+/** Runs one attempt of a stored uptime check definition (URL, API, TCP, DNS, ICMP) with its runner. */
 export async function runCheckDefinition(
   checkType: CheckType,
   definition: Record<string, unknown>,

@@ -241,8 +241,12 @@ for (const engine of testEngines()) {
       const first = await inGroup('first', { groupOrder: 0 })
       await t.call({
         method: 'POST',
-        url: '/v1/checks/browser',
-        payload: { name: 'no runner yet', groupId: group.id, script: 'console.log(1)' },
+        url: '/v1/checks/heartbeat',
+        payload: {
+          name: 'judged from pings',
+          groupId: group.id,
+          heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
+        },
       })
       seen.length = 0
       const triggered = await t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })

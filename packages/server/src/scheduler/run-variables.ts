@@ -8,21 +8,28 @@ export interface RunVariables {
   values: Map<string, string>
   /** Values of locked and secret variables: scrubbed from everything a run stores. */
   hidden: string[]
+  /** Keys whose final value is locked or secret. */
+  hiddenKeys: Set<string>
 }
 
 /** The variables a run of `check` sees, read fresh each run so edits apply to the next one. */
 export async function runVariables(ctx: ServiceContext, check: ResolvedCheck): Promise<RunVariables> {
   const values = new Map<string, string>()
   const hidden: string[] = []
+  const hiddenKeys = new Set<string>()
+  const add = (key: string, value: string, isHidden: boolean) => {
+    values.set(key, value)
+    if (isHidden) {
+      hidden.push(value)
+      hiddenKeys.add(key)
+    } else hiddenKeys.delete(key)
+  }
   for (const row of await listAccountVariables(ctx, check.row.account_id)) {
-    const value = plainValue(ctx, row)
-    values.set(row.key, value)
-    if (row.locked || row.secret) hidden.push(value)
+    add(row.key, plainValue(ctx, row), Boolean(row.locked) || Boolean(row.secret))
   }
   for (const variable of check.effective.environmentVariables) {
     const value = variable.value ?? ctx.secretBox.decrypt(variable.sealedValue ?? '')
-    values.set(variable.key, value)
-    if (variable.locked || variable.secret) hidden.push(value)
+    add(variable.key, value, variable.locked || variable.secret)
   }
-  return { values, hidden }
+  return { values, hidden, hiddenKeys }
 }

@@ -164,16 +164,19 @@ for (const engine of testEngines()) {
         stored.map((r: { id: string }) => r.id),
         [result.id],
       )
-      const browser = json(
+      const heartbeat = json(
         await t.call({
           method: 'POST',
-          url: '/v1/checks/browser',
-          payload: { name: 'b', script: 'console.log(1)' },
+          url: '/v1/checks/heartbeat',
+          payload: {
+            name: 'hb',
+            heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
+          },
         }),
       )
-      const unsupported = await t.call({ method: 'POST', url: `/v1/checks/${browser.id}/trigger` })
+      const unsupported = await t.call({ method: 'POST', url: `/v1/checks/${heartbeat.id}/trigger` })
       assert.equal(unsupported.statusCode, 400)
-      assert.match(json(unsupported).message, /BROWSER checks can't run yet/)
+      assert.match(json(unsupported).message, /HEARTBEAT checks don't run: they are judged from their pings/)
       assert.equal(
         (await t.call({ method: 'POST', url: '/v1/checks/00000000-0000-4000-8000-000000000000/trigger' }))
           .statusCode,

@@ -134,7 +134,8 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
 
   /** Runs one attempt; stores it as the final result, or as an attempt and plans the retry. */
   async function runJob(check: ResolvedCheck, job: Job): Promise<void> {
-    const outcome = await runAttempt(ctx, check)
+    const resultId = randomUUID()
+    const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
     const nowMs = ctx.clock.now().getTime()
     const retry = nextRetry(check.effective.retryStrategy, {
       verdict: outcome.verdict,
@@ -144,6 +145,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       locations: check.effective.locations,
     })
     await storeAttempt(ctx, check, job.location, outcome, {
+      resultId,
       jobId: job.attempt === 1 ? job.slotKey : `${job.slotKey}#${job.attempt}`,
       attempts: job.attempt,
       resultType: retry ? 'ATTEMPT' : 'FINAL',

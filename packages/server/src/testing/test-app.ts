@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Role } from '@svc/core'
 import type { TestEngine, TestStore } from '@svc/db/testing'
+import { PlaywrightPool } from '@svc/runner'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../app.ts'
 import { type Clock, systemClock } from '../clock.ts'
@@ -39,6 +43,8 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const store = await engine.createStore()
   const secretBox = createSecretBox(randomBytes(32))
+  const artifactsDir = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
+  const scripts = { pool: new PlaywrightPool({ concurrency: 2 }), artifactsDir }
   const ctx: ServiceContext = {
     db: store.db,
     engine: store.engine,
@@ -46,10 +52,12 @@ export async function createTestApp(
     secretBox,
     publicUrl: 'http://svc.test',
     locations: { served: ['local', 'eu-west-1'], defaults: ['local'] },
+    scripts,
   }
   const app = await buildApp({
     store,
     secretBox,
+    scripts,
     publicUrl: ctx.publicUrl,
     adminToken: TEST_ADMIN_TOKEN,
     locations: ctx.locations,
@@ -86,6 +94,8 @@ export async function createTestApp(
     },
     async close() {
       await app.close()
+      await scripts.pool.close()
+      rmSync(artifactsDir, { recursive: true, force: true })
       await store.dispose()
     },
   }

@@ -1,4 +1,6 @@
+import { createReadStream } from 'node:fs'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
@@ -54,5 +56,25 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     },
     async (request) =>
       results.getResult(ctx, authOf(request).accountId, request.params.checkId, request.params.resultId),
+  )
+
+  app.get(
+    '/v1/check-results/:checkId/:resultId/artifacts/*',
+    {
+      schema: {
+        tags,
+        summary: 'Download an artifact of a result',
+        description:
+          'Screenshots and Playwright traces of browser, multi-step and suite results, as linked from the ' +
+          'result (`traceUrl`, `screenshots[].url`).',
+        params: StrictObject({ ...CheckResultParams.properties, '*': Type.String({ minLength: 1 }) }),
+        response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }) },
+      },
+    },
+    async (request, reply) => {
+      const { checkId, resultId, '*': path } = request.params
+      const artifact = await results.findArtifact(ctx, authOf(request).accountId, checkId, resultId, path)
+      return reply.type(artifact.contentType).send(createReadStream(artifact.file))
+    },
   )
 }

@@ -1,7 +1,11 @@
+import { stat } from 'node:fs/promises'
+import { extname, resolve, sep } from 'node:path'
 import type { CheckResultsTable } from '@svc/db'
+import type { ScriptCheckResult } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { resultArtifactsDir, SCRIPT_DETAIL_KEYS } from '../../scheduler/script-checks.ts'
 import { findCheck } from '../checks/checks.repo.ts'
 import * as repo from './check-results.repo.ts'
 import type { CheckResult, ListResultsQuery } from './check-results.schemas.ts'
@@ -22,21 +26,69 @@ export async function listResults(
     resultType: query.resultType,
   }
   const { rows, total } = await repo.listResults(ctx, checkId, filter, page)
-  return { items: rows.map(toResult), total }
+  return { items: rows.map((row) => toResult(ctx, row)), total }
 }
 
 export async function getResult(ctx: ServiceContext, accountId: string, checkId: string, resultId: string) {
   await ownCheckOrThrow(ctx, accountId, checkId)
   const row = await repo.findResult(ctx, checkId, resultId)
   if (!row) throw notFound(`Result ${resultId} not found`)
-  return toResult(row)
+  return toResult(ctx, row)
+}
+
+/**
+ * The file of one of a result's artifacts (screenshot, trace), for a member of the check's account.
+ * `path` is relative to the result's artifacts and may not leave them.
+ */
+export async function findArtifact(
+  ctx: ServiceContext,
+  accountId: string,
+  checkId: string,
+  resultId: string,
+  path: string,
+): Promise<{ file: string; contentType: string }> {
+  await ownCheckOrThrow(ctx, accountId, checkId)
+  const dir = resultArtifactsDir(ctx, checkId, resultId)
+  const file = resolve(dir, path)
+  const inside = file.startsWith(`${dir}${sep}`)
+  const found = inside && (await stat(file).catch(() => undefined))?.isFile()
+  if (!found) throw notFound(`Artifact ${path} not found`)
+  return { file, contentType: CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream' }
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.zip': 'application/zip',
+  '.webm': 'video/webm',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+}
+
+/** Links to a script result's artifacts: `traceUrl`, and a `url` on each screenshot. */
+function withArtifactLinks(ctx: ServiceContext, row: CheckResultsTable, detail: Record<string, unknown>) {
+  const key = SCRIPT_DETAIL_KEYS[row.check_type as keyof typeof SCRIPT_DETAIL_KEYS]
+  const result = key ? (detail[key] as ScriptCheckResult | undefined) : undefined
+  if (!key || !result) return detail
+  const base = `${ctx.publicUrl}/v1/check-results/${row.check_id}/${row.id}/artifacts/`
+  const url = (path: string) => base + path.split('/').map(encodeURIComponent).join('/')
+  return {
+    ...detail,
+    [key]: {
+      ...result,
+      traceUrl: result.traces?.[0] ? url(result.traces[0].path) : null,
+      screenshots: (result.screenshots ?? []).map((shot) => ({ ...shot, url: url(shot.path) })),
+      traces: (result.traces ?? []).map((trace) => ({ ...trace, url: url(trace.path) })),
+    },
+  }
 }
 
 async function ownCheckOrThrow(ctx: ServiceContext, accountId: string, checkId: string) {
   if (!(await findCheck(ctx, accountId, checkId))) throw notFound(`Check ${checkId} not found`)
 }
 
-function toResult(row: CheckResultsTable): CheckResult {
+function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
   return {
     id: row.id,
     checkId: row.check_id,
@@ -52,7 +104,7 @@ function toResult(row: CheckResultsTable): CheckResult {
     attempts: row.attempts,
     resultType: row.result_type as 'FINAL' | 'ATTEMPT',
     error: row.error_type ? { type: row.error_type, message: row.error_message ?? '' } : null,
-    ...(JSON.parse(row.detail) as Record<string, unknown>),
+    ...withArtifactLinks(ctx, row, JSON.parse(row.detail) as Record<string, unknown>),
     created_at: row.created_at,
   }
 }

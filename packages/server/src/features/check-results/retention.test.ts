@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
-import { pruneResults } from './retention.ts'
+import { pruneArtifacts, pruneResults } from './retention.ts'
 
 const DAY = 86_400_000
 
@@ -44,6 +46,37 @@ for (const engine of testEngines()) {
       })
       assert.equal(await pruneResults(t.ctx, 10), 1, 'the deployment cap wins over a longer account setting')
       assert.equal(await count(), 1)
+    })
+
+    test("artifacts older than the account's traceRetentionDays go, and those of deleted checks", async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/browser',
+          payload: { name: 'b', script: 'console.log(1)', activated: false },
+        }),
+      )
+      const root = t.ctx.scripts.artifactsDir
+      const resultDir = (checkId: string, resultId: string, ageDays: number) => {
+        const dir = join(root, checkId, resultId)
+        mkdirSync(dir, { recursive: true })
+        writeFileSync(join(dir, 'trace.zip'), 'PK')
+        const at = new Date(nowMs - ageDays * DAY)
+        utimesSync(dir, at, at)
+        return dir
+      }
+      const fresh = resultDir(check.id, 'fresh', 2)
+      const old = resultDir(check.id, 'old', 8)
+      const orphan = resultDir('00000000-0000-4000-8000-000000000000', 'gone', 0)
+      assert.equal(await pruneArtifacts(t.ctx), 1, 'the default 7 days')
+      assert.deepEqual([existsSync(fresh), existsSync(old), existsSync(orphan)], [true, false, false])
+      await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { traceRetentionDays: 1 } },
+      })
+      assert.equal(await pruneArtifacts(t.ctx), 1)
+      assert.equal(existsSync(fresh), false)
     })
   })
 }

@@ -1,6 +1,9 @@
+import { readdir, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { ServiceContext } from '../../context.ts'
 import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
+import { accountIdsOfChecks } from '../checks/checks.repo.ts'
 import { deleteResultsBefore } from './check-results.repo.ts'
 
 const DAY_MS = 86_400_000
@@ -15,6 +18,38 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
   for (const row of await listAllAccounts(ctx)) {
     const days = Math.min(toAccount(row).settings.resultRetentionDays, maxRetentionDays)
     deleted += await deleteResultsBefore(ctx, row.id, new Date(nowMs - days * DAY_MS).toISOString())
+  }
+  return deleted
+}
+
+/**
+ * Deletes the artifacts (screenshots, traces) of script results older than their account's
+ * `traceRetentionDays`, and those of checks that no longer exist. Returns how many results' artifacts went.
+ */
+export async function pruneArtifacts(ctx: ServiceContext): Promise<number> {
+  const root = ctx.scripts.artifactsDir
+  const checkIds = await readdir(root).catch(() => [] as string[])
+  if (checkIds.length === 0) return 0
+  const owners = await accountIdsOfChecks(ctx, checkIds)
+  const retentionDays = new Map(
+    (await listAllAccounts(ctx)).map((row) => [row.id, toAccount(row).settings.traceRetentionDays]),
+  )
+  const nowMs = ctx.clock.now().getTime()
+  let deleted = 0
+  for (const checkId of checkIds) {
+    const accountId = owners.get(checkId)
+    if (!accountId) {
+      await rm(join(root, checkId), { recursive: true, force: true })
+      continue
+    }
+    const cutoffMs = nowMs - (retentionDays.get(accountId) ?? 7) * DAY_MS
+    for (const resultId of await readdir(join(root, checkId)).catch(() => [] as string[])) {
+      const dir = join(root, checkId, resultId)
+      const { mtimeMs } = await stat(dir)
+      if (mtimeMs >= cutoffMs) continue
+      await rm(dir, { recursive: true, force: true })
+      deleted++
+    }
   }
   return deleted
 }

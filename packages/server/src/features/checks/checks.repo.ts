@@ -101,3 +101,10 @@ export async function findCheckById(ctx: ServiceContext, id: string) {
 export async function findCheckByHeartbeatToken(ctx: ServiceContext, token: string) {
   return ctx.db.selectFrom('checks').selectAll().where('heartbeat_token', '=', token).executeTakeFirst()
 }
+
+/** The account of each of `ids` that is a check (ids that aren't are left out). */
+export async function accountIdsOfChecks(ctx: ServiceContext, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await ctx.db.selectFrom('checks').select(['id', 'account_id']).where('id', 'in', ids).execute()
+  return new Map(rows.map((row) => [row.id, row.account_id]))
+}

@@ -17,6 +17,7 @@ import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
 import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
+import { removeArtifacts } from '../../scheduler/script-checks.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
@@ -155,6 +156,7 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   await repo.deleteCheck(ctx, id)
+  await removeArtifacts(ctx, id)
   await replaceReferences(ctx, accountId, { type: 'check', id }, [])
 }
 
@@ -291,7 +293,7 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
   if (!row) throw notFound(`Check ${id} not found`)
   const checkType = row.check_type as CheckType
   if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
-    throw badRequest(`${checkType} checks can't run yet: this build has no runner for them`)
+    throw badRequest(`${checkType} checks don't run: they are judged from their pings`)
   }
   return runOnceNow(ctx, await resolveCheck(ctx, row))
 }
@@ -299,7 +301,7 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
 /**
  * Runs every check of a group once now, as a CI/CD pipeline would: in `groupOrder` (then creation),
  * at most the group's `concurrency` at a time, activated or not, no retries. Answers the results in
- * that order. Checks of types without a runner in this build are left out.
+ * that order. Heartbeats, judged from their pings, are left out.
  */
 export async function triggerGroup(ctx: ServiceContext, accountId: string, groupId: number) {
   const group = await groupsRepo.findGroup(ctx, accountId, groupId)
@@ -329,9 +331,11 @@ export async function triggerGroup(ctx: ServiceContext, accountId: string, group
 /** One attempt now in the check's first location, stored as an ordinary final result. */
 async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
   const location = check.effective.locations[0] ?? ctx.locations.defaults[0] ?? 'local'
-  const outcome = await runAttempt(ctx, check)
+  const runId = randomUUID()
+  const outcome = await runAttempt(ctx, check, { location, resultId: runId })
   const resultId = await storeAttempt(ctx, check, location, outcome, {
-    jobId: `trigger:${randomUUID()}`,
+    resultId: runId,
+    jobId: `trigger:${runId}`,
     attempts: 1,
     resultType: 'FINAL',
   })

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { chromiumAvailable } from '@svc/runner'
+import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { createScheduler } from './scheduler.ts'
+import { listSchedule } from './schedules.repo.ts'
+
+const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: browser checks SKIPPED'
+if (skip) console.warn(`\n!!! ${skip}\n`)
+
+const PASSING = `
+const { test, expect } = require('@playwright/test')
+test('home page', async ({ page }) => {
+  console.log('token is ' + process.env.API_TOKEN + ' in ' + process.env.SVC_RUN_LOCATION)
+  await page.goto(process.env.SITE_URL)
+  await expect(page.locator('h1')).toHaveText('Hello')
+})`
+
+const FAILING = `
+import { test, expect } from '@playwright/test'
+test('wrong heading', async ({ page }) => {
+  await page.goto(process.env.SITE_URL)
+  await expect(page.locator('h1')).toHaveText('Goodbye', { timeout: 500 })
+})`
+
+for (const engine of testEngines()) {
+  describe(`browser checks through the API and the scheduler on ${engine.engine}`, { skip }, () => {
+    let t: TestApp
+    let site = ''
+    const server = createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html')
+      response.end('<!doctype html><html><head><title>t</title></head><body><h1>Hello</h1></body></html>')
+    })
+    before(async () => {
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+      site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+      t = await createTestApp(engine)
+      await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'SITE_URL', value: site } })
+      await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'API_TOKEN', value: 'tok-7c1e-secret', secret: true },
+      })
+    })
+    after(async () => {
+      server.closeAllConnections()
+      server.close()
+      await t.close()
+    })
+    const createBrowserCheck = async (name: string, script: string) => {
+      const response = await t.call({
+        method: 'POST',
+        url: '/v1/checks/browser',
+        payload: { name, script, doubleCheck: false, locations: ['eu-west-1'] },
+      })
+      assert.equal(response.statusCode, 201, response.body)
+      return json(response)
+    }
+    const download = (url: string) => t.call({ method: 'GET', url: url.replace(t.ctx.publicUrl, '') })
+
+    test('a triggered browser check runs in Chromium; its trace and logs come back, secrets scrubbed', async () => {
+      const check = await createBrowserCheck('home', PASSING)
+      const triggered = await t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      assert.equal(triggered.statusCode, 200, triggered.body)
+      const result = json(triggered)
+      assert.equal(result.hasFailures, false, JSON.stringify(result.browserCheckResult?.errors))
+      assert.equal(result.checkType, 'BROWSER')
+      const detail = result.browserCheckResult
+      assert.equal(detail.tests[0].title, 'home page')
+      assert.equal(detail.tests[0].status, 'passed')
+      const log = detail.logs.map((entry: { text: string }) => entry.text).join('\n')
+      assert.match(log, /token is \[REDACTED\] in eu-west-1/)
+      assert.ok(!triggered.body.includes('tok-7c1e-secret'))
+      assert.equal(detail.pages[0].url, site)
+      assert.match(
+        detail.traceUrl,
+        /^http:\/\/svc\.test\/v1\/check-results\/[0-9a-f-]+\/[0-9a-f-]+\/artifacts\//,
+      )
+      const trace = await download(detail.traceUrl)
+      assert.equal(trace.statusCode, 200)
+      assert.equal(trace.headers['content-type'], 'application/zip')
+      assert.equal(trace.rawPayload.subarray(0, 2).toString(), 'PK')
+      assert.ok(!trace.rawPayload.includes('tok-7c1e-secret'), 'the trace is scrubbed too')
+
+      const traversal = await t.call({
+        method: 'GET',
+        url: `/v1/check-results/${check.id}/${result.id}/artifacts/..%2F..%2Fsvc.db`,
+      })
+      assert.equal(traversal.statusCode, 404)
+      const other = await t.addUser(
+        'OWNER',
+        (
+          await t.call({
+            method: 'POST',
+            url: '/admin/v1/accounts',
+            headers: { authorization: 'Bearer test-admin-token-0123456789' },
+            payload: { name: 'Other' },
+          })
+        ).json().id,
+      )
+      assert.equal(
+        (await t.call({ method: 'GET', url: detail.traceUrl.replace(t.ctx.publicUrl, ''), as: other }))
+          .statusCode,
+        404,
+      )
+
+      const dir = join(t.ctx.scripts.artifactsDir, check.id)
+      assert.ok(existsSync(dir))
+      await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+      assert.ok(!existsSync(dir), 'deleting the check deletes its artifacts')
+    })
+
+    test('a scheduled failing browser check stores the failure with its screenshot', async () => {
+      const check = await createBrowserCheck('wrong heading', FAILING)
+      const [slot] = await listSchedule(t.ctx, check.id)
+      assert.equal(slot?.location, 'eu-west-1', 'browser checks are scheduled like any other')
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: 0 })
+        .where('check_id', '=', check.id)
+        .execute()
+      await createScheduler(t.ctx, { locations: ['eu-west-1'], concurrency: 2 }).runDue()
+      const [result] = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+      assert.equal(result.hasFailures, true)
+      assert.equal(result.error.type, 'ASSERTION')
+      const shot = result.browserCheckResult.screenshots.find((s: { onFailure: boolean }) => s.onFailure)
+      assert.ok(shot, 'a screenshot on failure')
+      const image = await download(shot.url)
+      assert.equal(image.statusCode, 200)
+      assert.equal(image.headers['content-type'], 'image/png')
+    })
+  })
+}

@@ -1,0 +1,96 @@
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { CheckType } from '@svc/core'
+import {
+  PlaywrightPool,
+  runAutomationCheck,
+  runBrowserCheck,
+  runMultiStepCheck,
+  type ScriptJob,
+  type ScriptRunResult,
+} from '@svc/runner'
+import type { Config } from '../config.ts'
+import type { ServiceContext } from '../context.ts'
+import { getAccount } from '../features/accounts/accounts.service.ts'
+import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import type { RunOutcome } from './run-check.ts'
+import type { RunVariables } from './run-variables.ts'
+
+/** The Playwright pool (Chromium starts on first use) and where script checks keep their artifacts. */
+export function scriptRunnerOf(config: Pick<Config, 'chromiumPath' | 'browserConcurrency' | 'dataDir'>) {
+  return {
+    pool: new PlaywrightPool({ chromiumPath: config.chromiumPath, concurrency: config.browserConcurrency }),
+    artifactsDir: join(config.dataDir, 'artifacts'),
+  }
+}
+
+/** The key of each script type's detail in a stored result. */
+export const SCRIPT_DETAIL_KEYS = {
+  BROWSER: 'browserCheckResult',
+  MULTI_STEP: 'multiStepCheckResult',
+  AUTOMATION: 'playwrightCheckResult',
+} as const
+
+const RUNNERS = {
+  BROWSER: runBrowserCheck,
+  MULTI_STEP: runMultiStepCheck,
+  AUTOMATION: runAutomationCheck,
+} as const
+
+export function isScriptCheckType(checkType: string): checkType is keyof typeof SCRIPT_DETAIL_KEYS {
+  return checkType in SCRIPT_DETAIL_KEYS
+}
+
+/** Where the screenshots and traces of one result are kept. */
+export function resultArtifactsDir(ctx: ServiceContext, checkId: string, resultId: string): string {
+  return join(ctx.scripts.artifactsDir, checkId, resultId)
+}
+
+export async function removeArtifacts(ctx: ServiceContext, checkId: string, resultId?: string) {
+  const dir = resultId ? resultArtifactsDir(ctx, checkId, resultId) : join(ctx.scripts.artifactsDir, checkId)
+  await rm(dir, { recursive: true, force: true })
+}
+
+/**
+ * Runs one attempt of a browser, multi-step or suite check on the Playwright pool: the merged variables
+ * reach the script as `process.env`, its runtime is the check's, else its group's, else the account's.
+ */
+export async function runScriptAttempt(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  variables: RunVariables,
+  run: { location: string; resultId: string },
+): Promise<RunOutcome> {
+  const checkType = check.row.check_type as keyof typeof RUNNERS
+  const runtimeId =
+    check.effective.runtimeId ?? (await getAccount(ctx, check.row.account_id)).runtimeId ?? null
+  const definition = check.definition as Record<string, unknown>
+  const job: ScriptJob = {
+    name: check.definition.name,
+    script: definition.script as string | undefined,
+    scriptPath: definition.scriptPath as string | null | undefined,
+    dependencies: definition.dependencies as ScriptJob['dependencies'],
+    playwrightConfigPath: definition.playwrightConfigPath as string | null | undefined,
+    grep: definition.grep as string | null | undefined,
+    shouldFail: Boolean(definition.shouldFail),
+    runtimeId,
+    runLocation: run.location,
+    environmentVariables: [...variables.values].map(([key, value]) => ({
+      key,
+      value,
+      secret: variables.hiddenKeys.has(key),
+    })),
+    secrets: variables.hidden,
+  }
+  const { checkResult, ...verdict }: ScriptRunResult = await RUNNERS[checkType](job, {
+    now: () => ctx.clock.now(),
+    playwright: ctx.scripts.pool,
+    artifactsDir: resultArtifactsDir(ctx, check.row.id, run.resultId),
+  })
+  return {
+    verdict,
+    detailKey: SCRIPT_DETAIL_KEYS[checkType as CheckType & keyof typeof SCRIPT_DETAIL_KEYS],
+    detail: checkResult,
+    statusCode: null,
+  }
+}
