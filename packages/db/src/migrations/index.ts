@@ -3,6 +3,7 @@ import type { Engine } from '../create-db.ts'
 import * as foundation from './0001-foundation.ts'
 import * as checks from './0002-checks.ts'
 import * as schedulesAndResults from './0003-schedules-and-results.ts'
+import * as alerting from './0004-alerting.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-checks': checks,
   '0003-schedules-and-results': schedulesAndResults,
+  '0004-alerting': alerting,
 }
