@@ -9,6 +9,7 @@ import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
+import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
@@ -89,6 +90,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'check-results', description: 'Results of check runs' },
         { name: 'check-statuses', description: 'Current status of each check' },
         { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
+        { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -106,6 +108,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(checkStatusesRoutes, { ctx })
     await app.register(heartbeatRoutes, { ctx })
     await app.register(locationsRoutes, { ctx })
+    await app.register(alertChannelsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

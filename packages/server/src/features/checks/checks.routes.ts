@@ -103,8 +103,9 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         },
       },
       async (request, reply) => {
-        // autoAssignAlerts subscribes to every alert channel of the account; channels come with alerting.
-        const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body)
+        const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body, {
+          autoAssignAlerts: request.query.autoAssignAlerts,
+        })
         return reply.status(201).send(created)
       },
     )

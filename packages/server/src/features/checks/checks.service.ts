@@ -16,6 +16,7 @@ import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
 import { runAndStore } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
@@ -44,6 +45,7 @@ export async function createCheck(
   accountId: string,
   checkType: CheckType,
   body: Record<string, unknown>,
+  options: { autoAssignAlerts?: boolean } = {},
 ): Promise<AnyCheck> {
   const definition = await normalize(ctx, accountId, checkType, body, [])
   const now = isoNow(ctx)
@@ -58,14 +60,21 @@ export async function createCheck(
     updated_at: now,
   }
   await repo.insertCheck(ctx, row, definition.tags)
+  await alerting.subscribeNewCheck(
+    ctx,
+    accountId,
+    row.id,
+    subscriptionsIn(body),
+    options.autoAssignAlerts ?? true,
+  )
   await syncCheckSchedule(ctx, await schedulable(ctx, accountId, row.id, checkType, definition))
-  return toResponse(ctx, row)
+  return respond(ctx, row)
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
-  return toResponse(ctx, row)
+  return respond(ctx, row)
 }
 
 export async function listChecks(
@@ -75,7 +84,13 @@ export async function listChecks(
   page: Page,
 ) {
   const { rows, total } = await repo.listChecks(ctx, accountId, filter, page)
-  return { items: rows.map((row) => toResponse(ctx, row)), total }
+  return {
+    items: await alerting.withAlertChannels(
+      ctx,
+      rows.map((row) => toResponse(ctx, row)),
+    ),
+    total,
+  }
 }
 
 /**
@@ -109,8 +124,9 @@ export async function updateCheck(
     updated_at: isoNow(ctx),
   }
   await repo.replaceCheck(ctx, id, updated, definition.tags)
+  await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
   await syncCheckSchedule(ctx, await schedulable(ctx, accountId, id, checkType, definition))
-  return toResponse(ctx, { ...row, ...updated })
+  return respond(ctx, { ...row, ...updated })
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
@@ -131,7 +147,8 @@ async function normalize(
   definition.tags = [...new Set((body.tags as string[] | undefined) ?? [])]
   definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
   definition.locations = resolveLocations(ctx, body.locations as string[] | undefined, checkType)
-  definition.alertChannelSubscriptions = body.alertChannelSubscriptions ?? []
+  // Subscriptions live in the alert channels' table (see alert-channels/check-subscriptions.ts).
+  delete definition.alertChannelSubscriptions
   definition.alertSettings = mergeAlertSettings(body.alertSettings as Record<string, object> | undefined)
   definition.groupId = body.groupId ?? null
   definition.groupOrder = body.groupOrder ?? null
@@ -147,14 +164,12 @@ async function normalize(
   if (checkType !== 'HEARTBEAT' && (definition.locations as string[]).length === 0) {
     throw invalid('body.locations', 'must name at least one location when privateLocations is empty')
   }
-  const subscriptions = definition.alertChannelSubscriptions as { alertChannelId: number }[]
-  if (subscriptions.length > 0) {
-    // Alert channels arrive with the alerting feature; until then none can exist.
-    throw invalid(
-      'body.alertChannelSubscriptions',
-      `unknown alert channel ${subscriptions[0]?.alertChannelId}`,
-    )
-  }
+  await alerting.assertChannelsOfAccount(
+    ctx,
+    accountId,
+    subscriptionsIn(body),
+    'body.alertChannelSubscriptions',
+  )
   if (
     definition.groupId !== null &&
     (await repo.groupActivation(ctx, accountId, definition.groupId as number)) === undefined
@@ -311,8 +326,7 @@ function toResponse(ctx: ServiceContext, row: ChecksTable): AnyCheck {
     frequency: definition.frequency,
     id: row.id,
     checkType: row.check_type as CheckType,
-    // Channels arrive with the alerting feature; the shape is the spec's.
-    alertChannels: { email: [], webhook: [], slack: [], sms: [] },
+    alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by respond()
     ...(row.heartbeat_token
       ? { pingToken: row.heartbeat_token, pingUrl: `${ctx.publicUrl}/ping/${row.heartbeat_token}` }
       : {}),
@@ -320,6 +334,13 @@ function toResponse(ctx: ServiceContext, row: ChecksTable): AnyCheck {
     updated_at: row.updated_at,
   }
 }
+
+async function respond(ctx: ServiceContext, row: ChecksTable): Promise<AnyCheck> {
+  return (await alerting.withAlertChannels(ctx, [toResponse(ctx, row)]))[0] as AnyCheck
+}
+
+const subscriptionsIn = (body: Record<string, unknown>) =>
+  body.alertChannelSubscriptions as alerting.SubscriptionInput[] | undefined
 
 export function invalid(path: string, message: string) {
   return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
