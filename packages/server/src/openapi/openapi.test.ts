@@ -38,6 +38,12 @@ const PUBLIC_OPERATIONS = [
   'get /v1/check-statuses/{checkId}',
   'get /v1/check-results/{checkId}',
   'get /v1/check-results/{checkId}/{resultId}',
+  'get /v1/alert-channels',
+  'post /v1/alert-channels',
+  'get /v1/alert-channels/{id}',
+  'put /v1/alert-channels/{id}',
+  'delete /v1/alert-channels/{id}',
+  'put /v1/alert-channels/{id}/subscriptions',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 
