@@ -220,6 +220,8 @@ export interface AlertNotificationsTable {
   /** JSON array: every attempt's outcome. */
   attempt_log: string
   created_at: string
+  /** Order among notifications decided in the same transaction. */
+  position: number
   updated_at: string
   delivered_at: string | null
 }

@@ -10,6 +10,7 @@ import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
+import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
@@ -17,6 +18,7 @@ import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
+import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -31,6 +33,7 @@ export interface AppDeps {
   /** Enables /admin/v1 when set. */
   adminToken?: string
   clock?: Clock
+  alerting?: ServiceContext['alerting']
   logger?: FastifyServerOptions['logger']
 }
 
@@ -45,6 +48,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     secretBox: deps.secretBox,
     publicUrl: deps.publicUrl,
     locations: deps.locations ?? { served: ['local'], defaults: ['local'] },
+    alerting: deps.alerting,
   }
 }
 
@@ -91,6 +95,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'check-statuses', description: 'Current status of each check' },
         { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
         { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
+        { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -109,6 +114,8 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(heartbeatRoutes, { ctx })
     await app.register(locationsRoutes, { ctx })
     await app.register(alertChannelsRoutes, { ctx })
+    await app.register(alertNotificationsRoutes, { ctx })
+    await app.register(maintenanceWindowsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

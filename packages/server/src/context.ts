@@ -2,6 +2,7 @@ import type { Database, Engine } from '@svc/db'
 import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
+import type { DeliveryConfig } from './features/alerting/delivery.ts'
 
 /** What every service is given: the store, the clock and the secret box. Built once in app.ts. */
 export interface ServiceContext {
@@ -11,6 +12,8 @@ export interface ServiceContext {
   secretBox: SecretBox
   publicUrl: string
   locations: { served: string[]; defaults: string[] }
+  /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */
+  alerting?: DeliveryConfig
 }
 
 export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()

@@ -103,6 +103,8 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .addColumn('last_response', 'text')
     .addColumn('attempt_log', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
+    // Order among notifications decided in one transaction (same created_at): recovery before the next alert.
+    .addColumn('position', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('delivered_at', 'text')
     .execute()

@@ -44,6 +44,14 @@ const PUBLIC_OPERATIONS = [
   'put /v1/alert-channels/{id}',
   'delete /v1/alert-channels/{id}',
   'put /v1/alert-channels/{id}/subscriptions',
+  'post /v1/alert-channels/{id}/test',
+  'get /v1/alert-notifications',
+  'get /v1/alert-notifications/{id}',
+  'get /v1/maintenance-windows',
+  'post /v1/maintenance-windows',
+  'get /v1/maintenance-windows/{id}',
+  'put /v1/maintenance-windows/{id}',
+  'delete /v1/maintenance-windows/{id}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 
