@@ -376,6 +376,58 @@ for (const engine of testEngines()) {
       assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_RECOVERY'])
     })
 
+    test("a group's channels alert for its checks, with account and group variables; secrets render empty", async () => {
+      await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'REGION_NAME', value: 'Europe' } })
+      await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'API_TOKEN', value: 'hunter2', secret: true },
+      })
+      const channel = await webhookChannel(
+        {},
+        {
+          template:
+            '{"team": "{{TEAM}}", "region": "{{REGION_NAME}}", "token": "{{API_TOKEN}}", "group": "{{GROUP_NAME}}", "type": "{{ALERT_TYPE}}"}',
+        },
+      )
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: {
+            name: 'Payments',
+            environmentVariables: [
+              { key: 'TEAM', value: 'payments "core"' },
+              { key: 'GROUP_SECRET', value: 'x', secret: true },
+            ],
+            alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+          },
+        }),
+      )
+      const node = dispatcher()
+      const member = await apiCheck(channel.id, { groupId: group.id, alertChannelSubscriptions: [] })
+      await storeResult(t.ctx, member, { status: 'failing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 1)
+      assert.deepEqual(JSON.parse(receiver.received[0]?.body ?? '{}'), {
+        team: 'payments "core"',
+        region: 'Europe',
+        token: '',
+        group: 'Payments',
+        type: 'ALERT_FAILURE',
+      })
+      assert.equal(receiver.received[0]?.body.includes('hunter2'), false)
+
+      receiver.received.length = 0
+      const optedOut = await apiCheck(channel.id, {
+        groupId: group.id,
+        alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: false }],
+      })
+      await storeResult(t.ctx, optedOut, { status: 'failing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0, 'a check can turn off a channel its group has')
+    })
+
     test('POST /v1/alert-channels/{id}/test sends the sample event once and records it', async () => {
       const channel = await webhookChannel()
       const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })

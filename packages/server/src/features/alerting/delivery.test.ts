@@ -57,7 +57,7 @@ function partsOf(raw: string): Record<string, string> {
   const parts: Record<string, string> = {}
   for (const chunk of raw.split(/\r?\n--[^\r\n]+/)) {
     const type = chunk.match(/Content-Type: ([\w/]+)/i)?.[1]?.toLowerCase()
-    if (!type || !type.startsWith('text/')) continue
+    if (!type?.startsWith('text/')) continue
     const [head = '', ...rest] = chunk.split(/\r?\n\r?\n/)
     let body = rest.join('\n\n')
     if (/Content-Transfer-Encoding: quoted-printable/i.test(head)) {
