@@ -428,6 +428,35 @@ for (const engine of testEngines()) {
       assert.equal(receiver.received.length, 0, 'a check can turn off a channel its group has')
     })
 
+    test('heartbeats alert through the same path: a /fail ping fails, the next ping recovers', async () => {
+      const channel = await webhookChannel()
+      const created = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/heartbeat?autoAssignAlerts=false',
+          payload: {
+            name: 'nightly backup',
+            heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+            alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+          },
+        }),
+      )
+      const node = dispatcher()
+      assert.equal(
+        (await t.call({ method: 'GET', url: `/ping/${created.pingToken}/fail`, as: null })).statusCode,
+        200,
+      )
+      await node.runDue()
+      advance(MINUTE)
+      assert.equal(
+        (await t.call({ method: 'POST', url: `/ping/${created.pingToken}`, as: null })).statusCode,
+        200,
+      )
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_RECOVERY'])
+      assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').check, 'nightly backup')
+    })
+
     test('POST /v1/alert-channels/{id}/test sends the sample event once and records it', async () => {
       const channel = await webhookChannel()
       const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })
