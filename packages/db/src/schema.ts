@@ -20,6 +20,11 @@ export interface Database {
   check_retries: CheckRetriesTable
   runner_nodes: RunnerNodesTable
   variable_references: VariableReferencesTable
+  alert_channels: AlertChannelsTable
+  alert_subscriptions: AlertSubscriptionsTable
+  maintenance_windows: MaintenanceWindowsTable
+  check_alert_states: CheckAlertStatesTable
+  alert_notifications: AlertNotificationsTable
 }
 
 export interface UsersTable {
@@ -178,4 +183,79 @@ export interface VariableReferencesTable {
   owner_type: string
   owner_id: string
   key: string
+}
+
+export interface AlertChannelsTable {
+  id: Generated<number>
+  account_id: string
+  type: string
+  /** JSON: the type's config; webhook secrets and locked header/parameter values sealed. */
+  config: string
+  send_recovery: SqlBool
+  send_failure: SqlBool
+  send_degraded: SqlBool
+  ssl_expiry: SqlBool
+  ssl_expiry_threshold: number
+  auto_subscribe: SqlBool
+  created_at: string
+  updated_at: string
+}
+
+/** A channel's subscription of one check (`check_id`) or one group (`group_id`). */
+export interface AlertSubscriptionsTable {
+  id: Generated<number>
+  channel_id: number
+  check_id: string | null
+  group_id: number | null
+  activated: SqlBool
+}
+
+export interface MaintenanceWindowsTable {
+  id: Generated<number>
+  account_id: string
+  name: string
+  /** JSON array of tags. */
+  tags: string
+  starts_at: string
+  ends_at: string
+  repeat_unit: string | null
+  repeat_interval: number | null
+  repeat_ends_at: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface CheckAlertStatesTable {
+  check_id: string
+  /** JSON: the alerter's fold of the check's final results (episode, counters, reminders). */
+  state: string
+  /** When a reminder or time-based escalation may be due without a new result. */
+  wake_at_ms: number | null
+  updated_at: string
+}
+
+export interface AlertNotificationsTable {
+  id: string
+  account_id: string
+  channel_id: number | null
+  channel_type: string
+  check_id: string | null
+  alert_type: string
+  /** JSON: the event's variables, frozen when the alert was decided. */
+  event: string
+  /** PENDING, DELIVERED, FAILED or CANCELLED. */
+  status: string
+  attempts: number
+  next_attempt_ms: number
+  lease_owner: string | null
+  lease_until_ms: number | null
+  /** JSON: the last attempt's outcome. */
+  last_response: string | null
+  /** JSON array: every attempt's outcome. */
+  attempt_log: string
+  created_at: string
+  /** Order among notifications decided in the same transaction. */
+  position: number
+  updated_at: string
+  delivered_at: string | null
 }

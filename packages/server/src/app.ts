@@ -9,6 +9,8 @@ import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
+import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
+import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
@@ -16,6 +18,7 @@ import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
+import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
@@ -33,6 +36,7 @@ export interface AppDeps {
   /** Enables /admin/v1 when set. */
   adminToken?: string
   clock?: Clock
+  alerting?: ServiceContext['alerting']
   logger?: FastifyServerOptions['logger']
 }
 
@@ -48,6 +52,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     publicUrl: deps.publicUrl,
     locations: deps.locations ?? { served: ['local'], defaults: ['local'] },
     scripts: deps.scripts,
+    alerting: deps.alerting,
   }
 }
 
@@ -94,6 +99,8 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'check-statuses', description: 'Current status of each check' },
         { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
         { name: 'runtimes', description: 'Runtimes of script checks and the packages they provide' },
+        { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
+        { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -112,6 +119,9 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(heartbeatRoutes, { ctx })
     await app.register(locationsRoutes, { ctx })
     await app.register(runtimesRoutes)
+    await app.register(alertChannelsRoutes, { ctx })
+    await app.register(alertNotificationsRoutes, { ctx })
+    await app.register(maintenanceWindowsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

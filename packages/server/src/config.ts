@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import type { DeliveryConfig } from './features/alerting/delivery.ts'
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   browserConcurrency: number
   /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
   resultRetentionDays: number
+  /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
+  alerting: DeliveryConfig
 }
 
 export class ConfigError extends Error {}
@@ -79,7 +82,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'SVC_RESULT_RETENTION_DAYS',
       env.SVC_RESULT_RETENTION_DAYS ?? '400',
     ),
+    alerting: parseAlerting(env),
   }
+}
+
+function parseAlerting(env: NodeJS.ProcessEnv): DeliveryConfig {
+  const alerting: DeliveryConfig = {}
+  if (env.SVC_SMTP_URL) {
+    if (!/^smtps?:\/\//.test(env.SVC_SMTP_URL))
+      throw new ConfigError('SVC_SMTP_URL must be an smtp:// or smtps:// URL')
+    alerting.smtp = { url: env.SVC_SMTP_URL, from: env.SVC_SMTP_FROM || 'svc <alerts@localhost>' }
+  }
+  if (env.SVC_SMS_URL) {
+    let headers: Record<string, string> = {}
+    try {
+      headers = JSON.parse(env.SVC_SMS_HEADERS || '{}')
+    } catch {
+      throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to values')
+    }
+    if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
+      throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to values')
+    alerting.sms = {
+      url: env.SVC_SMS_URL,
+      method: (env.SVC_SMS_METHOD || 'POST').toUpperCase(),
+      headers,
+      body: env.SVC_SMS_BODY || '{"to": "{{NUMBER}}", "message": "{{MESSAGE}}"}',
+    }
+  }
+  return alerting
 }
 
 function parseLocations(served = 'local', defaults?: string) {

@@ -3,6 +3,7 @@ import type { PlaywrightPool } from '@svc/runner'
 import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
+import type { DeliveryConfig } from './features/alerting/delivery.ts'
 
 /** What every service is given: the store, the clock and the secret box. Built once in app.ts. */
 export interface ServiceContext {
@@ -14,6 +15,8 @@ export interface ServiceContext {
   locations: { served: string[]; defaults: string[] }
   /** Runs browser, multi-step and suite checks; their artifacts live under `artifactsDir/<checkId>/<resultId>`. */
   scripts: { pool: PlaywrightPool; artifactsDir: string }
+  /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */
+  alerting?: DeliveryConfig
 }
 
 export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()

@@ -3,6 +3,7 @@ import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount } from './bootstrap.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
+import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     adminToken: config.adminToken,
     locations: config.locations,
+    alerting: config.alerting,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
@@ -40,6 +42,9 @@ async function main(): Promise<void> {
     log: app.log,
   })
   scheduler.start()
+  // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
+  const dispatcher = createDispatcher(serviceContext, { log: app.log })
+  dispatcher.start()
   const pruning = setInterval(() => {
     pruneResults(serviceContext, config.resultRetentionDays)
       .then(() => pruneArtifacts(serviceContext))
@@ -65,6 +70,7 @@ async function main(): Promise<void> {
     clearInterval(pruning)
     await scheduler.stop()
     await deps.scripts.pool.close()
+    await dispatcher.stop()
     await app.close()
     await store.close()
     process.exit(0)

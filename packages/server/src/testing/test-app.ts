@@ -39,7 +39,7 @@ export type CallOptions = InjectOptions & { as?: Tenant | null; account?: string
 /** A real app on an isolated store of `engine`, with an owner already set up. */
 export async function createTestApp(
   engine: TestEngine,
-  options: { clock?: Clock; logger?: boolean | object } = {},
+  options: { clock?: Clock; logger?: boolean | object; alerting?: ServiceContext['alerting'] } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
   const secretBox = createSecretBox(randomBytes(32))
@@ -53,6 +53,7 @@ export async function createTestApp(
     publicUrl: 'http://svc.test',
     locations: { served: ['local', 'eu-west-1'], defaults: ['local'] },
     scripts,
+    alerting: options.alerting,
   }
   const app = await buildApp({
     store,
@@ -62,6 +63,7 @@ export async function createTestApp(
     adminToken: TEST_ADMIN_TOKEN,
     locations: ctx.locations,
     clock: ctx.clock,
+    alerting: ctx.alerting,
     logger: options.logger,
   })
   const account = await accounts.createAccount(ctx, { name: 'Test account' })

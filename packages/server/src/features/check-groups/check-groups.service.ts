@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
 import { invalid, resyncGroupChecks } from '../checks/checks.service.ts'
 import * as repo from './check-groups.repo.ts'
@@ -16,6 +17,12 @@ export async function createGroup(
   body: CheckGroupBody,
 ): Promise<CheckGroup> {
   const definition = normalize(ctx, body, [])
+  await alerting.assertChannelsOfAccount(
+    ctx,
+    accountId,
+    body.alertChannelSubscriptions,
+    'body.alertChannelSubscriptions',
+  )
   const now = isoNow(ctx)
   const row = await repo.insertGroup(ctx, {
     account_id: accountId,
@@ -26,22 +33,29 @@ export async function createGroup(
     created_at: now,
     updated_at: now,
   })
-  return toResponse(row)
+  await alerting.replaceSubscriptionsIfGiven(ctx, { groupId: row.id }, body.alertChannelSubscriptions)
+  return respond(ctx, row)
 }
 
 export async function getGroup(ctx: ServiceContext, accountId: string, id: number): Promise<CheckGroup> {
-  return toResponse(await findOrThrow(ctx, accountId, id))
+  return respond(ctx, await findOrThrow(ctx, accountId, id))
 }
 
 export async function listGroups(ctx: ServiceContext, accountId: string, page: Page) {
   const { rows, total } = await repo.listGroups(ctx, accountId, page)
-  return { items: rows.map(toResponse), total }
+  return { items: await alerting.withGroupSubscriptions(ctx, rows.map(toResponse)), total }
 }
 
 /** Replaces the group's settings; its checks pick them up on their next run. */
 export async function updateGroup(ctx: ServiceContext, accountId: string, id: number, body: CheckGroupBody) {
   const row = await findOrThrow(ctx, accountId, id)
   const previous = (JSON.parse(row.definition) as Definition).environmentVariables
+  await alerting.assertChannelsOfAccount(
+    ctx,
+    accountId,
+    body.alertChannelSubscriptions,
+    'body.alertChannelSubscriptions',
+  )
   const changes = {
     name: body.name,
     activated: body.activated ?? true,
@@ -50,8 +64,9 @@ export async function updateGroup(ctx: ServiceContext, accountId: string, id: nu
     updated_at: isoNow(ctx),
   }
   await repo.updateGroup(ctx, id, changes)
+  await alerting.replaceSubscriptionsIfGiven(ctx, { groupId: id }, body.alertChannelSubscriptions)
   await resyncGroupChecks(ctx, accountId, id)
-  return toResponse({ ...row, ...changes })
+  return respond(ctx, { ...row, ...changes })
 }
 
 /** A group that still holds checks can't be deleted: move or delete them first. */
@@ -76,24 +91,21 @@ function normalize(ctx: ServiceContext, body: CheckGroupBody, previous: StoredVa
   const privateLocations = body.privateLocations ?? []
   if (privateLocations.length > 0)
     throw invalid('body.privateLocations', `unknown private location ${privateLocations[0]}`)
-  const subscriptions = body.alertChannelSubscriptions ?? []
-  if (subscriptions.length > 0) {
-    throw invalid(
-      'body.alertChannelSubscriptions',
-      `unknown alert channel ${subscriptions[0]?.alertChannelId}`,
-    )
-  }
   return {
     ...body,
     tags: [...new Set(body.tags ?? [])],
     locations,
     privateLocations,
     frequency: body.frequency ?? null,
-    alertChannelSubscriptions: subscriptions,
+    alertChannelSubscriptions: undefined, // kept in the alert channels' table
     runtimeId: body.runtimeId ?? null,
     retryStrategy: body.retryStrategy ?? null,
     environmentVariables: sealVariables(ctx, body.environmentVariables ?? [], previous),
   }
+}
+
+async function respond(ctx: ServiceContext, row: Selectable<CheckGroupsTable>): Promise<CheckGroup> {
+  return (await alerting.withGroupSubscriptions(ctx, [toResponse(row)]))[0] as CheckGroup
 }
 
 function toResponse(row: Selectable<CheckGroupsTable>): CheckGroup {

@@ -1,18 +1,24 @@
 import { type CheckResultsTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { storeResultWithAlerts } from '../alerting/alerter.ts'
 
 /** The only SQL for `check_results`. */
 
-/** Stores a result once per job id: a job re-run after a lost lease can't store it twice. */
+/**
+ * Stores a result once per job id: a job re-run after a lost lease can't store it twice. A new final
+ * result is folded into its check's alerts in the same transaction (see alerting/alerter.ts).
+ */
 export async function insertResultOnce(ctx: ServiceContext, row: CheckResultsTable): Promise<boolean> {
-  const inserted = await ctx.db
-    .insertInto('check_results')
-    .values(row)
-    .onConflict((oc) => oc.column('job_id').doNothing())
-    .returning('id')
-    .executeTakeFirst()
-  return inserted !== undefined
+  return storeResultWithAlerts(ctx, row, async (db) => {
+    const inserted = await db
+      .insertInto('check_results')
+      .values(row)
+      .onConflict((oc) => oc.column('job_id').doNothing())
+      .returning('id')
+      .executeTakeFirst()
+    return inserted !== undefined
+  })
 }
 
 export interface ResultFilter {

@@ -114,14 +114,10 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         },
       },
       async (request, reply) => {
-        // autoAssignAlerts subscribes to every alert channel of the account; channels come with alerting.
-        const created = await checks.createCheck(
-          ctx,
-          authOf(request).accountId,
-          checkType,
-          request.body,
-          sentFieldsOf(request),
-        )
+        const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body, {
+          sentFields: sentFieldsOf(request),
+          autoAssignAlerts: request.query.autoAssignAlerts,
+        })
         return reply.status(201).send(created)
       },
     )

@@ -19,6 +19,7 @@ import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { removeArtifacts } from '../../scheduler/script-checks.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
@@ -68,9 +69,9 @@ export async function createCheck(
   accountId: string,
   checkType: CheckType,
   body: Record<string, unknown>,
-  sentFields: ReadonlySet<string>,
+  options: { sentFields: ReadonlySet<string>; autoAssignAlerts?: boolean },
 ): Promise<AnyCheck> {
-  const definition = await normalize(ctx, accountId, checkType, body, [], sentFields)
+  const definition = await normalize(ctx, accountId, checkType, body, [], options.sentFields)
   const now = isoNow(ctx)
   const row: ChecksTable = {
     id: randomUUID(),
@@ -84,15 +85,22 @@ export async function createCheck(
   }
   await repo.insertCheck(ctx, row, definition.tags)
   await recordReferences(ctx, accountId, { type: 'check', id: row.id }, definition)
+  await alerting.subscribeNewCheck(
+    ctx,
+    accountId,
+    row.id,
+    subscriptionsIn(body),
+    options.autoAssignAlerts ?? true,
+  )
   const resolved = await resolveCheck(ctx, row)
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return toResponse(ctx, resolved)
+  return respond(ctx, resolved)
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
-  return toResponse(ctx, await resolveCheck(ctx, row))
+  return respond(ctx, await resolveCheck(ctx, row))
 }
 
 export async function listChecks(
@@ -103,7 +111,13 @@ export async function listChecks(
 ) {
   const { rows, total } = await repo.listChecks(ctx, accountId, filter, page)
   const resolved = await resolveChecks(ctx, accountId, rows)
-  return { items: resolved.map((check) => toResponse(ctx, check)), total }
+  return {
+    items: await alerting.withAlertChannels(
+      ctx,
+      resolved.map((check) => toResponse(ctx, check)),
+    ),
+    total,
+  }
 }
 
 /**
@@ -147,9 +161,10 @@ export async function updateCheck(
   }
   await repo.replaceCheck(ctx, id, updated, definition.tags)
   await recordReferences(ctx, accountId, { type: 'check', id }, definition)
+  await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return toResponse(ctx, resolved)
+  return respond(ctx, resolved)
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
@@ -192,7 +207,8 @@ async function normalize(
   definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
   if (body.locations !== undefined) definition.locations = servedLocations(ctx, body.locations as string[])
   if (checkType === 'HEARTBEAT') definition.locations = []
-  definition.alertChannelSubscriptions = body.alertChannelSubscriptions ?? []
+  // Subscriptions live in the alert channels' table (see alert-channels/check-subscriptions.ts).
+  delete definition.alertChannelSubscriptions
   definition.alertSettings = body.alertSettings ?? null
   definition.groupId = body.groupId ?? null
   definition.groupOrder = body.groupOrder ?? null
@@ -208,14 +224,12 @@ async function normalize(
   if (checkType !== 'HEARTBEAT' && (definition.locations as string[] | undefined)?.length === 0) {
     throw invalid('body.locations', 'must name at least one location when privateLocations is empty')
   }
-  const subscriptions = definition.alertChannelSubscriptions as { alertChannelId: number }[]
-  if (subscriptions.length > 0) {
-    // Alert channels arrive with the alerting feature; until then none can exist.
-    throw invalid(
-      'body.alertChannelSubscriptions',
-      `unknown alert channel ${subscriptions[0]?.alertChannelId}`,
-    )
-  }
+  await alerting.assertChannelsOfAccount(
+    ctx,
+    accountId,
+    subscriptionsIn(body),
+    'body.alertChannelSubscriptions',
+  )
   if (
     definition.groupId !== null &&
     !(await groupsRepo.findGroup(ctx, accountId, definition.groupId as number))
@@ -436,8 +450,7 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
     alertSettings: mergeAlertSettings(definition.alertSettings ?? undefined),
     id: row.id,
     checkType: row.check_type as CheckType,
-    // Channels arrive with the alerting feature; the shape is the spec's.
-    alertChannels: { email: [], webhook: [], slack: [], sms: [] },
+    alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by respond()
     ...(row.heartbeat_token
       ? { pingToken: row.heartbeat_token, pingUrl: `${ctx.publicUrl}/ping/${row.heartbeat_token}` }
       : {}),
@@ -445,6 +458,13 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
     updated_at: row.updated_at,
   }
 }
+
+async function respond(ctx: ServiceContext, check: ResolvedCheck): Promise<AnyCheck> {
+  return (await alerting.withAlertChannels(ctx, [toResponse(ctx, check)]))[0] as AnyCheck
+}
+
+const subscriptionsIn = (body: Record<string, unknown>) =>
+  body.alertChannelSubscriptions as alerting.SubscriptionInput[] | undefined
 
 export function invalid(path: string, message: string) {
   return badRequest(`${path} ${message}`, { errors: [{ path, message }] })

@@ -11,7 +11,6 @@ export interface OwnSettings {
   environmentVariables: StoredVariable[]
   alertSettings?: CheckAlertSettings | null
   useGlobalAlertSettings?: boolean
-  alertChannelSubscriptions: { alertChannelId: number; activated: boolean }[]
   runtimeId?: string | null
   retryStrategy?: RetryStrategy | null
   doubleCheck?: boolean
@@ -26,7 +25,6 @@ export interface GroupSettings {
   environmentVariables: StoredVariable[]
   alertSettings?: CheckAlertSettings
   useGlobalAlertSettings?: boolean
-  alertChannelSubscriptions: { alertChannelId: number; activated: boolean }[]
   runtimeId: string | null
   retryStrategy: RetryStrategy | null
   muted?: boolean
@@ -43,7 +41,6 @@ export interface EffectiveSettings {
   /** Whose alert settings apply: the account's when `useGlobalAlertSettings`, else these. */
   useGlobalAlertSettings: boolean
   alertSettings: CheckAlertSettings | null
-  alertChannelSubscriptions: { alertChannelId: number; activated: boolean }[]
   /** Null: the account's default runtime. */
   runtimeId: string | null
   /** Null: no retries. The deprecated `doubleCheck` becomes one immediate retry elsewhere. */
@@ -62,7 +59,9 @@ export const DOUBLE_CHECK_STRATEGY: RetryStrategy = {
 
 /**
  * Fills in what the check leaves unsaid from its group, then from the deployment: a check's own value
- * always wins; lists a check leaves empty (subscriptions) take the group's; tags and variables merge.
+ * always wins; tags and variables merge. Alert settings are the check's own when it turns
+ * `useGlobalAlertSettings` off, else its group's when the group does, else the account's. (Alert
+ * channel subscriptions live with the channels: alert-channels/check-subscriptions.ts.)
  */
 export function effectiveSettings(
   check: OwnSettings,
@@ -71,7 +70,12 @@ export function effectiveSettings(
 ): EffectiveSettings {
   const groupLocations = group && group.locations.length > 0 ? group.locations : undefined
   const checkKeys = new Set(check.environmentVariables.map((v) => v.key))
-  const ownAlerting = check.alertSettings != null || !group
+  const alerting =
+    check.useGlobalAlertSettings === false
+      ? { useGlobalAlertSettings: false, alertSettings: check.alertSettings ?? null }
+      : group?.useGlobalAlertSettings === false
+        ? { useGlobalAlertSettings: false, alertSettings: group.alertSettings ?? null }
+        : { useGlobalAlertSettings: true, alertSettings: null }
   return {
     locations: check.locations ?? groupLocations ?? defaults.locations,
     frequency: check.frequency ?? group?.frequency ?? DEFAULT_FREQUENCY,
@@ -80,14 +84,7 @@ export function effectiveSettings(
       ...(group?.environmentVariables ?? []).filter((v) => !checkKeys.has(v.key)),
       ...check.environmentVariables,
     ],
-    useGlobalAlertSettings: ownAlerting
-      ? (check.useGlobalAlertSettings ?? true)
-      : (group?.useGlobalAlertSettings ?? true),
-    alertSettings: ownAlerting ? (check.alertSettings ?? null) : (group?.alertSettings ?? null),
-    alertChannelSubscriptions:
-      check.alertChannelSubscriptions.length > 0
-        ? check.alertChannelSubscriptions
-        : (group?.alertChannelSubscriptions ?? []),
+    ...alerting,
     runtimeId: check.runtimeId ?? group?.runtimeId ?? null,
     retryStrategy:
       check.retryStrategy ??

@@ -1,0 +1,132 @@
+import { type Static, Type } from 'typebox'
+import { Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
+
+export const ALERT_TYPES = [
+  'ALERT_FAILURE',
+  'ALERT_RECOVERY',
+  'ALERT_DEGRADED',
+  'ALERT_DEGRADED_RECOVERY',
+  'ALERT_SSL',
+] as const
+export type AlertType = (typeof ALERT_TYPES)[number]
+
+export const ALERT_CHANNEL_TYPES = ['WEBHOOK', 'EMAIL', 'SLACK', 'SMS'] as const
+export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number]
+
+export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const
+
+/** The event variables of the spec's table, usable in webhook URLs and bodies. */
+export const ALERT_EVENT_VARIABLES = [
+  'CHECK_NAME',
+  'CHECK_ID',
+  'CHECK_TYPE',
+  'ALERT_TITLE',
+  'ALERT_TYPE',
+  'CHECK_RESULT_ID',
+  'CHECK_ERROR_MESSAGE',
+  'RESPONSE_TIME',
+  'API_CHECK_RESPONSE_STATUS_CODE',
+  'API_CHECK_RESPONSE_STATUS_TEXT',
+  'RUN_LOCATION',
+  'RESULT_LINK',
+  'SSL_DAYS_REMAINING',
+  'SSL_CHECK_DOMAIN',
+  'STARTED_AT',
+  'TAGS',
+  'GROUP_NAME',
+] as const
+export type AlertEventVariables = Record<
+  (typeof ALERT_EVENT_VARIABLES)[number],
+  string | number | string[] | null
+>
+
+const KeyValue = StrictObject({
+  key: Type.String({ minLength: 1, maxLength: 1024 }),
+  value: Type.String({ maxLength: 10_000 }),
+  locked: Type.Optional(Type.Boolean({ default: false })),
+})
+
+export const WebhookConfig = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'May hold {{VARIABLES}}: they are URL-encoded; {{{RAW}}} is not.',
+  }),
+  method: Type.Optional(StringEnum(WEBHOOK_METHODS, { default: 'POST' })),
+  headers: Type.Optional(Type.Array(KeyValue, { maxItems: 50, default: [] })),
+  queryParameters: Type.Optional(Type.Array(KeyValue, { maxItems: 50, default: [] })),
+  template: Type.Optional(
+    Type.String({
+      maxLength: 65_536,
+      default: '',
+      description: 'The body template (empty: a JSON body with every event variable).',
+    }),
+  ),
+  webhookSecret: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 1024,
+        description: 'Write-only: signs each body (x-svc-signature). Omitted on update: kept; null: removed.',
+      }),
+    ),
+  ),
+  webhookType: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+})
+export const EmailConfig = StrictObject({ address: Type.String({ format: 'email', maxLength: 320 }) })
+export const SlackConfig = StrictObject({
+  url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+  channel: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+})
+export const SmsConfig = StrictObject({
+  number: Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{2,30}$' }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+})
+
+export const ALERT_CHANNEL_CONFIGS = {
+  WEBHOOK: WebhookConfig,
+  EMAIL: EmailConfig,
+  SLACK: SlackConfig,
+  SMS: SmsConfig,
+} as const satisfies Record<AlertChannelType, object>
+
+export const AlertChannelBody = StrictObject({
+  type: StringEnum(ALERT_CHANNEL_TYPES),
+  config: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description:
+        'Per type: WEBHOOK {name, url, method, headers, queryParameters, template, webhookSecret, webhookType}; ' +
+        'EMAIL {address}; SLACK {url, channel}; SMS {number, name}.',
+    },
+  ),
+  sendRecovery: Type.Optional(Type.Boolean({ default: true })),
+  sendFailure: Type.Optional(Type.Boolean({ default: true })),
+  sendDegraded: Type.Optional(Type.Boolean({ default: false })),
+  sslExpiry: Type.Optional(Type.Boolean({ default: false })),
+  sslExpiryThreshold: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 365, default: 30, description: 'Days before expiry to alert.' }),
+  ),
+  autoSubscribe: Type.Optional(
+    Type.Boolean({ default: false, description: 'New checks subscribe even with autoAssignAlerts=false.' }),
+  ),
+})
+export type AlertChannelBody = Static<typeof AlertChannelBody>
+
+export const MAINTENANCE_REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const
+
+export const MaintenanceWindowBody = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  tags: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+    minItems: 1,
+    maxItems: 100,
+    description: 'Checks (or their groups) carrying any of these tags are not alerted on during the window.',
+  }),
+  startsAt: Type.String({ format: 'date-time' }),
+  endsAt: Type.String({ format: 'date-time' }),
+  repeatUnit: Type.Optional(Nullable(StringEnum(MAINTENANCE_REPEAT_UNITS))),
+  repeatInterval: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))),
+  repeatEndsAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+})
+export type MaintenanceWindowBody = Static<typeof MaintenanceWindowBody>

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { ALERT_EVENT_VARIABLES } from '../alerting.ts'
+import {
+  bodyContextOf,
+  compileAlertTemplate,
+  ESCAPE_CONTEXTS,
+  type RenderOptions,
+  TemplateSyntaxError,
+} from './alert-template.ts'
+
+const GOLDEN = join(import.meta.dirname, 'golden')
+const options: RenderOptions = {
+  now: new Date('2026-03-04T05:06:07.089Z'),
+  region: 'eu-west-1',
+  random: () => 0.4242,
+  uuid: () => '7d0c7b9e-1c1e-4f6e-9a57-5f1d2f0f8e11',
+}
+
+/** Values with quotes, backslashes, newlines, tabs, unicode (BMP and astral), URL specials and HTML. */
+const variables = {
+  CHECK_NAME: 'Shop "checkout" \\ API\nline 2\ttab ✓ 日本 😀 & <b>?a=1#x',
+  CHECK_ID: '0bbfc00c-44df-46a7-a4d9-ba38deca8bfd',
+  CHECK_TYPE: 'API',
+  ALERT_TITLE: "Check 'Shop' has failed",
+  ALERT_TYPE: 'ALERT_FAILURE',
+  CHECK_RESULT_ID: 'f3b1b0a4-2b4e-4a44-9a55-1c0a5b1d9e10',
+  CHECK_ERROR_MESSAGE: 'Expected 200, got 503 "Service Unavailable"',
+  RESPONSE_TIME: 1234,
+  API_CHECK_RESPONSE_STATUS_CODE: 503,
+  API_CHECK_RESPONSE_STATUS_TEXT: 'Service Unavailable',
+  RUN_LOCATION: 'eu-west-1',
+  RESULT_LINK: 'http://svc.test/v1/check-results/0bbfc00c/f3b1b0a4?a=1&b=2',
+  SSL_DAYS_REMAINING: 12,
+  SSL_CHECK_DOMAIN: 'shop.example.com',
+  STARTED_AT: '2026-03-04T05:06:00.000Z',
+  TAGS: ['prod', 'team "a"', 'ünïcode'],
+  GROUP_NAME: 'Storefront / EU',
+  API_BASE: 'https://hooks.example.com/a b',
+}
+
+const TEMPLATE = `{
+  "escaped": {
+${ALERT_EVENT_VARIABLES.filter((v) => v !== 'TAGS')
+  .map((v) => `    "${v}": "{{${v}}}"`)
+  .join(',\n')},
+    "TAGS": "{{TAGS}}",
+    "API_BASE": "{{API_BASE}}"
+  },
+  "raw": "{{{CHECK_NAME}}} {{{RESULT_LINK}}}",
+  "helpers": {
+    "REGION": "{{REGION}}",
+    "UUID": "{{$UUID}}",
+    "RANDOM_NUMBER": {{$RANDOM_NUMBER}},
+    "moment": "{{moment "YYYY-MM-DDTHH:mm:ss"}}",
+    "momentDefault": "{{moment}}",
+    "twoDaysAgo": "{{moment "2 days ago" "YYYY-MM-DD"}}",
+    "lastWeek": "{{moment "last week" "X"}}",
+    "inThreeHours": "{{moment "in 3 hours" "HH:mm Do MMM"}}",
+    "yesterday": "{{moment "yesterday" "dddd"}}",
+    "eqTrue": "{{#eq ALERT_TYPE 'ALERT_FAILURE'}}failing{{else}}other{{/eq}}",
+    "eqFalse": "{{#eq ALERT_TYPE 'ALERT_RECOVERY'}}recovered{{else}}not recovered{{/eq}}",
+    "eqNumber": "{{#eq API_CHECK_RESPONSE_STATUS_CODE 503}}503{{/eq}}",
+    "containsTrue": "{{#contains TAGS 'prod'}}production{{else}}elsewhere{{/contains}}",
+    "containsFalse": "{{#contains TAGS 'staging'}}staging{{else}}not staging{{/contains}}",
+    "containsString": "{{#contains CHECK_NAME 'checkout'}}yes{{/contains}}",
+    "each": [{{#each TAGS}}"{{this}}"{{#unless @last}}, {{/unless}}{{/each}}],
+    "eachIndex": "{{#each TAGS}}{{@index}}={{this}};{{/each}}",
+    "unlessLast": "{{#each TAGS}}{{this}}{{#unless @last}} | {{/unless}}{{/each}}"
+  },
+  "missing": "{{NOT_A_VARIABLE}}"
+}
+`
+
+describe('alert templates', () => {
+  const template = compileAlertTemplate(TEMPLATE)
+  for (const context of ESCAPE_CONTEXTS) {
+    test(`renders every variable and helper for a ${context} context (golden file)`, () => {
+      const rendered = template.render(variables, context, options)
+      const file = join(GOLDEN, `every-variable.${context}.txt`)
+      if (process.env.UPDATE_GOLDEN) writeFileSync(file, rendered)
+      assert.equal(rendered, readFileSync(file, 'utf8'))
+    })
+  }
+
+  test('a JSON render is valid JSON that round-trips every value exactly', () => {
+    const withoutRaw = compileAlertTemplate(TEMPLATE.replace(/^ {2}"raw".*\n/m, ''))
+    const body = JSON.parse(withoutRaw.render(variables, 'json', options))
+    for (const name of ALERT_EVENT_VARIABLES.filter((v) => v !== 'TAGS')) {
+      assert.equal(body.escaped[name], String(variables[name]), name)
+    }
+    assert.equal(body.escaped.TAGS, variables.TAGS.join(','))
+    assert.deepEqual(body.helpers.each, variables.TAGS)
+    assert.equal(body.helpers.RANDOM_NUMBER, 424)
+    assert.equal(body.helpers.twoDaysAgo, '2026-03-02')
+    assert.equal(body.helpers.lastWeek, String((Date.parse('2026-02-25T05:06:07.089Z') / 1000) | 0))
+    assert.equal(body.missing, '')
+  })
+
+  test('URL and form contexts decode back to the exact value', () => {
+    const url = compileAlertTemplate('https://x.test/{{CHECK_NAME}}?q={{CHECK_NAME}}&raw={{{CHECK_ID}}}')
+    const rendered = url.render(variables, 'url', options)
+    const parsed = new URL(rendered)
+    assert.equal(parsed.searchParams.get('q'), variables.CHECK_NAME)
+    assert.equal(decodeURIComponent(parsed.pathname.slice(1)), variables.CHECK_NAME)
+    const form = compileAlertTemplate('name={{CHECK_NAME}}&tags={{TAGS}}').render(variables, 'form', options)
+    const params = new URLSearchParams(form)
+    assert.equal(params.get('name'), variables.CHECK_NAME)
+    assert.equal(params.get('tags'), variables.TAGS.join(','))
+  })
+
+  test('$UUID and $RANDOM_NUMBER are fresh per use without injected sources', () => {
+    const rendered = compileAlertTemplate('{{$UUID}} {{$UUID}} {{$RANDOM_NUMBER}}').render({}, 'text', {
+      now: options.now,
+      region: 'local',
+    })
+    const [a, b, n] = rendered.split(' ')
+    assert.match(a ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    assert.notEqual(a, b)
+    assert.ok(Number(n) >= 0 && Number(n) <= 1000 && Number.isInteger(Number(n)))
+  })
+
+  test('a template that does not compile names the line and column', () => {
+    const cases: [string, number, number, RegExp][] = [
+      ['{\n  "a": "{{CHECK_NAME}"\n}', 2, 21, /Parse error/],
+      ['line one\n{{#each TAGS}}\n{{/if}}', 2, 4, /each doesn't match if/],
+      ['x\n\n  {{#bogus TAGS}}y{{/bogus}}', 3, 3, /unknown helper bogus/],
+      ['{{> partial}}', 1, 1, /partials are not supported/],
+    ]
+    for (const [source, line, column, message] of cases) {
+      assert.throws(
+        () => compileAlertTemplate(source),
+        (error: unknown) => {
+          assert.ok(error instanceof TemplateSyntaxError, source)
+          assert.match(error.message, message)
+          assert.deepEqual([error.line, error.column], [line, column], source)
+          return true
+        },
+      )
+    }
+  })
+
+  test('names lists what a template reads, for secret warnings', () => {
+    const { names } = compileAlertTemplate(
+      '{{A}} {{{B}}} {{#each C}}{{this}}{{/each}} {{#eq D "x"}}{{/eq}} {{$UUID}}',
+    )
+    for (const name of ['A', 'B', 'C', 'D']) assert.ok(names.has(name), name)
+  })
+
+  test('the body context follows the Content-Type', () => {
+    assert.equal(bodyContextOf(undefined), 'json')
+    assert.equal(bodyContextOf('application/json; charset=utf-8'), 'json')
+    assert.equal(bodyContextOf('application/vnd.api+json'), 'json')
+    assert.equal(bodyContextOf('application/x-www-form-urlencoded'), 'form')
+    assert.equal(bodyContextOf('text/plain'), 'text')
+  })
+})

@@ -1,0 +1,284 @@
+import { randomInt, randomUUID } from 'node:crypto'
+import dayjs from 'dayjs'
+import advancedFormat from 'dayjs/plugin/advancedFormat.js'
+import utc from 'dayjs/plugin/utc.js'
+import Handlebars from 'handlebars'
+
+dayjs.extend(utc)
+dayjs.extend(advancedFormat)
+
+/**
+ * The alert template language: Handlebars where `{{X}}` is encoded for where the text lands and
+ * `{{{X}}}` is inserted raw. Each escaped mustache is rewritten at compile time into a raw call of an
+ * escape helper, so one compiled template renders into any context.
+ */
+
+/** Where rendered text lands: a JSON string, a URL, a form body, or plain text. */
+export const ESCAPE_CONTEXTS = ['json', 'url', 'form', 'text'] as const
+export type EscapeContext = (typeof ESCAPE_CONTEXTS)[number]
+
+export type TemplateValue = string | number | boolean | null | undefined | readonly TemplateValue[]
+export type TemplateVariables = Record<string, TemplateValue>
+
+export interface RenderOptions {
+  now: Date
+  /** The `{{REGION}}` helper's value. */
+  region: string
+  random?: () => number
+  uuid?: () => string
+}
+
+export class TemplateSyntaxError extends Error {
+  readonly line: number
+  readonly column: number
+  constructor(message: string, line: number, column: number) {
+    super(`${message} (line ${line}, column ${column})`)
+    this.line = line
+    this.column = column
+  }
+}
+
+export interface AlertTemplate {
+  render(variables: TemplateVariables, context: EscapeContext, options: RenderOptions): string
+  /** Every top-level name the template reads (variables and helpers), for warnings at save. */
+  names: ReadonlySet<string>
+}
+
+const ESCAPE_HELPER = '__svcEscape'
+/** Helpers called without arguments, as `{{REGION}}`: they stay helper calls inside the escape. */
+const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
+
+const KNOWN_HELPERS = new Set([...VALUE_HELPERS, 'eq', 'contains', 'if', 'unless', 'each', 'with', 'lookup'])
+
+const escapers: Record<EscapeContext, (text: string) => string> = {
+  json: (text) => JSON.stringify(text).slice(1, -1),
+  url: (text) => encodeURIComponent(text),
+  form: (text) => new URLSearchParams({ v: text }).toString().slice(2),
+  text: (text) => text,
+}
+
+/** How a value reads as text: lists comma-joined (as Handlebars prints arrays), nothing as empty. */
+export function textOf(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  if (Array.isArray(value)) return value.map(textOf).join(',')
+  return String(value).toWellFormed()
+}
+
+const hb = Handlebars.create()
+type HelperOptions = Handlebars.HelperOptions & { data: { svc: RenderState } }
+interface RenderState {
+  context: EscapeContext
+  options: RenderOptions
+}
+
+hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) =>
+  escapers[(options.data.svc as RenderState).context](textOf(value)),
+)
+hb.registerHelper('eq', function (this: unknown, a: unknown, b: unknown, options: HelperOptions) {
+  return textOf(a) === textOf(b) ? options.fn(this) : options.inverse(this)
+})
+hb.registerHelper('contains', function (this: unknown, list: unknown, item: unknown, options: HelperOptions) {
+  const found = Array.isArray(list)
+    ? list.some((entry) => textOf(entry) === textOf(item))
+    : textOf(list).includes(textOf(item))
+  return found ? options.fn(this) : options.inverse(this)
+})
+hb.registerHelper('REGION', (options: HelperOptions) => options.data.svc.options.region)
+hb.registerHelper('$UUID', (options: HelperOptions) => (options.data.svc.options.uuid ?? randomUUID)())
+hb.registerHelper('$RANDOM_NUMBER', (options: HelperOptions) => {
+  const random = options.data.svc.options.random
+  return String(random ? Math.floor(random() * 1001) : randomInt(0, 1001))
+})
+hb.registerHelper('moment', (...args: unknown[]) => {
+  const options = args.pop() as HelperOptions
+  const now = dayjs.utc(options.data.svc.options.now)
+  if (args.length === 0) return now.format()
+  if (args.length === 1) return now.format(textOf(args[0]))
+  return relativeDate(now, textOf(args[0])).format(textOf(args[1]))
+})
+
+const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'] as const
+type Unit = (typeof UNITS)[number]
+const unitOf = (word: string): Unit | undefined => UNITS.find((u) => word === u || word === `${u}s`)
+const amountOf = (word: string) => (/^(a|an|one)$/.test(word) ? 1 : Number(word))
+
+/** "2 days ago", "in 3 hours", "last week", "next month", "yesterday", "today", "tomorrow". */
+function relativeDate(now: dayjs.Dayjs, text: string): dayjs.Dayjs {
+  const words = text.trim().toLowerCase().split(/\s+/)
+  const phrase = words.join(' ')
+  if (phrase === 'now' || phrase === 'today') return now
+  if (phrase === 'yesterday') return now.subtract(1, 'day')
+  if (phrase === 'tomorrow') return now.add(1, 'day')
+  const [first = '', second = '', third] = words
+  if (words.length === 3 && third === 'ago' && unitOf(second) && Number.isFinite(amountOf(first)))
+    return now.subtract(amountOf(first), unitOf(second) as Unit)
+  if (words.length === 3 && first === 'in' && unitOf(third ?? '') && Number.isFinite(amountOf(second)))
+    return now.add(amountOf(second), unitOf(third ?? '') as Unit)
+  if (words.length === 2 && (first === 'last' || first === 'next') && unitOf(second))
+    return now.add(first === 'last' ? -1 : 1, unitOf(second) as Unit)
+  // Anything else is read as a date ("2026-01-31"); an unreadable text means now.
+  const parsed = dayjs.utc(text)
+  return parsed.isValid() ? parsed : now
+}
+
+type Node = hbs.AST.Node & Record<string, unknown>
+
+/** Rewrites `{{X}}` into `{{{__svcEscape X}}}` (helpers and calls as a sub-expression). */
+class EscapeRewriter extends Handlebars.Visitor {
+  names = new Set<string>()
+  constructor() {
+    super()
+    ;(this as unknown as { mutating: boolean }).mutating = true
+  }
+  override PathExpression(path: hbs.AST.PathExpression): void {
+    if (!path.data && path.depth === 0 && path.parts[0]) this.names.add(path.parts[0])
+  }
+  override MustacheStatement(node: hbs.AST.MustacheStatement): hbs.AST.MustacheStatement | undefined {
+    this.accept(node.path as unknown as hbs.AST.Node)
+    for (const param of node.params) this.accept(param as hbs.AST.Node)
+    if (node.hash) this.accept(node.hash as unknown as hbs.AST.Node)
+    this.checkHelper(node)
+    if (!node.escaped) return undefined
+    const path = node.path as hbs.AST.PathExpression
+    const isCall =
+      node.params.length > 0 ||
+      (node.hash?.pairs.length ?? 0) > 0 ||
+      (path.type === 'PathExpression' && path.parts.length === 1 && VALUE_HELPERS.has(path.original))
+    const inner = isCall
+      ? ({
+          type: 'SubExpression',
+          path: node.path,
+          params: node.params,
+          hash: node.hash,
+          loc: node.loc,
+        } as Node)
+      : node.path
+    return {
+      ...node,
+      path: {
+        type: 'PathExpression',
+        data: false,
+        depth: 0,
+        parts: [ESCAPE_HELPER],
+        original: ESCAPE_HELPER,
+        loc: node.loc,
+      } as hbs.AST.PathExpression,
+      params: [inner as hbs.AST.Expression],
+      hash: undefined as unknown as hbs.AST.Hash,
+      escaped: false,
+    }
+  }
+  override BlockStatement(node: hbs.AST.BlockStatement): undefined {
+    this.checkHelper(node)
+    this.accept(node.path as unknown as hbs.AST.Node)
+    for (const param of node.params) this.accept(param as hbs.AST.Node)
+    if (node.program) this.accept(node.program)
+    if (node.inverse) this.accept(node.inverse)
+    return undefined
+  }
+  override SubExpression(node: hbs.AST.SubExpression): undefined {
+    this.checkHelper(node)
+    for (const param of node.params) this.accept(param as hbs.AST.Node)
+    return undefined
+  }
+  /** A call with arguments must name a helper we have: caught at save, not at the first alert. */
+  private checkHelper(node: {
+    path: hbs.AST.PathExpression | hbs.AST.Literal
+    params: unknown[]
+    hash?: hbs.AST.Hash
+  }) {
+    if (node.params.length === 0 && (node.hash?.pairs.length ?? 0) === 0) return
+    const name = (node.path as hbs.AST.PathExpression).original
+    if (!KNOWN_HELPERS.has(name))
+      throw new Handlebars.Exception(`unknown helper ${name}`, node as unknown as hbs.AST.Node)
+  }
+  override PartialStatement(node: hbs.AST.PartialStatement): never {
+    throw new Handlebars.Exception('partials are not supported', node as unknown as hbs.AST.Node)
+  }
+  override PartialBlockStatement(node: hbs.AST.PartialBlockStatement): never {
+    throw new Handlebars.Exception('partials are not supported', node as unknown as hbs.AST.Node)
+  }
+  override DecoratorBlock(node: hbs.AST.DecoratorBlock): never {
+    throw new Handlebars.Exception('decorators are not supported', node as unknown as hbs.AST.Node)
+  }
+  override Decorator(node: hbs.AST.Decorator): never {
+    throw new Handlebars.Exception('decorators are not supported', node as unknown as hbs.AST.Node)
+  }
+}
+
+/** Compiles `source` or throws a TemplateSyntaxError with the 1-based line and column. */
+export function compileAlertTemplate(source: string): AlertTemplate {
+  let ast: hbs.AST.Program
+  const rewriter = new EscapeRewriter()
+  try {
+    ast = Handlebars.parse(source)
+    rewriter.accept(ast)
+  } catch (error) {
+    throw syntaxErrorOf(error)
+  }
+  const template = hb.compile(ast, { strict: false, preventIndent: true })
+  return {
+    names: rewriter.names,
+    render(variables, context, options) {
+      const state: RenderState = { context, options }
+      return template(variables, {
+        data: { svc: state },
+        allowProtoPropertiesByDefault: false,
+        allowProtoMethodsByDefault: false,
+      })
+    },
+  }
+}
+
+function syntaxErrorOf(error: unknown): TemplateSyntaxError {
+  const message = error instanceof Error ? error.message : String(error)
+  const located = error as { lineNumber?: number; column?: number }
+  if (typeof located.lineNumber === 'number') {
+    return new TemplateSyntaxError(
+      message.replace(/ - \d+:\d+$/, ''),
+      located.lineNumber,
+      (located.column ?? 0) + 1,
+    )
+  }
+  // The parser keeps the failing token's position on its lexer; the message holds an excerpt we drop.
+  const where = (
+    Handlebars as unknown as { Parser: { lexer?: { yylloc?: { first_line: number; first_column: number } } } }
+  ).Parser.lexer?.yylloc
+  const firstLine = message.split('\n')[0] ?? message
+  const expecting = message.match(/\n(Expecting [^\n]*)$/)?.[1]
+  const summary = [firstLine.replace(/ on line \d+[:.]?$/, '').replace(/ on line \d+\./, '.'), expecting]
+    .filter(Boolean)
+    .join(': ')
+  return new TemplateSyntaxError(summary, where?.first_line ?? 1, (where?.first_column ?? 0) + 1)
+}
+
+/** Renders `source` once (compile and render); throws TemplateSyntaxError on a bad template. */
+export function renderAlertTemplate(
+  source: string,
+  variables: TemplateVariables,
+  context: EscapeContext,
+  options: RenderOptions,
+): string {
+  return compileAlertTemplate(source).render(variables, context, options)
+}
+
+/** The escape context of a request body with this Content-Type (API.md "Alert channel bodies"). */
+export function bodyContextOf(contentType: string | undefined): EscapeContext {
+  const type = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (type === 'application/x-www-form-urlencoded') return 'form'
+  if (type === 'application/json' || type.endsWith('+json')) return 'json'
+  return 'text'
+}
+
+const compiled = new Map<string, AlertTemplate>()
+const CACHE_SIZE = 500
+
+/** compileAlertTemplate with a small cache: channels render the same few templates again and again. */
+export function cachedAlertTemplate(source: string): AlertTemplate {
+  const hit = compiled.get(source)
+  if (hit) return hit
+  const template = compileAlertTemplate(source)
+  if (compiled.size >= CACHE_SIZE) compiled.delete(compiled.keys().next().value as string)
+  compiled.set(source, template)
+  return template
+}

@@ -1,0 +1,159 @@
+import { type AlertChannelsTable, fetchPage } from '@svc/db'
+import type { Insertable, Selectable } from 'kysely'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `alert_channels` and `alert_subscriptions`. */
+
+export type ChannelRow = Selectable<AlertChannelsTable>
+
+export async function insertChannel(ctx: ServiceContext, row: Insertable<AlertChannelsTable>) {
+  return ctx.db.insertInto('alert_channels').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+export async function findChannel(ctx: ServiceContext, accountId: string, id: number) {
+  return ctx.db
+    .selectFrom('alert_channels')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** A channel by id in any account: for delivery, which serves every account. */
+export async function findChannelById(ctx: ServiceContext, id: number) {
+  return ctx.db.selectFrom('alert_channels').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export async function listChannels(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('alert_channels').where('account_id', '=', accountId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('id'), page)
+}
+
+export async function listChannelIds(ctx: ServiceContext, accountId: string, onlyAutoSubscribe: boolean) {
+  let query = ctx.db.selectFrom('alert_channels').select('id').where('account_id', '=', accountId)
+  if (onlyAutoSubscribe) query = query.where('auto_subscribe', '=', true)
+  return (await query.orderBy('id').execute()).map((row) => row.id)
+}
+
+export async function countChannelsOf(
+  ctx: ServiceContext,
+  accountId: string,
+  ids: number[],
+): Promise<number[]> {
+  if (ids.length === 0) return []
+  const rows = await ctx.db
+    .selectFrom('alert_channels')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+export async function updateChannel(
+  ctx: ServiceContext,
+  id: number,
+  changes: Omit<Insertable<AlertChannelsTable>, 'id' | 'account_id' | 'created_at'>,
+) {
+  await ctx.db.updateTable('alert_channels').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteChannel(ctx: ServiceContext, id: number) {
+  await ctx.db.deleteFrom('alert_channels').where('id', '=', id).execute()
+}
+
+export type Subscriber = { checkId: string } | { groupId: number }
+
+export async function subscriptionsOfChannels(ctx: ServiceContext, channelIds: number[]) {
+  if (channelIds.length === 0) return []
+  return ctx.db
+    .selectFrom('alert_subscriptions')
+    .selectAll()
+    .where('channel_id', 'in', channelIds)
+    .orderBy('id')
+    .execute()
+}
+
+/** Subscriptions of checks (by id) and groups (by id), with their channel rows. */
+export async function subscriptionsOf(ctx: ServiceContext, checkIds: string[], groupIds: number[]) {
+  if (checkIds.length === 0 && groupIds.length === 0) return []
+  return ctx.db
+    .selectFrom('alert_subscriptions as s')
+    .innerJoin('alert_channels as c', 'c.id', 's.channel_id')
+    .select([
+      's.id as subscription_id',
+      's.check_id',
+      's.group_id',
+      's.activated',
+      'c.id',
+      'c.account_id',
+      'c.type',
+      'c.config',
+      'c.send_recovery',
+      'c.send_failure',
+      'c.send_degraded',
+      'c.ssl_expiry',
+      'c.ssl_expiry_threshold',
+      'c.auto_subscribe',
+      'c.created_at',
+      'c.updated_at',
+    ])
+    .where((eb) =>
+      eb.or([
+        ...(checkIds.length > 0 ? [eb('s.check_id', 'in', checkIds)] : []),
+        ...(groupIds.length > 0 ? [eb('s.group_id', 'in', groupIds)] : []),
+      ]),
+    )
+    .orderBy('s.channel_id')
+    .execute()
+}
+
+/** Creates or changes one subscription; answers it. */
+export async function upsertSubscription(
+  ctx: ServiceContext,
+  channelId: number,
+  subscriber: Subscriber,
+  activated: boolean,
+) {
+  const where = 'checkId' in subscriber ? { check_id: subscriber.checkId } : { group_id: subscriber.groupId }
+  const column = 'checkId' in subscriber ? 'check_id' : 'group_id'
+  return ctx.db
+    .insertInto('alert_subscriptions')
+    .values({ channel_id: channelId, check_id: null, group_id: null, ...where, activated })
+    .onConflict((oc) => oc.columns(['channel_id', column]).doUpdateSet({ activated }))
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Replaces every subscription of one check or group. */
+export async function replaceSubscriptions(
+  ctx: ServiceContext,
+  subscriber: Subscriber,
+  subscriptions: { alertChannelId: number; activated: boolean }[],
+) {
+  const run = async (db: ServiceContext['db']) => {
+    const scoped = db.deleteFrom('alert_subscriptions')
+    await ('checkId' in subscriber
+      ? scoped.where('check_id', '=', subscriber.checkId)
+      : scoped.where('group_id', '=', subscriber.groupId)
+    ).execute()
+    if (subscriptions.length === 0) return
+    await db
+      .insertInto('alert_subscriptions')
+      .values(
+        subscriptions.map((s) => ({
+          channel_id: s.alertChannelId,
+          check_id: 'checkId' in subscriber ? subscriber.checkId : null,
+          group_id: 'groupId' in subscriber ? subscriber.groupId : null,
+          activated: s.activated,
+        })),
+      )
+      .execute()
+  }
+  if (ctx.db.isTransaction) return run(ctx.db)
+  await ctx.db.transaction().execute(run)
+}

@@ -1,0 +1,331 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+const webhook = (extra: object = {}) => ({
+  type: 'WEBHOOK',
+  config: {
+    name: 'Ops hook',
+    url: 'https://hooks.example.com/alerts?check={{CHECK_ID}}',
+    headers: [
+      { key: 'X-Team', value: 'ops' },
+      { key: 'Authorization', value: 'Bearer t0ken', locked: true },
+    ],
+    template: '{"title": "{{ALERT_TITLE}}"}',
+    webhookSecret: 'shh-secret',
+    ...extra,
+  },
+})
+
+for (const engine of testEngines()) {
+  describe(`alert channels API on ${engine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(engine)
+    })
+    after(() => t.close())
+
+    const post = (payload: object) => t.call({ method: 'POST', url: '/v1/alert-channels', payload })
+
+    test('creates every type with integer ids and the defaults; secrets never come back', async () => {
+      const res = await post(webhook())
+      assert.equal(res.statusCode, 201)
+      const channel = json(res)
+      assert.equal(typeof channel.id, 'number')
+      assert.equal(channel.type, 'WEBHOOK')
+      assert.deepEqual(
+        {
+          sendRecovery: channel.sendRecovery,
+          sendFailure: channel.sendFailure,
+          sendDegraded: channel.sendDegraded,
+          sslExpiry: channel.sslExpiry,
+          sslExpiryThreshold: channel.sslExpiryThreshold,
+        },
+        {
+          sendRecovery: true,
+          sendFailure: true,
+          sendDegraded: false,
+          sslExpiry: false,
+          sslExpiryThreshold: 30,
+        },
+      )
+      assert.equal(channel.config.method, 'POST')
+      assert.deepEqual(channel.config.headers, [
+        { key: 'X-Team', value: 'ops', locked: false },
+        { key: 'Authorization', value: '***masked***', locked: true },
+      ])
+      assert.equal('webhookSecret' in channel.config, false)
+      assert.equal(JSON.stringify(channel).includes('shh-secret'), false)
+      assert.equal(JSON.stringify(channel).includes('t0ken'), false)
+      assert.equal(channel.warnings, undefined)
+
+      for (const [type, config] of [
+        ['EMAIL', { address: 'oncall@example.com' }],
+        ['SLACK', { url: 'https://hooks.slack.test/T000/B000', channel: '#alerts' }],
+        ['SMS', { number: '+15550001111', name: 'On call' }],
+      ] as const) {
+        const created = await post({ type, config, sendDegraded: true })
+        assert.equal(created.statusCode, 201, created.body)
+        assert.deepEqual(json(created).config, config)
+        assert.equal(json(created).sendDegraded, true)
+      }
+      const list = await t.call({ method: 'GET', url: '/v1/alert-channels?limit=2' })
+      assert.equal(list.headers['content-range'], 'items 0-1/4')
+      assert.equal(
+        json(await t.call({ method: 'GET', url: `/v1/alert-channels/${channel.id}` })).id,
+        channel.id,
+      )
+    })
+
+    test('a template that does not compile is 400 with its line and column', async () => {
+      const res = await post(webhook({ template: '{\n  "a": "{{CHECK_NAME}"\n}' }))
+      assert.equal(res.statusCode, 400)
+      const body = json(res)
+      assert.match(body.message, /^body\.config\.template does not compile: .*line 2, column 21/)
+      assert.deepEqual(
+        {
+          path: body.attributes.errors[0].path,
+          line: body.attributes.errors[0].line,
+          column: body.attributes.errors[0].column,
+        },
+        { path: 'body.config.template', line: 2, column: 21 },
+      )
+      const url = await post(webhook({ url: 'https://x.test/{{#each}}' }))
+      assert.equal(url.statusCode, 400)
+      assert.equal(json(url).attributes.errors[0].path, 'body.config.url')
+      const header = await post(
+        webhook({ headers: [{ key: 'X', value: '{{#unknownThing A}}{{/unknownThing}}' }] }),
+      )
+      assert.equal(json(header).attributes.errors[0].path, 'body.config.headers.0.value')
+      const ftp = await post(webhook({ url: 'ftp://files.example.com/' }))
+      assert.equal(json(ftp).attributes.errors[0].path, 'body.config.url')
+      const badEmail = await post({ type: 'EMAIL', config: { address: 'not an address' } })
+      assert.equal(json(badEmail).attributes.errors[0].path, 'body.config.address')
+      const unknownField = await post({ type: 'SLACK', config: { url: 'https://x.test', extra: 1 } })
+      assert.equal(unknownField.statusCode, 400)
+    })
+
+    test('a secret variable in a template saves with a warning', async () => {
+      await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'API_TOKEN', value: 'v', secret: true },
+      })
+      await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'BASE', value: 'https://x.test' },
+      })
+      const res = await post(webhook({ template: '{"t": "{{API_TOKEN}}", "b": "{{BASE}}"}' }))
+      assert.equal(res.statusCode, 201)
+      assert.equal(json(res).warnings.length, 1)
+      assert.match(json(res).warnings[0], /API_TOKEN, a secret variable/)
+    })
+
+    test('update replaces the config, keeps an omitted webhookSecret and masked locked values', async () => {
+      const created = json(await post(webhook()))
+      const res = await t.call({
+        method: 'PUT',
+        url: `/v1/alert-channels/${created.id}`,
+        payload: { type: 'WEBHOOK', config: { ...created.config, name: 'Renamed' }, sendDegraded: true },
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.equal(json(res).config.name, 'Renamed')
+      assert.equal(json(res).sendDegraded, true)
+      const row = await t.store.db
+        .selectFrom('alert_channels')
+        .select('config')
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow()
+      const stored = JSON.parse(row.config)
+      assert.equal(t.ctx.secretBox.decrypt(stored.sealedSecret), 'shh-secret')
+      assert.equal(t.ctx.secretBox.decrypt(stored.headers[1].sealedValue), 'Bearer t0ken')
+      assert.equal(row.config.includes('t0ken'), false)
+      const cleared = await t.call({
+        method: 'PUT',
+        url: `/v1/alert-channels/${created.id}`,
+        payload: { type: 'WEBHOOK', config: { ...created.config, webhookSecret: null } },
+      })
+      assert.equal(cleared.statusCode, 200)
+      const after = await t.store.db
+        .selectFrom('alert_channels')
+        .select('config')
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow()
+      assert.equal(JSON.parse(after.config).sealedSecret, null)
+    })
+
+    test('checks and groups subscribe to channels of their account only; the check shows its channels', async () => {
+      const email = json(await post({ type: 'EMAIL', config: { address: 'a@example.com' } }))
+      const hook = json(await post(webhook()))
+      const unknown = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api?autoAssignAlerts=false',
+        payload: {
+          name: 'x',
+          request: { url: 'https://x.test' },
+          alertChannelSubscriptions: [{ alertChannelId: 999_999, activated: true }],
+        },
+      })
+      assert.equal(unknown.statusCode, 400)
+      assert.equal(json(unknown).message, 'body.alertChannelSubscriptions unknown alert channel 999999')
+
+      const other = await t.addUser(
+        'OWNER',
+        (
+          await t
+            .call({
+              method: 'POST',
+              url: '/admin/v1/accounts',
+              headers: { authorization: 'Bearer test-admin-token-0123456789' },
+              as: null,
+              payload: { name: 'Other' },
+            })
+            .then(json)
+        ).id,
+      )
+      const foreign = json(
+        await t.call({
+          as: other,
+          method: 'POST',
+          url: '/v1/alert-channels',
+          payload: { type: 'EMAIL', config: { address: 'o@example.com' } },
+        }),
+      )
+      const crossAccount = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'x',
+          request: { url: 'https://x.test' },
+          alertChannelSubscriptions: [{ alertChannelId: foreign.id, activated: true }],
+        },
+      })
+      assert.equal(crossAccount.statusCode, 400)
+      assert.equal((await t.call({ method: 'GET', url: `/v1/alert-channels/${foreign.id}` })).statusCode, 404)
+
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api?autoAssignAlerts=false',
+          payload: {
+            name: 'subscribed',
+            request: { url: 'https://x.test' },
+            alertChannelSubscriptions: [{ alertChannelId: email.id, activated: true }],
+          },
+        }),
+      )
+      assert.deepEqual(check.alertChannelSubscriptions, [{ alertChannelId: email.id, activated: true }])
+      assert.deepEqual(check.alertChannels, {
+        email: [{ address: 'a@example.com' }],
+        webhook: [],
+        slack: [],
+        sms: [],
+      })
+
+      // The channel's endpoint edits the same subscriptions.
+      const sub = await t.call({
+        method: 'PUT',
+        url: `/v1/alert-channels/${hook.id}/subscriptions`,
+        payload: { checkId: check.id, activated: true },
+      })
+      assert.equal(sub.statusCode, 200)
+      assert.deepEqual({ ...json(sub), id: 0 }, { id: 0, checkId: check.id, groupId: null, activated: true })
+      const read = json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` }))
+      assert.equal(read.alertChannels.webhook.length, 1)
+      assert.deepEqual(read.alertChannels.webhook[0], {
+        name: 'Ops hook',
+        url: 'https://hooks.example.com/alerts?check={{CHECK_ID}}',
+        method: 'POST',
+        headers: [
+          { key: 'X-Team', value: 'ops', locked: false },
+          { key: 'Authorization', value: '***masked***', locked: true },
+        ],
+        queryParameters: [],
+      })
+      assert.equal(
+        json(await t.call({ method: 'GET', url: `/v1/alert-channels/${hook.id}` })).subscriptions[0].checkId,
+        check.id,
+      )
+
+      // A merge update without the field keeps the subscriptions; one with it replaces them.
+      const merged = json(
+        await t.call({ method: 'PUT', url: `/v1/checks/${check.id}`, payload: { name: 'renamed' } }),
+      )
+      assert.equal(merged.alertChannelSubscriptions.length, 2)
+      const replaced = json(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/${check.id}`,
+          payload: { alertChannelSubscriptions: [{ alertChannelId: hook.id, activated: false }] },
+        }),
+      )
+      assert.deepEqual(replaced.alertChannelSubscriptions, [{ alertChannelId: hook.id, activated: false }])
+      assert.deepEqual(replaced.alertChannels.webhook, [])
+
+      const both = await t.call({
+        method: 'PUT',
+        url: `/v1/alert-channels/${hook.id}/subscriptions`,
+        payload: { checkId: check.id, groupId: 1, activated: true },
+      })
+      assert.equal(both.statusCode, 400)
+
+      // Groups: their subscriptions alert for their checks too.
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: { name: 'g', alertChannelSubscriptions: [{ alertChannelId: email.id, activated: true }] },
+        }),
+      )
+      assert.deepEqual(group.alertChannelSubscriptions, [{ alertChannelId: email.id, activated: true }])
+      const member = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api?autoAssignAlerts=false',
+          payload: { name: 'member', groupId: group.id, request: { url: 'https://x.test' } },
+        }),
+      )
+      assert.deepEqual(member.alertChannelSubscriptions, [])
+      assert.deepEqual(member.alertChannels.email, [{ address: 'a@example.com' }])
+
+      // Deleting a channel ends its subscriptions.
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/alert-channels/${email.id}` })).statusCode,
+        204,
+      )
+      assert.deepEqual(
+        json(await t.call({ method: 'GET', url: `/v1/check-groups/${group.id}` })).alertChannelSubscriptions,
+        [],
+      )
+      assert.equal((await t.call({ method: 'GET', url: `/v1/alert-channels/${email.id}` })).statusCode, 404)
+    })
+
+    test('autoAssignAlerts (default true) subscribes a new check to every channel', async () => {
+      const ids = json(await t.call({ method: 'GET', url: '/v1/alert-channels?limit=100' })).map(
+        (c: { id: number }) => c.id,
+      )
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'auto', request: { url: 'https://x.test' } },
+        }),
+      )
+      assert.deepEqual(
+        check.alertChannelSubscriptions.map((s: { alertChannelId: number }) => s.alertChannelId).sort(),
+        [...ids].sort(),
+      )
+      assert.ok(check.alertChannelSubscriptions.every((s: { activated: boolean }) => s.activated))
+      const none = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url?autoAssignAlerts=false',
+          payload: { name: 'manual', request: { url: 'https://x.test' } },
+        }),
+      )
+      assert.deepEqual(none.alertChannelSubscriptions, [])
+    })
+  })
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  ALERT_CHANNEL_TYPES,
+  ALERT_TYPES,
+  type AlertType,
+  Nullable,
+  PageQuery,
+  StrictObject,
+  StringEnum,
+  textOf,
+} from '@svc/core'
+import type { AlertNotificationsTable } from '@svc/db'
+import { type Static, Type } from 'typebox'
+import { authOf } from '../../auth/authenticate.ts'
+import type { ServiceContext } from '../../context.ts'
+import { notFound } from '../../http/errors.ts'
+import { pageOf, sendPage } from '../../http/pagination.ts'
+import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
+import { ChannelIdParams } from '../alert-channels/alert-channels.schemas.ts'
+import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
+import { sampleEvent } from '../alert-channels/sample-event.ts'
+import * as repo from './alert-notifications.repo.ts'
+import { type AlertEvent, deliver } from './delivery.ts'
+import { MAX_ATTEMPTS } from './dispatcher.ts'
+
+/** Deliveries from the outbox, as `GET /v1/alert-notifications` shows them, and channel test sends. */
+
+const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const
+
+const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  at: Type.String({ format: 'date-time' }),
+  ok: Type.Boolean(),
+  statusCode: Nullable(Type.Integer()),
+  body: Nullable(Type.String({ description: 'The first 2 KiB of the response body.' })),
+  error: Nullable(Type.String()),
+})
+
+export const AlertNotification = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    alertChannelId: Nullable(Type.Integer({ description: 'null once the channel is deleted.' })),
+    channelType: StringEnum(ALERT_CHANNEL_TYPES),
+    checkId: Nullable(Type.String({ format: 'uuid' })),
+    alertType: StringEnum(ALERT_TYPES),
+    title: Type.String(),
+    test: Type.Boolean({ description: 'Sent by POST /v1/alert-channels/{id}/test.' }),
+    status: StringEnum(STATUSES),
+    attempts: Type.Integer({ description: `Attempts made so far, at most ${MAX_ATTEMPTS}.` }),
+    nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'Set while PENDING.' })),
+    lastResponse: Nullable(Attempt),
+    attemptLog: Type.Array(Attempt),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+    deliveredAt: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'AlertNotification' },
+)
+export type AlertNotification = Static<typeof AlertNotification>
+
+const ListQuery = StrictObject({
+  ...PageQuery,
+  checkId: Type.Optional(Type.String({ format: 'uuid' })),
+  alertChannelId: Type.Optional(Type.Integer({ minimum: 1 })),
+  status: Type.Optional(StringEnum(STATUSES)),
+  alertType: Type.Optional(StringEnum(ALERT_TYPES)),
+})
+
+function toNotification(row: AlertNotificationsTable): AlertNotification {
+  const event = JSON.parse(row.event) as AlertEvent & { test?: boolean }
+  return {
+    id: row.id,
+    alertChannelId: row.channel_id,
+    channelType: row.channel_type as AlertNotification['channelType'],
+    checkId: row.check_id,
+    alertType: row.alert_type as AlertType,
+    title: textOf(event.variables.ALERT_TITLE),
+    test: Boolean(event.test),
+    status: row.status as AlertNotification['status'],
+    attempts: Math.min(Number(row.attempts), MAX_ATTEMPTS),
+    nextAttemptAt: row.status === 'PENDING' ? new Date(Number(row.next_attempt_ms)).toISOString() : null,
+    lastResponse: row.last_response ? JSON.parse(row.last_response) : null,
+    attemptLog: JSON.parse(row.attempt_log),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    deliveredAt: row.delivered_at,
+  }
+}
+
+/** Sends the sample event through a channel now (one attempt, no retries) and records it. */
+export async function testChannel(
+  ctx: ServiceContext,
+  accountId: string,
+  id: number,
+): Promise<AlertNotification> {
+  const channel = await channelsRepo.findChannel(ctx, accountId, id)
+  if (!channel) throw notFound(`Alert channel ${id} not found`)
+  const event = { test: true, groupId: null, variables: sampleEvent(ctx) }
+  const outcome = await deliver(ctx, deliverableChannel(ctx, channel), event)
+  const now = ctx.clock.now()
+  const entry = { attempt: 1, at: now.toISOString(), ...outcome }
+  const row: AlertNotificationsTable = {
+    id: randomUUID(),
+    account_id: accountId,
+    channel_id: id,
+    channel_type: channel.type,
+    check_id: null,
+    alert_type: 'ALERT_FAILURE',
+    event: JSON.stringify(event),
+    status: outcome.ok ? 'DELIVERED' : 'FAILED',
+    attempts: 1,
+    next_attempt_ms: now.getTime(),
+    lease_owner: null,
+    lease_until_ms: null,
+    last_response: JSON.stringify(entry),
+    attempt_log: JSON.stringify([entry]),
+    created_at: now.toISOString(),
+    position: 0,
+    updated_at: now.toISOString(),
+    delivered_at: outcome.ok ? now.toISOString() : null,
+  }
+  await repo.insertNotifications(ctx, [row])
+  return toNotification(row)
+}
+
+export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
+  app,
+  { ctx },
+) => {
+  app.get(
+    '/v1/alert-notifications',
+    {
+      schema: {
+        tags: ['alert-channels'],
+        summary: 'List alert deliveries',
+        description:
+          'Each notification decided for a channel, newest first, with its status (PENDING while retries remain), ' +
+          `attempts (the first and up to ${MAX_ATTEMPTS - 1} retries, 20 s apart) and the last response.`,
+        querystring: ListQuery,
+        response: { 200: Type.Array(AlertNotification) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const { checkId, alertChannelId, status, alertType } = request.query
+      const filter = { checkId, channelId: alertChannelId, status, alertType }
+      const { rows, total } = await repo.listNotifications(ctx, authOf(request).accountId, filter, page)
+      return sendPage(reply, page, rows.map(toNotification), total)
+    },
+  )
+
+  app.get(
+    '/v1/alert-notifications/:id',
+    {
+      schema: {
+        tags: ['alert-channels'],
+        summary: 'Retrieve one alert delivery',
+        params: StrictObject({ id: Type.String({ format: 'uuid' }) }),
+        response: { 200: AlertNotification },
+      },
+    },
+    async (request) => {
+      const row = await repo.findNotification(ctx, authOf(request).accountId, request.params.id)
+      if (!row) throw notFound(`Alert notification ${request.params.id} not found`)
+      return toNotification(row)
+    },
+  )
+
+  app.post(
+    '/v1/alert-channels/:id/test',
+    {
+      schema: {
+        tags: ['alert-channels'],
+        summary: 'Send a sample alert through a channel',
+        description:
+          'Sends a sample ALERT_FAILURE event now, once (no retries), and answers the delivery with its response.',
+        params: ChannelIdParams,
+        response: { 200: AlertNotification },
+      },
+    },
+    async (request) => testChannel(ctx, authOf(request).accountId, request.params.id),
+  )
+}

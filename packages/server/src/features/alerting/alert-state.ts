@@ -1,0 +1,198 @@
+import type { AlertType } from '@svc/core'
+import type { AlertSettings } from '../accounts/accounts.schemas.ts'
+import type { ChannelPolicy } from '../alert-channels/alert-channels.service.ts'
+
+/**
+ * The alerter's memory of one check, folded from its final results (and from clock ticks, for
+ * time-based escalation and reminders). Pure: the caller stores it with the result, in one transaction.
+ */
+export interface AlertState {
+  episode: Episode | null
+  /** Parallel runs: the latest status per location. */
+  locations: Record<string, RunStatus>
+  /** Parallel runs: when the run that the latest results belong to started. */
+  runStartedAt: string | null
+  /** ALERT_SSL at most once a day per channel: channel id → when it last went. */
+  sslAlertedAt: Record<string, string>
+  lastResultId: string | null
+}
+
+export type RunStatus = 'passing' | 'degraded' | 'failing'
+
+/** One stretch of failing (or degraded) runs: it gives at most one alert and one recovery. */
+export interface Episode {
+  kind: 'failing' | 'degraded'
+  startedAt: string
+  /** Failing runs counted so far (RUN_BASED escalation). */
+  runs: number
+  countedRunAt: string | null
+  /** The escalation threshold was met. */
+  alerted: boolean
+  /** The alert went out (false while muted or in maintenance). */
+  notified: boolean
+  /** Where the alert went: the recovery goes to the same channels. */
+  channelIds: number[]
+  remindersSent: number
+  lastNotifiedAt: string | null
+}
+
+export interface FoldInput {
+  /** null for a clock tick (no new result). */
+  result: {
+    id: string
+    startedAt: string
+    location: string
+    status: RunStatus
+    sslDaysRemaining: number | null
+  } | null
+  now: Date
+  settings: AlertSettings
+  check: { frequencyMinutes: number; runParallel: boolean; locations: string[] }
+  /** Muted, or in a maintenance window: decisions go on, nothing is sent. */
+  suppressed: boolean
+  channels: ChannelPolicy[]
+}
+
+export interface AlertDecision {
+  channelId: number
+  alertType: AlertType
+  /** 1-based, for reminders of a failure. */
+  reminder?: number
+  sslDaysRemaining?: number
+}
+
+export interface FoldOutput {
+  state: AlertState
+  alerts: AlertDecision[]
+  /** When to look again without a new result (time-based escalation, reminders); null when not needed. */
+  wakeAtMs: number | null
+}
+
+const DAY_MS = 86_400_000
+const SUPPRESSED_RECHECK_MS = 60_000
+
+export function emptyAlertState(): AlertState {
+  return { episode: null, locations: {}, runStartedAt: null, sslAlertedAt: {}, lastResultId: null }
+}
+
+export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutput {
+  const state: AlertState = structuredClone(previous)
+  const alerts: AlertDecision[] = []
+  const { now, settings, suppressed, channels } = input
+  const channel = (id: number) => channels.find((c) => c.id === id)
+
+  const closeEpisode = () => {
+    const episode = state.episode
+    state.episode = null
+    if (!episode?.notified || suppressed) return
+    const alertType: AlertType = episode.kind === 'failing' ? 'ALERT_RECOVERY' : 'ALERT_DEGRADED_RECOVERY'
+    for (const id of episode.channelIds) {
+      const policy = channel(id)
+      if (policy && (episode.kind === 'failing' ? policy.sendRecovery : policy.sendDegraded))
+        alerts.push({ channelId: id, alertType })
+    }
+  }
+
+  const result = input.result
+  if (result) {
+    state.lastResultId = result.id
+    let status = result.status
+    let newRun = true
+    const parallel = input.check.runParallel && input.check.locations.length > 1
+    if (parallel) {
+      state.locations[result.location] = result.status
+      const seen = input.check.locations.map((l) => state.locations[l]).filter((s): s is RunStatus => !!s)
+      const failing = seen.filter((s) => s === 'failing').length
+      const threshold = settings.parallelRunFailureThreshold
+      const runFails = threshold.enabled
+        ? (failing * 100) / input.check.locations.length >= threshold.percentage
+        : failing > 0
+      status = runFails ? 'failing' : seen.includes('degraded') ? 'degraded' : 'passing'
+      // Results of one parallel run arrive close together; the next run is a period later.
+      const halfPeriodMs = (input.check.frequencyMinutes * 60_000) / 2
+      newRun =
+        !state.runStartedAt || Date.parse(result.startedAt) - Date.parse(state.runStartedAt) >= halfPeriodMs
+    }
+    if (newRun) state.runStartedAt = result.startedAt
+
+    if (status === 'passing') {
+      closeEpisode()
+    } else {
+      if (state.episode && state.episode.kind !== status) {
+        // failing → degraded is a recovery from the failure; degraded → failing simply escalates.
+        if (state.episode.kind === 'failing') closeEpisode()
+        else state.episode = null
+      }
+      state.episode ??= {
+        kind: status,
+        startedAt: result.startedAt,
+        runs: 0,
+        countedRunAt: null,
+        alerted: false,
+        notified: false,
+        channelIds: [],
+        remindersSent: 0,
+        lastNotifiedAt: null,
+      }
+      if (state.episode.countedRunAt !== state.runStartedAt) {
+        state.episode.runs += 1
+        state.episode.countedRunAt = state.runStartedAt
+      }
+    }
+
+    const days = result.sslDaysRemaining
+    if (days !== null && !suppressed) {
+      for (const policy of channels) {
+        if (!policy.sslExpiry || days > policy.sslExpiryThreshold) continue
+        const last = state.sslAlertedAt[policy.id]
+        if (last && now.getTime() - Date.parse(last) < DAY_MS) continue
+        state.sslAlertedAt[policy.id] = now.toISOString()
+        alerts.push({ channelId: policy.id, alertType: 'ALERT_SSL', sslDaysRemaining: days })
+      }
+    }
+  }
+
+  const episode = state.episode
+  let wakeAtMs: number | null = null
+  if (episode) {
+    const escalation = settings.escalationType
+    const timeThresholdMs = settings.timeBasedEscalation.minutesFailingThreshold * 60_000
+    if (!episode.alerted) {
+      episode.alerted =
+        escalation === 'TIME_BASED'
+          ? now.getTime() - Date.parse(episode.startedAt) >= timeThresholdMs
+          : episode.runs >= settings.runBasedEscalation.failedRunThreshold
+    }
+    const reminders = settings.reminders
+    if (episode.alerted && !episode.notified) {
+      if (suppressed) {
+        wakeAtMs = now.getTime() + SUPPRESSED_RECHECK_MS
+      } else {
+        const failing = episode.kind === 'failing'
+        const recipients = channels.filter((c) => (failing ? c.sendFailure : c.sendDegraded))
+        for (const c of recipients)
+          alerts.push({ channelId: c.id, alertType: failing ? 'ALERT_FAILURE' : 'ALERT_DEGRADED' })
+        episode.notified = true
+        episode.channelIds = recipients.map((c) => c.id)
+        episode.lastNotifiedAt = now.toISOString()
+      }
+    } else if (episode.notified && episode.kind === 'failing' && episode.remindersSent < reminders.amount) {
+      const dueMs = Date.parse(episode.lastNotifiedAt ?? episode.startedAt) + reminders.interval * 60_000
+      if (now.getTime() >= dueMs && !suppressed) {
+        episode.remindersSent += 1
+        episode.lastNotifiedAt = now.toISOString()
+        for (const id of episode.channelIds) {
+          if (channel(id)?.sendFailure)
+            alerts.push({ channelId: id, alertType: 'ALERT_FAILURE', reminder: episode.remindersSent })
+        }
+      }
+    }
+    if (!episode.alerted && escalation === 'TIME_BASED') {
+      wakeAtMs = Date.parse(episode.startedAt) + timeThresholdMs
+    } else if (episode.notified && episode.kind === 'failing' && episode.remindersSent < reminders.amount) {
+      const next = Date.parse(episode.lastNotifiedAt ?? episode.startedAt) + reminders.interval * 60_000
+      wakeAtMs = suppressed ? Math.max(next, now.getTime() + SUPPRESSED_RECHECK_MS) : next
+    }
+  }
+  return { state, alerts, wakeAtMs }
+}

@@ -1,0 +1,477 @@
+import assert from 'node:assert/strict'
+import { after, before, beforeEach, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { claimDue } from './alert-notifications.repo.ts'
+import { createDispatcher, MAX_ATTEMPTS, RETRY_DELAY_MS } from './dispatcher.ts'
+import { startReceiver, storeResult } from './testing.ts'
+
+const SECRET = 'whsec-test-0123456789'
+const MINUTE = 60_000
+
+for (const engine of testEngines()) {
+  describe(`alerting end to end on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-05-01T10:00:00.000Z')
+    let receiver: Awaited<ReturnType<typeof startReceiver>>
+    before(async () => {
+      receiver = await startReceiver(SECRET)
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(async () => {
+      await t.close()
+      await receiver.close()
+    })
+    beforeEach(() => {
+      receiver.received.length = 0
+      receiver.failNext(0)
+    })
+
+    const dispatcher = () => createDispatcher(t.ctx, { log: { error: () => {} } })
+    const advance = (ms: number) => {
+      nowMs += ms
+    }
+
+    async function webhookChannel(extra: object = {}, config: object = {}) {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/alert-channels',
+        payload: {
+          type: 'WEBHOOK',
+          config: {
+            name: 'receiver',
+            url: `${receiver.url}/hook/{{CHECK_ID}}`,
+            queryParameters: [{ key: 'type', value: '{{ALERT_TYPE}}' }],
+            headers: [{ key: 'X-Check', value: '{{CHECK_NAME}}' }],
+            template:
+              '{ "type": "{{ALERT_TYPE}}", "title": "{{ALERT_TITLE}}",\n  "check": "{{CHECK_NAME}}", "result": "{{CHECK_RESULT_ID}}", "tags": [{{#each TAGS}}"{{this}}"{{#unless @last}},{{/unless}}{{/each}}] }',
+            webhookSecret: SECRET,
+            ...config,
+          },
+          ...extra,
+        },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      return json(res) as { id: number }
+    }
+
+    async function apiCheck(channelId: number, extra: object = {}) {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api?autoAssignAlerts=false',
+        payload: {
+          name: 'Shop "API" ✓',
+          activated: false,
+          tags: ['shop'],
+          request: { url: 'https://shop.example.com/health' },
+          alertChannelSubscriptions: [{ alertChannelId: channelId, activated: true }],
+          ...extra,
+        },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const check = json(res)
+      return { id: check.id as string, accountId: t.owner.accountId }
+    }
+
+    const types = () => receiver.received.map((r) => JSON.parse(r.body).type as string)
+
+    test('one failure episode: one signed failure alert, one recovery, nothing in between', async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      const node = dispatcher()
+      const first = await storeResult(t.ctx, check, { status: 'failing' })
+      assert.equal(await node.runDue(), 1)
+      for (let i = 0; i < 3; i++) {
+        advance(MINUTE)
+        await storeResult(t.ctx, check, { status: 'failing' })
+        await node.runDue()
+      }
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      await node.runDue()
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_RECOVERY'])
+
+      const [failure] = receiver.received
+      assert.ok(failure)
+      assert.equal(failure.signatureValid, true)
+      assert.equal(failure.method, 'POST')
+      assert.equal(failure.url, `/hook/${check.id}?type=ALERT_FAILURE`)
+      // Header bytes are UTF-8; Node hands them over as Latin-1 text.
+      assert.equal(Buffer.from(String(failure.headers['x-check']), 'latin1').toString('utf8'), 'Shop "API" ✓')
+      assert.equal(failure.headers['content-type'], 'application/json')
+      assert.match(String(failure.headers['x-svc-timestamp']), /^\d+$/)
+      const body = JSON.parse(failure.body)
+      assert.equal(failure.body, JSON.stringify(body), 'the body is sent compacted')
+      assert.deepEqual(body, {
+        type: 'ALERT_FAILURE',
+        title: 'Shop "API" ✓ has failed',
+        check: 'Shop "API" ✓',
+        result: first.id,
+        tags: ['shop'],
+      })
+
+      const list = json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }))
+      assert.deepEqual(
+        list.map((n: { alertType: string; status: string; attempts: number }) => [
+          n.alertType,
+          n.status,
+          n.attempts,
+        ]),
+        [
+          ['ALERT_RECOVERY', 'DELIVERED', 1],
+          ['ALERT_FAILURE', 'DELIVERED', 1],
+        ],
+      )
+      assert.equal(list[1].lastResponse.statusCode, 200)
+      assert.equal(list[1].lastResponse.body, 'thanks')
+    })
+
+    test('a failing receiver gets up to 5 retries 20 s apart, each signed, none twice; then FAILED', async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      const node = dispatcher()
+      receiver.failNext(2)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 1)
+      advance(RETRY_DELAY_MS - 1)
+      await node.runDue()
+      assert.equal(receiver.received.length, 1, 'no retry before 20 s')
+      advance(1)
+      await node.runDue()
+      await node.runDue()
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      assert.equal(receiver.received.length, 3)
+      assert.ok(receiver.received.every((r) => r.signatureValid === true))
+      const timestamps = receiver.received.map((r) => Number(r.headers['x-svc-timestamp']))
+      assert.deepEqual(
+        timestamps.map((ts) => ts - (timestamps[0] ?? 0)),
+        [0, RETRY_DELAY_MS, 2 * RETRY_DELAY_MS],
+      )
+      const [delivered] = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
+      assert.equal(delivered.status, 'DELIVERED')
+      assert.equal(delivered.attempts, 3)
+      assert.deepEqual(
+        delivered.attemptLog.map((a: { statusCode: number }) => a.statusCode),
+        [500, 500, 200],
+      )
+
+      // A receiver that never recovers: the first attempt and 5 retries, then FAILED.
+      receiver.received.length = 0
+      receiver.failNext(100, 503)
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      for (let i = 0; i < 10; i++) {
+        await node.runDue()
+        advance(RETRY_DELAY_MS)
+      }
+      assert.equal(receiver.received.length, MAX_ATTEMPTS)
+      const [failed] = json(
+        await t.call({
+          method: 'GET',
+          url: `/v1/alert-notifications?checkId=${check.id}&alertType=ALERT_RECOVERY`,
+        }),
+      )
+      assert.equal(failed.status, 'FAILED')
+      assert.equal(failed.attempts, 6)
+      assert.equal(failed.nextAttemptAt, null)
+      assert.equal(failed.lastResponse.statusCode, 503)
+    })
+
+    test('a network error and an attempt lost with its node are retried; the lost attempt is not repeated', async () => {
+      const dead = await startReceiver()
+      await dead.close()
+      const channel = await webhookChannel({}, { url: `${dead.url}/gone` })
+      const check = await apiCheck(channel.id)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      // A node claims the attempt and dies before recording it.
+      const [claimed] = await claimDue(t.ctx, { owner: 'dead-node', nowMs, leaseMs: 120_000, limit: 10 })
+      assert.equal(claimed?.attempts, 1)
+      const node = dispatcher()
+      assert.equal(await node.runDue(), 0, 'the lease holds it')
+      advance(120_001)
+      await node.runDue()
+      const [row] = json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }))
+      assert.equal(row.status, 'PENDING')
+      assert.equal(row.attempts, 2, 'the lost attempt counts')
+      assert.deepEqual(
+        row.attemptLog.map((a: { attempt: number; error: string }) => a.attempt),
+        [2],
+      )
+      assert.equal(row.lastResponse.error, 'ECONNREFUSED')
+    })
+
+    test('RUN_BASED and TIME_BASED escalation, reminders, and the account settings', async () => {
+      const channel = await webhookChannel()
+      const node = dispatcher()
+      const runBased = await apiCheck(channel.id, {
+        useGlobalAlertSettings: false,
+        alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 3 } },
+      })
+      for (let i = 1; i <= 3; i++) {
+        await storeResult(t.ctx, runBased, { status: 'failing' })
+        await node.runDue()
+        assert.equal(receiver.received.length, i === 3 ? 1 : 0, `after ${i} failures`)
+        advance(MINUTE)
+      }
+
+      receiver.received.length = 0
+      const timeBased = await apiCheck(channel.id, {
+        useGlobalAlertSettings: false,
+        alertSettings: {
+          escalationType: 'TIME_BASED',
+          timeBasedEscalation: { minutesFailingThreshold: 5 },
+          reminders: { amount: 2, interval: 5 },
+        },
+      })
+      await storeResult(t.ctx, timeBased, { status: 'failing' })
+      await node.runDue()
+      advance(4 * MINUTE + 59_000)
+      await node.runDue()
+      assert.equal(receiver.received.length, 0, 'not before 5 minutes')
+      advance(1000)
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE'], 'the clock alone escalates')
+      for (let i = 0; i < 4; i++) {
+        advance(5 * MINUTE)
+        await node.runDue()
+      }
+      const titles = receiver.received.map((r) => JSON.parse(r.body).title)
+      assert.deepEqual(titles, [
+        'Shop "API" ✓ has failed',
+        'Shop "API" ✓ is still failing (reminder 1)',
+        'Shop "API" ✓ is still failing (reminder 2)',
+      ])
+
+      receiver.received.length = 0
+      const patched = await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { alertSettings: { runBasedEscalation: { failedRunThreshold: 2 } } },
+      })
+      assert.equal(patched.statusCode, 200)
+      const global = await apiCheck(channel.id)
+      await storeResult(t.ctx, global, { status: 'failing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0)
+      advance(MINUTE)
+      await storeResult(t.ctx, global, { status: 'failing' })
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE'])
+      await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { alertSettings: { runBasedEscalation: { failedRunThreshold: 1 } } },
+      })
+    })
+
+    test('muted checks and maintenance windows send nothing; a failure outlasting the window alerts after it', async () => {
+      const channel = await webhookChannel()
+      const node = dispatcher()
+      const muted = await apiCheck(channel.id, { muted: true })
+      await storeResult(t.ctx, muted, { status: 'failing' })
+      advance(MINUTE)
+      await storeResult(t.ctx, muted, { status: 'passing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0)
+
+      const window = await t.call({
+        method: 'POST',
+        url: '/v1/maintenance-windows',
+        payload: {
+          name: 'deploy',
+          tags: ['deploying'],
+          startsAt: new Date(nowMs - MINUTE).toISOString(),
+          endsAt: new Date(nowMs + 10 * MINUTE).toISOString(),
+        },
+      })
+      assert.equal(window.statusCode, 201, window.body)
+      const maintained = await apiCheck(channel.id, { tags: ['deploying'] })
+      const other = await apiCheck(channel.id, { tags: ['elsewhere'] })
+      await storeResult(t.ctx, maintained, { status: 'failing' })
+      await storeResult(t.ctx, other, { status: 'failing' })
+      await node.runDue()
+      assert.deepEqual(
+        receiver.received.map((r) => r.url.split('?')[0]),
+        [`/hook/${other.id}`],
+      )
+      receiver.received.length = 0
+      advance(11 * MINUTE)
+      await node.runDue()
+      assert.deepEqual(
+        receiver.received.map((r) => r.url),
+        [`/hook/${maintained.id}?type=ALERT_FAILURE`],
+      )
+      const windows = json(await t.call({ method: 'GET', url: '/v1/maintenance-windows' }))
+      assert.equal(windows[0].name, 'deploy')
+    })
+
+    test('parallel runs alert by the share of failing locations', async () => {
+      const channel = await webhookChannel()
+      const node = dispatcher()
+      const check = await apiCheck(channel.id, {
+        runParallel: true,
+        locations: ['local', 'eu-west-1'],
+        useGlobalAlertSettings: false,
+        alertSettings: { parallelRunFailureThreshold: { enabled: true, percentage: 100 } },
+      })
+      await storeResult(t.ctx, check, { status: 'failing', location: 'local' })
+      await storeResult(t.ctx, check, { status: 'passing', location: 'eu-west-1' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0, 'half the locations is under 100%')
+      advance(10 * MINUTE)
+      await storeResult(t.ctx, check, { status: 'failing', location: 'local' })
+      await storeResult(t.ctx, check, { status: 'failing', location: 'eu-west-1' })
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE'])
+    })
+
+    test('degraded and SSL alerts go to channels that ask for them; ATTEMPT results never alert', async () => {
+      const channel = await webhookChannel({ sendDegraded: true, sslExpiry: true, sslExpiryThreshold: 14 })
+      const node = dispatcher()
+      const check = await apiCheck(channel.id)
+      await storeResult(t.ctx, check, { status: 'failing', resultType: 'ATTEMPT' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0)
+
+      await storeResult(t.ctx, check, { status: 'degraded' })
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing', sslDaysRemaining: 20 })
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing', sslDaysRemaining: 10 })
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing', sslDaysRemaining: 10 })
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_DEGRADED', 'ALERT_DEGRADED_RECOVERY', 'ALERT_SSL'])
+      advance(24 * 60 * MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing', sslDaysRemaining: 9 })
+      await node.runDue()
+      assert.deepEqual(types().slice(3), ['ALERT_SSL'], 'again a day later')
+
+      const plain = await webhookChannel()
+      const other = await apiCheck(plain.id)
+      receiver.received.length = 0
+      await storeResult(t.ctx, other, { status: 'degraded', sslDaysRemaining: 1 })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0)
+    })
+
+    test('a stored result is evaluated once: a repeated job id alerts nothing more', async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      const node = dispatcher()
+      const first = await storeResult(t.ctx, check, { status: 'failing', jobId: 'job-1' })
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing', jobId: 'job-2' })
+      const again = await storeResult(t.ctx, check, { status: 'failing', jobId: 'job-1' })
+      assert.equal(first.stored, true)
+      assert.equal(again.stored, false)
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_RECOVERY'])
+    })
+
+    test("a group's channels alert for its checks, with account and group variables; secrets render empty", async () => {
+      await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'REGION_NAME', value: 'Europe' } })
+      await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'API_TOKEN', value: 'hunter2', secret: true },
+      })
+      const channel = await webhookChannel(
+        {},
+        {
+          template:
+            '{"team": "{{TEAM}}", "region": "{{REGION_NAME}}", "token": "{{API_TOKEN}}", "group": "{{GROUP_NAME}}", "type": "{{ALERT_TYPE}}"}',
+        },
+      )
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: {
+            name: 'Payments',
+            environmentVariables: [
+              { key: 'TEAM', value: 'payments "core"' },
+              { key: 'GROUP_SECRET', value: 'x', secret: true },
+            ],
+            alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+          },
+        }),
+      )
+      const node = dispatcher()
+      const member = await apiCheck(channel.id, { groupId: group.id, alertChannelSubscriptions: [] })
+      await storeResult(t.ctx, member, { status: 'failing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 1)
+      assert.deepEqual(JSON.parse(receiver.received[0]?.body ?? '{}'), {
+        team: 'payments "core"',
+        region: 'Europe',
+        token: '',
+        group: 'Payments',
+        type: 'ALERT_FAILURE',
+      })
+      assert.equal(receiver.received[0]?.body.includes('hunter2'), false)
+
+      receiver.received.length = 0
+      const optedOut = await apiCheck(channel.id, {
+        groupId: group.id,
+        alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: false }],
+      })
+      await storeResult(t.ctx, optedOut, { status: 'failing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0, 'a check can turn off a channel its group has')
+    })
+
+    test('heartbeats alert through the same path: a /fail ping fails, the next ping recovers', async () => {
+      const channel = await webhookChannel()
+      const created = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/heartbeat?autoAssignAlerts=false',
+          payload: {
+            name: 'nightly backup',
+            heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+            alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+          },
+        }),
+      )
+      const node = dispatcher()
+      assert.equal(
+        (await t.call({ method: 'GET', url: `/ping/${created.pingToken}/fail`, as: null })).statusCode,
+        200,
+      )
+      await node.runDue()
+      advance(MINUTE)
+      assert.equal(
+        (await t.call({ method: 'POST', url: `/ping/${created.pingToken}`, as: null })).statusCode,
+        200,
+      )
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_RECOVERY'])
+      assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').check, 'nightly backup')
+    })
+
+    test('POST /v1/alert-channels/{id}/test sends the sample event once and records it', async () => {
+      const channel = await webhookChannel()
+      const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })
+      assert.equal(res.statusCode, 200, res.body)
+      const notification = json(res)
+      assert.equal(notification.status, 'DELIVERED')
+      assert.equal(notification.test, true)
+      assert.equal(receiver.received.length, 1)
+      assert.equal(receiver.received[0]?.signatureValid, true)
+      assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').check, 'Sample check')
+      receiver.failNext(1, 502)
+      const failed = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(failed.status, 'FAILED')
+      assert.equal(failed.lastResponse.statusCode, 502)
+      assert.equal((await t.call({ method: 'POST', url: '/v1/alert-channels/999999/test' })).statusCode, 404)
+    })
+  })
+}

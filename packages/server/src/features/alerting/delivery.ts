@@ -1,0 +1,323 @@
+import { createHmac } from 'node:crypto'
+import {
+  bodyContextOf,
+  cachedAlertTemplate,
+  type RenderOptions,
+  type TemplateVariables,
+  textOf,
+} from '@svc/core'
+import nodemailer, { type Transporter } from 'nodemailer'
+import type { ServiceContext } from '../../context.ts'
+import {
+  DEFAULT_WEBHOOK_TEMPLATE,
+  type DeliverableChannel,
+} from '../alert-channels/alert-channels.service.ts'
+import * as groupsRepo from '../check-groups/check-groups.repo.ts'
+import type { StoredVariable } from '../checks/check-variables.ts'
+import * as variablesRepo from '../variables/variables.repo.ts'
+
+/** How svc reaches mail and SMS providers (SVC_SMTP_URL, SVC_SMS_*); webhooks and Slack need nothing. */
+export interface DeliveryConfig {
+  smtp?: { url: string; from: string }
+  sms?: { url: string; method: string; headers: Record<string, string>; body: string }
+  /** Per attempt; default 10 s. */
+  timeoutMs?: number
+}
+
+export interface AlertEvent {
+  groupId: number | null
+  variables: TemplateVariables
+}
+
+export interface AttemptOutcome {
+  ok: boolean
+  statusCode: number | null
+  body: string | null
+  error: string | null
+}
+
+const RESPONSE_BODY_LIMIT = 2048
+const USER_AGENT = 'svc-alerts/1'
+
+/** One delivery attempt of `event` through `channel`. Never throws: a failure is an outcome. */
+export async function deliver(
+  ctx: ServiceContext,
+  channel: DeliverableChannel,
+  event: AlertEvent,
+): Promise<AttemptOutcome> {
+  try {
+    const variables = { ...(await environmentOf(ctx, channel.accountId, event.groupId)), ...event.variables }
+    const options: RenderOptions = {
+      now: ctx.clock.now(),
+      region: textOf(event.variables.RUN_LOCATION) || 'local',
+    }
+    switch (channel.type) {
+      case 'WEBHOOK':
+        return await sendWebhook(ctx, channel, variables, options)
+      case 'SLACK':
+        return await sendSlack(ctx, channel, event.variables)
+      case 'EMAIL':
+        return await sendEmail(ctx, channel, event.variables)
+      case 'SMS':
+        return await sendSms(ctx, channel, variables, options)
+    }
+  } catch (error) {
+    return failure(error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** Account variables, then the group's, never secrets (they render empty). */
+async function environmentOf(ctx: ServiceContext, accountId: string, groupId: number | null) {
+  const values: Record<string, string> = {}
+  const { rows } = await variablesRepo.listVariables(ctx, accountId, {}, { limit: 100_000, offset: 0 })
+  for (const row of rows) {
+    if (row.secret) continue
+    values[row.key] =
+      row.encrypted_value !== null ? ctx.secretBox.decrypt(row.encrypted_value) : (row.value ?? '')
+  }
+  if (groupId !== null) {
+    const group = await groupsRepo.findGroup(ctx, accountId, groupId)
+    const variables = (
+      group ? (JSON.parse(group.definition).environmentVariables ?? []) : []
+    ) as StoredVariable[]
+    for (const variable of variables) {
+      if (variable.secret) continue
+      values[variable.key] =
+        variable.sealedValue !== null ? ctx.secretBox.decrypt(variable.sealedValue) : (variable.value ?? '')
+    }
+  }
+  return values
+}
+
+/** The exact request a webhook channel sends for these variables (its body bytes are what is signed). */
+export function webhookRequest(
+  channel: DeliverableChannel,
+  variables: TemplateVariables,
+  options: RenderOptions,
+): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
+  const webhook = channel.webhook
+  if (!webhook) throw new Error('not a webhook channel')
+  const render = (source: string, context: 'url' | 'text' | 'json' | 'form') =>
+    cachedAlertTemplate(source).render(variables, context, options)
+  const url = new URL(render(webhook.url, 'url'))
+  for (const { key, value } of webhook.queryParameters) url.searchParams.append(key, render(value, 'text'))
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT }
+  for (const { key, value } of webhook.headers)
+    headers[key.toLowerCase()] = headerValue(render(value, 'text'))
+  headers['content-type'] ??= 'application/json'
+  let body: Buffer | undefined
+  if (webhook.method !== 'GET' && webhook.method !== 'HEAD') {
+    const context = bodyContextOf(headers['content-type'])
+    let text = render(webhook.template || DEFAULT_WEBHOOK_TEMPLATE, context)
+    if (context === 'json') text = compactJson(text)
+    body = Buffer.from(text, 'utf8')
+  }
+  return { url: url.toString(), method: webhook.method, headers, body }
+}
+
+/** Header values travel as bytes: text beyond Latin-1 goes as its UTF-8 bytes; line breaks become spaces. */
+function headerValue(text: string): string {
+  const flat = text.replace(/[\r\n]+/g, ' ')
+  return [...flat].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
+    ? Buffer.from(flat, 'utf8').toString('latin1')
+    : flat
+}
+
+/** Sent compacted, so receivers that verify over JSON.stringify(parsed) agree (API.md); invalid JSON goes as is. */
+function compactJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text))
+  } catch {
+    return text
+  }
+}
+
+async function sendWebhook(
+  ctx: ServiceContext,
+  channel: DeliverableChannel,
+  variables: TemplateVariables,
+  options: RenderOptions,
+): Promise<AttemptOutcome> {
+  const request = webhookRequest(channel, variables, options)
+  request.headers['x-svc-timestamp'] = String(ctx.clock.now().getTime())
+  const secret = channel.webhook?.secret
+  if (secret) {
+    request.headers['x-svc-signature'] = createHmac('sha256', secret)
+      .update(request.body ?? Buffer.alloc(0))
+      .digest('hex')
+  }
+  return httpAttempt(ctx, request)
+}
+
+async function httpAttempt(
+  ctx: ServiceContext,
+  request: {
+    url: string
+    method: string
+    headers: Record<string, string>
+    body: Buffer | string | undefined
+  },
+): Promise<AttemptOutcome> {
+  try {
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body:
+        typeof request.body === 'string' || request.body === undefined
+          ? request.body
+          : new Uint8Array(request.body),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(ctx.alerting?.timeoutMs ?? 10_000),
+    })
+    const text = await response.text()
+    return {
+      ok: response.status < 400,
+      statusCode: response.status,
+      body: text.slice(0, RESPONSE_BODY_LIMIT),
+      error: response.status < 400 ? null : `HTTP ${response.status}`,
+    }
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    const name = (error as { name?: string }).name
+    if (name === 'TimeoutError' || name === 'AbortError') return failure('timed out')
+    return failure(cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error)))
+  }
+}
+
+function failure(error: string): AttemptOutcome {
+  return { ok: false, statusCode: null, body: null, error }
+}
+
+const EMOJI: Record<string, string> = {
+  ALERT_FAILURE: ':red_circle:',
+  ALERT_RECOVERY: ':large_green_circle:',
+  ALERT_DEGRADED: ':large_yellow_circle:',
+  ALERT_DEGRADED_RECOVERY: ':large_green_circle:',
+  ALERT_SSL: ':lock:',
+}
+
+/** Plain lines every human-facing channel (Slack, email, SMS) builds its message from. */
+export function summaryLines(variables: TemplateVariables): string[] {
+  const v = (name: string) => textOf(variables[name])
+  return [
+    `Check: ${v('CHECK_NAME')} (${v('CHECK_TYPE')})`,
+    v('RUN_LOCATION') && `Location: ${v('RUN_LOCATION')}`,
+    v('RESPONSE_TIME') && `Response time: ${v('RESPONSE_TIME')} ms`,
+    v('API_CHECK_RESPONSE_STATUS_CODE') &&
+      `Status: ${v('API_CHECK_RESPONSE_STATUS_CODE')} ${v('API_CHECK_RESPONSE_STATUS_TEXT')}`.trim(),
+    v('CHECK_ERROR_MESSAGE') && `Error: ${v('CHECK_ERROR_MESSAGE')}`,
+    v('SSL_DAYS_REMAINING') &&
+      `Certificate of ${v('SSL_CHECK_DOMAIN')}: ${v('SSL_DAYS_REMAINING')} days left`,
+    v('GROUP_NAME') && `Group: ${v('GROUP_NAME')}`,
+    v('STARTED_AT') && `Started at: ${v('STARTED_AT')}`,
+  ].filter(Boolean)
+}
+
+/** Slack mrkdwn treats &, < and > as control characters. */
+const slackText = (text: string) =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+
+export function slackMessage(variables: TemplateVariables, channel?: string | null) {
+  const title = textOf(variables.ALERT_TITLE)
+  const link = textOf(variables.RESULT_LINK)
+  const lines = [
+    `${EMOJI[textOf(variables.ALERT_TYPE)] ?? ''} *${slackText(title)}*`.trim(),
+    ...summaryLines(variables).map(slackText),
+    ...(link ? [`<${link}|View the result>`] : []),
+  ]
+  return { text: lines.join('\n'), username: 'svc', ...(channel ? { channel } : {}) }
+}
+
+async function sendSlack(ctx: ServiceContext, channel: DeliverableChannel, variables: TemplateVariables) {
+  const config = channel.config as { url: string; channel?: string | null }
+  return httpAttempt(ctx, {
+    url: config.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    body: JSON.stringify(slackMessage(variables, config.channel)),
+  })
+}
+
+const escapeHtml = (text: string) =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;')
+
+export function emailMessage(variables: TemplateVariables) {
+  const title = textOf(variables.ALERT_TITLE)
+  const link = textOf(variables.RESULT_LINK)
+  const lines = summaryLines(variables)
+  const text = [title, '', ...lines, ...(link ? ['', `Result: ${link}`] : [])].join('\n')
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif">',
+    `<h2>${escapeHtml(title)}</h2>`,
+    `<ul>${lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
+    link ? `<p><a href="${escapeHtml(link)}">View the result</a></p>` : '',
+    '</body></html>',
+  ].join('')
+  return { subject: title, text, html }
+}
+
+const mailers = new Map<string, Transporter>()
+
+async function sendEmail(
+  ctx: ServiceContext,
+  channel: DeliverableChannel,
+  variables: TemplateVariables,
+): Promise<AttemptOutcome> {
+  const smtp = ctx.alerting?.smtp
+  if (!smtp) return failure('email is not configured: set SVC_SMTP_URL')
+  let mailer = mailers.get(smtp.url)
+  if (!mailer) {
+    const timeout = ctx.alerting?.timeoutMs ?? 10_000
+    mailer = nodemailer.createTransport({
+      url: smtp.url,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+    })
+    mailers.set(smtp.url, mailer)
+  }
+  const message = emailMessage(variables)
+  try {
+    const info = await mailer.sendMail({
+      from: smtp.from,
+      to: (channel.config as { address: string }).address,
+      ...message,
+    })
+    return {
+      ok: true,
+      statusCode: null,
+      body: String(info.response ?? '').slice(0, RESPONSE_BODY_LIMIT),
+      error: null,
+    }
+  } catch (error) {
+    return failure(error instanceof Error ? error.message : String(error))
+  }
+}
+
+async function sendSms(
+  ctx: ServiceContext,
+  channel: DeliverableChannel,
+  variables: TemplateVariables,
+  options: RenderOptions,
+): Promise<AttemptOutcome> {
+  const provider = ctx.alerting?.sms
+  if (!provider) return failure('SMS is not configured: set SVC_SMS_URL')
+  const config = channel.config as { number: string; name: string }
+  const all = {
+    ...variables,
+    NUMBER: config.number,
+    NAME: config.name,
+    MESSAGE: `${textOf(variables.ALERT_TITLE)}${variables.RUN_LOCATION ? ` (${textOf(variables.RUN_LOCATION)})` : ''}`,
+  }
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT }
+  for (const [key, value] of Object.entries(provider.headers)) headers[key.toLowerCase()] = value
+  headers['content-type'] ??= 'application/json'
+  let body = cachedAlertTemplate(provider.body).render(all, bodyContextOf(headers['content-type']), options)
+  if (bodyContextOf(headers['content-type']) === 'json') body = compactJson(body)
+  return httpAttempt(ctx, {
+    url: cachedAlertTemplate(provider.url).render(all, 'url', options),
+    method: provider.method,
+    headers,
+    body: provider.method === 'GET' ? undefined : body,
+  })
+}

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto'
+import type { AlertNotificationsTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+import { findChannelById } from '../alert-channels/alert-channels.repo.ts'
+import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
+import { claimDue, recordAttempt } from './alert-notifications.repo.ts'
+import { alertSignals, sweepAlertStates } from './alerter.ts'
+import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
+
+/** The first attempt and up to 5 retries, 20 s apart (the spec's "Delivery and retries"). */
+export const MAX_ATTEMPTS = 6
+export const RETRY_DELAY_MS = 20_000
+
+export interface DispatcherOptions {
+  /** How long a claimed notification stays ours; a node that dies mid-attempt loses it after this. */
+  leaseMs?: number
+  tickMs?: number
+  batch?: number
+  log?: { error(details: object, message: string): void }
+}
+
+export interface Dispatcher {
+  start(): void
+  stop(): Promise<void>
+  /** One pass: looks at due alert states, then makes every due delivery attempt. Resolves when they are recorded. */
+  runDue(): Promise<number>
+}
+
+/**
+ * Delivers the outbox. Every node runs one; leases keep two nodes from making one attempt, and the
+ * attempt is counted when claimed, so a crash mid-attempt never repeats that attempt.
+ */
+export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions = {}): Dispatcher {
+  const owner = `dispatcher-${randomUUID()}`
+  const leaseMs = options.leaseMs ?? 120_000
+  const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
+  let timer: NodeJS.Timeout | undefined
+  let current: Promise<number> | undefined
+  let again = false
+
+  async function runDue(): Promise<number> {
+    await sweepAlertStates(ctx)
+    const claimed = await claimDue(ctx, {
+      owner,
+      nowMs: ctx.clock.now().getTime(),
+      leaseMs,
+      limit: options.batch ?? 50,
+    })
+    // Alerts of one check to one channel go out in the order they were decided; the rest in parallel.
+    const queues = new Map<string, AlertNotificationsTable[]>()
+    for (const row of claimed) {
+      const key = `${row.channel_id}:${row.check_id}`
+      queues.set(key, [...(queues.get(key) ?? []), row])
+    }
+    await Promise.all(
+      [...queues.values()].map(async (queue) => {
+        for (const row of queue) await attempt(row)
+      }),
+    )
+    return claimed.length
+  }
+
+  async function attempt(row: AlertNotificationsTable): Promise<void> {
+    const channelRow = row.channel_id === null ? undefined : await findChannelById(ctx, row.channel_id)
+    let outcome: AttemptOutcome
+    let status: string
+    if (row.attempts > MAX_ATTEMPTS) {
+      // The last attempt was claimed by a node that died before recording it: it may have gone out.
+      outcome = { ok: false, statusCode: null, body: null, error: 'the last attempt was interrupted' }
+      status = 'FAILED'
+    } else if (!channelRow) {
+      outcome = { ok: false, statusCode: null, body: null, error: 'the alert channel was deleted' }
+      status = 'CANCELLED'
+    } else {
+      outcome = await deliver(ctx, deliverableChannel(ctx, channelRow), JSON.parse(row.event) as AlertEvent)
+      status = outcome.ok ? 'DELIVERED' : row.attempts < MAX_ATTEMPTS ? 'PENDING' : 'FAILED'
+    }
+    const now = ctx.clock.now()
+    const log = JSON.parse(row.attempt_log) as object[]
+    const entry = { attempt: row.attempts, at: now.toISOString(), ...outcome }
+    if (status !== 'CANCELLED' && row.attempts <= MAX_ATTEMPTS) log.push(entry)
+    await recordAttempt(ctx, row.id, owner, {
+      status,
+      next_attempt_ms: status === 'PENDING' ? now.getTime() + RETRY_DELAY_MS : row.next_attempt_ms,
+      last_response: JSON.stringify(entry),
+      attempt_log: JSON.stringify(log),
+      updated_at: now.toISOString(),
+      delivered_at: status === 'DELIVERED' ? now.toISOString() : null,
+    })
+  }
+
+  /** One pass at a time; a wake-up during a pass runs another right after it. */
+  function trigger(): void {
+    if (current) {
+      again = true
+      return
+    }
+    current = runDue()
+    current
+      .catch((error: unknown) => log.error({ err: error }, 'alert delivery pass failed'))
+      .finally(() => {
+        current = undefined
+        if (again) {
+          again = false
+          trigger()
+        }
+      })
+  }
+
+  return {
+    runDue,
+    start() {
+      alertSignals.on('enqueued', trigger)
+      timer = setInterval(trigger, options.tickMs ?? 1000)
+    },
+    async stop() {
+      clearInterval(timer)
+      alertSignals.off('enqueued', trigger)
+      again = false
+      await current?.catch(() => undefined)
+    },
+  }
+}

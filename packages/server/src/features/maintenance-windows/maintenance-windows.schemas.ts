@@ -1,0 +1,22 @@
+import { MAINTENANCE_REPEAT_UNITS, Nullable, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import { type Static, Type } from 'typebox'
+
+export const MaintenanceWindow = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    tags: Type.Array(Type.String()),
+    startsAt: Type.String({ format: 'date-time' }),
+    endsAt: Type.String({ format: 'date-time' }),
+    repeatUnit: Nullable(StringEnum(MAINTENANCE_REPEAT_UNITS)),
+    repeatInterval: Nullable(Type.Integer()),
+    repeatEndsAt: Nullable(Type.String({ format: 'date-time' })),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'MaintenanceWindow' },
+)
+export type MaintenanceWindow = Static<typeof MaintenanceWindow>
+
+export const WindowIdParams = StrictObject({ id: Type.Integer({ minimum: 1 }) })
+export const ListWindowsQuery = StrictObject(PageQuery)

@@ -1,0 +1,117 @@
+import type { MaintenanceWindowBody } from '@svc/core'
+import dayjs from 'dayjs'
+import utc from 'dayjs/plugin/utc.js'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { badRequest, notFound } from '../../http/errors.ts'
+import type { Page } from '../../http/pagination.ts'
+import * as repo from './maintenance-windows.repo.ts'
+import type { MaintenanceWindow } from './maintenance-windows.schemas.ts'
+
+dayjs.extend(utc)
+
+export async function createWindow(ctx: ServiceContext, accountId: string, body: MaintenanceWindowBody) {
+  const now = isoNow(ctx)
+  const row = await repo.insertWindow(ctx, {
+    account_id: accountId,
+    ...columnsOf(body),
+    created_at: now,
+    updated_at: now,
+  })
+  return toResponse(row)
+}
+
+export async function getWindow(ctx: ServiceContext, accountId: string, id: number) {
+  return toResponse(await findOrThrow(ctx, accountId, id))
+}
+
+export async function listWindows(ctx: ServiceContext, accountId: string, page: Page) {
+  const { rows, total } = await repo.listWindows(ctx, accountId, page)
+  return { items: rows.map(toResponse), total }
+}
+
+export async function updateWindow(
+  ctx: ServiceContext,
+  accountId: string,
+  id: number,
+  body: MaintenanceWindowBody,
+) {
+  const row = await findOrThrow(ctx, accountId, id)
+  const changes = { ...columnsOf(body), updated_at: isoNow(ctx) }
+  await repo.updateWindow(ctx, id, changes)
+  return toResponse({ ...row, ...changes })
+}
+
+export async function deleteWindow(ctx: ServiceContext, accountId: string, id: number) {
+  await findOrThrow(ctx, accountId, id)
+  await repo.deleteWindow(ctx, id)
+}
+
+/** Whether a check with `tags` is in a maintenance window of its account at `at`. */
+export async function inMaintenance(ctx: ServiceContext, accountId: string, tags: string[], at: Date) {
+  if (tags.length === 0) return false
+  const windows = await repo.windowsStartedBy(ctx, accountId, at.toISOString())
+  return windows.some(
+    (w) => (JSON.parse(w.tags) as string[]).some((tag) => tags.includes(tag)) && isActive(w, at),
+  )
+}
+
+/** A window covers `at` when one of its occurrences (the first, or a repeat) started by `at` and has not ended. */
+export function isActive(window: repo.WindowRow, at: Date): boolean {
+  const start = dayjs.utc(window.starts_at)
+  const lengthMs = Date.parse(window.ends_at) - start.valueOf()
+  const atMs = at.getTime()
+  if (atMs < start.valueOf()) return false
+  if (!window.repeat_unit) return atMs < start.valueOf() + lengthMs
+  const unit = window.repeat_unit.toLowerCase() as 'day' | 'week' | 'month'
+  const interval = window.repeat_interval ?? 1
+  // The last occurrence that started by `at`: estimate the count, then step back to be exact.
+  let k = Math.max(0, Math.floor(dayjs.utc(at).diff(start, unit) / interval))
+  while (k > 0 && start.add(k * interval, unit).valueOf() > atMs) k--
+  const occurrence = start.add(k * interval, unit).valueOf()
+  if (window.repeat_ends_at && occurrence > Date.parse(window.repeat_ends_at)) return false
+  return atMs < occurrence + lengthMs
+}
+
+async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {
+  const row = await repo.findWindow(ctx, accountId, id)
+  if (!row) throw notFound(`Maintenance window ${id} not found`)
+  return row
+}
+
+function columnsOf(body: MaintenanceWindowBody) {
+  if (Date.parse(body.endsAt) <= Date.parse(body.startsAt))
+    throw invalid('body.endsAt', 'must be after startsAt')
+  const repeating = Boolean(body.repeatUnit)
+  if (!repeating && (body.repeatInterval || body.repeatEndsAt))
+    throw invalid('body.repeatUnit', 'is required with repeatInterval or repeatEndsAt')
+  if (body.repeatEndsAt && Date.parse(body.repeatEndsAt) < Date.parse(body.startsAt))
+    throw invalid('body.repeatEndsAt', 'must not be before startsAt')
+  return {
+    name: body.name,
+    tags: JSON.stringify([...new Set(body.tags)]),
+    starts_at: new Date(body.startsAt).toISOString(),
+    ends_at: new Date(body.endsAt).toISOString(),
+    repeat_unit: body.repeatUnit ?? null,
+    repeat_interval: repeating ? (body.repeatInterval ?? 1) : null,
+    repeat_ends_at: body.repeatEndsAt ? new Date(body.repeatEndsAt).toISOString() : null,
+  }
+}
+
+function toResponse(row: repo.WindowRow): MaintenanceWindow {
+  return {
+    id: row.id,
+    name: row.name,
+    tags: JSON.parse(row.tags),
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    repeatUnit: row.repeat_unit as MaintenanceWindow['repeatUnit'],
+    repeatInterval: row.repeat_interval,
+    repeatEndsAt: row.repeat_ends_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+function invalid(path: string, message: string) {
+  return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
+}

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import type { WindowRow } from './maintenance-windows.repo.ts'
+import { isActive } from './maintenance-windows.service.ts'
+
+const window = (extra: Partial<WindowRow>): WindowRow => ({
+  id: 1,
+  account_id: 'a',
+  name: 'w',
+  tags: '["x"]',
+  starts_at: '2026-01-05T22:00:00.000Z',
+  ends_at: '2026-01-05T23:30:00.000Z',
+  repeat_unit: null,
+  repeat_interval: null,
+  repeat_ends_at: null,
+  created_at: '',
+  updated_at: '',
+  ...extra,
+})
+const at = (iso: string) => new Date(iso)
+
+describe('maintenance window occurrences', () => {
+  test('a one-off window covers [startsAt, endsAt)', () => {
+    const w = window({})
+    assert.equal(isActive(w, at('2026-01-05T21:59:59.999Z')), false)
+    assert.equal(isActive(w, at('2026-01-05T22:00:00.000Z')), true)
+    assert.equal(isActive(w, at('2026-01-05T23:29:59.999Z')), true)
+    assert.equal(isActive(w, at('2026-01-05T23:30:00.000Z')), false)
+    assert.equal(isActive(w, at('2026-01-06T22:30:00.000Z')), false)
+  })
+
+  test('repeats every N days, weeks or months until repeatEndsAt', () => {
+    const daily = window({ repeat_unit: 'DAY', repeat_interval: 2 })
+    assert.equal(isActive(daily, at('2026-01-06T22:30:00.000Z')), false, 'every other day')
+    assert.equal(isActive(daily, at('2026-01-07T22:30:00.000Z')), true)
+    assert.equal(isActive(daily, at('2026-01-07T23:30:00.000Z')), false)
+    assert.equal(isActive(daily, at('2027-01-06T22:10:00.000Z')), true, 'a year on (366 days = 183 × 2)')
+
+    const weekly = window({
+      repeat_unit: 'WEEK',
+      repeat_interval: 1,
+      repeat_ends_at: '2026-01-20T00:00:00.000Z',
+    })
+    assert.equal(isActive(weekly, at('2026-01-12T23:00:00.000Z')), true)
+    assert.equal(isActive(weekly, at('2026-01-19T22:00:00.000Z')), true)
+    assert.equal(isActive(weekly, at('2026-01-26T22:00:00.000Z')), false, 'over after repeatEndsAt')
+
+    const monthly = window({
+      starts_at: '2026-01-31T23:00:00.000Z',
+      ends_at: '2026-02-01T01:00:00.000Z',
+      repeat_unit: 'MONTH',
+      repeat_interval: 1,
+    })
+    assert.equal(
+      isActive(monthly, at('2026-02-28T23:30:00.000Z')),
+      true,
+      'month ends clamp like calendars do',
+    )
+    assert.equal(isActive(monthly, at('2026-03-31T23:30:00.000Z')), true)
+    assert.equal(isActive(monthly, at('2026-03-15T23:30:00.000Z')), false)
+  })
+})
+
+for (const engine of testEngines()) {
+  describe(`maintenance windows API on ${engine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(engine)
+    })
+    after(() => t.close())
+
+    test('CRUD with integer ids; bad ranges are 400s naming the field', async () => {
+      const body = {
+        name: 'Nightly deploy',
+        tags: ['api', 'api'],
+        startsAt: '2026-01-05T22:00:00Z',
+        endsAt: '2026-01-05T23:00:00Z',
+        repeatUnit: 'DAY',
+        repeatInterval: 1,
+      }
+      const created = await t.call({ method: 'POST', url: '/v1/maintenance-windows', payload: body })
+      assert.equal(created.statusCode, 201, created.body)
+      const w = json(created)
+      assert.equal(typeof w.id, 'number')
+      assert.deepEqual(
+        { ...w, id: 0, created_at: '', updated_at: '' },
+        {
+          id: 0,
+          name: 'Nightly deploy',
+          tags: ['api'],
+          startsAt: '2026-01-05T22:00:00.000Z',
+          endsAt: '2026-01-05T23:00:00.000Z',
+          repeatUnit: 'DAY',
+          repeatInterval: 1,
+          repeatEndsAt: null,
+          created_at: '',
+          updated_at: '',
+        },
+      )
+      const updated = await t.call({
+        method: 'PUT',
+        url: `/v1/maintenance-windows/${w.id}`,
+        payload: { ...body, name: 'Weekly', repeatUnit: 'WEEK' },
+      })
+      assert.equal(json(updated).repeatUnit, 'WEEK')
+      assert.equal(
+        json(await t.call({ method: 'GET', url: `/v1/maintenance-windows/${w.id}` })).name,
+        'Weekly',
+      )
+      assert.equal(json(await t.call({ method: 'GET', url: '/v1/maintenance-windows' })).length, 1)
+
+      const cases: [object, string][] = [
+        [{ endsAt: '2026-01-05T21:00:00Z' }, 'body.endsAt'],
+        [{ tags: [] }, 'body.tags'],
+        [{ repeatUnit: 'YEAR' }, 'body.repeatUnit'],
+        [{ repeatUnit: null, repeatInterval: 2 }, 'body.repeatUnit'],
+        [{ startsAt: 'tomorrow' }, 'body.startsAt'],
+      ]
+      for (const [extra, path] of cases) {
+        const res = await t.call({
+          method: 'POST',
+          url: '/v1/maintenance-windows',
+          payload: { ...body, ...extra },
+        })
+        assert.equal(res.statusCode, 400, JSON.stringify(extra))
+        assert.equal(json(res).attributes.errors[0].path, path, JSON.stringify(extra))
+      }
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/maintenance-windows/${w.id}` })).statusCode,
+        204,
+      )
+      assert.equal((await t.call({ method: 'GET', url: `/v1/maintenance-windows/${w.id}` })).statusCode, 404)
+    })
+  })
+}
