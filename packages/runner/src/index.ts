@@ -1,4 +1,5 @@
 export { type DnsJob, type DnsRunResult, runDnsCheck } from './dns/run-dns-check.ts'
+export { type CertificateReading, readCertificate } from './http/read-certificate.ts'
 export { type HttpJob, type HttpRunResult, runHttpCheck } from './http/run-http-check.ts'
 export { type IcmpJob, type IcmpRunResult, runIcmpCheck } from './icmp/run-icmp-check.ts'
 export {

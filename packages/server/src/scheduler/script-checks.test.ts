@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
@@ -133,6 +136,73 @@ for (const engine of testEngines()) {
       const image = await download(shot.url)
       assert.equal(image.statusCode, 200)
       assert.equal(image.headers['content-type'], 'image/png')
+    })
+
+    test("a browser check's sslCheckDomain is read on each run and raises ALERT_SSL near expiry", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-ssl-'))
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '5',
+          '-subj',
+          '/CN=shop.test',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      )
+      const tlsServer = createHttpsServer(
+        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+        (_request, response) => response.end('ok'),
+      )
+      await new Promise<void>((done) => tlsServer.listen(0, '127.0.0.1', done))
+      const domain = `127.0.0.1:${(tlsServer.address() as AddressInfo).port}`
+      try {
+        const channel = await t.call({
+          method: 'POST',
+          url: '/v1/alert-channels',
+          payload: {
+            type: 'WEBHOOK',
+            sslExpiry: true,
+            sslExpiryThreshold: 30,
+            config: { name: 'ssl', url: 'http://127.0.0.1:9/hook' },
+          },
+        })
+        assert.equal(channel.statusCode, 201, channel.body)
+        const check = json(
+          await t.call({
+            method: 'POST',
+            url: '/v1/checks/browser',
+            payload: { name: 'shop', script: PASSING, sslCheckDomain: domain, doubleCheck: false },
+          }),
+        )
+        const result = json(await t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` }))
+        assert.equal(result.browserCheckResult.tls.domain, domain)
+        assert.equal(result.browserCheckResult.tls.subject, 'shop.test')
+        assert.ok([4, 5].includes(result.browserCheckResult.tls.daysRemaining))
+        const notifications = json(
+          await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+        )
+        const ssl = notifications.find((n: any) => n.alertType === 'ALERT_SSL')
+        assert.ok(ssl, JSON.stringify(notifications))
+        assert.match(ssl.title, /^The SSL certificate of shop expires soon: [45] days left$/)
+        const stored = await t.store.db
+          .selectFrom('alert_notifications')
+          .select('event')
+          .where('id', '=', ssl.id)
+          .executeTakeFirstOrThrow()
+        assert.equal(JSON.parse(stored.event).variables.SSL_CHECK_DOMAIN, domain)
+      } finally {
+        tlsServer.close()
+      }
     })
   })
 }

@@ -2,7 +2,9 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CheckType } from '@svc/core'
 import {
+  type CertificateReading,
   PlaywrightPool,
+  readCertificate,
   runAutomationCheck,
   runBrowserCheck,
   runMultiStepCheck,
@@ -54,6 +56,7 @@ export async function removeArtifacts(ctx: ServiceContext, checkId: string, resu
 /**
  * Runs one attempt of a browser, multi-step or suite check on the Playwright pool: the merged variables
  * reach the script as `process.env`, its runtime is the check's, else its group's, else the account's.
+ * A browser check's `sslCheckDomain` certificate is read at the same time.
  */
 export async function runScriptAttempt(
   ctx: ServiceContext,
@@ -82,15 +85,21 @@ export async function runScriptAttempt(
     })),
     secrets: variables.hidden,
   }
-  const { checkResult, ...verdict }: ScriptRunResult = await RUNNERS[checkType](job, {
-    now: () => ctx.clock.now(),
-    playwright: ctx.scripts.pool,
-    artifactsDir: resultArtifactsDir(ctx, check.row.id, run.resultId),
-  })
+  const runnerContext = { now: () => ctx.clock.now() }
+  const sslCheckDomain = definition.sslCheckDomain as string | null | undefined
+  const [{ checkResult, ...verdict }, tls]: [ScriptRunResult, CertificateReading | null] = await Promise.all([
+    RUNNERS[checkType](job, {
+      ...runnerContext,
+      playwright: ctx.scripts.pool,
+      artifactsDir: resultArtifactsDir(ctx, check.row.id, run.resultId),
+    }),
+    sslCheckDomain ? readCertificate(sslCheckDomain, runnerContext) : null,
+  ])
   return {
     verdict,
     detailKey: SCRIPT_DETAIL_KEYS[checkType as CheckType & keyof typeof SCRIPT_DETAIL_KEYS],
-    detail: checkResult,
+    // `tls`: the certificate of `sslCheckDomain`, read beside the run, for ALERT_SSL.
+    detail: tls ? { ...checkResult, tls } : checkResult,
     statusCode: null,
   }
 }

@@ -203,18 +203,25 @@ function statusOf(result: CheckResultsTable): RunStatus {
 
 interface HttpDetail {
   response?: { status?: number; statusText?: string } | null
-  tls?: { daysRemaining?: number } | null
+  /** The checked certificate: the request's host, or a browser check's `sslCheckDomain`. */
+  tls?: { daysRemaining?: number; domain?: string } | null
 }
 
 function detailOf(result: CheckResultsTable | undefined): HttpDetail {
   if (!result) return {}
   const detail = JSON.parse(result.detail) as Record<string, HttpDetail | undefined>
-  return detail.apiCheckResult ?? detail.urlCheckResult ?? {}
+  return detail.apiCheckResult ?? detail.urlCheckResult ?? detail.browserCheckResult ?? {}
 }
 
 function sslDaysOf(result: CheckResultsTable): number | null {
   const days = detailOf(result).tls?.daysRemaining
   return typeof days === 'number' ? days : null
+}
+
+function sslDomainOf(result: CheckResultsTable | undefined, url: string | undefined): string | null {
+  const domain = detailOf(result).tls?.domain
+  if (domain) return domain
+  return url && URL.canParse(url) ? new URL(url).hostname : null
 }
 
 const TITLES: Record<AlertType, (name: string) => string> = {
@@ -255,8 +262,7 @@ function eventVariables(
     RUN_LOCATION: result?.run_location ?? '',
     RESULT_LINK: result ? `${ctx.publicUrl}/v1/check-results/${check.id}/${result.id}` : '',
     SSL_DAYS_REMAINING: alert.alertType === 'ALERT_SSL' ? (alert.sslDaysRemaining ?? null) : null,
-    SSL_CHECK_DOMAIN:
-      alert.alertType === 'ALERT_SSL' && url && URL.canParse(url) ? new URL(url).hostname : null,
+    SSL_CHECK_DOMAIN: alert.alertType === 'ALERT_SSL' ? sslDomainOf(result, url) : null,
     STARTED_AT: result?.started_at ?? '',
     TAGS: definition.tags,
     GROUP_NAME: input.group,
