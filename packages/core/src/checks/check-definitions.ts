@@ -139,7 +139,15 @@ export const CHECK_BODIES = {
     ...commonCheckFields,
     ...scriptCheckFields,
     script: Script,
-    sslCheckDomain: Type.Optional(Nullable(Type.String({ maxLength: 253 }))),
+    sslCheckDomain: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 259,
+          pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$',
+          description: 'A host name (or host:port) whose TLS certificate is checked on each run.',
+        }),
+      ),
+    ),
   }),
   MULTI_STEP: StrictObject({ ...commonCheckFields, ...scriptCheckFields, script: Script }),
   AUTOMATION: StrictObject({
