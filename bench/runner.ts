@@ -48,6 +48,8 @@ const targetPort = await freePort()
 const targetProcess = spawn(process.execPath, ['bench/bare-server.ts'], {
   env: { ...process.env, PORT: String(targetPort), ROUTE: '/health', CONTENT_TYPE: 'text/plain' },
 })
+// A bench that throws must not leave its target running.
+process.on('exit', () => targetProcess.kill())
 targetProcess.stdin.end('ok')
 await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
 const origin = `http://127.0.0.1:${targetPort}`
