@@ -11,7 +11,8 @@ export interface LoadResult {
 /** Keeps `connections` keep-alive requests in flight for `seconds`, recording each latency. */
 export async function runLoad(options: {
   origin: string
-  path: string
+  /** A fixed path, or one chosen per request. */
+  path: string | (() => string)
   seconds: number
   connections: number
   headers: () => Record<string, string>
@@ -19,11 +20,12 @@ export async function runLoad(options: {
   const pool = new Pool(options.origin, { connections: options.connections, pipelining: 1 })
   const latencies: number[] = []
   let non2xx = 0
+  const pathOf = typeof options.path === 'string' ? () => options.path as string : options.path
   const deadline = performance.now() + options.seconds * 1000
   const worker = async () => {
     while (performance.now() < deadline) {
       const started = performance.now()
-      const res = await pool.request({ method: 'GET', path: options.path, headers: options.headers() })
+      const res = await pool.request({ method: 'GET', path: pathOf(), headers: options.headers() })
       await res.body.arrayBuffer()
       latencies.push(performance.now() - started)
       if (res.statusCode < 200 || res.statusCode > 299) non2xx++

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { getCACertificates, setDefaultCACertificates } from 'node:tls'
 import type { RunnerContext } from '../types.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
@@ -239,5 +240,122 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     const dns = await runHttpCheck(job('http://does-not-exist.svc.test/'), failingLookup)
     assert.equal(dns.error?.type, 'NETWORK_ERROR')
     assert.match(dns.error?.message ?? '', /DNS lookup failed/)
+  })
+})
+
+/** `YYYYMMDDHHMMSSZ`, the date form `openssl ca -startdate/-enddate` takes. */
+function opensslDate(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replace(/[-:T]/g, '')}Z`
+}
+
+/**
+ * A throwaway CA and a localhost certificate it signed whose validity ended at `notAfter`.
+ * `req -x509` can't backdate on OpenSSL 3.0; `openssl ca` with explicit dates can.
+ */
+function expiredCertificate(notAfter: Date): { ca: string; key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-expired-'))
+  const file = (name: string) => join(dir, name)
+  writeFileSync(file('index.txt'), '')
+  writeFileSync(file('serial'), '01\n')
+  writeFileSync(
+    file('ca.cnf'),
+    [
+      '[ca]',
+      'default_ca = test',
+      '[test]',
+      `database = ${file('index.txt')}`,
+      `serial = ${file('serial')}`,
+      `new_certs_dir = ${dir}`,
+      'default_md = sha256',
+      'policy = any',
+      'x509_extensions = leaf',
+      'unique_subject = no',
+      '[any]',
+      'commonName = supplied',
+      '[leaf]',
+      'basicConstraints = CA:FALSE',
+      'subjectAltName = DNS:localhost,IP:127.0.0.1',
+      '',
+    ].join('\n'),
+  )
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' })
+  const subject = (cn: string) => ['-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`]
+  openssl(
+    'req',
+    '-x509',
+    ...subject('svc test CA'),
+    '-days',
+    '2',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+  )
+  openssl('req', '-new', ...subject('localhost'), '-keyout', file('key.pem'), '-out', file('leaf.csr'))
+  const notBefore = new Date(notAfter.getTime() - 30 * 86_400_000)
+  openssl(
+    'ca',
+    '-batch',
+    '-notext',
+    '-config',
+    file('ca.cnf'),
+    '-cert',
+    file('ca.pem'),
+    '-keyfile',
+    file('ca.key'),
+    '-in',
+    file('leaf.csr'),
+    '-out',
+    file('cert.pem'),
+    '-startdate',
+    opensslDate(notBefore),
+    '-enddate',
+    opensslDate(notAfter),
+  )
+  const read = (name: string) => readFileSync(file(name), 'utf8')
+  return { ca: read('ca.pem'), key: read('key.pem'), cert: read('cert.pem') }
+}
+
+describe('an HTTPS target whose certificate expired', () => {
+  // Whole seconds: certificates carry no milliseconds.
+  const notAfter = new Date(Math.floor(Date.now() / 1000) * 1000 - 10 * 86_400_000)
+  const systemCAs = getCACertificates('default')
+  let server: Server
+  let url = ''
+  before(async () => {
+    const { ca, key, cert } = expiredCertificate(notAfter)
+    // Trust the test CA, so the only thing wrong with the certificate is its age.
+    setDefaultCACertificates([...systemCAs, ca])
+    server = createHttpsServer({ key, cert }, handler)
+    url = `https://localhost:${await listen(server)}/json`
+  })
+  after(() => {
+    setDefaultCACertificates(systemCAs)
+    server.close()
+  })
+
+  test('is a NETWORK_ERROR saying the certificate expired', async () => {
+    const result = await runHttpCheck(job(url), ctx)
+    assert.equal(result.hasFailures, true)
+    assert.equal(result.hasErrors, true)
+    assert.equal(result.error?.type, 'NETWORK_ERROR')
+    assert.match(result.error?.message ?? '', /CERT_HAS_EXPIRED/)
+    assert.match(result.error?.message ?? '', /certificate has expired/)
+    assert.equal(result.checkResult.response, null)
+  })
+
+  test('passes with skipSSL and reports the expiry as negative days remaining', async () => {
+    const tenDaysAfter: RunnerContext = { now: () => new Date(notAfter.getTime() + 10 * 86_400_000) }
+    const result = await runHttpCheck(job(url, {}, { skipSSL: true }), tenDaysAfter)
+    assert.equal(result.hasFailures, false, JSON.stringify(result.error))
+    assert.equal(result.checkResult.response?.status, 200)
+    assert.deepEqual(result.checkResult.tls, {
+      subject: 'localhost',
+      issuer: 'svc test CA',
+      validTo: notAfter.toISOString(),
+      daysRemaining: -10,
+    })
+    const realClock = await runHttpCheck(job(url, {}, { skipSSL: true }), ctx)
+    assert.equal(realClock.checkResult.tls?.daysRemaining, -11, 'expired 10 days and a few ms ago')
   })
 })

@@ -1,0 +1,289 @@
+/**
+ * bench/runner.ts: URL checks per second through the real scheduler path (createScheduler + runDue on an
+ * SQLite store, results persisted) against a local HTTP target, versus a bare loop of the same undici
+ * requests with a fresh connection each (the ceiling), in one run. Then a real server process with
+ * 10,000 active 1-minute checks: the scheduler's drift (actual start minus planned due time) and RSS.
+ * Targets: >= 0.7 of the ceiling and >= 1,000 checks/s; RSS < 300 MB.
+ * `--drift-checks 0` skips the second part.
+ * Usage: npm run bench:runner [-- --checks 5000 --rounds 3 --concurrency 20 --drift-checks 10000 --drift-seconds 90
+ *   --server-concurrency 20]
+ */
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { CHECK_BODIES } from '@svc/core'
+import { createDb, migrateToLatest, type Store } from '@svc/db'
+import { type HttpJob, runHttpCheck } from '@svc/runner'
+import { Client } from 'undici'
+import type { ServiceContext } from '../packages/server/src/context.ts'
+import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
+import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
+import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
+import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
+import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
+import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
+
+const { values } = parseArgs({
+  options: {
+    checks: { type: 'string', default: '5000' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '20' },
+    'drift-checks': { type: 'string', default: '10000' },
+    'drift-seconds': { type: 'string', default: '90' },
+    'server-concurrency': { type: 'string', default: '20' },
+  },
+})
+const checks = Number(values.checks)
+const concurrency = Number(values.concurrency)
+const driftChecks = Number(values['drift-checks'])
+const driftSeconds = Number(values['drift-seconds'])
+const serverConcurrency = values['server-concurrency']
+const MINUTE = 60_000
+
+// The target runs in its own process, as a monitored site would.
+const targetPort = await freePort()
+const targetProcess = spawn(process.execPath, ['bench/bare-server.ts'], {
+  env: { ...process.env, PORT: String(targetPort), ROUTE: '/health', CONTENT_TYPE: 'text/plain' },
+})
+// A bench that throws must not leave its target running.
+process.on('exit', () => targetProcess.kill())
+targetProcess.stdin.end('ok')
+await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
+const origin = `http://127.0.0.1:${targetPort}`
+const url = `${origin}/health`
+
+// --- Throughput: the same number of requests three ways, `concurrency` in flight each time, in
+// interleaved rounds (the machine is shared: each figure is its rounds' median).
+const job: HttpJob = {
+  checkType: 'URL',
+  request: { url },
+  degradedResponseTime: 10_000,
+  maxResponseTime: 20_000,
+  shouldFail: false,
+}
+const runOnce = async () => {
+  const result = await runHttpCheck(job, { now: () => new Date() })
+  if (result.hasFailures) throw new Error(`the target failed: ${JSON.stringify(result.error)}`)
+}
+await inParallel(200, bareRequest)
+const store = await scheduledStore()
+const rounds: { ceiling: Rate; runnerOnly: Rate; scheduled: Rate }[] = []
+for (let round = 0; round < Number(values.rounds); round++) {
+  rounds.push({
+    ceiling: await timed(checks, () => inParallel(checks, bareRequest)),
+    runnerOnly: await timed(checks, () => inParallel(checks, runOnce)),
+    scheduled: await store.runAllDue(),
+  })
+}
+await store.close()
+const median = (pick: (r: (typeof rounds)[number]) => Rate): Rate => {
+  const sorted = rounds.map(pick).sort((a, b) => perSecond(a) - perSecond(b))
+  return sorted[Math.floor(sorted.length / 2)] as Rate
+}
+const ceiling = median((r) => r.ceiling)
+const runnerOnly = median((r) => r.runnerOnly)
+const scheduled = median((r) => r.scheduled)
+
+// --- Drift and memory: a real server process with `driftChecks` active 1-minute checks.
+const drift = driftChecks > 0 ? await driftWithActiveChecks() : undefined
+targetProcess.kill()
+
+const line = (name: string, r: Rate) =>
+  `${name.padEnd(44)} ${perSecond(r).toFixed(0).padStart(6)} checks/s   ${(r.cpuMicros / r.count).toFixed(0).padStart(4)} µs CPU per check`
+console.log(
+  `store: sqlite, ${concurrency} runs in flight, ${checks} checks, median of ${rounds.length} rounds, target a bare Fastify route in its own process`,
+)
+console.log(
+  `rounds (checks/s, ceiling / runner / scheduled): ${rounds.map((r) => [r.ceiling, r.runnerOnly, r.scheduled].map((x) => perSecond(x).toFixed(0)).join(' / ')).join(',  ')}`,
+)
+console.log(line('bare undici, fresh connection each (ceiling)', ceiling))
+console.log(line('runHttpCheck only (no store)', runnerOnly))
+console.log(line('scheduler: claim, run, store result, complete', scheduled))
+console.log(
+  `scheduled / ceiling                          ${(perSecond(scheduled) / perSecond(ceiling)).toFixed(2)}   (target >= 0.7; >= 1000 checks/s)`,
+)
+if (drift) {
+  console.log(
+    `${driftChecks} active 1-minute checks, ${driftSeconds} s, SVC_RUNNER_CONCURRENCY ${serverConcurrency}`,
+  )
+  console.log(
+    `  slots due in the window                    ${drift.due}   started ${drift.started}   not started by the end ${drift.due - drift.started}`,
+  )
+  console.log(
+    `  drift (start - due) of started slots       p50 ${drift.p50.toFixed(0)} ms   p99 ${drift.p99.toFixed(0)} ms   max ${drift.max.toFixed(0)} ms`,
+  )
+  console.log(
+    `  server RSS                                 max ${drift.maxRssMb.toFixed(0)} MB   (target < 300 MB)`,
+  )
+}
+
+async function bareRequest(): Promise<void> {
+  const client = new Client(origin)
+  try {
+    const response = await client.request({ method: 'GET', path: '/health' })
+    await response.body.arrayBuffer()
+    if (response.statusCode !== 200) throw new Error(`the target answered ${response.statusCode}`)
+  } finally {
+    await client.destroy()
+  }
+}
+
+interface Rate {
+  count: number
+  seconds: number
+  /** CPU time of this process (user + system), less sensitive to a busy machine than wall time. */
+  cpuMicros: number
+}
+
+function perSecond(rate: Rate): number {
+  return rate.count / rate.seconds
+}
+
+/**
+ * An SQLite store with `checks` 1-minute URL checks on an injected clock. Each `runAllDue()` moves the
+ * clock a minute on, so every check is due once, and has the scheduler run them all.
+ */
+async function scheduledStore() {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
+  const store = createDb(`sqlite:${join(dir, 'svc.db')}`)
+  await migrateToLatest(store)
+  let nowMs = Date.parse('2026-01-05T12:00:00.000Z')
+  const ctx = serviceContext(store, () => new Date(nowMs))
+  await seedChecks(ctx, checks)
+  const scheduler = createScheduler(ctx, { locations: ['local'], concurrency })
+  let stored = 0
+  return {
+    async runAllDue(): Promise<Rate> {
+      nowMs += MINUTE
+      const rate = await timed(checks, async () => {
+        let ran = 0
+        while (ran < checks) {
+          const claimed = await scheduler.runDue()
+          if (claimed === 0) throw new Error(`only ${ran} of ${checks} slots were due`)
+          ran += claimed
+        }
+      })
+      stored += checks
+      const { n } = await store.db
+        .selectFrom('check_results')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      if (Number(n) !== stored) throw new Error(`${n} results stored for ${stored} runs`)
+      return rate
+    },
+    async close() {
+      await scheduler.stop()
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function driftWithActiveChecks() {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-drift-'))
+  const store = createDb(`sqlite:${join(dir, 'svc.db')}`)
+  await migrateToLatest(store)
+  const key = randomBytes(32)
+  await seedChecks(
+    serviceContext(store, () => new Date(), key),
+    driftChecks,
+  )
+  const firstDue = new Map(
+    (await store.db.selectFrom('check_schedules').select(['check_id', 'next_due_ms']).execute()).map((r) => [
+      r.check_id,
+      Number(r.next_due_ms),
+    ]),
+  )
+  await store.close()
+
+  const server = await startServerProcess({
+    SVC_DATA_DIR: dir,
+    SVC_ENCRYPTION_KEY: key.toString('hex'),
+    SVC_RUNNER_CONCURRENCY: serverConcurrency,
+  })
+  // Slots that fell due while seeding and starting are a backlog, not drift: measure from here on.
+  const windowStart = Date.now() + 5_000
+  let maxRssMb = 0
+  const sampling = setInterval(() => {
+    maxRssMb = Math.max(maxRssMb, rssMb(server.child.pid ?? 0))
+  }, 1000)
+  await new Promise((done) => setTimeout(done, driftSeconds * 1000))
+  // Slots due in the last seconds may still be starting: count those due up to here.
+  const windowEnd = Date.now() - 5_000
+  clearInterval(sampling)
+  await server.stop('SIGTERM')
+
+  const reader = createDb(`sqlite:${join(dir, 'svc.db')}`)
+  const results = await reader.db.selectFrom('check_results').select(['job_id', 'started_at']).execute()
+  await reader.close()
+  rmSync(dir, { recursive: true, force: true })
+
+  let due = 0
+  for (const first of firstDue.values()) {
+    for (let slot = first; slot < windowEnd; slot += MINUTE) if (slot >= windowStart) due++
+  }
+  const drifts = results
+    .map((r) => ({ dueMs: Number(r.job_id.split(':')[2]), startedMs: Date.parse(r.started_at) }))
+    .filter((r) => r.dueMs >= windowStart && r.dueMs < windowEnd)
+    .map((r) => r.startedMs - r.dueMs)
+    .sort((a, b) => a - b)
+  const at = (q: number) => drifts[Math.min(drifts.length - 1, Math.floor(q * drifts.length))] ?? Number.NaN
+  return {
+    due,
+    started: drifts.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: drifts.at(-1) ?? Number.NaN,
+    maxRssMb,
+  }
+}
+
+function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): ServiceContext {
+  return {
+    db: store.db,
+    engine: store.engine,
+    clock: { now },
+    secretBox: createSecretBox(key),
+    publicUrl: 'http://localhost:3000',
+    locations: { served: ['local'], defaults: ['local'] },
+  }
+}
+
+async function seedChecks(ctx: ServiceContext, count: number): Promise<void> {
+  const account = await createAccount(ctx, { name: 'bench' })
+  // The route's validation fills in the defaults; the API's rate limit would make 10,000 POSTs slow.
+  const withDefaults = compileBodyValidator(CHECK_BODIES.URL)
+  for (let i = 0; i < count; i++) {
+    const body = { name: `check ${i}`, frequency: 1, request: { url } }
+    withDefaults(body)
+    await createCheck(ctx, account.id, 'URL', body)
+  }
+}
+
+/** Runs `task` `count` times with `concurrency` in flight. */
+async function inParallel(count: number, task: () => Promise<void>): Promise<void> {
+  let started = 0
+  const worker = async () => {
+    while (started < count) {
+      started++
+      await task()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
+}
+
+async function timed(count: number, run: () => Promise<void>): Promise<Rate> {
+  const started = performance.now()
+  const cpu = process.cpuUsage()
+  await run()
+  const { user, system } = process.cpuUsage(cpu)
+  return { count, seconds: (performance.now() - started) / 1000, cpuMicros: user + system }
+}
+
+function rssMb(pid: number): number {
+  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
+  return Number(match?.[1] ?? 0) / 1024
+}

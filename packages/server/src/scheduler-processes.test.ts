@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createDb } from '@svc/db'
+import { testEngines } from '@svc/db/testing'
+import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
+
+const CHECKS = 30
+const PERIOD_MS = 60_000
+// Real processes on the system clock: 2.5 periods gives every check at least two slots.
+const RUN_MS = 150_000
+
+/**
+ * Two server processes on one store, ~30 one-minute URL checks, real time: every slot runs exactly
+ * once (the target is hit once per stored result), no slot is skipped, and both processes take slots.
+ * The engines run side by side so the file takes one run's time.
+ */
+describe('two server processes share one schedule', { concurrency: true }, () => {
+  for (const engine of testEngines()) {
+    test(`on ${engine.engine}: each due slot runs exactly once, none skipped, on both processes`, async (t) => {
+      const store = await engine.createUrl()
+      const env = {
+        ...storeEnv(store.url),
+        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
+      }
+      const servers: ServerProcess[] = []
+      const target = await startTarget(() => servers.map((s) => s.child.pid ?? -1))
+      try {
+        servers.push(await startServerProcess(env), await startServerProcess(env))
+        const checks: { id: string; n: number; createdAt: string }[] = []
+        for (let n = 0; n < CHECKS; n++) {
+          const server = servers[n % 2] as ServerProcess
+          const response = await fetch(`${server.url}/v1/checks/url`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${env.SVC_BOOTSTRAP_API_KEY}`,
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify({ name: `slot ${n}`, frequency: 1, request: { url: `${target.url}/${n}` } }),
+          })
+          assert.equal(response.status, 201, await response.clone().text())
+          const check = (await response.json()) as { id: string; created_at: string }
+          checks.push({ id: check.id, n, createdAt: check.created_at })
+        }
+        await sleep(RUN_MS)
+        const exits = await Promise.all(servers.map((s) => s.stop('SIGTERM')))
+        const outputs = servers.map((s) => s.output()).join('\n---\n')
+        assert.deepEqual(exits, [0, 0], outputs)
+
+        const reader = createDb(store.url)
+        try {
+          const results = await reader.db
+            .selectFrom('check_results')
+            .select(['check_id', 'job_id', 'run_location', 'started_at', 'has_failures'])
+            .execute()
+          const schedule = await reader.db.selectFrom('check_schedules').selectAll().execute()
+          let ran = 0
+          for (const check of checks) {
+            const mine = results.filter((r) => r.check_id === check.id)
+            const slots = mine
+              .map((r) => {
+                const [checkId, location, due] = r.job_id.split(':')
+                assert.equal(checkId, check.id)
+                assert.equal(location, 'local')
+                assert.equal(r.run_location, 'local')
+                assert.equal(Boolean(r.has_failures), false)
+                assert.ok(Date.parse(r.started_at) >= Number(due), 'no slot starts before it is due')
+                return Number(due)
+              })
+              .sort((a, b) => a - b)
+            assert.equal(new Set(slots).size, slots.length)
+            assert.ok(slots.length >= 2, `check ${check.n} ran ${slots.length} slots in ${RUN_MS} ms`)
+            assert.equal(
+              target.hitsOf(check.n),
+              slots.length,
+              `check ${check.n}: one target hit per stored result, so no slot ran twice`,
+            )
+            assert.ok((slots[0] ?? 0) > Date.parse(check.createdAt), 'the first slot follows creation')
+            assert.deepEqual(
+              slots.slice(1).map((due, i) => due - (slots[i] ?? 0)),
+              Array(slots.length - 1).fill(PERIOD_MS),
+              `check ${check.n}: consecutive slots are one period apart`,
+            )
+            const [row] = schedule.filter((s) => s.check_id === check.id)
+            assert.equal(
+              Number(row?.next_due_ms),
+              (slots.at(-1) ?? 0) + PERIOD_MS,
+              'the schedule resumes right after the last run',
+            )
+            ran += slots.length
+          }
+          assert.equal(results.length, ran, 'no results of other slots')
+          const [first, second] = servers.map((s) => target.hitsByPid.get(s.child.pid ?? -1) ?? 0)
+          t.diagnostic(`slots run per process: ${first}, ${second} of ${ran}`)
+          assert.equal(target.unattributed, 0)
+          assert.equal((first ?? 0) + (second ?? 0), ran)
+          assert.ok((first ?? 0) > 0 && (second ?? 0) > 0, `slots per process: ${first}, ${second}`)
+        } finally {
+          await reader.close()
+        }
+      } finally {
+        await Promise.all(servers.map((s) => s.stop('SIGKILL')))
+        target.server.close()
+        await store.dispose()
+      }
+    })
+  }
+})
+
+/**
+ * A loopback target that counts hits per path and per server process. The results don't say which
+ * node ran a slot, so each hit's client socket is found in /proc/net/tcp and traced to the process
+ * holding it (the client waits for our answer, so its socket is still open while we look).
+ */
+async function startTarget(pids: () => number[]) {
+  const hitsByPath = new Map<string, number>()
+  const hitsByPid = new Map<number, number>()
+  let unattributed = 0
+  const server: Server = createServer((request, response) => {
+    const path = request.url ?? '/'
+    hitsByPath.set(path, (hitsByPath.get(path) ?? 0) + 1)
+    const pid = pidOfClient(request.socket.remotePort ?? 0, port, pids())
+    if (pid === undefined) unattributed++
+    else hitsByPid.set(pid, (hitsByPid.get(pid) ?? 0) + 1)
+    response.end('ok')
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const port = (server.address() as AddressInfo).port
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    hitsByPid,
+    hitsOf: (n: number) => hitsByPath.get(`/${n}`) ?? 0,
+    get unattributed() {
+      return unattributed
+    },
+  }
+}
+
+function pidOfClient(clientPort: number, serverPort: number, pids: number[]): number | undefined {
+  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0')
+  const line = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .find((f) => f[1]?.endsWith(`:${hex(clientPort)}`) && f[2]?.endsWith(`:${hex(serverPort)}`))
+  const inode = line?.[9]
+  if (!inode) return undefined
+  return pids.find((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`
+        } catch {
+          return false
+        }
+      })
+    } catch {
+      return false
+    }
+  })
+}
