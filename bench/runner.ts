@@ -24,6 +24,7 @@ import { createAccount } from '../packages/server/src/features/accounts/accounts
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
+import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
 
 const { values } = parseArgs({
@@ -249,6 +250,7 @@ function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): S
     secretBox: createSecretBox(key),
     publicUrl: 'http://localhost:3000',
     locations: { served: ['local'], defaults: ['local'] },
+    scripts: scriptRunnerOf({ chromiumPath: '/usr/bin/chromium', browserConcurrency: 1, dataDir: tmpdir() }),
   }
 }
 
@@ -258,8 +260,9 @@ async function seedChecks(ctx: ServiceContext, count: number): Promise<void> {
   const withDefaults = compileBodyValidator(CHECK_BODIES.URL)
   for (let i = 0; i < count; i++) {
     const body = { name: `check ${i}`, frequency: 1, request: { url } }
+    const sentFields = new Set(Object.keys(body))
     withDefaults(body)
-    await createCheck(ctx, account.id, 'URL', body)
+    await createCheck(ctx, account.id, 'URL', body, { sentFields, autoAssignAlerts: false })
   }
 }
 
