@@ -72,7 +72,10 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     saveRunnerNode(ctx, node, ctx.clock.now().getTime()).catch((error: unknown) =>
       log.error({ err: error }, 'recording runner presence failed'),
     )
-  let ticking = false
+  let started = false
+  let claiming: Promise<void> | undefined
+  /** The last claim filled every free slot: more may be due right now. */
+  let backlog = false
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
 
   /** Claims as much due work as there is free concurrency and starts it; answers the runs started. */
@@ -101,8 +104,31 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       log.error({ err: error, checkId, location }, 'check run failed')
     })
     running.add(tracked)
-    void tracked.finally(() => running.delete(tracked))
+    void tracked.finally(() => {
+      running.delete(tracked)
+      // A backlog is worked off as fast as runs finish, not a batch per tick.
+      if (backlog) pump()
+    })
     return tracked
+  }
+
+  /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
+  function pump(): void {
+    if (!started || claiming) return
+    claiming = (async () => {
+      try {
+        for (let free = options.concurrency - running.size; free > 0; ) {
+          const runs = await claimAndStart()
+          backlog = runs.length === free
+          if (!backlog) break
+          free = options.concurrency - running.size
+        }
+      } catch (error) {
+        log.error({ err: error }, 'claiming due checks failed')
+      } finally {
+        claiming = undefined
+      }
+    })()
   }
 
   async function runSlot(slot: ClaimedSlot): Promise<void> {
@@ -178,16 +204,8 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     owner,
     runDue,
     start() {
-      timer = setInterval(() => {
-        if (ticking) return
-        ticking = true
-        // Only the claim holds the tick: runs go on while the next ticks claim more.
-        claimAndStart()
-          .catch((error: unknown) => log.error({ err: error }, 'claiming due checks failed'))
-          .finally(() => {
-            ticking = false
-          })
-      }, options.tickMs ?? 500)
+      started = true
+      timer = setInterval(pump, options.tickMs ?? 500)
       if (node.locations.length > 0) {
         void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(sayAlive)
         presence = setInterval(sayAlive, PRESENCE_INTERVAL_MS)
@@ -200,8 +218,10 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       }, leaseMs / 3)
     },
     async stop() {
+      started = false
       clearInterval(timer)
       clearInterval(presence)
+      await claiming
       await Promise.all(running)
       clearInterval(renewal)
       if (node.locations.length > 0) await deleteRunnerNode(ctx, owner)

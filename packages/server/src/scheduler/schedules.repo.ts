@@ -24,6 +24,28 @@ export async function replaceSchedule(
   })
 }
 
+/** Sets one slot's next due time at once (a heartbeat ping moving its deadline), releasing any lease. */
+export async function moveDeadline(
+  ctx: ServiceContext,
+  checkId: string,
+  location: string,
+  nextDueMs: number,
+): Promise<void> {
+  const moved = await ctx.db
+    .updateTable('check_schedules')
+    .set({ next_due_ms: nextDueMs, lease_owner: null, lease_until_ms: null })
+    .where('check_id', '=', checkId)
+    .where('location', '=', location)
+    .executeTakeFirst()
+  if (Number(moved.numUpdatedRows) === 0) {
+    await ctx.db
+      .insertInto('check_schedules')
+      .values({ check_id: checkId, location, next_due_ms: nextDueMs })
+      .onConflict((oc) => oc.columns(['check_id', 'location']).doUpdateSet({ next_due_ms: nextDueMs }))
+      .execute()
+  }
+}
+
 export interface ClaimedSlot {
   checkId: string
   location: string
@@ -66,12 +88,36 @@ export async function leaseDueRows<Row>(
   returning: string[],
   claim: LeaseClaim,
 ): Promise<Row[]> {
-  if (claim.locations.length === 0 || claim.limit <= 0) return []
+  const leased: Row[] = []
+  // One location at a time, so each claim walks the (location, next_due_ms) index in order and stops
+  // at its limit however large a backlog grows; the first location turns, so none starves.
+  const start = rotation++ % Math.max(1, claim.locations.length)
+  const locations = [...claim.locations.slice(start), ...claim.locations.slice(0, start)]
+  for (const location of locations) {
+    const limit = claim.limit - leased.length
+    if (limit <= 0) break
+    leased.push(
+      ...(await leaseDueRowsOf<Row>(ctx, table, keyColumns, returning, { ...claim, limit }, location)),
+    )
+  }
+  return leased
+}
+
+let rotation = 0
+
+async function leaseDueRowsOf<Row>(
+  ctx: ServiceContext,
+  table: 'check_schedules' | 'check_retries',
+  keyColumns: string[],
+  returning: string[],
+  claim: LeaseClaim,
+  location: string,
+): Promise<Row[]> {
   const locking = ctx.engine === 'postgres' ? sql`for update skip locked` : sql``
   const keys = sql.join(keyColumns.map((column) => sql.ref(column)))
   const due = sql`
     select ${keys} from ${sql.table(table)}
-    where location in (${sql.join(claim.locations)})
+    where location = ${location}
       and next_due_ms <= ${claim.nowMs}
       and (lease_until_ms is null or lease_until_ms < ${claim.nowMs})
     order by next_due_ms

@@ -10,7 +10,7 @@ import {
   type HeartbeatSettings,
   heartbeatWindowMs,
 } from '../../scheduler/heartbeat-window.ts'
-import { replaceSchedule } from '../../scheduler/schedules.repo.ts'
+import { moveDeadline } from '../../scheduler/schedules.repo.ts'
 import { findCheckByHeartbeatToken } from '../checks/checks.repo.ts'
 import { resolveCheck } from '../checks/checks.service.ts'
 
@@ -30,9 +30,13 @@ export async function recordPing(
   // A paused heartbeat (or one in a paused group) acknowledges pings without judging them.
   if (!definition.activated || !groupActivated) return
   const message = kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined
-  await storeHeartbeatResult(ctx, check, { jobId: `ping:${randomUUID()}`, kind, message, method })
   const deadline = ctx.clock.now().getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
-  await replaceSchedule(ctx, check.id, [{ location: HEARTBEAT_LOCATION, nextDueMs: deadline }])
+  // One transaction: the result (with its alert fold) and the moved deadline land together.
+  await ctx.db.transaction().execute(async (db) => {
+    const tx = { ...ctx, db }
+    await storeHeartbeatResult(tx, check, { jobId: `ping:${randomUUID()}`, kind, message, method })
+    await moveDeadline(tx, check.id, HEARTBEAT_LOCATION, deadline)
+  })
 }
 
 const PingParams = StrictObject({ token: Type.String({ minLength: 1, maxLength: 128 }) })
