@@ -251,6 +251,7 @@ function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): S
     publicUrl: 'http://localhost:3000',
     locations: { served: ['local'], defaults: ['local'] },
     scripts: scriptRunnerOf({ chromiumPath: '/usr/bin/chromium', browserConcurrency: 1, dataDir: tmpdir() }),
+    runnerLeaseMs: 30_000,
   }
 }
 

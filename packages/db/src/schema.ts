@@ -25,6 +25,10 @@ export interface Database {
   maintenance_windows: MaintenanceWindowsTable
   check_alert_states: CheckAlertStatesTable
   alert_notifications: AlertNotificationsTable
+  private_locations: PrivateLocationsTable
+  private_location_keys: PrivateLocationKeysTable
+  agents: AgentsTable
+  agent_events: AgentEventsTable
 }
 
 export interface UsersTable {
@@ -258,4 +262,47 @@ export interface AlertNotificationsTable {
   position: number
   updated_at: string
   delivered_at: string | null
+}
+
+export interface PrivateLocationsTable {
+  id: string
+  account_id: string
+  name: string
+  /** What checks name in `privateLocations`; unique per account. */
+  slug_name: string
+  icon: string | null
+  proxy_url: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface PrivateLocationKeysTable {
+  id: string
+  private_location_id: string
+  key_hash: string
+  masked_key: string
+  created_at: string
+  updated_at: string
+}
+
+export interface AgentsTable {
+  id: string
+  private_location_id: string
+  version: string
+  hostname: string
+  running_jobs: number
+  started_at: string
+  last_seen_ms: number
+}
+
+export interface AgentEventsTable {
+  id: string
+  private_location_id: string
+  agent_id: string | null
+  message: string
+  stack: string | null
+  agent_version: string
+  platform: string
+  runtime_version: string
+  created_at: string
 }

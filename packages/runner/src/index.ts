@@ -27,5 +27,14 @@ export {
   type TestOutcome,
   type WebVitals,
 } from './playwright/index.ts'
+export {
+  DETAIL_KEYS,
+  type JobRunnerContext,
+  type RunnerJob,
+  type RunOutcome,
+  runJob,
+  SCRIPT_CHECK_TYPES,
+  UPTIME_CHECK_TYPES,
+} from './run-job.ts'
 export { runTcpCheck, type TcpJob, type TcpRunResult } from './tcp/run-tcp-check.ts'
 export * from './types.ts'

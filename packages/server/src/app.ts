@@ -3,12 +3,13 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Store } from '@svc/db'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
-import { authenticate, isOpenRoute } from './auth/authenticate.ts'
+import { authenticate, isAgentRoute, isOpenRoute } from './auth/authenticate.ts'
 import { type Clock, systemClock } from './clock.ts'
 import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
+import { agentProtocolRoutes } from './features/agent-protocol/agent-protocol.routes.ts'
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
@@ -19,7 +20,9 @@ import { checksRoutes } from './features/checks/checks.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
+import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
+import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -37,6 +40,10 @@ export interface AppDeps {
   adminToken?: string
   clock?: Clock
   alerting?: ServiceContext['alerting']
+  /** Source addresses listed by GET /v1/static-ips.txt and static-ipv6s.txt. */
+  staticAddresses?: { ipv4: string[]; ipv6: string[] }
+  /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
+  runnerLeaseMs?: number
   logger?: FastifyServerOptions['logger']
 }
 
@@ -53,6 +60,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     locations: deps.locations ?? { served: ['local'], defaults: ['local'] },
     scripts: deps.scripts,
     alerting: deps.alerting,
+    runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
   }
 }
 
@@ -75,13 +83,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
 
-  await app.register(publicApi(ctx))
+  await app.register(publicApi(ctx, deps.staticAddresses ?? { ipv4: [], ipv6: [] }))
   if (deps.adminToken) await app.register(adminApi(ctx, deps.adminToken))
   return app
 }
 
 /** The public API: every route here needs an API key unless API.md lists it as open. */
-function publicApi(ctx: ServiceContext): FastifyPluginAsync {
+function publicApi(
+  ctx: ServiceContext,
+  staticAddresses: { ipv4: string[]; ipv6: string[] },
+): FastifyPluginAsync {
   return async (app) => {
     await registerOpenApi(app, {
       audience: 'tenant',
@@ -101,10 +112,14 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'runtimes', description: 'Runtimes of script checks and the packages they provide' },
         { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
         { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
+        { name: 'private-locations', description: 'Your own locations, served by svc agents' },
+        { name: 'agent', description: 'What svc agents call, with a private-location key' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
-      if (isOpenRoute(request.routeOptions.url ?? request.url)) return
+      const route = request.routeOptions.url ?? request.url
+      // Agents authenticate with private-location keys, in their own routes.
+      if (isOpenRoute(route) || isAgentRoute(route)) return
       request.auth = await authenticate(ctx, request)
       await enforceRateLimits(ctx, request.auth, request, reply)
     })
@@ -122,6 +137,9 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(alertChannelsRoutes, { ctx })
     await app.register(alertNotificationsRoutes, { ctx })
     await app.register(maintenanceWindowsRoutes, { ctx })
+    await app.register(privateLocationsRoutes, { ctx })
+    await app.register(staticAddressesRoutes, { addresses: staticAddresses })
+    await app.register(agentProtocolRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net'
 import { resolve } from 'node:path'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 
@@ -30,6 +31,8 @@ export interface Config {
   chromiumPath: string
   /** Browser, multi-step and suite runs at once in this process (SVC_BROWSER_CONCURRENCY). */
   browserConcurrency: number
+  /** Source addresses of check runs, as GET /v1/static-ips.txt and static-ipv6s.txt list them. */
+  staticAddresses: { ipv4: string[]; ipv6: string[] }
   /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
   resultRetentionDays: number
   /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
@@ -77,6 +80,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
+    staticAddresses: {
+      ipv4: parseAddresses('SVC_STATIC_IPS', env.SVC_STATIC_IPS, isIPv4),
+      ipv6: parseAddresses('SVC_STATIC_IPV6S', env.SVC_STATIC_IPV6S, isIPv6),
+    },
     browserConcurrency: parsePositiveInteger('SVC_BROWSER_CONCURRENCY', env.SVC_BROWSER_CONCURRENCY ?? '2'),
     resultRetentionDays: parsePositiveInteger(
       'SVC_RESULT_RETENTION_DAYS',
@@ -152,6 +159,16 @@ export function parseRunnerLocations(value: string | undefined, served: string[]
       `runner locations must be served (SVC_LOCATIONS=${served.join(',')}); not served: ${unserved.join(', ')}`,
     )
   }
+  return list
+}
+
+function parseAddresses(name: string, value: string | undefined, valid: (address: string) => boolean) {
+  const list = (value ?? '')
+    .split(',')
+    .map((address) => address.trim())
+    .filter(Boolean)
+  const invalid = list.find((address) => !valid(address))
+  if (invalid) throw new ConfigError(`${name}: ${invalid} is not a valid address`)
   return list
 }
 

@@ -15,6 +15,8 @@ export interface ServiceContext {
   locations: { served: string[]; defaults: string[] }
   /** Runs browser, multi-step and suite checks; their artifacts live under `artifactsDir/<checkId>/<resultId>`. */
   scripts: { pool: PlaywrightPool; artifactsDir: string }
+  /** How long a claimed run stays leased without renewal, in this process or on an agent. */
+  runnerLeaseMs: number
   /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */
   alerting?: DeliveryConfig
 }

@@ -21,6 +21,8 @@ async function main(): Promise<void> {
     store,
     secretBox,
     scripts: scriptRunnerOf(config),
+    runnerLeaseMs: config.runnerLeaseMs,
+    staticAddresses: config.staticAddresses,
     publicUrl: config.publicUrl,
     adminToken: config.adminToken,
     locations: config.locations,

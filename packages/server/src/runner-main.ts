@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     store,
     secretBox: createSecretBox(key),
     scripts: scriptRunnerOf(config),
+    runnerLeaseMs: config.runnerLeaseMs,
     publicUrl: config.publicUrl,
     locations: config.locations,
   })

@@ -77,3 +77,20 @@ export async function finishRetry(ctx: ServiceContext, slotKey: string, owner: s
     .where('lease_owner', '=', owner)
     .execute()
 }
+
+/** A one-off run (a trigger) for whoever serves `location`: claimed like a retry, never retried. */
+export async function insertTriggerJob(ctx: ServiceContext, job: PendingRetry): Promise<void> {
+  await ctx.db
+    .insertInto('check_retries')
+    .values({
+      slot_key: job.slotKey,
+      check_id: job.checkId,
+      location: job.location,
+      attempt: job.attempt,
+      next_due_ms: job.dueMs,
+      first_started_ms: job.firstStartedMs,
+      lease_owner: null,
+      lease_until_ms: null,
+    })
+    .execute()
+}

@@ -1,31 +1,50 @@
 import { type CheckType, Scrubber, substituteVariables } from '@svc/core'
+import { type RunnerJob, type RunOutcome, runJob, type UPTIME_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
 import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
-import { type RunOutcome, runCheckDefinition } from './run-check.ts'
 import { runVariables } from './run-variables.ts'
-import { isScriptCheckType, removeArtifacts, runScriptAttempt } from './script-checks.ts'
+import { isScriptCheckType, removeArtifacts, resultArtifactsDir, scriptJobOf } from './script-checks.ts'
 
 /**
- * Runs one attempt of `check` in `location`, for the result `resultId` (its artifacts are filed under
- * it): variables substituted into the request (or given to the script as `process.env`), then every
- * value of a locked or secret variable scrubbed from what the run reports (plain and encoded).
+ * What one attempt of `check` in `location` runs, for the result `resultId`: an uptime check's
+ * definition with the variables substituted into its request, or a script check's job (variables as
+ * `process.env`); plus the values to scrub from what it reports. Built here whether the attempt then
+ * runs in this process or on an agent.
  */
+export async function prepareJob(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  run: { location: string },
+): Promise<{ job: RunnerJob; hidden: string[] }> {
+  const variables = await runVariables(ctx, check)
+  const checkType = check.row.check_type as CheckType
+  if (isScriptCheckType(checkType)) {
+    return { job: await scriptJobOf(ctx, check, variables, run.location), hidden: variables.hidden }
+  }
+  const definition = {
+    ...check.definition,
+    request: substituteVariables(check.definition.request, variables.values),
+  }
+  return {
+    job: { checkType: checkType as (typeof UPTIME_CHECK_TYPES)[number], definition },
+    hidden: variables.hidden,
+  }
+}
+
+/** Runs one attempt in this process; every hidden value is scrubbed from the outcome (plain and encoded). */
 export async function runAttempt(
   ctx: ServiceContext,
   check: ResolvedCheck,
   run: { location: string; resultId: string },
 ): Promise<RunOutcome> {
-  const variables = await runVariables(ctx, check)
-  if (isScriptCheckType(check.row.check_type)) return runScriptAttempt(ctx, check, variables, run)
-  const definition = {
-    ...check.definition,
-    request: substituteVariables(check.definition.request, variables.values),
-  }
-  const outcome = await runCheckDefinition(check.row.check_type as CheckType, definition, {
+  const { job, hidden } = await prepareJob(ctx, check, run)
+  const outcome = await runJob(job, {
     now: () => ctx.clock.now(),
+    playwright: ctx.scripts.pool,
+    artifactsDir: resultArtifactsDir(ctx, check.row.id, run.resultId),
   })
-  return new Scrubber(variables.hidden).deep(outcome)
+  return new Scrubber(hidden).deep(outcome)
 }
 
 export interface StoredJob {

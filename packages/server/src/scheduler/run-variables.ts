@@ -6,7 +6,7 @@ import { plainValue } from '../features/variables/variables.service.ts'
 export interface RunVariables {
   /** Account variables, overridden by the group's, overridden by the check's. */
   values: Map<string, string>
-  /** Values of locked and secret variables: scrubbed from everything a run stores. */
+  /** Values of locked, secret and SVC_SECRET_* variables: scrubbed from everything a run stores. */
   hidden: string[]
   /** Keys whose final value is locked or secret. */
   hiddenKeys: Set<string>
@@ -17,9 +17,10 @@ export async function runVariables(ctx: ServiceContext, check: ResolvedCheck): P
   const values = new Map<string, string>()
   const hidden: string[] = []
   const hiddenKeys = new Set<string>()
-  const add = (key: string, value: string, isHidden: boolean) => {
+  const add = (key: string, value: string, locked: boolean) => {
     values.set(key, value)
-    if (isHidden) {
+    // SVC_SECRET_* variables are secrets by name, whatever their flags say.
+    if (locked || key.startsWith('SVC_SECRET_')) {
       hidden.push(value)
       hiddenKeys.add(key)
     } else hiddenKeys.delete(key)

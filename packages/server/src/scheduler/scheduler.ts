@@ -6,12 +6,11 @@ import { type ResolvedCheck, resolveCheck } from '../features/checks/checks.serv
 import { SVC_VERSION } from '../version.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
-import { claimDueRetries, finishRetry, type PendingRetry, scheduleRetry } from './retries.repo.ts'
-import { nextRetry } from './retry-policy.ts'
-import { runAttempt, storeAttempt } from './run-and-store.ts'
+import { type Job, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
+import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
+import { runAttempt } from './run-and-store.ts'
 import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
 import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from './schedules.repo.ts'
-import { nextSlotAfter, planSlots } from './slots.ts'
 
 export interface SchedulerOptions {
   /** Data-center locations this process runs checks for (plus `heartbeat` for deadlines). */
@@ -40,15 +39,6 @@ export interface Scheduler {
 export const DEFAULT_LEASE_MS = 30_000
 /** How often a running scheduler tells the store it is alive (GET /v1/locations reads it). */
 export const PRESENCE_INTERVAL_MS = 10_000
-
-/** One attempt of a job: the slot's first run, or a retry of it. */
-interface Job {
-  /** The job id of the slot's first attempt: `${checkId}:${location}:${dueMs}`. */
-  slotKey: string
-  location: string
-  attempt: number
-  firstStartedMs: number
-}
 
 /**
  * Claims due slots and retries from the store, runs them in-process and stores each result once.
@@ -134,7 +124,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   async function runSlot(slot: ClaimedSlot): Promise<void> {
     const row = await findCheckById(ctx, slot.checkId)
     if (!row) return
-    const slotKey = `${slot.checkId}:${slot.location}:${slot.dueMs}`
+    const slotKey = slotKeyOf(slot)
     if (row.check_type === 'HEARTBEAT') {
       // The deadline passed without a ping: fail now, and again each period until a ping comes.
       const { heartbeat } = JSON.parse(row.definition) as { heartbeat: HeartbeatSettings }
@@ -149,7 +139,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     const check = await resolveCheck(ctx, row)
     const firstStartedMs = ctx.clock.now().getTime()
     await runJob(check, { slotKey, location: slot.location, attempt: 1, firstStartedMs })
-    await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(check, slot) })
+    await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(ctx, check, slot) })
   }
 
   async function runRetry(retry: PendingRetry): Promise<void> {
@@ -158,46 +148,10 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     await runJob(await resolveCheck(ctx, row), retry)
   }
 
-  /** Runs one attempt; stores it as the final result, or as an attempt and plans the retry. */
   async function runJob(check: ResolvedCheck, job: Job): Promise<void> {
     const resultId = randomUUID()
     const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
-    const nowMs = ctx.clock.now().getTime()
-    const retry = nextRetry(check.effective.retryStrategy, {
-      verdict: outcome.verdict,
-      attempt: job.attempt,
-      elapsedMs: nowMs - job.firstStartedMs,
-      location: job.location,
-      locations: check.effective.locations,
-    })
-    await storeAttempt(ctx, check, job.location, outcome, {
-      resultId,
-      jobId: job.attempt === 1 ? job.slotKey : `${job.slotKey}#${job.attempt}`,
-      attempts: job.attempt,
-      resultType: retry ? 'ATTEMPT' : 'FINAL',
-    })
-    if (retry) {
-      const next = {
-        slotKey: job.slotKey,
-        checkId: check.row.id,
-        location: retry.location,
-        attempt: job.attempt + 1,
-        dueMs: nowMs + retry.delayMs,
-        firstStartedMs: job.firstStartedMs,
-      }
-      await scheduleRetry(ctx, next, owner)
-    } else if (job.attempt > 1) {
-      await finishRetry(ctx, job.slotKey, owner)
-    }
-  }
-
-  function nextDueOf(check: ResolvedCheck, slot: ClaimedSlot): number {
-    const { frequency, locations } = check.effective
-    const plan = planSlots(check.row.id, frequency, locations, Boolean(check.definition.runParallel)).find(
-      (p) => p.location === slot.location,
-    )
-    const nowMs = ctx.clock.now().getTime()
-    return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + frequency * 60_000
+    await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location })
   }
 
   return {

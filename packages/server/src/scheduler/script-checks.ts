@@ -1,21 +1,16 @@
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { CheckType } from '@svc/core'
 import {
-  type CertificateReading,
+  DETAIL_KEYS,
   PlaywrightPool,
-  readCertificate,
-  runAutomationCheck,
-  runBrowserCheck,
-  runMultiStepCheck,
+  type RunnerJob,
+  type SCRIPT_CHECK_TYPES,
   type ScriptJob,
-  type ScriptRunResult,
 } from '@svc/runner'
 import type { Config } from '../config.ts'
 import type { ServiceContext } from '../context.ts'
 import { getAccount } from '../features/accounts/accounts.service.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
-import type { RunOutcome } from './run-check.ts'
 import type { RunVariables } from './run-variables.ts'
 
 /** The Playwright pool (Chromium starts on first use) and where script checks keep their artifacts. */
@@ -28,15 +23,9 @@ export function scriptRunnerOf(config: Pick<Config, 'chromiumPath' | 'browserCon
 
 /** The key of each script type's detail in a stored result. */
 export const SCRIPT_DETAIL_KEYS = {
-  BROWSER: 'browserCheckResult',
-  MULTI_STEP: 'multiStepCheckResult',
-  AUTOMATION: 'playwrightCheckResult',
-} as const
-
-const RUNNERS = {
-  BROWSER: runBrowserCheck,
-  MULTI_STEP: runMultiStepCheck,
-  AUTOMATION: runAutomationCheck,
+  BROWSER: DETAIL_KEYS.BROWSER,
+  MULTI_STEP: DETAIL_KEYS.MULTI_STEP,
+  AUTOMATION: DETAIL_KEYS.AUTOMATION,
 } as const
 
 export function isScriptCheckType(checkType: string): checkType is keyof typeof SCRIPT_DETAIL_KEYS {
@@ -54,52 +43,39 @@ export async function removeArtifacts(ctx: ServiceContext, checkId: string, resu
 }
 
 /**
- * Runs one attempt of a browser, multi-step or suite check on the Playwright pool: the merged variables
- * reach the script as `process.env`, its runtime is the check's, else its group's, else the account's.
- * A browser check's `sslCheckDomain` certificate is read at the same time.
+ * The job of a browser, multi-step or suite check: the merged variables reach the script as
+ * `process.env`; its runtime is the check's, else its group's, else the account's. A browser check's
+ * `sslCheckDomain` certificate is read beside the run.
  */
-export async function runScriptAttempt(
+export async function scriptJobOf(
   ctx: ServiceContext,
   check: ResolvedCheck,
   variables: RunVariables,
-  run: { location: string; resultId: string },
-): Promise<RunOutcome> {
-  const checkType = check.row.check_type as keyof typeof RUNNERS
+  location: string,
+): Promise<RunnerJob> {
+  const checkType = check.row.check_type as (typeof SCRIPT_CHECK_TYPES)[number]
   const runtimeId =
     check.effective.runtimeId ?? (await getAccount(ctx, check.row.account_id)).runtimeId ?? null
   const definition = check.definition as Record<string, unknown>
-  const job: ScriptJob = {
-    name: check.definition.name,
-    script: definition.script as string | undefined,
-    scriptPath: definition.scriptPath as string | null | undefined,
-    dependencies: definition.dependencies as ScriptJob['dependencies'],
-    playwrightConfigPath: definition.playwrightConfigPath as string | null | undefined,
-    grep: definition.grep as string | null | undefined,
-    shouldFail: Boolean(definition.shouldFail),
-    runtimeId,
-    runLocation: run.location,
-    environmentVariables: [...variables.values].map(([key, value]) => ({
-      key,
-      value,
-      secret: variables.hiddenKeys.has(key),
-    })),
-    secrets: variables.hidden,
-  }
-  const runnerContext = { now: () => ctx.clock.now() }
-  const sslCheckDomain = definition.sslCheckDomain as string | null | undefined
-  const [{ checkResult, ...verdict }, tls]: [ScriptRunResult, CertificateReading | null] = await Promise.all([
-    RUNNERS[checkType](job, {
-      ...runnerContext,
-      playwright: ctx.scripts.pool,
-      artifactsDir: resultArtifactsDir(ctx, check.row.id, run.resultId),
-    }),
-    sslCheckDomain ? readCertificate(sslCheckDomain, runnerContext) : null,
-  ])
   return {
-    verdict,
-    detailKey: SCRIPT_DETAIL_KEYS[checkType as CheckType & keyof typeof SCRIPT_DETAIL_KEYS],
-    // `tls`: the certificate of `sslCheckDomain`, read beside the run, for ALERT_SSL.
-    detail: tls ? { ...checkResult, tls } : checkResult,
-    statusCode: null,
+    checkType,
+    sslCheckDomain: definition.sslCheckDomain as string | null | undefined,
+    script: {
+      name: check.definition.name,
+      script: definition.script as string | undefined,
+      scriptPath: definition.scriptPath as string | null | undefined,
+      dependencies: definition.dependencies as ScriptJob['dependencies'],
+      playwrightConfigPath: definition.playwrightConfigPath as string | null | undefined,
+      grep: definition.grep as string | null | undefined,
+      shouldFail: Boolean(definition.shouldFail),
+      runtimeId,
+      runLocation: location,
+      environmentVariables: [...variables.values].map(([key, value]) => ({
+        key,
+        value,
+        secret: variables.hiddenKeys.has(key),
+      })),
+      secrets: variables.hidden,
+    },
   }
 }

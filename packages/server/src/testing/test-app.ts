@@ -6,7 +6,7 @@ import type { Role } from '@svc/core'
 import type { TestEngine, TestStore } from '@svc/db/testing'
 import { PlaywrightPool } from '@svc/runner'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../app.ts'
+import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import type { ServiceContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
@@ -39,33 +39,31 @@ export type CallOptions = InjectOptions & { as?: Tenant | null; account?: string
 /** A real app on an isolated store of `engine`, with an owner already set up. */
 export async function createTestApp(
   engine: TestEngine,
-  options: { clock?: Clock; logger?: boolean | object; alerting?: ServiceContext['alerting'] } = {},
+  options: {
+    clock?: Clock
+    logger?: boolean | object
+    alerting?: ServiceContext['alerting']
+    runnerLeaseMs?: number
+  } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
   const secretBox = createSecretBox(randomBytes(32))
   const artifactsDir = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
   const scripts = { pool: new PlaywrightPool({ concurrency: 2 }), artifactsDir }
-  const ctx: ServiceContext = {
-    db: store.db,
-    engine: store.engine,
-    clock: options.clock ?? systemClock,
-    secretBox,
-    publicUrl: 'http://svc.test',
-    locations: { served: ['local', 'eu-west-1'], defaults: ['local'] },
-    scripts,
-    alerting: options.alerting,
-  }
-  const app = await buildApp({
+  const deps: AppDeps = {
     store,
     secretBox,
     scripts,
-    publicUrl: ctx.publicUrl,
+    publicUrl: 'http://svc.test',
     adminToken: TEST_ADMIN_TOKEN,
-    locations: ctx.locations,
-    clock: ctx.clock,
-    alerting: ctx.alerting,
+    locations: { served: ['local', 'eu-west-1'], defaults: ['local'] },
+    clock: options.clock ?? systemClock,
+    alerting: options.alerting,
+    runnerLeaseMs: options.runnerLeaseMs,
     logger: options.logger,
-  })
+  }
+  const ctx = serviceContextOf(deps)
+  const app = await buildApp(deps)
   const account = await accounts.createAccount(ctx, { name: 'Test account' })
   const addUser = async (role: Role, accountId = account.id): Promise<Tenant> => {
     const suffix = randomBytes(4).toString('hex')

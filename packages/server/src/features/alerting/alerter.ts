@@ -89,7 +89,8 @@ async function evaluate(
   result: CheckResultsTable | null,
 ): Promise<number> {
   const now = ctx.clock.now()
-  const { definition, effective } = await resolveCheck(ctx, check)
+  const resolvedCheck = await resolveCheck(ctx, check)
+  const { definition, effective } = resolvedCheck
   const group =
     check.group_id === null ? undefined : await groupsRepo.findGroup(ctx, check.account_id, check.group_id)
   const settings = await settingsOf(ctx, check.account_id, effective)
@@ -112,7 +113,7 @@ async function evaluate(
     check: {
       frequencyMinutes: effective.frequency,
       runParallel: Boolean(definition.runParallel),
-      locations: effective.locations,
+      locations: resolvedCheck.runLocations,
     },
     suppressed,
     channels: channels.map((c) => c.policy),

@@ -56,3 +56,7 @@ export async function findGroups(ctx: ServiceContext, accountId: string, ids: nu
     .where('id', 'in', ids)
     .execute()
 }
+
+export async function listGroupsOfAccount(ctx: ServiceContext, accountId: string) {
+  return ctx.db.selectFrom('check_groups').selectAll().where('account_id', '=', accountId).execute()
+}

@@ -5,7 +5,7 @@ import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
-import { invalid, resyncGroupChecks } from '../checks/checks.service.ts'
+import { assertPrivateLocations, invalid, resyncGroupChecks } from '../checks/checks.service.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
 
@@ -16,6 +16,7 @@ export async function createGroup(
   accountId: string,
   body: CheckGroupBody,
 ): Promise<CheckGroup> {
+  await assertPrivateLocations(ctx, accountId, body.privateLocations ?? [])
   const definition = normalize(ctx, body, [])
   await alerting.assertChannelsOfAccount(
     ctx,
@@ -50,6 +51,7 @@ export async function listGroups(ctx: ServiceContext, accountId: string, page: P
 export async function updateGroup(ctx: ServiceContext, accountId: string, id: number, body: CheckGroupBody) {
   const row = await findOrThrow(ctx, accountId, id)
   const previous = (JSON.parse(row.definition) as Definition).environmentVariables
+  await assertPrivateLocations(ctx, accountId, body.privateLocations ?? [])
   await alerting.assertChannelsOfAccount(
     ctx,
     accountId,
@@ -88,9 +90,7 @@ function normalize(ctx: ServiceContext, body: CheckGroupBody, previous: StoredVa
   const locations = [...new Set(body.locations ?? [])]
   const unserved = locations.find((location) => !ctx.locations.served.includes(location))
   if (unserved) throw invalid('body.locations', `location ${unserved} is not served here`)
-  const privateLocations = body.privateLocations ?? []
-  if (privateLocations.length > 0)
-    throw invalid('body.privateLocations', `unknown private location ${privateLocations[0]}`)
+  const privateLocations = [...new Set(body.privateLocations ?? [])]
   return {
     ...body,
     tags: [...new Set(body.tags ?? [])],

@@ -44,6 +44,10 @@ export async function listResults(
   return fetchPage(query, (q) => q.selectAll().orderBy('started_at', 'desc').orderBy('id'), page)
 }
 
+export async function findResultByJobId(ctx: ServiceContext, jobId: string) {
+  return ctx.db.selectFrom('check_results').select(['id']).where('job_id', '=', jobId).executeTakeFirst()
+}
+
 export async function findResult(ctx: ServiceContext, checkId: string, resultId: string) {
   return ctx.db
     .selectFrom('check_results')

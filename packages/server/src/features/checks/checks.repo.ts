@@ -108,3 +108,8 @@ export async function accountIdsOfChecks(ctx: ServiceContext, ids: string[]): Pr
   const rows = await ctx.db.selectFrom('checks').select(['id', 'account_id']).where('id', 'in', ids).execute()
   return new Map(rows.map((row) => [row.id, row.account_id]))
 }
+
+/** Every check of an account (for rules that look into definitions, e.g. who names a location). */
+export async function listChecksOfAccount(ctx: ServiceContext, accountId: string) {
+  return ctx.db.selectFrom('checks').selectAll().where('account_id', '=', accountId).execute()
+}

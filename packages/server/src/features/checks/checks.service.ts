@@ -19,9 +19,12 @@ import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { removeArtifacts } from '../../scheduler/script-checks.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
+import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
+import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
@@ -51,6 +54,11 @@ export interface ResolvedCheck {
   row: ChecksTable
   definition: Definition
   effective: EffectiveSettings
+  /**
+   * Where it runs, as schedule rows name places: its data-center locations, then `private:<id>` for each
+   * private location.
+   */
+  runLocations: string[]
   /** False when the check's group is deactivated. */
   groupActivated: boolean
 }
@@ -217,11 +225,12 @@ async function normalize(
   if ('runtimeId' in CHECK_BODIES[checkType].properties) definition.runtimeId = body.runtimeId ?? null
 
   const privateLocations = definition.privateLocations as string[]
-  if (privateLocations.length > 0) {
-    // Private locations arrive with the private-location feature; until then none can exist.
-    throw invalid('body.privateLocations', `unknown private location ${privateLocations[0]}`)
-  }
-  if (checkType !== 'HEARTBEAT' && (definition.locations as string[] | undefined)?.length === 0) {
+  await assertPrivateLocations(ctx, accountId, privateLocations)
+  if (
+    checkType !== 'HEARTBEAT' &&
+    (definition.locations as string[] | undefined)?.length === 0 &&
+    privateLocations.length === 0
+  ) {
     throw invalid('body.locations', 'must name at least one location when privateLocations is empty')
   }
   await alerting.assertChannelsOfAccount(
@@ -244,6 +253,16 @@ async function normalize(
     previousVariables,
   )
   return definition as Definition
+}
+
+/** Each slug must name one of the account's private locations. */
+export async function assertPrivateLocations(ctx: ServiceContext, accountId: string, slugs: string[]) {
+  if (slugs.length === 0) return
+  const known = new Set(
+    (await privateLocationsRepo.listAccountLocations(ctx, accountId)).map((l) => l.slug_name),
+  )
+  const unknown = slugs.find((slug) => !known.has(slug))
+  if (unknown) throw invalid('body.privateLocations', `unknown private location ${unknown}`)
 }
 
 function servedLocations(ctx: ServiceContext, locations: string[]): string[] {
@@ -342,9 +361,13 @@ export async function triggerGroup(ctx: ServiceContext, accountId: string, group
   return results
 }
 
-/** One attempt now in the check's first location, stored as an ordinary final result. */
+/**
+ * One attempt now in the check's first location, stored as an ordinary final result: in this process
+ * for a data-center location, on an agent for a private one.
+ */
 async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
-  const location = check.effective.locations[0] ?? ctx.locations.defaults[0] ?? 'local'
+  const location = check.runLocations[0] ?? ctx.locations.defaults[0] ?? 'local'
+  if (privateLocationIdOf(location)) return triggerOnAgent(ctx, check, location)
   const runId = randomUUID()
   const outcome = await runAttempt(ctx, check, { location, resultId: runId })
   const resultId = await storeAttempt(ctx, check, location, outcome, {
@@ -383,33 +406,50 @@ async function resolveChecks(
   const groups = new Map(
     (await groupsRepo.findGroups(ctx, accountId, groupIds)).map((group) => [group.id, group]),
   )
-  return rows.map((row) => {
+  let privateIds: Map<string, string> | undefined
+  const resolved: ResolvedCheck[] = []
+  for (const row of rows) {
     const definition = JSON.parse(row.definition) as Definition
     const group = row.group_id === null ? undefined : groups.get(row.group_id)
     const groupSettings = group ? (JSON.parse(group.definition) as GroupSettings) : null
-    return {
+    const effective = effectiveSettings(
+      definition,
+      groupSettings && { ...groupSettings, muted: Boolean(group?.muted) },
+      { locations: ctx.locations.defaults },
+    )
+    if (effective.privateLocations.length > 0 && !privateIds) {
+      const locations = await privateLocationsRepo.listAccountLocations(ctx, accountId)
+      privateIds = new Map(locations.map((location) => [location.slug_name, location.id]))
+    }
+    const privateKeys = effective.privateLocations.flatMap((slug) => {
+      const id = privateIds?.get(slug)
+      return id ? [privateLocationKey(id)] : []
+    })
+    resolved.push({
       row,
       definition,
-      effective: effectiveSettings(
-        definition,
-        groupSettings && { ...groupSettings, muted: Boolean(group?.muted) },
-        {
-          locations: ctx.locations.defaults,
-        },
-      ),
+      effective,
+      runLocations: row.check_type === 'HEARTBEAT' ? [] : [...effective.locations, ...privateKeys],
       groupActivated: group === undefined || Boolean(group.activated),
-    }
-  })
+    })
+  }
+  return resolved
 }
 
-function schedulable({ row, definition, effective, groupActivated }: ResolvedCheck): SchedulableCheck {
+function schedulable({
+  row,
+  definition,
+  effective,
+  runLocations,
+  groupActivated,
+}: ResolvedCheck): SchedulableCheck {
   const checkType = row.check_type as CheckType
   return {
     id: row.id,
     checkType,
     activated: definition.activated,
     frequency: effective.frequency,
-    locations: effective.locations,
+    locations: runLocations,
     runParallel: Boolean(definition.runParallel),
     groupActivated,
     heartbeat: checkType === 'HEARTBEAT' ? (definition.heartbeat as HeartbeatSettings) : undefined,

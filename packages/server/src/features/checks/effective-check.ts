@@ -6,6 +6,7 @@ export const DEFAULT_FREQUENCY = 10
 /** The check fields a group can fill in, as stored (absent or null where the check said nothing). */
 export interface OwnSettings {
   locations?: string[]
+  privateLocations?: string[]
   frequency?: number
   tags: string[]
   environmentVariables: StoredVariable[]
@@ -20,6 +21,7 @@ export interface OwnSettings {
 /** A group's stored definition: what its checks inherit (API.md "check groups"). */
 export interface GroupSettings {
   locations: string[]
+  privateLocations?: string[]
   frequency: number | null
   tags: string[]
   environmentVariables: StoredVariable[]
@@ -33,6 +35,8 @@ export interface GroupSettings {
 /** What a check runs and alerts with once its group and the deployment's defaults are applied. */
 export interface EffectiveSettings {
   locations: string[]
+  /** Slugs of the account's private locations the check also runs in. */
+  privateLocations: string[]
   frequency: number
   /** The check's tags and its group's. */
   tags: string[]
@@ -78,6 +82,9 @@ export function effectiveSettings(
         : { useGlobalAlertSettings: true, alertSettings: null }
   return {
     locations: check.locations ?? groupLocations ?? defaults.locations,
+    privateLocations: check.privateLocations?.length
+      ? check.privateLocations
+      : (group?.privateLocations ?? []),
     frequency: check.frequency ?? group?.frequency ?? DEFAULT_FREQUENCY,
     tags: [...new Set([...check.tags, ...(group?.tags ?? [])])],
     environmentVariables: [

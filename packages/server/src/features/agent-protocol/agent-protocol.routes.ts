@@ -1,0 +1,169 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname, resolve, sep } from 'node:path'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { StrictObject } from '@svc/core'
+import { Type } from 'typebox'
+import type { ServiceContext } from '../../context.ts'
+import { notFound } from '../../http/errors.ts'
+import { resultArtifactsDir } from '../../scheduler/script-checks.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
+import {
+  AgentErrorBody,
+  AgentHeaders,
+  AgentJob,
+  HeartbeatBody,
+  JobResultBody,
+  PollQuery,
+} from './agent-protocol.schemas.ts'
+import * as agents from './agent-protocol.service.ts'
+
+/** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
+export const AGENT_ARTIFACT_LIMIT_BYTES = 150 * 1024 * 1024
+const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
+
+/**
+ * `/agent/v1`: what svc agents call, with a private-location key as bearer token (not an API key) and
+ * their own id in `x-svc-agent-id`. Not rate limited per key: a location's agents poll continuously.
+ */
+export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
+  app,
+  { ctx },
+) => {
+  const tags = ['agent']
+  // Artifacts travel as raw bytes.
+  app.addContentTypeParser(
+    'application/octet-stream',
+    { parseAs: 'buffer', bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES },
+    (_request, body, done) => done(null, body),
+  )
+  const agentOf = (request: { headers: Record<string, unknown> }) =>
+    agents.authenticateAgent(
+      ctx,
+      request.headers.authorization as string | undefined,
+      request.headers['x-svc-agent-id'] as string,
+    )
+
+  app.get(
+    '/agent/v1/jobs',
+    {
+      schema: {
+        tags,
+        summary: 'Take due runs of the agent’s private location (long-poll)',
+        description:
+          'Answers as soon as a run is due (within about 200 ms), or an empty list after waitSeconds. Each run is ' +
+          'leased to the calling agent; heartbeats keep the leases of runs in flight.',
+        headers: AgentHeaders,
+        querystring: PollQuery,
+        response: { 200: Type.Array(AgentJob) },
+      },
+    },
+    async (request) => {
+      const agent = await agentOf(request)
+      return agents.pollJobs(ctx, agent, {
+        max: request.query.max ?? 10,
+        waitMs: (request.query.waitSeconds ?? 25) * 1000,
+        gone: () => request.raw.destroyed || request.raw.socket.destroyed,
+      })
+    },
+  )
+
+  app.post(
+    '/agent/v1/results',
+    {
+      bodyLimit: RESULT_BODY_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Post the outcome of a run',
+        description: 'Stored once per job id: posting the same outcome again stores nothing new.',
+        headers: AgentHeaders,
+        body: JobResultBody,
+        response: { 204: { type: 'null', description: 'Stored' } },
+      },
+    },
+    async (request, reply) => {
+      await agents.postResult(ctx, await agentOf(request), request.body)
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.put(
+    '/agent/v1/checks/:checkId/results/:resultId/artifacts/*',
+    {
+      bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Upload one artifact (screenshot, trace) of a script run, before posting its outcome',
+        headers: AgentHeaders,
+        params: StrictObject({
+          checkId: Type.String({ format: 'uuid' }),
+          resultId: Type.String({ format: 'uuid' }),
+          '*': Type.String({ minLength: 1, maxLength: 1024 }),
+        }),
+        response: { 204: { type: 'null', description: 'Stored' } },
+      },
+    },
+    async (request, reply) => {
+      const agent = await agentOf(request)
+      const { checkId, resultId, '*': path } = request.params
+      const check = await findCheckById(ctx, checkId)
+      if (!check || check.account_id !== agent.location.account_id)
+        throw notFound(`Check ${checkId} not found`)
+      const dir = resultArtifactsDir(ctx, checkId, resultId)
+      const file = resolve(dir, path)
+      if (!file.startsWith(`${dir}${sep}`)) throw notFound(`Artifact path ${path} not allowed`)
+      await mkdir(dirname(file), { recursive: true })
+      await writeFile(file, request.body as Buffer)
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.post(
+    '/agent/v1/heartbeat',
+    {
+      schema: {
+        tags,
+        summary: 'Say the agent is alive; renews the leases of its runs in flight',
+        headers: AgentHeaders,
+        body: HeartbeatBody,
+        response: { 200: Type.Object({ leaseSeconds: Type.Number() }) },
+      },
+    },
+    async (request) => agents.agentHeartbeat(ctx, await agentOf(request), request.body),
+  )
+
+  app.delete(
+    '/agent/v1/heartbeat',
+    {
+      schema: {
+        tags,
+        summary: 'Say goodbye: the agent is shutting down',
+        headers: AgentHeaders,
+        response: { 204: { type: 'null', description: 'Gone' } },
+      },
+    },
+    async (request, reply) => {
+      await agents.agentGoodbye(ctx, await agentOf(request))
+      return reply.status(204).send(null)
+    },
+  )
+
+  app.post(
+    '/agent/v1/errors',
+    {
+      schema: {
+        tags,
+        summary: 'Report an error-level event of the agent (crash detection)',
+        description:
+          'Message, stack, agent version, platform and runtime version only. Agents with ' +
+          'EXTERNAL_OBSERVABILITY=off send none.',
+        headers: AgentHeaders,
+        body: AgentErrorBody,
+        response: { 202: { type: 'null', description: 'Recorded' } },
+      },
+    },
+    async (request, reply) => {
+      await agents.recordAgentError(ctx, await agentOf(request), request.body)
+      return reply.status(202).send(null)
+    },
+  )
+}

@@ -1,0 +1,83 @@
+import { StrictObject } from '@svc/core'
+import { type Static, Type } from 'typebox'
+
+/** Every agent call says which agent it is (a UUID the agent picks at start). */
+export const AgentHeaders = Type.Object({
+  'x-svc-agent-id': Type.String({ format: 'uuid', description: 'The calling agent (chosen at its start).' }),
+})
+
+export const PollQuery = StrictObject({
+  max: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Jobs to take at most.' }),
+  ),
+  waitSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 30,
+      default: 25,
+      description: 'Long-poll: how long to wait for a job.',
+    }),
+  ),
+})
+
+/** One attempt for an agent to run, then post back with its outcome. */
+export const AgentJob = Type.Object(
+  {
+    jobId: Type.String(),
+    slotKey: Type.String(),
+    attempt: Type.Integer(),
+    firstStartedMs: Type.Number(),
+    location: Type.String(),
+    resultId: Type.String({ format: 'uuid', description: 'The id the result gets; artifacts go under it.' }),
+    checkId: Type.String({ format: 'uuid' }),
+    checkType: Type.String(),
+    job: Type.Unknown({ description: 'The runner job: definition or script, variables substituted.' }),
+    hidden: Type.Array(Type.String(), { description: 'Values to scrub from everything sent back.' }),
+  },
+  { title: 'AgentJob' },
+)
+export type AgentJob = Static<typeof AgentJob>
+
+export const JobResultBody = StrictObject({
+  slotKey: Type.String({ minLength: 1, maxLength: 300 }),
+  attempt: Type.Integer({ minimum: 1, maximum: 100 }),
+  firstStartedMs: Type.Number(),
+  location: Type.String({ minLength: 1, maxLength: 100 }),
+  resultId: Type.String({ format: 'uuid' }),
+  checkId: Type.String({ format: 'uuid' }),
+  outcome: StrictObject({
+    verdict: StrictObject({
+      startedAt: Type.String({ format: 'date-time' }),
+      stoppedAt: Type.String({ format: 'date-time' }),
+      responseTime: Type.Number({ minimum: 0 }),
+      hasFailures: Type.Boolean(),
+      hasErrors: Type.Boolean(),
+      isDegraded: Type.Boolean(),
+      overMaxResponseTime: Type.Boolean(),
+      error: Type.Union([
+        StrictObject({ type: Type.String({ maxLength: 64 }), message: Type.String({ maxLength: 100_000 }) }),
+        Type.Null(),
+      ]),
+    }),
+    detailKey: Type.String({ maxLength: 64 }),
+    detail: Type.Unknown(),
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+})
+export type JobResultBody = Static<typeof JobResultBody>
+
+export const HeartbeatBody = StrictObject({
+  version: Type.String({ minLength: 1, maxLength: 64 }),
+  hostname: Type.String({ minLength: 1, maxLength: 255 }),
+  runningJobs: Type.Integer({ minimum: 0 }),
+})
+
+/** Error-level events: these fields and nothing else (no credentials, variables, URLs, headers or bodies). */
+export const AgentErrorBody = StrictObject({
+  message: Type.String({ minLength: 1, maxLength: 10_000 }),
+  stack: Type.Optional(Type.Union([Type.String({ maxLength: 50_000 }), Type.Null()])),
+  agentVersion: Type.String({ minLength: 1, maxLength: 64 }),
+  platform: Type.String({ minLength: 1, maxLength: 64 }),
+  runtimeVersion: Type.String({ minLength: 1, maxLength: 64 }),
+})
+export type AgentErrorBody = Static<typeof AgentErrorBody>

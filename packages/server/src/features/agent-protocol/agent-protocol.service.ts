@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto'
+import { Scrubber } from '@svc/core'
+import type { PrivateLocationsTable } from '@svc/db'
+import type { RunOutcome } from '@svc/runner'
+import type { ServiceContext } from '../../context.ts'
+import { conflict, notFound, unauthorized } from '../../http/errors.ts'
+import { isTriggerJob, jobIdOf, nextDueOf, recordOutcome } from '../../scheduler/jobs.ts'
+import { claimDueRetries, insertTriggerJob, type PendingRetry } from '../../scheduler/retries.repo.ts'
+import { prepareJob } from '../../scheduler/run-and-store.ts'
+import { runVariables } from '../../scheduler/run-variables.ts'
+import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from '../../scheduler/schedules.repo.ts'
+import { findResultByJobId } from '../check-results/check-results.repo.ts'
+import { getResult } from '../check-results/check-results.service.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
+import { type ResolvedCheck, resolveCheck } from '../checks/checks.service.ts'
+import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
+import * as locationsRepo from '../private-locations/private-locations.repo.ts'
+import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
+import type { AgentErrorBody, AgentJob, JobResultBody } from './agent-protocol.schemas.ts'
+
+/**
+ * The agent protocol: agents of a private location take that location's due runs (long-polling), run
+ * them with packages/runner and post the outcomes, which are stored exactly as in-process runs are. Runs
+ * are leased to the agent that took them and renewed by its heartbeats, so a dead agent's runs go to
+ * another agent of the location once the lease runs out.
+ */
+
+export interface CallingAgent {
+  id: string
+  location: PrivateLocationsTable
+  /** The location's schedule key (`private:<id>`). */
+  key: string
+  /** The owner its leases carry. */
+  owner: string
+}
+
+/** 401 for a missing, unknown or revoked private-location key. */
+export async function authenticateAgent(
+  ctx: ServiceContext,
+  authorization: string | undefined,
+  agentId: string,
+): Promise<CallingAgent> {
+  const rawKey = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1]
+  if (!rawKey) throw unauthorized(authorization ? 'Bad Token' : 'Missing private location key')
+  const location = await locationsRepo.findLocationByKeyHash(ctx, hashLocationKey(rawKey))
+  if (!location) throw unauthorized('Bad Token')
+  return { id: agentId, location, key: privateLocationKey(location.id), owner: `agent:${agentId}` }
+}
+
+const POLL_INTERVAL_MS = 200
+
+/** Takes up to `max` due runs of the agent's location, waiting up to `waitMs` for one to fall due. */
+export async function pollJobs(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  options: { max: number; waitMs: number; gone: () => boolean },
+): Promise<AgentJob[]> {
+  const deadline = Date.now() + options.waitMs
+  for (;;) {
+    if (options.gone()) return []
+    const jobs = await claimJobs(ctx, agent, options.max)
+    if (jobs.length > 0 || Date.now() >= deadline) return jobs
+    await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS))
+  }
+}
+
+async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number): Promise<AgentJob[]> {
+  const claim = {
+    owner: agent.owner,
+    nowMs: ctx.clock.now().getTime(),
+    leaseMs: ctx.runnerLeaseMs,
+    locations: [agent.key],
+  }
+  const retries = await claimDueRetries(ctx, { ...claim, limit: max })
+  const slots = await claimDueSlots(ctx, { ...claim, limit: max - retries.length })
+  const jobs: AgentJob[] = []
+  for (const item of [...retries, ...slots.map(firstAttemptOf(ctx))]) {
+    const row = await findCheckById(ctx, item.checkId)
+    if (!row || row.account_id !== agent.location.account_id) continue
+    const check = await resolveCheck(ctx, row)
+    const { job, hidden } = await prepareJob(ctx, check, { location: agent.location.slug_name })
+    jobs.push({
+      jobId: jobIdOf(item),
+      slotKey: item.slotKey,
+      attempt: item.attempt,
+      firstStartedMs: item.firstStartedMs,
+      location: item.location,
+      resultId: randomUUID(),
+      checkId: row.id,
+      checkType: row.check_type,
+      job,
+      hidden,
+    })
+  }
+  return jobs
+}
+
+const firstAttemptOf =
+  (ctx: ServiceContext) =>
+  (slot: ClaimedSlot): PendingRetry => ({
+    slotKey: `${slot.checkId}:${slot.location}:${slot.dueMs}`,
+    checkId: slot.checkId,
+    location: slot.location,
+    attempt: 1,
+    dueMs: slot.dueMs,
+    firstStartedMs: ctx.clock.now().getTime(),
+  })
+
+/**
+ * Stores what an agent ran, as an in-process run would be stored (once per job id, retries planned
+ * under the agent's lease), and moves the slot on. Values to hide are scrubbed again on arrival.
+ */
+export async function postResult(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  body: JobResultBody,
+): Promise<void> {
+  if (body.location !== agent.key) throw notFound(`Job ${body.slotKey} is not one of this location's`)
+  const row = await findCheckById(ctx, body.checkId)
+  if (!row || row.account_id !== agent.location.account_id) throw notFound(`Check ${body.checkId} not found`)
+  const check = await resolveCheck(ctx, row)
+  const { hidden } = await runVariables(ctx, check)
+  const outcome = new Scrubber(hidden).deep(body.outcome as RunOutcome)
+  const job = {
+    slotKey: body.slotKey,
+    location: body.location,
+    attempt: body.attempt,
+    firstStartedMs: body.firstStartedMs,
+  }
+  await recordOutcome(ctx, agent.owner, check, job, outcome, {
+    resultId: body.resultId,
+    locationName: agent.location.slug_name,
+  })
+  if (body.attempt === 1 && !isTriggerJob(job)) await completeFirstAttempt(ctx, agent, check, body.slotKey)
+}
+
+async function completeFirstAttempt(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  check: ResolvedCheck,
+  slotKey: string,
+) {
+  const dueMs = Number(slotKey.slice(slotKey.lastIndexOf(':') + 1))
+  if (!Number.isFinite(dueMs)) return
+  const slot = { checkId: check.row.id, location: agent.key, dueMs }
+  await completeSlot(ctx, { ...slot, owner: agent.owner, nextDueMs: nextDueOf(ctx, check, slot) })
+}
+
+/** Records that the agent is alive and keeps the leases of its runs in flight. */
+export async function agentHeartbeat(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  body: { version: string; hostname: string; runningJobs: number },
+): Promise<{ leaseSeconds: number }> {
+  const now = ctx.clock.now()
+  await locationsRepo.saveAgent(
+    ctx,
+    { id: agent.id, locationId: agent.location.id, ...body },
+    { ms: now.getTime(), iso: now.toISOString() },
+  )
+  await renewLeases(ctx, agent.owner, now.getTime() + ctx.runnerLeaseMs)
+  return { leaseSeconds: ctx.runnerLeaseMs / 1000 }
+}
+
+/** An agent that stops says goodbye: its location shows it gone at once. */
+export async function agentGoodbye(ctx: ServiceContext, agent: CallingAgent): Promise<void> {
+  await locationsRepo.deleteAgent(ctx, agent.location.id, agent.id)
+}
+
+export async function recordAgentError(ctx: ServiceContext, agent: CallingAgent, body: AgentErrorBody) {
+  await locationsRepo.insertAgentEvent(ctx, {
+    id: randomUUID(),
+    private_location_id: agent.location.id,
+    agent_id: agent.id,
+    message: body.message,
+    stack: body.stack ?? null,
+    agent_version: body.agentVersion,
+    platform: body.platform,
+    runtime_version: body.runtimeVersion,
+    created_at: ctx.clock.now().toISOString(),
+  })
+}
+
+/** How long a triggered run on an agent is waited for, by type (scripts take longer). */
+const TRIGGER_WAIT_MS: Record<string, number> = { BROWSER: 150_000, MULTI_STEP: 150_000, AUTOMATION: 270_000 }
+
+/**
+ * Runs one attempt now on an agent of the check's private location and answers its result: 409 when
+ * no agent of the location is connected.
+ */
+export async function triggerOnAgent(ctx: ServiceContext, check: ResolvedCheck, locationKey: string) {
+  const locationId = privateLocationIdOf(locationKey) as string
+  const live = await locationsRepo.listAgents(ctx, [locationId], ctx.clock.now().getTime() - AGENT_LIVE_MS)
+  if (live.length === 0) throw conflict('The check’s private location has no connected agent to run it')
+  const slotKey = `trigger:${randomUUID()}`
+  const nowMs = ctx.clock.now().getTime()
+  await insertTriggerJob(ctx, {
+    slotKey,
+    checkId: check.row.id,
+    location: locationKey,
+    attempt: 1,
+    dueMs: nowMs,
+    firstStartedMs: nowMs,
+  })
+  const deadline = Date.now() + (TRIGGER_WAIT_MS[check.row.check_type] ?? 60_000)
+  while (Date.now() < deadline) {
+    const result = await findResultByJobId(ctx, slotKey)
+    if (result) return getResult(ctx, check.row.account_id, check.row.id, result.id)
+    await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS))
+  }
+  throw conflict(
+    'No agent of the private location ran the check in time; its result will appear in the results',
+  )
+}

@@ -1,0 +1,159 @@
+import { fetchPage, type PrivateLocationKeysTable, type PrivateLocationsTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `private_locations`, `private_location_keys`, `agents` and `agent_events`. */
+
+export async function insertLocation(ctx: ServiceContext, row: PrivateLocationsTable): Promise<void> {
+  await ctx.db.insertInto('private_locations').values(row).execute()
+}
+
+export async function findLocation(ctx: ServiceContext, accountId: string, id: string) {
+  return ctx.db
+    .selectFrom('private_locations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Every private location of an account (checks name them by slug). */
+export async function listAccountLocations(ctx: ServiceContext, accountId: string) {
+  return ctx.db.selectFrom('private_locations').selectAll().where('account_id', '=', accountId).execute()
+}
+
+export async function listLocations(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('private_locations').where('account_id', '=', accountId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('id'), page)
+}
+
+export async function updateLocation(
+  ctx: ServiceContext,
+  id: string,
+  changes: Pick<PrivateLocationsTable, 'name' | 'slug_name' | 'icon' | 'proxy_url' | 'updated_at'>,
+): Promise<void> {
+  await ctx.db.updateTable('private_locations').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteLocation(ctx: ServiceContext, id: string): Promise<void> {
+  await ctx.db.deleteFrom('private_locations').where('id', '=', id).execute()
+}
+
+export async function insertKey(ctx: ServiceContext, row: PrivateLocationKeysTable): Promise<void> {
+  await ctx.db.insertInto('private_location_keys').values(row).execute()
+}
+
+export async function listKeys(ctx: ServiceContext, locationIds: string[]) {
+  if (locationIds.length === 0) return []
+  return ctx.db
+    .selectFrom('private_location_keys')
+    .selectAll()
+    .where('private_location_id', 'in', locationIds)
+    .orderBy('created_at')
+    .execute()
+}
+
+export async function deleteKey(ctx: ServiceContext, locationId: string, keyId: string): Promise<boolean> {
+  const deleted = await ctx.db
+    .deleteFrom('private_location_keys')
+    .where('private_location_id', '=', locationId)
+    .where('id', '=', keyId)
+    .executeTakeFirst()
+  return Number(deleted.numDeletedRows) > 0
+}
+
+/** The location a live key belongs to (a deleted key is revoked: it finds nothing). */
+export async function findLocationByKeyHash(ctx: ServiceContext, keyHash: string) {
+  return ctx.db
+    .selectFrom('private_location_keys as k')
+    .innerJoin('private_locations as l', 'l.id', 'k.private_location_id')
+    .selectAll('l')
+    .where('k.key_hash', '=', keyHash)
+    .executeTakeFirst()
+}
+
+export async function saveAgent(
+  ctx: ServiceContext,
+  agent: { id: string; locationId: string; version: string; hostname: string; runningJobs: number },
+  now: { ms: number; iso: string },
+): Promise<void> {
+  await ctx.db
+    .insertInto('agents')
+    .values({
+      id: agent.id,
+      private_location_id: agent.locationId,
+      version: agent.version,
+      hostname: agent.hostname,
+      running_jobs: agent.runningJobs,
+      started_at: now.iso,
+      last_seen_ms: now.ms,
+    })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({
+        version: agent.version,
+        hostname: agent.hostname,
+        running_jobs: agent.runningJobs,
+        last_seen_ms: now.ms,
+      }),
+    )
+    .execute()
+}
+
+export async function listAgents(ctx: ServiceContext, locationIds: string[], seenSinceMs: number) {
+  if (locationIds.length === 0) return []
+  return ctx.db
+    .selectFrom('agents')
+    .selectAll()
+    .where('private_location_id', 'in', locationIds)
+    .where('last_seen_ms', '>=', seenSinceMs)
+    .orderBy('started_at')
+    .execute()
+}
+
+export async function lastSeen(ctx: ServiceContext, locationIds: string[]) {
+  if (locationIds.length === 0) return []
+  return ctx.db
+    .selectFrom('agents')
+    .select(['private_location_id', (eb) => eb.fn.max('last_seen_ms').as('last_seen_ms')])
+    .where('private_location_id', 'in', locationIds)
+    .groupBy('private_location_id')
+    .execute()
+}
+
+export async function deleteAgent(ctx: ServiceContext, locationId: string, agentId: string): Promise<void> {
+  await ctx.db
+    .deleteFrom('agents')
+    .where('private_location_id', '=', locationId)
+    .where('id', '=', agentId)
+    .execute()
+}
+
+export async function insertAgentEvent(
+  ctx: ServiceContext,
+  row: {
+    id: string
+    private_location_id: string
+    agent_id: string | null
+    message: string
+    stack: string | null
+    agent_version: string
+    platform: string
+    runtime_version: string
+    created_at: string
+  },
+): Promise<void> {
+  await ctx.db.insertInto('agent_events').values(row).execute()
+}
+
+export async function listAgentEvents(ctx: ServiceContext, locationId: string, limit: number) {
+  return ctx.db
+    .selectFrom('agent_events')
+    .selectAll()
+    .where('private_location_id', '=', locationId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute()
+}

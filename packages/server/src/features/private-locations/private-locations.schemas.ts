@@ -1,0 +1,76 @@
+import { PageQuery, StrictObject } from '@svc/core'
+import { type Static, Type } from 'typebox'
+
+export const PrivateLocationBody = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  slugName: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$',
+    description: 'What checks name in `privateLocations`; unique in the account.',
+  }),
+  icon: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  proxyUrl: Type.Optional(
+    Type.Union([
+      Type.String({
+        maxLength: 2048,
+        pattern: '^https?://',
+        description: 'Proxy the agents use for checks.',
+      }),
+      Type.Null(),
+    ]),
+  ),
+})
+export type PrivateLocationBody = Static<typeof PrivateLocationBody>
+
+const Timestamps = {
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+}
+
+/** The spec's private location key; `rawKey` only in the answer that creates it. */
+export const PrivateLocationKey = Type.Object(
+  {
+    id: Type.String(),
+    rawKey: Type.Optional(Type.String({ description: 'The full key: shown only when it is created.' })),
+    maskedKey: Type.String(),
+    ...Timestamps,
+  },
+  { title: 'PrivateLocationKey' },
+)
+
+export const Agent = Type.Object(
+  {
+    id: Type.String(),
+    version: Type.String(),
+    hostname: Type.String(),
+    runningJobs: Type.Integer(),
+    startedAt: Type.String({ format: 'date-time' }),
+    lastSeenAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Agent' },
+)
+
+export const PrivateLocation = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    slugName: Type.String(),
+    icon: Type.Union([Type.String(), Type.Null()]),
+    proxyUrl: Type.Union([Type.String(), Type.Null()]),
+    keys: Type.Array(PrivateLocationKey),
+    agents: Type.Array(Agent, { description: 'Agents seen in the last 30 seconds.' }),
+    healthy: Type.Boolean({ description: 'Whether an agent was seen in the last 30 seconds.' }),
+    lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    ...Timestamps,
+  },
+  { title: 'PrivateLocation' },
+)
+export type PrivateLocation = Static<typeof PrivateLocation>
+
+export const LocationIdParams = StrictObject({ id: Type.String({ format: 'uuid' }) })
+export const KeyIdParams = StrictObject({
+  id: Type.String({ format: 'uuid' }),
+  keyId: Type.String({ format: 'uuid' }),
+})
+export const ListLocationsQuery = StrictObject(PageQuery)

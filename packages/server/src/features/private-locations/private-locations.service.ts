@@ -1,0 +1,165 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { conflict, notFound } from '../../http/errors.ts'
+import type { Page } from '../../http/pagination.ts'
+import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
+import { listChecksOfAccount } from '../checks/checks.repo.ts'
+import * as repo from './private-locations.repo.ts'
+import type { PrivateLocation, PrivateLocationBody } from './private-locations.schemas.ts'
+
+/** An agent seen within this long is connected; a location with one is healthy. */
+export const AGENT_LIVE_MS = 30_000
+const KEY_PREFIX = 'svc_pl_'
+
+export function hashLocationKey(rawKey: string): string {
+  return createHash('sha256').update(rawKey).digest('hex')
+}
+
+export async function createLocation(ctx: ServiceContext, accountId: string, body: PrivateLocationBody) {
+  const now = isoNow(ctx)
+  const row: PrivateLocationsTable = {
+    id: randomUUID(),
+    account_id: accountId,
+    name: body.name,
+    slug_name: body.slugName,
+    icon: body.icon ?? null,
+    proxy_url: body.proxyUrl ?? null,
+    created_at: now,
+    updated_at: now,
+  }
+  try {
+    await repo.insertLocation(ctx, row)
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw conflict(`A private location with slugName ${body.slugName} exists already`)
+    throw error
+  }
+  return (await describe(ctx, [row]))[0] as PrivateLocation
+}
+
+export async function getLocation(ctx: ServiceContext, accountId: string, id: string) {
+  return (await describe(ctx, [await findOrThrow(ctx, accountId, id)]))[0] as PrivateLocation
+}
+
+export async function listLocations(ctx: ServiceContext, accountId: string, page: Page) {
+  const { rows, total } = await repo.listLocations(ctx, accountId, page)
+  return { items: await describe(ctx, rows), total }
+}
+
+/** Renaming the slug is refused while checks or groups name it (they would lose their location). */
+export async function updateLocation(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  body: PrivateLocationBody,
+) {
+  const row = await findOrThrow(ctx, accountId, id)
+  if (body.slugName !== row.slug_name) await refuseWhileUsed(ctx, row, 'change the slugName of')
+  const changes = {
+    name: body.name,
+    slug_name: body.slugName,
+    icon: body.icon ?? null,
+    proxy_url: body.proxyUrl ?? null,
+    updated_at: isoNow(ctx),
+  }
+  try {
+    await repo.updateLocation(ctx, id, changes)
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw conflict(`A private location with slugName ${body.slugName} exists already`)
+    throw error
+  }
+  return (await describe(ctx, [{ ...row, ...changes }]))[0] as PrivateLocation
+}
+
+export async function deleteLocation(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
+  const row = await findOrThrow(ctx, accountId, id)
+  await refuseWhileUsed(ctx, row, 'delete')
+  await repo.deleteLocation(ctx, id)
+}
+
+/** A new key for the location's agents; `rawKey` is shown only in this answer. */
+export async function createKey(ctx: ServiceContext, accountId: string, id: string) {
+  await findOrThrow(ctx, accountId, id)
+  const rawKey = KEY_PREFIX + randomBytes(32).toString('base64url')
+  const now = isoNow(ctx)
+  const row = {
+    id: randomUUID(),
+    private_location_id: id,
+    key_hash: hashLocationKey(rawKey),
+    masked_key: `${KEY_PREFIX}${'*'.repeat(8)}${rawKey.slice(-4)}`,
+    created_at: now,
+    updated_at: now,
+  }
+  await repo.insertKey(ctx, row)
+  return { id: row.id, rawKey, maskedKey: row.masked_key, created_at: now, updated_at: now }
+}
+
+/** Revokes a key at once: agents using it are refused from their next call. */
+export async function deleteKey(ctx: ServiceContext, accountId: string, id: string, keyId: string) {
+  await findOrThrow(ctx, accountId, id)
+  if (!(await repo.deleteKey(ctx, id, keyId))) throw notFound(`Key ${keyId} not found`)
+}
+
+async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {
+  const row = await repo.findLocation(ctx, accountId, id)
+  if (!row) throw notFound(`Private location ${id} not found`)
+  return row
+}
+
+async function refuseWhileUsed(ctx: ServiceContext, row: PrivateLocationsTable, verb: string) {
+  const names = (owner: { definition: string }) =>
+    ((JSON.parse(owner.definition) as { privateLocations?: string[] }).privateLocations ?? []).includes(
+      row.slug_name,
+    )
+  const checks = (await listChecksOfAccount(ctx, row.account_id)).filter(names).length
+  const groups = (await listGroupsOfAccount(ctx, row.account_id)).filter(names).length
+  if (checks + groups > 0) {
+    throw conflict(
+      `Can't ${verb} private location ${row.slug_name}: ${checks} check(s) and ${groups} group(s) run there; move them first`,
+    )
+  }
+}
+
+/** Locations as the API shows them: their keys (masked), connected agents and health. */
+async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Promise<PrivateLocation[]> {
+  const ids = rows.map((row) => row.id)
+  const nowMs = ctx.clock.now().getTime()
+  const [keys, agents, seen] = await Promise.all([
+    repo.listKeys(ctx, ids),
+    repo.listAgents(ctx, ids, nowMs - AGENT_LIVE_MS),
+    repo.lastSeen(ctx, ids),
+  ])
+  return rows.map((row) => {
+    const own = agents.filter((agent) => agent.private_location_id === row.id)
+    const lastSeenMs = seen.find((s) => s.private_location_id === row.id)?.last_seen_ms
+    return {
+      id: row.id,
+      name: row.name,
+      slugName: row.slug_name,
+      icon: row.icon,
+      proxyUrl: row.proxy_url,
+      keys: keys
+        .filter((key) => key.private_location_id === row.id)
+        .map((key) => ({
+          id: key.id,
+          maskedKey: key.masked_key,
+          created_at: key.created_at,
+          updated_at: key.updated_at,
+        })),
+      agents: own.map((agent) => ({
+        id: agent.id,
+        version: agent.version,
+        hostname: agent.hostname,
+        runningJobs: agent.running_jobs,
+        startedAt: agent.started_at,
+        lastSeenAt: new Date(Number(agent.last_seen_ms)).toISOString(),
+      })),
+      healthy: own.length > 0,
+      lastSeenAt: lastSeenMs === undefined ? null : new Date(Number(lastSeenMs)).toISOString(),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    }
+  })
+}

@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { runJob } from '@svc/runner'
+import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+for (const engine of testEngines()) {
+  describe(`private locations and the agent protocol on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-11-23T08:00:00.000Z')
+    let base = ''
+    const target = createServer((request, response) => {
+      response.statusCode = request.url === '/down' ? 500 : 200
+      response.end(`seen ${request.headers.authorization ?? ''}`)
+    })
+    before(async () => {
+      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(async () => {
+      target.close()
+      await t.close()
+    })
+    const agentId = randomUUID()
+    const asAgent = (key: string, options: any) =>
+      t.app.inject({
+        ...options,
+        headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId, ...options.headers },
+      })
+
+    test('locations: CRUD, unique slugs, keys shown once and revocable, checks may name them', async () => {
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Office', slugName: 'office', icon: 'home' },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const location = json(created)
+      assert.deepEqual(
+        { ...location, id: undefined, created_at: undefined, updated_at: undefined },
+        {
+          id: undefined,
+          name: 'Office',
+          slugName: 'office',
+          icon: 'home',
+          proxyUrl: null,
+          keys: [],
+          agents: [],
+          healthy: false,
+          lastSeenAt: null,
+          created_at: undefined,
+          updated_at: undefined,
+        },
+      )
+      const duplicate = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Again', slugName: 'office' },
+      })
+      assert.equal(duplicate.statusCode, 409)
+      const badSlug = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'x', slugName: 'Not A Slug' },
+      })
+      assert.equal(badSlug.statusCode, 400)
+
+      const keyResponse = await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` })
+      assert.equal(keyResponse.statusCode, 201)
+      const key = json(keyResponse)
+      assert.match(key.rawKey, /^svc_pl_[A-Za-z0-9_-]{43}$/)
+      assert.equal(key.maskedKey, `svc_pl_********${key.rawKey.slice(-4)}`)
+      const listed = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` }))
+      assert.deepEqual(
+        listed.keys.map((k: any) => k.id),
+        [key.id],
+      )
+      assert.equal(listed.keys[0].rawKey, undefined, 'the raw key is shown only once')
+
+      const unknown = await t.call({
+        method: 'POST',
+        url: '/v1/checks/url',
+        payload: { name: 'x', privateLocations: ['nowhere'], request: { url: base } },
+      })
+      assert.equal(unknown.statusCode, 400)
+      assert.match(json(unknown).message, /unknown private location nowhere/)
+      const readOnly = await t.addUser('READ_WRITE')
+      assert.equal(
+        (await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys`, as: readOnly }))
+          .statusCode,
+        403,
+        'keys need ADMIN',
+      )
+    })
+
+    test('an agent takes its location’s due runs, posts outcomes stored like any result; revoked keys are refused', async () => {
+      const location = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/private-locations',
+          payload: { name: 'Lab', slugName: 'lab' },
+        }),
+      )
+      const { rawKey } = json(
+        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      )
+      await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'SVC_SECRET_TOKEN', value: 'very-secret-token' },
+      })
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: {
+            name: 'inside',
+            locations: [],
+            privateLocations: ['lab'],
+            doubleCheck: false,
+            request: { url: `${base}/`, headers: [{ key: 'Authorization', value: '{{SVC_SECRET_TOKEN}}' }] },
+          },
+        }),
+      )
+      const [slot] = await listSchedule(t.ctx, check.id)
+      assert.equal(slot?.location, `private:${location.id}`)
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` })).statusCode,
+        409,
+      )
+
+      assert.equal(
+        (await asAgent('svc_pl_wrong', { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })).statusCode,
+        401,
+      )
+      const beat = await asAgent(rawKey, {
+        method: 'POST',
+        url: '/agent/v1/heartbeat',
+        payload: { version: '1.0.0', hostname: 'lab-1', runningJobs: 0 },
+      })
+      assert.equal(beat.statusCode, 200)
+      const seen = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` }))
+      assert.equal(seen.healthy, true)
+      assert.equal(seen.agents[0].hostname, 'lab-1')
+
+      assert.deepEqual(
+        json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
+        [],
+      )
+      nowMs = Number(slot?.next_due_ms)
+      const [job] = json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' }))
+      assert.equal(job.checkId, check.id)
+      assert.equal(job.location, `private:${location.id}`)
+      assert.deepEqual(job.hidden, ['very-secret-token'])
+      assert.equal(
+        job.job.definition.request.headers[0].value,
+        'very-secret-token',
+        'the agent gets what it runs',
+      )
+      assert.deepEqual(
+        json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
+        [],
+        'leased once',
+      )
+
+      const outcome = await runJob(job.job, { now: () => new Date(nowMs) })
+      const post = () =>
+        asAgent(rawKey, {
+          method: 'POST',
+          url: '/agent/v1/results',
+          payload: {
+            slotKey: job.slotKey,
+            attempt: job.attempt,
+            firstStartedMs: job.firstStartedMs,
+            location: job.location,
+            resultId: job.resultId,
+            checkId: job.checkId,
+            outcome,
+          },
+        })
+      assert.equal((await post()).statusCode, 204)
+      assert.equal((await post()).statusCode, 204, 'posting twice is harmless')
+      const results = await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` })
+      const stored = json(results)
+      assert.equal(stored.length, 1, 'stored once')
+      assert.equal(stored[0].runLocation, 'lab')
+      assert.equal(stored[0].apiCheckResult.response.status, 200)
+      assert.ok(!results.body.includes('very-secret-token'), 'scrubbed on arrival too')
+      const [moved] = await listSchedule(t.ctx, check.id)
+      assert.ok(Number(moved?.next_due_ms) > nowMs, 'the slot moved on')
+
+      const keys = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` })).keys
+      await t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}/keys/${keys[0].id}` })
+      assert.equal(
+        (await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })).statusCode,
+        401,
+      )
+    })
+
+    test('error events carry only their fields; static addresses are plain text', async () => {
+      const location = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/private-locations',
+          payload: { name: 'Edge', slugName: 'edge' },
+        }),
+      )
+      const { rawKey } = json(
+        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      )
+      const event = {
+        message: 'boom',
+        stack: 'Error: boom',
+        agentVersion: '1.0.0',
+        platform: 'linux',
+        runtimeVersion: 'v24.9.0',
+      }
+      assert.equal(
+        (await asAgent(rawKey, { method: 'POST', url: '/agent/v1/errors', payload: event })).statusCode,
+        202,
+      )
+      const extra = await asAgent(rawKey, {
+        method: 'POST',
+        url: '/agent/v1/errors',
+        payload: { ...event, url: 'https://internal/' },
+      })
+      assert.equal(extra.statusCode, 400, 'nothing beyond the listed fields is accepted')
+      const ips = await t.call({ method: 'GET', url: '/v1/static-ips.txt' })
+      assert.equal(ips.statusCode, 200)
+      assert.match(ips.headers['content-type'] as string, /^text\/plain/)
+      assert.equal(ips.body, '')
+      assert.equal(ips.headers['x-ratelimit-limit'], '60')
+    })
+  })
+}

@@ -1,0 +1,87 @@
+import type { RunOutcome } from '@svc/runner'
+import type { ServiceContext } from '../context.ts'
+import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import { finishRetry, scheduleRetry } from './retries.repo.ts'
+import { nextRetry } from './retry-policy.ts'
+import { type StoredJob, storeAttempt } from './run-and-store.ts'
+import type { ClaimedSlot } from './schedules.repo.ts'
+import { nextSlotAfter, planSlots } from './slots.ts'
+
+/**
+ * One attempt of a job, wherever it runs (this process's runner or an agent): a slot's first run, a
+ * retry of it, or a one-off trigger.
+ */
+export interface Job {
+  /** The job id of the first attempt: `${checkId}:${location}:${dueMs}`, or `trigger:<uuid>`. */
+  slotKey: string
+  /** Where it runs, as schedule rows name places (`local`, `private:<id>`). */
+  location: string
+  attempt: number
+  firstStartedMs: number
+}
+
+export function slotKeyOf(slot: ClaimedSlot): string {
+  return `${slot.checkId}:${slot.location}:${slot.dueMs}`
+}
+
+/** Unique per attempt, so a job re-run after a lost lease stores its result once. */
+export function jobIdOf(job: Pick<Job, 'slotKey' | 'attempt'>): string {
+  return job.attempt === 1 ? job.slotKey : `${job.slotKey}#${job.attempt}`
+}
+
+export const isTriggerJob = (job: Pick<Job, 'slotKey'>) => job.slotKey.startsWith('trigger:')
+
+/**
+ * Stores an attempt's outcome: the final result, or an ATTEMPT result and its retry (planned under
+ * `owner`'s lease). Triggered runs are never retried. `locationName` is what the result shows.
+ */
+export async function recordOutcome(
+  ctx: ServiceContext,
+  owner: string,
+  check: ResolvedCheck,
+  job: Job,
+  outcome: RunOutcome,
+  stored: Pick<StoredJob, 'resultId'> & { locationName: string },
+): Promise<string | undefined> {
+  const nowMs = ctx.clock.now().getTime()
+  const retry = isTriggerJob(job)
+    ? null
+    : nextRetry(check.effective.retryStrategy, {
+        verdict: outcome.verdict,
+        attempt: job.attempt,
+        elapsedMs: nowMs - job.firstStartedMs,
+        location: job.location,
+        locations: check.runLocations,
+      })
+  const resultId = await storeAttempt(ctx, check, stored.locationName, outcome, {
+    resultId: stored.resultId,
+    jobId: jobIdOf(job),
+    attempts: job.attempt,
+    resultType: retry ? 'ATTEMPT' : 'FINAL',
+  })
+  if (retry) {
+    const next = {
+      slotKey: job.slotKey,
+      checkId: check.row.id,
+      location: retry.location,
+      attempt: job.attempt + 1,
+      dueMs: nowMs + retry.delayMs,
+      firstStartedMs: job.firstStartedMs,
+    }
+    await scheduleRetry(ctx, next, owner)
+  } else if (job.attempt > 1 || isTriggerJob(job)) {
+    await finishRetry(ctx, job.slotKey, owner)
+  }
+  return resultId
+}
+
+/** A slot's next due time on its check's current plan (config changes apply from here). */
+export function nextDueOf(ctx: ServiceContext, check: ResolvedCheck, slot: ClaimedSlot): number {
+  const { frequency } = check.effective
+  const runParallel = Boolean(check.definition.runParallel)
+  const plan = planSlots(check.row.id, frequency, check.runLocations, runParallel).find(
+    (p) => p.location === slot.location,
+  )
+  const nowMs = ctx.clock.now().getTime()
+  return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + frequency * 60_000
+}
