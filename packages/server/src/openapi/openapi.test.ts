@@ -28,20 +28,14 @@ const PUBLIC_OPERATIONS = [
   'delete /v1/checks/{id}',
   'get /v1/check-groups',
   'post /v1/check-groups',
-  'delete /agent/v1/heartbeat',
   'delete /v1/private-locations/{id}',
   'delete /v1/private-locations/{id}/keys/{keyId}',
-  'get /agent/v1/jobs',
   'get /v1/private-locations',
   'get /v1/private-locations/{id}',
   'get /v1/static-ips.txt',
   'get /v1/static-ipv6s.txt',
-  'post /agent/v1/errors',
-  'post /agent/v1/heartbeat',
-  'post /agent/v1/results',
   'post /v1/private-locations',
   'post /v1/private-locations/{id}/keys',
-  'put /agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}',
   'put /v1/private-locations/{id}',
   'post /v1/check-groups/{id}/trigger',
   'get /v1/check-groups/{id}',
@@ -75,6 +69,16 @@ const PUBLIC_OPERATIONS = [
 ]
 
 /** Documented operations that need no API key (API.md "Open routes"). */
+/** The agent protocol: private-location keys, the agent's id header, no account. */
+const AGENT_OPERATIONS = [
+  'delete /agent/v1/heartbeat',
+  'get /agent/v1/jobs',
+  'post /agent/v1/errors',
+  'post /agent/v1/heartbeat',
+  'post /agent/v1/results',
+  'put /agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}',
+]
+
 const OPEN_OPERATIONS = ['/ping/{token}', '/ping/{token}/fail'].flatMap((path) =>
   ['get', 'post', 'head'].map((method) => `${method} ${path}`),
 )
@@ -117,7 +121,24 @@ describe('OpenAPI documents', () => {
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item as object).map((method) => `${method} ${path}`),
     )
-    assert.deepEqual(operations.sort(), [...PUBLIC_OPERATIONS, ...OPEN_OPERATIONS].sort())
+    assert.deepEqual(
+      operations.sort(),
+      [...PUBLIC_OPERATIONS, ...OPEN_OPERATIONS, ...AGENT_OPERATIONS].sort(),
+    )
+    for (const operation of AGENT_OPERATIONS) {
+      const [method, path] = operation.split(' ') as [string, string]
+      const op = doc.paths[path][method]
+      assert.deepEqual(op.tags, ['agent'])
+      assert.ok(
+        op.parameters.some((p: { name: string }) => p.name === 'x-svc-agent-id'),
+        operation,
+      )
+      assert.deepEqual(op.responses['401'].content['application/json'].schema.required, [
+        'statusCode',
+        'error',
+        'message',
+      ])
+    }
     for (const operation of OPEN_OPERATIONS) {
       const [method, path] = operation.split(' ') as [string, string]
       assert.deepEqual(doc.paths[path][method].security, [], `${operation} needs no key`)

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
 import { ErrorResponse } from '@svc/core'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { ACCOUNT_HEADER, isOpenRoute } from '../auth/authenticate.ts'
+import { ACCOUNT_HEADER, isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
 import { RATE_LIMIT_WINDOW_SECONDS } from '../rate-limit/rate-limit.ts'
 
 export interface OpenApiDocument {
@@ -44,6 +44,10 @@ function completeRouteSchema(route: RouteOptions): void {
   responses['404'] ??= ErrorResponse('Not Found')
   if (isOpenRoute(route.url)) {
     schema.security = []
+    return
+  }
+  if (isAgentRoute(route.url)) {
+    responses['401'] ??= ErrorResponse('Unauthorized: no, unknown or revoked private-location key')
     return
   }
   schema.headers ??= {

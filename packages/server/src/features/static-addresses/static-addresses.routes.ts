@@ -17,7 +17,6 @@ export const staticAddressesRoutes: FastifyPluginAsyncTypebox<{
           tags: ['locations'],
           summary: `List the ${label} source addresses of check runs`,
           description: 'Plain text, one address a line (SVC_STATIC_IPS / SVC_STATIC_IPV6S); empty when none.',
-          produces: ['text/plain'],
           response: { 200: Type.String() },
         },
       },
