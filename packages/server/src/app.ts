@@ -16,6 +16,8 @@ import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
+import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
+import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -89,6 +91,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'check-results', description: 'Results of check runs' },
         { name: 'check-statuses', description: 'Current status of each check' },
         { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
+        { name: 'status-pages', description: 'Status pages, their cards and services' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -106,6 +109,8 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(checkStatusesRoutes, { ctx })
     await app.register(heartbeatRoutes, { ctx })
     await app.register(locationsRoutes, { ctx })
+    await app.register(statusPageServicesRoutes, { ctx })
+    await app.register(statusPagesRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

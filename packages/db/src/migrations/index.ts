@@ -4,6 +4,7 @@ import * as foundation from './0001-foundation.ts'
 import * as checks from './0002-checks.ts'
 import * as schedulesAndResults from './0003-schedules-and-results.ts'
 import * as retriesRunnersReferences from './0004-retries-runners-references.ts'
+import * as statusPages from './0005-status-pages.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0002-checks': checks,
   '0003-schedules-and-results': schedulesAndResults,
   '0004-retries-runners-references': retriesRunnersReferences,
+  '0005-status-pages': statusPages,
 }
