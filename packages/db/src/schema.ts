@@ -279,6 +279,8 @@ export interface IncidentUpdatesTable {
   status: string
   /** publicIncidentUpdateDate. */
   public_date: string
+  /** Posting order within the incident (ties of public_date). */
+  seq: number
   notify_subscribers: SqlBool
   created_at: string
   updated_at: string

@@ -15,6 +15,7 @@ import { checkResultsRoutes } from './features/check-results/check-results.route
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
+import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
@@ -92,6 +93,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'check-statuses', description: 'Current status of each check' },
         { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
         { name: 'status-pages', description: 'Status pages, their cards and services' },
+        { name: 'incidents', description: 'Incidents of status pages and their updates' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -111,6 +113,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(locationsRoutes, { ctx })
     await app.register(statusPageServicesRoutes, { ctx })
     await app.register(statusPagesRoutes, { ctx })
+    await app.register(incidentsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -132,6 +132,8 @@ export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
     .addColumn('description', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('public_date', 'text', (c) => c.notNull())
+    /** Posting order within the incident: breaks ties between updates of the same public date. */
+    .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('notify_subscribers', 'boolean', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())

@@ -53,6 +53,14 @@ const PUBLIC_OPERATIONS = [
   'get /v3/status-pages/{statusPageId}/access-tokens',
   'post /v3/status-pages/{statusPageId}/access-tokens',
   'delete /v3/status-pages/{statusPageId}/access-tokens/{tokenId}',
+  'get /v3/status-pages/{statusPageId}/incidents',
+  'post /v3/status-pages/{statusPageId}/incidents',
+  'get /v3/status-pages/{statusPageId}/incidents/{incidentId}',
+  'put /v3/status-pages/{statusPageId}/incidents/{incidentId}',
+  'delete /v3/status-pages/{statusPageId}/incidents/{incidentId}',
+  'post /v1/incidents/{incidentId}/updates',
+  'put /v1/incidents/{incidentId}/updates/{id}',
+  'delete /v1/incidents/{incidentId}/updates/{id}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 
