@@ -291,6 +291,8 @@ export interface IncidentComponentImpactsTable {
   incident_id: string
   service_id: string
   status: string
+  /** The last non-operational status of the impact, kept when it ends. */
+  declared_status: string
   started_at: string
   ended_at: string | null
   created_at: string

@@ -18,7 +18,9 @@ import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
+import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
+import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -59,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestId,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    rewriteUrl: rewriteCustomDomainUrl,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installValidators(app)
@@ -94,6 +97,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
         { name: 'status-pages', description: 'Status pages, their cards and services' },
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
+        { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -114,6 +118,8 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(statusPageServicesRoutes, { ctx })
     await app.register(statusPagesRoutes, { ctx })
     await app.register(incidentsRoutes, { ctx })
+    await app.register(statusPageSubscribersRoutes, { ctx })
+    await app.register(statusSiteRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

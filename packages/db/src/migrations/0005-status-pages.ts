@@ -151,6 +151,8 @@ export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
       c.notNull().references('status_page_services.id').onDelete('cascade'),
     )
     .addColumn('status', 'text', (c) => c.notNull())
+    /** The last non-operational status of the impact, kept when it ends (status then reads OPERATIONAL). */
+    .addColumn('declared_status', 'text', (c) => c.notNull())
     .addColumn('started_at', 'text', (c) => c.notNull())
     .addColumn('ended_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())

@@ -61,13 +61,25 @@ const PUBLIC_OPERATIONS = [
   'post /v1/incidents/{incidentId}/updates',
   'put /v1/incidents/{incidentId}/updates/{id}',
   'delete /v1/incidents/{incidentId}/updates/{id}',
+  'get /v3/status-pages/{statusPageId}/subscribers',
+  'delete /v3/status-pages/{statusPageId}/subscribers/{subscriberId}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 
 /** Documented operations that need no API key (API.md "Open routes"). */
-const OPEN_OPERATIONS = ['/ping/{token}', '/ping/{token}/fail'].flatMap((path) =>
-  ['get', 'post', 'head'].map((method) => `${method} ${path}`),
-)
+const OPEN_OPERATIONS = [
+  ...['/ping/{token}', '/ping/{token}/fail'].flatMap((path) =>
+    ['get', 'post', 'head'].map((method) => `${method} ${path}`),
+  ),
+  'get /status/{slug}',
+  'get /status/{slug}/summary.json',
+  'get /status/{slug}/feed.rss',
+  'get /status/{slug}/feed.atom',
+  'post /status/{slug}/subscribe',
+  'get /status/{slug}/subscribe/confirm',
+  'get /status/{slug}/unsubscribe',
+  'post /status/{slug}/unsubscribe',
+]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */
 const LOOSE_BODIES = new Set(['put /v1/checks/{id}'])

@@ -149,7 +149,7 @@ export async function insertImpact(ctx: ServiceContext, row: IncidentComponentIm
 export async function setImpact(
   ctx: ServiceContext,
   id: string,
-  changes: Partial<Pick<IncidentComponentImpactsTable, 'status' | 'ended_at'>>,
+  changes: Partial<Pick<IncidentComponentImpactsTable, 'status' | 'declared_status' | 'ended_at'>>,
 ): Promise<void> {
   await ctx.db.updateTable('incident_component_impacts').set(changes).where('id', '=', id).execute()
 }

@@ -240,13 +240,14 @@ async function reconcileImpacts(tx: ServiceContext, incidentId: string, listed: 
     if (status === 'OPERATIONAL') {
       if (current) await repo.setImpact(tx, current.id, { status, ended_at: at })
     } else if (current) {
-      if (current.status !== status) await repo.setImpact(tx, current.id, { status })
+      if (current.status !== status) await repo.setImpact(tx, current.id, { status, declared_status: status })
     } else {
       await repo.insertImpact(tx, {
         id: randomUUID(),
         incident_id: incidentId,
         service_id: serviceId,
         status,
+        declared_status: status,
         started_at: at,
         ended_at: null,
         created_at: isoNow(tx),

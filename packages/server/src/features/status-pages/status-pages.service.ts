@@ -34,6 +34,7 @@ export async function createStatusPage(
     updated_at: now,
   }
   await uniquely(() => repo.insertPage(ctx, row, cards))
+  forgetPublicPage(ctx, id)
   return getStatusPage(ctx, accountId, id)
 }
 

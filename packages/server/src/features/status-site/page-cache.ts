@@ -18,7 +18,7 @@ interface CachedRow {
 export interface Rendered {
   body: string
   etag: string
-  contentType: string
+  headers: Record<string, string>
 }
 
 interface CachedRendering {
@@ -33,7 +33,8 @@ class PublicPageCache {
   readonly building = new Map<string, Promise<Rendered>>()
 
   forget(pageId: string) {
-    for (const [key, cached] of this.rows) if (cached.row?.id === pageId) this.rows.delete(key)
+    // Unknown addresses go too: the change may have given one of them to this page.
+    for (const [key, cached] of this.rows) if (!cached.row || cached.row.id === pageId) this.rows.delete(key)
     for (const key of this.renderings.keys()) if (key.startsWith(`${pageId}|`)) this.renderings.delete(key)
   }
 }
