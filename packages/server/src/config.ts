@@ -27,6 +27,10 @@ export interface Config {
   runnerLeaseMs: number
   /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
   resultRetentionDays: number
+  /** `smtp://` or `smtps://` server for status page subscriber mail (SVC_SMTP_URL); unset sends nothing. */
+  smtpUrl: string | undefined
+  /** The From of that mail (SVC_SMTP_FROM). */
+  smtpFrom: string
 }
 
 export class ConfigError extends Error {}
@@ -52,6 +56,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'SVC_BOOTSTRAP_API_KEY must look like svc_ followed by at least 32 letters, digits, - or _',
     )
   }
+  const smtpUrl = env.SVC_SMTP_URL || undefined
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]/.test(smtpUrl))
+    throw new ConfigError('SVC_SMTP_URL must be an smtp:// or smtps:// URL')
   const locations = parseLocations(env.SVC_LOCATIONS, env.SVC_DEFAULT_LOCATIONS)
   const leaseSeconds = parsePositiveInteger('SVC_RUNNER_LEASE_SECONDS', env.SVC_RUNNER_LEASE_SECONDS ?? '30')
   if (leaseSeconds < 3) throw new ConfigError('SVC_RUNNER_LEASE_SECONDS must be at least 3')
@@ -73,6 +80,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'SVC_RESULT_RETENTION_DAYS',
       env.SVC_RESULT_RETENTION_DAYS ?? '400',
     ),
+    smtpUrl,
+    smtpFrom: env.SVC_SMTP_FROM || `svc <noreply@${new URL(publicUrl).hostname}>`,
   }
 }
 

@@ -4,6 +4,7 @@ import { bootstrapFirstAccount } from './bootstrap.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { pruneResults } from './features/check-results/retention.ts'
+import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
 
@@ -38,6 +39,14 @@ async function main(): Promise<void> {
     log: app.log,
   })
   scheduler.start()
+  // Status page subscriber mail (until it moves to the shared alert outbox).
+  const subscriberMail = config.smtpUrl
+    ? startSubscriberMailDelivery(serviceContext, {
+        smtpUrl: config.smtpUrl,
+        from: config.smtpFrom,
+        log: app.log,
+      })
+    : undefined
   const pruning = setInterval(() => {
     pruneResults(serviceContext, config.resultRetentionDays).catch((error: unknown) =>
       app.log.error({ err: error }, 'pruning old results failed'),
@@ -61,6 +70,7 @@ async function main(): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'shutting down')
     clearInterval(pruning)
+    await subscriberMail?.stop()
     await scheduler.stop()
     await app.close()
     await store.close()
