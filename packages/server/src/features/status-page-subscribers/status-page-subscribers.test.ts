@@ -22,7 +22,7 @@ async function startSmtp(options: { refuse?: boolean } = {}) {
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       if (options.refuse)
         return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }))
       callback()
