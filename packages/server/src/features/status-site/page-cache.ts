@@ -16,7 +16,10 @@ interface CachedRow {
 }
 
 export interface Rendered {
-  body: string
+  /** UTF-8, encoded once rather than on every request. */
+  body: Buffer
+  /** The body gzipped once, for the many clients that accept it. */
+  gzipped: Buffer
   etag: string
   headers: Record<string, string>
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { type ComponentStatus, THEME_COLOR_NAMES, type ThemePalette } from '@svc/core'
-import type { IncidentView, PageView, ServiceView } from './page-view.ts'
+import type { BarLevel, IncidentView, PageView, ServiceView } from './page-view.ts'
 
 /** Text of every value placed in HTML or XML, attributes included. */
 export function escapeHtml(value: string): string {
@@ -41,6 +41,17 @@ const LEVEL_OF_STATUS: Record<ComponentStatus, string> = {
   PARTIAL_OUTAGE: 'partial',
   MAJOR_OUTAGE: 'major',
 }
+
+// One letter each: a page shows 90 bars per service, so their markup is most of its bytes.
+const BAR_CLASS: Record<BarLevel, string> = {
+  ok: 'o',
+  minor: 'm',
+  partial: 'p',
+  major: 'x',
+  maintenance: 'w',
+  none: 'n',
+}
+const dayFormat = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' })
 
 const dateFormat = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
@@ -91,7 +102,7 @@ a{color:var(--link)}
 .top .wrap{display:flex;align-items:center;gap:16px;min-height:72px}
 .top img{max-height:40px;max-width:200px;display:block}
 .top h1{font-size:1.25rem;margin:0;color:var(--header-fg)}
-main{padding:24px 20px 8px}
+main.wrap{padding-top:24px;padding-bottom:8px}
 h2{color:var(--title-fg);font-size:1.15rem;margin:32px 0 12px}
 h3{color:var(--title-fg);font-size:1rem;margin:0}
 .muted{color:var(--muted)}
@@ -109,7 +120,9 @@ h3{color:var(--title-fg);font-size:1rem;margin:0}
 .status{display:inline-flex;align-items:center;gap:6px;font-size:.9rem;font-weight:600}
 .dot{width:12px;height:12px;border-radius:50%;display:inline-block;flex:none;background:var(--level)}
 .bars{display:flex;gap:2px;margin-top:10px;height:32px}
-.bar{flex:1;border-radius:2px;background:var(--level)}
+.bars i{flex:1;border-radius:2px;background:var(--level)}
+.bars .o{--level:#1f9d55}.bars .m{--level:#d4a017}.bars .p{--level:#e8710a}.bars .x{--level:#d93025}
+.bars .w{--level:#3b82f6}.bars .n{--level:var(--border)}
 .legend{display:flex;justify-content:space-between;font-size:.8rem;margin-top:4px}
 .lv-ok{--level:#1f9d55}.lv-minor{--level:#d4a017}.lv-partial{--level:#e8710a}.lv-major{--level:#d93025}
 .lv-maintenance{--level:#3b82f6}.lv-none{--level:var(--border)}
@@ -129,7 +142,7 @@ form.subscribe label{display:block;font-weight:600;color:var(--title-fg);margin-
 input[type=email]{flex:1;min-width:200px;padding:8px 10px;font:inherit;color:var(--fg);background:var(--body-bg);border:1px solid var(--border);border-radius:6px}
 button{padding:8px 16px;font:inherit;font-weight:600;color:var(--button-fg);background:var(--button-bg);border:0;border-radius:6px;cursor:pointer}
 input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid var(--link);outline-offset:2px}
-footer{padding:24px 20px 40px;font-size:.85rem;color:var(--muted)}
+footer.wrap{padding-top:24px;padding-bottom:40px;font-size:.85rem;color:var(--muted)}
 footer a{color:var(--nav-fg)}
 @media (prefers-reduced-motion:reduce){*{transition:none!important}}
 `
@@ -165,8 +178,9 @@ function serviceItem(service: ServiceView): string {
   const bars = service.days
     .map((day) => {
       const uptime = day.uptime === null ? 'no data' : `${day.uptime}% uptime`
-      const tip = `${day.date}: ${uptime}${day.declared ? `, ${STATUS_TEXT[day.declared].toLowerCase()} reported` : ''}`
-      return `<span class="bar lv-${day.level}" title="${tip}"></span>`
+      const date = dayFormat.format(new Date(`${day.date}T00:00:00Z`))
+      const tip = `${date}: ${uptime}${day.declared ? `, ${STATUS_TEXT[day.declared].toLowerCase()}` : ''}`
+      return `<i class="${BAR_CLASS[day.level]}" title="${tip}"></i>`
     })
     .join('')
   return `<li class="service"><div class="service-head"><h3>${escapeHtml(service.name)}</h3><span class="status lv-${level}"><span class="dot" aria-hidden="true"></span>${STATUS_TEXT[service.status]}</span></div>${
@@ -259,6 +273,6 @@ export function renderMessagePage(
 <body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : ''}</main></body></html>`
   return {
     html,
-    csp: `default-src 'none'; style-src 'sha256-${styleHash}'; base-uri 'none'; frame-ancestors 'none'`,
+    csp: `default-src 'none'; style-src 'sha256-${styleHash}'; img-src data:; base-uri 'none'; frame-ancestors 'none'`,
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
@@ -274,19 +275,30 @@ async function sendPage(
     if (kind === 'rss') return rendered(renderRss(view, pageUrl))
     return rendered(renderAtom(view, pageUrl, page.id))
   })
+  const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))
+  // Each encoding is its own representation, so it has its own strong ETag.
+  const etag = gzip ? `${rendering.etag.slice(0, -1)}-gz"` : rendering.etag
   reply
     .headers(rendering.headers)
     .header('content-type', CONTENT_TYPES[kind])
-    .header('etag', rendering.etag)
+    .header('etag', etag)
     .header('cache-control', page.is_private ? 'private, no-store' : 'public, no-cache')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin')
-  if (request.headers['if-none-match'] === rendering.etag) return reply.status(304).send()
+    .header('vary', 'accept-encoding')
+  if (request.headers['if-none-match'] === etag) return reply.status(304).send()
+  if (gzip) return reply.header('content-encoding', 'gzip').send(rendering.gzipped)
   return reply.send(rendering.body)
 }
 
-function rendered(body: string, headers: Record<string, string> = {}): Rendered {
-  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, headers }
+function rendered(text: string, headers: Record<string, string> = {}): Rendered {
+  const body = Buffer.from(text, 'utf8')
+  return {
+    body,
+    gzipped: gzipSync(body),
+    etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+    headers,
+  }
 }
 
 /** The page behind the request if the caller may see it; otherwise the refusal is sent and undefined returned. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
@@ -106,7 +107,7 @@ for (const engine of testEngines()) {
         html,
         /role="img" aria-label="API &lt;script&gt;alert\(1\)&lt;\/script&gt;: 100% uptime over the last 90 days"/,
       )
-      assert.equal(html.match(/class="bar /g)?.length, 90)
+      assert.equal(html.match(/<i class="[a-z]" title="/g)?.length, 90)
       assert.match(html, /Powered by svc/)
       assert.doesNotMatch(html, /<script/i)
       assert.equal(html.includes(`id="incident-${incident.id}"`), true)
@@ -215,6 +216,14 @@ for (const engine of testEngines()) {
       const first = await open('/status/cache')
       const etag = String(first.headers.etag)
       assert.equal((await open('/status/cache', { 'if-none-match': etag })).statusCode, 304)
+      const gzipped = await open('/status/cache', { 'accept-encoding': 'br, gzip' })
+      assert.equal(gzipped.headers['content-encoding'], 'gzip')
+      assert.equal(gunzipSync(gzipped.rawPayload).toString('utf8'), first.body)
+      assert.notEqual(gzipped.headers.etag, etag)
+      assert.equal(
+        (await open('/status/cache', { 'if-none-match': etag, 'accept-encoding': 'gzip' })).statusCode,
+        200,
+      )
       const incident = json(
         await t.call({
           method: 'POST',
