@@ -14,6 +14,7 @@ import {
   StatusPageBody,
   StatusPageIdParams,
   StatusPageV1,
+  V1StatusPageIdParams,
 } from './status-pages.schemas.ts'
 import * as pages from './status-pages.service.ts'
 
@@ -108,7 +109,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         deprecated: true,
         summary: 'Retrieve a status page (deprecated v1 form)',
         description: `Deprecated: use GET /v3/status-pages/{statusPageId}. Sunset: ${pages.V1_SUNSET}.`,
-        params: StatusPageIdParams,
+        params: V1StatusPageIdParams,
         response: { 200: StatusPageV1 },
       },
     },

@@ -151,6 +151,10 @@ export const StatusPageV1 = Type.Object(
 export type StatusPageV1 = Static<typeof StatusPageV1>
 
 export const StatusPageIdParams = StrictObject({ statusPageId: Uuid() })
+/** The v1 form takes any string (the spec's type); an id that is no page is 404. */
+export const V1StatusPageIdParams = StrictObject({
+  statusPageId: Type.String({ minLength: 1, maxLength: 64 }),
+})
 export const ListStatusPagesQuery = StrictObject(PageQuery)
 
 export const AccessTokenBody = StrictObject({ name: Type.String({ minLength: 1, maxLength: 255 }) })
