@@ -60,7 +60,7 @@ export async function listSubscribers(
   page: { limit: number; offset: number },
 ) {
   const query = ctx.db.selectFrom('status_page_subscribers').where('status_page_id', '=', pageId)
-  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('id'), page)
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('email'), page)
 }
 
 export async function confirmedSubscribers(ctx: ServiceContext, pageId: string) {

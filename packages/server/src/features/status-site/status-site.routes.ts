@@ -151,7 +151,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
             response: {
               202: Type.Object({ message: Type.String() }),
               200: {
-                description: 'For a form post: an HTML page',
+                description: 'For a browser (Accept: text/html): an HTML page',
                 content: { 'text/html': { schema: { type: 'string' } } },
               },
             },
@@ -159,24 +159,19 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         ),
       },
       async (request, reply) => {
-        const form = isForm(request)
-        const page = await viewablePage(ctx, site, request, reply, form ? 'html' : 'summary')
+        const page = await viewablePage(ctx, site, request, reply, 'html')
         if (!page) return reply
         const back = { href: site.base(request, page) || '/', text: `Back to ${page.name}` }
         try {
           await subscribe(ctx, page, (request.body as { email: string }).email)
         } catch (error) {
-          if (form && error instanceof HttpError && error.statusCode === 400)
-            return sendMessage(
-              reply,
-              400,
-              renderMessagePage('That is not an email address', 'Go back and check the address.', back),
-            )
+          if (wantsHtml(request) && error instanceof HttpError && error.statusCode === 400)
+            return answer(request, reply, 400, 'That is not an email address', error.message, back)
           throw error
         }
         const message =
           'If the address can subscribe, a confirmation link is on its way: open it to start getting updates.'
-        if (form) return sendMessage(reply, 200, renderMessagePage('Check your inbox', message, back))
+        if (wantsHtml(request)) return answer(request, reply, 200, 'Check your inbox', message, back)
         return reply.status(202).send({ message })
       },
     )
@@ -187,7 +182,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         schema: documented('Confirm an email subscription', 'The link in the confirmation email.', {
           querystring: TokenQuery,
           response: {
-            200: { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
+            200: MESSAGE_RESPONSE,
           },
         }),
       },
@@ -196,20 +191,9 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         const token = (request.query as { token?: string }).token
         const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
         if (!page || !token || !(await confirmSubscription(ctx, page, token)))
-          return sendMessage(
-            reply,
-            404,
-            renderMessagePage('Link not valid', 'This confirmation link is unknown or was used up.', back),
-          )
-        return sendMessage(
-          reply,
-          200,
-          renderMessagePage(
-            'Subscription confirmed',
-            `You will get an email whenever ${page.name} posts an incident update.`,
-            back,
-          ),
-        )
+          return answer(request, reply, 404, 'Link not valid', 'This confirmation link is unknown.', back)
+        const message = `Subscription confirmed: you will get an email whenever ${page.name} posts an incident update.`
+        return answer(request, reply, 200, 'Subscription confirmed', message, back)
       },
     )
 
@@ -222,7 +206,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         {
           querystring: TokenQuery,
           response: {
-            200: { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
+            200: MESSAGE_RESPONSE,
           },
         },
       ),
@@ -231,19 +215,27 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         const token = (request.query as { token?: string }).token
         const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
         if (!page || !token || !(await unsubscribe(ctx, page, token)))
-          return sendMessage(
+          return answer(
+            request,
             reply,
             404,
-            renderMessagePage('Link not valid', 'This address is not subscribed (any more).', back),
+            'Link not valid',
+            'This address is not subscribed (any more).',
+            back,
           )
-        return sendMessage(
-          reply,
-          200,
-          renderMessagePage('Unsubscribed', `You will get no more emails from ${page.name}.`, back),
-        )
+        const message = `Unsubscribed: you will get no more emails from ${page.name}.`
+        return answer(request, reply, 200, 'Unsubscribed', message, back)
       },
     })
   }
+}
+
+const MESSAGE_RESPONSE = {
+  description: 'An HTML page for browsers (Accept: text/html), else `{message}`',
+  content: {
+    'text/html': { schema: { type: 'string' } },
+    'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } } } },
+  },
 }
 
 const CONTENT_TYPES: Record<Kind, string> = {
@@ -341,9 +333,25 @@ async function viewablePage(
   return undefined
 }
 
+/** Browsers (Accept: text/html) get a page; anything else the JSON error shape or `{message}`. */
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  message: string,
+  back?: { href: string; text: string },
+) {
+  if (wantsHtml(request)) return sendMessage(reply, status, renderMessagePage(title, message, back))
+  if (status >= 400) return reply.status(status).send(errorBody(status, message))
+  return reply.status(status).send({ message })
+}
+
+const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html')
+
 function refuse(request: FastifyRequest, reply: FastifyReply, kind: Kind, status: number, message: string) {
   reply.header('cache-control', 'no-store')
-  if (kind === 'html' && String(request.headers.accept ?? '').includes('text/html')) {
+  if (kind === 'html' && wantsHtml(request)) {
     const title = status === 404 ? 'Page not found' : 'Private status page'
     return sendMessage(reply, status, renderMessagePage(title, message))
   }
@@ -357,10 +365,6 @@ function sendMessage(reply: FastifyReply, status: number, page: HtmlPage) {
     .header('content-security-policy', page.csp)
     .header('x-content-type-options', 'nosniff')
     .send(page.html)
-}
-
-function isForm(request: FastifyRequest) {
-  return String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
 }
 
 function hostOf(request: FastifyRequest): string | undefined {
