@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTransport } from 'nodemailer'
 import { SMTPServer } from 'smtp-server'
+import { startServerProcess } from '../../testing/server-process.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { listEmails } from './status-page-subscribers.repo.ts'
 import { deliverDueSubscriberEmails, MAX_ATTEMPTS, startSubscriberMailDelivery } from './subscriber-mail.ts'
@@ -339,3 +340,32 @@ for (const engine of testEngines()) {
     })
   })
 }
+
+describe('a server started with SVC_SMTP_URL', () => {
+  test('sends the confirmation email of a subscription made over HTTP', async () => {
+    const smtp = await startSmtp()
+    const server = await startServerProcess({ SVC_SMTP_URL: smtp.url, SVC_SMTP_FROM: FROM })
+    try {
+      const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }
+      const page = await fetch(`${server.url}/v3/status-pages`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'Process', url: 'process', cards: [] }),
+      })
+      assert.equal(page.status, 201)
+      const res = await fetch(`${server.url}/status/process/subscribe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'frank@example.com' }),
+      })
+      assert.equal(res.status, 202)
+      await smtp.waitFor(1)
+      assert.deepEqual(smtp.received[0]?.to, ['frank@example.com'])
+      assert.equal(smtp.received[0]?.headers.from, FROM)
+      assert.match(smtp.received[0]?.body ?? '', /\/status\/process\/subscribe\/confirm\?token=/)
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0)
+      await smtp.close()
+    }
+  })
+})
