@@ -29,6 +29,17 @@ export interface Database {
   private_location_keys: PrivateLocationKeysTable
   agents: AgentsTable
   agent_events: AgentEventsTable
+  status_page_services: StatusPageServicesTable
+  status_page_service_checks: StatusPageServiceChecksTable
+  status_pages: StatusPagesTable
+  status_page_cards: StatusPageCardsTable
+  status_page_card_services: StatusPageCardServicesTable
+  status_page_access_tokens: StatusPageAccessTokensTable
+  incidents: IncidentsTable
+  incident_updates: IncidentUpdatesTable
+  incident_component_impacts: IncidentComponentImpactsTable
+  status_page_subscribers: StatusPageSubscribersTable
+  status_page_emails: StatusPageEmailsTable
 }
 
 export interface UsersTable {
@@ -305,4 +316,144 @@ export interface AgentEventsTable {
   platform: string
   runtime_version: string
   created_at: string
+}
+
+export interface StatusPageServicesTable {
+  id: string
+  account_id: string
+  name: string
+  description: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface StatusPageServiceChecksTable {
+  service_id: string
+  check_id: string
+}
+
+export interface StatusPagesTable {
+  id: string
+  account_id: string
+  name: string
+  /** The slug of /status/{url}, unique across accounts. */
+  url: string
+  custom_domain: string | null
+  description: string | null
+  logo: string | null
+  logo_dark: string | null
+  favicon: string | null
+  redirect_to: string | null
+  default_theme: string
+  /** JSON {light, dark}; null for the default palette. */
+  theme_colors: string | null
+  is_private: SqlBool
+  white_label: SqlBool
+  version: number
+  /** Bumped by every change that shows on the public page (page caches compare it). */
+  content_version: number
+  created_at: string
+  updated_at: string
+}
+
+export interface StatusPageCardsTable {
+  id: string
+  status_page_id: string
+  name: string
+  position: number
+  created_at: string
+  updated_at: string
+}
+
+export interface StatusPageCardServicesTable {
+  card_id: string
+  service_id: string
+  position: number
+}
+
+export interface StatusPageAccessTokensTable {
+  id: string
+  status_page_id: string
+  name: string
+  token_hash: string
+  masked_token: string
+  created_at: string
+}
+
+export interface IncidentsTable {
+  id: string
+  account_id: string
+  status_page_id: string
+  name: string
+  severity: string | null
+  /** The check whose triggerIncident opened the incident. */
+  source_check_id: string | null
+  last_update_status: string
+  /** The earliest update's public date. */
+  started_at: string
+  /** The resolving update's public date while the latest update is RESOLVED. */
+  resolved_at: string | null
+  /** Seconds from started_at to resolved_at; null while ongoing. */
+  duration: number | null
+  created_at: string
+  updated_at: string
+}
+
+export interface IncidentUpdatesTable {
+  id: string
+  incident_id: string
+  description: string
+  status: string
+  /** publicIncidentUpdateDate. */
+  public_date: string
+  /** Posting order within the incident (ties of public_date). */
+  seq: number
+  notify_subscribers: SqlBool
+  created_at: string
+  updated_at: string
+}
+
+export interface IncidentComponentImpactsTable {
+  id: string
+  incident_id: string
+  service_id: string
+  status: string
+  /** The last non-operational status of the impact, kept when it ends. */
+  declared_status: string
+  started_at: string
+  ended_at: string | null
+  created_at: string
+}
+
+export interface StatusPageSubscribersTable {
+  id: string
+  status_page_id: string
+  email: string
+  confirm_token_hash: string | null
+  confirmation_sent_at: string
+  confirmed_at: string | null
+  unsubscribe_token: string
+  created_at: string
+}
+
+export interface StatusPageEmailsTable {
+  id: string
+  dedupe_key: string
+  status_page_id: string
+  subscriber_id: string | null
+  to_address: string
+  subject: string
+  text_body: string
+  html_body: string | null
+  /** JSON object of extra headers (List-Unsubscribe, ...). */
+  headers: string
+  /** PENDING, SENT or FAILED. */
+  status: string
+  attempts: number
+  next_attempt_ms: number
+  lease_owner: string | null
+  lease_until_ms: number | null
+  last_error: string | null
+  created_at: string
+  sent_at: string | null
 }

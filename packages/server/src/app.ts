@@ -18,11 +18,16 @@ import { checkResultsRoutes } from './features/check-results/check-results.route
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
+import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
+import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
+import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
+import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
+import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
@@ -73,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestId,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    rewriteUrl: rewriteCustomDomainUrl,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installValidators(app)
@@ -114,6 +120,9 @@ function publicApi(
         { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
         { name: 'private-locations', description: 'Your own locations, served by svc agents' },
         { name: 'agent', description: 'What svc agents call, with a private-location key' },
+        { name: 'status-pages', description: 'Status pages, their cards and services' },
+        { name: 'incidents', description: 'Incidents of status pages and their updates' },
+        { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -140,6 +149,11 @@ function publicApi(
     await app.register(privateLocationsRoutes, { ctx })
     await app.register(staticAddressesRoutes, { addresses: staticAddresses })
     await app.register(agentProtocolRoutes, { ctx })
+    await app.register(statusPageServicesRoutes, { ctx })
+    await app.register(statusPagesRoutes, { ctx })
+    await app.register(incidentsRoutes, { ctx })
+    await app.register(statusPageSubscribersRoutes, { ctx })
+    await app.register(statusSiteRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

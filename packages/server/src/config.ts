@@ -96,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function parseAlerting(env: NodeJS.ProcessEnv): DeliveryConfig {
   const alerting: DeliveryConfig = {}
   if (env.SVC_SMTP_URL) {
-    if (!/^smtps?:\/\//.test(env.SVC_SMTP_URL))
+    if (!/^smtps?:\/\/[^/]/.test(env.SVC_SMTP_URL))
       throw new ConfigError('SVC_SMTP_URL must be an smtp:// or smtps:// URL')
     alerting.smtp = { url: env.SVC_SMTP_URL, from: env.SVC_SMTP_FROM || 'svc <alerts@localhost>' }
   }

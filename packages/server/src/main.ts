@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
 import { scriptRunnerOf } from './scheduler/script-checks.ts'
@@ -47,6 +48,14 @@ async function main(): Promise<void> {
   // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
   const dispatcher = createDispatcher(serviceContext, { log: app.log })
   dispatcher.start()
+  // Status page subscriber mail (until it moves to the shared alert outbox).
+  const subscriberMail = config.alerting.smtp
+    ? startSubscriberMailDelivery(serviceContext, {
+        smtpUrl: config.alerting.smtp.url,
+        from: config.alerting.smtp.from,
+        log: app.log,
+      })
+    : undefined
   const pruning = setInterval(() => {
     pruneResults(serviceContext, config.resultRetentionDays)
       .then(() => pruneArtifacts(serviceContext))
@@ -70,6 +79,7 @@ async function main(): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'shutting down')
     clearInterval(pruning)
+    await subscriberMail?.stop()
     await scheduler.stop()
     await deps.scripts.pool.close()
     await dispatcher.stop()

@@ -6,6 +6,7 @@ import * as schedulesAndResults from './0003-schedules-and-results.ts'
 import * as retriesRunnersReferences from './0004-retries-runners-references.ts'
 import * as alerting from './0005-alerting.ts'
 import * as privateLocations from './0006-private-locations.ts'
+import * as statusPages from './0007-status-pages.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0004-retries-runners-references': retriesRunnersReferences,
   '0005-alerting': alerting,
   '0006-private-locations': privateLocations,
+  '0007-status-pages': statusPages,
 }

@@ -65,10 +65,33 @@ const PUBLIC_OPERATIONS = [
   'get /v1/maintenance-windows/{id}',
   'put /v1/maintenance-windows/{id}',
   'delete /v1/maintenance-windows/{id}',
+  'get /v1/status-pages/services',
+  'post /v1/status-pages/services',
+  'get /v1/status-pages/services/{id}',
+  'put /v1/status-pages/services/{id}',
+  'delete /v1/status-pages/services/{id}',
+  'get /v3/status-pages',
+  'post /v3/status-pages',
+  'get /v3/status-pages/{statusPageId}',
+  'put /v3/status-pages/{statusPageId}',
+  'delete /v3/status-pages/{statusPageId}',
+  'get /v1/status-pages/{statusPageId}',
+  'get /v3/status-pages/{statusPageId}/access-tokens',
+  'post /v3/status-pages/{statusPageId}/access-tokens',
+  'delete /v3/status-pages/{statusPageId}/access-tokens/{tokenId}',
+  'get /v3/status-pages/{statusPageId}/incidents',
+  'post /v3/status-pages/{statusPageId}/incidents',
+  'get /v3/status-pages/{statusPageId}/incidents/{incidentId}',
+  'put /v3/status-pages/{statusPageId}/incidents/{incidentId}',
+  'delete /v3/status-pages/{statusPageId}/incidents/{incidentId}',
+  'post /v1/incidents/{incidentId}/updates',
+  'put /v1/incidents/{incidentId}/updates/{id}',
+  'delete /v1/incidents/{incidentId}/updates/{id}',
+  'get /v3/status-pages/{statusPageId}/subscribers',
+  'delete /v3/status-pages/{statusPageId}/subscribers/{subscriberId}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
 ]
 
-/** Documented operations that need no API key (API.md "Open routes"). */
 /** The agent protocol: private-location keys, the agent's id header, no account. */
 const AGENT_OPERATIONS = [
   'delete /agent/v1/heartbeat',
@@ -79,9 +102,20 @@ const AGENT_OPERATIONS = [
   'put /agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}',
 ]
 
-const OPEN_OPERATIONS = ['/ping/{token}', '/ping/{token}/fail'].flatMap((path) =>
-  ['get', 'post', 'head'].map((method) => `${method} ${path}`),
-)
+/** Documented operations that need no API key (API.md "Open routes"). */
+const OPEN_OPERATIONS = [
+  ...['/ping/{token}', '/ping/{token}/fail'].flatMap((path) =>
+    ['get', 'post', 'head'].map((method) => `${method} ${path}`),
+  ),
+  'get /status/{slug}',
+  'get /status/{slug}/summary.json',
+  'get /status/{slug}/feed.rss',
+  'get /status/{slug}/feed.atom',
+  'post /status/{slug}/subscribe',
+  'get /status/{slug}/subscribe/confirm',
+  'get /status/{slug}/unsubscribe',
+  'post /status/{slug}/unsubscribe',
+]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */
 const LOOSE_BODIES = new Set(['put /v1/checks/{id}'])

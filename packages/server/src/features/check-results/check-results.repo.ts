@@ -115,3 +115,28 @@ export async function deleteResultsBefore(
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+/** Final results per check and UTC day (`YYYY-MM-DD`) since `sinceIso`, and how many of them failed. */
+export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], sinceIso: string) {
+  if (checkIds.length === 0) return []
+  const day = sql<string>`substr(started_at, 1, 10)`
+  const rows = await ctx.db
+    .selectFrom('check_results')
+    .select([
+      'check_id',
+      day.as('day'),
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when has_failures then 1 else 0 end)`.as('failed'),
+    ])
+    .where('check_id', 'in', checkIds)
+    .where('result_type', '=', 'FINAL')
+    .where('started_at', '>=', sinceIso)
+    .groupBy(['check_id', day])
+    .execute()
+  return rows.map((r) => ({
+    checkId: r.check_id,
+    day: r.day,
+    total: Number(r.total),
+    failed: Number(r.failed),
+  }))
+}

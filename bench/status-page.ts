@@ -1,0 +1,124 @@
+/**
+ * bench/status-page.ts: public status page requests per second and latency for a page with 20 services
+ * (each following a check with results) and 50 past incidents, served from the page cache; plus the
+ * time to render it anew after a change. Target: >= 2,000 req/s on the 2-core CI machine kind.
+ * Usage: npm run bench:status-page [-- --seconds 5] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { parseArgs } from 'node:util'
+import { testEngines } from '../packages/db/src/testing.ts'
+import { startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import { runLoad } from './load.ts'
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } },
+})
+const seconds = Number(values.seconds)
+const connections = Number(values.connections)
+const TARGET_RPS = 2000
+
+const target = createServer((_request, response) => response.end('ok'))
+await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
+
+// On PostgreSQL the bench gets a schema of its own, dropped at the end, so runs never collide.
+if (process.env.DATABASE_URL) process.env.SVC_TEST_DATABASE_URL = process.env.DATABASE_URL
+const store = await testEngines()[process.env.DATABASE_URL ? 1 : 0]!.createUrl()
+const server = await startServerProcess(storeEnv(store.url))
+const api = async (method: string, path: string, payload?: unknown) => {
+  const headers: Record<string, string> = { authorization: `Bearer ${server.apiKey}` }
+  if (payload) headers['content-type'] = 'application/json'
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers,
+    body: payload ? JSON.stringify(payload) : undefined,
+  })
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
+  return (await res.json()) as Record<string, any>
+}
+
+const serviceIds: string[] = []
+for (let i = 0; i < 20; i++) {
+  const check = await api('POST', '/v1/checks/url', {
+    name: `bench check ${i}`,
+    activated: false,
+    request: { url: targetUrl },
+  })
+  for (let run = 0; run < 2; run++) await api('POST', `/v1/checks/${check.id}/trigger`)
+  const service = await api('POST', '/v1/status-pages/services', {
+    name: `Service ${String(i + 1).padStart(2, '0')}`,
+    description: 'Seeded by bench/status-page.ts',
+    checkIds: [check.id],
+  })
+  serviceIds.push(service.id)
+}
+const page = await api('POST', '/v3/status-pages', {
+  name: 'Bench status',
+  url: 'bench',
+  description: 'A page with 20 services and 50 past incidents',
+  cards: [
+    { name: 'Platform', services: serviceIds.slice(0, 10).map((id) => ({ id })) },
+    { name: 'Product', services: serviceIds.slice(10).map((id) => ({ id })) },
+  ],
+})
+const DAY = 86_400_000
+for (let i = 0; i < 50; i++) {
+  const start = Date.now() - (i + 1) * 1.7 * DAY
+  await api('POST', `/v3/status-pages/${page.id}/incidents`, {
+    name: `Past incident ${i + 1}`,
+    componentImpacts: [{ componentId: serviceIds[i % 20], status: 'PARTIAL_OUTAGE' }],
+    incidentUpdates: [
+      {
+        description: 'Errors for some requests.',
+        status: 'INVESTIGATING',
+        publicIncidentUpdateDate: new Date(start).toISOString(),
+      },
+      {
+        description: 'Cause found, fix rolling out.',
+        status: 'IDENTIFIED',
+        publicIncidentUpdateDate: new Date(start + 20 * 60_000).toISOString(),
+      },
+      {
+        description: 'Fixed.',
+        status: 'RESOLVED',
+        publicIncidentUpdateDate: new Date(start + 45 * 60_000).toISOString(),
+      },
+    ],
+  })
+}
+
+const first = await fetch(`${server.url}/status/bench`)
+const html = await first.text()
+if (first.status !== 200 || (html.match(/class="incident"/g)?.length ?? 0) !== 50) {
+  throw new Error(`unexpected page: ${first.status}, ${html.length} bytes`)
+}
+
+// A change drops the cached rendering: the next request renders the page anew.
+const renders: number[] = []
+for (let i = 0; i < 10; i++) {
+  await api('PUT', `/v1/status-pages/services/${serviceIds[0]}`, { name: `Service 01 (${i})` })
+  const started = performance.now()
+  await (await fetch(`${server.url}/status/bench`)).text()
+  renders.push(performance.now() - started)
+}
+renders.sort((a, b) => a - b)
+
+const load = (headers: Record<string, string>) =>
+  runLoad({ origin: server.url, path: '/status/bench', seconds, connections, headers: () => headers })
+const plain = await load({})
+// Browsers always offer gzip; the page cache holds the gzipped body ready.
+const gzip = await load({ 'accept-encoding': 'gzip, deflate, br' })
+await server.stop('SIGTERM')
+await store.dispose()
+target.close()
+
+console.log(
+  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s, ${connections} connections, page ${(html.length / 1024).toFixed(0)} KiB`,
+)
+const row = (name: string, r: typeof plain) =>
+  `${name.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}   ratio to target ${(r.requestsPerSecond / TARGET_RPS).toFixed(2)}`
+console.log(row('GET /status/bench, identity', plain))
+console.log(row('GET /status/bench, accept-encoding: gzip', gzip))
+console.log(`target: >= ${TARGET_RPS} req/s (ratio >= 1)`)
+console.log(`render after a change (median of 10)         ${renders[5]?.toFixed(1)} ms`)

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { openIncidentFromCheck, resolveIncidentFromCheck } from './incident-triggers.ts'
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z')
+
+for (const engine of testEngines()) {
+  describe(`incidents opened and resolved by checks on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = T0
+    before(async () => {
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(() => t.close())
+
+    test('opens one incident per page showing the service, once; resolves them when the check recovers', async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'checkout', activated: false, request: { url: 'http://127.0.0.1:9/' } },
+        }),
+      )
+      const service = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/status-pages/services',
+          payload: { name: 'Checkout', checkIds: [check.id] },
+        }),
+      )
+      const hidden = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Hidden' } }),
+      )
+      const pageIds: string[] = []
+      for (const url of ['public-trigger', 'internal-trigger']) {
+        const page = await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: url, url, cards: [{ name: 'Shop', services: [{ id: service.id }] }] },
+        })
+        pageIds.push(json(page).id)
+      }
+      const account = { id: check.id, accountId: t.owner.accountId }
+      const trigger = {
+        serviceId: service.id,
+        severity: 'MEDIUM' as const,
+        name: 'Checkout is failing',
+        description: 'Some payments fail. We are investigating.',
+        notifySubscribers: false,
+      }
+
+      const opened = await openIncidentFromCheck(t.ctx, account, trigger)
+      assert.deepEqual(opened.map((i) => i.statusPageId).sort(), [...pageIds].sort())
+      for (const incident of opened) {
+        assert.equal(incident.name, 'Checkout is failing')
+        assert.equal(incident.severity, 'MEDIUM')
+        assert.equal(incident.lastUpdateStatus, 'INVESTIGATING')
+        assert.deepEqual(incident.componentImpacts, [
+          {
+            componentId: service.id,
+            status: 'PARTIAL_OUTAGE',
+            startedAt: new Date(T0).toISOString(),
+            endedAt: null,
+          },
+        ])
+        assert.equal(incident.incidentUpdates[0]?.description, 'Some payments fail. We are investigating.')
+      }
+      assert.deepEqual(
+        await openIncidentFromCheck(t.ctx, account, trigger),
+        [],
+        'an open incident is not opened again',
+      )
+      assert.deepEqual(
+        await openIncidentFromCheck(t.ctx, account, { ...trigger, serviceId: hidden.id }),
+        [],
+        'no page shows it',
+      )
+      assert.deepEqual(
+        await openIncidentFromCheck(t.ctx, account, {
+          ...trigger,
+          serviceId: '00000000-0000-4000-8000-000000000000',
+        }),
+        [],
+      )
+
+      nowMs = T0 + 7 * 60_000
+      const resolved = await resolveIncidentFromCheck(t.ctx, account)
+      assert.deepEqual(resolved.sort(), opened.map((i) => i.id).sort())
+      for (const incident of opened) {
+        const now = json(
+          await t.call({
+            method: 'GET',
+            url: `/v3/status-pages/${incident.statusPageId}/incidents/${incident.id}`,
+          }),
+        )
+        assert.equal(now.lastUpdateStatus, 'RESOLVED')
+        assert.equal(now.duration, 7 * 60)
+        assert.deepEqual(
+          now.componentImpacts.map((c: any) => [c.status, c.endedAt]),
+          [['OPERATIONAL', new Date(nowMs).toISOString()]],
+        )
+      }
+      assert.deepEqual(await resolveIncidentFromCheck(t.ctx, account), [], 'nothing left to resolve')
+
+      // The next failure opens fresh incidents.
+      nowMs = T0 + 60 * 60_000
+      assert.equal(
+        (await openIncidentFromCheck(t.ctx, account, { ...trigger, severity: 'CRITICAL' })).length,
+        2,
+      )
+    })
+  })
+}

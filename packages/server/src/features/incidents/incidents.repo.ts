@@ -1,0 +1,167 @@
+import {
+  fetchPage,
+  type IncidentComponentImpactsTable,
+  type IncidentsTable,
+  type IncidentUpdatesTable,
+} from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `incidents`, `incident_updates` and `incident_component_impacts`. */
+
+export async function insertIncident(ctx: ServiceContext, row: IncidentsTable): Promise<void> {
+  await ctx.db.insertInto('incidents').values(row).execute()
+}
+
+export async function findIncident(ctx: ServiceContext, accountId: string, id: string) {
+  return ctx.db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Reads the incident and, on PostgreSQL, locks it until the transaction ends (SQLite has one writer). */
+export async function lockIncident(ctx: ServiceContext, id: string) {
+  const query = ctx.db.selectFrom('incidents').selectAll().where('id', '=', id)
+  return (ctx.engine === 'postgres' ? query.forUpdate() : query).executeTakeFirst()
+}
+
+export async function listIncidents(
+  ctx: ServiceContext,
+  pageId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('incidents').where('status_page_id', '=', pageId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('updated_at', 'desc').orderBy('id'), page)
+}
+
+/** The page's incidents that are ongoing or started at or after `sinceIso`, newest first. */
+export async function recentIncidentsOfPage(
+  ctx: ServiceContext,
+  pageId: string,
+  sinceIso: string,
+  limit: number,
+) {
+  return ctx.db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('status_page_id', '=', pageId)
+    .where((eb) => eb.or([eb('last_update_status', '!=', 'RESOLVED'), eb('started_at', '>=', sinceIso)]))
+    .orderBy('started_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+export async function ongoingIncidentsOfCheck(ctx: ServiceContext, checkId: string) {
+  return ctx.db
+    .selectFrom('incidents')
+    .selectAll()
+    .where('source_check_id', '=', checkId)
+    .where('last_update_status', '!=', 'RESOLVED')
+    .execute()
+}
+
+export async function setIncident(
+  ctx: ServiceContext,
+  id: string,
+  changes: Partial<Omit<IncidentsTable, 'id' | 'account_id' | 'status_page_id' | 'created_at'>>,
+): Promise<void> {
+  await ctx.db.updateTable('incidents').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteIncident(ctx: ServiceContext, id: string): Promise<void> {
+  await ctx.db.deleteFrom('incidents').where('id', '=', id).execute()
+}
+
+export async function insertUpdates(ctx: ServiceContext, rows: IncidentUpdatesTable[]): Promise<void> {
+  if (rows.length > 0) await ctx.db.insertInto('incident_updates').values(rows).execute()
+}
+
+export async function nextUpdateSeq(ctx: ServiceContext, incidentId: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('incident_updates')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('incident_id', '=', incidentId)
+    .executeTakeFirst()
+  return Number(row?.seq ?? 0) + 1
+}
+
+/** Updates of each incident in the order they are shown as posted (public date, then posting order). */
+export async function updatesOfIncidents(ctx: ServiceContext, incidentIds: string[]) {
+  const byIncident = new Map<string, IncidentUpdatesTable[]>(incidentIds.map((id) => [id, []]))
+  if (incidentIds.length === 0) return byIncident
+  const rows = await ctx.db
+    .selectFrom('incident_updates')
+    .selectAll()
+    .where('incident_id', 'in', incidentIds)
+    .orderBy('public_date')
+    .orderBy('seq')
+    .execute()
+  for (const row of rows) byIncident.get(row.incident_id)?.push(row)
+  return byIncident
+}
+
+export async function findUpdate(ctx: ServiceContext, incidentId: string, id: string) {
+  return ctx.db
+    .selectFrom('incident_updates')
+    .selectAll()
+    .where('incident_id', '=', incidentId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+export async function setUpdate(
+  ctx: ServiceContext,
+  id: string,
+  changes: Pick<
+    IncidentUpdatesTable,
+    'description' | 'status' | 'public_date' | 'notify_subscribers' | 'updated_at'
+  >,
+): Promise<void> {
+  await ctx.db.updateTable('incident_updates').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteUpdate(ctx: ServiceContext, id: string): Promise<void> {
+  await ctx.db.deleteFrom('incident_updates').where('id', '=', id).execute()
+}
+
+export async function impactsOfIncidents(ctx: ServiceContext, incidentIds: string[]) {
+  const byIncident = new Map<string, IncidentComponentImpactsTable[]>(incidentIds.map((id) => [id, []]))
+  if (incidentIds.length === 0) return byIncident
+  const rows = await ctx.db
+    .selectFrom('incident_component_impacts')
+    .selectAll()
+    .where('incident_id', 'in', incidentIds)
+    .orderBy('started_at')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  for (const row of rows) byIncident.get(row.incident_id)?.push(row)
+  return byIncident
+}
+
+export async function insertImpact(ctx: ServiceContext, row: IncidentComponentImpactsTable): Promise<void> {
+  await ctx.db.insertInto('incident_component_impacts').values(row).execute()
+}
+
+export async function setImpact(
+  ctx: ServiceContext,
+  id: string,
+  changes: Partial<Pick<IncidentComponentImpactsTable, 'status' | 'declared_status' | 'ended_at'>>,
+): Promise<void> {
+  await ctx.db.updateTable('incident_component_impacts').set(changes).where('id', '=', id).execute()
+}
+
+/** Open impacts (no end yet) of the page's ongoing incidents: they set their components' status. */
+export async function openImpactsOfPage(ctx: ServiceContext, pageId: string) {
+  return ctx.db
+    .selectFrom('incident_component_impacts as i')
+    .innerJoin('incidents as n', 'n.id', 'i.incident_id')
+    .select(['i.service_id', 'i.status'])
+    .where('n.status_page_id', '=', pageId)
+    .where('n.last_update_status', '!=', 'RESOLVED')
+    .where('i.ended_at', 'is', null)
+    .execute()
+}

@@ -1,0 +1,351 @@
+import { randomUUID } from 'node:crypto'
+import type { ComponentStatus, IncidentStatus } from '@svc/core'
+import type { IncidentComponentImpactsTable, IncidentsTable, IncidentUpdatesTable } from '@svc/db'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { conflict, notFound } from '../../http/errors.ts'
+import type { Page } from '../../http/pagination.ts'
+import { invalid } from '../checks/checks.service.ts'
+import { enqueueUpdateNotifications } from '../status-page-subscribers/status-page-subscribers.service.ts'
+import { cardsOfPages, findPageById } from '../status-pages/status-pages.repo.ts'
+import { findOrThrow as findPageOrThrow, touchPages } from '../status-pages/status-pages.service.ts'
+import { incidentStateOf } from './incident-state.ts'
+import * as repo from './incidents.repo.ts'
+import type {
+  CreateIncidentBody,
+  Incident,
+  IncidentUpdate,
+  IncidentUpdateBody,
+  UpdateIncidentBody,
+} from './incidents.schemas.ts'
+
+/** How far ahead of the server's clock an update may be dated (clock skew), never more. */
+const FUTURE_TOLERANCE_MS = 5 * 60_000
+
+export interface IncidentSource {
+  /** The check whose triggerIncident opens the incident. */
+  checkId: string
+}
+
+export async function createIncident(
+  ctx: ServiceContext,
+  accountId: string,
+  pageId: string,
+  body: CreateIncidentBody,
+  source?: IncidentSource,
+): Promise<Incident> {
+  await findPageOrThrow(ctx, accountId, pageId)
+  const impacts = await validImpacts(ctx, pageId, body.componentImpacts)
+  const now = isoNow(ctx)
+  const id = randomUUID()
+  const updates: IncidentUpdatesTable[] = body.incidentUpdates.map((update, index) => ({
+    id: randomUUID(),
+    incident_id: id,
+    description: update.description,
+    status: update.status,
+    public_date: publicDate(ctx, update.publicIncidentUpdateDate, `body.incidentUpdates.${index}`) ?? now,
+    seq: index + 1,
+    notify_subscribers: update.notifySubscribers ?? false,
+    created_at: now,
+    updated_at: now,
+  }))
+  const state = incidentStateOf(updates)
+  const row: IncidentsTable = {
+    id,
+    account_id: accountId,
+    status_page_id: pageId,
+    name: body.name,
+    severity: body.severity ?? null,
+    source_check_id: source?.checkId ?? null,
+    last_update_status: state.lastUpdateStatus,
+    started_at: state.startedAt,
+    resolved_at: state.resolvedAt,
+    duration: state.duration,
+    created_at: now,
+    updated_at: now,
+  }
+  await inTransaction(ctx, async (tx) => {
+    await repo.insertIncident(tx, row)
+    await repo.insertUpdates(tx, updates)
+    // The impacts began when the incident did, backdated or not.
+    if (impacts) await reconcileImpacts(tx, id, impacts, state.startedAt)
+    for (const update of updates) if (update.notify_subscribers) await notify(tx, row, update)
+  })
+  await touchPages(ctx, [pageId])
+  return getIncident(ctx, accountId, pageId, id)
+}
+
+export async function getIncident(
+  ctx: ServiceContext,
+  accountId: string,
+  pageId: string,
+  id: string,
+): Promise<Incident> {
+  const [incident] = await assemble(ctx, [await incidentOfPage(ctx, accountId, pageId, id)])
+  return incident as Incident
+}
+
+export async function listIncidents(ctx: ServiceContext, accountId: string, pageId: string, page: Page) {
+  await findPageOrThrow(ctx, accountId, pageId)
+  const { rows, total } = await repo.listIncidents(ctx, pageId, page)
+  return { items: await assemble(ctx, rows), total }
+}
+
+/** Renames the incident and, when `componentImpacts` is given, reconciles its components' statuses. */
+export async function updateIncident(
+  ctx: ServiceContext,
+  accountId: string,
+  pageId: string,
+  id: string,
+  body: UpdateIncidentBody,
+): Promise<Incident> {
+  await incidentOfPage(ctx, accountId, pageId, id)
+  const impacts = await validImpacts(ctx, pageId, body.componentImpacts)
+  const now = isoNow(ctx)
+  await inTransaction(ctx, async (tx) => {
+    await repo.lockIncident(tx, id)
+    const changes: Partial<IncidentsTable> = { name: body.name, updated_at: now }
+    if (body.severity !== undefined) changes.severity = body.severity
+    await repo.setIncident(tx, id, changes)
+    if (impacts) await reconcileImpacts(tx, id, impacts, now)
+  })
+  await touchPages(ctx, [pageId])
+  return getIncident(ctx, accountId, pageId, id)
+}
+
+export async function deleteIncident(ctx: ServiceContext, accountId: string, pageId: string, id: string) {
+  await incidentOfPage(ctx, accountId, pageId, id)
+  await repo.deleteIncident(ctx, id)
+  await touchPages(ctx, [pageId])
+}
+
+/** Posts an update; a later-dated unresolved update reopens a resolved incident. */
+export async function addIncidentUpdate(
+  ctx: ServiceContext,
+  accountId: string,
+  incidentId: string,
+  body: IncidentUpdateBody,
+): Promise<IncidentUpdate> {
+  const incident = await incidentOfAccount(ctx, accountId, incidentId)
+  const now = isoNow(ctx)
+  const date = publicDate(ctx, body.publicIncidentUpdateDate, 'body') ?? now
+  const row = await inTransaction(ctx, async (tx) => {
+    await repo.lockIncident(tx, incidentId)
+    const update: IncidentUpdatesTable = {
+      id: randomUUID(),
+      incident_id: incidentId,
+      description: body.description,
+      status: body.status,
+      public_date: date,
+      seq: await repo.nextUpdateSeq(tx, incidentId),
+      notify_subscribers: body.notifySubscribers ?? false,
+      created_at: now,
+      updated_at: now,
+    }
+    await repo.insertUpdates(tx, [update])
+    const refreshed = await recompute(tx, incidentId, now)
+    if (update.notify_subscribers) await notify(tx, refreshed, update)
+    return update
+  })
+  await touchPages(ctx, [incident.status_page_id])
+  return toUpdate(row)
+}
+
+/** Edits an update; a date or notifySubscribers left out stays as it was. */
+export async function replaceIncidentUpdate(
+  ctx: ServiceContext,
+  accountId: string,
+  incidentId: string,
+  updateId: string,
+  body: IncidentUpdateBody,
+): Promise<IncidentUpdate> {
+  const incident = await incidentOfAccount(ctx, accountId, incidentId)
+  const now = isoNow(ctx)
+  const date = publicDate(ctx, body.publicIncidentUpdateDate, 'body')
+  const row = await inTransaction(ctx, async (tx) => {
+    await repo.lockIncident(tx, incidentId)
+    const existing = await repo.findUpdate(tx, incidentId, updateId)
+    if (!existing) throw notFound(`Incident update ${updateId} not found`)
+    const changes = {
+      description: body.description,
+      status: body.status,
+      public_date: date ?? existing.public_date,
+      notify_subscribers: body.notifySubscribers ?? Boolean(existing.notify_subscribers),
+      updated_at: now,
+    }
+    await repo.setUpdate(tx, updateId, changes)
+    const refreshed = await recompute(tx, incidentId, now)
+    const update = { ...existing, ...changes }
+    // Each subscriber gets an update at most once, so switching the flag on later sends it then.
+    if (update.notify_subscribers) await notify(tx, refreshed, update)
+    return update
+  })
+  await touchPages(ctx, [incident.status_page_id])
+  return toUpdate(row)
+}
+
+/** Deletes an update and recomputes the incident; its last update can't go (409). */
+export async function deleteIncidentUpdate(
+  ctx: ServiceContext,
+  accountId: string,
+  incidentId: string,
+  updateId: string,
+): Promise<void> {
+  const incident = await incidentOfAccount(ctx, accountId, incidentId)
+  await inTransaction(ctx, async (tx) => {
+    await repo.lockIncident(tx, incidentId)
+    const updates = (await repo.updatesOfIncidents(tx, [incidentId])).get(incidentId) ?? []
+    if (!updates.some((u) => u.id === updateId)) throw notFound(`Incident update ${updateId} not found`)
+    if (updates.length === 1)
+      throw conflict('An incident keeps at least one update: delete the incident instead')
+    await repo.deleteUpdate(tx, updateId)
+    await recompute(tx, incidentId, isoNow(ctx))
+  })
+  await touchPages(ctx, [incident.status_page_id])
+}
+
+/** Ongoing incidents opened by `checkId`'s triggerIncident. */
+export async function ongoingIncidentsOfCheck(ctx: ServiceContext, checkId: string) {
+  return repo.ongoingIncidentsOfCheck(ctx, checkId)
+}
+
+async function recompute(tx: ServiceContext, incidentId: string, now: string): Promise<IncidentsTable> {
+  const updates = (await repo.updatesOfIncidents(tx, [incidentId])).get(incidentId) ?? []
+  const state = incidentStateOf(updates)
+  const changes = {
+    last_update_status: state.lastUpdateStatus,
+    started_at: state.startedAt,
+    resolved_at: state.resolvedAt,
+    duration: state.duration,
+    updated_at: now,
+  }
+  await repo.setIncident(tx, incidentId, changes)
+  const row = await repo.lockIncident(tx, incidentId)
+  if (!row) throw notFound(`Incident ${incidentId} not found`)
+  return row
+}
+
+type ImpactRequest = { componentId: string; status: ComponentStatus }
+
+/**
+ * Listed components take the listed status, the rest become OPERATIONAL: an open impact whose component
+ * turns OPERATIONAL ends now; a component that degrades again gets a new impact; a change between two
+ * non-operational statuses keeps the open impact and its start.
+ */
+async function reconcileImpacts(tx: ServiceContext, incidentId: string, listed: ImpactRequest[], at: string) {
+  const impacts = (await repo.impactsOfIncidents(tx, [incidentId])).get(incidentId) ?? []
+  const open = new Map(impacts.filter((i) => i.ended_at === null).map((i) => [i.service_id, i]))
+  const wanted = new Map(listed.map((i) => [i.componentId, i.status]))
+  for (const [serviceId, status] of wanted) {
+    const current = open.get(serviceId)
+    if (status === 'OPERATIONAL') {
+      if (current) await repo.setImpact(tx, current.id, { status, ended_at: at })
+    } else if (current) {
+      if (current.status !== status) await repo.setImpact(tx, current.id, { status, declared_status: status })
+    } else {
+      await repo.insertImpact(tx, {
+        id: randomUUID(),
+        incident_id: incidentId,
+        service_id: serviceId,
+        status,
+        declared_status: status,
+        started_at: at,
+        ended_at: null,
+        created_at: isoNow(tx),
+      })
+    }
+  }
+  for (const [serviceId, current] of open) {
+    if (!wanted.has(serviceId)) await repo.setImpact(tx, current.id, { status: 'OPERATIONAL', ended_at: at })
+  }
+}
+
+async function validImpacts(
+  ctx: ServiceContext,
+  pageId: string,
+  impacts: ImpactRequest[] | undefined,
+): Promise<ImpactRequest[] | undefined> {
+  if (!impacts) return undefined
+  const cards = (await cardsOfPages(ctx, [pageId])).get(pageId) ?? []
+  const shown = new Set(cards.flatMap((card) => card.serviceIds))
+  const seen = new Set<string>()
+  for (const [index, impact] of impacts.entries()) {
+    const path = `body.componentImpacts.${index}.componentId`
+    if (!shown.has(impact.componentId))
+      throw invalid(path, `is not a service shown on this status page: ${impact.componentId}`)
+    if (seen.has(impact.componentId)) throw invalid(path, 'appears twice')
+    seen.add(impact.componentId)
+  }
+  return impacts
+}
+
+function publicDate(ctx: ServiceContext, value: string | undefined, path: string): string | undefined {
+  if (value === undefined) return undefined
+  const ms = Date.parse(value)
+  if (Number.isNaN(ms)) throw invalid(`${path}.publicIncidentUpdateDate`, 'must be a date-time')
+  if (ms > ctx.clock.now().getTime() + FUTURE_TOLERANCE_MS)
+    throw invalid(`${path}.publicIncidentUpdateDate`, 'must not be in the future')
+  return new Date(ms).toISOString()
+}
+
+async function notify(tx: ServiceContext, incident: IncidentsTable, update: IncidentUpdatesTable) {
+  const page = await findPageById(tx, incident.status_page_id)
+  if (page) await enqueueUpdateNotifications(tx, page, incident, update)
+}
+
+async function incidentOfAccount(ctx: ServiceContext, accountId: string, id: string) {
+  const row = await repo.findIncident(ctx, accountId, id)
+  if (!row) throw notFound(`Incident ${id} not found`)
+  return row
+}
+
+async function incidentOfPage(ctx: ServiceContext, accountId: string, pageId: string, id: string) {
+  const row = await incidentOfAccount(ctx, accountId, id)
+  if (row.status_page_id !== pageId) throw notFound(`Incident ${id} not found`)
+  return row
+}
+
+function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute((db) => work({ ...ctx, db }))
+}
+
+export async function assemble(ctx: ServiceContext, rows: IncidentsTable[]): Promise<Incident[]> {
+  const ids = rows.map((r) => r.id)
+  const [updates, impacts] = await Promise.all([
+    repo.updatesOfIncidents(ctx, ids),
+    repo.impactsOfIncidents(ctx, ids),
+  ])
+  return rows.map((row) => ({
+    id: row.id,
+    statusPageId: row.status_page_id,
+    name: row.name,
+    severity: row.severity as Incident['severity'],
+    lastUpdateStatus: row.last_update_status as IncidentStatus,
+    duration: row.duration === null ? null : Number(row.duration),
+    startedAt: row.started_at,
+    resolvedAt: row.resolved_at,
+    componentImpacts: (impacts.get(row.id) ?? []).map(toImpact),
+    incidentUpdates: (updates.get(row.id) ?? []).map(toUpdate),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }))
+}
+
+function toImpact(row: IncidentComponentImpactsTable) {
+  return {
+    componentId: row.service_id,
+    status: row.status as ComponentStatus,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  }
+}
+
+function toUpdate(row: IncidentUpdatesTable): IncidentUpdate {
+  return {
+    id: row.id,
+    description: row.description,
+    status: row.status as IncidentStatus,
+    publicIncidentUpdateDate: row.public_date,
+    notifySubscribers: Boolean(row.notify_subscribers),
+    created_at: row.created_at,
+  }
+}

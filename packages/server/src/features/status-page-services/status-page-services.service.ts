@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto'
+import type { StatusPageServicesTable } from '@svc/db'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { conflict, notFound } from '../../http/errors.ts'
+import type { Page } from '../../http/pagination.ts'
+import { findCheck } from '../checks/checks.repo.ts'
+import { invalid } from '../checks/checks.service.ts'
+import { pageIdsShowingServices } from '../status-pages/status-pages.repo.ts'
+import { touchPages } from '../status-pages/status-pages.service.ts'
+import * as repo from './status-page-services.repo.ts'
+import type { Service, ServiceBody } from './status-page-services.schemas.ts'
+
+export async function createService(
+  ctx: ServiceContext,
+  accountId: string,
+  body: ServiceBody,
+): Promise<Service> {
+  const checkIds = await existingCheckIds(ctx, accountId, body.checkIds ?? [])
+  const now = isoNow(ctx)
+  const row: StatusPageServicesTable = {
+    id: randomUUID(),
+    account_id: accountId,
+    name: body.name,
+    description: body.description ?? null,
+    created_at: now,
+    updated_at: now,
+  }
+  await repo.insertService(ctx, row, checkIds)
+  return toService(row, checkIds)
+}
+
+export async function getService(ctx: ServiceContext, accountId: string, id: string): Promise<Service> {
+  const row = await findOrThrow(ctx, accountId, id)
+  const links = await repo.checkIdsOfServices(ctx, [id])
+  return toService(row, links.get(id) ?? [])
+}
+
+export async function listServices(ctx: ServiceContext, accountId: string, page: Page) {
+  const { rows, total } = await repo.listServices(ctx, accountId, page)
+  const links = await repo.checkIdsOfServices(
+    ctx,
+    rows.map((r) => r.id),
+  )
+  return { items: rows.map((row) => toService(row, links.get(row.id) ?? [])), total }
+}
+
+/** Replaces the service's name, description and checks; pages showing it change at once. */
+export async function updateService(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  body: ServiceBody,
+): Promise<Service> {
+  const row = await findOrThrow(ctx, accountId, id)
+  const checkIds = await existingCheckIds(ctx, accountId, body.checkIds ?? [])
+  const changes = { name: body.name, description: body.description ?? null, updated_at: isoNow(ctx) }
+  await repo.replaceService(ctx, id, changes, checkIds)
+  await touchPages(ctx, await pageIdsShowingServices(ctx, [id]))
+  return toService({ ...row, ...changes }, checkIds)
+}
+
+/** A service shown on a status page can't be deleted: take it off the page's cards first. */
+export async function deleteService(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
+  await findOrThrow(ctx, accountId, id)
+  const pages = await pageIdsShowingServices(ctx, [id])
+  if (pages.length > 0) {
+    throw conflict(`Service ${id} is shown on ${pages.length} status page(s): take it off their cards first`)
+  }
+  await repo.deleteService(ctx, id)
+}
+
+/** The account's services among `ids`, in the order asked; 400 naming `path` for an unknown one. */
+export async function servicesOfAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  ids: string[],
+  pathOf: (index: number) => string,
+) {
+  const found = new Map((await repo.findServices(ctx, accountId, [...new Set(ids)])).map((r) => [r.id, r]))
+  return ids.map((id, index) => {
+    const row = found.get(id)
+    if (!row) throw invalid(pathOf(index), `unknown service ${id}`)
+    return row
+  })
+}
+
+async function existingCheckIds(ctx: ServiceContext, accountId: string, ids: string[]): Promise<string[]> {
+  const unique = [...new Set(ids)]
+  const checks = await Promise.all(unique.map((id) => findCheck(ctx, accountId, id)))
+  const missing = unique.findIndex((_, i) => !checks[i])
+  if (missing >= 0)
+    throw invalid(
+      `body.checkIds.${ids.indexOf(unique[missing] as string)}`,
+      `unknown check ${unique[missing]}`,
+    )
+  return unique
+}
+
+async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {
+  const row = await repo.findService(ctx, accountId, id)
+  if (!row) throw notFound(`Service ${id} not found`)
+  return row
+}
+
+export function toService(row: StatusPageServicesTable, checkIds: string[]): Service {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    accountId: row.account_id,
+    checkIds,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}

@@ -1,0 +1,132 @@
+import { fetchPage, type StatusPageEmailsTable, type StatusPageSubscribersTable } from '@svc/db'
+import { sql } from 'kysely'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `status_page_subscribers` and `status_page_emails`. */
+
+export async function insertSubscriber(ctx: ServiceContext, row: StatusPageSubscribersTable): Promise<void> {
+  await ctx.db.insertInto('status_page_subscribers').values(row).execute()
+}
+
+export async function findSubscriberByEmail(ctx: ServiceContext, pageId: string, email: string) {
+  return ctx.db
+    .selectFrom('status_page_subscribers')
+    .selectAll()
+    .where('status_page_id', '=', pageId)
+    .where('email', '=', email)
+    .executeTakeFirst()
+}
+
+export async function findSubscriberByConfirmHash(ctx: ServiceContext, pageId: string, hash: string) {
+  return ctx.db
+    .selectFrom('status_page_subscribers')
+    .selectAll()
+    .where('status_page_id', '=', pageId)
+    .where('confirm_token_hash', '=', hash)
+    .executeTakeFirst()
+}
+
+export async function setSubscriber(
+  ctx: ServiceContext,
+  id: string,
+  changes: Partial<
+    Pick<StatusPageSubscribersTable, 'confirm_token_hash' | 'confirmation_sent_at' | 'confirmed_at'>
+  >,
+): Promise<void> {
+  await ctx.db.updateTable('status_page_subscribers').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteSubscriberByToken(ctx: ServiceContext, pageId: string, token: string) {
+  const result = await ctx.db
+    .deleteFrom('status_page_subscribers')
+    .where('status_page_id', '=', pageId)
+    .where('unsubscribe_token', '=', token)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+export async function deleteSubscriber(ctx: ServiceContext, pageId: string, id: string) {
+  const result = await ctx.db
+    .deleteFrom('status_page_subscribers')
+    .where('status_page_id', '=', pageId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+export async function listSubscribers(
+  ctx: ServiceContext,
+  pageId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('status_page_subscribers').where('status_page_id', '=', pageId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('email'), page)
+}
+
+export async function confirmedSubscribers(ctx: ServiceContext, pageId: string) {
+  return ctx.db
+    .selectFrom('status_page_subscribers')
+    .selectAll()
+    .where('status_page_id', '=', pageId)
+    .where('confirmed_at', 'is not', null)
+    .orderBy('created_at')
+    .execute()
+}
+
+/** Queues an email unless one with its dedupe key was queued before. */
+export async function insertEmailOnce(ctx: ServiceContext, row: StatusPageEmailsTable): Promise<boolean> {
+  const inserted = await ctx.db
+    .insertInto('status_page_emails')
+    .values(row)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .returning('id')
+    .executeTakeFirst()
+  return inserted !== undefined
+}
+
+/** Leases up to `limit` due pending emails to `owner` (PostgreSQL skips rows other nodes are claiming). */
+export async function leaseDueEmails(
+  ctx: ServiceContext,
+  claim: { owner: string; nowMs: number; leaseMs: number; limit: number },
+): Promise<StatusPageEmailsTable[]> {
+  const locking = ctx.engine === 'postgres' ? sql`for update skip locked` : sql``
+  const { rows } = await sql<StatusPageEmailsTable>`
+    update status_page_emails
+    set lease_owner = ${claim.owner}, lease_until_ms = ${claim.nowMs + claim.leaseMs}
+    where id in (
+      select id from status_page_emails
+      where status = 'PENDING'
+        and next_attempt_ms <= ${claim.nowMs}
+        and (lease_until_ms is null or lease_until_ms < ${claim.nowMs})
+      order by next_attempt_ms
+      limit ${claim.limit}
+      ${locking})
+    returning *`.execute(ctx.db)
+  return rows
+}
+
+/** Records a delivery outcome, if `owner` still holds the email's lease. */
+export async function settleEmail(
+  ctx: ServiceContext,
+  id: string,
+  owner: string,
+  changes: Partial<
+    Pick<StatusPageEmailsTable, 'status' | 'attempts' | 'next_attempt_ms' | 'last_error' | 'sent_at'>
+  >,
+): Promise<void> {
+  await ctx.db
+    .updateTable('status_page_emails')
+    .set({ ...changes, lease_owner: null, lease_until_ms: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute()
+}
+
+export async function listEmails(ctx: ServiceContext, pageId: string) {
+  return ctx.db
+    .selectFrom('status_page_emails')
+    .selectAll()
+    .where('status_page_id', '=', pageId)
+    .orderBy('created_at')
+    .execute()
+}

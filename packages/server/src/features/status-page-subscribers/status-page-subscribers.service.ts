@@ -1,0 +1,161 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import type {
+  IncidentsTable,
+  IncidentUpdatesTable,
+  StatusPageSubscribersTable,
+  StatusPagesTable,
+} from '@svc/db'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { notFound } from '../../http/errors.ts'
+import type { Page } from '../../http/pagination.ts'
+import { invalid } from '../checks/checks.service.ts'
+import { findOrThrow as findPageOrThrow, publicUrlOf } from '../status-pages/status-pages.service.ts'
+import * as repo from './status-page-subscribers.repo.ts'
+import { enqueueSubscriberEmail } from './subscriber-mail.ts'
+
+/** A pending subscriber asking again within this window gets no second confirmation email. */
+const RESEND_AFTER_MS = 10 * 60_000
+const EMAIL =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
+
+export const STATUS_LABELS: Record<string, string> = {
+  INVESTIGATING: 'Investigating',
+  IDENTIFIED: 'Identified',
+  MONITORING: 'Monitoring',
+  RESOLVED: 'Resolved',
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+
+/**
+ * Double opt-in: a new or still unconfirmed address gets a confirmation link. The answer is the same
+ * whether or not the address was subscribed already, so nobody learns who subscribes.
+ */
+export async function subscribe(
+  ctx: ServiceContext,
+  page: StatusPagesTable,
+  rawEmail: string,
+): Promise<void> {
+  const email = rawEmail.trim().toLowerCase()
+  if (email.length > 254 || !EMAIL.test(email)) throw invalid('body.email', 'must be an email address')
+  const now = isoNow(ctx)
+  const existing = await repo.findSubscriberByEmail(ctx, page.id, email)
+  if (existing?.confirmed_at) return
+  if (existing && ctx.clock.now().getTime() - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS)
+    return
+  const confirmToken = randomBytes(32).toString('base64url')
+  await ctx.db.transaction().execute(async (db) => {
+    const tx = { ...ctx, db }
+    let subscriber: StatusPageSubscribersTable
+    if (existing) {
+      await repo.setSubscriber(tx, existing.id, {
+        confirm_token_hash: hashToken(confirmToken),
+        confirmation_sent_at: now,
+      })
+      subscriber = existing
+    } else {
+      subscriber = {
+        id: randomUUID(),
+        status_page_id: page.id,
+        email,
+        confirm_token_hash: hashToken(confirmToken),
+        confirmation_sent_at: now,
+        confirmed_at: null,
+        unsubscribe_token: randomBytes(32).toString('base64url'),
+        created_at: now,
+      }
+      await repo.insertSubscriber(tx, subscriber)
+    }
+    const pageUrl = publicUrlOf(ctx, page)
+    const confirmUrl = `${pageUrl}/subscribe/confirm?token=${confirmToken}`
+    await enqueueSubscriberEmail(tx, {
+      statusPageId: page.id,
+      subscriberId: subscriber.id,
+      dedupeKey: `confirm:${subscriber.id}:${now}`,
+      to: email,
+      subject: `Confirm your subscription to ${page.name}`,
+      text: [
+        `Someone, hopefully you, asked to get an email whenever ${page.name} posts an incident update.`,
+        '',
+        `Confirm your subscription: ${confirmUrl}`,
+        '',
+        'If you did not ask for this, ignore this email: nothing will be sent to you.',
+        '',
+        `${page.name}: ${pageUrl}`,
+      ].join('\n'),
+    })
+  })
+}
+
+/** Confirms the subscription behind `token`; false for an unknown token. */
+export async function confirmSubscription(ctx: ServiceContext, page: StatusPagesTable, token: string) {
+  const subscriber = await repo.findSubscriberByConfirmHash(ctx, page.id, hashToken(token))
+  if (!subscriber) return false
+  if (!subscriber.confirmed_at) await repo.setSubscriber(ctx, subscriber.id, { confirmed_at: isoNow(ctx) })
+  return true
+}
+
+/** One click: the token in every email removes its subscriber. False when it is already gone. */
+export async function unsubscribe(ctx: ServiceContext, page: StatusPagesTable, token: string) {
+  return repo.deleteSubscriberByToken(ctx, page.id, token)
+}
+
+export async function listSubscribers(ctx: ServiceContext, accountId: string, pageId: string, page: Page) {
+  await findPageOrThrow(ctx, accountId, pageId)
+  const { rows, total } = await repo.listSubscribers(ctx, pageId, page)
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      email: row.email,
+      status: row.confirmed_at ? ('CONFIRMED' as const) : ('PENDING' as const),
+      confirmedAt: row.confirmed_at,
+      created_at: row.created_at,
+    })),
+    total,
+  }
+}
+
+export async function deleteSubscriber(ctx: ServiceContext, accountId: string, pageId: string, id: string) {
+  await findPageOrThrow(ctx, accountId, pageId)
+  if (!(await repo.deleteSubscriber(ctx, pageId, id))) throw notFound(`Subscriber ${id} not found`)
+}
+
+/** Queues one email per confirmed subscriber for `update`; queuing the same update again sends nothing. */
+export async function enqueueUpdateNotifications(
+  ctx: ServiceContext,
+  page: StatusPagesTable,
+  incident: IncidentsTable,
+  update: IncidentUpdatesTable,
+): Promise<number> {
+  const subscribers = await repo.confirmedSubscribers(ctx, page.id)
+  const pageUrl = publicUrlOf(ctx, page)
+  const status = STATUS_LABELS[update.status] ?? update.status
+  let queued = 0
+  for (const subscriber of subscribers) {
+    const unsubscribeUrl = `${pageUrl}/unsubscribe?token=${subscriber.unsubscribe_token}`
+    const fresh = await enqueueSubscriberEmail(ctx, {
+      statusPageId: page.id,
+      subscriberId: subscriber.id,
+      dedupeKey: `update:${update.id}:${subscriber.id}`,
+      to: subscriber.email,
+      subject: `[${page.name}] ${incident.name}: ${status}`,
+      text: [
+        incident.name,
+        `${status} (${update.public_date.replace('T', ' ').slice(0, 16)} UTC)`,
+        '',
+        update.description,
+        '',
+        `Status page: ${pageUrl}`,
+        '',
+        `You get this email because you subscribed to ${page.name}.`,
+        `Unsubscribe with one click: ${unsubscribeUrl}`,
+      ].join('\n'),
+      headers: {
+        'List-Unsubscribe': `<${unsubscribeUrl}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    })
+    if (fresh) queued++
+  }
+  return queued
+}

@@ -1,0 +1,371 @@
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTransport } from 'nodemailer'
+import { SMTPServer } from 'smtp-server'
+import { startServerProcess } from '../../testing/server-process.ts'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { listEmails } from './status-page-subscribers.repo.ts'
+import { deliverDueSubscriberEmails, MAX_ATTEMPTS, startSubscriberMailDelivery } from './subscriber-mail.ts'
+
+interface Received {
+  to: string[]
+  headers: Record<string, string>
+  body: string
+}
+
+/** A real SMTP server on loopback that keeps what it receives (or refuses every recipient). */
+async function startSmtp(options: { refuse?: boolean } = {}) {
+  const received: Received[] = []
+  const waiters: (() => void)[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (options.refuse)
+        return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }))
+      callback()
+    },
+    onData(stream, session, callback) {
+      let raw = ''
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString('utf8')
+      })
+      stream.on('end', () => {
+        received.push({ to: session.envelope.rcptTo.map((r) => r.address), ...parseMessage(raw) })
+        for (const wake of waiters.splice(0)) wake()
+        callback()
+      })
+    },
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const port = (server.server.address() as AddressInfo).port
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    /** Resolves once `count` messages arrived. */
+    async waitFor(count: number) {
+      while (received.length < count) await new Promise<void>((wake) => waiters.push(wake))
+    },
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  }
+}
+
+function parseMessage(raw: string): { headers: Record<string, string>; body: string } {
+  const [head = '', ...rest] = raw.split('\r\n\r\n')
+  const headers: Record<string, string> = {}
+  for (const line of head.replace(/\r\n[ \t]+/g, ' ').split('\r\n')) {
+    const colon = line.indexOf(':')
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  let body = rest.join('\r\n\r\n')
+  if (/quoted-printable/i.test(headers['content-transfer-encoding'] ?? '')) {
+    body = Buffer.from(
+      body
+        .replace(/=\r\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+      'latin1',
+    ).toString('utf8')
+  }
+  return { headers, body: body.replace(/\r\n/g, '\n') }
+}
+
+const FROM = 'Acme status <status@svc.test>'
+
+for (const engine of testEngines()) {
+  describe(`status page subscribers on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-11-22T12:00:00.000Z')
+    let smtp: Awaited<ReturnType<typeof startSmtp>>
+    let transport: ReturnType<typeof createTransport>
+    before(async () => {
+      smtp = await startSmtp()
+      transport = createTransport(smtp.url)
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(async () => {
+      transport.close()
+      await smtp.close()
+      await t.close()
+    })
+
+    const deliver = () => deliverDueSubscriberEmails(t.ctx, transport, { owner: 'test', from: FROM })
+    const subscribeJson = (slug: string, email: string) =>
+      t.call({ method: 'POST', url: `/status/${slug}/subscribe`, as: null, payload: { email } })
+    const subscribers = async (pageId: string) =>
+      json(await t.call({ method: 'GET', url: `/v3/status-pages/${pageId}/subscribers` }))
+    const linkIn = (body: string, path: string) => {
+      const match = body.match(
+        new RegExp(`http://svc\\.test(/status/[a-z-]+/${path}\\?token=[A-Za-z0-9_-]+)`),
+      )
+      assert.ok(match, `a ${path} link in:\n${body}`)
+      return match[1] as string
+    }
+
+    test('double opt-in, one email per update to confirmed subscribers, one-click unsubscribe', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'News', url: 'news', cards: [] },
+        }),
+      )
+      const first = await subscribeJson('news', ' Ada@Example.com ')
+      assert.equal(first.statusCode, 202)
+      assert.match(json(first).message, /confirmation link/)
+      assert.equal((await subscribeJson('news', 'bob@example.com')).statusCode, 202)
+      assert.deepEqual(
+        (await subscribers(page.id)).map((s: any) => [s.email, s.status, s.confirmedAt]),
+        [
+          ['ada@example.com', 'PENDING', null],
+          ['bob@example.com', 'PENDING', null],
+        ],
+      )
+
+      assert.deepEqual(await deliver(), { sent: 2, failed: 0 })
+      await smtp.waitFor(2)
+      const confirmation = smtp.received.find((m) => m.to[0] === 'ada@example.com') as Received
+      assert.equal(confirmation.headers.subject, 'Confirm your subscription to News')
+      assert.equal(confirmation.headers.from, FROM)
+      const confirmPath = linkIn(confirmation.body, 'subscribe/confirm')
+
+      // Asking again soon sends no second confirmation; the answer doesn't tell.
+      assert.equal((await subscribeJson('news', 'ada@example.com')).statusCode, 202)
+      assert.deepEqual(await deliver(), { sent: 0, failed: 0 })
+
+      const confirmed = await t.call({ method: 'GET', url: confirmPath, as: null })
+      assert.equal(confirmed.statusCode, 200)
+      assert.match(confirmed.body, /Subscription confirmed/)
+      assert.equal(
+        (await t.call({ method: 'GET', url: confirmPath, as: null })).statusCode,
+        200,
+        'the link can be opened twice',
+      )
+      assert.equal(
+        (await t.call({ method: 'GET', url: '/status/news/subscribe/confirm?token=nope', as: null }))
+          .statusCode,
+        404,
+      )
+      const ada = (await subscribers(page.id)).find((s: any) => s.email === 'ada@example.com')
+      assert.equal(ada.status, 'CONFIRMED')
+      assert.equal(ada.confirmedAt, '2026-11-22T12:00:00.000Z')
+      assert.equal((await subscribeJson('news', 'ada@example.com')).statusCode, 202)
+      assert.deepEqual(
+        await deliver(),
+        { sent: 0, failed: 0 },
+        'a confirmed address gets no new confirmation',
+      )
+
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${page.id}/incidents`,
+          payload: {
+            name: 'Outage',
+            incidentUpdates: [
+              { description: 'The API answers 500.', status: 'INVESTIGATING', notifySubscribers: true },
+            ],
+          },
+        }),
+      )
+      assert.deepEqual(await deliver(), { sent: 1, failed: 0 })
+      await smtp.waitFor(3)
+      const update = smtp.received[2] as Received
+      assert.deepEqual(update.to, ['ada@example.com'], 'only the confirmed subscriber')
+      assert.equal(update.headers.subject, '[News] Outage: Investigating')
+      assert.match(update.body, /The API answers 500\./)
+      assert.match(update.body, /Status page: http:\/\/svc\.test\/status\/news/)
+      const unsubscribePath = linkIn(update.body, 'unsubscribe')
+      assert.equal(update.headers['list-unsubscribe'], `<http://svc.test${unsubscribePath}>`)
+      assert.equal(update.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click')
+
+      // Once per update: no flag, no mail; editing a notified update sends nothing again.
+      const quiet = json(
+        await t.call({
+          method: 'POST',
+          url: `/v1/incidents/${incident.id}/updates`,
+          payload: { description: 'Still on it', status: 'IDENTIFIED' },
+        }),
+      )
+      const firstUpdate = incident.incidentUpdates[0]
+      await t.call({
+        method: 'PUT',
+        url: `/v1/incidents/${incident.id}/updates/${firstUpdate.id}`,
+        payload: {
+          description: 'The API answers 500 (edited).',
+          status: 'INVESTIGATING',
+          notifySubscribers: true,
+        },
+      })
+      assert.deepEqual(await deliver(), { sent: 0, failed: 0 })
+      await t.call({
+        method: 'PUT',
+        url: `/v1/incidents/${incident.id}/updates/${quiet.id}`,
+        payload: { description: 'Still on it', status: 'IDENTIFIED', notifySubscribers: true },
+      })
+      assert.deepEqual(await deliver(), { sent: 1, failed: 0 }, 'turning the flag on later sends it then')
+      await smtp.waitFor(4)
+      assert.equal((smtp.received[3] as Received).headers.subject, '[News] Outage: Identified')
+
+      // One click, as mail clients do it (RFC 8058 POST) and as a link.
+      const gone = await t.call({
+        method: 'POST',
+        url: unsubscribePath,
+        as: null,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'List-Unsubscribe=One-Click',
+      })
+      assert.equal(gone.statusCode, 200)
+      assert.match(gone.body, /Unsubscribed/)
+      assert.equal((await t.call({ method: 'GET', url: unsubscribePath, as: null })).statusCode, 404)
+      assert.deepEqual(
+        (await subscribers(page.id)).map((s: any) => s.email),
+        ['bob@example.com'],
+      )
+      await t.call({
+        method: 'POST',
+        url: `/v1/incidents/${incident.id}/updates`,
+        payload: { description: 'Fixed', status: 'RESOLVED', notifySubscribers: true },
+      })
+      assert.deepEqual(await deliver(), { sent: 0, failed: 0 }, 'nobody confirmed is left')
+    })
+
+    test('a form post works without JavaScript; bad addresses and private pages are refused', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Forms', url: 'forms', cards: [] },
+        }),
+      )
+      const form = (body: string, slug = 'forms') =>
+        t.call({
+          method: 'POST',
+          url: `/status/${slug}/subscribe`,
+          as: null,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+          payload: body,
+        })
+      const ok = await form('email=carol%40example.com')
+      assert.equal(ok.statusCode, 200)
+      assert.match(String(ok.headers['content-type']), /^text\/html/)
+      assert.match(ok.body, /Check your inbox/)
+      assert.deepEqual(
+        (await subscribers(page.id)).map((s: any) => s.email),
+        ['carol@example.com'],
+      )
+      const bad = await form('email=not-an-address')
+      assert.equal(bad.statusCode, 400)
+      assert.match(bad.body, /not an email address/)
+      const badJson = await subscribeJson('forms', 'nope@')
+      assert.equal(badJson.statusCode, 400)
+      assert.equal(json(badJson).message, 'body.email must be an email address')
+      assert.equal((await subscribeJson('forms', 'x'.repeat(300))).statusCode, 400)
+      assert.equal((await subscribeJson('missing', 'a@example.com')).statusCode, 404)
+      await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: 'Hidden', url: 'hidden', isPrivate: true, cards: [] },
+      })
+      assert.equal((await subscribeJson('hidden', 'a@example.com')).statusCode, 401)
+      assert.equal(
+        (
+          await t.call({
+            method: 'DELETE',
+            url: `/v3/status-pages/${page.id}/subscribers/${(await subscribers(page.id))[0].id}`,
+          })
+        ).statusCode,
+        204,
+      )
+      assert.deepEqual(await subscribers(page.id), [])
+      await deliver()
+    })
+
+    test('a refused delivery is retried with backoff and given up after the last attempt', async () => {
+      const refusing = await startSmtp({ refuse: true })
+      const badTransport = createTransport(refusing.url)
+      try {
+        const page = json(
+          await t.call({
+            method: 'POST',
+            url: '/v3/status-pages',
+            payload: { name: 'Retry', url: 'retry', cards: [] },
+          }),
+        )
+        await subscribeJson('retry', 'dave@example.com')
+        const attempt = () => deliverDueSubscriberEmails(t.ctx, badTransport, { owner: 'test', from: FROM })
+        assert.deepEqual(await attempt(), { sent: 0, failed: 1 })
+        let [email] = await listEmails(t.ctx, page.id)
+        assert.equal(email?.status, 'PENDING')
+        assert.equal(Number(email?.attempts), 1)
+        assert.match(String(email?.last_error), /mailbox unavailable/)
+        assert.deepEqual(await attempt(), { sent: 0, failed: 0 }, 'not due before its backoff')
+        for (let i = 2; i <= MAX_ATTEMPTS; i++) {
+          nowMs += 2 * 60 * 60_000
+          assert.deepEqual(await attempt(), { sent: 0, failed: 1 })
+        }
+        ;[email] = await listEmails(t.ctx, page.id)
+        assert.equal(email?.status, 'FAILED')
+        assert.equal(Number(email?.attempts), MAX_ATTEMPTS)
+        nowMs += 2 * 60 * 60_000
+        assert.deepEqual(await attempt(), { sent: 0, failed: 0 })
+      } finally {
+        badTransport.close()
+        await refusing.close()
+      }
+    })
+
+    test('the delivery loop sends queued mail over SVC_SMTP_URL until stopped', async () => {
+      await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: 'Loop', url: 'loop', cards: [] },
+      })
+      const before = smtp.received.length
+      const loop = startSubscriberMailDelivery(t.ctx, {
+        smtpUrl: smtp.url,
+        from: FROM,
+        intervalMs: 20,
+        log: { error: (object) => assert.fail(String((object as { err: unknown }).err)) },
+      })
+      try {
+        await subscribeJson('loop', 'erin@example.com')
+        await smtp.waitFor(before + 1)
+        assert.deepEqual(smtp.received.at(-1)?.to, ['erin@example.com'])
+      } finally {
+        await loop.stop()
+      }
+    })
+  })
+}
+
+describe('a server started with SVC_SMTP_URL', () => {
+  test('sends the confirmation email of a subscription made over HTTP', async () => {
+    const smtp = await startSmtp()
+    const server = await startServerProcess({ SVC_SMTP_URL: smtp.url, SVC_SMTP_FROM: FROM })
+    try {
+      const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }
+      const page = await fetch(`${server.url}/v3/status-pages`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'Process', url: 'process', cards: [] }),
+      })
+      assert.equal(page.status, 201)
+      const res = await fetch(`${server.url}/status/process/subscribe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'frank@example.com' }),
+      })
+      assert.equal(res.status, 202)
+      await smtp.waitFor(1)
+      assert.deepEqual(smtp.received[0]?.to, ['frank@example.com'])
+      assert.equal(smtp.received[0]?.headers.from, FROM)
+      assert.match(smtp.received[0]?.body ?? '', /\/status\/process\/subscribe\/confirm\?token=/)
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0)
+      await smtp.close()
+    }
+  })
+})

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto'
+import { createTransport } from 'nodemailer'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import * as repo from './status-page-subscribers.repo.ts'
+
+/**
+ * Subscriber mail, in one place. `enqueueSubscriberEmail` is the seam: everything status pages send goes
+ * through it into `status_page_emails`, and the loop below delivers it with nodemailer. To send through a
+ * shared outbox instead, change this function and stop starting the loop.
+ */
+export interface SubscriberEmail {
+  statusPageId: string
+  subscriberId: string | null
+  /** At most one email per key, ever (e.g. `update:{updateId}:{subscriberId}`). */
+  dedupeKey: string
+  to: string
+  subject: string
+  text: string
+  html?: string
+  headers?: Record<string, string>
+}
+
+/** Queues an email (in the caller's transaction when `ctx` is one); false when its key was queued before. */
+export async function enqueueSubscriberEmail(ctx: ServiceContext, email: SubscriberEmail): Promise<boolean> {
+  return repo.insertEmailOnce(ctx, {
+    id: randomUUID(),
+    dedupe_key: email.dedupeKey,
+    status_page_id: email.statusPageId,
+    subscriber_id: email.subscriberId,
+    to_address: email.to,
+    subject: email.subject,
+    text_body: email.text,
+    html_body: email.html ?? null,
+    headers: JSON.stringify(email.headers ?? {}),
+    status: 'PENDING',
+    attempts: 0,
+    next_attempt_ms: ctx.clock.now().getTime(),
+    lease_owner: null,
+    lease_until_ms: null,
+    last_error: null,
+    created_at: isoNow(ctx),
+    sent_at: null,
+  })
+}
+
+export interface MailTransport {
+  sendMail(message: {
+    from: string
+    to: string
+    subject: string
+    text: string
+    html?: string
+    headers: Record<string, string>
+  }): Promise<unknown>
+}
+
+export const MAX_ATTEMPTS = 8
+const LEASE_MS = 60_000
+const FIRST_BACKOFF_MS = 30_000
+const MAX_BACKOFF_MS = 60 * 60_000
+
+/** Sends the due emails once; a failure is retried later with backoff, and given up after MAX_ATTEMPTS. */
+export async function deliverDueSubscriberEmails(
+  ctx: ServiceContext,
+  transport: MailTransport,
+  options: { owner: string; from: string; limit?: number },
+): Promise<{ sent: number; failed: number }> {
+  const nowMs = ctx.clock.now().getTime()
+  const due = await repo.leaseDueEmails(ctx, {
+    owner: options.owner,
+    nowMs,
+    leaseMs: LEASE_MS,
+    limit: options.limit ?? 20,
+  })
+  let sent = 0
+  let failed = 0
+  for (const email of due) {
+    const attempts = Number(email.attempts) + 1
+    try {
+      await transport.sendMail({
+        from: options.from,
+        to: email.to_address,
+        subject: email.subject,
+        text: email.text_body,
+        ...(email.html_body ? { html: email.html_body } : {}),
+        headers: JSON.parse(email.headers) as Record<string, string>,
+      })
+      await repo.settleEmail(ctx, email.id, options.owner, {
+        status: 'SENT',
+        attempts,
+        sent_at: isoNow(ctx),
+        last_error: null,
+      })
+      sent++
+    } catch (error) {
+      failed++
+      const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** (attempts - 1), MAX_BACKOFF_MS)
+      await repo.settleEmail(ctx, email.id, options.owner, {
+        status: attempts >= MAX_ATTEMPTS ? 'FAILED' : 'PENDING',
+        attempts,
+        next_attempt_ms: ctx.clock.now().getTime() + backoff,
+        last_error: error instanceof Error ? error.message.slice(0, 1000) : String(error),
+      })
+    }
+  }
+  return { sent, failed }
+}
+
+export interface MailDeliveryOptions {
+  /** `smtp://user:pass@host:port` or `smtps://...` (SVC_SMTP_URL). */
+  smtpUrl: string
+  from: string
+  log: { error(object: object, message: string): void }
+  intervalMs?: number
+}
+
+/** Polls for due subscriber mail and sends it over SMTP until stopped. */
+export function startSubscriberMailDelivery(ctx: ServiceContext, options: MailDeliveryOptions) {
+  const transport = createTransport(options.smtpUrl)
+  const owner = `mail-${randomUUID()}`
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+  let stopped = false
+  const tick = () => {
+    running = (async () => {
+      try {
+        // Keep going while there is a backlog; otherwise wait for the next poll.
+        while (
+          !stopped &&
+          (await deliverDueSubscriberEmails(ctx, transport, { owner, from: options.from })).sent > 0
+        ) {}
+      } catch (error) {
+        options.log.error({ err: error }, 'delivering subscriber mail failed')
+      }
+      if (!stopped) timer = setTimeout(tick, options.intervalMs ?? 2000)
+    })()
+  }
+  tick()
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+      transport.close()
+    },
+  }
+}

@@ -1,0 +1,227 @@
+import {
+  COMPONENT_STATUSES,
+  type ComponentStatus,
+  type IncidentStatus,
+  type StatusPageTheme,
+  type ThemeColors,
+  worseComponentStatus,
+} from '@svc/core'
+import type { StatusPagesTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+import { dailyFinalCounts } from '../check-results/check-results.repo.ts'
+import { impactsOfIncidents, recentIncidentsOfPage } from '../incidents/incidents.repo.ts'
+import { assemble } from '../incidents/incidents.service.ts'
+import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
+import { componentStatusesOfPage } from '../status-pages/component-status.ts'
+import { cardsOfPages } from '../status-pages/status-pages.repo.ts'
+import { themeColorsOf } from '../status-pages/status-pages.service.ts'
+
+/** Everything a public page shows, and nothing else: no account ids, no check ids or settings. */
+export interface PageView {
+  name: string
+  description: string | null
+  logo: string | null
+  logoDark: string | null
+  favicon: string | null
+  redirectTo: string | null
+  defaultTheme: StatusPageTheme
+  themeColors: ThemeColors
+  whiteLabel: boolean
+  overall: ComponentStatus
+  cards: { name: string; services: ServiceView[] }[]
+  ongoing: IncidentView[]
+  past: IncidentView[]
+  generatedAt: string
+}
+
+export type BarLevel = 'ok' | 'minor' | 'partial' | 'major' | 'maintenance' | 'none'
+
+export interface DayBar {
+  /** YYYY-MM-DD, UTC. */
+  date: string
+  /** Percentage of passing final check runs that day; null without runs. */
+  uptime: number | null
+  level: BarLevel
+  /** The worst status an incident declared for the service that day. */
+  declared: ComponentStatus | null
+}
+
+export interface ServiceView {
+  id: string
+  name: string
+  description: string | null
+  status: ComponentStatus
+  uptime: number | null
+  days: DayBar[]
+}
+
+export interface IncidentView {
+  id: string
+  name: string
+  severity: string | null
+  status: IncidentStatus
+  startedAt: string
+  resolvedAt: string | null
+  duration: number | null
+  components: {
+    id: string
+    name: string
+    status: ComponentStatus
+    startedAt: string
+    endedAt: string | null
+  }[]
+  updates: { id: string; status: IncidentStatus; description: string; publishedAt: string }[]
+}
+
+export const HISTORY_DAYS = 90
+const MAX_INCIDENTS = 100
+const DAY_MS = 86_400_000
+
+const LEVEL_OF_IMPACT: Record<ComponentStatus, BarLevel> = {
+  OPERATIONAL: 'ok',
+  UNDER_MAINTENANCE: 'maintenance',
+  DEGRADED_PERFORMANCE: 'minor',
+  PARTIAL_OUTAGE: 'partial',
+  MAJOR_OUTAGE: 'major',
+}
+const LEVEL_RANK: BarLevel[] = ['none', 'ok', 'maintenance', 'minor', 'partial', 'major']
+
+export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable): Promise<PageView> {
+  const now = ctx.clock.now()
+  const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+  const firstDayMs = todayMs - (HISTORY_DAYS - 1) * DAY_MS
+  const cards = (await cardsOfPages(ctx, [page.id])).get(page.id) ?? []
+  const serviceIds = [...new Set(cards.flatMap((card) => card.serviceIds))]
+  const [services, checkIds, incidentRows] = await Promise.all([
+    findServices(ctx, page.account_id, serviceIds),
+    checkIdsOfServices(ctx, serviceIds),
+    recentIncidentsOfPage(ctx, page.id, new Date(firstDayMs).toISOString(), MAX_INCIDENTS),
+  ])
+  const serviceById = new Map(services.map((s) => [s.id, s]))
+  const allCheckIds = [...new Set([...checkIds.values()].flat())]
+  const [statuses, counts, incidents, impactRows] = await Promise.all([
+    componentStatusesOfPage(ctx, page.id, checkIds),
+    dailyFinalCounts(ctx, allCheckIds, new Date(firstDayMs).toISOString()),
+    assemble(ctx, incidentRows),
+    impactsOfIncidents(
+      ctx,
+      incidentRows.map((i) => i.id),
+    ),
+  ])
+
+  const countsByCheckDay = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, c]))
+  const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
+    new Date(firstDayMs + i * DAY_MS).toISOString().slice(0, 10),
+  )
+  // Impacts colour the days they overlapped, so a declared outage shows even without failed runs.
+  const declared = new Map<string, ComponentStatus>()
+  for (const incident of incidentRows) {
+    for (const impact of impactRows.get(incident.id) ?? []) {
+      const status = impact.declared_status as ComponentStatus
+      const end = impact.ended_at ?? incident.resolved_at ?? now.toISOString()
+      for (const day of days) {
+        if (impact.started_at.slice(0, 10) <= day && end.slice(0, 10) >= day) {
+          const key = `${impact.service_id}|${day}`
+          const previous = declared.get(key)
+          declared.set(key, previous ? worseComponentStatus(previous, status) : status)
+        }
+      }
+    }
+  }
+
+  const serviceView = (id: string): ServiceView | undefined => {
+    const service = serviceById.get(id)
+    if (!service) return undefined
+    let runs = 0
+    let failed = 0
+    const bars = days.map((date): DayBar => {
+      let dayRuns = 0
+      let dayFailed = 0
+      for (const checkId of checkIds.get(id) ?? []) {
+        const count = countsByCheckDay.get(`${checkId}|${date}`)
+        if (count) {
+          dayRuns += count.total
+          dayFailed += count.failed
+        }
+      }
+      runs += dayRuns
+      failed += dayFailed
+      const uptime = dayRuns === 0 ? null : round2(((dayRuns - dayFailed) / dayRuns) * 100)
+      const status = declared.get(`${id}|${date}`) ?? null
+      const level = worseLevel(levelOfUptime(uptime), status ? LEVEL_OF_IMPACT[status] : 'none')
+      return { date, uptime, level, declared: status }
+    })
+    return {
+      id,
+      name: service.name,
+      description: service.description,
+      status: statuses.get(id) ?? 'OPERATIONAL',
+      uptime: runs === 0 ? null : round2(((runs - failed) / runs) * 100),
+      days: bars,
+    }
+  }
+
+  const serviceName = (id: string) => serviceById.get(id)?.name ?? 'Removed service'
+  const incidentViews = incidents.map(
+    (incident): IncidentView => ({
+      id: incident.id,
+      name: incident.name,
+      severity: incident.severity,
+      status: incident.lastUpdateStatus,
+      startedAt: incident.startedAt,
+      resolvedAt: incident.resolvedAt,
+      duration: incident.duration,
+      components: (impactRows.get(incident.id) ?? []).map((impact) => ({
+        id: impact.service_id,
+        name: serviceName(impact.service_id),
+        status: impact.declared_status as ComponentStatus,
+        startedAt: impact.started_at,
+        endedAt: impact.ended_at,
+      })),
+      updates: [...incident.incidentUpdates].reverse().map((u) => ({
+        id: u.id,
+        status: u.status,
+        description: u.description,
+        publishedAt: u.publicIncidentUpdateDate,
+      })),
+    }),
+  )
+
+  const cardViews = cards.map((card) => ({
+    name: card.name,
+    services: card.serviceIds.flatMap((id) => serviceView(id) ?? []),
+  }))
+  const overall = cardViews
+    .flatMap((card) => card.services)
+    .reduce<ComponentStatus>((worst, s) => worseComponentStatus(worst, s.status), COMPONENT_STATUSES[0])
+  return {
+    name: page.name,
+    description: page.description,
+    logo: page.logo,
+    logoDark: page.logo_dark,
+    favicon: page.favicon,
+    redirectTo: page.redirect_to,
+    defaultTheme: page.default_theme as StatusPageTheme,
+    themeColors: themeColorsOf(page),
+    whiteLabel: Boolean(page.white_label),
+    overall,
+    cards: cardViews,
+    ongoing: incidentViews.filter((i) => i.status !== 'RESOLVED'),
+    past: incidentViews.filter((i) => i.status === 'RESOLVED'),
+    generatedAt: now.toISOString(),
+  }
+}
+
+function levelOfUptime(uptime: number | null): BarLevel {
+  if (uptime === null) return 'none'
+  if (uptime >= 99.9) return 'ok'
+  if (uptime >= 99) return 'minor'
+  if (uptime >= 95) return 'partial'
+  return 'major'
+}
+
+function worseLevel(a: BarLevel, b: BarLevel): BarLevel {
+  return LEVEL_RANK.indexOf(a) >= LEVEL_RANK.indexOf(b) ? a : b
+}
+
+const round2 = (value: number) => Math.floor(value * 100) / 100

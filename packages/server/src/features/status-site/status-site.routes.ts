@@ -1,0 +1,386 @@
+import { createHash } from 'node:crypto'
+import { gzipSync } from 'node:zlib'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { StrictObject } from '@svc/core'
+import type { StatusPagesTable } from '@svc/db'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { ServiceContext } from '../../context.ts'
+import { errorBody, HttpError } from '../../http/errors.ts'
+import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
+import { hashApiKey } from '../api-keys/api-keys.service.ts'
+import {
+  confirmSubscription,
+  subscribe,
+  unsubscribe,
+} from '../status-page-subscribers/status-page-subscribers.service.ts'
+import { findPageByDomain, findPageBySlug } from '../status-pages/status-pages.repo.ts'
+import { isAccessToken } from '../status-pages/status-pages.service.ts'
+import { renderAtom, renderRss, renderSummary } from './feeds.ts'
+import { cachedPageRow, cachedRendering, type Rendered } from './page-cache.ts'
+import { buildPageView } from './page-view.ts'
+import { type HtmlPage, renderMessagePage, renderStatusPage } from './render.ts'
+
+/**
+ * The public side of status pages: /status/{url} and the same paths on a page's custom domain
+ * (rewriteCustomDomainUrl sends those to /status/_domain). No API key: a private page needs an API key
+ * of an account member or one of its access tokens.
+ */
+
+/** Paths a custom domain serves, at its root. */
+const DOMAIN_PATHS = new Set([
+  '/',
+  '/summary.json',
+  '/feed.rss',
+  '/feed.atom',
+  '/subscribe',
+  '/subscribe/confirm',
+  '/unsubscribe',
+])
+const DOMAIN_PREFIX = '/status/_domain'
+
+/** Fastify's rewriteUrl: a page path on any host is looked up by the Host header (no slug can be `_domain`). */
+export function rewriteCustomDomainUrl(req: { url?: string }): string {
+  const url = req.url ?? '/'
+  const query = url.indexOf('?')
+  const path = query < 0 ? url : url.slice(0, query)
+  if (!DOMAIN_PATHS.has(path)) return url
+  return `${DOMAIN_PREFIX}${path === '/' ? '' : path}${query < 0 ? '' : url.slice(query)}`
+}
+
+type Kind = 'html' | 'summary' | 'rss' | 'atom'
+
+interface Site {
+  prefix: string
+  hide: boolean
+  page(request: FastifyRequest): Promise<StatusPagesTable | undefined>
+  /** The page's path on this site: '/status/{url}' or '' on its own domain. */
+  base(request: FastifyRequest, page: StatusPagesTable): string
+  origin(request: FastifyRequest): string
+}
+
+const SlugParams = StrictObject({ slug: Type.String({ minLength: 1, maxLength: 100 }) })
+const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) })
+const SubscribeBody = StrictObject({ email: Type.String({ minLength: 1, maxLength: 254 }) })
+
+export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+  // HTML forms post url-encoded bodies; the page works without JavaScript.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 16_384 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  )
+
+  const bySlug: Site = {
+    prefix: '/status/:slug',
+    hide: false,
+    page: (request) => {
+      const slug = (request.params as { slug: string }).slug
+      return cachedPageRow(ctx, `slug:${slug}`, () => findPageBySlug(ctx, slug))
+    },
+    base: (_request, page) => `/status/${page.url}`,
+    origin: () => ctx.publicUrl,
+  }
+  const byDomain: Site = {
+    prefix: DOMAIN_PREFIX,
+    hide: true,
+    page: (request) => {
+      const host = hostOf(request)
+      return host
+        ? cachedPageRow(ctx, `domain:${host}`, () => findPageByDomain(ctx, host))
+        : Promise.resolve(undefined)
+    },
+    base: () => '',
+    origin: (request) => `${protocolOf(request)}://${hostOf(request)}`,
+  }
+
+  const tags = ['status-site']
+  for (const site of [bySlug, byDomain]) {
+    const params = site === bySlug ? { params: SlugParams } : {}
+    const documented = (summary: string, description: string, extra: Record<string, unknown> = {}) =>
+      site.hide
+        ? { hide: true, ...params, ...extra }
+        : { tags, summary, description, security: [], ...params, ...extra }
+    const pages: [string, Kind, string, string][] = [
+      ['', 'html', 'Public status page (HTML)', 'Overall status, services with 90-day uptime, incidents.'],
+      [
+        '/summary.json',
+        'summary',
+        'Public status page as JSON',
+        'Statuses, uptime and incidents of the page.',
+      ],
+      ['/feed.rss', 'rss', 'Incidents of a status page (RSS 2.0)', 'One item per incident.'],
+      ['/feed.atom', 'atom', 'Incidents of a status page (Atom)', 'One entry per incident.'],
+    ]
+    for (const [path, kind, summary, description] of pages) {
+      app.get(
+        `${site.prefix}${path}`,
+        {
+          schema: documented(
+            summary,
+            `${description} No API key; a private page needs ?token=, a bearer access token or an API key of an account member.`,
+            {
+              querystring: TokenQuery,
+              response: {
+                200: {
+                  description: 'The page',
+                  content: {
+                    [CONTENT_TYPES[kind].split(';')[0] as string]: {
+                      schema: { type: kind === 'summary' ? 'object' : 'string' },
+                    },
+                  },
+                },
+              },
+            },
+          ),
+        },
+        async (request, reply) => sendPage(ctx, site, kind, request, reply),
+      )
+    }
+
+    app.post(
+      `${site.prefix}/subscribe`,
+      {
+        schema: documented(
+          'Subscribe to a status page by email',
+          'Double opt-in: a confirmation link is emailed; every confirmed subscriber gets the updates posted ' +
+            'with notifySubscribers. Takes JSON or a form post; the answer is the same whether or not the ' +
+            'address was subscribed already.',
+          {
+            body: SubscribeBody,
+            response: {
+              202: Type.Object({ message: Type.String() }),
+              200: {
+                description: 'For a browser (Accept: text/html): an HTML page',
+                content: { 'text/html': { schema: { type: 'string' } } },
+              },
+            },
+          },
+        ),
+      },
+      async (request, reply) => {
+        const page = await viewablePage(ctx, site, request, reply, 'html')
+        if (!page) return reply
+        const back = { href: site.base(request, page) || '/', text: `Back to ${page.name}` }
+        try {
+          await subscribe(ctx, page, (request.body as { email: string }).email)
+        } catch (error) {
+          if (wantsHtml(request) && error instanceof HttpError && error.statusCode === 400)
+            return answer(request, reply, 400, 'That is not an email address', error.message, back)
+          throw error
+        }
+        const message =
+          'If the address can subscribe, a confirmation link is on its way: open it to start getting updates.'
+        if (wantsHtml(request)) return answer(request, reply, 200, 'Check your inbox', message, back)
+        return reply.status(202).send({ message })
+      },
+    )
+
+    app.get(
+      `${site.prefix}/subscribe/confirm`,
+      {
+        schema: documented('Confirm an email subscription', 'The link in the confirmation email.', {
+          querystring: TokenQuery,
+          response: {
+            200: MESSAGE_RESPONSE,
+          },
+        }),
+      },
+      async (request, reply) => {
+        const page = await site.page(request)
+        const token = (request.query as { token?: string }).token
+        const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
+        if (!page || !token || !(await confirmSubscription(ctx, page, token)))
+          return answer(request, reply, 404, 'Link not valid', 'This confirmation link is unknown.', back)
+        const message = `Subscription confirmed: you will get an email whenever ${page.name} posts an incident update.`
+        return answer(request, reply, 200, 'Subscription confirmed', message, back)
+      },
+    )
+
+    app.route({
+      method: ['GET', 'POST'],
+      url: `${site.prefix}/unsubscribe`,
+      schema: documented(
+        'Unsubscribe with one click',
+        'The link in every email (also as List-Unsubscribe, which mail clients POST to).',
+        {
+          querystring: TokenQuery,
+          response: {
+            200: MESSAGE_RESPONSE,
+          },
+        },
+      ),
+      handler: async (request, reply) => {
+        const page = await site.page(request)
+        const token = (request.query as { token?: string }).token
+        const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
+        if (!page || !token || !(await unsubscribe(ctx, page, token)))
+          return answer(
+            request,
+            reply,
+            404,
+            'Link not valid',
+            'This address is not subscribed (any more).',
+            back,
+          )
+        const message = `Unsubscribed: you will get no more emails from ${page.name}.`
+        return answer(request, reply, 200, 'Unsubscribed', message, back)
+      },
+    })
+  }
+}
+
+const MESSAGE_RESPONSE = {
+  description: 'An HTML page for browsers (Accept: text/html), else `{message}`',
+  content: {
+    'text/html': { schema: { type: 'string' } },
+    'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } } } },
+  },
+}
+
+const CONTENT_TYPES: Record<Kind, string> = {
+  html: 'text/html; charset=utf-8',
+  summary: 'application/json; charset=utf-8',
+  rss: 'application/rss+xml; charset=utf-8',
+  atom: 'application/atom+xml; charset=utf-8',
+}
+
+async function sendPage(
+  ctx: ServiceContext,
+  site: Site,
+  kind: Kind,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const page = await viewablePage(ctx, site, request, reply, kind)
+  if (!page) return reply
+  const base = site.base(request, page)
+  const origin = site.origin(request)
+  const rendering = await cachedRendering(ctx, page, `${kind}|${origin}${base}`, async () => {
+    const view = await buildPageView(ctx, page)
+    const pageUrl = `${origin}${base}`
+    if (kind === 'html') {
+      const html = renderStatusPage(view, base)
+      return rendered(html.html, { 'content-security-policy': html.csp })
+    }
+    if (kind === 'summary') return rendered(JSON.stringify(renderSummary(view, pageUrl)))
+    if (kind === 'rss') return rendered(renderRss(view, pageUrl))
+    return rendered(renderAtom(view, pageUrl, page.id))
+  })
+  const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))
+  // Each encoding is its own representation, so it has its own strong ETag.
+  const etag = gzip ? `${rendering.etag.slice(0, -1)}-gz"` : rendering.etag
+  reply
+    .headers(rendering.headers)
+    .header('content-type', CONTENT_TYPES[kind])
+    .header('etag', etag)
+    .header('cache-control', page.is_private ? 'private, no-store' : 'public, no-cache')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'same-origin')
+    .header('vary', 'accept-encoding')
+  if (request.headers['if-none-match'] === etag) return reply.status(304).send()
+  if (gzip) return reply.header('content-encoding', 'gzip').send(rendering.gzipped)
+  return reply.send(rendering.body)
+}
+
+function rendered(text: string, headers: Record<string, string> = {}): Rendered {
+  const body = Buffer.from(text, 'utf8')
+  return {
+    body,
+    gzipped: gzipSync(body),
+    etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
+    headers,
+  }
+}
+
+/** The page behind the request if the caller may see it; otherwise the refusal is sent and undefined returned. */
+async function viewablePage(
+  ctx: ServiceContext,
+  site: Site,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: Kind,
+): Promise<StatusPagesTable | undefined> {
+  const page = await site.page(request)
+  if (!page) {
+    refuse(request, reply, kind, 404, 'Status page not found')
+    return undefined
+  }
+  if (!page.is_private) return page
+  const cookieName = `svc_status_${page.id}`
+  const queryToken = (request.query as { token?: string } | undefined)?.token
+  const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
+  const cookieToken = cookieValue(request.headers.cookie, cookieName)
+  for (const token of [queryToken, bearer, cookieToken]) {
+    if (token && (await isAccessToken(ctx, page.id, token))) {
+      if (token === queryToken && token !== cookieToken) {
+        const secure = site.origin(request).startsWith('https:') ? '; Secure' : ''
+        reply.header(
+          'set-cookie',
+          `${cookieName}=${token}; Path=${site.base(request, page) || '/'}; Max-Age=2592000; HttpOnly; SameSite=Lax${secure}`,
+        )
+      }
+      return page
+    }
+  }
+  if (bearer?.startsWith('svc_')) {
+    const key = await findLiveKeyByHash(ctx, hashApiKey(bearer), page.account_id)
+    if (key && ((key.user_id && key.membership_role) || key.account_id === page.account_id)) return page
+    refuse(request, reply, kind, 403, 'This key has no access to this status page')
+    return undefined
+  }
+  refuse(request, reply, kind, 401, 'This status page is private: open it with its access token')
+  return undefined
+}
+
+/** Browsers (Accept: text/html) get a page; anything else the JSON error shape or `{message}`. */
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  message: string,
+  back?: { href: string; text: string },
+) {
+  if (wantsHtml(request)) return sendMessage(reply, status, renderMessagePage(title, message, back))
+  if (status >= 400) return reply.status(status).send(errorBody(status, message))
+  return reply.status(status).send({ message })
+}
+
+const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html')
+
+function refuse(request: FastifyRequest, reply: FastifyReply, kind: Kind, status: number, message: string) {
+  reply.header('cache-control', 'no-store')
+  if (kind === 'html' && wantsHtml(request)) {
+    const title = status === 404 ? 'Page not found' : 'Private status page'
+    return sendMessage(reply, status, renderMessagePage(title, message))
+  }
+  return reply.status(status).send(errorBody(status, message, status === 401 ? {} : undefined))
+}
+
+function sendMessage(reply: FastifyReply, status: number, page: HtmlPage) {
+  return reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', page.csp)
+    .header('x-content-type-options', 'nosniff')
+    .send(page.html)
+}
+
+function hostOf(request: FastifyRequest): string | undefined {
+  const host = request.headers.host?.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
+  return host && /^[a-z0-9.-]{1,253}$/.test(host) ? host : undefined
+}
+
+function protocolOf(request: FastifyRequest): string {
+  const forwarded = request.headers['x-forwarded-proto']
+  return forwarded === 'https' || forwarded === 'http' ? forwarded : request.protocol
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of header?.split(';') ?? []) {
+    const [key, ...value] = part.trim().split('=')
+    if (key === name) return value.join('=')
+  }
+  return undefined
+}

@@ -1,0 +1,413 @@
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { gunzipSync } from 'node:zlib'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
+import * as accounts from '../accounts/accounts.service.ts'
+import { RENDER_TTL_MS, ROW_RECHECK_MS } from './page-cache.ts'
+import { rewriteCustomDomainUrl } from './status-site.routes.ts'
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z')
+const HTML = { accept: 'text/html,application/xhtml+xml' }
+
+for (const engine of testEngines()) {
+  describe(`public status pages on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = T0
+    let stranger: Tenant
+    let base = ''
+    const health = new Map<string, number>()
+    const target = createServer((request, response) => {
+      response.statusCode = health.get(request.url ?? '') ?? 200
+      response.end('ok')
+    })
+    before(async () => {
+      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+      const other = await accounts.createAccount(t.ctx, { name: 'Other' })
+      stranger = await t.addUser('OWNER', other.id)
+    })
+    after(async () => {
+      target.close()
+      await t.close()
+    })
+
+    const open = (url: string, headers: Record<string, string> = {}) =>
+      t.call({ method: 'GET', url, as: null, headers })
+    const summary = async (slug: string) => {
+      const res = await open(`/status/${slug}/summary.json`)
+      assert.equal(res.statusCode, 200, res.body)
+      return json(res)
+    }
+    const later = (ms: number) => {
+      nowMs += ms
+    }
+    const check = async (name: string, path: string) =>
+      json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name, activated: false, request: { url: `${base}${path}` } },
+        }),
+      )
+    const run = (checkId: string) => t.call({ method: 'POST', url: `/v1/checks/${checkId}/trigger` })
+    const service = async (name: string, checkIds: string[] = []) =>
+      json(await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name, checkIds } }))
+    const page = async (payload: object) => {
+      const res = await t.call({ method: 'POST', url: '/v3/status-pages', payload })
+      assert.equal(res.statusCode, 201, res.body)
+      return json(res)
+    }
+
+    test('the page shows overall status, cards, services, incidents; escapes everything; leaks nothing', async () => {
+      const probe = await check('secret-probe-name', '/up')
+      const api = await service('API <script>alert(1)</script>', [probe.id])
+      const created = await page({
+        name: 'Acme & Co',
+        url: 'acme-public',
+        description: 'Status of "Acme"',
+        logo: 'https://cdn.example.com/logo.png',
+        logoDark: 'https://cdn.example.com/logo-dark.png',
+        cards: [{ name: 'Core <b>services</b>', services: [{ id: api.id }] }],
+      })
+      await run(probe.id)
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Slow <img src=x onerror=alert(1)>',
+            componentImpacts: [{ componentId: api.id, status: 'DEGRADED_PERFORMANCE' }],
+            incidentUpdates: [{ description: 'Looking into it\nsecond line', status: 'INVESTIGATING' }],
+          },
+        }),
+      )
+      const res = await open('/status/acme-public', HTML)
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8')
+      assert.match(String(res.headers['content-security-policy']), /default-src 'none'; style-src 'sha256-/)
+      const html = res.body
+      assert.match(html, /<html lang="en">/)
+      assert.match(html, /<title>Acme &amp; Co status<\/title>/)
+      assert.match(html, /Degraded performance<\/h2>/, 'overall status')
+      assert.match(html, /<h2 id="card-0">Core &lt;b&gt;services&lt;\/b&gt;<\/h2>/)
+      assert.match(html, /API &lt;script&gt;alert\(1\)&lt;\/script&gt;/)
+      assert.match(html, /Ongoing incidents/)
+      assert.match(html, /Slow &lt;img src=x onerror=alert\(1\)&gt;/)
+      assert.match(html, /Looking into it\nsecond line/)
+      assert.match(
+        html,
+        /<source srcset="https:\/\/cdn.example.com\/logo-dark.png" media="\(prefers-color-scheme: dark\)">/,
+      )
+      assert.match(html, /@media \(prefers-color-scheme:dark\)/, 'AUTO follows the system theme')
+      assert.match(
+        html,
+        /role="img" aria-label="API &lt;script&gt;alert\(1\)&lt;\/script&gt;: 100% uptime over the last 90 days"/,
+      )
+      assert.equal(html.match(/<i class="[a-z]" title="/g)?.length, 90)
+      assert.match(html, /Powered by svc/)
+      assert.doesNotMatch(html, /<script/i)
+      assert.equal(html.includes(`id="incident-${incident.id}"`), true)
+
+      const feeds = await Promise.all(
+        ['', '/summary.json', '/feed.rss', '/feed.atom'].map((p) => open(`/status/acme-public${p}`)),
+      )
+      for (const body of feeds.map((r) => r.body)) {
+        for (const secret of [t.owner.accountId, probe.id, 'secret-probe-name', base]) {
+          assert.equal(body.includes(secret), false, `leaks ${secret}`)
+        }
+      }
+      assert.equal(feeds[2]?.headers['content-type'], 'application/rss+xml; charset=utf-8')
+      assert.match(
+        feeds[2]?.body ?? '',
+        /<item><title>Slow &lt;img src=x onerror=alert\(1\)&gt; \(Investigating\)<\/title>/,
+      )
+      assert.equal(feeds[3]?.headers['content-type'], 'application/atom+xml; charset=utf-8')
+      assert.match(feeds[3]?.body ?? '', new RegExp(`<entry><id>urn:uuid:${incident.id}</id>`))
+      const data = json(feeds[1] as any)
+      assert.deepEqual(data.status, {
+        indicator: 'DEGRADED_PERFORMANCE',
+        description: 'Degraded performance',
+      })
+      assert.equal(data.page.url, 'http://svc.test/status/acme-public')
+      assert.equal(data.ongoingIncidents[0].updates[0].description, 'Looking into it\nsecond line')
+      assert.deepEqual(
+        data.ongoingIncidents[0].components.map((c: any) => [c.name, c.status]),
+        [['API <script>alert(1)</script>', 'DEGRADED_PERFORMANCE']],
+      )
+
+      const notFound = await open('/status/nope', HTML)
+      assert.equal(notFound.statusCode, 404)
+      assert.match(notFound.body, /Page not found/)
+      assert.deepEqual(json(await open('/status/nope/summary.json')), {
+        statusCode: 404,
+        error: 'Not Found',
+        message: 'Status page not found',
+      })
+    })
+
+    test('services follow their checks unless an ongoing incident sets them; uptime bars count results', async () => {
+      const a = await check('a', '/a')
+      const b = await check('b', '/b')
+      const both = await service('Both', [a.id, b.id])
+      const none = await service('No checks')
+      const created = await page({
+        name: 'Follow',
+        url: 'follow',
+        cards: [{ name: 'c', services: [{ id: both.id }, { id: none.id }] }],
+      })
+      const statusOf = async () => {
+        const data = await summary('follow')
+        return Object.fromEntries(data.cards[0].services.map((s: any) => [s.name, s.status]))
+      }
+      assert.deepEqual(await statusOf(), { Both: 'OPERATIONAL', 'No checks': 'OPERATIONAL' })
+
+      await run(a.id)
+      await run(b.id)
+      health.set('/b', 500)
+      later(1000)
+      await run(b.id)
+      later(RENDER_TTL_MS)
+      assert.deepEqual(await statusOf(), { Both: 'PARTIAL_OUTAGE', 'No checks': 'OPERATIONAL' })
+      health.set('/a', 503)
+      later(1000)
+      await run(a.id)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf()).Both, 'MAJOR_OUTAGE')
+      assert.equal((await summary('follow')).status.indicator, 'MAJOR_OUTAGE')
+
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Maintenance',
+            componentImpacts: [{ componentId: both.id, status: 'UNDER_MAINTENANCE' }],
+            incidentUpdates: [{ description: 'Planned work', status: 'IDENTIFIED' }],
+          },
+        }),
+      )
+      assert.equal((await statusOf()).Both, 'UNDER_MAINTENANCE', 'the incident overrides the checks at once')
+      await t.call({
+        method: 'POST',
+        url: `/v1/incidents/${incident.id}/updates`,
+        payload: { description: 'Done', status: 'RESOLVED' },
+      })
+      assert.equal((await statusOf()).Both, 'MAJOR_OUTAGE', 'a resolved incident no longer overrides')
+
+      const days = (await summary('follow')).cards[0].services[0].days
+      assert.equal(days.length, 90)
+      assert.deepEqual(days.at(-1), { date: '2026-11-22', uptime: 50 }, '2 of 4 runs passed today')
+      assert.equal(days[0].uptime, null)
+      assert.equal((await summary('follow')).cards[0].services[0].uptime, 50)
+      health.clear()
+    })
+
+    test('API changes show at once; an unchanged page answers 304 to its ETag', async () => {
+      const s = await service('Cached')
+      const created = await page({
+        name: 'Cache',
+        url: 'cache',
+        cards: [{ name: 'c', services: [{ id: s.id }] }],
+      })
+      const first = await open('/status/cache')
+      const etag = String(first.headers.etag)
+      assert.equal((await open('/status/cache', { 'if-none-match': etag })).statusCode, 304)
+      const gzipped = await open('/status/cache', { 'accept-encoding': 'br, gzip' })
+      assert.equal(gzipped.headers['content-encoding'], 'gzip')
+      assert.equal(gunzipSync(gzipped.rawPayload).toString('utf8'), first.body)
+      assert.notEqual(gzipped.headers.etag, etag)
+      assert.equal(
+        (await open('/status/cache', { 'if-none-match': etag, 'accept-encoding': 'gzip' })).statusCode,
+        200,
+      )
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Fresh incident',
+            incidentUpdates: [{ description: 'one', status: 'INVESTIGATING' }],
+          },
+        }),
+      )
+      const second = await open('/status/cache')
+      assert.match(second.body, /Fresh incident/)
+      assert.notEqual(second.headers.etag, etag)
+      await t.call({
+        method: 'POST',
+        url: `/v1/incidents/${incident.id}/updates`,
+        payload: { description: 'second update', status: 'MONITORING' },
+      })
+      assert.match((await open('/status/cache')).body, /second update/)
+      await t.call({
+        method: 'PUT',
+        url: `/v1/status-pages/services/${s.id}`,
+        payload: { name: 'Renamed service' },
+      })
+      assert.match((await open('/status/cache')).body, /Renamed service/)
+      await t.call({
+        method: 'PUT',
+        url: `/v3/status-pages/${created.id}`,
+        payload: { name: 'Cache 2', url: 'cache-2', cards: [] },
+      })
+      assert.equal((await open('/status/cache')).statusCode, 404)
+      assert.match((await open('/status/cache-2')).body, /Cache 2/)
+      await t.call({ method: 'DELETE', url: `/v3/status-pages/${created.id}` })
+      assert.equal((await open('/status/cache-2')).statusCode, 404)
+    })
+
+    test('another node’s change shows once the cached row is a second old', async () => {
+      const created = await page({ name: 'Nodes', url: 'nodes', cards: [] })
+      assert.match((await open('/status/nodes')).body, /<h1>Nodes<\/h1>/)
+      // Written straight to the store, as another server process would.
+      await t.store.db
+        .updateTable('status_pages')
+        .set({ name: 'Elsewhere', content_version: 99 })
+        .where('id', '=', created.id)
+        .execute()
+      assert.match((await open('/status/nodes')).body, /<h1>Nodes<\/h1>/)
+      later(ROW_RECHECK_MS)
+      assert.match((await open('/status/nodes')).body, /<h1>Elsewhere<\/h1>/)
+    })
+
+    test('themes: LIGHT and DARK pick one palette and logo; colours land in the CSS; white label hides the footer', async () => {
+      const palette = (color: string) =>
+        Object.fromEntries(
+          [
+            'bodyBackgroundColor',
+            'headerBackgroundColor',
+            'headerFontColor',
+            'titleFontColor',
+            'bodyFontColor',
+            'bodyFontColorMuted',
+            'navigationFontColor',
+            'linkFontColor',
+            'cardBackgroundColor',
+            'borderColor',
+            'primaryButtonBackgroundColor',
+            'primaryButtonFontColor',
+          ].map((n) => [n, color]),
+        )
+      await page({
+        name: 'Dark',
+        url: 'dark-only',
+        defaultTheme: 'DARK',
+        whiteLabel: true,
+        logo: 'https://cdn.example.com/light.png',
+        logoDark: 'https://cdn.example.com/dark.png',
+        favicon: 'https://cdn.example.com/favicon.png',
+        themeColors: { light: palette('#fafafa'), dark: palette('#101010') },
+        cards: [],
+      })
+      const dark = (await open('/status/dark-only')).body
+      assert.match(dark, /:root\{color-scheme:dark;--body-bg:#101010;/)
+      assert.doesNotMatch(dark, /#fafafa|prefers-color-scheme:dark/)
+      assert.match(dark, /<img src="https:\/\/cdn.example.com\/dark.png" alt="Dark logo">/)
+      assert.match(dark, /<link rel="icon" href="https:\/\/cdn.example.com\/favicon.png">/)
+      assert.doesNotMatch(dark, /Powered by svc/)
+      await page({
+        name: 'Light',
+        url: 'light-only',
+        defaultTheme: 'LIGHT',
+        themeColors: { light: palette('#fafafa'), dark: palette('#101010') },
+        cards: [],
+      })
+      const light = (await open('/status/light-only')).body
+      assert.match(light, /:root\{color-scheme:light;--body-bg:#fafafa;/)
+      assert.doesNotMatch(light, /#101010/)
+      assert.match(light, /<link rel="icon" href="data:,">/)
+    })
+
+    test('private pages need an access token (query, cookie, bearer) or a member’s API key', async () => {
+      const created = await page({ name: 'Internal', url: 'internal', isPrivate: true, cards: [] })
+      const token = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/access-tokens`,
+          payload: { name: 'ops' },
+        }),
+      ).token
+      const refused = await open('/status/internal', HTML)
+      assert.equal(refused.statusCode, 401)
+      assert.match(refused.body, /This status page is private/)
+      assert.doesNotMatch(refused.body, /Internal/)
+      for (const path of ['/summary.json', '/feed.rss', '/feed.atom']) {
+        const res = await open(`/status/internal${path}`)
+        assert.equal(res.statusCode, 401, path)
+        assert.deepEqual(json(res), {
+          statusCode: 401,
+          error: 'Unauthorized',
+          message: 'This status page is private: open it with its access token',
+          attributes: {},
+        })
+      }
+      assert.equal((await open('/status/internal?token=svcsp_wrong')).statusCode, 401)
+      const viaQuery = await open(`/status/internal?token=${token}`)
+      assert.equal(viaQuery.statusCode, 200)
+      assert.equal(viaQuery.headers['cache-control'], 'private, no-store')
+      const cookie = String(viaQuery.headers['set-cookie'])
+      assert.match(
+        cookie,
+        new RegExp(
+          `^svc_status_${created.id}=${token}; Path=/status/internal; Max-Age=\\d+; HttpOnly; SameSite=Lax$`,
+        ),
+      )
+      assert.equal(
+        (await open('/status/internal/feed.rss', { cookie: cookie.split(';')[0] as string })).statusCode,
+        200,
+      )
+      assert.equal(
+        (await open('/status/internal/summary.json', { authorization: `Bearer ${token}` })).statusCode,
+        200,
+      )
+      assert.equal(
+        (await open('/status/internal', { authorization: `Bearer ${t.owner.key}` })).statusCode,
+        200,
+      )
+      const reader = await t.addUser('READ_ONLY')
+      assert.equal(
+        (await open('/status/internal', { authorization: `Bearer ${reader.key}` })).statusCode,
+        200,
+      )
+      const foreign = await open('/status/internal/summary.json', { authorization: `Bearer ${stranger.key}` })
+      assert.equal(foreign.statusCode, 403)
+      const tokens = json(
+        await t.call({ method: 'GET', url: `/v3/status-pages/${created.id}/access-tokens` }),
+      )
+      await t.call({ method: 'DELETE', url: `/v3/status-pages/${created.id}/access-tokens/${tokens[0].id}` })
+      assert.equal(
+        (await open(`/status/internal?token=${token}`)).statusCode,
+        401,
+        'a revoked token is refused',
+      )
+    })
+
+    test('a custom domain serves the page at its root, with its feeds and JSON', async () => {
+      await page({ name: 'Custom', url: 'custom', customDomain: 'status.custom.dev', cards: [] })
+      const home = await open('/', { host: 'status.custom.dev' })
+      assert.equal(home.statusCode, 200)
+      assert.match(home.body, /<h1>Custom<\/h1>/)
+      assert.match(home.body, /href="\/feed.rss"/)
+      assert.match(home.body, /action="\/subscribe"/)
+      const data = json(await open('/summary.json', { host: 'STATUS.custom.dev:8443' }))
+      assert.equal(data.page.url, 'http://status.custom.dev')
+      const rss = await open('/feed.rss', { host: 'status.custom.dev', 'x-forwarded-proto': 'https' })
+      assert.match(rss.body, /<link>https:\/\/status.custom.dev<\/link>/)
+      assert.equal((await open('/', { host: 'unknown.example.com' })).statusCode, 404)
+      assert.equal(
+        (await open('/v1/accounts/me', { host: 'status.custom.dev' })).statusCode,
+        401,
+        'the API is unchanged',
+      )
+      assert.equal(
+        rewriteCustomDomainUrl({ url: '/subscribe/confirm?token=x' }),
+        '/status/_domain/subscribe/confirm?token=x',
+      )
+      assert.equal(rewriteCustomDomainUrl({ url: '/v1/checks' }), '/v1/checks')
+    })
+  })
+}
