@@ -41,7 +41,9 @@ export const AlertNotification = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     alertChannelId: Nullable(Type.Integer({ description: 'null once the channel is deleted.' })),
-    channelType: StringEnum(ALERT_CHANNEL_TYPES),
+    channelType: StringEnum([...ALERT_CHANNEL_TYPES, 'INCIDENT'] as const, {
+      description: 'INCIDENT: a check’s triggerIncident opening or resolving its status-page incident.',
+    }),
     checkId: Nullable(Type.String({ format: 'uuid' })),
     alertType: StringEnum(ALERT_TYPES),
     title: Type.String(),

@@ -95,6 +95,7 @@ async function evaluate(
     check.group_id === null ? undefined : await groupsRepo.findGroup(ctx, check.account_id, check.group_id)
   const settings = await settingsOf(ctx, check.account_id, effective)
   const channels = await channelsOf(ctx, check)
+  if (definition.triggerIncident) channels.push(INCIDENT_CHANNEL)
   const suppressed = effective.muted || (await inMaintenance(ctx, check.account_id, effective.tags, now))
 
   const stored = await states.lockState(ctx, check.id, now.toISOString())
@@ -128,7 +129,7 @@ async function evaluate(
     return {
       id: randomUUID(),
       account_id: check.account_id,
-      channel_id: alert.channelId,
+      channel_id: alert.channelId === INCIDENT_CHANNEL.policy.id ? null : alert.channelId,
       channel_type: channel?.type ?? 'WEBHOOK',
       check_id: check.id,
       alert_type: alert.alertType,
@@ -182,10 +183,26 @@ async function settingsOf(
 }
 
 /** The channels that alert for a check: its activated subscriptions and its group's, minus ones it turned off. */
+/**
+ * A check's `triggerIncident` acts as one more channel that takes failures and recoveries: its outbox
+ * rows open and resolve the status-page incident outside the result's transaction, once each.
+ */
+export const INCIDENT_CHANNEL: { policy: ChannelPolicy; type: AlertChannelType | 'INCIDENT' } = {
+  policy: {
+    id: 0,
+    sendFailure: true,
+    sendRecovery: true,
+    sendDegraded: false,
+    sslExpiry: false,
+    sslExpiryThreshold: 0,
+  },
+  type: 'INCIDENT',
+}
+
 async function channelsOf(
   ctx: ServiceContext,
   check: ChecksTable,
-): Promise<{ policy: ChannelPolicy; type: AlertChannelType }[]> {
+): Promise<{ policy: ChannelPolicy; type: AlertChannelType | 'INCIDENT' }[]> {
   const rows = await channelsRepo.subscriptionsOf(
     ctx,
     [check.id],

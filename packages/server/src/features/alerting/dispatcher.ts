@@ -3,6 +3,12 @@ import type { AlertNotificationsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { findChannelById } from '../alert-channels/alert-channels.repo.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
+import {
+  type IncidentTrigger,
+  openIncidentFromCheck,
+  resolveIncidentFromCheck,
+} from '../incidents/incident-triggers.ts'
 import { claimDue, recordAttempt } from './alert-notifications.repo.ts'
 import { alertSignals, sweepAlertStates } from './alerter.ts'
 import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
@@ -64,7 +70,10 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
     const channelRow = row.channel_id === null ? undefined : await findChannelById(ctx, row.channel_id)
     let outcome: AttemptOutcome
     let status: string
-    if (row.attempts > MAX_ATTEMPTS) {
+    if (row.channel_type === 'INCIDENT' && row.attempts <= MAX_ATTEMPTS) {
+      outcome = await applyIncidentTrigger(ctx, row)
+      status = outcome.ok ? 'DELIVERED' : row.attempts < MAX_ATTEMPTS ? 'PENDING' : 'FAILED'
+    } else if (row.attempts > MAX_ATTEMPTS) {
       // The last attempt was claimed by a node that died before recording it: it may have gone out.
       outcome = { ok: false, statusCode: null, body: null, error: 'the last attempt was interrupted' }
       status = 'FAILED'
@@ -119,5 +128,35 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
       again = false
       await current?.catch(() => undefined)
     },
+  }
+}
+
+/** Opens (on failure) or resolves (on recovery) the status-page incident of a check's `triggerIncident`. */
+async function applyIncidentTrigger(
+  ctx: ServiceContext,
+  row: AlertNotificationsTable,
+): Promise<AttemptOutcome> {
+  try {
+    const check = row.check_id ? await findCheckById(ctx, row.check_id) : undefined
+    const trigger =
+      check && (JSON.parse(check.definition) as { triggerIncident?: IncidentTrigger | null }).triggerIncident
+    if (!check || !trigger)
+      return { ok: true, statusCode: null, body: 'the check no longer triggers incidents', error: null }
+    const triggering = { id: check.id, accountId: check.account_id }
+    if (row.alert_type === 'ALERT_FAILURE') {
+      const opened = await openIncidentFromCheck(ctx, triggering, trigger)
+      return { ok: true, statusCode: null, body: `opened ${opened.length} incident(s)`, error: null }
+    }
+    const resolved = await resolveIncidentFromCheck(ctx, triggering, {
+      notifySubscribers: trigger.notifySubscribers,
+    })
+    return { ok: true, statusCode: null, body: `resolved ${resolved.length} incident(s)`, error: null }
+  } catch (error) {
+    return {
+      ok: false,
+      statusCode: null,
+      body: null,
+      error: error instanceof Error ? error.message : String(error),
+    }
   }
 }

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createScheduler } from '../../scheduler/scheduler.ts'
+import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { createDispatcher } from './dispatcher.ts'
+
+for (const engine of testEngines()) {
+  describe(`a check's triggerIncident through the alert outbox on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-11-23T09:00:00.000Z')
+    let failing = true
+    const target = createServer((_request, response) => {
+      response.statusCode = failing ? 503 : 200
+      response.end()
+    })
+    before(async () => {
+      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(async () => {
+      target.close()
+      await t.close()
+    })
+
+    test('a failure episode opens the incident once; the recovery resolves it', async () => {
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Checkout' } }),
+      )
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: {
+            name: 'Shop',
+            url: 'shop-trigger',
+            cards: [{ name: 'Shop', services: [{ id: service.id }] }],
+          },
+        }),
+      )
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name: 'checkout',
+            frequency: 1,
+            doubleCheck: false,
+            request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+            triggerIncident: {
+              serviceId: service.id,
+              severity: 'MAJOR',
+              name: 'Checkout is down',
+              description: 'Payments fail.',
+              notifySubscribers: false,
+            },
+          },
+        }),
+      )
+      const scheduler = createScheduler(t.ctx, { locations: ['local'], concurrency: 2 })
+      const dispatcher = createDispatcher(t.ctx)
+      const runOnce = async () => {
+        nowMs = Number((await listSchedule(t.ctx, check.id))[0]?.next_due_ms)
+        await scheduler.runDue()
+        await dispatcher.runDue()
+      }
+      const incidents = async () =>
+        json(await t.call({ method: 'GET', url: `/v3/status-pages/${page.id}/incidents` }))
+
+      await runOnce()
+      await runOnce()
+      const open = await incidents()
+      assert.equal(open.length, 1, 'one incident for the episode, not one per failing run')
+      assert.equal(open[0].name, 'Checkout is down')
+      assert.equal(open[0].severity, 'MAJOR')
+      assert.equal(open[0].lastUpdateStatus, 'INVESTIGATING')
+
+      failing = false
+      await runOnce()
+      const [resolved] = await incidents()
+      assert.equal(resolved.lastUpdateStatus, 'RESOLVED')
+      const notifications = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
+      assert.deepEqual(notifications.map((n: any) => [n.channelType, n.alertType, n.status]).sort(), [
+        ['INCIDENT', 'ALERT_FAILURE', 'DELIVERED'],
+        ['INCIDENT', 'ALERT_RECOVERY', 'DELIVERED'],
+      ])
+    })
+  })
+}
