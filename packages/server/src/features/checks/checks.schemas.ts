@@ -22,6 +22,9 @@ const responseExtras = {
   id: Type.String({ format: 'uuid' }),
   checkType: StringEnum(CHECK_TYPES),
   alertChannels: AlertChannels,
+  warnings: Type.Array(Type.String(), {
+    description: 'What keeps the check from running as configured (e.g. a private location without agents).',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 }

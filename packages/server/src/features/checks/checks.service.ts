@@ -25,6 +25,7 @@ import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import { AGENT_LIVE_MS } from '../private-locations/private-locations.service.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
@@ -120,9 +121,13 @@ export async function listChecks(
   const { rows, total } = await repo.listChecks(ctx, accountId, filter, page)
   const resolved = await resolveChecks(ctx, accountId, rows)
   return {
-    items: await alerting.withAlertChannels(
+    items: await withWarnings(
       ctx,
-      resolved.map((check) => toResponse(ctx, check)),
+      resolved,
+      await alerting.withAlertChannels(
+        ctx,
+        resolved.map((check) => toResponse(ctx, check)),
+      ),
     ),
     total,
   }
@@ -491,6 +496,7 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
     id: row.id,
     checkType: row.check_type as CheckType,
     alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by respond()
+    warnings: [], // filled by withWarnings()
     ...(row.heartbeat_token
       ? { pingToken: row.heartbeat_token, pingUrl: `${ctx.publicUrl}/ping/${row.heartbeat_token}` }
       : {}),
@@ -500,7 +506,46 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
 }
 
 async function respond(ctx: ServiceContext, check: ResolvedCheck): Promise<AnyCheck> {
-  return (await alerting.withAlertChannels(ctx, [toResponse(ctx, check)]))[0] as AnyCheck
+  const [response] = await withWarnings(
+    ctx,
+    [check],
+    await alerting.withAlertChannels(ctx, [toResponse(ctx, check)]),
+  )
+  return response as AnyCheck
+}
+
+/**
+ * `warnings`: what keeps a check from running as configured, e.g. a private location no agent serves
+ * right now (its runs wait for one: they are not skipped).
+ */
+async function withWarnings(ctx: ServiceContext, checks: ResolvedCheck[], responses: AnyCheck[]) {
+  const privateIds = [
+    ...new Set(
+      checks.flatMap((check) => check.runLocations.flatMap((key) => privateLocationIdOf(key) ?? [])),
+    ),
+  ]
+  if (privateIds.length === 0) return responses
+  const live = new Set(
+    (await privateLocationsRepo.listAgents(ctx, privateIds, ctx.clock.now().getTime() - AGENT_LIVE_MS)).map(
+      (agent) => agent.private_location_id,
+    ),
+  )
+  const slugs = new Map(
+    (await privateLocationsRepo.listAccountLocations(ctx, checks[0]?.row.account_id ?? '')).map((l) => [
+      l.id,
+      l.slug_name,
+    ]),
+  )
+  return responses.map((response, index) => {
+    const unserved = (checks[index]?.runLocations ?? [])
+      .flatMap((key) => privateLocationIdOf(key) ?? [])
+      .filter((id) => !live.has(id))
+    const warnings = unserved.map(
+      (id) =>
+        `Private location ${slugs.get(id) ?? id} has no connected agent: its runs wait until one connects`,
+    )
+    return { ...response, warnings }
+  })
 }
 
 const subscriptionsIn = (body: Record<string, unknown>) =>

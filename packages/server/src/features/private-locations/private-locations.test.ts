@@ -129,6 +129,7 @@ for (const engine of testEngines()) {
       )
       const [slot] = await listSchedule(t.ctx, check.id)
       assert.equal(slot?.location, `private:${location.id}`)
+      assert.deepEqual(check.warnings, ['Private location lab has no connected agent: its runs wait until one connects'])
       assert.equal(
         (await t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` })).statusCode,
         409,
@@ -146,6 +147,7 @@ for (const engine of testEngines()) {
       assert.equal(beat.statusCode, 200)
       const seen = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` }))
       assert.equal(seen.healthy, true)
+      assert.deepEqual(json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` })).warnings, [])
       assert.equal(seen.agents[0].hostname, 'lab-1')
 
       assert.deepEqual(
