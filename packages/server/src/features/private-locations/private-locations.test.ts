@@ -129,7 +129,9 @@ for (const engine of testEngines()) {
       )
       const [slot] = await listSchedule(t.ctx, check.id)
       assert.equal(slot?.location, `private:${location.id}`)
-      assert.deepEqual(check.warnings, ['Private location lab has no connected agent: its runs wait until one connects'])
+      assert.deepEqual(check.warnings, [
+        'Private location lab has no connected agent: its runs wait until one connects',
+      ])
       assert.equal(
         (await t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` })).statusCode,
         409,
