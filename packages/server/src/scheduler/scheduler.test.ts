@@ -183,5 +183,47 @@ for (const engine of testEngines()) {
         404,
       )
     })
+
+    test('a started scheduler works off a backlog larger than its concurrency, then keeps claiming', async () => {
+      const ids: string[] = []
+      for (let i = 0; i < 12; i++) {
+        const check = json(
+          await t.call({
+            method: 'POST',
+            url: '/v1/checks/url',
+            payload: {
+              name: `backlog ${i}`,
+              frequency: 60,
+              doubleCheck: false,
+              request: { url: `${base}/` },
+            },
+          }),
+        )
+        ids.push(check.id)
+      }
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs })
+        .where('check_id', 'in', ids)
+        .execute()
+      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, tickMs: 20 })
+      const stored = async () =>
+        (
+          await t.store.db
+            .selectFrom('check_results')
+            .select('check_id')
+            .where('check_id', 'in', ids)
+            .execute()
+        ).length
+      node.start()
+      try {
+        // A liveness wait, not a timing assertion: the loop must not stall after its first claims.
+        for (let i = 0; i < 500 && (await stored()) < ids.length; i++)
+          await new Promise((done) => setTimeout(done, 20))
+        assert.equal(await stored(), ids.length, 'every due slot ran, two at a time')
+      } finally {
+        await node.stop()
+      }
+    })
   })
 }

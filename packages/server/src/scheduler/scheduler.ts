@@ -104,21 +104,22 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
 
   /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
   function pump(): void {
-    if (!started || claiming) return
-    claiming = (async () => {
-      try {
-        for (let free = options.concurrency - running.size; free > 0; ) {
-          const runs = await claimAndStart()
-          backlog = runs.length === free
-          if (!backlog) break
-          free = options.concurrency - running.size
-        }
-      } catch (error) {
-        log.error({ err: error }, 'claiming due checks failed')
-      } finally {
+    if (!started || claiming || running.size >= options.concurrency) return
+    // `.finally` runs after the assignment, so a loop that ends at once can't leave `claiming` set.
+    claiming = claimWhileFree()
+      .catch((error: unknown) => log.error({ err: error }, 'claiming due checks failed'))
+      .finally(() => {
         claiming = undefined
-      }
-    })()
+      })
+  }
+
+  async function claimWhileFree(): Promise<void> {
+    for (let free = options.concurrency - running.size; free > 0; ) {
+      const runs = await claimAndStart()
+      backlog = runs.length === free
+      if (!backlog) break
+      free = options.concurrency - running.size
+    }
   }
 
   async function runSlot(slot: ClaimedSlot): Promise<void> {
