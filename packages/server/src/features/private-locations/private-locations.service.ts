@@ -1,8 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
 import { listChecksOfAccount } from '../checks/checks.repo.ts'
 import * as repo from './private-locations.repo.ts'
@@ -12,9 +13,8 @@ import type { PrivateLocation, PrivateLocationBody } from './private-locations.s
 export const AGENT_LIVE_MS = 30_000
 const KEY_PREFIX = 'svc_pl_'
 
-export function hashLocationKey(rawKey: string): string {
-  return createHash('sha256').update(rawKey).digest('hex')
-}
+/** Location keys are random like API keys, so they are indexed by the same one-way hash. */
+export const hashLocationKey = hashApiKey
 
 export async function createLocation(ctx: ServiceContext, accountId: string, body: PrivateLocationBody) {
   const now = isoNow(ctx)
