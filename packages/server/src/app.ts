@@ -11,6 +11,7 @@ import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
+import { analyticsRoutes } from './features/analytics/analytics.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
@@ -101,6 +102,10 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
         { name: 'runtimes', description: 'Runtimes of script checks and the packages they provide' },
         { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
         { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
+        {
+          name: 'analytics',
+          description: 'Metrics of checks over time, from rollups kept as results are stored',
+        },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -122,6 +127,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(alertChannelsRoutes, { ctx })
     await app.register(alertNotificationsRoutes, { ctx })
     await app.register(maintenanceWindowsRoutes, { ctx })
+    await app.register(analyticsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

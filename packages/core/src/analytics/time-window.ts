@@ -147,9 +147,11 @@ export function resolveWindow(
 }
 
 /**
- * Bucket start instants covering [fromMs, toMs). An interval of whole days follows the local calendar
- * (buckets start at local midnight, so a DST day is 23 or 25 hours long); others are fixed lengths
- * counted from `fromMs`.
+ * Bucket start instants covering [fromMs, toMs), the first one clipped to `fromMs`. An interval of whole
+ * days follows the local calendar (buckets start at local midnight, so a DST day is 23 or 25 hours long);
+ * an interval that divides a day is laid on a grid from each local midnight (hours start on the local
+ * hour; a day's last bucket ends at the next midnight); any other interval is a fixed length counted from
+ * `fromMs`.
  */
 export function bucketStarts(
   fromMs: number,
@@ -158,16 +160,76 @@ export function bucketStarts(
   timeZone: string,
 ): number[] {
   const starts: number[] = []
+  const intervalMs = intervalMinutes * 60_000
   if (intervalMinutes % MINUTES_PER_DAY === 0) {
     const days = intervalMinutes / MINUTES_PER_DAY
     const first = localDateAt(fromMs, timeZone)
     let start = startOfLocalDay(first.year, first.month, first.day, timeZone)
     for (let i = 1; start < toMs; i++) {
-      starts.push(Math.max(start, fromMs))
-      start = startOfLocalDay(first.year, first.month, first.day + i * days, timeZone)
+      const next = startOfLocalDay(first.year, first.month, first.day + i * days, timeZone)
+      if (next > fromMs) starts.push(Math.max(start, fromMs))
+      start = next
     }
     return starts
   }
-  for (let start = fromMs; start < toMs; start += intervalMinutes * 60_000) starts.push(start)
+  if (MINUTES_PER_DAY % intervalMinutes === 0) {
+    const first = localDateAt(fromMs, timeZone)
+    let dayStart = startOfLocalDay(first.year, first.month, first.day, timeZone)
+    for (let i = 1; dayStart < toMs; i++) {
+      const nextDay = startOfLocalDay(first.year, first.month, first.day + i, timeZone)
+      for (let start = dayStart; start < nextDay && start < toMs; start += intervalMs) {
+        if (Math.min(start + intervalMs, nextDay) > fromMs) starts.push(Math.max(start, fromMs))
+      }
+      dayStart = nextDay
+    }
+    return starts
+  }
+  for (let start = fromMs; start < toMs; start += intervalMs) starts.push(start)
   return starts
+}
+
+/** Rollup resolutions in minutes, coarsest first: whole UTC days, hours and minutes. */
+export const ROLLUP_RESOLUTIONS = [1440, 60, 1] as const
+
+export interface RollupRange {
+  resolution: number
+  fromMs: number
+  toMs: number
+}
+
+/**
+ * The rollup rows that cover the buckets between `boundaries` (ascending whole minutes: every bucket
+ * start, then the window end) with the fewest rows: inside each bucket, minutes up to the first whole
+ * hour, hours up to the first whole UTC day, days, then hours and minutes again. Touching ranges of one
+ * resolution are joined, so a query reads a few ranges per resolution.
+ */
+export function rollupRanges(boundaries: number[]): RollupRange[] {
+  const ranges: RollupRange[] = []
+  const last = new Map<number, RollupRange>()
+  for (let i = 0; i + 1 < boundaries.length; i++) {
+    let at = boundaries[i] as number
+    const end = boundaries[i + 1] as number
+    while (at < end) {
+      const resolution = ROLLUP_RESOLUTIONS.find((r) => at % (r * 60_000) === 0 && at + r * 60_000 <= end)
+      if (resolution === undefined) throw new Error(`bucket boundary ${at} is not a whole minute`)
+      const stepMs = resolution * 60_000
+      let until = Math.floor(end / stepMs) * stepMs
+      // Stop where a coarser row starts that still fits before the end.
+      for (const coarser of ROLLUP_RESOLUTIONS) {
+        const coarserMs = coarser * 60_000
+        if (coarser <= resolution) break
+        const next = Math.ceil(at / coarserMs) * coarserMs
+        if (next + coarserMs <= end) until = Math.min(until, next)
+      }
+      const previous = last.get(resolution)
+      if (previous && previous.toMs === at) previous.toMs = until
+      else {
+        const range = { resolution, fromMs: at, toMs: until }
+        ranges.push(range)
+        last.set(resolution, range)
+      }
+      at = until
+    }
+  }
+  return ranges
 }

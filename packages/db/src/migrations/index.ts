@@ -5,6 +5,7 @@ import * as checks from './0002-checks.ts'
 import * as schedulesAndResults from './0003-schedules-and-results.ts'
 import * as retriesRunnersReferences from './0004-retries-runners-references.ts'
 import * as alerting from './0005-alerting.ts'
+import * as analytics from './0006-analytics.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0003-schedules-and-results': schedulesAndResults,
   '0004-retries-runners-references': retriesRunnersReferences,
   '0005-alerting': alerting,
+  '0006-analytics': analytics,
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { CHECK_PATHS } from '@svc/core'
+import { ANALYTICS_KINDS, CHECK_PATHS } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 
@@ -57,6 +57,7 @@ const PUBLIC_OPERATIONS = [
   'put /v1/maintenance-windows/{id}',
   'delete /v1/maintenance-windows/{id}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
+  ...ANALYTICS_KINDS.map((kind) => `get /v1/analytics/${kind.segment}/{id}`),
 ]
 
 /** Documented operations that need no API key (API.md "Open routes"). */
