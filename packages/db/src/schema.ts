@@ -26,6 +26,7 @@ export interface Database {
   check_alert_states: CheckAlertStatesTable
   alert_notifications: AlertNotificationsTable
   analytics_rollups: AnalyticsRollupsTable
+  analytics_zones: AnalyticsZonesTable
   error_groups: ErrorGroupsTable
   root_cause_analyses: RootCauseAnalysesTable
 }
@@ -266,7 +267,7 @@ export interface AlertNotificationsTable {
 /** Merged stats of a check's final results per resolution, bucket and query key (features/analytics). */
 export interface AnalyticsRollupsTable {
   check_id: string
-  /** Minutes: 1, 60 or 1440 (whole UTC days). */
+  /** Minutes: 1 or 60 (aligned to UTC), or 1440: a local day of the check's zone (analytics_zones). */
   resolution: number
   bucket_ms: number
   location: string
@@ -280,6 +281,16 @@ export interface AnalyticsRollupsTable {
   retries: number
   /** The metrics' stats and sketches, binary (see @svc/core metric-stats). */
   stats: Uint8Array
+}
+
+/**
+ * The time zone a check's day rollups follow (its account's when its results were folded), and the
+ * first result folded in it: day rows of days starting at or after `since_ms` are complete.
+ */
+export interface AnalyticsZonesTable {
+  check_id: string
+  zone: string
+  since_ms: number
 }
 
 /** Failing final results of a check with the same normalized error. */

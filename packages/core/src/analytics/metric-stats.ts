@@ -15,8 +15,10 @@ export class MetricStats {
   max = Number.NEGATIVE_INFINITY
   zeros = 0
   /** bins[i] counts values of sketch bin `offset + i`. */
-  private bins: Float64Array = EMPTY_BINS
+  private bins: number[] = EMPTY_BINS
   private offset = 0
+  /** Running totals of `bins`, built on the first quantile asked for (and dropped on any change). */
+  private cumulative: number[] | null = null
 
   add(value: number): void {
     this.count++
@@ -43,26 +45,35 @@ export class MetricStats {
   }
 
   addToBin(index: number, count: number): void {
+    this.cumulative = null
     let position = index - this.offset
     if (position < 0 || position >= this.bins.length) {
       this.grow(index)
       position = index - this.offset
     }
-    ;(this.bins as Float64Array)[position] = ((this.bins as Float64Array)[position] as number) + count
+    this.bins[position] = (this.bins[position] as number) + count
   }
 
   private grow(index: number): void {
-    if (this.bins.length === 0) {
-      this.bins = new Float64Array(16)
-      this.offset = index - 8
+    this.reserve(index, index)
+  }
+
+  /** Makes room for bins `low` to `high` at once (merging a stored row reserves its whole span). */
+  reserve(low: number, high: number): void {
+    const length = this.bins.length
+    if (length > 0 && low >= this.offset && high < this.offset + length) return
+    if (length === 0) {
+      this.bins = new Array<number>(high - low + 33).fill(0)
+      this.offset = low - 16
       return
     }
-    const low = Math.min(this.offset, index - 8)
-    const high = Math.max(this.offset + this.bins.length, index + 9)
-    const grown = new Float64Array(Math.max(high - low, this.bins.length * 2))
-    grown.set(this.bins, this.offset - low)
+    const from = Math.min(this.offset, low - 16)
+    const to = Math.max(this.offset + length, high + 17)
+    const grown = new Array<number>(Math.max(to - from, length * 2)).fill(0)
+    const shift = this.offset - from
+    for (let i = 0; i < length; i++) grown[shift + i] = this.bins[i] as number
     this.bins = grown
-    this.offset = low
+    this.offset = from
   }
 
   /** The value at quantile `q` (0–1), rank ⌊q·(n − 1)⌋, within 1%; clamped to the exact min and max. */
@@ -71,16 +82,31 @@ export class MetricStats {
     const rank = Math.floor(q * (this.count - 1))
     let value = 0
     if (rank >= this.zeros) {
-      let seen = this.zeros
-      for (let i = 0; i < this.bins.length; i++) {
-        seen += this.bins[i] as number
-        if (seen > rank) {
-          value = sketchBinValue(this.offset + i)
-          break
-        }
+      const cumulative = this.cumulativeBins()
+      // The first bin whose running total passes the rank.
+      let low = 0
+      let high = cumulative.length - 1
+      while (low < high) {
+        const mid = (low + high) >> 1
+        if ((cumulative[mid] as number) + this.zeros > rank) high = mid
+        else low = mid + 1
       }
+      value = sketchBinValue(this.offset + low)
     }
     return Math.min(this.max, Math.max(this.min, value))
+  }
+
+  private cumulativeBins(): number[] {
+    if (!this.cumulative) {
+      const cumulative = new Array<number>(this.bins.length)
+      let total = 0
+      for (let i = 0; i < this.bins.length; i++) {
+        total += this.bins[i] as number
+        cumulative[i] = total
+      }
+      this.cumulative = cumulative
+    }
+    return this.cumulative
   }
 
   /** One aggregate of the values; null when there are none. */
@@ -120,7 +146,9 @@ export class MetricStats {
   }
 }
 
-const EMPTY_BINS = new Float64Array(0)
+const EMPTY_BINS: number[] = []
+/** Bins of the row being merged, as (index, count) pairs; reused across rows. */
+let scratch = new Float64Array(2048)
 
 /**
  * The stored form of a rollup row's metrics: for each metric slot present, `[slot u8][length varint]`
@@ -181,11 +209,15 @@ export function mergeEncodedMetricStats(
     if (min < target.min) target.min = min
     if (max > target.max) target.max = max
     const bins = reader.varint()
+    if (bins > scratch.length / 2) scratch = new Float64Array(bins * 4)
     let index = 0
     for (let i = 0; i < bins; i++) {
       index = i === 0 ? unzigzag(reader.varint()) : index + reader.varint()
-      target.addToBin(index, reader.varint())
+      scratch[2 * i] = index
+      scratch[2 * i + 1] = reader.varint()
     }
+    if (bins > 0) target.reserve(scratch[0] as number, index)
+    for (let i = 0; i < bins; i++) target.addToBin(scratch[2 * i] as number, scratch[2 * i + 1] as number)
     reader.position = end
   }
 }

@@ -2,8 +2,9 @@ import { type Kysely, sql } from 'kysely'
 import type { Engine } from '../create-db.ts'
 
 export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
-  // Per check, resolution (minutes: 1, 60, 1440), bucket and the keys queries group and filter on, the
-  // merged stats of the final results in it. Results fold in as they are stored; queries never scan results.
+  // Per check, resolution (minutes: 1 and 60 aligned to UTC, 1440 a local day), bucket and the keys queries
+  // group and filter on, the merged stats of the final results in it. Results fold in as they are stored;
+  // queries never scan results.
   let rollups = db.schema
     .createTable('analytics_rollups')
     .addColumn('check_id', 'text', (c) => c.notNull().references('checks.id').onDelete('cascade'))
@@ -28,6 +29,14 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   // Clustered by the key on SQLite: a query's rows lie together on disk.
   if (engine === 'sqlite') rollups = rollups.modifyEnd(sql`without rowid`)
   await rollups.execute()
+
+  // The time zone whose local days a check's day rows follow, and since when (see analytics/rollups.ts).
+  await db.schema
+    .createTable('analytics_zones')
+    .addColumn('check_id', 'text', (c) => c.primaryKey().references('checks.id').onDelete('cascade'))
+    .addColumn('zone', 'text', (c) => c.notNull())
+    .addColumn('since_ms', 'bigint', (c) => c.notNull())
+    .execute()
 
   await db.schema
     .createTable('error_groups')

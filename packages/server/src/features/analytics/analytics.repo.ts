@@ -1,8 +1,14 @@
-import { decodeMetricStats, encodeMetricStats, type MetricStats, type RollupRange } from '@svc/core'
+import {
+  decodeMetricStats,
+  encodeMetricStats,
+  type MetricStats,
+  ROLLUP_RESOLUTIONS,
+  type RollupRange,
+} from '@svc/core'
 import type { AnalyticsRollupsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
-/** The only SQL for `analytics_rollups`. */
+/** The only SQL for `analytics_rollups` and `analytics_zones`. */
 
 export interface RollupKey {
   resolution: number
@@ -72,20 +78,23 @@ export async function addToRollups(
         .execute()
     }
   }
-  let existing = rangesQuery(ctx, checkId, ranges)
-    .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-    .select(['results', 'retries', 'stats'])
-  if (ctx.engine === 'postgres') {
-    existing = existing
-      .orderBy('resolution')
-      .orderBy('bucket_ms')
-      .orderBy('location')
-      .orderBy('outcome')
-      .orderBy('status_code')
-      .orderBy('page_index')
-      .forUpdate()
+  const existing = []
+  for (const range of ranges) {
+    let query = rangeQuery(ctx, checkId, range)
+      .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+      .select(['results', 'retries', 'stats'])
+    if (ctx.engine === 'postgres') {
+      query = query
+        .orderBy('bucket_ms')
+        .orderBy('location')
+        .orderBy('outcome')
+        .orderBy('status_code')
+        .orderBy('page_index')
+        .forUpdate()
+    }
+    existing.push(...(await query.execute()))
   }
-  for (const row of await existing.execute()) {
+  for (const row of existing) {
     const delta = merged.get(keyOf(keyOfRow(row)))
     if (!delta || row.results === 0) continue
     delta.results += Number(row.results)
@@ -165,21 +174,14 @@ function keyOfRow(
   }
 }
 
-function rangesQuery(ctx: ServiceContext, checkId: string, ranges: RollupRange[]) {
+/** One range of one resolution: a range scan of the primary key (an OR of ranges would scan the check). */
+function rangeQuery(ctx: ServiceContext, checkId: string, range: RollupRange) {
   return ctx.db
     .selectFrom('analytics_rollups')
     .where('check_id', '=', checkId)
-    .where((eb) =>
-      eb.or(
-        ranges.map((range) =>
-          eb.and([
-            eb('resolution', '=', range.resolution),
-            eb('bucket_ms', '>=', range.fromMs),
-            eb('bucket_ms', '<', range.toMs),
-          ]),
-        ),
-      ),
-    )
+    .where('resolution', '=', range.resolution)
+    .where('bucket_ms', '>=', range.fromMs)
+    .where('bucket_ms', '<', range.toMs)
 }
 
 export interface RollupRow extends RollupKey {
@@ -198,28 +200,34 @@ export async function readRollups(
   ranges: RollupRange[],
   options: { pages: boolean; outcomes?: string[]; withStats: boolean },
 ): Promise<RollupRow[]> {
-  if (ranges.length === 0) return []
-  let query = rangesQuery(ctx, checkId, ranges)
-    .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-    .select(['results', 'retries'])
-    .where('page_index', options.pages ? '>=' : '=', options.pages ? 0 : -1)
-  if (options.outcomes) query = query.where('outcome', 'in', options.outcomes)
-  if (!options.withStats) {
-    const rows = await query.execute()
-    return rows.map((row) => ({
-      ...keyOfRow(row),
-      results: Number(row.results),
-      retries: Number(row.retries),
-      stats: null,
-    }))
+  const rows: RollupRow[] = []
+  for (const range of ranges) {
+    let query = rangeQuery(ctx, checkId, range)
+      .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+      .select(['results', 'retries'])
+      .where('page_index', options.pages ? '>=' : '=', options.pages ? 0 : -1)
+    if (options.outcomes) query = query.where('outcome', 'in', options.outcomes)
+    if (!options.withStats) {
+      for (const row of await query.execute()) {
+        rows.push({
+          ...keyOfRow(row),
+          results: Number(row.results),
+          retries: Number(row.retries),
+          stats: null,
+        })
+      }
+      continue
+    }
+    for (const row of await query.select('stats').execute()) {
+      rows.push({
+        ...keyOfRow(row),
+        results: Number(row.results),
+        retries: Number(row.retries),
+        stats: row.stats,
+      })
+    }
   }
-  const rows = await query.select('stats').execute()
-  return rows.map((row) => ({
-    ...keyOfRow(row),
-    results: Number(row.results),
-    retries: Number(row.retries),
-    stats: row.stats,
-  }))
+  return rows
 }
 
 /** Deletes the rollups of an account's checks that end at or before `cutoffMs`; answers how many went. */
@@ -229,14 +237,16 @@ export async function deleteRollupsBefore(
   cutoffMs: number,
 ): Promise<number> {
   let deleted = 0
-  for (const resolution of [1, 60, 1440]) {
+  for (const resolution of ROLLUP_RESOLUTIONS) {
+    // A local day row is at most 25 hours long.
+    const lengthMs = resolution === 1440 ? 25 * 3_600_000 : resolution * 60_000
     const result = await ctx.db
       .deleteFrom('analytics_rollups')
       .where('check_id', 'in', (eb) =>
         eb.selectFrom('checks').select('id').where('account_id', '=', accountId),
       )
       .where('resolution', '=', resolution)
-      .where('bucket_ms', '<=', cutoffMs - resolution * 60_000)
+      .where('bucket_ms', '<=', cutoffMs - lengthMs)
       .executeTakeFirst()
     deleted += Number(result.numDeletedRows)
   }
@@ -251,4 +261,22 @@ export async function countRollups(ctx: ServiceContext, checkId: string): Promis
     .where('check_id', '=', checkId)
     .executeTakeFirstOrThrow()
   return Number(row.n)
+}
+
+/** The zone a check's day rows follow, and since when they are complete. */
+export async function findZone(ctx: ServiceContext, checkId: string) {
+  const row = await ctx.db
+    .selectFrom('analytics_zones')
+    .select(['zone', 'since_ms'])
+    .where('check_id', '=', checkId)
+    .executeTakeFirst()
+  return row && { zone: row.zone, sinceMs: Number(row.since_ms) }
+}
+
+export async function saveZone(ctx: ServiceContext, checkId: string, zone: string, sinceMs: number) {
+  await ctx.db
+    .insertInto('analytics_zones')
+    .values({ check_id: checkId, zone, since_ms: sinceMs })
+    .onConflict((oc) => oc.column('check_id').doUpdateSet({ zone, since_ms: sinceMs }))
+    .execute()
 }

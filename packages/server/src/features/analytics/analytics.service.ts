@@ -1,6 +1,7 @@
 import {
   type AnalyticsKind,
   bucketStarts,
+  localMidnights,
   MetricStats,
   mergeEncodedMetricStats,
   metricMetadata,
@@ -17,7 +18,7 @@ import { getAccount } from '../accounts/accounts.service.ts'
 import { finalResultsPage } from '../check-results/check-results.repo.ts'
 import { findCheck } from '../checks/checks.repo.ts'
 import { resolveCheck } from '../checks/checks.service.ts'
-import { type RollupRow, readRollups } from './analytics.repo.ts'
+import { findZone, type RollupRow, readRollups } from './analytics.repo.ts'
 import {
   type AnalyticsQueryValue,
   type AnalyticsResponse,
@@ -177,7 +178,12 @@ async function aggregatedSeries(
     }),
   )
   const groupBy = query.groupBy
-  const rows = await readRollups(ctx, checkId, rollupRanges([...starts, toMs]), {
+  // Day rows follow the zone the check's results were folded in; they serve this query from the first
+  // local midnight folded in the account's current zone on.
+  const zone = await findZone(ctx, checkId)
+  const days =
+    zone?.zone === timeZone ? localMidnights(fromMs, toMs, timeZone).filter((m) => m >= zone.sinceMs) : []
+  const rows = await readRollups(ctx, checkId, rollupRanges([...starts, toMs], days), {
     pages: groupBy === 'pageIndex',
     outcomes: query.filterByStatus === undefined ? undefined : [query.filterByStatus],
     withStats: wanted.size > 0,

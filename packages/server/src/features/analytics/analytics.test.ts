@@ -17,13 +17,13 @@ interface Seeded extends SeedResult {
   phases: { wait: number; dns: number; tcp: number; tls: number; firstByte: number; download: number }
 }
 
-/** Months of URL results with known distributions: every 3 hours in two locations, some failing. */
+/** Months of URL results with known distributions: every 157 minutes (so every hour of the day sees some) in two locations, some failing. */
 function seedModel(): Seeded[] {
   const next = random(20260410)
   const results: Seeded[] = []
   const start = Date.parse('2026-01-20T00:05:00Z')
   const end = Date.parse('2026-04-10T11:00:00Z')
-  for (let at = start; at < end; at += 3 * HOUR) {
+  for (let at = start; at < end; at += 157 * MINUTE) {
     for (const [i, location] of LOCATIONS.entries()) {
       const slow = next() < 0.04 ? 2_000 + next() * 3_000 : 0
       const phases = {
@@ -141,13 +141,14 @@ for (const engine of testEngines()) {
       })
       assert.equal(res.statusCode, 201, res.body)
       check = { id: json(res).id, accountId: t.owner.accountId, checkType: 'URL' }
-      for (const result of model) await storeSeedResult(t.ctx, check, result)
+      // Results fold into day rows of the account's zone at the time: Berlin's here (UTC queries use hours).
       const patched = await t.call({
         method: 'PATCH',
         url: '/v1/accounts/me',
         payload: { settings: { timezone: 'Europe/Berlin' } },
       })
       assert.equal(patched.statusCode, 200, patched.body)
+      for (const result of model) await storeSeedResult(t.ctx, check, result)
     })
     after(async () => {
       target.close()
@@ -323,6 +324,54 @@ for (const engine of testEngines()) {
         const expected = within(model, first.atMs, last.atMs)
         assert.equal(expected.length, 60)
         assert.ok(Math.abs(total - expected.reduce((a, r) => a + r.responseTime, 0)) < 0.01)
+      } finally {
+        await t.call({
+          method: 'PATCH',
+          url: '/v1/accounts/me',
+          payload: { settings: { timezone: 'Europe/Berlin' } },
+        })
+      }
+    })
+
+    test('after a time zone change, days of the new zone are right before and after the change', async () => {
+      await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { timezone: 'America/New_York' } },
+      })
+      try {
+        // Three more days of results (after "now": any window may be asked for), folded in New York days.
+        const next = random(7)
+        const extra: Seeded[] = []
+        const nyMidnight = (day: number) => Date.UTC(2026, 3, day) + 4 * HOUR
+        for (let at = nyMidnight(11); at < nyMidnight(14); at += 45 * MINUTE) {
+          const responseTime = Math.round(100 + next() * 400)
+          const phases = { wait: 0, dns: 1, tcp: 2, tls: 3, firstByte: responseTime - 10, download: 4 }
+          const failed = next() < 0.1
+          extra.push({
+            atMs: at,
+            location: 'local',
+            failed,
+            responseTime,
+            statusCode: failed ? 500 : 200,
+            phases,
+            detail: { urlCheckResult: { timingPhases: { ...phases, total: responseTime } } },
+          })
+        }
+        for (const result of extra) await storeSeedResult(t.ctx, check, result)
+        const all = [...model, ...extra]
+        const metrics = ['availability', 'responseTime_avg', 'responseTime_p90', 'firstByte_max']
+        const body = await ok(
+          `/v1/analytics/url-monitors/${check.id}?from=${nyMidnight(8) / 1000}&to=${nyMidnight(14) / 1000}&metrics=${metrics.join(',')}`,
+        )
+        const rows = body.series[0].data
+        assert.deepEqual(
+          rows.map((row: { timestamp: string }) => row.timestamp),
+          [8, 9, 10, 11, 12, 13].map((day) => iso(nyMidnight(day))),
+        )
+        rows.forEach((row: Record<string, unknown>, i: number) => {
+          assertRow(row, within(all, nyMidnight(8 + i), nyMidnight(9 + i)), metrics, `NY ${row.timestamp}`)
+        })
       } finally {
         await t.call({
           method: 'PATCH',
