@@ -150,14 +150,18 @@ const EMPTY_BINS: number[] = []
 /** Bins of the row being merged, as (index, count) pairs; reused across rows. */
 let scratch = new Float64Array(2048)
 
+/** The first byte of every stored form (never empty, so an empty one is not read back as NULL). */
+const FORMAT_VERSION = 1
+
 /**
- * The stored form of a rollup row's metrics: for each metric slot present, `[slot u8][length varint]`
+ * The stored form of a rollup row's metrics: a format byte, then for each metric slot present, `[slot u8][length varint]`
  * then count, zeros (varints), sum, sumSq, min, max (float64), the bin count and the bins as
  * (gap from the previous index, count) varint pairs after a zigzag first index. Readers skip the slots
  * they don't need by length, without decoding them.
  */
 export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint8Array {
   const writer = new ByteWriter()
+  writer.byte(FORMAT_VERSION)
   for (const [slot, metric] of [...stats].sort((a, b) => a[0] - b[0])) {
     if (metric.count === 0) continue
     const body = new ByteWriter()
@@ -190,6 +194,7 @@ export function mergeEncodedMetricStats(
   into: (slot: number) => MetricStats | undefined,
 ): void {
   const reader = new ByteReader(bytes)
+  if (bytes.length > 0 && reader.byte() !== FORMAT_VERSION) throw new Error('unknown rollup stats format')
   while (reader.position < bytes.length) {
     const slot = reader.byte()
     const length = reader.varint()

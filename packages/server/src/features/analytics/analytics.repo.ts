@@ -134,7 +134,7 @@ export async function addToRollups(
   }
 }
 
-const EMPTY = new Uint8Array(0)
+const EMPTY = encodeMetricStats(new Map())
 
 function toRow(
   checkId: string,
