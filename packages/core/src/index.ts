@@ -1,4 +1,5 @@
 export * from './alerting.ts'
+export * from './analytics/error-fingerprint.ts'
 export * from './analytics/metric-stats.ts'
 export * from './analytics/metrics.ts'
 export * from './analytics/sketch.ts'

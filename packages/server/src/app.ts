@@ -17,6 +17,7 @@ import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.t
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
@@ -128,6 +129,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(alertNotificationsRoutes, { ctx })
     await app.register(maintenanceWindowsRoutes, { ctx })
     await app.register(analyticsRoutes, { ctx })
+    await app.register(errorGroupsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

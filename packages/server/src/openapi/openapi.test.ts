@@ -58,6 +58,8 @@ const PUBLIC_OPERATIONS = [
   'delete /v1/maintenance-windows/{id}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
   ...ANALYTICS_KINDS.map((kind) => `get /v1/analytics/${kind.segment}/{id}`),
+  'get /v1/error-groups/checks/{checkId}',
+  'get /v1/error-groups/{id}',
 ]
 
 /** Documented operations that need no API key (API.md "Open routes"). */

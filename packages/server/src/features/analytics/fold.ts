@@ -1,14 +1,17 @@
 import type { CheckResultsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
+import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
+import { foldResultIntoErrorGroups } from '../error-groups/error-groups.service.ts'
 import { deleteRollupsBefore } from './analytics.repo.ts'
 import { foldResultIntoRollups } from './rollups.ts'
 
 /**
  * What analytics does with each newly stored result, inside the transaction that stores it (see
- * alerting/alerter.ts): rollups, so a stored result is in analytics at once and exactly once.
+ * alerting/alerter.ts): rollups and error groups, so a stored result is in both at once and exactly once.
  */
 export async function foldResultIntoAnalytics(ctx: ServiceContext, row: CheckResultsTable): Promise<void> {
   await foldResultIntoRollups(ctx, row)
+  await foldResultIntoErrorGroups(ctx, row)
 }
 
 /** Prunes what analytics keeps of an account's results older than `cutoffMs`, with the results. */
@@ -18,4 +21,5 @@ export async function pruneAnalytics(
   cutoffMs: number,
 ): Promise<void> {
   await deleteRollupsBefore(ctx, accountId, cutoffMs)
+  await deleteGroupsBefore(ctx, accountId, new Date(cutoffMs).toISOString())
 }

@@ -49,8 +49,13 @@ export async function storeSeedResult(
     over_max_response_time: false,
     attempts: result.attempts ?? 1,
     result_type: 'FINAL',
-    error_type: result.failed ? (result.errorType ?? 'ASSERTION') : null,
-    error_message: result.failed ? (result.errorMessage ?? 'Status code 500 is not below 400') : null,
+    // Left out: an assertion failure; null: a failure without an error (a passing `shouldFail` check).
+    error_type: result.failed ? (result.errorType === undefined ? 'ASSERTION' : result.errorType) : null,
+    error_message: result.failed
+      ? result.errorMessage === undefined
+        ? 'Status code 500 is not below 400'
+        : result.errorMessage
+      : null,
     status_code: result.statusCode ?? null,
     detail: JSON.stringify(result.detail),
     created_at: at,
