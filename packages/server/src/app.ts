@@ -21,6 +21,7 @@ import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.t
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
+import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleNotFound } from './http/errors.ts'
@@ -130,6 +131,7 @@ function publicApi(ctx: ServiceContext): FastifyPluginAsync {
     await app.register(maintenanceWindowsRoutes, { ctx })
     await app.register(analyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
+    await app.register(rootCauseAnalysesRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

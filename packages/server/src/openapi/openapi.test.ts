@@ -60,6 +60,8 @@ const PUBLIC_OPERATIONS = [
   ...ANALYTICS_KINDS.map((kind) => `get /v1/analytics/${kind.segment}/{id}`),
   'get /v1/error-groups/checks/{checkId}',
   'get /v1/error-groups/{id}',
+  'post /v1/root-cause-analyses/error-groups/{errorGroupId}',
+  'get /v1/root-cause-analyses/{id}',
 ]
 
 /** Documented operations that need no API key (API.md "Open routes"). */
