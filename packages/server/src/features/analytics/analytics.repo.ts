@@ -79,20 +79,43 @@ export async function addToRollups(
     }
   }
   const existing = []
-  for (const range of ranges) {
-    let query = rangeQuery(ctx, checkId, range)
-      .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-      .select(['results', 'retries', 'stats'])
-    if (ctx.engine === 'postgres') {
-      query = query
+  if (ctx.engine === 'postgres') {
+    // One statement, every range (PostgreSQL combines the index scans), rows locked in key order.
+    existing.push(
+      ...(await ctx.db
+        .selectFrom('analytics_rollups')
+        .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+        .select(['results', 'retries', 'stats'])
+        .where('check_id', '=', checkId)
+        .where((eb) =>
+          eb.or(
+            ranges.map((range) =>
+              eb.and([
+                eb('resolution', '=', range.resolution),
+                eb('bucket_ms', '>=', range.fromMs),
+                eb('bucket_ms', '<', range.toMs),
+              ]),
+            ),
+          ),
+        )
+        .orderBy('resolution')
         .orderBy('bucket_ms')
         .orderBy('location')
         .orderBy('outcome')
         .orderBy('status_code')
         .orderBy('page_index')
         .forUpdate()
+        .execute()),
+    )
+  } else {
+    for (const range of ranges) {
+      existing.push(
+        ...(await rangeQuery(ctx, checkId, range)
+          .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+          .select(['results', 'retries', 'stats'])
+          .execute()),
+      )
     }
-    existing.push(...(await query.execute()))
   }
   for (const row of existing) {
     const delta = merged.get(keyOf(keyOfRow(row)))
