@@ -1,4 +1,6 @@
 export * from './alerting.ts'
+export * from './analytics/error-fingerprint.ts'
+export * from './analytics/metric-stats.ts'
 export * from './analytics/metrics.ts'
 export * from './analytics/sketch.ts'
 export * from './analytics/time-window.ts'

@@ -12,16 +12,19 @@ import { adminRoutes } from './features/admin/admin.routes.ts'
 import { agentProtocolRoutes } from './features/agent-protocol/agent-protocol.routes.ts'
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
+import { analyticsRoutes } from './features/analytics/analytics.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
+import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
@@ -123,6 +126,10 @@ function publicApi(
         { name: 'status-pages', description: 'Status pages, their cards and services' },
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
+        {
+          name: 'analytics',
+          description: 'Metrics of checks over time, from rollups kept as results are stored',
+        },
       ],
     })
     app.addHook('onRequest', async (request, reply) => {
@@ -154,6 +161,9 @@ function publicApi(
     await app.register(incidentsRoutes, { ctx })
     await app.register(statusPageSubscribersRoutes, { ctx })
     await app.register(statusSiteRoutes, { ctx })
+    await app.register(analyticsRoutes, { ctx })
+    await app.register(errorGroupsRoutes, { ctx })
+    await app.register(rootCauseAnalysesRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import { resolve } from 'node:path'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
+import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
 export interface Config {
@@ -37,6 +38,8 @@ export interface Config {
   resultRetentionDays: number
   /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
   alerting: DeliveryConfig
+  /** An OpenAI-compatible endpoint that writes root cause summaries (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
+  llm: LlmConfig | undefined
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +93,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.SVC_RESULT_RETENTION_DAYS ?? '400',
     ),
     alerting: parseAlerting(env),
+    llm: parseLlm(env),
+  }
+}
+
+function parseLlm(env: NodeJS.ProcessEnv): LlmConfig | undefined {
+  if (!env.SVC_LLM_URL) return undefined
+  if (!/^https?:\/\//.test(env.SVC_LLM_URL) || !URL.canParse(env.SVC_LLM_URL)) {
+    throw new ConfigError('SVC_LLM_URL must be an http:// or https:// URL of an OpenAI-compatible API')
+  }
+  return {
+    url: env.SVC_LLM_URL,
+    model: env.SVC_LLM_MODEL || 'gpt-4o-mini',
+    apiKey: env.SVC_LLM_API_KEY || undefined,
   }
 }
 

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
@@ -56,6 +57,9 @@ async function main(): Promise<void> {
         log: app.log,
       })
     : undefined
+  // Root cause analyses: background jobs under leases, on every node.
+  const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log: app.log })
+  analyses.start()
   const pruning = setInterval(() => {
     pruneResults(serviceContext, config.resultRetentionDays)
       .then(() => pruneArtifacts(serviceContext))
@@ -83,6 +87,7 @@ async function main(): Promise<void> {
     await scheduler.stop()
     await deps.scripts.pool.close()
     await dispatcher.stop()
+    await analyses.stop()
     await app.close()
     await store.close()
     process.exit(0)

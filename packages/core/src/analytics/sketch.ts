@@ -21,12 +21,27 @@ export function emptySketch(): SketchData {
   return { z: 0, b: {} }
 }
 
+/** The bin of a value above zero (see `isSketchZero`): bin i holds (γ^(i−1), γ^i]. */
+export function sketchIndex(value: number): number {
+  return Math.ceil(Math.log(value) / LOG_GAMMA)
+}
+
+/** Whether a value counts as zero (it falls in no bin). */
+export function isSketchZero(value: number): boolean {
+  return !(value > MIN_POSITIVE)
+}
+
+/** The value a bin stands for: within 1% of everything in it. */
+export function sketchBinValue(index: number): number {
+  return (2 * GAMMA ** index) / (GAMMA + 1)
+}
+
 export function addToSketch(sketch: SketchData, value: number): void {
-  if (!(value > MIN_POSITIVE)) {
+  if (isSketchZero(value)) {
     sketch.z += 1
     return
   }
-  const index = Math.ceil(Math.log(value) / LOG_GAMMA)
+  const index = sketchIndex(value)
   sketch.b[index] = (sketch.b[index] ?? 0) + 1
 }
 
@@ -62,7 +77,7 @@ export function sketchQuantile(
     for (const [index, binCount] of bins) {
       seen += binCount
       if (seen > rank) {
-        value = (2 * GAMMA ** index) / (GAMMA + 1)
+        value = sketchBinValue(index)
         break
       }
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { bucketStarts, resolveWindow, startOfLocalDay } from './time-window.ts'
+import { bucketStarts, localMidnights, resolveWindow, rollupRanges, startOfLocalDay } from './time-window.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -56,4 +56,77 @@ test('day buckets follow local midnights (23- and 25-hour days); other intervals
     'UTC',
   )
   assert.deepEqual(twoDays.map(iso), ['2026-01-30T00:00:00.000Z', '2026-02-01T00:00:00.000Z'])
+})
+
+test('sub-day intervals are laid on a grid from each local midnight; the first bucket is clipped', () => {
+  // Kolkata is UTC+5:30: hour buckets start on the local hour, so at :30 UTC.
+  const from = Date.parse('2026-01-01T10:10:00Z')
+  const hours = bucketStarts(from, from + 3 * 3_600_000, 60, 'Asia/Kolkata')
+  assert.deepEqual(hours.map(iso), [
+    '2026-01-01T10:10:00.000Z',
+    '2026-01-01T10:30:00.000Z',
+    '2026-01-01T11:30:00.000Z',
+    '2026-01-01T12:30:00.000Z',
+  ])
+  // New York's 25-hour day (2026-11-01) has 25 hour buckets; with 7-hour buckets the last one is cut at midnight.
+  const day = startOfLocalDay(2026, 11, 1, 'America/New_York')
+  const next = startOfLocalDay(2026, 11, 2, 'America/New_York')
+  assert.equal(bucketStarts(day, next, 60, 'America/New_York').length, 25)
+  const sixes = bucketStarts(day, next + 3_600_000, 360, 'America/New_York')
+  assert.deepEqual(
+    sixes.map((s) => (s - day) / 3_600_000),
+    [0, 6, 12, 18, 24, 25],
+  )
+  // An interval that doesn't divide a day counts from `from`.
+  assert.deepEqual(bucketStarts(from, from + 200 * 60_000, 100, 'UTC'), [from, from + 100 * 60_000])
+})
+
+test('rollup ranges: minutes to the hour, hours to a day row, days, and back', () => {
+  const at = (s: string) => Date.parse(s)
+  const utcDays = localMidnights(at('2026-01-01T10:37:00Z'), at('2026-01-04T13:05:00Z'), 'UTC')
+  assert.deepEqual(utcDays.map(iso), [
+    '2026-01-01T00:00:00.000Z',
+    '2026-01-02T00:00:00.000Z',
+    '2026-01-03T00:00:00.000Z',
+    '2026-01-04T00:00:00.000Z',
+    '2026-01-05T00:00:00.000Z',
+  ])
+  const ranges = rollupRanges([at('2026-01-01T10:37:00Z'), at('2026-01-04T13:05:00Z')], utcDays)
+  const shown = (list: { resolution: number; fromMs: number; toMs: number }[]) =>
+    list.map((r) => [r.resolution, iso(r.fromMs), iso(r.toMs)])
+  assert.deepEqual(shown(ranges), [
+    [1, '2026-01-01T10:37:00.000Z', '2026-01-01T11:00:00.000Z'],
+    [60, '2026-01-01T11:00:00.000Z', '2026-01-02T00:00:00.000Z'],
+    [1440, '2026-01-02T00:00:00.000Z', '2026-01-04T00:00:00.000Z'],
+    [60, '2026-01-04T00:00:00.000Z', '2026-01-04T13:00:00.000Z'],
+    [1, '2026-01-04T13:00:00.000Z', '2026-01-04T13:05:00.000Z'],
+  ])
+  // Without day rows (not complete yet), hours all the way; touching ranges are joined.
+  assert.deepEqual(shown(rollupRanges([at('2026-01-10T23:00:00Z'), at('2026-01-13T23:00:00Z')])), [
+    [60, '2026-01-10T23:00:00.000Z', '2026-01-13T23:00:00.000Z'],
+  ])
+  // Kolkata days (UTC+5:30) in day buckets: day rows only, hour and minute rows around the partial ends.
+  const from = at('2026-01-10T12:00:00Z')
+  const to = at('2026-01-14T06:10:00Z')
+  const kolkata = localMidnights(from, to, 'Asia/Kolkata')
+  const buckets = bucketStarts(from, to, 1440, 'Asia/Kolkata')
+  assert.deepEqual(shown(rollupRanges([...buckets, to], kolkata)), [
+    [60, '2026-01-10T12:00:00.000Z', '2026-01-10T18:00:00.000Z'],
+    [1, '2026-01-10T18:00:00.000Z', '2026-01-10T18:30:00.000Z'],
+    [1440, '2026-01-10T18:30:00.000Z', '2026-01-13T18:30:00.000Z'],
+    [1, '2026-01-13T18:30:00.000Z', '2026-01-13T19:00:00.000Z'],
+    [60, '2026-01-13T19:00:00.000Z', '2026-01-14T06:00:00.000Z'],
+    [1, '2026-01-14T06:00:00.000Z', '2026-01-14T06:10:00.000Z'],
+  ])
+  // Day rows complete only from a later midnight on (the zone changed): hours before it.
+  assert.deepEqual(shown(rollupRanges([...buckets, to], kolkata.slice(2))), [
+    [60, '2026-01-10T12:00:00.000Z', '2026-01-10T18:00:00.000Z'],
+    [1, '2026-01-10T18:00:00.000Z', '2026-01-10T19:00:00.000Z'],
+    [60, '2026-01-10T19:00:00.000Z', '2026-01-11T18:00:00.000Z'],
+    [1, '2026-01-11T18:00:00.000Z', '2026-01-11T18:30:00.000Z'],
+    [1440, '2026-01-11T18:30:00.000Z', '2026-01-13T18:30:00.000Z'],
+    [1, '2026-01-13T18:30:00.000Z', '2026-01-13T19:00:00.000Z'],
+    [60, '2026-01-13T19:00:00.000Z', '2026-01-14T06:00:00.000Z'],
+    [1, '2026-01-14T06:00:00.000Z', '2026-01-14T06:10:00.000Z'],
+  ])
 })

@@ -73,6 +73,11 @@ function partsAt(ms: number, timeZone: string) {
 
 /** The calendar date in `timeZone` at instant `ms`. */
 export function localDateAt(ms: number, timeZone: string): LocalDate {
+  if (timeZone === 'UTC') {
+    const date = new Date(ms)
+    const weekday = (date.getUTCDay() + 6) % 7
+    return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), weekday }
+  }
   const { year, month, day, weekday } = partsAt(ms, timeZone)
   return { year, month, day, weekday }
 }
@@ -90,6 +95,7 @@ function offsetMs(ms: number, timeZone: string): number {
  */
 export function startOfLocalDay(year: number, month: number, day: number, timeZone: string): number {
   const wall = Date.UTC(year, month - 1, day)
+  if (timeZone === 'UTC') return wall
   let guess = wall - offsetMs(wall, timeZone)
   guess = wall - offsetMs(guess, timeZone)
   const date = localDateAt(guess, timeZone)
@@ -147,9 +153,11 @@ export function resolveWindow(
 }
 
 /**
- * Bucket start instants covering [fromMs, toMs). An interval of whole days follows the local calendar
- * (buckets start at local midnight, so a DST day is 23 or 25 hours long); others are fixed lengths
- * counted from `fromMs`.
+ * Bucket start instants covering [fromMs, toMs), the first one clipped to `fromMs`. An interval of whole
+ * days follows the local calendar (buckets start at local midnight, so a DST day is 23 or 25 hours long);
+ * an interval that divides a day is laid on a grid from each local midnight (hours start on the local
+ * hour; a day's last bucket ends at the next midnight); any other interval is a fixed length counted from
+ * `fromMs`.
  */
 export function bucketStarts(
   fromMs: number,
@@ -158,16 +166,118 @@ export function bucketStarts(
   timeZone: string,
 ): number[] {
   const starts: number[] = []
+  const intervalMs = intervalMinutes * 60_000
   if (intervalMinutes % MINUTES_PER_DAY === 0) {
     const days = intervalMinutes / MINUTES_PER_DAY
     const first = localDateAt(fromMs, timeZone)
     let start = startOfLocalDay(first.year, first.month, first.day, timeZone)
     for (let i = 1; start < toMs; i++) {
-      starts.push(Math.max(start, fromMs))
-      start = startOfLocalDay(first.year, first.month, first.day + i * days, timeZone)
+      const next = startOfLocalDay(first.year, first.month, first.day + i * days, timeZone)
+      if (next > fromMs) starts.push(Math.max(start, fromMs))
+      start = next
     }
     return starts
   }
-  for (let start = fromMs; start < toMs; start += intervalMinutes * 60_000) starts.push(start)
+  if (MINUTES_PER_DAY % intervalMinutes === 0) {
+    const first = localDateAt(fromMs, timeZone)
+    let dayStart = startOfLocalDay(first.year, first.month, first.day, timeZone)
+    for (let i = 1; dayStart < toMs; i++) {
+      const nextDay = startOfLocalDay(first.year, first.month, first.day + i, timeZone)
+      for (let start = dayStart; start < nextDay && start < toMs; start += intervalMs) {
+        if (Math.min(start + intervalMs, nextDay) > fromMs) starts.push(Math.max(start, fromMs))
+      }
+      dayStart = nextDay
+    }
+    return starts
+  }
+  for (let start = fromMs; start < toMs; start += intervalMs) starts.push(start)
   return starts
+}
+
+/**
+ * Rollup resolutions in minutes, coarsest first: local days (in the time zone the account had when the
+ * result was folded), and hours and minutes aligned to UTC. Every real time zone's offset is whole
+ * minutes, and whole hours for most, so hour rows serve most local-hour grids too.
+ */
+export const ROLLUP_RESOLUTIONS = [1440, 60, 1] as const
+
+export interface RollupRange {
+  resolution: number
+  fromMs: number
+  toMs: number
+}
+
+/** Every local midnight from the one that starts the day of `fromMs` to the first after `toMs`. */
+export function localMidnights(fromMs: number, toMs: number, timeZone: string): number[] {
+  const first = localDateAt(fromMs, timeZone)
+  const midnights: number[] = []
+  for (let i = 0; ; i++) {
+    const midnight = startOfLocalDay(first.year, first.month, first.day + i, timeZone)
+    midnights.push(midnight)
+    if (midnight > toMs) return midnights
+  }
+}
+
+/**
+ * The rollup rows that cover the buckets between `boundaries` (ascending whole minutes: every bucket
+ * start, then the window end) with the fewest rows. `days` are the local midnights whose day rows are
+ * complete (ascending, each followed by the next midnight): a day row serves a day that lies wholly in a
+ * bucket; around them, hour rows where whole UTC hours fit, minute rows elsewhere. Touching ranges of one
+ * resolution are joined, so a query reads a few ranges per resolution.
+ */
+export function rollupRanges(boundaries: number[], days: number[] = []): RollupRange[] {
+  const HOUR_MS = 3_600_000
+  const ranges: RollupRange[] = []
+  const last = new Map<number, RollupRange>()
+  const emit = (resolution: number, fromMs: number, toMs: number) => {
+    const previous = last.get(resolution)
+    if (previous && previous.toMs === fromMs) previous.toMs = toMs
+    else {
+      const range = { resolution, fromMs, toMs }
+      ranges.push(range)
+      last.set(resolution, range)
+    }
+  }
+  // The first index of `days` at or after `at`.
+  const dayIndexFrom = (at: number) => {
+    let low = 0
+    let high = days.length
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if ((days[mid] as number) < at) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+  for (let i = 0; i + 1 < boundaries.length; i++) {
+    let at = boundaries[i] as number
+    const end = boundaries[i + 1] as number
+    while (at < end) {
+      if (at % 60_000 !== 0) throw new Error(`bucket boundary ${at} is not a whole minute`)
+      // Whole local days from here on, as many as fit.
+      let d = dayIndexFrom(at)
+      if (days[d] === at && d + 1 < days.length && (days[d + 1] as number) <= end) {
+        while (d + 1 < days.length && (days[d + 1] as number) <= end) d++
+        emit(1440, at, days[d] as number)
+        at = days[d] as number
+        continue
+      }
+      // Where the next usable day row starts, finer rows stop.
+      let stop = end
+      const nextDay = days[dayIndexFrom(at)]
+      const afterNext = days[dayIndexFrom(at) + 1]
+      if (nextDay !== undefined && afterNext !== undefined && afterNext <= end) stop = Math.min(stop, nextDay)
+      if (at % HOUR_MS === 0 && at + HOUR_MS <= stop) {
+        const until = Math.floor(stop / HOUR_MS) * HOUR_MS
+        emit(60, at, until)
+        at = until
+        continue
+      }
+      const hour = Math.ceil((at + 1) / HOUR_MS) * HOUR_MS
+      const until = hour + HOUR_MS <= stop ? hour : stop
+      emit(1, at, until)
+      at = until
+    }
+  }
+  return ranges
 }

@@ -7,6 +7,7 @@ import * as retriesRunnersReferences from './0004-retries-runners-references.ts'
 import * as alerting from './0005-alerting.ts'
 import * as privateLocations from './0006-private-locations.ts'
 import * as statusPages from './0007-status-pages.ts'
+import * as analytics from './0008-analytics.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0005-alerting': alerting,
   '0006-private-locations': privateLocations,
   '0007-status-pages': statusPages,
+  '0008-analytics': analytics,
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { CHECK_PATHS } from '@svc/core'
+import { ANALYTICS_KINDS, CHECK_PATHS } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 
@@ -90,6 +90,11 @@ const PUBLIC_OPERATIONS = [
   'get /v3/status-pages/{statusPageId}/subscribers',
   'delete /v3/status-pages/{statusPageId}/subscribers/{subscriberId}',
   ...Object.keys(CHECK_PATHS).flatMap((type) => [`post /v1/checks/${type}`, `put /v1/checks/${type}/{id}`]),
+  ...ANALYTICS_KINDS.map((kind) => `get /v1/analytics/${kind.segment}/{id}`),
+  'get /v1/error-groups/checks/{checkId}',
+  'get /v1/error-groups/{id}',
+  'post /v1/root-cause-analyses/error-groups/{errorGroupId}',
+  'get /v1/root-cause-analyses/{id}',
 ]
 
 /** The agent protocol: private-location keys, the agent's id header, no account. */

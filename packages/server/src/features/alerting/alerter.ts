@@ -7,6 +7,7 @@ import type { AlertSettings } from '../accounts/accounts.schemas.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
 import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
 import { type ChannelPolicy, policyOf } from '../alert-channels/alert-channels.service.ts'
+import { foldResultIntoAnalytics } from '../analytics/fold.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
@@ -47,6 +48,7 @@ export async function storeResultWithAlerts(
   const run = async (db: Db) => {
     const inserted = await insert(db)
     if (inserted && row.result_type === 'FINAL') enqueued = await foldResult({ ...ctx, db }, row)
+    if (inserted) await foldResultIntoAnalytics({ ...ctx, db }, row)
     return inserted
   }
   const inserted = ctx.db.isTransaction ? await run(ctx.db) : await ctx.db.transaction().execute(run)

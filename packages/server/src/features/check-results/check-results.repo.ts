@@ -140,3 +140,58 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
     failed: Number(r.failed),
   }))
 }
+
+/** The final result of a check stored just before `beforeIso` (heartbeat analytics: time since the last ping). */
+export async function previousFinalResult(ctx: ServiceContext, checkId: string, beforeIso: string) {
+  return ctx.db
+    .selectFrom('check_results')
+    .selectAll()
+    .where('check_id', '=', checkId)
+    .where('result_type', '=', 'FINAL')
+    .where('started_at', '<', beforeIso)
+    .orderBy('started_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+/**
+ * One page of a check's final results started in [fromIso, toIso), oldest first: the raw points of
+ * analytics queries for bare metric names.
+ */
+export async function finalResultsPage(
+  ctx: ServiceContext,
+  checkId: string,
+  filter: { fromIso: string; toIso: string; hasFailures?: boolean },
+  page: { limit: number; offset: number },
+) {
+  let query = ctx.db
+    .selectFrom('check_results')
+    .where('check_id', '=', checkId)
+    .where('result_type', '=', 'FINAL')
+    .where('started_at', '>=', filter.fromIso)
+    .where('started_at', '<', filter.toIso)
+  if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
+  return fetchPage(query, (q) => q.selectAll().orderBy('started_at').orderBy('id'), page)
+}
+
+/** Up to `limit` final results of a check on one side of `atIso` (RCA evidence), nearest first. */
+export async function finalResultsAround(
+  ctx: ServiceContext,
+  checkId: string,
+  atIso: string,
+  side: 'before' | 'from',
+  limit: number,
+  location?: string,
+) {
+  let query = ctx.db
+    .selectFrom('check_results')
+    .selectAll()
+    .where('check_id', '=', checkId)
+    .where('result_type', '=', 'FINAL')
+    .where('started_at', side === 'before' ? '<' : '>=', atIso)
+  if (location) query = query.where('run_location', '=', location)
+  return query
+    .orderBy('started_at', side === 'before' ? 'desc' : 'asc')
+    .limit(limit)
+    .execute()
+}

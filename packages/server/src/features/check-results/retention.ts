@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { ServiceContext } from '../../context.ts'
 import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
+import { pruneAnalytics } from '../analytics/fold.ts'
 import { accountIdsOfChecks } from '../checks/checks.repo.ts'
 import { deleteResultsBefore } from './check-results.repo.ts'
 
@@ -17,7 +18,9 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
   let deleted = 0
   for (const row of await listAllAccounts(ctx)) {
     const days = Math.min(toAccount(row).settings.resultRetentionDays, maxRetentionDays)
-    deleted += await deleteResultsBefore(ctx, row.id, new Date(nowMs - days * DAY_MS).toISOString())
+    const cutoffMs = nowMs - days * DAY_MS
+    deleted += await deleteResultsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
+    await pruneAnalytics(ctx, row.id, cutoffMs)
   }
   return deleted
 }

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * Error groups: failing results whose errors say the same thing once the parts that vary from run to run
+ * are taken out. Stripped: URLs' query strings and fragments, timestamps, UUIDs and other long hex ids,
+ * IP addresses and numbers; HTTP status codes are kept ("status code 503" and "404" are different
+ * failures).
+ */
+
+const URL_QUERY = /\b((?:https?|wss?):\/\/[^\s?#'"<>)]*)[?#][^\s'"<>)]*/gi
+const ISO_TIMESTAMP =
+  /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g
+const HTTP_DATE = /\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT\b/g
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi
+const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi
+const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g
+// Two or more groups of hex and colons with a hex letter or a `::` in them (so a bare time is not one).
+const IPV6 = /(?<![\w:])(?=[0-9a-f:]*[a-f]|[0-9a-f:]*::)(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:])/gi
+const STATUS_CODE = /\b(status(?: code)?:? ?|STATUS_CODE[^\n]*?got |HTTP\/\d(?:\.\d)? )([1-5]\d\d)\b/gi
+const NUMBER = /(?<![A-Za-z_<\d])\d+(?:\.\d+)?/g
+// A status code is parked as `<KEPT>code` while numbers are stripped: digits after a letter stay.
+const KEPT = 'KEPTSTATUS'
+
+export function normalizeErrorMessage(message: string): string {
+  return message
+    .replace(URL_QUERY, '$1')
+    .replace(HTTP_DATE, '<timestamp>')
+    .replace(ISO_TIMESTAMP, '<timestamp>')
+    .replace(UUID, '<id>')
+    .replace(HEX_ID, '<id>')
+    .replace(IPV4, '<ip>')
+    .replace(IPV6, '<ip>')
+    .replace(STATUS_CODE, `$1${KEPT}$2`)
+    .replace(NUMBER, '<n>')
+    .replaceAll(KEPT, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 1000)
+}
+
+export interface ErrorFingerprint {
+  /** Hex SHA-256 of the error type and the cleaned message. */
+  hash: string
+  cleaned: string
+}
+
+export function errorFingerprint(type: string | null, message: string): ErrorFingerprint {
+  const cleaned = normalizeErrorMessage(message)
+  const hash = createHash('sha256')
+    .update(`${type ?? ''}\n${cleaned}`)
+    .digest('hex')
+  return { hash, cleaned }
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { decodeMetricStats, encodeMetricStats, MetricStats, mergeEncodedMetricStats } from './metric-stats.ts'
+import { SKETCH_RELATIVE_ACCURACY } from './sketch.ts'
+
+function random(seed: number) {
+  let state = seed
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648
+    return state / 2_147_483_648
+  }
+}
+
+test('stats merged from encoded parts equal the stats of all values; percentiles within 1%', () => {
+  const next = random(7)
+  const values: number[] = []
+  const parts: Uint8Array[] = []
+  for (let part = 0; part < 50; part++) {
+    const stats = new MetricStats()
+    const other = new MetricStats()
+    for (let i = 0; i < 200; i++) {
+      const value = next() < 0.05 ? 0 : next() < 0.1 ? 3_000 + next() * 9_000 : 20 + next() * 400
+      values.push(value)
+      stats.add(value)
+      other.add(value / 10)
+    }
+    parts.push(
+      encodeMetricStats(
+        new Map([
+          [0, stats],
+          [3, other],
+        ]),
+      ),
+    )
+  }
+  const merged = new MetricStats()
+  for (const bytes of parts) mergeEncodedMetricStats(bytes, (slot) => (slot === 0 ? merged : undefined))
+  const sorted = [...values].sort((a, b) => a - b)
+  const n = values.length
+  const sum = values.reduce((a, b) => a + b, 0)
+  const mean = sum / n
+  const stddev = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / n)
+  assert.equal(merged.count, n)
+  assert.ok(Math.abs((merged.aggregate('sum') as number) - sum) < 1e-6 * sum)
+  assert.ok(Math.abs((merged.aggregate('avg') as number) - mean) < 1e-9 * mean)
+  assert.ok(Math.abs((merged.aggregate('stddev') as number) - stddev) < 1e-6 * stddev)
+  assert.equal(merged.aggregate('min'), sorted[0])
+  assert.equal(merged.aggregate('max'), sorted.at(-1))
+  for (const [aggregation, q] of [
+    ['p50', 0.5],
+    ['median', 0.5],
+    ['p90', 0.9],
+    ['p95', 0.95],
+    ['p99', 0.99],
+  ] as const) {
+    const exact = sorted[Math.floor(q * (n - 1))] as number
+    const estimate = merged.aggregate(aggregation) as number
+    const error = exact === 0 ? estimate : Math.abs(estimate - exact) / exact
+    assert.ok(error <= SKETCH_RELATIVE_ACCURACY + 1e-9, `${aggregation}: ${estimate} vs ${exact}`)
+  }
+})
+
+test('encoding round-trips every slot; empty stats aggregate to null', () => {
+  const a = new MetricStats()
+  for (const value of [0.0001, 0.05, 1, 250, 1e7]) a.add(value)
+  const decoded = decodeMetricStats(encodeMetricStats(new Map([[2, a]])))
+  assert.deepEqual([...decoded.keys()], [2])
+  const b = decoded.get(2) as MetricStats
+  assert.deepEqual([...b.entries()], [...a.entries()])
+  assert.deepEqual(
+    [b.count, b.sum, b.sumSq, b.min, b.max, b.zeros],
+    [a.count, a.sum, a.sumSq, a.min, a.max, a.zeros],
+  )
+  assert.equal(new MetricStats().aggregate('avg'), null)
+  assert.equal(new MetricStats().quantile(0.5), null)
+  assert.equal(encodeMetricStats(new Map([[1, new MetricStats()]])).length, 1, 'empty slots are left out')
+})

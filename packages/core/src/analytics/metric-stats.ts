@@ -1,0 +1,323 @@
+import type { MetricAggregation } from './metrics.ts'
+import { isSketchZero, sketchBinValue, sketchIndex } from './sketch.ts'
+
+/**
+ * What a rollup keeps of one metric in one bucket: count, sum, sum of squares, min, max and the
+ * quantile sketch's bins (dense, growing as values arrive). Merging two is adding them, so a bucket of
+ * any length is the merge of the rollup rows inside it. Percentiles are within 1% relative error
+ * (sketch.ts); count, sum, avg, min, max and stddev are exact.
+ */
+export class MetricStats {
+  count = 0
+  sum = 0
+  sumSq = 0
+  min = Number.POSITIVE_INFINITY
+  max = Number.NEGATIVE_INFINITY
+  zeros = 0
+  /** bins[i] counts values of sketch bin `offset + i`. */
+  private bins: number[] = EMPTY_BINS
+  private offset = 0
+  /** Running totals of `bins`, built on the first quantile asked for (and dropped on any change). */
+  private cumulative: number[] | null = null
+
+  add(value: number): void {
+    this.count++
+    this.sum += value
+    this.sumSq += value * value
+    if (value < this.min) this.min = value
+    if (value > this.max) this.max = value
+    if (isSketchZero(value)) this.zeros++
+    else this.addToBin(sketchIndex(value), 1)
+  }
+
+  merge(other: MetricStats): void {
+    this.count += other.count
+    this.sum += other.sum
+    this.sumSq += other.sumSq
+    if (other.min < this.min) this.min = other.min
+    if (other.max > this.max) this.max = other.max
+    this.zeros += other.zeros
+    const bins = other.bins
+    for (let i = 0; i < bins.length; i++) {
+      const count = bins[i] as number
+      if (count !== 0) this.addToBin(other.offset + i, count)
+    }
+  }
+
+  addToBin(index: number, count: number): void {
+    this.cumulative = null
+    let position = index - this.offset
+    if (position < 0 || position >= this.bins.length) {
+      this.grow(index)
+      position = index - this.offset
+    }
+    this.bins[position] = (this.bins[position] as number) + count
+  }
+
+  private grow(index: number): void {
+    this.reserve(index, index)
+  }
+
+  /** Makes room for bins `low` to `high` at once (merging a stored row reserves its whole span). */
+  reserve(low: number, high: number): void {
+    const length = this.bins.length
+    if (length > 0 && low >= this.offset && high < this.offset + length) return
+    if (length === 0) {
+      this.bins = new Array<number>(high - low + 33).fill(0)
+      this.offset = low - 16
+      return
+    }
+    const from = Math.min(this.offset, low - 16)
+    const to = Math.max(this.offset + length, high + 17)
+    const grown = new Array<number>(Math.max(to - from, length * 2)).fill(0)
+    const shift = this.offset - from
+    for (let i = 0; i < length; i++) grown[shift + i] = this.bins[i] as number
+    this.bins = grown
+    this.offset = from
+  }
+
+  /** The value at quantile `q` (0–1), rank ⌊q·(n − 1)⌋, within 1%; clamped to the exact min and max. */
+  quantile(q: number): number | null {
+    if (this.count === 0) return null
+    const rank = Math.floor(q * (this.count - 1))
+    let value = 0
+    if (rank >= this.zeros) {
+      const cumulative = this.cumulativeBins()
+      // The first bin whose running total passes the rank.
+      let low = 0
+      let high = cumulative.length - 1
+      while (low < high) {
+        const mid = (low + high) >> 1
+        if ((cumulative[mid] as number) + this.zeros > rank) high = mid
+        else low = mid + 1
+      }
+      value = sketchBinValue(this.offset + low)
+    }
+    return Math.min(this.max, Math.max(this.min, value))
+  }
+
+  private cumulativeBins(): number[] {
+    if (!this.cumulative) {
+      const cumulative = new Array<number>(this.bins.length)
+      let total = 0
+      for (let i = 0; i < this.bins.length; i++) {
+        total += this.bins[i] as number
+        cumulative[i] = total
+      }
+      this.cumulative = cumulative
+    }
+    return this.cumulative
+  }
+
+  /** One aggregate of the values; null when there are none. */
+  aggregate(aggregation: MetricAggregation): number | null {
+    if (this.count === 0) return null
+    switch (aggregation) {
+      case 'avg':
+        return this.sum / this.count
+      case 'sum':
+        return this.sum
+      case 'min':
+        return this.min
+      case 'max':
+        return this.max
+      case 'stddev': {
+        const mean = this.sum / this.count
+        return Math.sqrt(Math.max(0, this.sumSq / this.count - mean * mean))
+      }
+      case 'median':
+      case 'p50':
+        return this.quantile(0.5)
+      case 'p90':
+        return this.quantile(0.9)
+      case 'p95':
+        return this.quantile(0.95)
+      case 'p99':
+        return this.quantile(0.99)
+    }
+  }
+
+  /** Non-empty bins in index order, as [index, count] pairs. */
+  *entries(): Generator<[number, number]> {
+    for (let i = 0; i < this.bins.length; i++) {
+      const count = this.bins[i] as number
+      if (count !== 0) yield [this.offset + i, count]
+    }
+  }
+}
+
+const EMPTY_BINS: number[] = []
+/** Bins of the row being merged, as (index, count) pairs; reused across rows. */
+let scratch = new Float64Array(2048)
+
+/** The first byte of every stored form (never empty, so an empty one is not read back as NULL). */
+const FORMAT_VERSION = 1
+
+/**
+ * The stored form of a rollup row's metrics: a format byte, then for each metric slot present, `[slot u8][length varint]`
+ * then count, zeros (varints), sum, sumSq, min, max (float64), the bin count and the bins as
+ * (gap from the previous index, count) varint pairs after a zigzag first index. Readers skip the slots
+ * they don't need by length, without decoding them.
+ */
+export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint8Array {
+  const writer = new ByteWriter()
+  writer.byte(FORMAT_VERSION)
+  for (const [slot, metric] of [...stats].sort((a, b) => a[0] - b[0])) {
+    if (metric.count === 0) continue
+    const body = new ByteWriter()
+    body.varint(metric.count)
+    body.varint(metric.zeros)
+    body.float64(metric.sum)
+    body.float64(metric.sumSq)
+    body.float64(metric.min)
+    body.float64(metric.max)
+    const entries = [...metric.entries()]
+    body.varint(entries.length)
+    let previous = 0
+    entries.forEach(([index, count], i) => {
+      if (i === 0) body.varint(zigzag(index))
+      else body.varint(index - previous)
+      body.varint(count)
+      previous = index
+    })
+    writer.byte(slot)
+    const bytes = body.bytes()
+    writer.varint(bytes.length)
+    writer.raw(bytes)
+  }
+  return writer.bytes()
+}
+
+/** Merges the metrics of a stored row into `into(slot)`'s accumulator; slots answering undefined are skipped. */
+export function mergeEncodedMetricStats(
+  bytes: Uint8Array,
+  into: (slot: number) => MetricStats | undefined,
+): void {
+  const reader = new ByteReader(bytes)
+  if (bytes.length > 0 && reader.byte() !== FORMAT_VERSION) throw new Error('unknown rollup stats format')
+  while (reader.position < bytes.length) {
+    const slot = reader.byte()
+    const length = reader.varint()
+    const end = reader.position + length
+    const target = into(slot)
+    if (!target) {
+      reader.position = end
+      continue
+    }
+    const count = reader.varint()
+    target.count += count
+    target.zeros += reader.varint()
+    target.sum += reader.float64()
+    target.sumSq += reader.float64()
+    const min = reader.float64()
+    const max = reader.float64()
+    if (min < target.min) target.min = min
+    if (max > target.max) target.max = max
+    const bins = reader.varint()
+    if (bins > scratch.length / 2) scratch = new Float64Array(bins * 4)
+    let index = 0
+    for (let i = 0; i < bins; i++) {
+      index = i === 0 ? unzigzag(reader.varint()) : index + reader.varint()
+      scratch[2 * i] = index
+      scratch[2 * i + 1] = reader.varint()
+    }
+    if (bins > 0) target.reserve(scratch[0] as number, index)
+    for (let i = 0; i < bins; i++) target.addToBin(scratch[2 * i] as number, scratch[2 * i + 1] as number)
+    reader.position = end
+  }
+}
+
+/** Decodes every slot of a stored row. */
+export function decodeMetricStats(bytes: Uint8Array): Map<number, MetricStats> {
+  const stats = new Map<number, MetricStats>()
+  mergeEncodedMetricStats(bytes, (slot) => {
+    let metric = stats.get(slot)
+    if (!metric) {
+      metric = new MetricStats()
+      stats.set(slot, metric)
+    }
+    return metric
+  })
+  return stats
+}
+
+const zigzag = (n: number) => (n >= 0 ? n * 2 : -n * 2 - 1)
+const unzigzag = (n: number) => (n % 2 === 0 ? n / 2 : -(n + 1) / 2)
+
+class ByteWriter {
+  private buffer = new Uint8Array(64)
+  private view = new DataView(this.buffer.buffer)
+  private length = 0
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.buffer.length) return
+    const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + extra))
+    grown.set(this.buffer.subarray(0, this.length))
+    this.buffer = grown
+    this.view = new DataView(grown.buffer)
+  }
+
+  byte(value: number): void {
+    this.reserve(1)
+    this.buffer[this.length++] = value
+  }
+
+  /** Unsigned integers up to 2^53. */
+  varint(value: number): void {
+    this.reserve(8)
+    let rest = value
+    while (rest >= 0x80) {
+      this.buffer[this.length++] = (rest % 0x80) | 0x80
+      rest = Math.floor(rest / 0x80)
+    }
+    this.buffer[this.length++] = rest
+  }
+
+  float64(value: number): void {
+    this.reserve(8)
+    this.view.setFloat64(this.length, value, true)
+    this.length += 8
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.reserve(bytes.length)
+    this.buffer.set(bytes, this.length)
+    this.length += bytes.length
+  }
+
+  bytes(): Uint8Array {
+    return this.buffer.slice(0, this.length)
+  }
+}
+
+class ByteReader {
+  position = 0
+  private readonly buffer: Uint8Array
+  private readonly view: DataView
+
+  constructor(buffer: Uint8Array) {
+    this.buffer = buffer
+    this.view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+  }
+
+  byte(): number {
+    return this.buffer[this.position++] as number
+  }
+
+  varint(): number {
+    let value = 0
+    let scale = 1
+    for (;;) {
+      const byte = this.buffer[this.position++] as number
+      value += (byte & 0x7f) * scale
+      if (byte < 0x80) return value
+      scale *= 0x80
+    }
+  }
+
+  float64(): number {
+    const value = this.view.getFloat64(this.position, true)
+    this.position += 8
+    return value
+  }
+}

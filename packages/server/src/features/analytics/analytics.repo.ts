@@ -1,0 +1,305 @@
+import {
+  decodeMetricStats,
+  encodeMetricStats,
+  type MetricStats,
+  ROLLUP_RESOLUTIONS,
+  type RollupRange,
+} from '@svc/core'
+import type { AnalyticsRollupsTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `analytics_rollups` and `analytics_zones`. */
+
+export interface RollupKey {
+  resolution: number
+  bucketMs: number
+  location: string
+  outcome: string
+  statusCode: number
+  pageIndex: number
+}
+
+export interface RollupDelta extends RollupKey {
+  results: number
+  retries: number
+  stats: Map<number, MetricStats>
+}
+
+const keyOf = (k: RollupKey) =>
+  `${k.resolution}|${k.bucketMs}|${k.location}|${k.outcome}|${k.statusCode}|${k.pageIndex}`
+
+const CHUNK = 500
+
+/**
+ * Adds `deltas` to a check's rollup rows: read, merge, write back. On PostgreSQL the rows are created
+ * first (empty) and locked, so concurrent results of one check never lose each other's counts; SQLite
+ * has a single writer.
+ */
+export async function addToRollups(
+  ctx: ServiceContext,
+  checkId: string,
+  deltas: RollupDelta[],
+): Promise<void> {
+  const merged = new Map<string, RollupDelta>()
+  for (const delta of deltas) {
+    const key = keyOf(delta)
+    const into = merged.get(key)
+    if (!into) {
+      merged.set(key, { ...delta, stats: new Map(delta.stats) })
+      continue
+    }
+    into.results += delta.results
+    into.retries += delta.retries
+    for (const [slot, stats] of delta.stats) {
+      const target = into.stats.get(slot)
+      if (target) target.merge(stats)
+      else into.stats.set(slot, stats)
+    }
+  }
+  if (merged.size === 0) return
+  const rows = [...merged.values()]
+  const spans = new Map<number, { fromMs: number; toMs: number }>()
+  for (const row of rows) {
+    const span = spans.get(row.resolution)
+    if (!span) spans.set(row.resolution, { fromMs: row.bucketMs, toMs: row.bucketMs + 1 })
+    else {
+      span.fromMs = Math.min(span.fromMs, row.bucketMs)
+      span.toMs = Math.max(span.toMs, row.bucketMs + 1)
+    }
+  }
+  const ranges = [...spans].map(([resolution, span]) => ({ resolution, ...span }))
+
+  if (ctx.engine === 'postgres') {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await ctx.db
+        .insertInto('analytics_rollups')
+        .values(rows.slice(i, i + CHUNK).map((row) => toRow(checkId, row, 0, 0, EMPTY)))
+        .onConflict((oc) => oc.doNothing())
+        .execute()
+    }
+  }
+  const existing = []
+  if (ctx.engine === 'postgres') {
+    // One statement, every range (PostgreSQL combines the index scans), rows locked in key order.
+    existing.push(
+      ...(await ctx.db
+        .selectFrom('analytics_rollups')
+        .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+        .select(['results', 'retries', 'stats'])
+        .where('check_id', '=', checkId)
+        .where((eb) =>
+          eb.or(
+            ranges.map((range) =>
+              eb.and([
+                eb('resolution', '=', range.resolution),
+                eb('bucket_ms', '>=', range.fromMs),
+                eb('bucket_ms', '<', range.toMs),
+              ]),
+            ),
+          ),
+        )
+        .orderBy('resolution')
+        .orderBy('bucket_ms')
+        .orderBy('location')
+        .orderBy('outcome')
+        .orderBy('status_code')
+        .orderBy('page_index')
+        .forUpdate()
+        .execute()),
+    )
+  } else {
+    for (const range of ranges) {
+      existing.push(
+        ...(await rangeQuery(ctx, checkId, range)
+          .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+          .select(['results', 'retries', 'stats'])
+          .execute()),
+      )
+    }
+  }
+  for (const row of existing) {
+    const delta = merged.get(keyOf(keyOfRow(row)))
+    if (!delta || row.results === 0) continue
+    delta.results += Number(row.results)
+    delta.retries += Number(row.retries)
+    for (const [slot, stats] of decodeMetricStats(row.stats)) {
+      const target = delta.stats.get(slot)
+      if (target) target.merge(stats)
+      else delta.stats.set(slot, stats)
+    }
+  }
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await ctx.db
+      .insertInto('analytics_rollups')
+      .values(
+        rows
+          .slice(i, i + CHUNK)
+          .map((row) => toRow(checkId, row, row.results, row.retries, encodeMetricStats(row.stats))),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns([
+            'check_id',
+            'resolution',
+            'bucket_ms',
+            'location',
+            'outcome',
+            'status_code',
+            'page_index',
+          ])
+          .doUpdateSet((eb) => ({
+            results: eb.ref('excluded.results'),
+            retries: eb.ref('excluded.retries'),
+            stats: eb.ref('excluded.stats'),
+          })),
+      )
+      .execute()
+  }
+}
+
+const EMPTY = encodeMetricStats(new Map())
+
+function toRow(
+  checkId: string,
+  key: RollupKey,
+  results: number,
+  retries: number,
+  stats: Uint8Array,
+): AnalyticsRollupsTable {
+  return {
+    check_id: checkId,
+    resolution: key.resolution,
+    bucket_ms: key.bucketMs,
+    location: key.location,
+    outcome: key.outcome,
+    status_code: key.statusCode,
+    page_index: key.pageIndex,
+    results,
+    retries,
+    // pg writes a Buffer as bytea; node:sqlite takes any Uint8Array.
+    stats: Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength),
+  }
+}
+
+function keyOfRow(
+  row: Pick<
+    AnalyticsRollupsTable,
+    'resolution' | 'bucket_ms' | 'location' | 'outcome' | 'status_code' | 'page_index'
+  >,
+): RollupKey {
+  return {
+    resolution: Number(row.resolution),
+    bucketMs: Number(row.bucket_ms),
+    location: row.location,
+    outcome: row.outcome,
+    statusCode: Number(row.status_code),
+    pageIndex: Number(row.page_index),
+  }
+}
+
+/** One range of one resolution: a range scan of the primary key (an OR of ranges would scan the check). */
+function rangeQuery(ctx: ServiceContext, checkId: string, range: RollupRange) {
+  return ctx.db
+    .selectFrom('analytics_rollups')
+    .where('check_id', '=', checkId)
+    .where('resolution', '=', range.resolution)
+    .where('bucket_ms', '>=', range.fromMs)
+    .where('bucket_ms', '<', range.toMs)
+}
+
+export interface RollupRow extends RollupKey {
+  results: number
+  retries: number
+  stats: Uint8Array | null
+}
+
+/**
+ * The rollup rows of `ranges`: whole runs (page -1) or browser pages (0 and up), of the given outcomes
+ * (all when undefined); `stats` only when asked for, since availability and retries don't need them.
+ */
+export async function readRollups(
+  ctx: ServiceContext,
+  checkId: string,
+  ranges: RollupRange[],
+  options: { pages: boolean; outcomes?: string[]; withStats: boolean },
+): Promise<RollupRow[]> {
+  const rows: RollupRow[] = []
+  for (const range of ranges) {
+    let query = rangeQuery(ctx, checkId, range)
+      .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+      .select(['results', 'retries'])
+      .where('page_index', options.pages ? '>=' : '=', options.pages ? 0 : -1)
+    if (options.outcomes) query = query.where('outcome', 'in', options.outcomes)
+    if (!options.withStats) {
+      for (const row of await query.execute()) {
+        rows.push({
+          ...keyOfRow(row),
+          results: Number(row.results),
+          retries: Number(row.retries),
+          stats: null,
+        })
+      }
+      continue
+    }
+    for (const row of await query.select('stats').execute()) {
+      rows.push({
+        ...keyOfRow(row),
+        results: Number(row.results),
+        retries: Number(row.retries),
+        stats: row.stats,
+      })
+    }
+  }
+  return rows
+}
+
+/** Deletes the rollups of an account's checks that end at or before `cutoffMs`; answers how many went. */
+export async function deleteRollupsBefore(
+  ctx: ServiceContext,
+  accountId: string,
+  cutoffMs: number,
+): Promise<number> {
+  let deleted = 0
+  for (const resolution of ROLLUP_RESOLUTIONS) {
+    // A local day row is at most 25 hours long.
+    const lengthMs = resolution === 1440 ? 25 * 3_600_000 : resolution * 60_000
+    const result = await ctx.db
+      .deleteFrom('analytics_rollups')
+      .where('check_id', 'in', (eb) =>
+        eb.selectFrom('checks').select('id').where('account_id', '=', accountId),
+      )
+      .where('resolution', '=', resolution)
+      .where('bucket_ms', '<=', cutoffMs - lengthMs)
+      .executeTakeFirst()
+    deleted += Number(result.numDeletedRows)
+  }
+  return deleted
+}
+
+/** Every rollup row of a check (tests compare them with what the results say). */
+export async function countRollups(ctx: ServiceContext, checkId: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('analytics_rollups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('check_id', '=', checkId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** The zone a check's day rows follow, and since when they are complete. */
+export async function findZone(ctx: ServiceContext, checkId: string) {
+  const row = await ctx.db
+    .selectFrom('analytics_zones')
+    .select(['zone', 'since_ms'])
+    .where('check_id', '=', checkId)
+    .executeTakeFirst()
+  return row && { zone: row.zone, sinceMs: Number(row.since_ms) }
+}
+
+export async function saveZone(ctx: ServiceContext, checkId: string, zone: string, sinceMs: number) {
+  await ctx.db
+    .insertInto('analytics_zones')
+    .values({ check_id: checkId, zone, since_ms: sinceMs })
+    .onConflict((oc) => oc.column('check_id').doUpdateSet({ zone, since_ms: sinceMs }))
+    .execute()
+}

@@ -1,0 +1,140 @@
+import { type AnalyticsKind, localDateAt, MetricStats, ROLLUP_RESOLUTIONS, startOfLocalDay } from '@svc/core'
+import type { CheckResultsTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+import { type HeartbeatSettings, heartbeatPeriodMs } from '../../scheduler/heartbeat-window.ts'
+import { findAccount } from '../accounts/accounts.repo.ts'
+import { toAccount } from '../accounts/accounts.service.ts'
+import { previousFinalResult } from '../check-results/check-results.repo.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
+import type { RollupDelta } from './analytics.repo.ts'
+import { addToRollups, findZone, saveZone } from './analytics.repo.ts'
+import { kindOfCheckType, resultMetrics, type Sample } from './result-metrics.ts'
+
+/**
+ * Folds one stored final result into its check's rollups (every resolution), in the transaction that
+ * stores it, so a result is in analytics at once and exactly once. Attempts are not folded: a final
+ * result's `attempts − 1` are its retries.
+ */
+export async function foldResultIntoRollups(ctx: ServiceContext, row: CheckResultsTable): Promise<void> {
+  if (row.result_type !== 'FINAL') return
+  const kind = kindOfCheckType(row.check_type)
+  if (!kind) return
+  const outcome = row.check_type === 'HEARTBEAT' ? await heartbeatOutcome(ctx, row) : outcomeOf(row)
+  const zone = await zoneOfFold(ctx, row.check_id, row.account_id, Date.parse(row.started_at))
+  await addToRollups(ctx, row.check_id, rollupDeltas(kind, row, outcome, zone))
+}
+
+/**
+ * The zone whose local days the result's day row follows: its account's now. When it differs from the
+ * check's last one, the check's day rows are complete only from this result on (queries use hour rows
+ * before), so an account changing its time zone never gets day rows mixing two zones' days.
+ */
+async function zoneOfFold(ctx: ServiceContext, checkId: string, accountId: string, atMs: number) {
+  const account = await findAccount(ctx, accountId)
+  const zone = account ? toAccount(account).settings.timezone : 'UTC'
+  const current = await findZone(ctx, checkId)
+  if (current?.zone !== zone) await saveZone(ctx, checkId, zone, atMs)
+  return zone
+}
+
+/** Folds many final results of ordinary checks at once (seeding, benchmarks): one read-merge-write per row touched. */
+export async function foldResultsIntoRollups(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<void> {
+  const byCheck = new Map<string, CheckResultsTable[]>()
+  for (const row of rows) {
+    if (row.result_type !== 'FINAL' || row.check_type === 'HEARTBEAT') continue
+    byCheck.set(row.check_id, [...(byCheck.get(row.check_id) ?? []), row])
+  }
+  for (const [checkId, results] of byCheck) {
+    const first = results[0] as CheckResultsTable
+    const kind = kindOfCheckType(first.check_type)
+    if (!kind) continue
+    const earliest = Math.min(...results.map((row) => Date.parse(row.started_at)))
+    const zone = await zoneOfFold(ctx, checkId, first.account_id, earliest)
+    await addToRollups(
+      ctx,
+      checkId,
+      results.flatMap((row) => rollupDeltas(kind, row, outcomeOf(row), zone)),
+    )
+  }
+}
+
+const outcomeOf = (row: CheckResultsTable) => (row.has_failures ? 'failure' : 'success')
+
+/** Outcomes that count against availability. */
+export const FAILED_OUTCOMES = ['failure', 'FAILING']
+
+export function rollupDeltas(
+  kind: AnalyticsKind,
+  row: CheckResultsTable,
+  outcome: string,
+  zone: string,
+): RollupDelta[] {
+  const startedMs = Date.parse(row.started_at)
+  const metrics = resultMetrics(kind, row)
+  const base = {
+    location: row.run_location,
+    outcome,
+    statusCode: row.status_code ?? -1,
+    results: 1,
+    retries: Math.max(0, row.attempts - 1),
+  }
+  const deltas: RollupDelta[] = []
+  for (const resolution of ROLLUP_RESOLUTIONS) {
+    const stepMs = resolution * 60_000
+    const bucketMs =
+      resolution === 1440 ? localDayStart(startedMs, zone) : Math.floor(startedMs / stepMs) * stepMs
+    deltas.push({ ...base, resolution, bucketMs, pageIndex: -1, stats: statsOf(metrics.run) })
+    for (const page of metrics.pages) {
+      deltas.push({ ...base, resolution, bucketMs, pageIndex: page.pageIndex, stats: statsOf(page.samples) })
+    }
+  }
+  return deltas
+}
+
+/** The last local day looked up, per zone: results come in time order, so most lookups hit it. */
+const lastDay = new Map<string, { startMs: number; endMs: number }>()
+
+function localDayStart(atMs: number, zone: string): number {
+  const known = lastDay.get(zone)
+  if (known && atMs >= known.startMs && atMs < known.endMs) return known.startMs
+  const date = localDateAt(atMs, zone)
+  const startMs = startOfLocalDay(date.year, date.month, date.day, zone)
+  const endMs = startOfLocalDay(date.year, date.month, date.day + 1, zone)
+  lastDay.set(zone, { startMs, endMs })
+  return startMs
+}
+
+function statsOf(samples: Sample[]): Map<number, MetricStats> {
+  const stats = new Map<number, MetricStats>()
+  for (const [slot, value] of samples) {
+    let metric = stats.get(slot)
+    if (!metric) {
+      metric = new MetricStats()
+      stats.set(slot, metric)
+    }
+    metric.add(value)
+  }
+  return stats
+}
+
+/**
+ * A heartbeat result's status for `filterByStatus`: FAILING (a missed deadline or a `/fail` ping); for a
+ * ping, LATE when the previous result was a missed deadline, GRACE when it came after the period (inside
+ * the grace time), EARLY when it came within half a period of the previous one, else RECEIVED.
+ */
+async function heartbeatOutcome(ctx: ServiceContext, row: CheckResultsTable): Promise<string> {
+  if (row.has_failures) return 'FAILING'
+  const previous = await previousFinalResult(ctx, row.check_id, row.started_at)
+  if (!previous) return 'RECEIVED'
+  if (previous.has_failures && previous.error_type === 'TIMEOUT') return 'LATE'
+  const check = await findCheckById(ctx, row.check_id)
+  const heartbeat = check
+    ? (JSON.parse(check.definition).heartbeat as HeartbeatSettings | undefined)
+    : undefined
+  if (!heartbeat) return 'RECEIVED'
+  const periodMs = heartbeatPeriodMs(heartbeat)
+  const sinceMs = Date.parse(row.started_at) - Date.parse(previous.started_at)
+  if (sinceMs > periodMs) return 'GRACE'
+  if (sinceMs < periodMs / 2) return 'EARLY'
+  return 'RECEIVED'
+}

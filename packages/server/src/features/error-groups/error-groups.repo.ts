@@ -1,0 +1,96 @@
+import { type ErrorGroupsTable, fetchPage } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+
+/** The only SQL for `error_groups`. */
+
+/** A check's group of one fingerprint, locked for update on PostgreSQL (results of a check fold one by one). */
+export async function lockGroup(ctx: ServiceContext, checkId: string, hash: string) {
+  let query = ctx.db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('check_id', '=', checkId)
+    .where('error_hash', '=', hash)
+  if (ctx.engine === 'postgres') query = query.forUpdate()
+  return query.executeTakeFirst()
+}
+
+/** Inserts a new group; false when another transaction made it first (then lock and update it). */
+export async function insertGroup(ctx: ServiceContext, row: ErrorGroupsTable): Promise<boolean> {
+  const inserted = await ctx.db
+    .insertInto('error_groups')
+    .values(row)
+    .onConflict((oc) => oc.columns(['check_id', 'error_hash']).doNothing())
+    .returning('id')
+    .executeTakeFirst()
+  return inserted !== undefined
+}
+
+export async function updateGroup(
+  ctx: ServiceContext,
+  id: string,
+  changes: Partial<Omit<ErrorGroupsTable, 'id' | 'account_id' | 'check_id' | 'error_hash'>>,
+): Promise<void> {
+  await ctx.db.updateTable('error_groups').set(changes).where('id', '=', id).execute()
+}
+
+/** The groups of a check not archived yet: the ones a new result may resolve. */
+export async function activeGroups(ctx: ServiceContext, checkId: string) {
+  let query = ctx.db
+    .selectFrom('error_groups')
+    .select(['id', 'error_hash', 'failing_locations'])
+    .where('check_id', '=', checkId)
+    .where('archived', '=', false)
+  if (ctx.engine === 'postgres') query = query.forUpdate()
+  return query.execute()
+}
+
+export async function listGroups(
+  ctx: ServiceContext,
+  checkId: string,
+  filter: { archived?: boolean },
+  page: { limit: number; offset: number },
+) {
+  let query = ctx.db.selectFrom('error_groups').where('check_id', '=', checkId)
+  if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived)
+  return fetchPage(query, (q) => q.selectAll().orderBy('last_seen_at', 'desc').orderBy('id'), page)
+}
+
+export async function findGroup(ctx: ServiceContext, accountId: string, id: string) {
+  return ctx.db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Groups of an account's other checks seen between `fromIso` and `toIso` (root cause analysis). */
+export async function groupsOverlapping(
+  ctx: ServiceContext,
+  accountId: string,
+  exceptCheckId: string,
+  fromIso: string,
+  toIso: string,
+) {
+  return ctx.db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('check_id', '!=', exceptCheckId)
+    .where('last_seen_at', '>=', fromIso)
+    .where('first_seen_at', '<=', toIso)
+    .orderBy('first_seen_at')
+    .limit(50)
+    .execute()
+}
+
+/** Deletes an account's archived groups last seen before `beforeIso` (their results are gone). */
+export async function deleteGroupsBefore(ctx: ServiceContext, accountId: string, beforeIso: string) {
+  const result = await ctx.db
+    .deleteFrom('error_groups')
+    .where('account_id', '=', accountId)
+    .where('archived', '=', true)
+    .where('last_seen_at', '<', beforeIso)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { authOf } from '../../auth/authenticate.ts'
+import type { ServiceContext } from '../../context.ts'
+import { pageOf, sendPage } from '../../http/pagination.ts'
+import { CheckIdParams, ErrorGroup, ErrorGroupParams, ListErrorGroupsQuery } from './error-groups.schemas.ts'
+import * as errorGroups from './error-groups.service.ts'
+
+export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+  const tags = ['error-groups']
+
+  app.get(
+    '/v1/error-groups/checks/:checkId',
+    {
+      schema: {
+        tags,
+        summary: 'List the error groups of a check',
+        description:
+          "The check's failing final results grouped by normalized error, most recently seen first.",
+        params: CheckIdParams,
+        querystring: ListErrorGroupsQuery,
+        response: { 200: Type.Array(ErrorGroup) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const { items, total } = await errorGroups.listErrorGroups(
+        ctx,
+        authOf(request).accountId,
+        request.params.checkId,
+        { archived: request.query.archived },
+        page,
+      )
+      return sendPage(reply, page, items, total)
+    },
+  )
+
+  app.get(
+    '/v1/error-groups/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve one error group',
+        params: ErrorGroupParams,
+        response: { 200: ErrorGroup },
+      },
+    },
+    async (request) => errorGroups.getErrorGroup(ctx, authOf(request).accountId, request.params.id),
+  )
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto'
+import type { RootCauseAnalysesTable } from '@svc/db'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { notFound } from '../../http/errors.ts'
+import { findCheck } from '../checks/checks.repo.ts'
+import { findGroup } from '../error-groups/error-groups.repo.ts'
+import * as repo from './root-cause-analyses.repo.ts'
+import type { RootCauseAnalysis } from './root-cause-analyses.schemas.ts'
+import { analysisSignals } from './worker.ts'
+
+/** Accepts an analysis of an error group: a PENDING job the background worker picks up. */
+export async function requestAnalysis(
+  ctx: ServiceContext,
+  accountId: string,
+  errorGroupId: string,
+  userContext: string | null | undefined,
+) {
+  const group = await findGroup(ctx, accountId, errorGroupId)
+  if (!group) throw notFound(`Error group ${errorGroupId} not found`)
+  const now = isoNow(ctx)
+  const row: RootCauseAnalysesTable = {
+    id: randomUUID(),
+    account_id: accountId,
+    error_group_id: group.id,
+    check_id: group.check_id,
+    status: 'PENDING',
+    user_context: userContext ?? '',
+    analysis: null,
+    failure_reason: null,
+    provider: null,
+    model: null,
+    duration_ms: null,
+    attempts: 0,
+    lease_owner: null,
+    lease_until_ms: null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  }
+  await repo.insertAnalysis(ctx, row)
+  analysisSignals.emit('requested')
+  return { id: row.id, status: 'PENDING' as const }
+}
+
+export async function getAnalysis(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+): Promise<RootCauseAnalysis> {
+  const row = await repo.findAnalysis(ctx, accountId, id)
+  if (!row) throw notFound(`Root cause analysis ${id} not found`)
+  const check = await findCheck(ctx, accountId, row.check_id)
+  return {
+    id: row.id,
+    status: row.status as RootCauseAnalysis['status'],
+    checkId: row.check_id,
+    errorGroupId: row.error_group_id,
+    checkType: check?.check_type ?? '',
+    provider: row.provider,
+    model: row.model,
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+    userContext: row.user_context,
+    analysis: row.analysis ? JSON.parse(row.analysis) : null,
+    failureReason: row.failure_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    completedAt: row.completed_at,
+  }
+}

@@ -1,0 +1,407 @@
+import assert from 'node:assert/strict'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import type { CheckResultsTable } from '@svc/db'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
+import { storeSeedResult } from '../analytics/testing.ts'
+import { failingPhase } from './evidence.ts'
+import { claimNext } from './root-cause-analyses.repo.ts'
+import { createRootCauseWorker } from './worker.ts'
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** An OpenAI-compatible chat endpoint on loopback: records requests, answers `reply` or `status`. */
+async function fakeModel() {
+  const requests: { url: string; headers: IncomingHttpHeaders; body: any }[] = []
+  const state = { status: 200 }
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      requests.push({
+        url: request.url ?? '',
+        headers: request.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString()),
+      })
+      response.statusCode = state.status
+      response.setHeader('content-type', 'application/json')
+      if (state.status !== 200) return response.end('{"error":{"message":"overloaded"}}')
+      response.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          model: 'fake-model-1',
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: ' DNS for api.shop.test fails in eu-west-1 since 10:00. ',
+              },
+              finish_reason: 'stop',
+            },
+          ],
+        }),
+      )
+    })
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    state,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  }
+}
+
+test('the failing phase is named from the error and the sample result', () => {
+  const cases: [string, string | null, string, string, string | null][] = [
+    [
+      'URL',
+      'NETWORK_ERROR',
+      'DNS lookup failed: getaddrinfo ENOTFOUND api.shop.test',
+      'DNS',
+      'api.shop.test',
+    ],
+    ['API', 'NETWORK_ERROR', 'Connection refused: connect ECONNREFUSED 10.0.0.1:443', 'TCP', 'ECONNREFUSED'],
+    ['API', 'NETWORK_ERROR', 'TLS error (CERT_HAS_EXPIRED): certificate has expired', 'TLS', null],
+    ['URL', 'ASSERTION', 'Status code 503 is not below 400', 'HTTP_STATUS', '503'],
+    ['URL', 'ASSERTION', 'Status code 504 is not below 400 (Gateway Timeout)', 'HTTP_STATUS', '504'],
+    ['API', 'ASSERTION', 'Assertion failed: STATUS_CODE EQUALS "200", got 404', 'HTTP_STATUS', '404'],
+    ['API', 'ASSERTION', 'Assertion failed: JSON_BODY $.ok EQUALS "true", got false', 'ASSERTION', null],
+    ['API', 'TIMEOUT', 'The request timed out', 'TIMEOUT', null],
+    ['ICMP', 'ASSERTION', 'Packet loss 40% is over 10%', 'PACKET_LOSS', null],
+    ['HEARTBEAT', 'TIMEOUT', 'No ping within period and grace', 'HEARTBEAT', null],
+  ]
+  for (const [checkType, type, message, phase, detail] of cases) {
+    const found = failingPhase(checkType, type, message)
+    assert.equal(found.phase, phase, message)
+    if (detail !== null) assert.equal(found.detail, detail, message)
+  }
+  const browser = {
+    detail: JSON.stringify({
+      browserCheckResult: {
+        tests: [
+          {
+            failed: true,
+            steps: [
+              { status: 'passed', location: 'tests/buy.spec.ts:5:3', steps: [] },
+              {
+                status: 'failed',
+                location: 'tests/buy.spec.ts:12:3',
+                steps: [{ status: 'failed', location: 'tests/buy.spec.ts:14:7', steps: [] }],
+              },
+            ],
+          },
+        ],
+      },
+    }),
+  } as CheckResultsTable
+  assert.deepEqual(
+    failingPhase('BROWSER', 'SCRIPT', 'buy: Error: expect(locator).toBeVisible() failed', browser),
+    {
+      phase: 'SCRIPT',
+      detail: 'tests/buy.spec.ts:14',
+    },
+  )
+})
+
+for (const engine of testEngines()) {
+  describe(`root cause analysis on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-09-01T12:00:00.000Z')
+    const T0 = Date.parse('2026-09-01T10:00:00.000Z')
+    let model: Awaited<ReturnType<typeof fakeModel>>
+    let writer: Tenant
+    let dnsGroupId = ''
+
+    before(async () => {
+      model = await fakeModel()
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+    })
+    after(async () => {
+      await t.close()
+      await model.close()
+    })
+
+    const newCheck = async (name: string, url: string) => {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api?autoAssignAlerts=false',
+        payload: { name, activated: false, locations: ['local', 'eu-west-1'], request: { url } },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      return { id: json(res).id as string, accountId: t.owner.accountId, checkType: 'API' }
+    }
+    const httpDetail = (
+      url: string,
+      o: { status: number; body: string; issuer: string; firstByte: number },
+    ) => ({
+      apiCheckResult: {
+        request: { method: 'GET', url, headers: {} },
+        response: o.status ? { status: o.status, statusText: '', headers: {}, body: o.body } : null,
+        timingPhases: {
+          wait: 0,
+          dns: 4,
+          tcp: 3,
+          tls: 8,
+          firstByte: o.firstByte,
+          download: 2,
+          total: o.firstByte + 17,
+        },
+        assertions: [],
+        tls: {
+          subject: 'CN=shop.test',
+          issuer: o.issuer,
+          validTo: o.issuer === 'R3' ? '2026-10-01' : '2026-12-01',
+          daysRemaining: 30,
+        },
+      },
+    })
+    const groupsOf = async (checkId: string) =>
+      json(await t.call({ method: 'GET', url: `/v1/error-groups/checks/${checkId}` }))
+    const request = async (groupId: string, payload?: unknown, as?: Tenant) =>
+      t.call({
+        method: 'POST',
+        url: `/v1/root-cause-analyses/error-groups/${groupId}`,
+        ...(payload === undefined ? {} : { payload: payload as object }),
+        as: as ?? writer,
+      })
+    const analysisOf = async (id: string) =>
+      json(await t.call({ method: 'GET', url: `/v1/root-cause-analyses/${id}` }))
+
+    test('a staged DNS incident in one location: phase, start, location and a shared dependency', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const url = 'https://api.shop.test/health'
+      const check = await newCheck('shop api', url)
+      const cdn = await newCheck('cdn', 'https://cdn.shop.test/app.js')
+      for (let at = T0 - 6 * HOUR; at < T0 + 90 * MINUTE; at += 5 * MINUTE) {
+        for (const location of ['local', 'eu-west-1']) {
+          const failing = location === 'eu-west-1' && at >= T0
+          await storeSeedResult(t.ctx, check, {
+            atMs: at + (location === 'local' ? 0 : MINUTE),
+            location,
+            failed: failing,
+            responseTime: failing ? 2 : 120,
+            errorType: failing ? 'NETWORK_ERROR' : null,
+            errorMessage: failing ? 'DNS lookup failed: getaddrinfo ENOTFOUND api.shop.test' : null,
+            statusCode: failing ? null : 200,
+            detail: failing
+              ? { apiCheckResult: { request: { method: 'GET', url, headers: {} }, response: null } }
+              : httpDetail(url, { status: 200, body: 'ok', issuer: 'R3', firstByte: 100 }),
+          })
+        }
+        // Another check of the account loses DNS in eu-west-1 three minutes later: a shared dependency.
+        const cdnFailing = at >= T0 + 3 * MINUTE
+        await storeSeedResult(t.ctx, cdn, {
+          atMs: at + 2 * MINUTE,
+          location: 'eu-west-1',
+          failed: cdnFailing,
+          responseTime: 3,
+          errorType: cdnFailing ? 'NETWORK_ERROR' : null,
+          errorMessage: cdnFailing ? 'DNS lookup failed: getaddrinfo EAI_AGAIN cdn.shop.test' : null,
+          detail: {},
+        })
+      }
+      const [group] = await groupsOf(check.id)
+      dnsGroupId = group.id
+
+      const accepted = await request(group.id, {
+        userContext: 'We moved our DNS zone to a new provider today',
+      })
+      assert.equal(accepted.statusCode, 202, accepted.body)
+      const { id, status } = json(accepted)
+      assert.deepEqual(Object.keys(json(accepted)).sort(), ['id', 'status'])
+      assert.equal(status, 'PENDING')
+      assert.equal((await analysisOf(id)).status, 'PENDING')
+
+      await createRootCauseWorker(t.ctx).runOnce()
+      const done = await analysisOf(id)
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done))
+      assert.equal(done.provider, 'svc-rules')
+      assert.equal(done.checkType, 'API')
+      assert.equal(done.userContext, 'We moved our DNS zone to a new provider today')
+      const { analysis } = done
+      assert.equal(analysis.failingPhase, 'DNS')
+      assert.equal(analysis.classification, 'DNS_RESOLUTION')
+      assert.equal(analysis.phaseDetail, 'api.shop.test')
+      assert.equal(analysis.since, iso(T0 + MINUTE))
+      assert.deepEqual(
+        analysis.affectedLocations.map((l: any) => [l.location, l.since, l.failures, l.lastGoodBefore]),
+        [['eu-west-1', iso(T0 + MINUTE), 18, iso(T0 - 4 * MINUTE)]],
+      )
+      assert.deepEqual(analysis.healthyLocations, ['local'])
+      assert.deepEqual(
+        analysis.similarGroups.map((g: any) => [g.checkName, g.sameError]),
+        [['cdn', false]],
+      )
+      assert.match(analysis.summary, /DNS resolution of api\.shop\.test fails/)
+      assert.match(analysis.summary, /eu-west-1 \(1 of 2 locations\) since 2026-09-01T10:01:00\.000Z/)
+      assert.match(analysis.summary, /local kept passing/)
+      assert.match(analysis.summary, /shared dependency/)
+      assert.match(analysis.summary, /You noted: "We moved our DNS zone/)
+      assert.ok(analysis.nextSteps.some((s: string) => /DNS change you mention/.test(s)))
+      assert.ok(analysis.nextSteps[0].includes('what the failing checks share'))
+      assert.equal(analysis.changes.length, 0, JSON.stringify(analysis.changes))
+      assert.ok(done.durationMs >= 0)
+      assert.ok(done.completedAt)
+    })
+
+    test('what changed at the start: config edit, certificate, status, size and latency', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const url = 'https://pay.shop.test/api'
+      const check = await newCheck('payments', url)
+      const T1 = Date.parse('2026-09-01T11:00:00.000Z')
+      const store = (at: number, failing: boolean) =>
+        storeSeedResult(t.ctx, check, {
+          atMs: at,
+          location: 'local',
+          failed: failing,
+          responseTime: failing ? 917 : 117,
+          errorType: failing ? 'ASSERTION' : null,
+          errorMessage: failing ? 'Status code 503 is not below 400' : null,
+          statusCode: failing ? 503 : 200,
+          detail: failing
+            ? httpDetail(url, { status: 503, body: 'unavailable', issuer: 'E1', firstByte: 900 })
+            : httpDetail(url, { status: 200, body: 'x'.repeat(2000), issuer: 'R3', firstByte: 100 }),
+        })
+      for (let at = T1 - 3 * HOUR; at < T1 - 5 * MINUTE; at += 10 * MINUTE) await store(at, false)
+      nowMs = T1 - 3 * MINUTE
+      const edited = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { name: 'payments v2' },
+      })
+      assert.equal(edited.statusCode, 200, edited.body)
+      for (let at = T1; at < T1 + HOUR; at += 10 * MINUTE) await store(at, true)
+      nowMs = Date.parse('2026-09-01T12:00:00.000Z')
+      const [group] = await groupsOf(check.id)
+      const { id } = json(await request(group.id))
+      await createRootCauseWorker(t.ctx).runOnce()
+      const { status, analysis } = await analysisOf(id)
+      assert.equal(status, 'COMPLETED')
+      assert.equal(analysis.failingPhase, 'HTTP_STATUS')
+      assert.equal(analysis.phaseDetail, '503')
+      assert.equal(analysis.since, iso(T1))
+      assert.deepEqual(
+        analysis.changes.map((c: any) => c.kind),
+        ['CHECK_CONFIG', 'CERTIFICATE', 'RESPONSE_STATUS', 'RESPONSE_SIZE', 'LATENCY'],
+      )
+      assert.match(analysis.changes[0].description, /3 minutes before the first failure/)
+      assert.match(analysis.changes[1].description, /issuer R3 → E1/)
+      assert.match(analysis.changes[2].description, /200 before and 503 since/)
+      assert.match(analysis.changes[4].description, /firstByte took about 100 ms before and 900 ms since/)
+      assert.match(analysis.nextSteps[0], /certificate/)
+      assert.match(analysis.nextSteps[1], /configuration change/)
+      assert.equal(analysis.userContext, '')
+    })
+
+    test('with SVC_LLM_URL the model writes the summary from the same evidence; its failure fails the job', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const worker = createRootCauseWorker(t.ctx, {
+        llm: { url: model.url, model: 'gpt-test', apiKey: 'sk-test-123' },
+      })
+      const { id } = json(await request(dnsGroupId, { userContext: null }))
+      await worker.runOnce()
+      const done = await analysisOf(id)
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done))
+      assert.equal(done.provider, 'openai-compatible')
+      assert.equal(done.model, 'fake-model-1')
+      assert.equal(done.analysis.summary, 'DNS for api.shop.test fails in eu-west-1 since 10:00.')
+      assert.equal(done.analysis.failingPhase, 'DNS', 'the rules still fill the structured fields')
+      const [sent] = model.requests
+      assert.equal(sent?.url, '/v1/chat/completions')
+      assert.equal(sent?.headers.authorization, 'Bearer sk-test-123')
+      assert.equal(sent?.body.model, 'gpt-test')
+      assert.equal(sent?.body.messages[0].role, 'system')
+      const evidence = JSON.parse(sent?.body.messages[1].content)
+      assert.equal(evidence.evidence.phase, 'DNS')
+      assert.equal(evidence.evidence.affectedLocations[0].location, 'eu-west-1')
+      assert.equal(evidence.evidence.since, iso(T0 + MINUTE))
+
+      model.state.status = 503
+      const failing = json(await request(dnsGroupId, { userContext: 'after the deploy' }))
+      await worker.runOnce()
+      const failed = await analysisOf(failing.id)
+      assert.equal(failed.status, 'FAILED')
+      assert.match(failed.failureReason, /The model at SVC_LLM_URL answered 503/)
+      assert.equal(failed.analysis, null)
+      assert.doesNotMatch(failed.failureReason, /sk-test/)
+      model.state.status = 200
+    })
+
+    test('a started worker picks a request up by itself; a job of a dead node is taken over', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const worker = createRootCauseWorker(t.ctx, { pollMs: 50 })
+      worker.start()
+      try {
+        const { id } = json(await request(dnsGroupId))
+        let status = 'PENDING'
+        for (let i = 0; i < 100 && status !== 'COMPLETED'; i++) {
+          await new Promise((done) => setTimeout(done, 50))
+          status = (await analysisOf(id)).status
+        }
+        assert.equal(status, 'COMPLETED')
+      } finally {
+        await worker.stop()
+      }
+
+      // A node claims a job and dies: after its lease the job runs elsewhere, once.
+      const { id } = json(await request(dnsGroupId))
+      const claimed = await claimNext(t.ctx, 'dead-node', nowMs, nowMs + 60_000)
+      assert.equal(claimed?.id, id)
+      assert.equal((await analysisOf(id)).status, 'RUNNING')
+      const survivor = createRootCauseWorker(t.ctx)
+      await survivor.runOnce()
+      assert.equal((await analysisOf(id)).status, 'RUNNING', 'the lease still holds')
+      nowMs += 61_000
+      await survivor.runOnce()
+      assert.equal((await analysisOf(id)).status, 'COMPLETED')
+
+      // A job whose nodes keep dying is given up after three attempts.
+      const doomed = json(await request(dnsGroupId))
+      for (let i = 0; i < 3; i++) {
+        await claimNext(t.ctx, `dead-${i}`, nowMs, nowMs + 1000)
+        nowMs += 2000
+      }
+      await survivor.runOnce()
+      const given = await analysisOf(doomed.id)
+      assert.equal(given.status, 'FAILED')
+      assert.match(given.failureReason, /interrupted 3 times/)
+    })
+
+    test('bad requests: unknown group, long context, another account, roles, 10 per minute', async () => {
+      writer = await t.addUser('READ_WRITE')
+      assert.equal((await request('00000000-0000-4000-8000-000000000000')).statusCode, 404)
+      const long = await request(dnsGroupId, { userContext: 'x'.repeat(257) })
+      assert.equal(long.statusCode, 400)
+      assert.match(json(long).message, /userContext/)
+      assert.equal((await request(dnsGroupId, { other: 1 })).statusCode, 400)
+      const reader = await t.addUser('READ_ONLY')
+      assert.equal((await request(dnsGroupId, {}, reader)).statusCode, 403)
+      const other = await t.call({
+        method: 'POST',
+        url: '/admin/v1/accounts',
+        headers: { authorization: 'Bearer test-admin-token-0123456789' },
+        payload: { name: 'Other' },
+        as: null,
+      })
+      const stranger = await t.addUser('OWNER', json(other).id)
+      assert.equal((await request(dnsGroupId, {}, stranger)).statusCode, 404)
+      const mine = json(await request(dnsGroupId, {}))
+      assert.equal(
+        (await t.call({ method: 'GET', url: `/v1/root-cause-analyses/${mine.id}`, as: stranger })).statusCode,
+        404,
+      )
+
+      const limited = await t.addUser('READ_WRITE')
+      const statuses: number[] = []
+      for (let i = 0; i < 11; i++) statuses.push((await request(dnsGroupId, {}, limited)).statusCode)
+      assert.deepEqual(statuses, [...Array(10).fill(202), 429])
+    })
+  })
+}

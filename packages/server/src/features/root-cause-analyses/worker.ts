@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto'
+import { EventEmitter } from 'node:events'
+import type { RootCauseAnalysesTable } from '@svc/db'
+import type { ServiceContext } from '../../context.ts'
+import { findGroup } from '../error-groups/error-groups.repo.ts'
+import { analyze } from './analysis.ts'
+import { AnalysisError, gatherEvidence } from './evidence.ts'
+import { type LlmConfig, LlmError, summarizeWithLlm } from './llm.ts'
+import * as repo from './root-cause-analyses.repo.ts'
+
+/** Wakes in-process workers when an analysis was requested, so it starts at once. */
+export const analysisSignals = new EventEmitter()
+
+/** A job claimed this many times without finishing (its node kept dying) ends FAILED. */
+export const MAX_ATTEMPTS = 3
+
+export interface WorkerOptions {
+  llm?: LlmConfig
+  log?: { error(obj: object, msg?: string): void }
+  pollMs?: number
+  leaseMs?: number
+}
+
+/**
+ * Runs root cause analyses in the background on every node: jobs are rows claimed under a lease
+ * (renewed while running), so a node that dies mid-analysis hands the job to another after the lease.
+ */
+export function createRootCauseWorker(ctx: ServiceContext, options: WorkerOptions = {}) {
+  const owner = `rca:${randomUUID()}`
+  const pollMs = options.pollMs ?? 1000
+  const leaseMs = options.leaseMs ?? 120_000
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+  let stopped = true
+  let again = false
+
+  const tick = () => {
+    if (stopped) return
+    if (running) {
+      again = true
+      return
+    }
+    running = drain()
+      .catch((error: unknown) => options.log?.error({ err: error }, 'root cause analysis worker failed'))
+      .finally(() => {
+        running = undefined
+        if (again) {
+          again = false
+          tick()
+        }
+      })
+  }
+
+  async function drain() {
+    for (;;) {
+      if (stopped) return
+      const nowMs = ctx.clock.now().getTime()
+      const job = await repo.claimNext(ctx, owner, nowMs, nowMs + leaseMs)
+      if (!job) return
+      await runJob(ctx, owner, job, { ...options, leaseMs })
+    }
+  }
+
+  return {
+    start() {
+      stopped = false
+      analysisSignals.on('requested', tick)
+      timer = setInterval(tick, pollMs)
+      tick()
+    },
+    /** Runs every claimable job now (tests, and the first tick). */
+    async runOnce() {
+      const wasStopped = stopped
+      stopped = false
+      try {
+        await drain()
+      } finally {
+        stopped = wasStopped
+      }
+    },
+    async stop() {
+      stopped = true
+      analysisSignals.off('requested', tick)
+      if (timer) clearInterval(timer)
+      await running
+    },
+  }
+}
+
+async function runJob(
+  ctx: ServiceContext,
+  owner: string,
+  job: RootCauseAnalysesTable,
+  options: WorkerOptions & { leaseMs: number },
+): Promise<void> {
+  const startedMs = performance.now()
+  const finish = (outcome: Partial<RootCauseAnalysesTable> & { status: string }) => {
+    const now = ctx.clock.now().toISOString()
+    return repo.finishAnalysis(ctx, job.id, owner, {
+      analysis: null,
+      failure_reason: null,
+      provider: null,
+      model: null,
+      duration_ms: Math.round(performance.now() - startedMs),
+      completed_at: now,
+      updated_at: now,
+      ...outcome,
+    })
+  }
+  if (job.attempts > MAX_ATTEMPTS) {
+    await finish({
+      status: 'FAILED',
+      failure_reason: `The analysis was interrupted ${MAX_ATTEMPTS} times (its node stopped) and was given up`,
+    })
+    return
+  }
+  const renew = setInterval(
+    () => {
+      const untilMs = ctx.clock.now().getTime() + options.leaseMs
+      repo.renewLease(ctx, job.id, owner, untilMs).catch(() => {})
+    },
+    Math.max(1000, options.leaseMs / 3),
+  )
+  try {
+    const group = await findGroup(ctx, job.account_id, job.error_group_id)
+    if (!group) throw new AnalysisError('The error group no longer exists')
+    const evidence = await gatherEvidence(ctx, group, job.user_context)
+    const analysis = analyze(evidence)
+    if (options.llm) {
+      const { summary, model } = await summarizeWithLlm(options.llm, evidence, analysis)
+      analysis.summary = summary
+      await finish({
+        status: 'COMPLETED',
+        analysis: JSON.stringify(analysis),
+        provider: 'openai-compatible',
+        model,
+      })
+      return
+    }
+    await finish({ status: 'COMPLETED', analysis: JSON.stringify(analysis), provider: 'svc-rules' })
+  } catch (error) {
+    const known = error instanceof AnalysisError || error instanceof LlmError
+    if (!known) options.log?.error({ err: error, analysisId: job.id }, 'root cause analysis failed')
+    await finish({
+      status: 'FAILED',
+      failure_reason: known
+        ? (error as Error).message
+        : 'The analysis failed unexpectedly (see the server log)',
+    })
+  } finally {
+    clearInterval(renew)
+  }
+}
