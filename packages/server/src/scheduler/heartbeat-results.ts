@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
+import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
@@ -11,29 +12,34 @@ export async function storeHeartbeatResult(
   ctx: ServiceContext,
   check: ChecksTable,
   event: { jobId: string; kind: HeartbeatEvent; message?: string; method?: string },
+  resolved?: ResolvedCheck,
 ): Promise<void> {
   const now = ctx.clock.now().toISOString()
   const failed = event.kind !== 'RECEIVED'
-  await insertResultOnce(ctx, {
-    id: randomUUID(),
-    job_id: event.jobId,
-    check_id: check.id,
-    account_id: check.account_id,
-    check_type: check.check_type,
-    run_location: HEARTBEAT_LOCATION,
-    started_at: now,
-    stopped_at: now,
-    response_time: 0,
-    has_failures: failed,
-    has_errors: false,
-    is_degraded: false,
-    over_max_response_time: false,
-    attempts: 1,
-    result_type: 'FINAL',
-    error_type: failed ? (event.kind === 'MISSED' ? 'TIMEOUT' : 'HEARTBEAT_FAIL') : null,
-    error_message: failed ? (event.message ?? null) : null,
-    status_code: null,
-    detail: JSON.stringify({ heartbeatCheckResult: { event: event.kind, method: event.method ?? null } }),
-    created_at: now,
-  })
+  await insertResultOnce(
+    ctx,
+    {
+      id: randomUUID(),
+      job_id: event.jobId,
+      check_id: check.id,
+      account_id: check.account_id,
+      check_type: check.check_type,
+      run_location: HEARTBEAT_LOCATION,
+      started_at: now,
+      stopped_at: now,
+      response_time: 0,
+      has_failures: failed,
+      has_errors: false,
+      is_degraded: false,
+      over_max_response_time: false,
+      attempts: 1,
+      result_type: 'FINAL',
+      error_type: failed ? (event.kind === 'MISSED' ? 'TIMEOUT' : 'HEARTBEAT_FAIL') : null,
+      error_message: failed ? (event.message ?? null) : null,
+      status_code: null,
+      detail: JSON.stringify({ heartbeatCheckResult: { event: event.kind, method: event.method ?? null } }),
+      created_at: now,
+    },
+    resolved,
+  )
 }

@@ -66,28 +66,32 @@ export async function storeAttempt(
 ): Promise<string | undefined> {
   const id = job.resultId
   const { verdict } = outcome
-  const stored = await insertResultOnce(ctx, {
-    id,
-    job_id: job.jobId,
-    check_id: check.row.id,
-    account_id: check.row.account_id,
-    check_type: check.row.check_type,
-    run_location: location,
-    started_at: verdict.startedAt,
-    stopped_at: verdict.stoppedAt,
-    response_time: verdict.responseTime,
-    has_failures: verdict.hasFailures,
-    has_errors: verdict.hasErrors,
-    is_degraded: verdict.isDegraded,
-    over_max_response_time: verdict.overMaxResponseTime,
-    attempts: job.attempts,
-    result_type: job.resultType,
-    error_type: verdict.error?.type ?? null,
-    error_message: verdict.error?.message ?? null,
-    status_code: outcome.statusCode,
-    detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
-    created_at: ctx.clock.now().toISOString(),
-  })
+  const stored = await insertResultOnce(
+    ctx,
+    {
+      id,
+      job_id: job.jobId,
+      check_id: check.row.id,
+      account_id: check.row.account_id,
+      check_type: check.row.check_type,
+      run_location: location,
+      started_at: verdict.startedAt,
+      stopped_at: verdict.stoppedAt,
+      response_time: verdict.responseTime,
+      has_failures: verdict.hasFailures,
+      has_errors: verdict.hasErrors,
+      is_degraded: verdict.isDegraded,
+      over_max_response_time: verdict.overMaxResponseTime,
+      attempts: job.attempts,
+      result_type: job.resultType,
+      error_type: verdict.error?.type ?? null,
+      error_message: verdict.error?.message ?? null,
+      status_code: outcome.statusCode,
+      detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
+      created_at: ctx.clock.now().toISOString(),
+    },
+    check,
+  )
   if (!stored) await removeArtifacts(ctx, check.row.id, id)
   return stored ? id : undefined
 }

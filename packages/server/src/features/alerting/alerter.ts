@@ -11,7 +11,7 @@ import { foldResultIntoAnalytics } from '../analytics/fold.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
-import { resolveCheck } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveCheck } from '../checks/checks.service.ts'
 import type { EffectiveSettings } from '../checks/effective-check.ts'
 import { inMaintenance } from '../maintenance-windows/maintenance-windows.service.ts'
 import { insertNotifications } from './alert-notifications.repo.ts'
@@ -42,12 +42,13 @@ type Db = ServiceContext['db']
 export async function storeResultWithAlerts(
   ctx: ServiceContext,
   row: CheckResultsTable,
+  check: ResolvedCheck | undefined,
   insert: (db: Db) => Promise<boolean>,
 ): Promise<boolean> {
   let enqueued = 0
   const run = async (db: Db) => {
     const inserted = await insert(db)
-    if (inserted && row.result_type === 'FINAL') enqueued = await foldResult({ ...ctx, db }, row)
+    if (inserted && row.result_type === 'FINAL') enqueued = await foldResult({ ...ctx, db }, row, check)
     if (inserted) await foldResultIntoAnalytics({ ...ctx, db }, row)
     return inserted
   }
@@ -57,7 +58,12 @@ export async function storeResultWithAlerts(
 }
 
 /** Folds one final result into its check's alert state; answers how many notifications it queued. */
-async function foldResult(ctx: ServiceContext, result: CheckResultsTable): Promise<number> {
+async function foldResult(
+  ctx: ServiceContext,
+  result: CheckResultsTable,
+  resolved: ResolvedCheck | undefined,
+): Promise<number> {
+  if (resolved) return evaluate(ctx, resolved.row, result, resolved)
   const check = await findCheckById(ctx, result.check_id)
   if (!check) return 0
   return evaluate(ctx, check, result)
@@ -89,9 +95,10 @@ async function evaluate(
   ctx: ServiceContext,
   check: ChecksTable,
   result: CheckResultsTable | null,
+  resolved?: ResolvedCheck,
 ): Promise<number> {
   const now = ctx.clock.now()
-  const resolvedCheck = await resolveCheck(ctx, check)
+  const resolvedCheck = resolved ?? (await resolveCheck(ctx, check))
   const { definition, effective } = resolvedCheck
   const group =
     check.group_id === null ? undefined : await groupsRepo.findGroup(ctx, check.account_id, check.group_id)

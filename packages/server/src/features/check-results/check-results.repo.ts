@@ -2,15 +2,21 @@ import { type CheckResultsTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { storeResultWithAlerts } from '../alerting/alerter.ts'
+import type { ResolvedCheck } from '../checks/checks.service.ts'
 
 /** The only SQL for `check_results`. */
 
 /**
  * Stores a result once per job id: a job re-run after a lost lease can't store it twice. A new final
- * result is folded into its check's alerts in the same transaction (see alerting/alerter.ts).
+ * result is folded into its check's alerts in the same transaction (see alerting/alerter.ts); `check`,
+ * when the caller has it resolved already, spares the fold loading it again.
  */
-export async function insertResultOnce(ctx: ServiceContext, row: CheckResultsTable): Promise<boolean> {
-  return storeResultWithAlerts(ctx, row, async (db) => {
+export async function insertResultOnce(
+  ctx: ServiceContext,
+  row: CheckResultsTable,
+  check?: ResolvedCheck,
+): Promise<boolean> {
+  return storeResultWithAlerts(ctx, row, check, async (db) => {
     const inserted = await db
       .insertInto('check_results')
       .values(row)

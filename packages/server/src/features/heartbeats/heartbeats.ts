@@ -26,7 +26,8 @@ export async function recordPing(
 ) {
   const check = await findCheckByHeartbeatToken(ctx, token)
   if (!check) throw notFound('Unknown heartbeat')
-  const { definition, groupActivated } = await resolveCheck(ctx, check)
+  const resolved = await resolveCheck(ctx, check)
+  const { definition, groupActivated } = resolved
   // A paused heartbeat (or one in a paused group) acknowledges pings without judging them.
   if (!definition.activated || !groupActivated) return
   const message = kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined
@@ -34,7 +35,7 @@ export async function recordPing(
   // One transaction: the result (with its alert fold) and the moved deadline land together.
   await ctx.db.transaction().execute(async (db) => {
     const tx = { ...ctx, db }
-    await storeHeartbeatResult(tx, check, { jobId: `ping:${randomUUID()}`, kind, message, method })
+    await storeHeartbeatResult(tx, check, { jobId: `ping:${randomUUID()}`, kind, message, method }, resolved)
     await moveDeadline(tx, check.id, HEARTBEAT_LOCATION, deadline)
   })
 }
