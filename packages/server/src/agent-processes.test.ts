@@ -7,10 +7,24 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Scrubber } from '@svc/core'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { chromiumAvailable } from '@svc/runner'
 import { type AgentProcess, startAgentProcess } from './testing/agent-process.ts'
 import { pidOfClient } from './testing/client-pid.ts'
 import { startRecordingProxy } from './testing/recording-proxy.ts'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
+
+const skip = chromiumAvailable()
+  ? false
+  : 'Chromium not found at /usr/bin/chromium: the agent browser check SKIPPED'
+if (skip) console.warn(`\n!!! ${skip}\n`)
+
+const BROWSER_SCRIPT = `
+const { test, expect } = require('@playwright/test')
+test('wrong heading', async ({ page }) => {
+  console.log('token is ' + process.env.PAGE_TOKEN + ' in ' + process.env.SVC_RUN_LOCATION)
+  await page.goto(process.env.SITE_URL)
+  await expect(page.locator('h1')).toHaveText('Goodbye', { timeout: 500 })
+})`
 
 /**
  * A real server and real agent processes of one private location, on loopback: the agents share the
@@ -168,6 +182,49 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.ok(!listed.agents.some((a: { id: string }) => a.id === agent.id), 'the agent said goodbye')
       })
 
+      test('a browser check on an agent: screenshot and trace uploaded, secrets scrubbed', {
+        skip,
+      }, async () => {
+        const secret = `tok-${randomBytes(9).toString('hex')}`
+        await call('POST', '/v1/variables', { key: 'PAGE_TOKEN', value: secret, secret: true })
+        await call('POST', '/v1/variables', { key: 'SITE_URL', value: `${target.url}/page` })
+        const created = await call('POST', '/v1/checks/browser', {
+          name: 'wrong heading',
+          activated: false,
+          locations: [],
+          privateLocations: [location.slugName],
+          doubleCheck: false,
+          script: BROWSER_SCRIPT,
+        })
+        assert.equal(created.status, 201, JSON.stringify(created.body))
+        const agent = await startAgent()
+        const { status, body } = await trigger(created.body.id)
+        assert.equal(status, 200, JSON.stringify(body))
+        assert.equal(body.runLocation, 'lab')
+        assert.equal(body.hasFailures, true)
+        assert.equal(body.error.type, 'ASSERTION', JSON.stringify(body.browserCheckResult.errors))
+        const detail = body.browserCheckResult
+        const log = detail.logs.map((entry: { text: string }) => entry.text).join('\n')
+        assert.match(log, /token is \[REDACTED\] in lab/)
+        const download = async (url: string) => {
+          const response = await fetch(url.replace(/^https?:\/\/[^/]+/, server.url), {
+            headers: { authorization: `Bearer ${apiKey}` },
+          })
+          return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) }
+        }
+        const trace = await download(detail.traceUrl)
+        assert.equal(trace.status, 200)
+        assert.equal(trace.bytes.subarray(0, 2).toString(), 'PK')
+        const shot = detail.screenshots.find((s: { onFailure: boolean }) => s.onFailure)
+        assert.ok(shot, 'a screenshot on failure')
+        const image = await download(shot.url)
+        assert.equal(image.status, 200)
+        assert.deepEqual([...image.bytes.subarray(1, 4)], [...Buffer.from('PNG')])
+        for (const bytes of [trace.bytes, image.bytes, Buffer.from(JSON.stringify(body))])
+          assert.ok(!bytes.includes(secret))
+        assert.equal(await agent.stop('SIGTERM'), 0)
+      })
+
       test('a revoked key is refused at once: the agent says so and exits 1', async () => {
         const key = await newKey()
         const agent = await startAgent({ API_KEY: key.rawKey })
@@ -206,9 +263,14 @@ describe('svc agent processes', { concurrency: true }, () => {
             { key: 'Authorization', value: 'Bearer {{SVC_SECRET_TARGET_TOKEN}}' },
             { key: 'x-token', value: '{{SVC_SECRET_TARGET_TOKEN}}' },
           ])
+          // Posting the result meets a dropped connection and a 503 first: it is retried, stored once.
+          proxy.failNext('/agent/v1/results', 1, 0, '')
+          proxy.failNext('/agent/v1/results', 1, 503, '{}')
           const { status, body } = await trigger(check)
           assert.equal(status, 200, JSON.stringify(body))
           assert.match(body.apiCheckResult.response.body, /\[REDACTED\]/)
+          assert.equal(proxy.requests.filter((r) => r.path === '/agent/v1/results').length, 3)
+          assert.equal((await resultsOf(check)).length, 1)
           assert.equal(await reporting.stop('SIGTERM'), 0)
 
           // The same with EXTERNAL_OBSERVABILITY=off: ready again after its failures, and no event.
@@ -301,6 +363,9 @@ async function startTarget(pids: () => number[]): Promise<Target> {
       held.set(path, [...(held.get(path) ?? []), response])
     } else if (path.startsWith('/hang-once/')) {
       if (hits.filter((h) => h.path === path).length > 1) response.end('ok')
+    } else if (path === '/page') {
+      response.setHeader('content-type', 'text/html')
+      response.end('<!doctype html><html><head><title>t</title></head><body><h1>Hello</h1></body></html>')
     } else if (path === '/echo') {
       const values = [request.headers.authorization ?? '', String(request.headers['x-token'] ?? '')]
       if (target.echoExtra) values.push(target.echoExtra)

@@ -15,7 +15,10 @@ export interface RecordingProxy {
   requests: RecordedRequest[]
   /** Everything forwarded towards servers, as one buffer. */
   sent(): Buffer
-  /** The next `count` requests whose path starts with `pathPrefix` are answered `status` with `body`. */
+  /**
+   * The next `count` requests whose path starts with `pathPrefix` are answered `status` with `body`,
+   * or, with status 0, have their connection dropped (a network error).
+   */
   failNext(pathPrefix: string, count: number, status: number, body: string): void
   close(): Promise<void>
 }
@@ -42,6 +45,10 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     const failure = failures.find((f) => f.count > 0 && target.pathname.startsWith(f.pathPrefix))
     if (failure) {
       failure.count--
+      if (failure.status === 0) {
+        request.socket.destroy()
+        return
+      }
       response.writeHead(failure.status, { 'content-type': 'application/json' })
       response.end(failure.body)
       return
