@@ -104,7 +104,9 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
 
   /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
   function pump(): void {
-    if (!started || claiming) return
+    // With no free slot the loop below would finish without awaiting: its `finally` would clear
+    // `claiming` before the assignment sets it, leaving it set for good and the scheduler stalled.
+    if (!started || claiming || running.size >= options.concurrency) return
     claiming = (async () => {
       try {
         for (let free = options.concurrency - running.size; free > 0; ) {
