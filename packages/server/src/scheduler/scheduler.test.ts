@@ -186,7 +186,7 @@ for (const engine of testEngines()) {
     })
 
     test('a started scheduler keeps claiming after ticks that find every run slot busy', async () => {
-      const checks = []
+      const checks: string[] = []
       for (let n = 0; n < 4; n++) {
         const created = await t.call({
           method: 'POST',
