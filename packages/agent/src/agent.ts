@@ -259,6 +259,9 @@ export class SvcAgent {
             now: () => new Date(),
             ...(isScript ? { playwright: this.#playwright(), artifactsDir } : {}),
             signal: this.#abandon.signal,
+            ...(this.#config.proxy.httpProxy || this.#config.proxy.httpsProxy
+              ? { proxy: this.#config.proxy }
+              : {}),
             ...this.#options.runner,
           } as JobRunnerContext)
         } catch (error) {

@@ -241,7 +241,7 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.match(unknown.output(), /refused this agent’s key/)
       })
 
-      test('behind an HTTP proxy: nothing the server receives holds a secret; error events only when on', async () => {
+      test('behind an HTTP proxy (API calls and checks): nothing the server receives holds a secret; error events only when on', async () => {
         const proxy = await startRecordingProxy()
         const accountSecret = `acct-${randomBytes(9).toString('hex')}`
         const agentSecret = `agent-${randomBytes(9).toString('hex')}`
@@ -279,7 +279,11 @@ describe('svc agent processes', { concurrency: true }, () => {
           assert.equal(await quiet.stop('SIGTERM'), 0)
           assert.equal(proxy.requests.filter((r) => r.path.startsWith('/agent/v1/jobs')).length >= 8, true)
 
-          const sent = proxy.sent().toString('latin1')
+          const sent = proxy.sent(new URL(server.url).host).toString('latin1')
+          assert.ok(
+            proxy.requests.some((r) => r.host === new URL(target.url).host && r.path === '/echo'),
+            'the check itself went through the proxy too',
+          )
           assert.ok(sent.includes('POST /agent/v1/results'), 'results went through the proxy')
           assert.ok(sent.includes('POST /agent/v1/heartbeat'), 'heartbeats went through the proxy')
           for (const secret of [accountSecret, agentSecret]) {

@@ -2,6 +2,8 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { type AddressInfo, connect } from 'node:net'
 
 export interface RecordedRequest {
+  /** The `host:port` it went to. */
+  host: string
   method: string
   path: string
   /** Request line, headers and body as forwarded to the server. */
@@ -13,8 +15,8 @@ export interface RecordingProxy {
   server: Server
   /** Every request forwarded so far, in order. */
   requests: RecordedRequest[]
-  /** Everything forwarded towards servers, as one buffer. */
-  sent(): Buffer
+  /** Everything forwarded towards `host` (`host:port`; every server when omitted), as one buffer. */
+  sent(host?: string): Buffer
   /**
    * The next `count` requests whose path starts with `pathPrefix` are answered `status` with `body`,
    * or, with status 0, have their connection dropped (a network error).
@@ -38,6 +40,7 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     for (let i = 0; i < request.rawHeaders.length; i += 2)
       head.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`)
     requests.push({
+      host: target.host,
       method: request.method ?? 'GET',
       path,
       bytes: Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]),
@@ -76,7 +79,7 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
       socket.pipe(upstream)
     })
     socket.on('data', (chunk: Buffer) =>
-      requests.push({ method: 'CONNECT', path: request.url ?? '', bytes: chunk }),
+      requests.push({ host: request.url ?? '', method: 'CONNECT', path: '', bytes: chunk }),
     )
     upstream.on('error', () => socket.destroy())
     socket.on('error', () => upstream.destroy())
@@ -86,7 +89,7 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     server,
     requests,
-    sent: () => Buffer.concat(requests.map((r) => r.bytes)),
+    sent: (host) => Buffer.concat(requests.filter((r) => !host || r.host === host).map((r) => r.bytes)),
     failNext(pathPrefix, count, status, body) {
       failures.push({ pathPrefix, count, status, body })
     },
