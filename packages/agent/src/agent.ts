@@ -14,6 +14,7 @@ import { type AgentApi, type AgentJob, ApiError, type JobResultBody } from './ap
 import type { AgentConfig } from './config.ts'
 import { errorEventOf } from './error-events.ts'
 import type { Readiness } from './health.ts'
+import { onAgentRuntime, outcomeToSend } from './outcome.ts'
 
 export interface Logger {
   info(message: string): void
@@ -91,6 +92,13 @@ export class SvcAgent {
   /** Scrubs the agent's own secrets (its key, SVC_SECRET_* values) from text, e.g. a log line. */
   scrub(text: string): string {
     return this.#scrubber.text(text)
+  }
+
+  /** `--refresh-cache`: drops the caches script runs share (compiled code, transformed scripts). */
+  async refreshCache(): Promise<string> {
+    const dir = this.#playwright().cacheDir
+    await rm(dir, { recursive: true, force: true })
+    return dir
   }
 
   start(): void {
@@ -246,6 +254,7 @@ export class SvcAgent {
     const scrubber = this.#scrubberOf(job)
     const isScript = 'script' in job.job
     const artifactsDir = isScript ? await mkdtemp(join(tmpdir(), 'svc-agent-run-')) : undefined
+    const runnable = onAgentRuntime(job.job)
     try {
       let outcome: RunOutcome
       if (!(job.job.checkType in DETAIL_KEYS)) {
@@ -255,7 +264,7 @@ export class SvcAgent {
         )
       } else {
         try {
-          outcome = await runJob(this.#withAgentSecrets(job.job), {
+          outcome = await runJob(this.#withAgentSecrets(runnable.job), {
             now: () => new Date(),
             ...(isScript ? { playwright: this.#playwright(), artifactsDir } : {}),
             signal: this.#abandon.signal,
@@ -271,7 +280,7 @@ export class SvcAgent {
         }
       }
       if (this.#abandon.signal.aborted) return
-      outcome = scrubber.deep(outcome)
+      outcome = outcomeToSend(outcome, scrubber, runnable.note)
       if (artifactsDir) await this.#uploadArtifacts(job, outcome, artifactsDir)
       await this.#postResult({
         slotKey: job.slotKey,

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import { ConfigError, loadAgentConfig } from './config.ts'
 
@@ -69,14 +67,4 @@ test('bad values are refused with the variable’s name', () => {
       String(message),
     )
   }
-})
-
-test('the agent process without API_KEY says so and exits 1', () => {
-  const run = spawnSync(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', join(import.meta.dirname, 'main.ts')],
-    { env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 },
-  )
-  assert.equal(run.status, 1)
-  assert.match(run.stderr, /^svc agent: API_KEY is not set/)
 })

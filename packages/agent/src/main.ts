@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
+import { parseArgs } from 'node:util'
 import { SvcAgent } from './agent.ts'
 import { AgentApi, dispatcherOf } from './api-client.ts'
 import { ConfigError, loadAgentConfig } from './config.ts'
@@ -8,6 +9,7 @@ import { AGENT_VERSION } from './version.ts'
 
 /** `npm run agent`: one agent of a private location, configured by its environment. */
 async function main(): Promise<void> {
+  const values = argumentsOf(process.argv.slice(2))
   const config = loadAgentConfig()
   const agentId = randomUUID()
   const log = {
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', crash)
   process.on('unhandledRejection', crash)
 
+  if (values['refresh-cache']) log.info(`script caches cleared (${await agent.refreshCache()})`)
   const health = await startHealthServer(config.healthPort, () => agent.readiness())
   agent.start()
   log.info(
@@ -60,6 +63,14 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+}
+
+function argumentsOf(args: string[]) {
+  try {
+    return parseArgs({ args, options: { 'refresh-cache': { type: 'boolean' } } }).values
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}. usage: npm run agent [-- --refresh-cache]`)
+  }
 }
 
 main().catch((error: unknown) => {

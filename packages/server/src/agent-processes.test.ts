@@ -194,6 +194,7 @@ describe('svc agent processes', { concurrency: true }, () => {
           locations: [],
           privateLocations: [location.slugName],
           doubleCheck: false,
+          runtimeId: '2024.09',
           script: BROWSER_SCRIPT,
         })
         assert.equal(created.status, 201, JSON.stringify(created.body))
@@ -206,6 +207,11 @@ describe('svc agent processes', { concurrency: true }, () => {
         const detail = body.browserCheckResult
         const log = detail.logs.map((entry: { text: string }) => entry.text).join('\n')
         assert.match(log, /token is \[REDACTED\] in lab/)
+        assert.equal(detail.runtimeId, '2025.04')
+        assert.equal(
+          detail.notes[0],
+          'Runtime 2024.09 is not available on private-location agents: ran on 2025.04',
+        )
         const download = async (url: string) => {
           const response = await fetch(url.replace(/^https?:\/\/[^/]+/, server.url), {
             headers: { authorization: `Bearer ${apiKey}` },
@@ -262,6 +268,7 @@ describe('svc agent processes', { concurrency: true }, () => {
           const check = await createCheck('echo', '/echo', [
             { key: 'Authorization', value: 'Bearer {{SVC_SECRET_TARGET_TOKEN}}' },
             { key: 'x-token', value: '{{SVC_SECRET_TARGET_TOKEN}}' },
+            { key: 'Cookie', value: 'session=not-a-variable' },
           ])
           // Posting the result meets a dropped connection and a 503 first: it is retried, stored once.
           proxy.failNext('/agent/v1/results', 1, 0, '')
@@ -269,6 +276,7 @@ describe('svc agent processes', { concurrency: true }, () => {
           const { status, body } = await trigger(check)
           assert.equal(status, 200, JSON.stringify(body))
           assert.match(body.apiCheckResult.response.body, /\[REDACTED\]/)
+          assert.equal(body.apiCheckResult.request.headers.cookie, '[REDACTED]', 'sensitive headers always')
           assert.equal(proxy.requests.filter((r) => r.path === '/agent/v1/results').length, 3)
           assert.equal((await resultsOf(check)).length, 1)
           assert.equal(await reporting.stop('SIGTERM'), 0)
