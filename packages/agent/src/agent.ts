@@ -268,9 +268,7 @@ export class SvcAgent {
             now: () => new Date(),
             ...(isScript ? { playwright: this.#playwright(), artifactsDir } : {}),
             signal: this.#abandon.signal,
-            ...(this.#config.proxy.httpProxy || this.#config.proxy.httpsProxy
-              ? { proxy: this.#config.proxy }
-              : {}),
+            ...this.#checkProxy(job),
             ...this.#options.runner,
           } as JobRunnerContext)
         } catch (error) {
@@ -294,6 +292,14 @@ export class SvcAgent {
     } finally {
       if (artifactsDir) await rm(artifactsDir, { recursive: true, force: true }).catch(() => {})
     }
+  }
+
+  /** The location's proxy when it names one, else the agent's HTTP_PROXY / HTTPS_PROXY / NO_PROXY. */
+  #checkProxy(job: AgentJob): Pick<JobRunnerContext, 'proxy'> {
+    const { proxy } = this.#config
+    if (job.proxyUrl)
+      return { proxy: { httpProxy: job.proxyUrl, httpsProxy: job.proxyUrl, noProxy: proxy.noProxy } }
+    return proxy.httpProxy || proxy.httpsProxy ? { proxy } : {}
   }
 
   /** The agent's own SVC_SECRET_* values and key are scrubbed from script output and traces too. */
@@ -342,6 +348,11 @@ export class SvcAgent {
         return
       } catch (error) {
         if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+        if (error instanceof ApiError && error.status === 404) {
+          // The check was deleted while it ran: nothing to store, nothing wrong with the agent.
+          log.warn(this.scrub(`${what}: ${messageOf(error)}`))
+          return
+        }
         const delay = backoff(attempt, 250, 10_000)
         const retry = !(error instanceof ApiError) || error.transient
         if (!retry || Date.now() + delay > Math.min(giveUpAt, this.#graceDeadline)) {

@@ -15,6 +15,8 @@ export interface AgentJob {
   job: RunnerJob
   /** Values to scrub from everything sent back. */
   hidden: string[]
+  /** The location's proxy for URL and API checks; wins over HTTP_PROXY / HTTPS_PROXY (absent on older servers). */
+  proxyUrl?: string | null
 }
 
 export interface JobResultBody {

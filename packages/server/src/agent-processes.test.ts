@@ -231,6 +231,31 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.equal(await agent.stop('SIGTERM'), 0)
       })
 
+      test('the location’s proxy URL carries its URL and API checks', async () => {
+        const proxy = await startRecordingProxy()
+        const body = { name: 'Lab', slugName: 'lab' }
+        try {
+          const put = await call('PUT', `/v1/private-locations/${location.id}`, {
+            ...body,
+            proxyUrl: proxy.url,
+          })
+          assert.equal(put.status, 200, JSON.stringify(put.body))
+          const agent = await startAgent()
+          const check = await createCheck('via the location proxy', '/slow/located')
+          const { status, body: answer } = await trigger(check)
+          assert.equal(status, 200, JSON.stringify(answer))
+          assert.deepEqual(
+            proxy.requests.map((r) => [r.host, r.path]),
+            [[new URL(target.url).host, '/slow/located']],
+            'the check, and nothing else, went through the location’s proxy',
+          )
+          assert.equal(await agent.stop('SIGTERM'), 0)
+        } finally {
+          await call('PUT', `/v1/private-locations/${location.id}`, { ...body, proxyUrl: null })
+          await proxy.close()
+        }
+      })
+
       test('a revoked key is refused at once: the agent says so and exits 1', async () => {
         const key = await newKey()
         const agent = await startAgent({ API_KEY: key.rawKey })
