@@ -135,6 +135,8 @@ export class SvcAgent {
     this.#wakeStop()
     this.#pollAbort?.abort()
     this.#graceDeadline = Date.now() + this.#config.shutdownGraceMs
+    // The loop ends at once (its poll is aborted); a poll answered just before still starts its jobs.
+    await this.#loop
     log.info(
       `shutting down: no new jobs; waiting up to ${this.#config.shutdownGraceMs / 1000} s for ` +
         `${this.#running.size} running job(s)`,
@@ -143,7 +145,7 @@ export class SvcAgent {
     const finished = await Promise.race([
       Promise.all(this.#running.values()).then(() => true),
       new Promise<false>((done) => {
-        graceTimer = setTimeout(() => done(false), this.#config.shutdownGraceMs)
+        graceTimer = setTimeout(() => done(false), Math.max(0, this.#graceDeadline - Date.now()))
       }),
     ])
     clearTimeout(graceTimer)
@@ -154,7 +156,6 @@ export class SvcAgent {
       )
       this.#abandon.abort()
     }
-    await this.#loop
     if (this.#heartbeatTimer) clearTimeout(this.#heartbeatTimer)
     this.#heartbeatTimer = null
     if (this.#registered) {

@@ -182,6 +182,23 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.ok(!listed.agents.some((a: { id: string }) => a.id === agent.id), 'the agent said goodbye')
       })
 
+      test('a job still running when the grace ends is left to another agent, stored once', async () => {
+        const leaving = await startAgent({ SHUTDOWN_GRACE_SECONDS: '1' })
+        const check = await createCheck('outlives the grace', '/hold/grace')
+        const answer = trigger(check)
+        await target.waitForHit('/hold/grace')
+        assert.equal(await leaving.stop('SIGTERM'), 0)
+        assert.match(leaving.output(), /1 job\(s\) did not finish within the grace/)
+        const taking = await startAgent()
+        while (target.hits.filter((h) => h.path === '/hold/grace').length < 2) await sleep(20)
+        target.release('/hold/grace')
+        const { status, body } = await answer
+        assert.equal(status, 200, JSON.stringify(body))
+        assert.equal(body.apiCheckResult.response.body, 'held /hold/grace')
+        assert.equal((await resultsOf(check)).length, 1)
+        assert.equal(await taking.stop('SIGTERM'), 0)
+      })
+
       test('a browser check on an agent: screenshot and trace uploaded, secrets scrubbed', {
         skip,
       }, async () => {
