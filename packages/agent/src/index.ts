@@ -1,1 +1,6 @@
-export {}
+export { type AgentOptions, type Logger, SvcAgent } from './agent.ts'
+export { AgentApi, type AgentJob, ApiError, dispatcherOf } from './api-client.ts'
+export { type AgentConfig, ConfigError, loadAgentConfig } from './config.ts'
+export { dropUrls, errorEventOf } from './error-events.ts'
+export { type Readiness, startHealthServer } from './health.ts'
+export { AGENT_VERSION } from './version.ts'

@@ -1,11 +1,14 @@
 import type { LookupFunction } from 'node:net'
 import type { AssertionOutcome } from '@svc/core'
+import type { ProxySettings } from './http/proxy.ts'
 
 /** What a runner may use besides the job: injected so tests control time and name resolution. */
 export interface RunnerContext {
   now(): Date
   /** Replaces the system resolver for HTTP and TCP checks. */
   lookup?: LookupFunction
+  /** A forward proxy for URL and API checks (an agent's HTTP_PROXY / HTTPS_PROXY / NO_PROXY). */
+  proxy?: ProxySettings
 }
 
 export const ERROR_TYPES = ['NETWORK_ERROR', 'TIMEOUT', 'ASSERTION', 'SCRIPT', 'INTERNAL'] as const

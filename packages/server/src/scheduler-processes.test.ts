@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { pidOfClient } from './testing/client-pid.ts'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
 
 const CHECKS = 30
@@ -140,27 +140,4 @@ async function startTarget(pids: () => number[]) {
       return unattributed
     },
   }
-}
-
-function pidOfClient(clientPort: number, serverPort: number, pids: number[]): number | undefined {
-  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0')
-  const line = readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/))
-    .find((f) => f[1]?.endsWith(`:${hex(clientPort)}`) && f[2]?.endsWith(`:${hex(serverPort)}`))
-  const inode = line?.[9]
-  if (!inode) return undefined
-  return pids.find((pid) => {
-    try {
-      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
-        try {
-          return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`
-        } catch {
-          return false
-        }
-      })
-    } catch {
-      return false
-    }
-  })
 }

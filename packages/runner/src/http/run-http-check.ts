@@ -1,4 +1,5 @@
 import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
+import { isIP, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
 import { buildConnector, Client } from 'undici'
@@ -13,6 +14,7 @@ import type {
 } from '../types.ts'
 import { timedVerdict } from '../types.ts'
 import { classifyNetworkError } from './classify-error.ts'
+import { connectToProxy, proxyAuthorization, proxyFor, tunnelTls } from './proxy.ts'
 
 export interface HttpJob {
   checkType: 'API' | 'URL'
@@ -130,8 +132,21 @@ async function fetchOnce(
   signal: AbortSignal,
 ): Promise<Hop> {
   const target = new URL(url)
+  const proxy = proxyFor(target, ctx.proxy)
   const marks = { start: performance.now(), lookup: 0, connect: 0, secure: 0, headers: 0, end: 0 }
   let tls: TlsCertificate | null = null
+  const watch = (socket: Socket) => {
+    socket.once('lookup', () => {
+      marks.lookup = performance.now()
+    })
+    socket.once('connect', () => {
+      marks.connect = performance.now()
+    })
+  }
+  const secured = (socket: TLSSocket) => {
+    marks.secure = performance.now()
+    tls = certificateOf(socket, ctx.now())
+  }
   const connector = buildConnector({
     rejectUnauthorized: !job.request.skipSSL,
     ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
@@ -141,28 +156,54 @@ async function fetchOnce(
         ? { family: 4 }
         : {}),
   } as buildConnector.BuildOptions)
-  const client = new Client(target.origin, {
+  // Through a proxy, phases time the connection to the proxy; https:// targets get TLS inside a
+  // CONNECT tunnel, http:// ones are asked of the proxy in absolute form.
+  const tunnel = proxy !== null && target.protocol === 'https:'
+  const viaProxy = proxy !== null && !tunnel
+  const client = new Client(viaProxy ? proxy.origin : target.origin, {
     connect(options, callback) {
+      if (proxy) {
+        const socket = connectToProxy(proxy, ctx.lookup)
+        watch(socket)
+        if (!tunnel) {
+          socket.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => callback(null, socket))
+          socket.once('error', (error) => callback(error, null))
+          return socket
+        }
+        const host = target.hostname.replace(/^\[(.*)\]$/, '$1')
+        tunnelTls(
+          socket,
+          proxy,
+          {
+            host,
+            port: Number(target.port) || 443,
+            servername: isIP(host) ? '' : host,
+            rejectUnauthorized: !job.request.skipSSL,
+          },
+          (error, secure) => {
+            if (error || !secure) return callback(error ?? new Error('No tunnel'), null)
+            secured(secure)
+            callback(null, secure)
+          },
+        )
+        return socket
+      }
       // undici's connector returns the socket it opens, though its type says void.
       const socket = connector(options, callback) as unknown as TLSSocket
-      socket.once('lookup', () => {
-        marks.lookup = performance.now()
-      })
-      socket.once('connect', () => {
-        marks.connect = performance.now()
-      })
-      socket.once('secureConnect', () => {
-        marks.secure = performance.now()
-        tls = certificateOf(socket, ctx.now())
-      })
+      watch(socket)
+      socket.once('secureConnect', () => secured(socket))
       return socket
     },
   })
   try {
     const response = await client.request({
       method: request.method as 'GET',
-      path: `${target.pathname}${target.search}`,
-      headers: request.headers,
+      path: viaProxy
+        ? `${target.origin}${target.pathname}${target.search}`
+        : `${target.pathname}${target.search}`,
+      headers: viaProxy
+        ? { ...request.headers, host: target.host, ...proxyAuthorization(proxy) }
+        : request.headers,
       body: request.body,
       signal,
     })

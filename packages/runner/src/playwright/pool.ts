@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
@@ -68,6 +69,8 @@ export class PlaywrightPool {
   readonly heapLimitMb: number
   readonly maxPages: number
   readonly workRoot: string
+  /** Caches shared by runs (compiled code, transformed scripts); safe to delete between runs. */
+  readonly cacheDir: string
   readonly artifactLimitBytes: number
   /** Unique among the pools of this process (names working directories). */
   readonly id = ++pools
@@ -85,6 +88,7 @@ export class PlaywrightPool {
     this.heapLimitMb = options.heapLimitMb ?? 768
     this.maxPages = options.maxPages ?? 20
     this.workRoot = options.workRoot ?? tmpdir()
+    this.cacheDir = join(this.workRoot, 'svc-playwright-cache')
     this.artifactLimitBytes = options.artifactLimitBytes ?? 150 * 1024 * 1024
   }
 

@@ -304,8 +304,8 @@ async function prepare(
     SVC_RUN_CONFIG: runConfig,
     FORCE_COLOR: '0',
     // Caches shared by runs (compiled code, transformed scripts) save most of a test run's start-up.
-    NODE_COMPILE_CACHE: join(ctx.playwright.workRoot, 'svc-playwright-cache', 'node'),
-    PLAYWRIGHT_TRANSFORM_CACHE_DIR: join(ctx.playwright.workRoot, 'svc-playwright-cache', 'transform'),
+    NODE_COMPILE_CACHE: join(ctx.playwright.cacheDir, 'node'),
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: join(ctx.playwright.cacheDir, 'transform'),
     NODE_OPTIONS: `--require="${PRELOAD}" --max-old-space-size=${ctx.playwright.heapLimitMb} --disable-warning=ExperimentalWarning`,
   })
   if (wsEndpoint && mode === 'test') env.PW_TEST_CONNECT_WS_ENDPOINT = wsEndpoint

@@ -17,7 +17,8 @@ for (const engine of testEngines()) {
     const target = createServer((request, response) => {
       hits++
       response.statusCode = request.url === '/down' ? 503 : 200
-      response.end('ok')
+      if (request.url === '/slow') setTimeout(() => response.end('ok'), 50)
+      else response.end('ok')
     })
     let base = ''
     before(async () => {
@@ -221,6 +222,43 @@ for (const engine of testEngines()) {
         for (let i = 0; i < 500 && (await stored()) < ids.length; i++)
           await new Promise((done) => setTimeout(done, 20))
         assert.equal(await stored(), ids.length, 'every due slot ran, two at a time')
+      } finally {
+        await node.stop()
+      }
+    })
+
+    test('a started scheduler keeps claiming after ticks that find every run slot busy', async () => {
+      const checks: string[] = []
+      for (let n = 0; n < 4; n++) {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name: `busy ${n}`,
+            frequency: 1,
+            locations: ['eu-west-1'],
+            request: { url: `${base}/slow` },
+          },
+        })
+        checks.push(json(created).id as string)
+      }
+      await t.store.db.updateTable('check_schedules').set({ next_due_ms: nowMs }).execute()
+      // One run at a time and a tick far shorter than a run: most ticks find the only slot busy.
+      const node = createScheduler(t.ctx, { locations: ['eu-west-1'], concurrency: 1, tickMs: 5 })
+      node.start()
+      try {
+        const ran = async () =>
+          (
+            await t.store.db
+              .selectFrom('check_results')
+              .select('id')
+              .where('check_id', 'in', checks)
+              .execute()
+          ).length
+        const deadline = Date.now() + 60_000
+        while ((await ran()) < checks.length && Date.now() < deadline)
+          await new Promise((done) => setTimeout(done, 20))
+        assert.equal(await ran(), checks.length, 'every due slot ran')
       } finally {
         await node.stop()
       }

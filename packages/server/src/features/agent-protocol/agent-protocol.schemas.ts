@@ -33,6 +33,9 @@ export const AgentJob = Type.Object(
     checkType: Type.String(),
     job: Type.Unknown({ description: 'The runner job: definition or script, variables substituted.' }),
     hidden: Type.Array(Type.String(), { description: 'Values to scrub from everything sent back.' }),
+    proxyUrl: Type.Union([Type.String(), Type.Null()], {
+      description: 'The private location’s proxy for URL and API checks (before the agent’s HTTP_PROXY).',
+    }),
   },
   { title: 'AgentJob' },
 )

@@ -90,6 +90,7 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
       checkType: row.check_type,
       job,
       hidden,
+      proxyUrl: agent.location.proxy_url,
     })
   }
   return jobs

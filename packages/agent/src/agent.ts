@@ -1,0 +1,415 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve, sep } from 'node:path'
+import { Scrubber } from '@svc/core'
+import {
+  DETAIL_KEYS,
+  type JobRunnerContext,
+  PlaywrightPool,
+  type RunnerJob,
+  type RunOutcome,
+  runJob,
+} from '@svc/runner'
+import { type AgentApi, type AgentJob, ApiError, type JobResultBody } from './api-client.ts'
+import type { AgentConfig } from './config.ts'
+import { errorEventOf } from './error-events.ts'
+import type { Readiness } from './health.ts'
+import { onAgentRuntime, outcomeToSend } from './outcome.ts'
+
+export interface Logger {
+  info(message: string): void
+  warn(message: string): void
+  error(message: string): void
+}
+
+export interface AgentOptions {
+  config: AgentConfig
+  api: AgentApi
+  version: string
+  hostname: string
+  log: Logger
+  /** The server refused the key (401): it is wrong or was revoked. */
+  onKeyRefused(error: ApiError): void
+  /** Extra runner context (tests and benches inject a resolver or a proxy). */
+  runner?: Partial<JobRunnerContext>
+}
+
+const MAX_HEARTBEAT_INTERVAL_MS = 10_000
+const POLL_WAIT_SECONDS = 25
+const MAX_JOBS_PER_POLL = 100
+const RESULT_RETRY_MS = 120_000
+/** A failure streak this long becomes an error event (once per streak). */
+const REPORTED_STREAK = 3
+
+/**
+ * The agent of a private location: registers with a heartbeat, long-polls `/agent/v1/jobs` while fewer
+ * than `jobConcurrency` runs are in flight, runs each job with the runner, uploads script artifacts,
+ * posts the scrubbed outcome (retrying network failures), and keeps its leases alive with heartbeats.
+ */
+export class SvcAgent {
+  readonly #options: AgentOptions
+  readonly #config: AgentConfig
+  readonly #scrubber: Scrubber
+  #state: 'created' | 'running' | 'stopping' | 'stopped' = 'created'
+  #registered = false
+  #pollingOk = false
+  #leaseMs = 30_000
+  readonly #running = new Map<string, Promise<void>>()
+  #pollAbort: AbortController | null = null
+  #heartbeatTimer: NodeJS.Timeout | null = null
+  #loop: Promise<void> = Promise.resolve()
+  #pool: PlaywrightPool | null = null
+  readonly #abandon = new AbortController()
+  #graceDeadline = Number.POSITIVE_INFINITY
+  #wakeStop: () => void = () => {}
+  readonly #stopRequested = new Promise<void>((wake) => {
+    this.#wakeStop = wake
+  })
+  #wakeRegistered: () => void = () => {}
+  readonly #registeredOnce = new Promise<void>((wake) => {
+    this.#wakeRegistered = wake
+  })
+  #shutdown: Promise<void> | null = null
+  #heartbeatFailures = 0
+
+  constructor(options: AgentOptions) {
+    this.#options = options
+    this.#config = options.config
+    this.#scrubber = new Scrubber([...options.config.secrets, options.config.apiKey])
+  }
+
+  /** What `/-/readiness` says. */
+  readiness(): Readiness {
+    if (this.#state === 'stopping' || this.#state === 'stopped') return 'shutting down'
+    if (!this.#registered) return 'starting'
+    return this.#pollingOk ? 'ready' : 'not polling'
+  }
+
+  get runningJobs(): number {
+    return this.#running.size
+  }
+
+  /** Scrubs the agent's own secrets (its key, SVC_SECRET_* values) from text, e.g. a log line. */
+  scrub(text: string): string {
+    return this.#scrubber.text(text)
+  }
+
+  /** `--refresh-cache`: drops the caches script runs share (compiled code, transformed scripts). */
+  async refreshCache(): Promise<string> {
+    const dir = this.#playwright().cacheDir
+    await rm(dir, { recursive: true, force: true })
+    return dir
+  }
+
+  start(): void {
+    if (this.#state !== 'created') return
+    this.#state = 'running'
+    void this.#heartbeat()
+    this.#loop = this.#pollLoop()
+  }
+
+  /**
+   * Stops taking jobs, lets running ones finish and post their results within the grace, then says
+   * goodbye. Jobs still running after the grace are left: their leases run out and another agent of
+   * the location runs them.
+   */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#stop()
+    return this.#shutdown
+  }
+
+  /** Reports an error-level event (unless EXTERNAL_OBSERVABILITY=off); never throws. */
+  async reportError(error: unknown, scrubber: Scrubber = this.#scrubber): Promise<void> {
+    if (!this.#config.externalObservability) return
+    try {
+      await this.#options.api.postError(errorEventOf(error, scrubber, { version: this.#options.version }))
+    } catch (failure) {
+      this.#options.log.warn(this.scrub(`could not report an error event: ${messageOf(failure)}`))
+    }
+  }
+
+  async #stop(): Promise<void> {
+    const { log } = this.#options
+    if (this.#state === 'created') this.#state = 'running'
+    this.#state = 'stopping'
+    this.#wakeStop()
+    this.#pollAbort?.abort()
+    this.#graceDeadline = Date.now() + this.#config.shutdownGraceMs
+    // The loop ends at once (its poll is aborted); a poll answered just before still starts its jobs.
+    await this.#loop
+    log.info(
+      `shutting down: no new jobs; waiting up to ${this.#config.shutdownGraceMs / 1000} s for ` +
+        `${this.#running.size} running job(s)`,
+    )
+    let graceTimer: NodeJS.Timeout | undefined
+    const finished = await Promise.race([
+      Promise.all(this.#running.values()).then(() => true),
+      new Promise<false>((done) => {
+        graceTimer = setTimeout(() => done(false), Math.max(0, this.#graceDeadline - Date.now()))
+      }),
+    ])
+    clearTimeout(graceTimer)
+    if (!finished) {
+      log.warn(
+        `${this.#running.size} job(s) did not finish within the grace; they are left to the ` +
+          'location’s other agents once their leases run out',
+      )
+      this.#abandon.abort()
+    }
+    if (this.#heartbeatTimer) clearTimeout(this.#heartbeatTimer)
+    this.#heartbeatTimer = null
+    if (this.#registered) {
+      try {
+        await this.#options.api.goodbye()
+      } catch (error) {
+        log.warn(this.scrub(`goodbye failed: ${messageOf(error)}`))
+      }
+    }
+    await this.#pool?.close().catch(() => {})
+    this.#state = 'stopped'
+    log.info('stopped')
+  }
+
+  get #stopped(): boolean {
+    return this.#state === 'stopped'
+  }
+
+  get #stopping(): boolean {
+    return this.#state !== 'running'
+  }
+
+  async #heartbeat(): Promise<void> {
+    if (this.#state === 'stopped' || (this.#stopping && this.#running.size === 0)) return
+    const { api, log, version, hostname } = this.#options
+    try {
+      const { leaseSeconds } = await api.heartbeat({ version, hostname, runningJobs: this.#running.size })
+      this.#leaseMs = leaseSeconds * 1000
+      if (!this.#registered) log.info(`registered with ${this.#config.apiUrl}`)
+      this.#registered = true
+      this.#heartbeatFailures = 0
+      this.#wakeRegistered()
+    } catch (error) {
+      if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+      this.#heartbeatFailures++
+      log.warn(this.scrub(`heartbeat failed: ${messageOf(error)}`))
+      if (this.#heartbeatFailures === REPORTED_STREAK) void this.reportError(error)
+    }
+    if (this.#stopped) return
+    // Leases last `leaseSeconds` from each heartbeat: beat three times per lease, at least every 10 s.
+    const interval = this.#registered
+      ? Math.min(MAX_HEARTBEAT_INTERVAL_MS, this.#leaseMs / 3)
+      : backoff(this.#heartbeatFailures, 500, MAX_HEARTBEAT_INTERVAL_MS)
+    this.#heartbeatTimer = setTimeout(() => void this.#heartbeat(), interval)
+  }
+
+  async #pollLoop(): Promise<void> {
+    await Promise.race([this.#registeredOnce, this.#stopRequested])
+    const { api, log } = this.#options
+    let failures = 0
+    while (!this.#stopping) {
+      if (this.#running.size >= this.#config.jobConcurrency) {
+        await Promise.race([...this.#running.values(), this.#stopRequested])
+        continue
+      }
+      const max = Math.min(MAX_JOBS_PER_POLL, this.#config.jobConcurrency - this.#running.size)
+      this.#pollAbort = new AbortController()
+      let jobs: AgentJob[]
+      try {
+        // A quick first poll (and after a failure) shows at once that polling works, for readiness.
+        const wait = this.#pollingOk ? POLL_WAIT_SECONDS : 0
+        jobs = await api.pollJobs(max, wait, this.#pollAbort.signal)
+        failures = 0
+        this.#pollingOk = true
+      } catch (error) {
+        if (this.#stopping) break
+        if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+        failures++
+        this.#pollingOk = false
+        log.warn(this.scrub(`polling for jobs failed: ${messageOf(error)}`))
+        if (failures === REPORTED_STREAK) void this.reportError(error)
+        await Promise.race([sleep(backoff(failures, 1_000, 15_000)), this.#stopRequested])
+        continue
+      } finally {
+        this.#pollAbort = null
+      }
+      // Jobs that arrive as shutdown starts are leased to us already: run them within the grace.
+      for (const job of jobs) this.#startJob(job)
+    }
+  }
+
+  #startJob(job: AgentJob): void {
+    const run = this.#execute(job)
+      .catch((error: unknown) => {
+        this.#options.log.error(this.scrub(`job ${job.jobId} failed: ${messageOf(error)}`))
+        return this.reportError(error, this.#scrubberOf(job))
+      })
+      .finally(() => this.#running.delete(job.jobId))
+    this.#running.set(job.jobId, run)
+  }
+
+  #scrubberOf(job: AgentJob): Scrubber {
+    return new Scrubber([...job.hidden, ...this.#config.secrets, this.#config.apiKey])
+  }
+
+  async #execute(job: AgentJob): Promise<void> {
+    const scrubber = this.#scrubberOf(job)
+    const isScript = 'script' in job.job
+    const artifactsDir = isScript ? await mkdtemp(join(tmpdir(), 'svc-agent-run-')) : undefined
+    const runnable = onAgentRuntime(job.job)
+    try {
+      let outcome: RunOutcome
+      if (!(job.job.checkType in DETAIL_KEYS)) {
+        outcome = internalOutcome(
+          job.checkType,
+          `This agent (version ${this.#options.version}) cannot run ${job.checkType} checks`,
+        )
+      } else {
+        try {
+          outcome = await runJob(this.#withAgentSecrets(runnable.job), {
+            now: () => new Date(),
+            ...(isScript ? { playwright: this.#playwright(), artifactsDir } : {}),
+            signal: this.#abandon.signal,
+            ...this.#checkProxy(job),
+            ...this.#options.runner,
+          } as JobRunnerContext)
+        } catch (error) {
+          // A failing target is an outcome; a throw is a bug, reported and recorded as INTERNAL.
+          void this.reportError(error, scrubber)
+          outcome = internalOutcome(job.checkType, `The run could not be carried out: ${messageOf(error)}`)
+        }
+      }
+      if (this.#abandon.signal.aborted) return
+      outcome = outcomeToSend(outcome, scrubber, runnable.note)
+      if (artifactsDir) await this.#uploadArtifacts(job, outcome, artifactsDir)
+      await this.#postResult({
+        slotKey: job.slotKey,
+        attempt: job.attempt,
+        firstStartedMs: job.firstStartedMs,
+        location: job.location,
+        resultId: job.resultId,
+        checkId: job.checkId,
+        outcome,
+      })
+    } finally {
+      if (artifactsDir) await rm(artifactsDir, { recursive: true, force: true }).catch(() => {})
+    }
+  }
+
+  /** The location's proxy when it names one, else the agent's HTTP_PROXY / HTTPS_PROXY / NO_PROXY. */
+  #checkProxy(job: AgentJob): Pick<JobRunnerContext, 'proxy'> {
+    const { proxy } = this.#config
+    if (job.proxyUrl)
+      return { proxy: { httpProxy: job.proxyUrl, httpsProxy: job.proxyUrl, noProxy: proxy.noProxy } }
+    return proxy.httpProxy || proxy.httpsProxy ? { proxy } : {}
+  }
+
+  /** The agent's own SVC_SECRET_* values and key are scrubbed from script output and traces too. */
+  #withAgentSecrets(job: RunnerJob): RunnerJob {
+    if (!('script' in job)) return job
+    const secrets = [...(job.script.secrets ?? []), ...this.#config.secrets, this.#config.apiKey]
+    return { ...job, script: { ...job.script, secrets } }
+  }
+
+  #playwright(): PlaywrightPool {
+    this.#pool ??= new PlaywrightPool({
+      chromiumPath: this.#config.chromiumPath,
+      concurrency: this.#config.browserConcurrency,
+    })
+    return this.#pool
+  }
+
+  async #uploadArtifacts(job: AgentJob, outcome: RunOutcome, artifactsDir: string): Promise<void> {
+    const detail = (outcome.detail ?? {}) as { screenshots?: { path: string }[]; traces?: { path: string }[] }
+    const paths = [...(detail.screenshots ?? []), ...(detail.traces ?? [])].map((file) => file.path)
+    for (const path of paths) {
+      const file = resolve(artifactsDir, path)
+      if (!file.startsWith(`${artifactsDir}${sep}`)) continue
+      const bytes = await readFile(file).catch(() => null)
+      if (!bytes) continue
+      await this.#withRetries(`uploading artifact ${path}`, () =>
+        this.#options.api.putArtifact(job.checkId, job.resultId, path, bytes),
+      )
+    }
+  }
+
+  async #postResult(body: JobResultBody): Promise<void> {
+    await this.#withRetries(`posting the result of ${body.slotKey}`, () => this.#options.api.postResult(body))
+  }
+
+  /**
+   * Retries network failures and 5xx answers with backoff for up to two minutes (less once the
+   * shutdown grace ends); the server stores a result posted twice once. Gives up with an error event.
+   */
+  async #withRetries(what: string, call: () => Promise<void>): Promise<void> {
+    const { log } = this.#options
+    const giveUpAt = Date.now() + RESULT_RETRY_MS
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await call()
+        return
+      } catch (error) {
+        if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+        if (error instanceof ApiError && error.status === 404) {
+          // The check was deleted while it ran: nothing to store, nothing wrong with the agent.
+          log.warn(this.scrub(`${what}: ${messageOf(error)}`))
+          return
+        }
+        const delay = backoff(attempt, 250, 10_000)
+        const retry = !(error instanceof ApiError) || error.transient
+        if (!retry || Date.now() + delay > Math.min(giveUpAt, this.#graceDeadline)) {
+          log.error(this.scrub(`${what} failed after ${attempt} attempt(s): ${messageOf(error)}`))
+          await this.reportError(
+            new Error(
+              `${what.replace(/ of .*$/, '')} failed after ${attempt} attempt(s): ${messageOf(error)}`,
+            ),
+          )
+          return
+        }
+        log.warn(this.scrub(`${what} failed (attempt ${attempt}, retrying): ${messageOf(error)}`))
+        await sleep(delay)
+      }
+    }
+  }
+
+  #keyRefused(error: ApiError): void {
+    this.#registered = false
+    this.#pollingOk = false
+    this.#options.onKeyRefused(error)
+  }
+}
+
+function internalOutcome(checkType: string, message: string): RunOutcome {
+  const now = new Date().toISOString()
+  return {
+    verdict: {
+      startedAt: now,
+      stoppedAt: now,
+      responseTime: 0,
+      hasFailures: true,
+      hasErrors: true,
+      isDegraded: false,
+      overMaxResponseTime: false,
+      error: { type: 'INTERNAL', message: message.slice(0, 10_000) },
+    },
+    detailKey: DETAIL_KEYS[checkType as keyof typeof DETAIL_KEYS] ?? 'checkResult',
+    detail: null,
+    statusCode: null,
+  }
+}
+
+function backoff(attempt: number, baseMs: number, maxMs: number): number {
+  const delay = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1))
+  return delay / 2 + Math.random() * (delay / 2)
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms))
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause
+    return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message
+  }
+  return String(error)
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import { parseArgs } from 'node:util'
+import { SvcAgent } from './agent.ts'
+import { AgentApi, dispatcherOf } from './api-client.ts'
+import { ConfigError, loadAgentConfig } from './config.ts'
+import { startHealthServer } from './health.ts'
+import { AGENT_VERSION } from './version.ts'
+
+/** `npm run agent`: one agent of a private location, configured by its environment. */
+async function main(): Promise<void> {
+  const values = argumentsOf(process.argv.slice(2))
+  const config = loadAgentConfig()
+  const agentId = randomUUID()
+  const log = {
+    info: (message: string) => process.stdout.write(`${new Date().toISOString()} info ${message}\n`),
+    warn: (message: string) => process.stderr.write(`${new Date().toISOString()} warn ${message}\n`),
+    error: (message: string) => process.stderr.write(`${new Date().toISOString()} error ${message}\n`),
+  }
+  const api = new AgentApi({
+    apiUrl: config.apiUrl,
+    apiKey: config.apiKey,
+    agentId,
+    dispatcher: dispatcherOf(config.proxy),
+  })
+  const agent = new SvcAgent({
+    config,
+    api,
+    version: AGENT_VERSION,
+    hostname: hostname(),
+    log,
+    onKeyRefused(error) {
+      log.error(
+        `the server refused this agent’s key (${error.message}): it is wrong or was revoked. Create a ` +
+          'key with POST /v1/private-locations/{id}/keys and restart the agent with API_KEY set to it.',
+      )
+      process.exit(1)
+    },
+  })
+
+  const crash = (error: unknown) => {
+    log.error(
+      agent.scrub(`uncaught error: ${error instanceof Error ? (error.stack ?? error.message) : error}`),
+    )
+    const reported = agent.reportError(error)
+    const timeout = new Promise((done) => setTimeout(done, 3_000).unref())
+    void Promise.race([reported, timeout]).then(() => process.exit(1))
+  }
+  process.on('uncaughtException', crash)
+  process.on('unhandledRejection', crash)
+
+  if (values['refresh-cache']) log.info(`script caches cleared (${await agent.refreshCache()})`)
+  const health = await startHealthServer(config.healthPort, () => agent.readiness())
+  agent.start()
+  log.info(
+    `svc agent ${AGENT_VERSION} (${agentId}) started: server ${config.apiUrl}, ${config.jobConcurrency} ` +
+      `jobs at once, health probes on port ${health.port}, error events ${config.externalObservability ? 'on' : 'off'}`,
+  )
+
+  const stop = (signal: string) => {
+    log.info(`${signal} received`)
+    void agent.shutdown().then(() => process.exit(0))
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+function argumentsOf(args: string[]) {
+  try {
+    return parseArgs({ args, options: { 'refresh-cache': { type: 'boolean' } } }).values
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}. usage: npm run agent [-- --refresh-cache]`)
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    error instanceof ConfigError
+      ? `svc agent: ${error.message}\n`
+      : `svc agent failed to start: ${error instanceof Error ? error.message : error}\n`,
+  )
+  process.exit(1)
+})

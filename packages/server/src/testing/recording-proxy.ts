@@ -1,0 +1,107 @@
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http'
+import { type AddressInfo, connect } from 'node:net'
+
+export interface RecordedRequest {
+  /** The `host:port` it went to. */
+  host: string
+  method: string
+  path: string
+  /** Request line, headers and body as forwarded to the server. */
+  bytes: Buffer
+}
+
+export interface RecordingProxy {
+  url: string
+  server: Server
+  /** Every request forwarded so far, in order. */
+  requests: RecordedRequest[]
+  /** Everything forwarded towards `host` (`host:port`; every server when omitted), as one buffer. */
+  sent(host?: string): Buffer
+  /**
+   * The next `count` requests whose path starts with `pathPrefix` are answered `status` with `body`,
+   * or, with status 0, have their connection dropped (a network error).
+   */
+  failNext(pathPrefix: string, count: number, status: number, body: string): void
+  close(): Promise<void>
+}
+
+/**
+ * A small forward proxy on loopback (absolute-form requests and CONNECT tunnels) that records what
+ * clients send through it and can answer some requests itself with an error.
+ */
+export async function startRecordingProxy(): Promise<RecordingProxy> {
+  const requests: RecordedRequest[] = []
+  const failures: { pathPrefix: string; count: number; status: number; body: string }[] = []
+  const server = createServer(async (request, response) => {
+    const target = new URL(request.url ?? '/')
+    const body = await readAll(request)
+    const path = `${target.pathname}${target.search}`
+    const head = [`${request.method} ${path} HTTP/1.1`]
+    for (let i = 0; i < request.rawHeaders.length; i += 2)
+      head.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`)
+    requests.push({
+      host: target.host,
+      method: request.method ?? 'GET',
+      path,
+      bytes: Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]),
+    })
+    const failure = failures.find((f) => f.count > 0 && target.pathname.startsWith(f.pathPrefix))
+    if (failure) {
+      failure.count--
+      if (failure.status === 0) {
+        request.socket.destroy()
+        return
+      }
+      response.writeHead(failure.status, { 'content-type': 'application/json' })
+      response.end(failure.body)
+      return
+    }
+    const headers = { ...request.headers }
+    delete headers['proxy-connection']
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: request.method, path, headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(response)
+      },
+    )
+    upstream.on('error', () => response.destroy())
+    // A client that gives up (an aborted long-poll) closes the upstream request too.
+    response.on('close', () => upstream.destroy())
+    upstream.end(body)
+  })
+  server.on('connect', (request, socket, head) => {
+    const [host, port] = (request.url ?? '').split(':')
+    const upstream = connect(Number(port), host ?? '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      upstream.write(head)
+      upstream.pipe(socket)
+      socket.pipe(upstream)
+    })
+    socket.on('data', (chunk: Buffer) =>
+      requests.push({ host: request.url ?? '', method: 'CONNECT', path: '', bytes: chunk }),
+    )
+    upstream.on('error', () => socket.destroy())
+    socket.on('error', () => upstream.destroy())
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    requests,
+    sent: (host) => Buffer.concat(requests.filter((r) => !host || r.host === host).map((r) => r.bytes)),
+    failNext(pathPrefix, count, status, body) {
+      failures.push({ pathPrefix, count, status, body })
+    },
+    async close() {
+      server.closeAllConnections()
+      await new Promise((done) => server.close(done))
+    },
+  }
+}
+
+async function readAll(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
