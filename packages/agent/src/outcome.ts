@@ -1,4 +1,4 @@
-import { type Scrubber, scrubHeaders } from '@svc/core'
+import type { Scrubber } from '@svc/core'
 import type { RunnerJob, RunOutcome } from '@svc/runner'
 
 /**
@@ -20,22 +20,12 @@ export function onAgentRuntime(job: RunnerJob): { job: RunnerJob; note: string |
 }
 
 /**
- * What the agent sends of an outcome: secrets scrubbed from every string (all encodings), sensitive
- * headers (authorization, cookies) of URL and API checks always redacted, and a runtime note added.
+ * What the agent sends of an outcome: secrets scrubbed from every string (all encodings; sensitive
+ * headers are redacted by the runner already), and a runtime note added.
  */
 export function outcomeToSend(outcome: RunOutcome, scrubber: Scrubber, note: string | null): RunOutcome {
   const scrubbed = scrubber.deep(outcome)
-  const detail = scrubbed.detail as {
-    request?: { headers?: Record<string, string> }
-    response?: { headers?: Record<string, string> } | null
-    notes?: string[]
-  } | null
-  if (!detail || typeof detail !== 'object') return scrubbed
-  const copy = { ...detail }
-  if (detail.request?.headers)
-    copy.request = { ...detail.request, headers: scrubHeaders(detail.request.headers, scrubber) }
-  if (detail.response?.headers)
-    copy.response = { ...detail.response, headers: scrubHeaders(detail.response.headers, scrubber) }
-  if (note && Array.isArray(detail.notes)) copy.notes = [note, ...detail.notes]
-  return { ...scrubbed, detail: copy }
+  const detail = scrubbed.detail as { notes?: string[] } | null
+  if (!note || !detail || typeof detail !== 'object' || !Array.isArray(detail.notes)) return scrubbed
+  return { ...scrubbed, detail: { ...detail, notes: [note, ...detail.notes] } }
 }

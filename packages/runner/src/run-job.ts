@@ -1,3 +1,4 @@
+import { Scrubber, scrubHeaders } from '@svc/core'
 import { type DnsJob, runDnsCheck } from './dns/run-dns-check.ts'
 import { type CertificateReading, readCertificate } from './http/read-certificate.ts'
 import { type HttpJob, runHttpCheck } from './http/run-http-check.ts'
@@ -18,6 +19,8 @@ export const SCRIPT_CHECK_TYPES = ['BROWSER', 'MULTI_STEP', 'AUTOMATION'] as con
 export type RunnerJob =
   | { checkType: (typeof UPTIME_CHECK_TYPES)[number]; definition: Record<string, unknown> }
   | { checkType: (typeof SCRIPT_CHECK_TYPES)[number]; script: ScriptJob; sslCheckDomain?: string | null }
+
+const NO_SECRETS = new Scrubber([])
 
 /** The key of each type's detail in a stored result (API.md "Check results"). */
 export const DETAIL_KEYS = {
@@ -71,7 +74,16 @@ export async function runJob(job: RunnerJob, ctx: JobRunnerContext): Promise<Run
         { ...(definition as unknown as HttpJob), checkType: job.checkType, shouldFail },
         ctx,
       )
-      return { verdict, detailKey, detail: checkResult, statusCode: checkResult.response?.status ?? null }
+      // Authorization, proxy-authorization and cookie headers never reach a stored result.
+      const detail = {
+        ...checkResult,
+        request: { ...checkResult.request, headers: scrubHeaders(checkResult.request.headers, NO_SECRETS) },
+        response: checkResult.response && {
+          ...checkResult.response,
+          headers: scrubHeaders(checkResult.response.headers, NO_SECRETS),
+        },
+      }
+      return { verdict, detailKey, detail, statusCode: checkResult.response?.status ?? null }
     }
     case 'TCP': {
       const { checkResult, ...verdict } = await runTcpCheck(definition as unknown as TcpJob, ctx)
