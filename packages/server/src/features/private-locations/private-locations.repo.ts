@@ -1,4 +1,9 @@
-import { fetchPage, type PrivateLocationKeysTable, type PrivateLocationsTable } from '@svc/db'
+import {
+  type AgentEventsTable,
+  fetchPage,
+  type PrivateLocationKeysTable,
+  type PrivateLocationsTable,
+} from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `private_locations`, `private_location_keys`, `agents` and `agent_events`. */
@@ -131,20 +136,7 @@ export async function deleteAgent(ctx: ServiceContext, locationId: string, agent
     .execute()
 }
 
-export async function insertAgentEvent(
-  ctx: ServiceContext,
-  row: {
-    id: string
-    private_location_id: string
-    agent_id: string | null
-    message: string
-    stack: string | null
-    agent_version: string
-    platform: string
-    runtime_version: string
-    created_at: string
-  },
-): Promise<void> {
+export async function insertAgentEvent(ctx: ServiceContext, row: AgentEventsTable): Promise<void> {
   await ctx.db.insertInto('agent_events').values(row).execute()
 }
 
