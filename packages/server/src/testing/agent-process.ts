@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { freePort } from '@svc/runner/testing'
+import { NODE_FLAGS } from './server-process.ts'
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..')
 const AGENT_MAIN = join(REPO_ROOT, 'packages/agent/src/main.ts')
@@ -31,7 +32,7 @@ export async function startAgentProcess(
   options: { wait?: 'ready' | 'live' | 'none'; timeoutMs?: number } = {},
 ): Promise<AgentProcess> {
   const port = env.AGENT_HEALTH_PORT ?? String(await freePort())
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', AGENT_MAIN], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, AGENT_MAIN], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, AGENT_HEALTH_PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,11 @@ export { freePort }
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..')
 const MAIN = join(REPO_ROOT, 'packages/server/src/main.ts')
+/**
+ * A 2 MB young generation keeps a busy server's RSS ~140 MB lower (bench:runner with 10,000 checks: 276
+ * vs 415 MB) at no measurable cost in drift.
+ */
+export const NODE_FLAGS = ['--disable-warning=ExperimentalWarning', '--max-semi-space-size=2']
 const RUNNER_MAIN = join(REPO_ROOT, 'packages/server/src/runner-main.ts')
 
 export interface ServerProcess {
@@ -54,7 +59,8 @@ async function startProcess(
   timeoutMs: number,
   url: string,
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', entry, ...args], {
+  // The same flags as the npm scripts that start servers and runners (package.json).
+  const child = spawn(process.execPath, [...NODE_FLAGS, entry, ...args], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
