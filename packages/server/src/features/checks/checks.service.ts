@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import {
   CHECK_BODIES,
-  type CheckAlertSettings,
   type CheckEnvironmentVariable,
   type CheckType,
   EXTENDED_MAX_RESPONSE_TIME_MS,
@@ -18,16 +17,16 @@ import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
 import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { removeArtifacts } from '../../scheduler/script-checks.ts'
-import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import { getAccount } from '../accounts/accounts.service.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
-import { AGENT_LIVE_MS } from '../private-locations/private-locations.service.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
-import { publicVariables, type StoredVariable, sealVariables } from './check-variables.ts'
+import { checkResponse, checkResponses, publicDefinition } from './check-responses.ts'
+import { type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
 import {
@@ -103,13 +102,13 @@ export async function createCheck(
   )
   const resolved = await resolveCheck(ctx, row)
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return respond(ctx, resolved)
+  return checkResponse(ctx, resolved)
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
-  return respond(ctx, await resolveCheck(ctx, row))
+  return checkResponse(ctx, await resolveCheck(ctx, row))
 }
 
 export async function listChecks(
@@ -119,18 +118,7 @@ export async function listChecks(
   page: Page,
 ) {
   const { rows, total } = await repo.listChecks(ctx, accountId, filter, page)
-  const resolved = await resolveChecks(ctx, accountId, rows)
-  return {
-    items: await withWarnings(
-      ctx,
-      resolved,
-      await alerting.withAlertChannels(
-        ctx,
-        resolved.map((check) => toResponse(ctx, check)),
-      ),
-    ),
-    total,
-  }
+  return { items: await checkResponses(ctx, await resolveChecks(ctx, accountId, rows)), total }
 }
 
 /**
@@ -177,7 +165,7 @@ export async function updateCheck(
   await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return respond(ctx, resolved)
+  return checkResponse(ctx, resolved)
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
@@ -280,16 +268,6 @@ function servedLocations(ctx: ServiceContext, locations: string[]): string[] {
     )
   }
   return unique
-}
-
-function mergeAlertSettings(given: CheckAlertSettings | undefined) {
-  const base = DEFAULT_ALERT_SETTINGS as unknown as Record<string, object | string>
-  const merged: Record<string, unknown> = { ...base, ...given }
-  for (const [key, value] of Object.entries(base)) {
-    const own = (given as Record<string, object> | undefined)?.[key]
-    if (typeof value === 'object') merged[key] = { ...value, ...own }
-  }
-  return merged
 }
 
 async function checkResponseTimes(
@@ -470,82 +448,6 @@ function columnsOf(definition: Definition) {
     group_id: definition.groupId,
     group_order: definition.groupOrder,
   }
-}
-
-/** The definition as clients see it: hidden values masked, sealed ones never leave. */
-function publicDefinition(definition: Definition): Record<string, unknown> {
-  return {
-    ...definition,
-    environmentVariables: publicVariables(definition.environmentVariables),
-  }
-}
-
-/**
- * The check as clients see it: its own fields, with `locations` and `frequency` as it runs them (its
- * own, else its group's, else the defaults) and its own alert settings completed with the defaults.
- */
-function toResponse(ctx: ServiceContext, { row, definition, effective }: ResolvedCheck): AnyCheck {
-  return {
-    ...publicDefinition(definition),
-    name: definition.name,
-    activated: definition.activated,
-    muted: definition.muted,
-    locations: definition.locations ?? (row.check_type === 'HEARTBEAT' ? [] : effective.locations),
-    frequency: effective.frequency,
-    alertSettings: mergeAlertSettings(definition.alertSettings ?? undefined),
-    id: row.id,
-    checkType: row.check_type as CheckType,
-    alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by respond()
-    warnings: [], // filled by withWarnings()
-    ...(row.heartbeat_token
-      ? { pingToken: row.heartbeat_token, pingUrl: `${ctx.publicUrl}/ping/${row.heartbeat_token}` }
-      : {}),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }
-}
-
-async function respond(ctx: ServiceContext, check: ResolvedCheck): Promise<AnyCheck> {
-  const [response] = await withWarnings(
-    ctx,
-    [check],
-    await alerting.withAlertChannels(ctx, [toResponse(ctx, check)]),
-  )
-  return response as AnyCheck
-}
-
-/**
- * `warnings`: what keeps a check from running as configured, e.g. a private location no agent serves
- * right now (its runs wait for one: they are not skipped).
- */
-async function withWarnings(ctx: ServiceContext, checks: ResolvedCheck[], responses: AnyCheck[]) {
-  const privateIds = [
-    ...new Set(
-      checks.flatMap((check) => check.runLocations.flatMap((key) => privateLocationIdOf(key) ?? [])),
-    ),
-  ]
-  if (privateIds.length === 0) return responses
-  const live = new Set(
-    (await privateLocationsRepo.listAgents(ctx, privateIds, ctx.clock.now().getTime() - AGENT_LIVE_MS)).map(
-      (agent) => agent.private_location_id,
-    ),
-  )
-  const slugs = new Map(
-    (await privateLocationsRepo.listAccountLocations(ctx, checks[0]?.row.account_id ?? '')).map((l) => [
-      l.id,
-      l.slug_name,
-    ]),
-  )
-  return responses.map((response, index) => {
-    const unserved = (checks[index]?.runLocations ?? [])
-      .flatMap((key) => privateLocationIdOf(key) ?? [])
-      .filter((id) => !live.has(id))
-    const warnings = unserved.map(
-      (id) =>
-        `Private location ${slugs.get(id) ?? id} has no connected agent: its runs wait until one connects`,
-    )
-    return { ...response, warnings }
-  })
 }
 
 const subscriptionsIn = (body: Record<string, unknown>) =>
