@@ -91,3 +91,18 @@ export async function findNotification(ctx: ServiceContext, accountId: string, i
     .where('id', '=', id)
     .executeTakeFirst()
 }
+
+/** Deletes an account's finished notifications (delivered, failed, cancelled) created before `beforeIso`. */
+export async function deleteFinishedNotificationsBefore(
+  ctx: ServiceContext,
+  accountId: string,
+  beforeIso: string,
+): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('alert_notifications')
+    .where('account_id', '=', accountId)
+    .where('status', '!=', 'PENDING')
+    .where('created_at', '<', beforeIso)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -78,5 +78,33 @@ for (const engine of testEngines()) {
       assert.equal(await pruneArtifacts(t.ctx), 1)
       assert.equal(existsSync(fresh), false)
     })
+
+    test('finished alert deliveries go with the results of their time; pending ones stay', async () => {
+      const channel = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/alert-channels',
+          payload: { type: 'WEBHOOK', config: { name: 'old', url: 'http://127.0.0.1:9/hook' } },
+        }),
+      )
+      const sent = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })
+      assert.equal(sent.statusCode, 200, sent.body)
+      const finished = await t.store.db
+        .selectFrom('alert_notifications')
+        .selectAll()
+        .executeTakeFirstOrThrow()
+      assert.notEqual(finished.status, 'PENDING')
+      await t.store.db
+        .insertInto('alert_notifications')
+        .values({ ...finished, id: '00000000-0000-4000-8000-00000000000a', status: 'PENDING' })
+        .execute()
+      nowMs += 400 * DAY
+      await pruneResults(t.ctx, 400)
+      const left = await t.store.db.selectFrom('alert_notifications').select(['id', 'status']).execute()
+      assert.deepEqual(
+        left.map((row) => ({ ...row })),
+        [{ id: '00000000-0000-4000-8000-00000000000a', status: 'PENDING' }],
+      )
+    })
   })
 }

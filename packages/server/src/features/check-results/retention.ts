@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { ServiceContext } from '../../context.ts'
 import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
+import { deleteFinishedNotificationsBefore } from '../alerting/alert-notifications.repo.ts'
 import { pruneAnalytics } from '../analytics/fold.ts'
 import { accountIdsOfChecks } from '../checks/checks.repo.ts'
 import { deleteResultsBefore } from './check-results.repo.ts'
@@ -11,7 +12,8 @@ const DAY_MS = 86_400_000
 
 /**
  * Deletes results older than each account's `resultRetentionDays`, never keeping any longer than
- * `maxRetentionDays` (SVC_RESULT_RETENTION_DAYS). Returns how many results went.
+ * `maxRetentionDays` (SVC_RESULT_RETENTION_DAYS), with what analytics and the alert-delivery log keep
+ * of that time (pending deliveries stay). Returns how many results went.
  */
 export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number): Promise<number> {
   const nowMs = ctx.clock.now().getTime()
@@ -21,6 +23,7 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
     const cutoffMs = nowMs - days * DAY_MS
     deleted += await deleteResultsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
     await pruneAnalytics(ctx, row.id, cutoffMs)
+    await deleteFinishedNotificationsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
   }
   return deleted
 }
