@@ -48,16 +48,23 @@ export async function migrateToLatest(store: Store): Promise<void> {
   // Kysely looks for its bookkeeping tables in every schema; pin them to ours, or a neighbour schema
   // (another deployment or test on the same database) makes it skip creating them.
   const migrationTableSchema = store.engine === 'postgres' ? await currentSchema(store) : undefined
-  const { error, results } = await new Migrator({
-    db: store.db,
-    provider,
-    migrationTableSchema,
-  }).migrateToLatest()
-  if (error) {
+  const migrator = new Migrator({ db: store.db, provider, migrationTableSchema })
+  // A store another process migrated already needs no lock (on SQLite, taking it beside a busy writer
+  // can fail at once with SQLITE_BUSY); a lost race for the lock is retried.
+  for (let attempt = 1; ; attempt++) {
+    const pending = (await migrator.getMigrations().catch(() => undefined))?.some((m) => !m.executedAt)
+    if (pending === false) return
+    const { error, results } = await migrator.migrateToLatest()
+    if (!error) return
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
-    throw new Error(`migration ${failed ?? '(unknown)'} failed`, { cause: error })
+    if (failed || attempt >= MIGRATION_ATTEMPTS) {
+      throw new Error(`migration ${failed ?? '(lock)'} failed`, { cause: error })
+    }
+    await new Promise((done) => setTimeout(done, 100 * attempt))
   }
 }
+
+const MIGRATION_ATTEMPTS = 10
 
 async function currentSchema(store: Store): Promise<string> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)
