@@ -1,48 +1,13 @@
-import type { RunnerJob, RunOutcome } from '@svc/runner'
+import type { AgentErrorBody, AgentJob as AgentJobSchema, HeartbeatBody, JobResultBody } from '@svc/core'
+import type { RunnerJob } from '@svc/runner'
 import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici'
 import type { ProxySettings } from './config.ts'
 
-/** One run the server leased to this agent (the server's `AgentJob`). */
-export interface AgentJob {
-  jobId: string
-  slotKey: string
-  attempt: number
-  firstStartedMs: number
-  location: string
-  resultId: string
-  checkId: string
-  checkType: string
-  job: RunnerJob
-  /** Values to scrub from everything sent back. */
-  hidden: string[]
-  /** The location's proxy for URL and API checks; wins over HTTP_PROXY / HTTPS_PROXY (absent on older servers). */
-  proxyUrl?: string | null
-}
+/** One run the server leased to this agent, with its runner job typed as the runner knows it. */
+export type AgentJob = Omit<AgentJobSchema, 'job'> & { job: RunnerJob }
 
-export interface JobResultBody {
-  slotKey: string
-  attempt: number
-  firstStartedMs: number
-  location: string
-  resultId: string
-  checkId: string
-  outcome: RunOutcome
-}
-
-export interface HeartbeatBody {
-  version: string
-  hostname: string
-  runningJobs: number
-}
-
-/** Error-level events carry these fields and nothing else. */
-export interface AgentErrorEvent {
-  message: string
-  stack?: string | null
-  agentVersion: string
-  platform: string
-  runtimeVersion: string
-}
+export type AgentErrorEvent = AgentErrorBody
+export type { HeartbeatBody, JobResultBody }
 
 /** The server answered with an error status. */
 export class ApiError extends Error {

@@ -1,12 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, resolve, sep } from 'node:path'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { StrictObject } from '@svc/core'
-import { Type } from 'typebox'
-import type { ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
-import { resultArtifactsDir } from '../../scheduler/script-checks.ts'
-import { findCheckById } from '../checks/checks.repo.ts'
 import {
   AgentErrorBody,
   AgentHeaders,
@@ -14,7 +8,13 @@ import {
   HeartbeatBody,
   JobResultBody,
   PollQuery,
-} from './agent-protocol.schemas.ts'
+  StrictObject,
+} from '@svc/core'
+import { Type } from 'typebox'
+import type { ServiceContext } from '../../context.ts'
+import { notFound } from '../../http/errors.ts'
+import { resultArtifactsDir } from '../../scheduler/script-checks.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
 import * as agents from './agent-protocol.service.ts'
 
 /** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */

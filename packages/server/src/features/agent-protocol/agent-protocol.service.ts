@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { AgentErrorBody, AgentJob, JobResultBody } from '@svc/core'
 import { Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
 import type { RunOutcome } from '@svc/runner'
@@ -16,7 +17,6 @@ import { type ResolvedCheck, resolveCheck } from '../checks/checks.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
-import type { AgentErrorBody, AgentJob, JobResultBody } from './agent-protocol.schemas.ts'
 
 /**
  * The agent protocol: agents of a private location take that location's due runs (long-polling), run

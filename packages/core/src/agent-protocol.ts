@@ -1,5 +1,7 @@
-import { StrictObject } from '@svc/core'
+/** The agent protocol (`/agent/v1`): what the server validates and the agent sends, in one place. */
+
 import { type Static, Type } from 'typebox'
+import { StrictObject } from './schema-helpers.ts'
 
 /** Every agent call says which agent it is (a UUID the agent picks at start). */
 export const AgentHeaders = Type.Object({
@@ -74,6 +76,7 @@ export const HeartbeatBody = StrictObject({
   hostname: Type.String({ minLength: 1, maxLength: 255 }),
   runningJobs: Type.Integer({ minimum: 0 }),
 })
+export type HeartbeatBody = Static<typeof HeartbeatBody>
 
 /** Error-level events: these fields and nothing else (no credentials, variables, URLs, headers or bodies). */
 export const AgentErrorBody = StrictObject({
