@@ -22,7 +22,7 @@ import {
 } from '../packages/server/src/features/alert-channels/alert-channels.service.ts'
 import { SAMPLE_EVENT } from '../packages/server/src/features/alert-channels/sample-event.ts'
 import { createDispatcher } from '../packages/server/src/features/alerting/dispatcher.ts'
-import { insertResultOnce } from '../packages/server/src/features/check-results/check-results.repo.ts'
+import { writeResult } from '../packages/server/src/features/check-results/store-results.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
@@ -77,27 +77,29 @@ for (let i = 0; i < alerts; i++) {
   const arrived = new Promise<void>((done) => {
     waiting = { resultId: id, done }
   })
-  await insertResultOnce(ctx, {
-    id,
-    job_id: `bench:${id}`,
-    check_id: check.id,
-    account_id: account.id,
-    check_type: 'API',
-    run_location: 'local',
-    started_at: now,
-    stopped_at: now,
-    response_time: 100,
-    has_failures: true,
-    has_errors: false,
-    is_degraded: false,
-    over_max_response_time: false,
-    attempts: 1,
-    result_type: 'FINAL',
-    error_type: 'ASSERTION',
-    error_message: 'bench failure',
-    status_code: 503,
-    detail: '{}',
-    created_at: now,
+  await writeResult(ctx, {
+    row: {
+      id,
+      job_id: `bench:${id}`,
+      check_id: check.id,
+      account_id: account.id,
+      check_type: 'API',
+      run_location: 'local',
+      started_at: now,
+      stopped_at: now,
+      response_time: 100,
+      has_failures: true,
+      has_errors: false,
+      is_degraded: false,
+      over_max_response_time: false,
+      attempts: 1,
+      result_type: 'FINAL',
+      error_type: 'ASSERTION',
+      error_message: 'bench failure',
+      status_code: 503,
+      detail: '{}',
+      created_at: now,
+    },
   })
   const storedAt = performance.now()
   await arrived

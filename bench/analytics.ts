@@ -20,7 +20,7 @@ import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount, updateAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
 import { queryAnalytics } from '../packages/server/src/features/analytics/analytics.service.ts'
 import { foldResultsIntoRollups } from '../packages/server/src/features/analytics/rollups.ts'
-import { insertResultOnce } from '../packages/server/src/features/check-results/check-results.repo.ts'
+import { writeResult } from '../packages/server/src/features/check-results/store-results.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
@@ -154,10 +154,9 @@ const berlinCheck = await seedCheck('bench Berlin', 'Europe/Berlin')
 const ingestRuns = 500
 const ingestStart = performance.now()
 for (let i = 0; i < ingestRuns; i++) {
-  await insertResultOnce(
-    ctx,
-    result(berlinCheck.id, NOW - 30 * 60_000 + i * 1000, LOCATIONS[i % 6] as string),
-  )
+  await writeResult(ctx, {
+    row: result(berlinCheck.id, NOW - 30 * 60_000 + i * 1000, LOCATIONS[i % 6] as string),
+  })
 }
 const ingestMs = (performance.now() - ingestStart) / ingestRuns
 

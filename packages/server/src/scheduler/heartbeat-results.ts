@@ -1,24 +1,27 @@
 import { randomUUID } from 'node:crypto'
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
-import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
+import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 
-/** Stores what happened to a heartbeat as an ordinary result, so statuses and analytics see it. */
+/**
+ * Stores what happened to a heartbeat as an ordinary result, so statuses and analytics see it;
+ * `alongside` commits with it.
+ */
 export async function storeHeartbeatResult(
   ctx: ServiceContext,
   check: ChecksTable,
   event: { jobId: string; kind: HeartbeatEvent; message?: string; method?: string },
   resolved?: ResolvedCheck,
+  alongside?: (tx: ServiceContext) => Promise<void>,
 ): Promise<void> {
   const now = ctx.clock.now().toISOString()
   const failed = event.kind !== 'RECEIVED'
-  await insertResultOnce(
-    ctx,
-    {
+  await writeResult(ctx, {
+    row: {
       id: randomUUID(),
       job_id: event.jobId,
       check_id: check.id,
@@ -40,6 +43,7 @@ export async function storeHeartbeatResult(
       detail: JSON.stringify({ heartbeatCheckResult: { event: event.kind, method: event.method ?? null } }),
       created_at: now,
     },
-    resolved,
-  )
+    check: resolved,
+    alongside,
+  })
 }

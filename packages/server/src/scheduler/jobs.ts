@@ -33,7 +33,8 @@ export const isTriggerJob = (job: Pick<Job, 'slotKey'>) => job.slotKey.startsWit
 
 /**
  * Stores an attempt's outcome: the final result, or an ATTEMPT result and its retry (planned under
- * `owner`'s lease). Triggered runs are never retried. `locationName` is what the result shows.
+ * `owner`'s lease), in one transaction with `stored.alongside`. Triggered runs are never retried.
+ * `locationName` is what the result shows.
  */
 export async function recordOutcome(
   ctx: ServiceContext,
@@ -41,7 +42,7 @@ export async function recordOutcome(
   check: ResolvedCheck,
   job: Job,
   outcome: RunOutcome,
-  stored: Pick<StoredJob, 'resultId'> & { locationName: string },
+  stored: Pick<StoredJob, 'resultId' | 'alongside'> & { locationName: string },
 ): Promise<string | undefined> {
   const nowMs = ctx.clock.now().getTime()
   const retry = isTriggerJob(job)
@@ -53,26 +54,29 @@ export async function recordOutcome(
         location: job.location,
         locations: check.runLocations,
       })
-  const resultId = await storeAttempt(ctx, check, stored.locationName, outcome, {
+  const planRetry = async (tx: ServiceContext) => {
+    if (retry) {
+      const next = {
+        slotKey: job.slotKey,
+        checkId: check.row.id,
+        location: retry.location,
+        attempt: job.attempt + 1,
+        dueMs: nowMs + retry.delayMs,
+        firstStartedMs: job.firstStartedMs,
+      }
+      await scheduleRetry(tx, next, owner)
+    } else if (job.attempt > 1 || isTriggerJob(job)) {
+      await finishRetry(tx, job.slotKey, owner)
+    }
+    await stored.alongside?.(tx)
+  }
+  return storeAttempt(ctx, check, stored.locationName, outcome, {
     resultId: stored.resultId,
     jobId: jobIdOf(job),
     attempts: job.attempt,
     resultType: retry ? 'ATTEMPT' : 'FINAL',
+    alongside: planRetry,
   })
-  if (retry) {
-    const next = {
-      slotKey: job.slotKey,
-      checkId: check.row.id,
-      location: retry.location,
-      attempt: job.attempt + 1,
-      dueMs: nowMs + retry.delayMs,
-      firstStartedMs: job.firstStartedMs,
-    }
-    await scheduleRetry(ctx, next, owner)
-  } else if (job.attempt > 1 || isTriggerJob(job)) {
-    await finishRetry(ctx, job.slotKey, owner)
-  }
-  return resultId
 }
 
 /** A slot's next due time on its check's current plan (config changes apply from here). */

@@ -1,7 +1,7 @@
 import { type CheckType, Scrubber, substituteVariables } from '@svc/core'
 import { type RunnerJob, type RunOutcome, runJob, type UPTIME_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
-import { insertResultOnce } from '../features/check-results/check-results.repo.ts'
+import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { runVariables } from './run-variables.ts'
 import { isScriptCheckType, removeArtifacts, resultArtifactsDir, scriptJobOf } from './script-checks.ts'
@@ -52,6 +52,8 @@ export interface StoredJob {
   resultId: string
   /** Unique per attempt: a job re-run after a lost lease stores nothing the second time. */
   jobId: string
+  /** Store work that commits with the result (the slot moving on, the retry planned). */
+  alongside?: (tx: ServiceContext) => Promise<void>
   attempts: number
   resultType: 'FINAL' | 'ATTEMPT'
 }
@@ -66,9 +68,8 @@ export async function storeAttempt(
 ): Promise<string | undefined> {
   const id = job.resultId
   const { verdict } = outcome
-  const stored = await insertResultOnce(
-    ctx,
-    {
+  const stored = await writeResult(ctx, {
+    row: {
       id,
       job_id: job.jobId,
       check_id: check.row.id,
@@ -91,7 +92,8 @@ export async function storeAttempt(
       created_at: ctx.clock.now().toISOString(),
     },
     check,
-  )
+    alongside: job.alongside,
+  })
   if (!stored) await removeArtifacts(ctx, check.row.id, id)
   return stored ? id : undefined
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
-import { findCheckById } from '../features/checks/checks.repo.ts'
-import { type ResolvedCheck, resolveCheck } from '../features/checks/checks.service.ts'
+import { type ResolvedCheck, resolveChecksById } from '../features/checks/checks.service.ts'
 import { SVC_VERSION } from '../version.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
@@ -76,9 +75,15 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       ...claim,
       limit: options.concurrency - running.size - retries.length,
     })
+    const checks = await resolveChecksById(
+      ctx,
+      [...retries, ...slots].map((job) => job.checkId),
+    )
     return [
-      ...retries.map((retry) => track(runRetry(retry), retry.checkId, retry.location)),
-      ...slots.map((slot) => track(runSlot(slot), slot.checkId, slot.location)),
+      ...retries.map((retry) =>
+        track(runRetry(retry, checks.get(retry.checkId)), retry.checkId, retry.location),
+      ),
+      ...slots.map((slot) => track(runSlot(slot, checks.get(slot.checkId)), slot.checkId, slot.location)),
     ]
   }
 
@@ -122,37 +127,43 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     }
   }
 
-  async function runSlot(slot: ClaimedSlot): Promise<void> {
-    const row = await findCheckById(ctx, slot.checkId)
-    if (!row) return
+  /** Runs a claimed slot of `check` (undefined when it was deleted since) and moves the slot on with its result. */
+  async function runSlot(slot: ClaimedSlot, check: ResolvedCheck | undefined): Promise<void> {
+    if (!check) return
+    const { row } = check
     const slotKey = slotKeyOf(slot)
     if (row.check_type === 'HEARTBEAT') {
       // The deadline passed without a ping: fail now, and again each period until a ping comes.
       const { heartbeat } = JSON.parse(row.definition) as { heartbeat: HeartbeatSettings }
-      await storeHeartbeatResult(ctx, row, {
+      const nextDueMs = Math.max(ctx.clock.now().getTime(), slot.dueMs) + heartbeatPeriodMs(heartbeat)
+      const missed = {
         jobId: slotKey,
         kind: 'MISSED',
         message: 'No ping within the period and grace',
-      })
-      const nextDueMs = Math.max(ctx.clock.now().getTime(), slot.dueMs) + heartbeatPeriodMs(heartbeat)
-      return completeSlot(ctx, { ...slot, owner, nextDueMs })
+      } as const
+      return storeHeartbeatResult(ctx, row, missed, check, (tx) =>
+        completeSlot(tx, { ...slot, owner, nextDueMs }),
+      )
     }
-    const check = await resolveCheck(ctx, row)
     const firstStartedMs = ctx.clock.now().getTime()
-    await runJob(check, { slotKey, location: slot.location, attempt: 1, firstStartedMs })
-    await completeSlot(ctx, { ...slot, owner, nextDueMs: nextDueOf(ctx, check, slot) })
+    await runJob(check, { slotKey, location: slot.location, attempt: 1, firstStartedMs }, (tx) =>
+      completeSlot(tx, { ...slot, owner, nextDueMs: nextDueOf(ctx, check, slot) }),
+    )
   }
 
-  async function runRetry(retry: PendingRetry): Promise<void> {
-    const row = await findCheckById(ctx, retry.checkId)
-    if (!row) return
-    await runJob(await resolveCheck(ctx, row), retry)
+  async function runRetry(retry: PendingRetry, check: ResolvedCheck | undefined): Promise<void> {
+    if (check) await runJob(check, retry)
   }
 
-  async function runJob(check: ResolvedCheck, job: Job): Promise<void> {
+  /** Runs one attempt and stores it; `alongside` commits with the result. */
+  async function runJob(
+    check: ResolvedCheck,
+    job: Job,
+    alongside?: (tx: ServiceContext) => Promise<void>,
+  ): Promise<void> {
     const resultId = randomUUID()
     const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
-    await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location })
+    await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location, alongside })
   }
 
   return {

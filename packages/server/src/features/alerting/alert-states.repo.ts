@@ -1,35 +1,61 @@
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
-/** The only SQL for `check_alert_states`. Call inside a transaction: the row stays locked until it ends. */
+/** The only SQL for `check_alert_states`. Call inside a transaction: the rows stay locked until it ends. */
 
-export async function lockState(
+/**
+ * Locks the alert states of `checkIds` (creating missing rows) and answers each check's stored state,
+ * null when it has none yet. Rows are locked in check id order, so two transactions locking overlapping
+ * sets never deadlock.
+ */
+export async function lockStates(
   ctx: ServiceContext,
-  checkId: string,
+  checkIds: string[],
   nowIso: string,
-): Promise<string | null> {
+): Promise<Map<string, string | null>> {
+  const ids = [...new Set(checkIds)].sort()
+  if (ids.length === 0) return new Map()
   await ctx.db
     .insertInto('check_alert_states')
-    .values({ check_id: checkId, state: 'null', wake_at_ms: null, updated_at: nowIso })
+    .values(ids.map((id) => ({ check_id: id, state: 'null', wake_at_ms: null, updated_at: nowIso })))
     .onConflict((oc) => oc.column('check_id').doNothing())
     .execute()
-  let query = ctx.db.selectFrom('check_alert_states').select('state').where('check_id', '=', checkId)
+  let query = ctx.db
+    .selectFrom('check_alert_states')
+    .select(['check_id', 'state'])
+    .where('check_id', 'in', ids)
+    .orderBy('check_id')
   if (ctx.engine === 'postgres') query = query.forUpdate()
-  const row = await query.executeTakeFirst()
-  return row && row.state !== 'null' ? row.state : null
+  const rows = await query.execute()
+  return new Map(rows.map((row) => [row.check_id, row.state !== 'null' ? row.state : null]))
 }
 
-export async function saveState(
-  ctx: ServiceContext,
-  checkId: string,
-  state: string,
-  wakeAtMs: number | null,
-  nowIso: string,
-): Promise<void> {
+export interface StateWrite {
+  checkId: string
+  state: string
+  wakeAtMs: number | null
+}
+
+/** Writes the states of locked rows (see `lockStates`), all in one statement. */
+export async function saveStates(ctx: ServiceContext, writes: StateWrite[], nowIso: string): Promise<void> {
+  if (writes.length === 0) return
   await ctx.db
-    .updateTable('check_alert_states')
-    .set({ state, wake_at_ms: wakeAtMs, updated_at: nowIso })
-    .where('check_id', '=', checkId)
+    .insertInto('check_alert_states')
+    .values(
+      writes.map((w) => ({
+        check_id: w.checkId,
+        state: w.state,
+        wake_at_ms: w.wakeAtMs,
+        updated_at: nowIso,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.column('check_id').doUpdateSet((eb) => ({
+        state: eb.ref('excluded.state'),
+        wake_at_ms: eb.ref('excluded.wake_at_ms'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
     .execute()
 }
 

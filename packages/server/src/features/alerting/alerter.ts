@@ -7,7 +7,6 @@ import type { AlertSettings } from '../accounts/accounts.schemas.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
 import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
 import { type ChannelPolicy, policyOf } from '../alert-channels/alert-channels.service.ts'
-import { foldResultIntoAnalytics } from '../analytics/fold.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
@@ -19,6 +18,7 @@ import {
   type AlertDecision,
   type AlertState,
   emptyAlertState,
+  type FoldOutput,
   foldAlertState,
   type RunStatus,
 } from './alert-state.ts'
@@ -26,48 +26,118 @@ import * as states from './alert-states.repo.ts'
 
 /**
  * Turns final results into alert notifications. The fold runs in the transaction that stores the
- * result: a stored result is evaluated exactly once (a crash rolls back both), and the notifications
- * it decides are outbox rows committed with it, delivered later by the dispatcher.
+ * results (see check-results/store-results.ts): a stored result is evaluated exactly once (a crash rolls
+ * back both), and the notifications it decides are outbox rows committed with it, delivered later by
+ * the dispatcher.
  */
 
 /** Wakes in-process dispatchers when notifications were committed, so delivery starts at once. */
 export const alertSignals = new EventEmitter()
 
-type Db = ServiceContext['db']
+type Channel = { policy: ChannelPolicy; type: AlertChannelType | 'INCIDENT' }
+type Subscriptions = Awaited<ReturnType<typeof channelsRepo.subscriptionsOf>>
 
 /**
- * Runs `insert` (which stores one result and says whether it was new) and, for a new final result,
- * the alert fold, in one transaction. Every result write goes through here.
+ * Folds newly stored results, in the order given, into their checks' alert states, inside the caller's
+ * transaction; answers how many notifications it queued. Attempts are not folded. `check`, when the
+ * caller has it resolved already, spares loading it again.
  */
-export async function storeResultWithAlerts(
+export async function foldResultsIntoAlerts(
   ctx: ServiceContext,
-  row: CheckResultsTable,
-  check: ResolvedCheck | undefined,
-  insert: (db: Db) => Promise<boolean>,
-): Promise<boolean> {
+  results: { row: CheckResultsTable; check?: ResolvedCheck }[],
+): Promise<number> {
+  const finals = results.filter((r) => r.row.result_type === 'FINAL')
+  if (finals.length === 0) return 0
+  const checks = await resolvedChecksOf(ctx, finals)
+  const now = ctx.clock.now()
+  const stored = await states.lockStates(ctx, [...checks.keys()], now.toISOString())
+  const subscriptions = await subscriptionsOfChecks(ctx, [...checks.values()])
+  const folded = new Map<string, Pick<FoldOutput, 'state' | 'wakeAtMs'>>()
   let enqueued = 0
-  const run = async (db: Db) => {
-    const inserted = await insert(db)
-    if (inserted && row.result_type === 'FINAL') enqueued = await foldResult({ ...ctx, db }, row, check)
-    if (inserted) await foldResultIntoAnalytics({ ...ctx, db }, row)
-    return inserted
+  for (const { row } of finals) {
+    const check = checks.get(row.check_id)
+    if (!check) continue
+    const previous = folded.get(row.check_id)?.state ?? parseState(stored.get(row.check_id))
+    const channels = channelsFrom(subscriptions, check)
+    const quiet = quietFold(previous, row, check, channels, now)
+    if (quiet) {
+      folded.set(row.check_id, { state: quiet, wakeAtMs: null })
+      continue
+    }
+    const evaluated = await evaluate(ctx, check, row, previous, channels)
+    enqueued += evaluated.enqueued
+    folded.set(row.check_id, evaluated)
   }
-  const inserted = ctx.db.isTransaction ? await run(ctx.db) : await ctx.db.transaction().execute(run)
-  if (enqueued > 0) alertSignals.emit('enqueued')
-  return inserted
+  await states.saveStates(
+    ctx,
+    [...folded].map(([checkId, { state, wakeAtMs }]) => ({
+      checkId,
+      state: JSON.stringify(state),
+      wakeAtMs,
+    })),
+    now.toISOString(),
+  )
+  return enqueued
 }
 
-/** Folds one final result into its check's alert state; answers how many notifications it queued. */
-async function foldResult(
+async function resolvedChecksOf(
   ctx: ServiceContext,
-  result: CheckResultsTable,
-  resolved: ResolvedCheck | undefined,
-): Promise<number> {
-  if (resolved) return evaluate(ctx, resolved.row, result, resolved)
-  const check = await findCheckById(ctx, result.check_id)
-  if (!check) return 0
-  return evaluate(ctx, check, result)
+  results: { row: CheckResultsTable; check?: ResolvedCheck }[],
+): Promise<Map<string, ResolvedCheck>> {
+  const checks = new Map<string, ResolvedCheck>()
+  for (const { row, check } of results) {
+    if (checks.has(row.check_id)) continue
+    if (check) {
+      checks.set(row.check_id, check)
+      continue
+    }
+    const found = await findCheckById(ctx, row.check_id)
+    if (found) checks.set(row.check_id, await resolveCheck(ctx, found))
+  }
+  return checks
 }
+
+const parseState = (stored: string | null | undefined): AlertState =>
+  stored ? (JSON.parse(stored) as AlertState) : emptyAlertState()
+
+/**
+ * The fold of a passing result of a check with no open episode, when it alerts nobody: then neither
+ * the alert settings nor muting or maintenance can change the outcome, so the queries for them are
+ * skipped. That is the outcome of almost every result. Answers undefined when the full fold is needed.
+ */
+function quietFold(
+  previous: AlertState,
+  result: CheckResultsTable,
+  check: ResolvedCheck,
+  channels: Channel[],
+  now: Date,
+): AlertState | undefined {
+  const parallel = Boolean(check.definition.runParallel) && check.runLocations.length > 1
+  if (previous.episode || parallel || statusOf(result) !== 'passing') return undefined
+  const { state, alerts } = foldAlertState(previous, {
+    result: foldedResult(result),
+    now,
+    settings: DEFAULT_ALERT_SETTINGS,
+    check: foldedCheck(check),
+    suppressed: false,
+    channels: channels.map((c) => c.policy),
+  })
+  return alerts.length === 0 && !state.episode ? state : undefined
+}
+
+const foldedResult = (result: CheckResultsTable) => ({
+  id: result.id,
+  startedAt: result.started_at,
+  location: result.run_location,
+  status: statusOf(result),
+  sslDaysRemaining: sslDaysOf(result),
+})
+
+const foldedCheck = (check: ResolvedCheck) => ({
+  frequencyMinutes: check.effective.frequency,
+  runParallel: Boolean(check.definition.runParallel),
+  locations: check.runLocations,
+})
 
 /** Looks again at checks whose time-based escalation or reminders may be due; answers notifications queued. */
 export async function sweepAlertStates(ctx: ServiceContext, limit = 100): Promise<number> {
@@ -76,9 +146,19 @@ export async function sweepAlertStates(ctx: ServiceContext, limit = 100): Promis
   for (const checkId of await states.dueStates(ctx, nowMs, limit)) {
     enqueued += await ctx.db.transaction().execute(async (db) => {
       const tx = { ...ctx, db }
-      const check = await findCheckById(tx, checkId)
-      if (!check || !(await states.stillDue(tx, checkId, nowMs))) return 0
-      return evaluate(tx, check, null)
+      const row = await findCheckById(tx, checkId)
+      if (!row || !(await states.stillDue(tx, checkId, nowMs))) return 0
+      const check = await resolveCheck(tx, row)
+      const nowIso = ctx.clock.now().toISOString()
+      const stored = await states.lockStates(tx, [checkId], nowIso)
+      const channels = channelsFrom(await subscriptionsOfChecks(tx, [check]), check)
+      const evaluated = await evaluate(tx, check, null, parseState(stored.get(checkId)), channels)
+      await states.saveStates(
+        tx,
+        [{ checkId, state: JSON.stringify(evaluated.state), wakeAtMs: evaluated.wakeAtMs }],
+        nowIso,
+      )
+      return evaluated.enqueued
     })
   }
   if (enqueued > 0) alertSignals.emit('enqueued')
@@ -91,46 +171,29 @@ interface EventDefinition {
   request?: { url?: string }
 }
 
+/** The full fold of one result (or a clock tick, `result` null): the new state and the notifications queued. */
 async function evaluate(
   ctx: ServiceContext,
-  check: ChecksTable,
+  resolvedCheck: ResolvedCheck,
   result: CheckResultsTable | null,
-  resolved?: ResolvedCheck,
-): Promise<number> {
+  previous: AlertState,
+  channels: Channel[],
+): Promise<Pick<FoldOutput, 'state' | 'wakeAtMs'> & { enqueued: number }> {
   const now = ctx.clock.now()
-  const resolvedCheck = resolved ?? (await resolveCheck(ctx, check))
-  const { definition, effective } = resolvedCheck
+  const { row: check, definition, effective } = resolvedCheck
   const group =
     check.group_id === null ? undefined : await groupsRepo.findGroup(ctx, check.account_id, check.group_id)
   const settings = await settingsOf(ctx, check.account_id, effective)
-  const channels = await channelsOf(ctx, check)
-  if (definition.triggerIncident) channels.push(INCIDENT_CHANNEL)
   const suppressed = effective.muted || (await inMaintenance(ctx, check.account_id, effective.tags, now))
-
-  const stored = await states.lockState(ctx, check.id, now.toISOString())
-  const previous: AlertState = stored ? (JSON.parse(stored) as AlertState) : emptyAlertState()
-  const sslDaysRemaining = result ? sslDaysOf(result) : null
   const { state, alerts, wakeAtMs } = foldAlertState(previous, {
-    result: result && {
-      id: result.id,
-      startedAt: result.started_at,
-      location: result.run_location,
-      status: statusOf(result),
-      sslDaysRemaining,
-    },
+    result: result && foldedResult(result),
     now,
     settings,
-    check: {
-      frequencyMinutes: effective.frequency,
-      runParallel: Boolean(definition.runParallel),
-      locations: resolvedCheck.runLocations,
-    },
+    check: foldedCheck(resolvedCheck),
     suppressed,
     channels: channels.map((c) => c.policy),
   })
-  await states.saveState(ctx, check.id, JSON.stringify(state), wakeAtMs, now.toISOString())
-  if (alerts.length === 0) return 0
-
+  if (alerts.length === 0) return { state, wakeAtMs, enqueued: 0 }
   const source =
     result ?? (state.lastResultId ? await findResult(ctx, check.id, state.lastResultId) : undefined)
   const rows = alerts.map((alert, position): AlertNotificationsTable => {
@@ -166,7 +229,7 @@ async function evaluate(
     }
   })
   await insertNotifications(ctx, rows)
-  return rows.length
+  return { state, wakeAtMs, enqueued: rows.length }
 }
 
 /** The settings the check resolves to (its own, its group's), else the account's; defaults fill gaps. */
@@ -208,19 +271,29 @@ export const INCIDENT_CHANNEL: { policy: ChannelPolicy; type: AlertChannelType |
   type: 'INCIDENT',
 }
 
-async function channelsOf(
-  ctx: ServiceContext,
-  check: ChecksTable,
-): Promise<{ policy: ChannelPolicy; type: AlertChannelType | 'INCIDENT' }[]> {
-  const rows = await channelsRepo.subscriptionsOf(
+/** The subscriptions of `checks` and of their groups, with their channels: one query for a batch. */
+function subscriptionsOfChecks(ctx: ServiceContext, checks: ResolvedCheck[]): Promise<Subscriptions> {
+  const groupIds = new Set(checks.flatMap(({ row }) => (row.group_id === null ? [] : [row.group_id])))
+  return channelsRepo.subscriptionsOf(
     ctx,
-    [check.id],
-    check.group_id === null ? [] : [check.group_id],
+    checks.map(({ row }) => row.id),
+    [...groupIds],
   )
-  const optedOut = new Set(rows.filter((r) => r.check_id === check.id && !r.activated).map((r) => r.id))
+}
+
+/** The channels that alert for a check: its activated subscriptions and its group's, minus ones it turned off. */
+function channelsFrom(subscriptions: Subscriptions, check: ResolvedCheck): Channel[] {
+  const { id, group_id: groupId } = check.row
+  const rows = subscriptions.filter((r) => r.check_id === id || (groupId !== null && r.group_id === groupId))
+  const optedOut = new Set(rows.filter((r) => r.check_id === id && !r.activated).map((r) => r.id))
   const chosen = new Map<number, (typeof rows)[number]>()
   for (const row of rows) if (row.activated && !optedOut.has(row.id)) chosen.set(row.id, row)
-  return [...chosen.values()].map((row) => ({ policy: policyOf(row), type: row.type as AlertChannelType }))
+  const channels: Channel[] = [...chosen.values()].map((row) => ({
+    policy: policyOf(row),
+    type: row.type as AlertChannelType,
+  }))
+  if (check.definition.triggerIncident) channels.push(INCIDENT_CHANNEL)
+  return channels
 }
 
 function statusOf(result: CheckResultsTable): RunStatus {

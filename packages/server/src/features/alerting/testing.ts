@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { CheckResultsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { insertResultOnce } from '../check-results/check-results.repo.ts'
+import { writeResult } from '../check-results/store-results.ts'
 
 export interface ReceivedRequest {
   method: string
@@ -106,5 +106,5 @@ export async function storeResult(
     detail: JSON.stringify(detail),
     created_at: now,
   }
-  return { id, stored: await insertResultOnce(ctx, row) }
+  return { id, stored: await writeResult(ctx, { row }) }
 }

@@ -25,39 +25,44 @@ export interface RollupDelta extends RollupKey {
   stats: Map<number, MetricStats>
 }
 
-const keyOf = (k: RollupKey) =>
-  `${k.resolution}|${k.bucketMs}|${k.location}|${k.outcome}|${k.statusCode}|${k.pageIndex}`
+const keyOf = (checkId: string, k: RollupKey) =>
+  `${checkId}|${k.resolution}|${k.bucketMs}|${k.location}|${k.outcome}|${k.statusCode}|${k.pageIndex}`
 
 const CHUNK = 500
 
+type Pending = RollupDelta & { checkId: string }
+
 /**
- * Adds `deltas` to a check's rollup rows: read, merge, write back. On PostgreSQL the rows are created
- * first (empty) and locked, so concurrent results of one check never lose each other's counts; SQLite
- * has a single writer.
+ * Adds deltas to the rollup rows of the checks they are keyed by: read, merge, write back, a few
+ * statements for any number of checks. On PostgreSQL the rows are created first (empty) and locked in
+ * key order, so concurrent results never lose each other's counts and never deadlock; SQLite has a
+ * single writer.
  */
 export async function addToRollups(
   ctx: ServiceContext,
-  checkId: string,
-  deltas: RollupDelta[],
+  deltasByCheck: Map<string, RollupDelta[]>,
 ): Promise<void> {
-  const merged = new Map<string, RollupDelta>()
-  for (const delta of deltas) {
-    const key = keyOf(delta)
-    const into = merged.get(key)
-    if (!into) {
-      merged.set(key, { ...delta, stats: new Map(delta.stats) })
-      continue
-    }
-    into.results += delta.results
-    into.retries += delta.retries
-    for (const [slot, stats] of delta.stats) {
-      const target = into.stats.get(slot)
-      if (target) target.merge(stats)
-      else into.stats.set(slot, stats)
+  const merged = new Map<string, Pending>()
+  for (const [checkId, deltas] of deltasByCheck) {
+    for (const delta of deltas) {
+      const key = keyOf(checkId, delta)
+      const into = merged.get(key)
+      if (!into) {
+        merged.set(key, { ...delta, checkId, stats: new Map(delta.stats) })
+        continue
+      }
+      into.results += delta.results
+      into.retries += delta.retries
+      for (const [slot, stats] of delta.stats) {
+        const target = into.stats.get(slot)
+        if (target) target.merge(stats)
+        else into.stats.set(slot, stats)
+      }
     }
   }
   if (merged.size === 0) return
-  const rows = [...merged.values()]
+  const rows = [...merged.keys()].sort().map((key) => merged.get(key) as Pending)
+  const checkIds = [...new Set(rows.map((row) => row.checkId))]
   const spans = new Map<number, { fromMs: number; toMs: number }>()
   for (const row of rows) {
     const span = spans.get(row.resolution)
@@ -73,7 +78,7 @@ export async function addToRollups(
     for (let i = 0; i < rows.length; i += CHUNK) {
       await ctx.db
         .insertInto('analytics_rollups')
-        .values(rows.slice(i, i + CHUNK).map((row) => toRow(checkId, row, 0, 0, EMPTY)))
+        .values(rows.slice(i, i + CHUNK).map((row) => toRow(row.checkId, row, 0, 0, EMPTY)))
         .onConflict((oc) => oc.doNothing())
         .execute()
     }
@@ -84,9 +89,9 @@ export async function addToRollups(
     existing.push(
       ...(await ctx.db
         .selectFrom('analytics_rollups')
-        .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+        .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
         .select(['results', 'retries', 'stats'])
-        .where('check_id', '=', checkId)
+        .where('check_id', 'in', checkIds)
         .where((eb) =>
           eb.or(
             ranges.map((range) =>
@@ -98,6 +103,7 @@ export async function addToRollups(
             ),
           ),
         )
+        .orderBy('check_id')
         .orderBy('resolution')
         .orderBy('bucket_ms')
         .orderBy('location')
@@ -110,15 +116,20 @@ export async function addToRollups(
   } else {
     for (const range of ranges) {
       existing.push(
-        ...(await rangeQuery(ctx, checkId, range)
-          .select(['resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+        ...(await ctx.db
+          .selectFrom('analytics_rollups')
+          .where('check_id', 'in', checkIds)
+          .where('resolution', '=', range.resolution)
+          .where('bucket_ms', '>=', range.fromMs)
+          .where('bucket_ms', '<', range.toMs)
+          .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
           .select(['results', 'retries', 'stats'])
           .execute()),
       )
     }
   }
   for (const row of existing) {
-    const delta = merged.get(keyOf(keyOfRow(row)))
+    const delta = merged.get(keyOf(row.check_id, keyOfRow(row)))
     if (!delta || row.results === 0) continue
     delta.results += Number(row.results)
     delta.retries += Number(row.retries)
@@ -134,7 +145,7 @@ export async function addToRollups(
       .values(
         rows
           .slice(i, i + CHUNK)
-          .map((row) => toRow(checkId, row, row.results, row.retries, encodeMetricStats(row.stats))),
+          .map((row) => toRow(row.checkId, row, row.results, row.retries, encodeMetricStats(row.stats))),
       )
       .onConflict((oc) =>
         oc
@@ -294,6 +305,17 @@ export async function findZone(ctx: ServiceContext, checkId: string) {
     .where('check_id', '=', checkId)
     .executeTakeFirst()
   return row && { zone: row.zone, sinceMs: Number(row.since_ms) }
+}
+
+/** The zones of `checkIds` that have one. */
+export async function findZones(ctx: ServiceContext, checkIds: string[]) {
+  if (checkIds.length === 0) return new Map<string, { zone: string; sinceMs: number }>()
+  const rows = await ctx.db
+    .selectFrom('analytics_zones')
+    .select(['check_id', 'zone', 'since_ms'])
+    .where('check_id', 'in', checkIds)
+    .execute()
+  return new Map(rows.map((row) => [row.check_id, { zone: row.zone, sinceMs: Number(row.since_ms) }]))
 }
 
 export async function saveZone(ctx: ServiceContext, checkId: string, zone: string, sinceMs: number) {

@@ -1,5 +1,5 @@
 import { type AnalyticsKind, localDateAt, MetricStats, ROLLUP_RESOLUTIONS, startOfLocalDay } from '@svc/core'
-import type { CheckResultsTable } from '@svc/db'
+import type { CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { type HeartbeatSettings, heartbeatPeriodMs } from '../../scheduler/heartbeat-window.ts'
 import { findAccount } from '../accounts/accounts.repo.ts'
@@ -7,55 +7,63 @@ import { toAccount } from '../accounts/accounts.service.ts'
 import { previousFinalResult } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import type { RollupDelta } from './analytics.repo.ts'
-import { addToRollups, findZone, saveZone } from './analytics.repo.ts'
+import { addToRollups, findZones, saveZone } from './analytics.repo.ts'
 import { kindOfCheckType, resultMetrics, type Sample } from './result-metrics.ts'
 
 /**
- * Folds one stored final result into its check's rollups (every resolution), in the transaction that
- * stores it, so a result is in analytics at once and exactly once. Attempts are not folded: a final
- * result's `attempts − 1` are its retries.
+ * Folds newly stored final results into their checks' rollups (every resolution), in the transaction
+ * that stores them, so a result is in analytics at once and exactly once; any number of results and
+ * checks costs a few statements. Attempts are not folded: a final result's `attempts − 1` are its
+ * retries. `checks` spares heartbeats loading their check.
  */
-export async function foldResultIntoRollups(ctx: ServiceContext, row: CheckResultsTable): Promise<void> {
-  if (row.result_type !== 'FINAL') return
-  const kind = kindOfCheckType(row.check_type)
-  if (!kind) return
-  const outcome = row.check_type === 'HEARTBEAT' ? await heartbeatOutcome(ctx, row) : outcomeOf(row)
-  const zone = await zoneOfFold(ctx, row.check_id, row.account_id, Date.parse(row.started_at))
-  await addToRollups(ctx, row.check_id, rollupDeltas(kind, row, outcome, zone))
+export async function foldResultsIntoRollups(
+  ctx: ServiceContext,
+  rows: CheckResultsTable[],
+  checks: ReadonlyMap<string, ChecksTable> = new Map(),
+): Promise<void> {
+  const finals = rows.filter((row) => row.result_type === 'FINAL' && kindOfCheckType(row.check_type))
+  if (finals.length === 0) return
+  const zones = await zonesOfFold(ctx, finals)
+  const deltas = new Map<string, RollupDelta[]>()
+  for (const row of finals) {
+    const kind = kindOfCheckType(row.check_type) as AnalyticsKind
+    const outcome =
+      row.check_type === 'HEARTBEAT'
+        ? await heartbeatOutcome(ctx, row, checks.get(row.check_id))
+        : outcomeOf(row)
+    const zone = zones.get(row.check_id) ?? 'UTC'
+    deltas.set(row.check_id, [...(deltas.get(row.check_id) ?? []), ...rollupDeltas(kind, row, outcome, zone)])
+  }
+  await addToRollups(ctx, deltas)
 }
 
 /**
- * The zone whose local days the result's day row follows: its account's now. When it differs from the
- * check's last one, the check's day rows are complete only from this result on (queries use hour rows
- * before), so an account changing its time zone never gets day rows mixing two zones' days.
+ * The zone whose local days each check's day rows follow: its account's now. When it differs from the
+ * check's last one, the check's day rows are complete only from its first result here on (queries use
+ * hour rows before), so an account changing its time zone never gets day rows mixing two zones' days.
  */
-async function zoneOfFold(ctx: ServiceContext, checkId: string, accountId: string, atMs: number) {
-  const account = await findAccount(ctx, accountId)
-  const zone = account ? toAccount(account).settings.timezone : 'UTC'
-  const current = await findZone(ctx, checkId)
-  if (current?.zone !== zone) await saveZone(ctx, checkId, zone, atMs)
-  return zone
-}
-
-/** Folds many final results of ordinary checks at once (seeding, benchmarks): one read-merge-write per row touched. */
-export async function foldResultsIntoRollups(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<void> {
-  const byCheck = new Map<string, CheckResultsTable[]>()
+async function zonesOfFold(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<Map<string, string>> {
+  const accountZones = new Map<string, string>()
+  const firstMs = new Map<string, number>()
   for (const row of rows) {
-    if (row.result_type !== 'FINAL' || row.check_type === 'HEARTBEAT') continue
-    byCheck.set(row.check_id, [...(byCheck.get(row.check_id) ?? []), row])
+    if (!accountZones.has(row.account_id)) {
+      const account = await findAccount(ctx, row.account_id)
+      accountZones.set(row.account_id, account ? toAccount(account).settings.timezone : 'UTC')
+    }
+    const atMs = Date.parse(row.started_at)
+    firstMs.set(row.check_id, Math.min(firstMs.get(row.check_id) ?? atMs, atMs))
   }
-  for (const [checkId, results] of byCheck) {
-    const first = results[0] as CheckResultsTable
-    const kind = kindOfCheckType(first.check_type)
-    if (!kind) continue
-    const earliest = Math.min(...results.map((row) => Date.parse(row.started_at)))
-    const zone = await zoneOfFold(ctx, checkId, first.account_id, earliest)
-    await addToRollups(
-      ctx,
-      checkId,
-      results.flatMap((row) => rollupDeltas(kind, row, outcomeOf(row), zone)),
-    )
+  const current = await findZones(ctx, [...firstMs.keys()])
+  const zones = new Map<string, string>()
+  for (const row of rows) {
+    if (zones.has(row.check_id)) continue
+    const zone = accountZones.get(row.account_id) as string
+    zones.set(row.check_id, zone)
+    if (current.get(row.check_id)?.zone !== zone) {
+      await saveZone(ctx, row.check_id, zone, firstMs.get(row.check_id) as number)
+    }
   }
+  return zones
 }
 
 const outcomeOf = (row: CheckResultsTable) => (row.has_failures ? 'failure' : 'success')
@@ -122,12 +130,16 @@ function statsOf(samples: Sample[]): Map<number, MetricStats> {
  * ping, LATE when the previous result was a missed deadline, GRACE when it came after the period (inside
  * the grace time), EARLY when it came within half a period of the previous one, else RECEIVED.
  */
-async function heartbeatOutcome(ctx: ServiceContext, row: CheckResultsTable): Promise<string> {
+async function heartbeatOutcome(
+  ctx: ServiceContext,
+  row: CheckResultsTable,
+  known: ChecksTable | undefined,
+): Promise<string> {
   if (row.has_failures) return 'FAILING'
   const previous = await previousFinalResult(ctx, row.check_id, row.started_at)
   if (!previous) return 'RECEIVED'
   if (previous.has_failures && previous.error_type === 'TIMEOUT') return 'LATE'
-  const check = await findCheckById(ctx, row.check_id)
+  const check = known ?? (await findCheckById(ctx, row.check_id))
   const heartbeat = check
     ? (JSON.parse(check.definition).heartbeat as HeartbeatSettings | undefined)
     : undefined

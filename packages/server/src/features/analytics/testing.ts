@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { CheckResultsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { insertResultOnce } from '../check-results/check-results.repo.ts'
+import { writeResult } from '../check-results/store-results.ts'
 
 /** A deterministic pseudo-random stream, so a failing seed can be replayed. */
 export function random(seed: number) {
@@ -60,7 +60,7 @@ export async function storeSeedResult(
     detail: JSON.stringify(result.detail),
     created_at: at,
   }
-  await insertResultOnce(ctx, row)
+  await writeResult(ctx, { row })
   return id
 }
 

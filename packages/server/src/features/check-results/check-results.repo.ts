@@ -1,30 +1,19 @@
 import { type CheckResultsTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
-import { storeResultWithAlerts } from '../alerting/alerter.ts'
-import type { ResolvedCheck } from '../checks/checks.service.ts'
 
-/** The only SQL for `check_results`. */
+/** The only SQL for `check_results`. Results are written through store-results.ts, which folds them. */
 
-/**
- * Stores a result once per job id: a job re-run after a lost lease can't store it twice. A new final
- * result is folded into its check's alerts in the same transaction (see alerting/alerter.ts); `check`,
- * when the caller has it resolved already, spares the fold loading it again.
- */
-export async function insertResultOnce(
-  ctx: ServiceContext,
-  row: CheckResultsTable,
-  check?: ResolvedCheck,
-): Promise<boolean> {
-  return storeResultWithAlerts(ctx, row, check, async (db) => {
-    const inserted = await db
-      .insertInto('check_results')
-      .values(row)
-      .onConflict((oc) => oc.column('job_id').doNothing())
-      .returning('id')
-      .executeTakeFirst()
-    return inserted !== undefined
-  })
+/** Inserts `rows` in one statement, skipping any whose job id has a result already; answers the ids inserted. */
+export async function insertResults(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set()
+  const inserted = await ctx.db
+    .insertInto('check_results')
+    .values(rows)
+    .onConflict((oc) => oc.column('job_id').doNothing())
+    .returning('id')
+    .execute()
+  return new Set(inserted.map((row) => row.id))
 }
 
 export interface ResultFilter {

@@ -102,6 +102,12 @@ export async function findCheckByHeartbeatToken(ctx: ServiceContext, token: stri
   return ctx.db.selectFrom('checks').selectAll().where('heartbeat_token', '=', token).executeTakeFirst()
 }
 
+/** The checks of `ids` that exist, of any account. */
+export async function findChecksByIds(ctx: ServiceContext, ids: string[]) {
+  if (ids.length === 0) return []
+  return ctx.db.selectFrom('checks').selectAll().where('id', 'in', ids).execute()
+}
+
 /** The account of each of `ids` that is a check (ids that aren't are left out). */
 export async function accountIdsOfChecks(ctx: ServiceContext, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map()

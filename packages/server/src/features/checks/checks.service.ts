@@ -375,6 +375,22 @@ export async function resyncGroupChecks(
   }
 }
 
+/** `resolveCheck` for the checks of `ids` that exist, of any accounts, by id: a few queries for all. */
+export async function resolveChecksById(
+  ctx: ServiceContext,
+  ids: string[],
+): Promise<Map<string, ResolvedCheck>> {
+  const byAccount = new Map<string, ChecksTable[]>()
+  for (const row of await repo.findChecksByIds(ctx, [...new Set(ids)])) {
+    byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row])
+  }
+  const resolved = new Map<string, ResolvedCheck>()
+  for (const [accountId, rows] of byAccount) {
+    for (const check of await resolveChecks(ctx, accountId, rows)) resolved.set(check.row.id, check)
+  }
+  return resolved
+}
+
 /** Loads a check's group (if any) and works out what the check runs with. */
 export async function resolveCheck(ctx: ServiceContext, row: ChecksTable): Promise<ResolvedCheck> {
   return (await resolveChecks(ctx, row.account_id, [row]))[0] as ResolvedCheck

@@ -34,6 +34,19 @@ export async function updateGroup(
 }
 
 /** The groups of a check not archived yet: the ones a new result may resolve. */
+/** Which of `checkIds` have an error group that is not archived. */
+export async function checksWithActiveGroups(ctx: ServiceContext, checkIds: string[]): Promise<string[]> {
+  if (checkIds.length === 0) return []
+  const rows = await ctx.db
+    .selectFrom('error_groups')
+    .select('check_id')
+    .distinct()
+    .where('check_id', 'in', checkIds)
+    .where('archived', '=', false)
+    .execute()
+  return rows.map((row) => row.check_id)
+}
+
 export async function activeGroups(ctx: ServiceContext, checkId: string) {
   let query = ctx.db
     .selectFrom('error_groups')

@@ -21,12 +21,33 @@ export function errorOf(row: Pick<CheckResultsTable, 'error_type' | 'error_messa
 const parseList = (json: string) => JSON.parse(json) as string[]
 
 /**
+ * Folds newly stored final results, in the order given, into their checks' error groups, in the
+ * transaction that stores them. Most results fail nothing on a check without open groups: one query
+ * finds the checks that have some, and only those results (and failures) are folded one by one.
+ */
+export async function foldResultsIntoErrorGroups(
+  ctx: ServiceContext,
+  rows: CheckResultsTable[],
+): Promise<void> {
+  const finals = rows.filter((row) => row.result_type === 'FINAL')
+  if (finals.length === 0) return
+  const withGroups = new Set(
+    await repo.checksWithActiveGroups(ctx, [...new Set(finals.map((r) => r.check_id))]),
+  )
+  for (const row of finals) {
+    if (!row.has_failures && !withGroups.has(row.check_id)) continue
+    await foldResultIntoErrorGroups(ctx, row)
+    if (row.has_failures) withGroups.add(row.check_id)
+  }
+}
+
+/**
  * Folds a final result into its check's error groups, in the result's transaction: a failure joins (or
  * opens, or reopens) the group of its fingerprint and is now what fails in its location; a result in a
  * location ends whatever other error failed there. A group is archived (resolved) once no location's
  * latest result fails with it.
  */
-export async function foldResultIntoErrorGroups(ctx: ServiceContext, row: CheckResultsTable): Promise<void> {
+async function foldResultIntoErrorGroups(ctx: ServiceContext, row: CheckResultsTable): Promise<void> {
   if (row.result_type !== 'FINAL') return
   const now = ctx.clock.now().toISOString()
   const location = row.run_location

@@ -32,12 +32,14 @@ export async function recordPing(
   if (!definition.activated || !groupActivated) return
   const message = kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined
   const deadline = ctx.clock.now().getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
-  // One transaction: the result (with its alert fold) and the moved deadline land together.
-  await ctx.db.transaction().execute(async (db) => {
-    const tx = { ...ctx, db }
-    await storeHeartbeatResult(tx, check, { jobId: `ping:${randomUUID()}`, kind, message, method }, resolved)
-    await moveDeadline(tx, check.id, HEARTBEAT_LOCATION, deadline)
-  })
+  // The result (with its alert fold) and the moved deadline commit together.
+  await storeHeartbeatResult(
+    ctx,
+    check,
+    { jobId: `ping:${randomUUID()}`, kind, message, method },
+    resolved,
+    (tx) => moveDeadline(tx, check.id, HEARTBEAT_LOCATION, deadline),
+  )
 }
 
 const PingParams = StrictObject({ token: Type.String({ minLength: 1, maxLength: 128 }) })

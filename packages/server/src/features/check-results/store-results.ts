@@ -1,0 +1,124 @@
+import type { CheckResultsTable, Database } from '@svc/db'
+import type { Kysely } from 'kysely'
+import type { ServiceContext } from '../../context.ts'
+import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
+import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
+import type { ResolvedCheck } from '../checks/checks.service.ts'
+import { insertResults } from './check-results.repo.ts'
+
+/**
+ * The one write path for check results. A result, what it changes in its check's alert state (with the
+ * notifications it decides, as outbox rows) and its analytics commit in one transaction: a stored
+ * result is folded exactly once, and a crash loses all or nothing.
+ *
+ * Results written at about the same time share that transaction (group commit): while one batch
+ * commits, the next gathers, so a busy node pays the commit and each statement once per batch rather
+ * than once per result, and a quiet one waits for no timer.
+ */
+export interface ResultWrite {
+  row: CheckResultsTable
+  /** The check as the caller resolved it; spares the folds loading it again. */
+  check?: ResolvedCheck
+  /** Store work that must commit with the result, stored or a duplicate (a heartbeat's new deadline). */
+  alongside?: (tx: ServiceContext) => Promise<void>
+}
+
+/**
+ * Stores a result once per job id (a job re-run after a lost lease can't store it twice) and folds it
+ * if new; resolves after the commit with whether it was new. Inside a transaction it joins it.
+ */
+export async function writeResult(ctx: ServiceContext, write: ResultWrite): Promise<boolean> {
+  if (ctx.db.isTransaction) {
+    const { stored } = await storeResults(ctx, [write])
+    return stored[0] as boolean
+  }
+  let queue = queues.get(ctx.db)
+  if (!queue) {
+    queue = { pending: [], flushing: false }
+    queues.set(ctx.db, queue)
+  }
+  const batch = queue
+  return new Promise<boolean>((resolve, reject) => {
+    batch.pending.push({ ctx, write, resolve, reject })
+    if (!batch.flushing) {
+      batch.flushing = true
+      // Results finishing in the same turn of the event loop join the first batch.
+      setImmediate(() => void flush(batch))
+    }
+  })
+}
+
+/** Bounded so one statement stays within both engines' parameter limits (21 per result). */
+const MAX_BATCH = 200
+
+interface Pending {
+  ctx: ServiceContext
+  write: ResultWrite
+  resolve(stored: boolean): void
+  reject(error: unknown): void
+}
+
+interface Queue {
+  pending: Pending[]
+  flushing: boolean
+}
+
+/** One queue per store (Kysely instance): every context over a store shares its batches. */
+const queues = new WeakMap<Kysely<Database>, Queue>()
+
+async function flush(queue: Queue): Promise<void> {
+  while (queue.pending.length > 0) {
+    const batch = queue.pending.splice(0, MAX_BATCH)
+    const ctx = (batch[0] as Pending).ctx
+    try {
+      const stored = await commit(
+        ctx,
+        batch.map((p) => p.write),
+      )
+      for (const [i, p] of batch.entries()) p.resolve(stored[i] as boolean)
+    } catch (error) {
+      if (batch.length === 1) {
+        ;(batch[0] as Pending).reject(error)
+        continue
+      }
+      // One bad write (its check deleted meanwhile, say) must not fail the others: each alone.
+      for (const p of batch) {
+        await commit(p.ctx, [p.write]).then(
+          (stored) => p.resolve(stored[0] as boolean),
+          (alone: unknown) => p.reject(alone),
+        )
+      }
+    }
+  }
+  queue.flushing = false
+}
+
+async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<boolean[]> {
+  const { stored, enqueued } = await ctx.db
+    .transaction()
+    .execute((db) => storeResults({ ...ctx, db }, writes))
+  if (enqueued > 0) alertSignals.emit('enqueued')
+  return stored
+}
+
+/** Stores and folds `writes` in the caller's transaction; answers which were new and the notifications queued. */
+async function storeResults(
+  tx: ServiceContext,
+  writes: ResultWrite[],
+): Promise<{ stored: boolean[]; enqueued: number }> {
+  const inserted = await insertResults(
+    tx,
+    writes.map((w) => w.row),
+  )
+  const stored = writes.map((w) => inserted.has(w.row.id))
+  const fresh = writes.filter((_, i) => stored[i])
+  const enqueued = await foldResultsIntoAlerts(tx, fresh)
+  const checks = new Map(fresh.flatMap((w) => (w.check ? [[w.row.check_id, w.check.row] as const] : [])))
+  await foldResultsIntoAnalytics(
+    tx,
+    fresh.map((w) => w.row),
+    checks,
+  )
+  for (const write of writes) await write.alongside?.(tx)
+  return { stored, enqueued }
+}
