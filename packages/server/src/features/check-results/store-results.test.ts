@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { storeResult } from '../alerting/testing.ts'
+
+const MINUTE = 60_000
+
+for (const engine of testEngines()) {
+  describe(`results written together on ${engine.engine}`, () => {
+    let t: TestApp
+    let nowMs = Date.parse('2026-05-01T10:00:00.000Z')
+    let channelId: number
+    before(async () => {
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+      const channel = await t.call({
+        method: 'POST',
+        url: '/v1/alert-channels',
+        payload: { type: 'WEBHOOK', config: { name: 'hook', url: 'http://127.0.0.1:9/hook' } },
+      })
+      assert.equal(channel.statusCode, 201, channel.body)
+      channelId = json(channel).id
+    })
+    after(() => t.close())
+
+    async function apiCheck() {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api?autoAssignAlerts=false',
+        payload: {
+          name: 'shop',
+          activated: false,
+          request: { url: 'https://shop.example.com/health' },
+          alertChannelSubscriptions: [{ alertChannelId: channelId, activated: true }],
+        },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      return { id: json(res).id as string, accountId: t.owner.accountId }
+    }
+
+    const alertTypes = async (checkId: string) =>
+      (
+        json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${checkId}` })) as {
+          alertType: string
+        }[]
+      )
+        .map((n) => n.alertType)
+        .reverse()
+
+    const rollupTotals = async (checkId: string) =>
+      Object.fromEntries(
+        (
+          await t.ctx.db
+            .selectFrom('analytics_rollups')
+            .select(['outcome', (eb) => eb.fn.sum<number>('results').as('results')])
+            .where('check_id', '=', checkId)
+            .where('resolution', '=', 60)
+            .groupBy('outcome')
+            .execute()
+        ).map((row) => [row.outcome, Number(row.results)]),
+      )
+
+    const errorGroups = (checkId: string) =>
+      t.ctx.db
+        .selectFrom('error_groups')
+        .select(['error_hash', 'count', 'archived'])
+        .where('check_id', '=', checkId)
+        .execute()
+
+    test('results written at once fold as if written one by one: same alerts, rollups and error groups', async () => {
+      const statuses = [
+        'passing',
+        'failing',
+        'failing',
+        'passing',
+        'degraded',
+        'passing',
+        'failing',
+        'passing',
+      ] as const
+      const start = nowMs
+      const oneByOne = await apiCheck()
+      for (const [i, status] of statuses.entries()) {
+        nowMs = start + i * MINUTE
+        assert.equal((await storeResult(t.ctx, oneByOne, { status })).stored, true)
+      }
+      const together = await apiCheck()
+      const writes = statuses.map((status, i) => {
+        nowMs = start + i * MINUTE
+        return storeResult(t.ctx, together, { status })
+      })
+      assert.deepEqual(
+        (await Promise.all(writes)).map((w) => w.stored),
+        statuses.map(() => true),
+      )
+
+      assert.deepEqual(await alertTypes(oneByOne.id), [
+        'ALERT_FAILURE',
+        'ALERT_RECOVERY',
+        'ALERT_FAILURE',
+        'ALERT_RECOVERY',
+      ])
+      assert.deepEqual(await alertTypes(together.id), await alertTypes(oneByOne.id))
+      assert.deepEqual(await rollupTotals(oneByOne.id), { failure: 3, success: 5 })
+      assert.deepEqual(await rollupTotals(together.id), await rollupTotals(oneByOne.id))
+      const groups = await errorGroups(oneByOne.id)
+      assert.equal(groups.length, 1)
+      assert.equal(Number(groups[0]?.count), 3)
+      assert.equal(Boolean(groups[0]?.archived), true, 'the last result passed')
+      assert.deepEqual(await errorGroups(together.id), groups)
+    })
+
+    test('a write that fails fails alone: the others written with it are stored', async () => {
+      const check = await apiCheck()
+      const outcomes = await Promise.allSettled([
+        storeResult(t.ctx, check, { status: 'passing' }),
+        storeResult(t.ctx, { id: 'no-such-check', accountId: check.accountId }, { status: 'failing' }),
+        storeResult(t.ctx, check, { status: 'failing' }),
+      ])
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      )
+      const stored = await t.ctx.db
+        .selectFrom('check_results')
+        .select('has_failures')
+        .where('check_id', '=', check.id)
+        .execute()
+      assert.deepEqual(stored.map((r) => Boolean(r.has_failures)).sort(), [false, true])
+      assert.deepEqual(await alertTypes(check.id), ['ALERT_FAILURE'])
+    })
+
+    test('two writes of one job id written together store one result', async () => {
+      const check = await apiCheck()
+      const writes = await Promise.all([
+        storeResult(t.ctx, check, { status: 'failing', jobId: 'slot-1' }),
+        storeResult(t.ctx, check, { status: 'failing', jobId: 'slot-1' }),
+      ])
+      assert.deepEqual(
+        writes.map((w) => w.stored),
+        [true, false],
+      )
+      assert.deepEqual(await rollupTotals(check.id), { failure: 1 })
+      assert.deepEqual(await alertTypes(check.id), ['ALERT_FAILURE'])
+    })
+  })
+}
