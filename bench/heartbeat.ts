@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
-import { runLoad } from './load.ts'
+import { cpuMsOf, runLoad } from './load.ts'
 
 const { values } = parseArgs({
   options: {
@@ -43,6 +43,8 @@ for (let i = 0; i < Number(values.checks); i++) {
 }
 
 let next = 0
+const serverPid = server.child.pid ?? 0
+const cpuBefore = cpuMsOf(serverPid)
 const pings = await runLoad({
   origin: server.url,
   path: () => tokens[next++ % tokens.length] as string,
@@ -50,6 +52,7 @@ const pings = await runLoad({
   connections,
   headers: () => ({}),
 })
+const cpuPerPingUs = ((cpuMsOf(serverPid) - cpuBefore) * 1000) / pings.requests
 await server.stop('SIGTERM')
 
 const barePort = await freePort()
@@ -74,6 +77,7 @@ console.log(
 )
 console.log(row('svc GET /ping/{token}', pings))
 console.log(row('bare Fastify, same route', ceiling))
+console.log(`server CPU per ping           ${cpuPerPingUs.toFixed(0)} µs`)
 console.log(`pings per second              ${pings.requestsPerSecond.toFixed(0)}   (target >= 5000)`)
 console.log(
   `ratio svc/bare                 ${(pings.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}`,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Pool } from 'undici'
 
 export interface LoadResult {
@@ -45,3 +46,13 @@ export async function runLoad(options: {
     non2xx,
   }
 }
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND
+}
+
+/** USER_HZ, which is 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100

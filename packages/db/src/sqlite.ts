@@ -1,4 +1,5 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
+import { Worker } from 'node:worker_threads'
 import type { SqliteDatabase, SqliteStatement } from 'kysely'
 
 /**
@@ -12,10 +13,14 @@ export function openSqlite(path: string): SqliteDatabase {
   database.exec('PRAGMA synchronous = NORMAL')
   database.exec('PRAGMA foreign_keys = ON')
   database.exec('PRAGMA busy_timeout = 5000')
+  const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path)
   // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
   const statements = new Map<string, SqliteStatement>()
   return {
-    close: () => database.close(),
+    close: () => {
+      checkpointer?.postMessage('close')
+      database.close()
+    },
     prepare(sql: string): SqliteStatement {
       const cached = statements.get(sql)
       if (cached) return cached
@@ -41,4 +46,28 @@ function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
     if (value === undefined) return null
     return value as SQLInputValue
   })
+}
+
+/** How often the checkpointer copies the write-ahead log into the database file. */
+const CHECKPOINT_INTERVAL_MS = 1000
+/**
+ * Pages of log after which a commit checkpoints on the main thread after all: a backstop, reached only
+ * when the checkpointer falls far behind (SQLite's default is 1000 pages, about 4 MB).
+ */
+const BACKSTOP_CHECKPOINT_PAGES = 50_000
+
+function startCheckpointer(database: DatabaseSync, path: string): Worker {
+  database.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
+  const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+    workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
+  })
+  // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
+  worker.unref()
+  worker.on('error', (error) =>
+    console.error(
+      `svc: the SQLite checkpointer of ${path} stopped; commits checkpoint by themselves now`,
+      error,
+    ),
+  )
+  return worker
 }

@@ -140,7 +140,7 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
 export async function previousFinalResult(ctx: ServiceContext, checkId: string, beforeIso: string) {
   return ctx.db
     .selectFrom('check_results')
-    .selectAll()
+    .select(['started_at', 'has_failures', 'error_type'])
     .where('check_id', '=', checkId)
     .where('result_type', '=', 'FINAL')
     .where('started_at', '<', beforeIso)
