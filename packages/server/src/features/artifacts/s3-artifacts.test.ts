@@ -11,6 +11,7 @@ import { chromiumAvailable, PlaywrightPool } from '@svc/runner'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testing/s3-server.ts'
+import { startServerProcess, storeEnv } from '../../testing/server-process.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
 import { pruneArtifacts } from '../check-results/retention.ts'
 import { createS3ArtifactStore } from './s3-artifact-store.ts'
@@ -251,6 +252,78 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
       })
     })
   }
+
+  const postgres = testEngines().find((engine) => engine.engine === 'postgres')
+  test('two server processes on one PostgreSQL store and one bucket serve each other’s artifacts', {
+    skip: postgres ? false : 'needs SVC_TEST_DATABASE_URL',
+  }, async () => {
+    const store = await (postgres ?? assert.fail()).createUrl()
+    const bucket = await s3.createBucket()
+    const apiKey = `svc_${randomBytes(32).toString('base64url')}`
+    const env = {
+      ...storeEnv(store.url),
+      ...s3.env(bucket, 'svc'),
+      SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      SVC_BOOTSTRAP_API_KEY: apiKey,
+    }
+    const running = await startServerProcess(env)
+    // Its own empty data directory, and it runs nothing: all it has is the store and the bucket.
+    const serving = await startServerProcess({
+      ...env,
+      SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')),
+      SVC_RUNNER_LOCATIONS: 'none',
+    })
+    const call = async (base: string, method: string, path: string, body?: object) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      })
+      return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) }
+    }
+    try {
+      await call(running.url, 'POST', '/v1/variables', { key: 'SITE_URL', value: site.url })
+      const created = await call(running.url, 'POST', '/v1/checks/browser', {
+        name: 'home',
+        script: SCRIPT,
+        activated: false,
+        doubleCheck: false,
+      })
+      assert.equal(created.status, 201, created.bytes.toString())
+      const check = JSON.parse(created.bytes.toString())
+      const triggered = await call(running.url, 'POST', `/v1/checks/${check.id}/trigger`)
+      assert.equal(triggered.status, 200, triggered.bytes.toString())
+      const result = JSON.parse(triggered.bytes.toString())
+      const { traceUrl } = result.browserCheckResult
+      const trace = await call(serving.url, 'GET', new URL(traceUrl).pathname)
+      assert.equal(trace.status, 200)
+      const objects = await s3.objects(bucket)
+      const key = `svc/${check.id}/${result.id}/${result.browserCheckResult.traces[0].path}`
+      assert.ok(objects.get(key)?.equals(trace.bytes), 'the other node serves the bucket’s bytes')
+      assert.equal((await call(serving.url, 'DELETE', `/v1/checks/${check.id}`)).status, 204)
+      assert.deepEqual([...(await s3.objects(bucket)).keys()], [])
+    } finally {
+      await serving.stop()
+      await running.stop()
+      await store.dispose()
+    }
+  })
+
+  test('a server whose bucket settings are wrong fails at startup and says why', async () => {
+    const bucket = await s3.createBucket()
+    const wrongSecret = { ...s3.env(bucket), SVC_ARTIFACTS_S3_SECRET_ACCESS_KEY: 'not-the-secret' }
+    await assert.rejects(
+      startServerProcess(wrongSecret),
+      /svc: SVC_ARTIFACTS_S3_BUCKET: S3 bucket svc-test-\w+ at http:\/\/127\.0\.0\.1:\d+: access denied/,
+    )
+    await assert.rejects(
+      startServerProcess({ ...s3.env(bucket), SVC_ARTIFACTS_S3_BUCKET: 'no-such-bucket' }),
+      /svc: SVC_ARTIFACTS_S3_BUCKET: S3 bucket no-such-bucket at .*: no such bucket/,
+    )
+  })
 
   describe('the per-run limit holds in the bucket', () => {
     const [engine] = testEngines()
