@@ -30,6 +30,7 @@ export interface S3ArtifactsConfig {
 }
 
 const ATTEMPTS = 3
+const CHECK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const DELETE_BATCH = 1000
 
 /** Imports the S3 client (aws4fetch) only when a bucket is configured: local-disk servers never load it. */
@@ -149,7 +150,8 @@ export class S3ArtifactStore implements ArtifactStore {
     const results = new Map<string, StoredResult>()
     for (const object of await this.#list('')) {
       const [checkId, resultId] = object.key.split('/')
-      if (!checkId || !resultId) continue
+      // Keys that are not svc's (`<check uuid>/<result id>/…`) are left alone: the bucket may be shared.
+      if (!checkId || !resultId || !CHECK_ID.test(checkId)) continue
       const id = `${checkId}/${resultId}`
       const seen = results.get(id)
       if (!seen) results.set(id, { checkId, resultId, modifiedMs: object.modifiedMs })

@@ -198,9 +198,12 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
         const { check, result } = await triggerBrowserCheck()
         const orphan = randomUUID()
         await t.ctx.scripts.artifacts.put(orphan, randomUUID(), 'trace-1.zip', Buffer.from('PK orphan'))
+        // Not svc's: another application's objects under the same prefix.
+        await t.ctx.scripts.artifacts.put('backups', 'nightly', 'db.tar', Buffer.from('keep me'))
         assert.equal((await objectsOf(orphan)).size, 1)
         assert.equal(await pruneArtifacts(t.ctx), 0, 'a fresh run stays')
         assert.equal((await objectsOf(orphan)).size, 0, 'a deleted check’s objects go')
+        assert.equal((await objectsOf('backups')).size, 1, 'objects that are not svc’s stay')
         assert.ok((await objectsOf(check.id)).size >= 3)
         nowMs += 8 * DAY_MS
         try {
