@@ -42,7 +42,7 @@ export interface AppDeps {
   secretBox: SecretBox
   publicUrl: string
   locations?: { served: string[]; defaults: string[] }
-  /** The Playwright pool and the artifacts directory of script checks. */
+  /** The Playwright pool and the artifact store of script checks. */
   scripts: ServiceContext['scripts']
   /** Enables /admin/v1 when set. */
   adminToken?: string

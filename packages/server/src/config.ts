@@ -1,6 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import { resolve } from 'node:path'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
+import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
 import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
@@ -34,6 +35,8 @@ export interface Config {
   browserConcurrency: number
   /** Source addresses of check runs, as GET /v1/static-ips.txt and static-ipv6s.txt list them. */
   staticAddresses: { ipv4: string[]; ipv6: string[] }
+  /** Artifacts go to this S3-compatible bucket instead of `dataDir/artifacts` (SVC_ARTIFACTS_S3_*). */
+  artifactsS3: S3ArtifactsConfig | undefined
   /** Results are never kept longer than this many days (SVC_RESULT_RETENTION_DAYS). */
   resultRetentionDays: number
   /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
@@ -94,6 +97,58 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     alerting: parseAlerting(env),
     llm: parseLlm(env),
+    artifactsS3: parseArtifactsS3(env),
+  }
+}
+
+/**
+ * The artifacts bucket: SVC_ARTIFACTS_S3_BUCKET turns it on. Credentials are SVC_ARTIFACTS_S3_ACCESS_KEY_ID
+ * and SVC_ARTIFACTS_S3_SECRET_ACCESS_KEY, else the standard AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+ * (and AWS_SESSION_TOKEN); the region likewise falls back to AWS_REGION.
+ */
+export function parseArtifactsS3(env: NodeJS.ProcessEnv): S3ArtifactsConfig | undefined {
+  const bucket = env.SVC_ARTIFACTS_S3_BUCKET
+  if (!bucket) {
+    const stray = Object.keys(env).find((name) => name.startsWith('SVC_ARTIFACTS_S3_') && env[name])
+    if (stray) throw new ConfigError(`${stray} is set but SVC_ARTIFACTS_S3_BUCKET is not: set the bucket too`)
+    return undefined
+  }
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError(
+      `SVC_ARTIFACTS_S3_BUCKET must be an S3 bucket name (3-63 of a-z, 0-9, . and -), got ${bucket}`,
+    )
+  }
+  const endpoint = env.SVC_ARTIFACTS_S3_ENDPOINT?.replace(/\/+$/, '') || undefined
+  if (endpoint !== undefined && (!/^https?:\/\//.test(endpoint) || !URL.canParse(endpoint))) {
+    throw new ConfigError(
+      `SVC_ARTIFACTS_S3_ENDPOINT must be an http:// or https:// URL of an S3-compatible server, got ${endpoint}`,
+    )
+  }
+  const own = Boolean(env.SVC_ARTIFACTS_S3_ACCESS_KEY_ID || env.SVC_ARTIFACTS_S3_SECRET_ACCESS_KEY)
+  const accessKeyId = own ? env.SVC_ARTIFACTS_S3_ACCESS_KEY_ID : env.AWS_ACCESS_KEY_ID
+  const secretAccessKey = own ? env.SVC_ARTIFACTS_S3_SECRET_ACCESS_KEY : env.AWS_SECRET_ACCESS_KEY
+  if (!accessKeyId || !secretAccessKey) {
+    throw new ConfigError(
+      own
+        ? 'SVC_ARTIFACTS_S3_ACCESS_KEY_ID and SVC_ARTIFACTS_S3_SECRET_ACCESS_KEY must be set together'
+        : 'SVC_ARTIFACTS_S3_BUCKET needs credentials: SVC_ARTIFACTS_S3_ACCESS_KEY_ID and ' +
+            'SVC_ARTIFACTS_S3_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)',
+    )
+  }
+  const prefix = (env.SVC_ARTIFACTS_S3_PREFIX ?? '').replace(/^\/+|\/+$/g, '')
+  if (prefix.split('/').some((segment) => segment === '.' || segment === '..') || /[\\\0]/.test(prefix)) {
+    throw new ConfigError(
+      `SVC_ARTIFACTS_S3_PREFIX must be a plain key prefix like svc/artifacts, got ${prefix}`,
+    )
+  }
+  return {
+    bucket,
+    endpoint,
+    region: env.SVC_ARTIFACTS_S3_REGION || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    sessionToken: own ? undefined : env.AWS_SESSION_TOKEN || undefined,
+    prefix: prefix ? `${prefix}/` : '',
   }
 }
 

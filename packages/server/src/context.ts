@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
+import type { ArtifactStore } from './features/artifacts/artifact-store.ts'
 
 /** What every service is given: the store, the clock and the secret box. Built once in app.ts. */
 export interface ServiceContext {
@@ -13,8 +14,8 @@ export interface ServiceContext {
   secretBox: SecretBox
   publicUrl: string
   locations: { served: string[]; defaults: string[] }
-  /** Runs browser, multi-step and suite checks; their artifacts live under `artifactsDir/<checkId>/<resultId>`. */
-  scripts: { pool: PlaywrightPool; artifactsDir: string }
+  /** Runs browser, multi-step and suite checks; their artifacts live in `artifacts` (data dir or bucket). */
+  scripts: { pool: PlaywrightPool; artifacts: ArtifactStore }
   /** How long a claimed run stays leased without renewal, in this process or on an agent. */
   runnerLeaseMs: number
   /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */

@@ -9,7 +9,7 @@ import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
-import { scriptRunnerOf } from './scheduler/script-checks.ts'
+import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
 
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const deps: AppDeps = {
     store,
     secretBox,
-    scripts: scriptRunnerOf(config),
+    scripts: scriptRunnerOf(config, await artifactStoreOf(config)),
     runnerLeaseMs: config.runnerLeaseMs,
     staticAddresses: config.staticAddresses,
     publicUrl: config.publicUrl,

@@ -4,7 +4,7 @@ import { serviceContextOf } from './app.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { createSecretBox, loadEncryptionKey } from './crypto/secret-box.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
-import { scriptRunnerOf } from './scheduler/script-checks.ts'
+import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
 
 const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
 
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const ctx = serviceContextOf({
     store,
     secretBox: createSecretBox(key),
-    scripts: scriptRunnerOf(config),
+    scripts: scriptRunnerOf(config, await artifactStoreOf(config)),
     runnerLeaseMs: config.runnerLeaseMs,
     publicUrl: config.publicUrl,
     locations: config.locations,

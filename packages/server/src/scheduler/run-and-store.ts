@@ -1,10 +1,16 @@
 import { type CheckType, Scrubber, substituteVariables } from '@svc/core'
-import { type RunnerJob, type RunOutcome, runJob, type UPTIME_CHECK_TYPES } from '@svc/runner'
+import {
+  type RunnerJob,
+  type RunOutcome,
+  runJob,
+  type ScriptCheckResult,
+  type UPTIME_CHECK_TYPES,
+} from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { runVariables } from './run-variables.ts'
-import { isScriptCheckType, removeArtifacts, resultArtifactsDir, scriptJobOf } from './script-checks.ts'
+import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
 
 /**
  * What one attempt of `check` in `location` runs, for the result `resultId`: an uptime check's
@@ -32,19 +38,48 @@ export async function prepareJob(
   }
 }
 
-/** Runs one attempt in this process; every hidden value is scrubbed from the outcome (plain and encoded). */
+/**
+ * Runs one attempt in this process; every hidden value is scrubbed from the outcome (plain and encoded).
+ * A script run writes its artifacts to a local staging directory, moved to the artifact store after.
+ */
 export async function runAttempt(
   ctx: ServiceContext,
   check: ResolvedCheck,
   run: { location: string; resultId: string },
 ): Promise<RunOutcome> {
   const { job, hidden } = await prepareJob(ctx, check, run)
-  const outcome = await runJob(job, {
-    now: () => ctx.clock.now(),
-    playwright: ctx.scripts.pool,
-    artifactsDir: resultArtifactsDir(ctx, check.row.id, run.resultId),
-  })
+  const now = () => ctx.clock.now()
+  if (!isScriptCheckType(job.checkType)) return new Scrubber(hidden).deep(await runJob(job, { now }))
+  const staged = await ctx.scripts.artifacts.stage(check.row.id, run.resultId)
+  let outcome: RunOutcome
+  try {
+    outcome = await runJob(job, { now, playwright: ctx.scripts.pool, artifactsDir: staged.dir })
+  } catch (error) {
+    await staged.discard()
+    throw error
+  }
+  try {
+    await staged.commit()
+  } catch (error) {
+    // The result still counts: it is stored without the artifacts the store would not take.
+    outcome = withoutArtifacts(outcome, error)
+  }
   return new Scrubber(hidden).deep(outcome)
+}
+
+function withoutArtifacts(outcome: RunOutcome, error: unknown): RunOutcome {
+  const detail = outcome.detail as Partial<ScriptCheckResult>
+  const note = `artifacts not stored: ${error instanceof Error ? error.message : String(error)}`
+  return {
+    ...outcome,
+    detail: {
+      ...detail,
+      screenshots: [],
+      traces: [],
+      artifactsTruncated: true,
+      notes: [...(detail.notes ?? []), note],
+    } as RunOutcome['detail'],
+  }
 }
 
 export interface StoredJob {
@@ -94,6 +129,7 @@ export async function storeAttempt(
     check,
     alongside: job.alongside,
   })
-  if (!stored) await removeArtifacts(ctx, check.row.id, id)
+  // Otherwise left to pruning after the account's traceRetentionDays.
+  if (!stored) await ctx.scripts.artifacts.removeResult(check.row.id, id).catch(() => {})
   return stored ? id : undefined
 }

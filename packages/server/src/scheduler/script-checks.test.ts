@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -112,10 +112,11 @@ for (const engine of testEngines()) {
         404,
       )
 
-      const dir = join(t.ctx.scripts.artifactsDir, check.id)
-      assert.ok(existsSync(dir))
+      const stored = async () =>
+        (await t.ctx.scripts.artifacts.listResults()).filter((r) => r.checkId === check.id).length
+      assert.equal(await stored(), 1)
       await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
-      assert.ok(!existsSync(dir), 'deleting the check deletes its artifacts')
+      assert.equal(await stored(), 0, 'deleting the check deletes its artifacts')
     })
 
     test('a scheduled failing browser check stores the failure with its screenshot', async () => {

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   DETAIL_KEYS,
@@ -7,18 +6,43 @@ import {
   type SCRIPT_CHECK_TYPES,
   type ScriptJob,
 } from '@svc/runner'
-import type { Config } from '../config.ts'
+import { type Config, ConfigError } from '../config.ts'
 import type { ServiceContext } from '../context.ts'
 import { getAccount } from '../features/accounts/accounts.service.ts'
+import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import type { RunVariables } from './run-variables.ts'
 
 /** The Playwright pool (Chromium starts on first use) and where script checks keep their artifacts. */
-export function scriptRunnerOf(config: Pick<Config, 'chromiumPath' | 'browserConcurrency' | 'dataDir'>) {
+export function scriptRunnerOf(
+  config: Pick<Config, 'chromiumPath' | 'browserConcurrency' | 'dataDir'>,
+  artifacts: ArtifactStore = new LocalArtifactStore(join(config.dataDir, 'artifacts')),
+): ServiceContext['scripts'] {
   return {
-    pool: new PlaywrightPool({ chromiumPath: config.chromiumPath, concurrency: config.browserConcurrency }),
-    artifactsDir: join(config.dataDir, 'artifacts'),
+    pool: new PlaywrightPool({
+      chromiumPath: config.chromiumPath,
+      concurrency: config.browserConcurrency,
+      artifactLimitBytes: artifacts.limitBytes,
+    }),
+    artifacts,
   }
+}
+
+/**
+ * The configured bucket (checked reachable now, so a bad setting fails at startup), else the data
+ * directory's `artifacts`.
+ */
+export async function artifactStoreOf(
+  config: Pick<Config, 'dataDir' | 'artifactsS3'>,
+): Promise<ArtifactStore> {
+  if (!config.artifactsS3) return new LocalArtifactStore(join(config.dataDir, 'artifacts'))
+  // Loaded only here: a server without a bucket never loads the S3 client.
+  const { createS3ArtifactStore } = await import('../features/artifacts/s3-artifact-store.ts')
+  const bucket = await createS3ArtifactStore(config.artifactsS3)
+  await bucket.verify().catch((error: unknown) => {
+    throw new ConfigError(`SVC_ARTIFACTS_S3_BUCKET: ${error instanceof Error ? error.message : error}`)
+  })
+  return bucket
 }
 
 /** The key of each script type's detail in a stored result. */
@@ -30,16 +54,6 @@ export const SCRIPT_DETAIL_KEYS = {
 
 export function isScriptCheckType(checkType: string): checkType is keyof typeof SCRIPT_DETAIL_KEYS {
   return checkType in SCRIPT_DETAIL_KEYS
-}
-
-/** Where the screenshots and traces of one result are kept. */
-export function resultArtifactsDir(ctx: ServiceContext, checkId: string, resultId: string): string {
-  return join(ctx.scripts.artifactsDir, checkId, resultId)
-}
-
-export async function removeArtifacts(ctx: ServiceContext, checkId: string, resultId?: string) {
-  const dir = resultId ? resultArtifactsDir(ctx, checkId, resultId) : join(ctx.scripts.artifactsDir, checkId)
-  await rm(dir, { recursive: true, force: true })
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ServiceContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import * as accounts from '../features/accounts/accounts.service.ts'
 import * as keys from '../features/api-keys/api-keys.service.ts'
+import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
 
@@ -44,12 +45,18 @@ export async function createTestApp(
     logger?: boolean | object
     alerting?: ServiceContext['alerting']
     runnerLeaseMs?: number
+    /** Where artifacts go; default: a fresh local directory. Its `limitBytes` also caps runs. */
+    artifacts?: ArtifactStore
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
   const secretBox = createSecretBox(randomBytes(32))
   const artifactsDir = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
-  const scripts = { pool: new PlaywrightPool({ concurrency: 2 }), artifactsDir }
+  const artifacts = options.artifacts ?? new LocalArtifactStore(artifactsDir)
+  const scripts = {
+    pool: new PlaywrightPool({ concurrency: 2, artifactLimitBytes: artifacts.limitBytes }),
+    artifacts,
+  }
   const deps: AppDeps = {
     store,
     secretBox,

@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, resolve, sep } from 'node:path'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   AgentErrorBody,
@@ -12,13 +10,13 @@ import {
 } from '@svc/core'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
-import { resultArtifactsDir } from '../../scheduler/script-checks.ts'
+import { HttpError, notFound } from '../../http/errors.ts'
+import { ARTIFACT_LIMIT_BYTES, artifactKey } from '../artifacts/artifact-store.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import * as agents from './agent-protocol.service.ts'
 
 /** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
-export const AGENT_ARTIFACT_LIMIT_BYTES = 150 * 1024 * 1024
+export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
 
 /**
@@ -93,6 +91,9 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       schema: {
         tags,
         summary: 'Upload one artifact (screenshot, trace) of a script run, before posting its outcome',
+        description:
+          'A run’s artifacts may add up to 150 MB: an upload past that answers 413 and stores nothing. ' +
+          'Uploading the same path again replaces it.',
         headers: AgentHeaders,
         params: StrictObject({
           checkId: Type.String({ format: 'uuid' }),
@@ -108,11 +109,17 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       const check = await findCheckById(ctx, checkId)
       if (!check || check.account_id !== agent.location.account_id)
         throw notFound(`Check ${checkId} not found`)
-      const dir = resultArtifactsDir(ctx, checkId, resultId)
-      const file = resolve(dir, path)
-      if (!file.startsWith(`${dir}${sep}`)) throw notFound(`Artifact path ${path} not allowed`)
-      await mkdir(dirname(file), { recursive: true })
-      await writeFile(file, request.body as Buffer)
+      if (!artifactKey(checkId, resultId, path)) throw notFound(`Artifact path ${path} not allowed`)
+      const store = ctx.scripts.artifacts
+      const bytes = request.body as Buffer
+      // Counts what the run already stored (a re-upload of a path counts twice: the limit errs safe).
+      if ((await store.size(checkId, resultId)) + bytes.length > store.limitBytes) {
+        throw new HttpError(
+          413,
+          `The artifacts of result ${resultId} would exceed ${store.limitBytes} bytes, the per-run limit`,
+        )
+      }
+      await store.put(checkId, resultId, path, bytes)
       return reply.status(204).send(null)
     },
   )

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
 import { Type } from 'typebox'
@@ -73,8 +72,8 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     },
     async (request, reply) => {
       const { checkId, resultId, '*': path } = request.params
-      const artifact = await results.findArtifact(ctx, authOf(request).accountId, checkId, resultId, path)
-      return reply.type(artifact.contentType).send(createReadStream(artifact.file))
+      const artifact = await results.openArtifact(ctx, authOf(request).accountId, checkId, resultId, path)
+      return reply.type(artifact.contentType).send(artifact.stream)
     },
   )
 }

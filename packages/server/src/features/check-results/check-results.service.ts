@@ -1,11 +1,11 @@
-import { stat } from 'node:fs/promises'
-import { extname, resolve, sep } from 'node:path'
+import { extname } from 'node:path'
+import type { Readable } from 'node:stream'
 import type { CheckResultsTable } from '@svc/db'
 import type { ScriptCheckResult } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
-import { resultArtifactsDir, SCRIPT_DETAIL_KEYS } from '../../scheduler/script-checks.ts'
+import { SCRIPT_DETAIL_KEYS } from '../../scheduler/script-checks.ts'
 import { findCheck } from '../checks/checks.repo.ts'
 import * as repo from './check-results.repo.ts'
 import type { CheckResult, ListResultsQuery } from './check-results.schemas.ts'
@@ -37,23 +37,20 @@ export async function getResult(ctx: ServiceContext, accountId: string, checkId:
 }
 
 /**
- * The file of one of a result's artifacts (screenshot, trace), for a member of the check's account.
- * `path` is relative to the result's artifacts and may not leave them.
+ * The bytes of one of a result's artifacts (screenshot, trace), for a member of the check's account,
+ * from the artifact store. `path` is relative to the result's artifacts and may not leave them.
  */
-export async function findArtifact(
+export async function openArtifact(
   ctx: ServiceContext,
   accountId: string,
   checkId: string,
   resultId: string,
   path: string,
-): Promise<{ file: string; contentType: string }> {
+): Promise<{ stream: Readable; contentType: string }> {
   await ownCheckOrThrow(ctx, accountId, checkId)
-  const dir = resultArtifactsDir(ctx, checkId, resultId)
-  const file = resolve(dir, path)
-  const inside = file.startsWith(`${dir}${sep}`)
-  const found = inside && (await stat(file).catch(() => undefined))?.isFile()
-  if (!found) throw notFound(`Artifact ${path} not found`)
-  return { file, contentType: CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream' }
+  const stream = await ctx.scripts.artifacts.open(checkId, resultId, path)
+  if (!stream) throw notFound(`Artifact ${path} not found`)
+  return { stream, contentType: CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream' }
 }
 
 const CONTENT_TYPES: Record<string, string> = {

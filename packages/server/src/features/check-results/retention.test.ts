@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import type { LocalArtifactStore } from '../artifacts/artifact-store.ts'
 import { pruneArtifacts, pruneResults } from './retention.ts'
 
 const DAY = 86_400_000
@@ -56,7 +57,7 @@ for (const engine of testEngines()) {
           payload: { name: 'b', script: 'console.log(1)', activated: false },
         }),
       )
-      const root = t.ctx.scripts.artifactsDir
+      const { root } = t.ctx.scripts.artifacts as LocalArtifactStore
       const resultDir = (checkId: string, resultId: string, ageDays: number) => {
         const dir = join(root, checkId, resultId)
         mkdirSync(dir, { recursive: true })

@@ -1,5 +1,3 @@
-import { readdir, rm, stat } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { ServiceContext } from '../../context.ts'
 import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
@@ -33,29 +31,26 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
  * `traceRetentionDays`, and those of checks that no longer exist. Returns how many results' artifacts went.
  */
 export async function pruneArtifacts(ctx: ServiceContext): Promise<number> {
-  const root = ctx.scripts.artifactsDir
-  const checkIds = await readdir(root).catch(() => [] as string[])
-  if (checkIds.length === 0) return 0
-  const owners = await accountIdsOfChecks(ctx, checkIds)
+  const store = ctx.scripts.artifacts
+  const stored = await store.listResults()
+  if (stored.length === 0) return 0
+  const owners = await accountIdsOfChecks(ctx, [...new Set(stored.map((result) => result.checkId))])
   const retentionDays = new Map(
     (await listAllAccounts(ctx)).map((row) => [row.id, toAccount(row).settings.traceRetentionDays]),
   )
   const nowMs = ctx.clock.now().getTime()
+  const removedChecks = new Set<string>()
   let deleted = 0
-  for (const checkId of checkIds) {
+  for (const { checkId, resultId, modifiedMs } of stored) {
     const accountId = owners.get(checkId)
     if (!accountId) {
-      await rm(join(root, checkId), { recursive: true, force: true })
+      if (!removedChecks.has(checkId)) await store.removeCheck(checkId)
+      removedChecks.add(checkId)
       continue
     }
-    const cutoffMs = nowMs - (retentionDays.get(accountId) ?? 7) * DAY_MS
-    for (const resultId of await readdir(join(root, checkId)).catch(() => [] as string[])) {
-      const dir = join(root, checkId, resultId)
-      const { mtimeMs } = await stat(dir)
-      if (mtimeMs >= cutoffMs) continue
-      await rm(dir, { recursive: true, force: true })
-      deleted++
-    }
+    if (modifiedMs >= nowMs - (retentionDays.get(accountId) ?? 7) * DAY_MS) continue
+    await store.removeResult(checkId, resultId)
+    deleted++
   }
   return deleted
 }

@@ -16,7 +16,6 @@ import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
 import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
-import { removeArtifacts } from '../../scheduler/script-checks.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
@@ -172,7 +171,8 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   await repo.deleteCheck(ctx, id)
-  await removeArtifacts(ctx, id)
+  // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
+  await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
   await replaceReferences(ctx, accountId, { type: 'check', id }, [])
 }
 
