@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts'
 import { type HeartbeatSettings, heartbeatPeriodMs } from '../../scheduler/heartbeat-window.ts'
 import { findAccount } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
-import { previousFinalResult } from '../check-results/check-results.repo.ts'
+import { type PreviousFinal, previousFinalResults } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import type { RollupDelta } from './analytics.repo.ts'
 import { addToRollups, findZones, saveZone } from './analytics.repo.ts'
@@ -24,13 +24,11 @@ export async function foldResultsIntoRollups(
   const finals = rows.filter((row) => row.result_type === 'FINAL' && kindOfCheckType(row.check_type))
   if (finals.length === 0) return
   const zones = await zonesOfFold(ctx, finals)
+  const heartbeats = await heartbeatOutcomes(ctx, finals, checks)
   const deltas = new Map<string, RollupDelta[]>()
   for (const row of finals) {
     const kind = kindOfCheckType(row.check_type) as AnalyticsKind
-    const outcome =
-      row.check_type === 'HEARTBEAT'
-        ? await heartbeatOutcome(ctx, row, checks.get(row.check_id))
-        : outcomeOf(row)
+    const outcome = heartbeats.get(row.id) ?? outcomeOf(row)
     const zone = zones.get(row.check_id) ?? 'UTC'
     deltas.set(row.check_id, [...(deltas.get(row.check_id) ?? []), ...rollupDeltas(kind, row, outcome, zone)])
   }
@@ -125,26 +123,64 @@ function statsOf(samples: Sample[]): Map<number, MetricStats> {
   return stats
 }
 
+/** The `filterByStatus` status of each heartbeat result of `rows` (in order), by result id. */
+async function heartbeatOutcomes(
+  ctx: ServiceContext,
+  rows: CheckResultsTable[],
+  checks: ReadonlyMap<string, ChecksTable>,
+): Promise<Map<string, string>> {
+  const heartbeats = rows.filter((row) => row.check_type === 'HEARTBEAT')
+  const firstOfCheck = new Map<string, CheckResultsTable>()
+  for (const row of heartbeats) if (!firstOfCheck.has(row.check_id)) firstOfCheck.set(row.check_id, row)
+  const stored = await previousFinalResults(
+    ctx,
+    [...firstOfCheck.values()].map((row) => ({ checkId: row.check_id, beforeIso: row.started_at })),
+  )
+  const periods = new Map<string, number | undefined>()
+  // Later results of a check in `rows` follow the earlier ones, not what was stored before them.
+  const finalsSoFar = new Map<string, PreviousFinal[]>()
+  const outcomes = new Map<string, string>()
+  for (const row of heartbeats) {
+    if (!periods.has(row.check_id)) periods.set(row.check_id, await periodOf(ctx, row.check_id, checks))
+    const known = finalsSoFar.get(row.check_id) ?? [stored.get(row.check_id)].filter((r) => r !== undefined)
+    const previous = known
+      .filter((r) => r.started_at < row.started_at)
+      .reduce<PreviousFinal | undefined>(
+        (latest, r) => (latest && latest.started_at >= r.started_at ? latest : r),
+        undefined,
+      )
+    outcomes.set(row.id, heartbeatOutcome(row, previous, periods.get(row.check_id)))
+    finalsSoFar.set(row.check_id, [...known, { ...row, has_failures: Boolean(row.has_failures) }])
+  }
+  return outcomes
+}
+
+async function periodOf(
+  ctx: ServiceContext,
+  checkId: string,
+  checks: ReadonlyMap<string, ChecksTable>,
+): Promise<number | undefined> {
+  const check = checks.get(checkId) ?? (await findCheckById(ctx, checkId))
+  const heartbeat = check
+    ? (JSON.parse(check.definition).heartbeat as HeartbeatSettings | undefined)
+    : undefined
+  return heartbeat && heartbeatPeriodMs(heartbeat)
+}
+
 /**
  * A heartbeat result's status for `filterByStatus`: FAILING (a missed deadline or a `/fail` ping); for a
  * ping, LATE when the previous result was a missed deadline, GRACE when it came after the period (inside
  * the grace time), EARLY when it came within half a period of the previous one, else RECEIVED.
  */
-async function heartbeatOutcome(
-  ctx: ServiceContext,
+function heartbeatOutcome(
   row: CheckResultsTable,
-  known: ChecksTable | undefined,
-): Promise<string> {
+  previous: PreviousFinal | undefined,
+  periodMs: number | undefined,
+): string {
   if (row.has_failures) return 'FAILING'
-  const previous = await previousFinalResult(ctx, row.check_id, row.started_at)
   if (!previous) return 'RECEIVED'
   if (previous.has_failures && previous.error_type === 'TIMEOUT') return 'LATE'
-  const check = known ?? (await findCheckById(ctx, row.check_id))
-  const heartbeat = check
-    ? (JSON.parse(check.definition).heartbeat as HeartbeatSettings | undefined)
-    : undefined
-  if (!heartbeat) return 'RECEIVED'
-  const periodMs = heartbeatPeriodMs(heartbeat)
+  if (periodMs === undefined) return 'RECEIVED'
   const sinceMs = Date.parse(row.started_at) - Date.parse(previous.started_at)
   if (sinceMs > periodMs) return 'GRACE'
   if (sinceMs < periodMs / 2) return 'EARLY'

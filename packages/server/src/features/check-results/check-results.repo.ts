@@ -136,17 +136,43 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
   }))
 }
 
-/** The final result of a check stored just before `beforeIso` (heartbeat analytics: time since the last ping). */
-export async function previousFinalResult(ctx: ServiceContext, checkId: string, beforeIso: string) {
-  return ctx.db
-    .selectFrom('check_results')
-    .select(['started_at', 'has_failures', 'error_type'])
-    .where('check_id', '=', checkId)
-    .where('result_type', '=', 'FINAL')
-    .where('started_at', '<', beforeIso)
-    .orderBy('started_at', 'desc')
-    .limit(1)
-    .executeTakeFirst()
+export interface PreviousFinal {
+  started_at: string
+  has_failures: boolean
+  error_type: string | null
+}
+
+/**
+ * For each check, its final result that started just before the given time (heartbeat analytics: the
+ * time since the last ping), in one statement of index seeks.
+ */
+export async function previousFinalResults(
+  ctx: ServiceContext,
+  before: { checkId: string; beforeIso: string }[],
+): Promise<Map<string, PreviousFinal>> {
+  const latestBefore = ({ checkId, beforeIso }: { checkId: string; beforeIso: string }) =>
+    ctx.db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('check_results')
+          .select(['check_id', 'started_at', 'has_failures', 'error_type'])
+          .where('check_id', '=', checkId)
+          .where('result_type', '=', 'FINAL')
+          .where('started_at', '<', beforeIso)
+          .orderBy('started_at', 'desc')
+          .limit(1)
+          .as('previous'),
+      )
+      .selectAll()
+  const [first, ...rest] = before.map(latestBefore)
+  if (!first) return new Map()
+  const rows = await rest.reduce((query, next) => query.unionAll(next), first).execute()
+  return new Map(
+    rows.map((row) => [
+      row.check_id,
+      { started_at: row.started_at, has_failures: Boolean(row.has_failures), error_type: row.error_type },
+    ]),
+  )
 }
 
 /**

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
 import { storeResult } from '../alerting/testing.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
 
 const MINUTE = 60_000
 
@@ -108,6 +110,50 @@ for (const engine of testEngines()) {
       assert.equal(Number(groups[0]?.count), 3)
       assert.equal(Boolean(groups[0]?.archived), true, 'the last result passed')
       assert.deepEqual(await errorGroups(together.id), groups)
+    })
+
+    test('heartbeat results written together get the statuses they would get one by one', async () => {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/checks/heartbeat',
+        payload: {
+          name: 'cron',
+          heartbeat: { period: 1, periodUnit: 'hours', grace: 30, graceUnit: 'minutes' },
+        },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const check = await findCheckById(t.ctx, json(res).id)
+      assert.ok(check)
+      const start = Date.parse('2026-06-01T00:00:00.000Z')
+      // Minutes from the start: what happened, and the status analytics files it under.
+      const events = [
+        [0, 'RECEIVED', 'RECEIVED'],
+        [65, 'RECEIVED', 'GRACE'],
+        [75, 'RECEIVED', 'EARLY'],
+        [160, 'RECEIVED', 'GRACE'],
+        [200, 'FAIL_PING', 'FAILING'],
+        [270, 'MISSED', 'FAILING'],
+        [430, 'RECEIVED', 'LATE'],
+      ] as const
+      await Promise.all(
+        events.map(([minute, kind], i) => {
+          nowMs = start + minute * MINUTE
+          return storeHeartbeatResult(t.ctx, check, { jobId: `beat-${i}`, kind })
+        }),
+      )
+      const hourly = await t.ctx.db
+        .selectFrom('analytics_rollups')
+        .select(['bucket_ms', 'outcome'])
+        .where('check_id', '=', check.id)
+        .where('resolution', '=', 60)
+        .orderBy('bucket_ms')
+        .execute()
+      assert.deepEqual(
+        hourly.map((row) => [(Number(row.bucket_ms) - start) / 60 / MINUTE, row.outcome]),
+        events
+          .map(([minute, , status]) => [Math.floor(minute / 60), status])
+          .sort((a, b) => Number(a[0]) - Number(b[0]) || String(a[1]).localeCompare(String(b[1]))),
+      )
     })
 
     test('a write that fails fails alone: the others written with it are stored', async () => {
