@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { storeResult } from '../alerting/testing.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 
