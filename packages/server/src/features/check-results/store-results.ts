@@ -34,19 +34,25 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
   }
   let queue = queues.get(ctx.db)
   if (!queue) {
-    queue = { pending: [], flushing: false }
+    queue = { pending: [], flushers: 0 }
     queues.set(ctx.db, queue)
   }
-  const batch = queue
+  const batches = queue
   return new Promise<boolean>((resolve, reject) => {
-    batch.pending.push({ ctx, write, resolve, reject })
-    if (!batch.flushing) {
-      batch.flushing = true
+    batches.pending.push({ ctx, write, resolve, reject })
+    if (batches.flushers < concurrentBatches(ctx)) {
+      batches.flushers++
       // Results finishing in the same turn of the event loop join the first batch.
-      setImmediate(() => void flush(batch))
+      setImmediate(() => void flush(batches))
     }
   })
 }
+
+/**
+ * Batches committing at once per store. SQLite has one writer. PostgreSQL commits in parallel; batches
+ * touching one check queue on its alert-state lock, taken first and in check order.
+ */
+const concurrentBatches = (ctx: ServiceContext) => (ctx.engine === 'postgres' ? 4 : 1)
 
 /** Bounded so one statement stays within both engines' parameter limits (21 per result). */
 const MAX_BATCH = 200
@@ -60,7 +66,8 @@ interface Pending {
 
 interface Queue {
   pending: Pending[]
-  flushing: boolean
+  /** Loops taking batches off `pending`, at most `concurrentBatches`. */
+  flushers: number
 }
 
 /** One queue per store (Kysely instance): every context over a store shares its batches. */
@@ -90,7 +97,7 @@ async function flush(queue: Queue): Promise<void> {
       }
     }
   }
-  queue.flushing = false
+  queue.flushers--
 }
 
 async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<boolean[]> {
