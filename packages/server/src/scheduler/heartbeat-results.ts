@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
+import { newResultId } from '../features/check-results/result-id.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
@@ -22,7 +22,7 @@ export async function storeHeartbeatResult(
   const failed = event.kind !== 'RECEIVED'
   await writeResult(ctx, {
     row: {
-      id: randomUUID(),
+      id: newResultId(),
       job_id: event.jobId,
       check_id: check.id,
       account_id: check.account_id,

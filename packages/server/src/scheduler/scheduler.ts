@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
+import { newResultId } from '../features/check-results/result-id.ts'
 import { type ResolvedCheck, resolveChecksById } from '../features/checks/checks.service.ts'
 import { SVC_VERSION } from '../version.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
@@ -161,7 +162,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     job: Job,
     alongside?: (tx: ServiceContext) => Promise<void>,
   ): Promise<void> {
-    const resultId = randomUUID()
+    const resultId = newResultId()
     const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
     await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location, alongside })
   }

@@ -12,6 +12,7 @@ import { runVariables } from '../../scheduler/run-variables.ts'
 import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from '../../scheduler/schedules.repo.ts'
 import { findResultByJobId } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
+import { newResultId } from '../check-results/result-id.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheck } from '../checks/checks.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
@@ -85,7 +86,7 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
       attempt: item.attempt,
       firstStartedMs: item.firstStartedMs,
       location: item.location,
-      resultId: randomUUID(),
+      resultId: newResultId(),
       checkId: row.id,
       checkType: row.check_type,
       job,

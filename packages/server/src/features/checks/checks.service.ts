@@ -21,6 +21,7 @@ import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
+import { newResultId } from '../check-results/result-id.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
@@ -351,7 +352,7 @@ export async function triggerGroup(ctx: ServiceContext, accountId: string, group
 async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
   const location = check.runLocations[0] ?? ctx.locations.defaults[0] ?? 'local'
   if (privateLocationIdOf(location)) return triggerOnAgent(ctx, check, location)
-  const runId = randomUUID()
+  const runId = newResultId()
   const outcome = await runAttempt(ctx, check, { location, resultId: runId })
   const resultId = await storeAttempt(ctx, check, location, outcome, {
     resultId: runId,
