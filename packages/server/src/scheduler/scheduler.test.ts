@@ -14,11 +14,16 @@ for (const engine of testEngines()) {
     let t: TestApp
     let nowMs = Date.parse('2026-11-22T12:00:00.000Z')
     let hits = 0
+    /** Requests to `/together` are answered in threes, all at once. */
+    const waiting: (() => void)[] = []
     const target = createServer((request, response) => {
       hits++
       response.statusCode = request.url === '/down' ? 503 : 200
       if (request.url === '/slow') setTimeout(() => response.end('ok'), 50)
-      else response.end('ok')
+      else if (request.url === '/together') {
+        waiting.push(() => response.end('ok'))
+        if (waiting.length === 3) for (const answer of waiting.splice(0)) answer()
+      } else response.end('ok')
     })
     let base = ''
     before(async () => {
@@ -185,7 +190,7 @@ for (const engine of testEngines()) {
       )
     })
 
-    test('a started scheduler works off a backlog larger than its concurrency, then keeps claiming', async () => {
+    test('a started scheduler works off a backlog larger than its concurrency without waiting for ticks', async () => {
       const ids: string[] = []
       for (let i = 0; i < 12; i++) {
         const check = json(
@@ -196,7 +201,7 @@ for (const engine of testEngines()) {
               name: `backlog ${i}`,
               frequency: 60,
               doubleCheck: false,
-              request: { url: `${base}/` },
+              request: { url: `${base}/together` },
             },
           }),
         )
@@ -207,7 +212,9 @@ for (const engine of testEngines()) {
         .set({ next_due_ms: nowMs })
         .where('check_id', 'in', ids)
         .execute()
-      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, tickMs: 20 })
+      // No tick comes during the test: starting claims at once, and each pass of three runs finishing
+      // together (answered at once, their results stored in one batch) must claim the next three itself.
+      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
       const stored = async () =>
         (
           await t.store.db
@@ -221,7 +228,7 @@ for (const engine of testEngines()) {
         // A liveness wait, not a timing assertion: the loop must not stall after its first claims.
         for (let i = 0; i < 500 && (await stored()) < ids.length; i++)
           await new Promise((done) => setTimeout(done, 20))
-        assert.equal(await stored(), ids.length, 'every due slot ran, two at a time')
+        assert.equal(await stored(), ids.length, 'every due slot ran, three at a time')
       } finally {
         await node.stop()
       }

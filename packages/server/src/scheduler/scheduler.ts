@@ -68,28 +68,32 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   let backlog = false
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
 
-  /** Claims as much due work as there is free concurrency and starts it; answers the runs started. */
-  async function claimAndStart(): Promise<Promise<void>[]> {
+  /**
+   * Claims as much due work as there is free concurrency and starts it; answers the runs started and
+   * whether they filled every free slot (then more may be due right now).
+   */
+  async function claimAndStart(): Promise<{ runs: Promise<void>[]; full: boolean }> {
+    // The free slots as of now: runs finishing during the claims' awaits make room for the next pass.
+    const free = options.concurrency - running.size
+    if (free <= 0) return { runs: [], full: false }
     const claim = { owner, nowMs: ctx.clock.now().getTime(), leaseMs, locations: options.locations }
-    const retries = await claimDueRetries(ctx, { ...claim, limit: options.concurrency - running.size })
-    const slots = await claimDueSlots(ctx, {
-      ...claim,
-      limit: options.concurrency - running.size - retries.length,
-    })
+    const retries = await claimDueRetries(ctx, { ...claim, limit: free })
+    const slots = await claimDueSlots(ctx, { ...claim, limit: free - retries.length })
     const checks = await resolveChecksById(
       ctx,
       [...retries, ...slots].map((job) => job.checkId),
     )
-    return [
+    const runs = [
       ...retries.map((retry) =>
         track(runRetry(retry, checks.get(retry.checkId)), retry.checkId, retry.location),
       ),
       ...slots.map((slot) => track(runSlot(slot, checks.get(slot.checkId)), slot.checkId, slot.location)),
     ]
+    return { runs, full: runs.length === free }
   }
 
   async function runDue(): Promise<number> {
-    const runs = await claimAndStart()
+    const { runs } = await claimAndStart()
     await Promise.all(runs)
     return runs.length
   }
@@ -120,11 +124,10 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   }
 
   async function claimWhileFree(): Promise<void> {
-    for (let free = options.concurrency - running.size; free > 0; ) {
-      const runs = await claimAndStart()
-      backlog = runs.length === free
-      if (!backlog) break
-      free = options.concurrency - running.size
+    while (running.size < options.concurrency) {
+      const { full } = await claimAndStart()
+      backlog = full
+      if (!full) break
     }
   }
 
@@ -173,6 +176,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     start() {
       started = true
       timer = setInterval(pump, options.tickMs ?? 500)
+      pump()
       if (node.locations.length > 0) {
         void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(sayAlive)
         presence = setInterval(sayAlive, PRESENCE_INTERVAL_MS)
