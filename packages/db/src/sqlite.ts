@@ -58,7 +58,7 @@ const BACKSTOP_CHECKPOINT_PAGES = 50_000
 
 function startCheckpointer(database: DatabaseSync, path: string): Worker {
   database.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
-  const worker = new Worker(new URL('./sqlite-checkpointer.ts', import.meta.url), {
+  const worker = new Worker(new URL('./sqlite-checkpointer.js', import.meta.url), {
     workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
   })
   // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
