@@ -18,7 +18,7 @@ export function openSqlite(path: string): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>()
   return {
     close: () => {
-      checkpointer?.postMessage('close')
+      checkpointer?.close()
       database.close()
     },
     prepare(sql: string): SqliteStatement {
@@ -56,18 +56,26 @@ const CHECKPOINT_INTERVAL_MS = 1000
  */
 const BACKSTOP_CHECKPOINT_PAGES = 50_000
 
-function startCheckpointer(database: DatabaseSync, path: string): Worker {
+function startCheckpointer(database: DatabaseSync, path: string): { close(): void } {
   database.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
   const worker = new Worker(new URL('./sqlite-checkpointer.js', import.meta.url), {
     workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
   })
+  let closed = false
   // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
   worker.unref()
-  worker.on('error', (error) =>
+  worker.on('error', (error) => {
+    // A store closed (its files perhaps deleted) before the worker opened it is no failure.
+    if (closed) return
     console.error(
       `svc: the SQLite checkpointer of ${path} stopped; commits checkpoint by themselves now`,
       error,
-    ),
-  )
-  return worker
+    )
+  })
+  return {
+    close() {
+      closed = true
+      worker.postMessage('close')
+    },
+  }
 }
