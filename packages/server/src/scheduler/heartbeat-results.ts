@@ -14,16 +14,25 @@ export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 export async function storeHeartbeatResult(
   ctx: ServiceContext,
   check: ChecksTable,
-  event: { jobId: string; kind: HeartbeatEvent; message?: string; method?: string },
+  event: {
+    /** The slot's job for a missed deadline; a ping is a job of its own, named after its result. */
+    jobId?: string
+    kind: HeartbeatEvent
+    message?: string
+    method?: string
+    /** When it happened; now by default. */
+    at?: Date
+  },
   resolved?: ResolvedCheck,
   alongside?: (tx: ServiceContext) => Promise<void>,
 ): Promise<void> {
-  const now = ctx.clock.now().toISOString()
+  const now = (event.at ?? ctx.clock.now()).toISOString()
   const failed = event.kind !== 'RECEIVED'
+  const id = newResultId()
   await writeResult(ctx, {
     row: {
-      id: newResultId(),
-      job_id: event.jobId,
+      id,
+      job_id: event.jobId ?? `ping:${id}`,
       check_id: check.id,
       account_id: check.account_id,
       check_type: check.check_type,

@@ -129,7 +129,10 @@ async function heartbeatOutcomes(
   rows: CheckResultsTable[],
   checks: ReadonlyMap<string, ChecksTable>,
 ): Promise<Map<string, string>> {
-  const heartbeats = rows.filter((row) => row.check_type === 'HEARTBEAT')
+  // In time order (ISO times sort as text), so each result follows the one before it in `rows`.
+  const heartbeats = rows
+    .filter((row) => row.check_type === 'HEARTBEAT')
+    .sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0))
   const firstOfCheck = new Map<string, CheckResultsTable>()
   for (const row of heartbeats) if (!firstOfCheck.has(row.check_id)) firstOfCheck.set(row.check_id, row)
   const stored = await previousFinalResults(
@@ -137,20 +140,14 @@ async function heartbeatOutcomes(
     [...firstOfCheck.values()].map((row) => ({ checkId: row.check_id, beforeIso: row.started_at })),
   )
   const periods = new Map<string, number | undefined>()
-  // Later results of a check in `rows` follow the earlier ones, not what was stored before them.
-  const finalsSoFar = new Map<string, PreviousFinal[]>()
+  // A later result of a check in `rows` follows the earlier one, not what was stored before them.
+  const latest = new Map<string, PreviousFinal | undefined>()
   const outcomes = new Map<string, string>()
   for (const row of heartbeats) {
     if (!periods.has(row.check_id)) periods.set(row.check_id, await periodOf(ctx, row.check_id, checks))
-    const known = finalsSoFar.get(row.check_id) ?? [stored.get(row.check_id)].filter((r) => r !== undefined)
-    const previous = known
-      .filter((r) => r.started_at < row.started_at)
-      .reduce<PreviousFinal | undefined>(
-        (latest, r) => (latest && latest.started_at >= r.started_at ? latest : r),
-        undefined,
-      )
+    const previous = latest.has(row.check_id) ? latest.get(row.check_id) : stored.get(row.check_id)
     outcomes.set(row.id, heartbeatOutcome(row, previous, periods.get(row.check_id)))
-    finalsSoFar.set(row.check_id, [...known, { ...row, has_failures: Boolean(row.has_failures) }])
+    latest.set(row.check_id, { ...row, has_failures: Boolean(row.has_failures) })
   }
   return outcomes
 }

@@ -98,8 +98,10 @@ export async function findCheckById(ctx: ServiceContext, id: string) {
   return ctx.db.selectFrom('checks').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export async function findCheckByHeartbeatToken(ctx: ServiceContext, token: string) {
-  return ctx.db.selectFrom('checks').selectAll().where('heartbeat_token', '=', token).executeTakeFirst()
+/** The heartbeat checks of `tokens` that exist. */
+export async function findChecksByHeartbeatTokens(ctx: ServiceContext, tokens: string[]) {
+  if (tokens.length === 0) return []
+  return ctx.db.selectFrom('checks').selectAll().where('heartbeat_token', 'in', tokens).execute()
 }
 
 /** The checks of `ids` that exist, of any account. */

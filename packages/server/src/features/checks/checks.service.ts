@@ -381,13 +381,17 @@ export async function resolveChecksById(
   ctx: ServiceContext,
   ids: string[],
 ): Promise<Map<string, ResolvedCheck>> {
+  const resolved = await resolveCheckRows(ctx, await repo.findChecksByIds(ctx, [...new Set(ids)]))
+  return new Map(resolved.map((check) => [check.row.id, check]))
+}
+
+/** Resolves check rows of any accounts, one group lookup per account. */
+export async function resolveCheckRows(ctx: ServiceContext, rows: ChecksTable[]): Promise<ResolvedCheck[]> {
   const byAccount = new Map<string, ChecksTable[]>()
-  for (const row of await repo.findChecksByIds(ctx, [...new Set(ids)])) {
-    byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row])
-  }
-  const resolved = new Map<string, ResolvedCheck>()
-  for (const [accountId, rows] of byAccount) {
-    for (const check of await resolveChecks(ctx, accountId, rows)) resolved.set(check.row.id, check)
+  for (const row of rows) byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row])
+  const resolved: ResolvedCheck[] = []
+  for (const [accountId, accountRows] of byAccount) {
+    resolved.push(...(await resolveChecks(ctx, accountId, accountRows)))
   }
   return resolved
 }

@@ -72,6 +72,36 @@ for (const engine of testEngines()) {
       assert.equal(failed?.heartbeatCheckResult.event, 'FAIL_PING')
     })
 
+    test('pings arriving together are each stored once and move each deadline to period + grace', async () => {
+      const [a, b] = [await createHeartbeat(), await createHeartbeat()]
+      const [pathA, pathB] = [a, b].map((check) => new URL(check.pingUrl).pathname) as [string, string]
+      const responses = await Promise.all([
+        ...Array.from({ length: 5 }, () => ping(pathA)),
+        ping(`${pathA}/fail`),
+        ...Array.from({ length: 3 }, () => ping(pathB, 'POST')),
+        ping('/ping/unknown-token'),
+      ])
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [200, 200, 200, 200, 200, 200, 200, 200, 200, 404],
+      )
+      const [resultsA, resultsB] = [await results(a.id), await results(b.id)]
+      assert.equal(resultsA.length, 6)
+      assert.equal(resultsA.filter((r) => r.hasFailures).length, 1)
+      assert.equal(resultsB.length, 3)
+      assert.ok(resultsB.every((r) => r.heartbeatCheckResult.method === 'POST'))
+      const deadlines = await t.store.db
+        .selectFrom('check_schedules')
+        .select(['check_id', 'next_due_ms', 'lease_owner'])
+        .where('check_id', 'in', [a.id, b.id])
+        .orderBy('check_id')
+        .execute()
+      assert.deepEqual(
+        deadlines.map((row) => [row.check_id, Number(row.next_due_ms), row.lease_owner]),
+        [a.id, b.id].sort().map((id) => [id, nowMs + 90 * SECOND, null]),
+      )
+    })
+
     test('unknown tokens are 404 in the error shape; a paused heartbeat acknowledges pings only', async () => {
       const unknown = await ping('/ping/not-a-token')
       assert.equal(unknown.statusCode, 404)

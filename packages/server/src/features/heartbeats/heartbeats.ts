@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
 import { Type } from 'typebox'
@@ -11,40 +10,99 @@ import {
   heartbeatWindowMs,
 } from '../../scheduler/heartbeat-window.ts'
 import { moveDeadline } from '../../scheduler/schedules.repo.ts'
-import { findCheckByHeartbeatToken } from '../checks/checks.repo.ts'
-import { resolveCheck } from '../checks/checks.service.ts'
+import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
+import { type ResolvedCheck, resolveCheckRows } from '../checks/checks.service.ts'
+
+export interface Ping {
+  token: string
+  kind: 'RECEIVED' | 'FAIL_PING'
+  method: string
+}
+
+interface PendingPing {
+  ping: Ping
+  at: Date
+  resolve(): void
+  reject(error: unknown): void
+}
 
 /**
- * A ping records a passing result and moves the check's deadline to period + grace from now; `/fail`
- * records a failing one at once. The token is the secret, so no API key is needed.
+ * Takes heartbeat pings for one store. A ping records a passing result and moves the check's deadline
+ * to period + grace from now; `/fail` records a failing one at once. A paused heartbeat (or one in a
+ * paused group) acknowledges pings without judging them.
+ *
+ * Pings that arrive in the same turn of the event loop are handled together: one token lookup, one
+ * resolution of their checks, and their results in one group-commit batch, each check's deadline moved
+ * once (by its latest ping) in the same transaction. Each ping resolves once its result is committed.
  */
-export async function recordPing(
-  ctx: ServiceContext,
-  token: string,
-  kind: 'RECEIVED' | 'FAIL_PING',
-  method: string,
-) {
-  const check = await findCheckByHeartbeatToken(ctx, token)
-  if (!check) throw notFound('Unknown heartbeat')
-  const resolved = await resolveCheck(ctx, check)
-  const { definition, groupActivated } = resolved
-  // A paused heartbeat (or one in a paused group) acknowledges pings without judging them.
-  if (!definition.activated || !groupActivated) return
-  const message = kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined
-  const deadline = ctx.clock.now().getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
-  // The result (with its alert fold) and the moved deadline commit together.
-  await storeHeartbeatResult(
-    ctx,
-    check,
-    { jobId: `ping:${randomUUID()}`, kind, message, method },
-    resolved,
-    (tx) => moveDeadline(tx, check.id, HEARTBEAT_LOCATION, deadline),
+export function createPingIntake(ctx: ServiceContext): { record(ping: Ping): Promise<void> } {
+  let pending: PendingPing[] = []
+  const flush = () => {
+    const batch = pending
+    pending = []
+    handlePings(ctx, batch).catch((error: unknown) => {
+      for (const p of batch) p.reject(error)
+    })
+  }
+  return {
+    record(ping) {
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ ping, at: ctx.clock.now(), resolve, reject })
+        if (pending.length === 1) setImmediate(flush)
+      })
+    },
+  }
+}
+
+async function handlePings(ctx: ServiceContext, batch: PendingPing[]): Promise<void> {
+  const checks = await checksByToken(ctx, [...new Set(batch.map((p) => p.ping.token))])
+  const latestPing = new Map<string, PendingPing>()
+  for (const p of batch) {
+    const check = checks.get(p.ping.token)
+    if (check) latestPing.set(check.row.id, p)
+  }
+  await Promise.all(
+    batch.map(async (p) => {
+      const check = checks.get(p.ping.token)
+      if (!check) return p.reject(notFound('Unknown heartbeat'))
+      const { row, definition, groupActivated } = check
+      if (!definition.activated || !groupActivated) return p.resolve()
+      const deadline = p.at.getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
+      const { kind, method } = p.ping
+      await storeHeartbeatResult(
+        ctx,
+        row,
+        {
+          kind,
+          method,
+          at: p.at,
+          message: kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined,
+        },
+        check,
+        latestPing.get(row.id) === p
+          ? (tx) => moveDeadline(tx, row.id, HEARTBEAT_LOCATION, deadline)
+          : undefined,
+      ).then(p.resolve, p.reject)
+    }),
   )
+}
+
+/** Bounds the tokens per lookup, well within both engines' parameter limits. */
+const TOKENS_PER_LOOKUP = 500
+
+async function checksByToken(ctx: ServiceContext, tokens: string[]): Promise<Map<string, ResolvedCheck>> {
+  const rows = []
+  for (let i = 0; i < tokens.length; i += TOKENS_PER_LOOKUP) {
+    rows.push(...(await findChecksByHeartbeatTokens(ctx, tokens.slice(i, i + TOKENS_PER_LOOKUP))))
+  }
+  const resolved = await resolveCheckRows(ctx, rows)
+  return new Map(resolved.map((check) => [check.row.heartbeat_token as string, check]))
 }
 
 const PingParams = StrictObject({ token: Type.String({ minLength: 1, maxLength: 128 }) })
 
 export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+  const intake = createPingIntake(ctx)
   for (const [suffix, kind] of [
     ['', 'RECEIVED'],
     ['/fail', 'FAIL_PING'],
@@ -60,7 +118,7 @@ export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         response: { 200: Type.String({ description: 'OK' }) },
       },
       handler: async (request, reply) => {
-        await recordPing(ctx, request.params.token, kind, request.method)
+        await intake.record({ token: request.params.token, kind, method: request.method })
         return reply.type('text/plain').send('OK')
       },
     })
