@@ -388,7 +388,11 @@ export async function resolveChecksById(
 /** Resolves check rows of any accounts, one group lookup per account. */
 export async function resolveCheckRows(ctx: ServiceContext, rows: ChecksTable[]): Promise<ResolvedCheck[]> {
   const byAccount = new Map<string, ChecksTable[]>()
-  for (const row of rows) byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row])
+  for (const row of rows) {
+    const accountRows = byAccount.get(row.account_id)
+    if (accountRows) accountRows.push(row)
+    else byAccount.set(row.account_id, [row])
+  }
   const resolved: ResolvedCheck[] = []
   for (const [accountId, accountRows] of byAccount) {
     resolved.push(...(await resolveChecks(ctx, accountId, accountRows)))
