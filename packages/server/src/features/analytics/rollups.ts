@@ -141,11 +141,11 @@ async function heartbeatOutcomes(
   )
   const periods = new Map<string, number | undefined>()
   // A later result of a check in `rows` follows the earlier one, not what was stored before them.
-  const latest = new Map<string, PreviousFinal | undefined>()
+  const latest = new Map<string, PreviousFinal>()
   const outcomes = new Map<string, string>()
   for (const row of heartbeats) {
     if (!periods.has(row.check_id)) periods.set(row.check_id, await periodOf(ctx, row.check_id, checks))
-    const previous = latest.has(row.check_id) ? latest.get(row.check_id) : stored.get(row.check_id)
+    const previous = latest.get(row.check_id) ?? stored.get(row.check_id)
     outcomes.set(row.id, heartbeatOutcome(row, previous, periods.get(row.check_id)))
     latest.set(row.check_id, { ...row, has_failures: Boolean(row.has_failures) })
   }
