@@ -117,7 +117,7 @@ if (drift) {
     `  drift (start - due) of started slots       p50 ${drift.p50.toFixed(0)} ms   p99 ${drift.p99.toFixed(0)} ms   max ${drift.max.toFixed(0)} ms`,
   )
   console.log(
-    `  server RSS                                 max ${drift.maxRssMb.toFixed(0)} MB   (target < 300 MB)`,
+    `  server RSS                                 max ${drift.maxRssMb.toFixed(0)} MB   (target < 300 MB)   at start ${drift.startRssMb.toFixed(0)} MB   max / start ${(drift.maxRssMb / drift.startRssMb).toFixed(2)}`,
   )
 }
 
@@ -207,6 +207,8 @@ async function driftWithActiveChecks() {
   })
   // Slots that fell due while seeding and starting are a backlog, not drift: measure from here on.
   const windowStart = Date.now() + 5_000
+  // The baseline: the same process with its checks loaded, before the first window's runs.
+  const startRssMb = rssMb(server.child.pid ?? 0)
   let maxRssMb = 0
   const sampling = setInterval(() => {
     maxRssMb = Math.max(maxRssMb, rssMb(server.child.pid ?? 0))
@@ -238,6 +240,7 @@ async function driftWithActiveChecks() {
     p50: at(0.5),
     p99: at(0.99),
     max: drifts.at(-1) ?? Number.NaN,
+    startRssMb,
     maxRssMb,
   }
 }

@@ -59,8 +59,10 @@ async function startProcess(
   timeoutMs: number,
   url: string,
 ): Promise<ServerProcess> {
-  // The same flags as the npm scripts that start servers and runners (package.json).
-  const child = spawn(process.execPath, [...NODE_FLAGS, entry, ...args], {
+  // The same flags as the npm scripts that start servers and runners (package.json). Extra flags for
+  // profiling a bench's server (`--cpu-prof` is refused in NODE_OPTIONS) come from SVC_BENCH_NODE_FLAGS.
+  const extraFlags = process.env.SVC_BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...extraFlags, entry, ...args], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
