@@ -15,11 +15,14 @@ export async function lockStates(
 ): Promise<Map<string, string | null>> {
   const ids = [...new Set(checkIds)].sort()
   if (ids.length === 0) return new Map()
-  await ctx.db
-    .insertInto('check_alert_states')
-    .values(ids.map((id) => ({ check_id: id, state: 'null', wake_at_ms: null, updated_at: nowIso })))
-    .onConflict((oc) => oc.column('check_id').doNothing())
-    .execute()
+  // Only PostgreSQL needs rows to lock; SQLite has one writer, and `saveStates` creates what is missing.
+  if (ctx.engine === 'postgres') {
+    await ctx.db
+      .insertInto('check_alert_states')
+      .values(ids.map((id) => ({ check_id: id, state: 'null', wake_at_ms: null, updated_at: nowIso })))
+      .onConflict((oc) => oc.column('check_id').doNothing())
+      .execute()
+  }
   let query = ctx.db
     .selectFrom('check_alert_states')
     .select(['check_id', 'state'])

@@ -1,5 +1,5 @@
 import { type CheckResultsTable, fetchPage } from '@svc/db'
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `check_results`. Results are written through store-results.ts, which folds them. */
@@ -144,29 +144,30 @@ export interface PreviousFinal {
 
 /**
  * For each check, its final result that started just before the given time (heartbeat analytics: the
- * time since the last ping), in one statement of index seeks.
+ * time since the last ping): one index seek per check, in one statement whose text is the same for any
+ * number of checks (the pairs go in as one JSON or two array parameters), so it is parsed once.
  */
 export async function previousFinalResults(
   ctx: ServiceContext,
   before: { checkId: string; beforeIso: string }[],
 ): Promise<Map<string, PreviousFinal>> {
-  const latestBefore = ({ checkId, beforeIso }: { checkId: string; beforeIso: string }) =>
-    ctx.db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('check_results')
-          .select(['check_id', 'started_at', 'has_failures', 'error_type'])
-          .where('check_id', '=', checkId)
-          .where('result_type', '=', 'FINAL')
-          .where('started_at', '<', beforeIso)
-          .orderBy('started_at', 'desc')
-          .limit(1)
-          .as('previous'),
-      )
-      .selectAll()
-  const [first, ...rest] = before.map(latestBefore)
-  if (!first) return new Map()
-  const rows = await rest.reduce((query, next) => query.unionAll(next), first).execute()
+  if (before.length === 0) return new Map()
+  const latestBefore = (checkId: RawBuilder<string>, beforeIso: RawBuilder<string>) => sql`(
+    select id from check_results
+    where check_id = ${checkId} and result_type = 'FINAL' and started_at < ${beforeIso}
+    order by started_at desc limit 1)`
+  const query =
+    ctx.engine === 'postgres'
+      ? sql<PreviousFinalRow>`
+          select r.check_id, r.started_at, r.has_failures, r.error_type
+          from unnest(${before.map((b) => b.checkId)}::text[], ${before.map((b) => b.beforeIso)}::text[])
+            as wanted(check_id, before_iso)
+          join check_results r on r.id = ${latestBefore(sql`wanted.check_id`, sql`wanted.before_iso`)}`
+      : sql<PreviousFinalRow>`
+          select r.check_id, r.started_at, r.has_failures, r.error_type
+          from json_each(${JSON.stringify(before.map((b) => [b.checkId, b.beforeIso]))}) as wanted
+          join check_results r on r.id = ${latestBefore(sql`wanted.value ->> 0`, sql`wanted.value ->> 1`)}`
+  const { rows } = await query.execute(ctx.db)
   return new Map(
     rows.map((row) => [
       row.check_id,
@@ -174,6 +175,8 @@ export async function previousFinalResults(
     ]),
   )
 }
+
+type PreviousFinalRow = Pick<CheckResultsTable, 'check_id' | 'started_at' | 'has_failures' | 'error_type'>
 
 /**
  * One page of a check's final results started in [fromIso, toIso), oldest first: the raw points of
