@@ -87,7 +87,7 @@ const ratio = svc.requestsPerSecond / ceiling.requestsPerSecond
 const row = (name: string, r: typeof svc) =>
   `${name.padEnd(28)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}`
 console.log(
-  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run, ${connections} connections`,
+  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run after 1 s of warm-up, ${connections} connections`,
 )
 console.log(row('svc GET /v1/variables (50)', svc))
 console.log(row('bare Fastify, same JSON', ceiling))

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
-import { cpuMsOf, runLoad } from './load.ts'
+import { runLoad } from './load.ts'
 
 const { values } = parseArgs({
   options: {
@@ -43,16 +43,15 @@ for (let i = 0; i < Number(values.checks); i++) {
 }
 
 let next = 0
-const serverPid = server.child.pid ?? 0
-const cpuBefore = cpuMsOf(serverPid)
 const pings = await runLoad({
   origin: server.url,
   path: () => tokens[next++ % tokens.length] as string,
   seconds,
   connections,
   headers: () => ({}),
+  serverPid: server.child.pid,
 })
-const cpuPerPingUs = ((cpuMsOf(serverPid) - cpuBefore) * 1000) / pings.requests
+const cpuPerPingUs = ((pings.serverCpuMs ?? 0) * 1000) / pings.requests
 await server.stop('SIGTERM')
 
 const barePort = await freePort()
@@ -73,7 +72,7 @@ bare.kill()
 const row = (name: string, r: typeof pings) =>
   `${name.padEnd(28)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}`
 console.log(
-  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run, ${connections} connections, ${tokens.length} heartbeat checks`,
+  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run after 1 s of warm-up, ${connections} connections, ${tokens.length} heartbeat checks`,
 )
 console.log(row('svc GET /ping/{token}', pings))
 console.log(row('bare Fastify, same route', ceiling))

@@ -114,7 +114,7 @@ await store.dispose()
 target.close()
 
 console.log(
-  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s, ${connections} connections, page ${(html.length / 1024).toFixed(0)} KiB`,
+  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run after 1 s of warm-up, ${connections} connections, page ${(html.length / 1024).toFixed(0)} KiB`,
 )
 const row = (name: string, r: typeof plain) =>
   `${name.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}   ratio to target ${(r.requestsPerSecond / TARGET_RPS).toFixed(2)}`
