@@ -29,8 +29,16 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
   }
   const path = url.replace(/^sqlite:/, '')
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(path) }) })
-  return { db, engine: 'sqlite', close: () => db.destroy() }
+  const sqlite = openSqlite(path)
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite.database }) })
+  return {
+    db,
+    engine: 'sqlite',
+    async close() {
+      await db.destroy()
+      await sqlite.closed
+    },
+  }
 }
 
 /** Runs every pending migration; safe to call from several processes at once. */

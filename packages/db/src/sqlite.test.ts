@@ -1,19 +1,27 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { openSqlite } from './sqlite.ts'
+import { sql } from 'kysely'
+import { createDb } from './create-db.ts'
 
-test('SQLite: the write-ahead log is copied into the database file by the checkpointer thread', async () => {
+/** A store in a folder of its own, and a way to remove both. */
+function sqliteStore() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'))
   const path = join(dir, 'svc.db')
-  const store = openSqlite(path)
+  const store = createDb(`sqlite:${path}`)
+  return { dir, path, store }
+}
+
+test('SQLite: the write-ahead log is copied into the database file by the checkpointer thread', async () => {
+  const { dir, path, store } = sqliteStore()
   try {
-    store.prepare('create table notes (body text not null)').run([])
-    store.prepare('insert into notes (body) values (?)').run(['written'])
+    await sql`create table notes (body text not null)`.execute(store.db)
+    await sql`insert into notes (body) values (${'written'})`.execute(store.db)
     // An immutable reader ignores the log: it sees only what a checkpoint copied into the file.
     const inFile = () => {
       const reader = new DatabaseSync(`file:${path}?immutable=1`, { readOnly: true })
@@ -36,7 +44,72 @@ test('SQLite: the write-ahead log is copied into the database file by the checkp
     }
     assert.deepEqual(copied, [{ body: 'written' }])
   } finally {
-    store.close()
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('SQLite: a closed store has stopped its checkpointer thread too, so its folder can go at once', async () => {
+  // A checkpointer thread still opening its connection after the close would create the -wal and -shm
+  // files again while the folder is being deleted.
+  const threadsBefore = threadCount()
+  const { dir, store } = sqliteStore()
+  await sql`select 1`.execute(store.db)
+  await store.close()
+  assert.equal(threadCount(), threadsBefore)
+  rmSync(dir, { recursive: true })
+  assert.equal(existsSync(dir), false)
+})
+
+/** This process's threads (Linux): each worker thread is one. */
+const threadCount = () => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1])
+
+test('SQLite: a statement from outside waits for an open transaction to end', async () => {
+  const { dir, store } = sqliteStore()
+  try {
+    await sql`create table steps (n integer not null)`.execute(store.db)
+    let outsideSaw: number | undefined
+    let outside: Promise<void> | undefined
+    await store.db.transaction().execute(async (tx) => {
+      await sql`insert into steps (n) values (1)`.execute(tx)
+      // A real pause (not only microtasks) inside the transaction: the outside count is sent meanwhile.
+      outside = sql<{ n: number }>`select count(*) as n from steps`.execute(store.db).then(({ rows }) => {
+        outsideSaw = rows[0]?.n
+      })
+      await sleep(50)
+      await sql`insert into steps (n) values (2)`.execute(tx)
+      assert.equal(outsideSaw, undefined, 'the outside statement ran inside the transaction')
+    })
+    await outside
+    assert.equal(outsideSaw, 2)
+  } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('SQLite: an open, idle store does not keep a process alive', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'))
+  try {
+    const script = `
+      import { createDb } from ${JSON.stringify(new URL('./create-db.ts', import.meta.url).href)}
+      const store = createDb(${JSON.stringify(`sqlite:${join(dir, 'svc.db')}`)})
+      const rows = await store.db.selectNoFrom((eb) => eb.val(42).as('answer')).execute()
+      console.log(JSON.stringify(rows))
+    `
+    writeFileSync(join(dir, 'child.mjs'), script)
+    const child = spawnSync(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', join(dir, 'child.mjs')],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    )
+    assert.equal(child.signal, null, 'the process had to be killed: the store kept it alive')
+    assert.equal(child.status, 0, child.stderr)
+    assert.equal(child.stdout.trim(), '[{"answer":42}]')
+  } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 })

@@ -2,12 +2,22 @@ import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
 import type { SqliteDatabase, SqliteStatement } from 'kysely'
 
+export interface SqliteStore {
+  /** `node:sqlite` in the better-sqlite3 shape Kysely's SqliteDialect expects. */
+  database: SqliteDatabase
+  /**
+   * Resolves once `database.close()` has run and the checkpointer thread has closed its own connection:
+   * from then on the store's files can be deleted (a thread still opening would create them again).
+   */
+  closed: Promise<void>
+}
+
 /**
- * Adapts `node:sqlite` to the better-sqlite3-shaped interface Kysely's SqliteDialect expects.
+ * Opens the SQLite file at `path` (or `:memory:`), with a checkpointer thread beside it.
  * SQLite has no boolean type and node:sqlite refuses to bind JS booleans, so they become 1/0 here,
  * once, instead of in every repository.
  */
-export function openSqlite(path: string): SqliteDatabase {
+export function openSqlite(path: string): SqliteStore {
   const database = new DatabaseSync(path)
   database.exec('PRAGMA journal_mode = WAL')
   database.exec('PRAGMA synchronous = NORMAL')
@@ -16,25 +26,31 @@ export function openSqlite(path: string): SqliteDatabase {
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path)
   // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
   const statements = new Map<string, SqliteStatement>()
+  const closed = Promise.withResolvers<void>()
   return {
-    close: () => {
-      checkpointer?.close()
-      database.close()
+    database: {
+      close: () => {
+        database.close()
+        if (checkpointer) checkpointer.close().then(closed.resolve)
+        else closed.resolve()
+      },
+      prepare(sql: string): SqliteStatement {
+        const cached = statements.get(sql)
+        if (cached) return cached
+        const statement = database.prepare(sql)
+        const prepared: SqliteStatement = {
+          reader: statement.columns().length > 0,
+          all: (parameters) => statement.all(...bindable(parameters)),
+          run: (parameters) => statement.run(...bindable(parameters)),
+          iterate: (parameters) => statement.iterate(...bindable(parameters)),
+        }
+        if (statements.size >= STATEMENT_CACHE_SIZE)
+          statements.delete(statements.keys().next().value as string)
+        statements.set(sql, prepared)
+        return prepared
+      },
     },
-    prepare(sql: string): SqliteStatement {
-      const cached = statements.get(sql)
-      if (cached) return cached
-      const statement = database.prepare(sql)
-      const prepared: SqliteStatement = {
-        reader: statement.columns().length > 0,
-        all: (parameters) => statement.all(...bindable(parameters)),
-        run: (parameters) => statement.run(...bindable(parameters)),
-        iterate: (parameters) => statement.iterate(...bindable(parameters)),
-      }
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string)
-      statements.set(sql, prepared)
-      return prepared
-    },
+    closed: closed.promise,
   }
 }
 
@@ -56,11 +72,12 @@ const CHECKPOINT_INTERVAL_MS = 1000
  */
 const BACKSTOP_CHECKPOINT_PAGES = 50_000
 
-function startCheckpointer(database: DatabaseSync, path: string): { close(): void } {
+function startCheckpointer(database: DatabaseSync, path: string): { close(): Promise<void> } {
   database.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
   const worker = new Worker(new URL('./sqlite-checkpointer.js', import.meta.url), {
     workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
   })
+  const exited = new Promise<void>((done) => worker.once('exit', () => done()))
   let closed = false
   // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
   worker.unref()
@@ -76,6 +93,7 @@ function startCheckpointer(database: DatabaseSync, path: string): { close(): voi
     close() {
       closed = true
       worker.postMessage('close')
+      return exited
     },
   }
 }

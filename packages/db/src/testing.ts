@@ -58,8 +58,7 @@ async function sqliteUrl() {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'))
   return {
     url: `sqlite:${join(dir, 'svc.db')}`,
-    // The store's checkpointer thread may still be closing its own connection (and its -wal file).
-    dispose: async () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
+    dispose: async () => rmSync(dir, { recursive: true, force: true }),
   }
 }
 
