@@ -88,14 +88,18 @@ test('SQLite: a statement from outside waits for an open transaction to end', as
   }
 })
 
-test('SQLite: an open, idle store does not keep a process alive', () => {
+test('SQLite: an open, idle store does not keep a process alive, and one being closed does', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'))
   try {
     const script = `
       import { createDb } from ${JSON.stringify(new URL('./create-db.ts', import.meta.url).href)}
-      const store = createDb(${JSON.stringify(`sqlite:${join(dir, 'svc.db')}`)})
-      const rows = await store.db.selectNoFrom((eb) => eb.val(42).as('answer')).execute()
-      console.log(JSON.stringify(rows))
+      const answer = (store) => store.db.selectNoFrom((eb) => eb.val(42).as('answer')).execute()
+      const closing = createDb(${JSON.stringify(`sqlite:${join(dir, 'closing.db')}`)})
+      console.log(JSON.stringify(await answer(closing)))
+      await closing.close()
+      console.log('closed')
+      const leftOpen = createDb(${JSON.stringify(`sqlite:${join(dir, 'open.db')}`)})
+      console.log(JSON.stringify(await answer(leftOpen)))
     `
     writeFileSync(join(dir, 'child.mjs'), script)
     const child = spawnSync(
@@ -106,9 +110,10 @@ test('SQLite: an open, idle store does not keep a process alive', () => {
         timeout: 30_000,
       },
     )
-    assert.equal(child.signal, null, 'the process had to be killed: the store kept it alive')
+    assert.equal(child.signal, null, 'the process had to be killed: the open store kept it alive')
+    // Exit code 13 is a top-level await left waiting: the process ended before the close did.
     assert.equal(child.status, 0, child.stderr)
-    assert.equal(child.stdout.trim(), '[{"answer":42}]')
+    assert.deepEqual(child.stdout.trim().split('\n'), ['[{"answer":42}]', 'closed', '[{"answer":42}]'])
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -92,6 +92,8 @@ function startCheckpointer(database: DatabaseSync, path: string): { close(): Pro
   return {
     close() {
       closed = true
+      // Held until it has stopped, so a process ending with `await store.close()` waits for it.
+      worker.ref()
       worker.postMessage('close')
       return exited
     },
