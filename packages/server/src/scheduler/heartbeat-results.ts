@@ -4,12 +4,13 @@ import { newResultId } from '../features/check-results/result-id.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
+import type { SlotMove } from './schedules.repo.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 
 /**
  * Stores what happened to a heartbeat as an ordinary result, so statuses and analytics see it;
- * `alongside` commits with it.
+ * `slotMove` (its new deadline) commits with it.
  */
 export async function storeHeartbeatResult(
   ctx: ServiceContext,
@@ -24,7 +25,7 @@ export async function storeHeartbeatResult(
     at?: Date
   },
   resolved?: ResolvedCheck,
-  alongside?: (tx: ServiceContext) => Promise<void>,
+  slotMove?: SlotMove,
 ): Promise<void> {
   const now = (event.at ?? ctx.clock.now()).toISOString()
   const failed = event.kind !== 'RECEIVED'
@@ -53,6 +54,6 @@ export async function storeHeartbeatResult(
       created_at: now,
     },
     check: resolved,
-    alongside,
+    slotMove,
   })
 }

@@ -33,7 +33,7 @@ export const isTriggerJob = (job: Pick<Job, 'slotKey'>) => job.slotKey.startsWit
 
 /**
  * Stores an attempt's outcome: the final result, or an ATTEMPT result and its retry (planned under
- * `owner`'s lease), in one transaction with `stored.alongside`. Triggered runs are never retried.
+ * `owner`'s lease), in one transaction with `stored.slotMove`. Triggered runs are never retried.
  * `locationName` is what the result shows.
  */
 export async function recordOutcome(
@@ -42,7 +42,7 @@ export async function recordOutcome(
   check: ResolvedCheck,
   job: Job,
   outcome: RunOutcome,
-  stored: Pick<StoredJob, 'resultId' | 'alongside'> & { locationName: string },
+  stored: Pick<StoredJob, 'resultId' | 'slotMove'> & { locationName: string },
 ): Promise<string | undefined> {
   const nowMs = ctx.clock.now().getTime()
   const retry = isTriggerJob(job)
@@ -68,13 +68,13 @@ export async function recordOutcome(
     } else if (job.attempt > 1 || isTriggerJob(job)) {
       await finishRetry(tx, job.slotKey, owner)
     }
-    await stored.alongside?.(tx)
   }
   return storeAttempt(ctx, check, stored.locationName, outcome, {
     resultId: stored.resultId,
     jobId: jobIdOf(job),
     attempts: job.attempt,
     resultType: retry ? 'ATTEMPT' : 'FINAL',
+    slotMove: stored.slotMove,
     alongside: planRetry,
   })
 }

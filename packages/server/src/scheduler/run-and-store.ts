@@ -10,6 +10,7 @@ import type { ServiceContext } from '../context.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { runVariables } from './run-variables.ts'
+import type { SlotMove } from './schedules.repo.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
 
 /**
@@ -87,7 +88,9 @@ export interface StoredJob {
   resultId: string
   /** Unique per attempt: a job re-run after a lost lease stores nothing the second time. */
   jobId: string
-  /** Store work that commits with the result (the slot moving on, the retry planned). */
+  /** The slot the result moves on, committed with it. */
+  slotMove?: SlotMove
+  /** Other store work that commits with the result (the retry planned). */
   alongside?: (tx: ServiceContext) => Promise<void>
   attempts: number
   resultType: 'FINAL' | 'ATTEMPT'
@@ -127,6 +130,7 @@ export async function storeAttempt(
       created_at: ctx.clock.now().toISOString(),
     },
     check,
+    slotMove: job.slotMove,
     alongside: job.alongside,
   })
   // Otherwise left to pruning after the account's traceRetentionDays.

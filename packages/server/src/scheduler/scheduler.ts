@@ -10,7 +10,7 @@ import { type Job, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { runAttempt } from './run-and-store.ts'
 import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
-import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from './schedules.repo.ts'
+import { type ClaimedSlot, claimDueSlots, renewLeases, type SlotMove } from './schedules.repo.ts'
 
 export interface SchedulerOptions {
   /** Data-center locations this process runs checks for (plus `heartbeat` for deadlines). */
@@ -145,13 +145,13 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
         kind: 'MISSED',
         message: 'No ping within the period and grace',
       } as const
-      return storeHeartbeatResult(ctx, row, missed, check, (tx) =>
-        completeSlot(tx, { ...slot, owner, nextDueMs }),
-      )
+      return storeHeartbeatResult(ctx, row, missed, check, { ...slotOf(slot), leaseOwner: owner, nextDueMs })
     }
     const firstStartedMs = ctx.clock.now().getTime()
-    await runJob(check, { slotKey, location: slot.location, attempt: 1, firstStartedMs }, (tx) =>
-      completeSlot(tx, { ...slot, owner, nextDueMs: nextDueOf(ctx, check, slot) }),
+    await runJob(
+      check,
+      { slotKey, location: slot.location, attempt: 1, firstStartedMs },
+      { ...slotOf(slot), leaseOwner: owner, nextDueMs: nextDueOf(ctx, check, slot) },
     )
   }
 
@@ -159,15 +159,11 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     if (check) await runJob(check, retry)
   }
 
-  /** Runs one attempt and stores it; `alongside` commits with the result. */
-  async function runJob(
-    check: ResolvedCheck,
-    job: Job,
-    alongside?: (tx: ServiceContext) => Promise<void>,
-  ): Promise<void> {
+  /** Runs one attempt and stores it; `slotMove` commits with the result. */
+  async function runJob(check: ResolvedCheck, job: Job, slotMove?: SlotMove): Promise<void> {
     const resultId = newResultId()
     const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
-    await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location, alongside })
+    await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location, slotMove })
   }
 
   return {
@@ -199,3 +195,5 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     },
   }
 }
+
+const slotOf = ({ checkId, location }: ClaimedSlot) => ({ checkId, location })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, type TestApp } from '../testing/test-app.ts'
-import { claimDueSlots, completeSlot, listSchedule, replaceSchedule } from './schedules.repo.ts'
+import { claimDueSlots, completeSlot, listSchedule, moveSlots, replaceSchedule } from './schedules.repo.ts'
 
 for (const engine of testEngines()) {
   describe(`schedule claims on ${engine.engine}`, () => {
@@ -62,6 +62,44 @@ for (const engine of testEngines()) {
         remaining.sort().slice(0, 4),
         'the longest-due slots go first',
       )
+    })
+
+    test('a batch of slot moves: completions only under their lease, deadlines set or created', async () => {
+      const [a, b, c, d] = checkIds as [string, string, string, string]
+      for (const id of [a, b, c]) await replaceSchedule(t.ctx, id, [{ location: 'local', nextDueMs: 500 }])
+      await replaceSchedule(t.ctx, d, [])
+      const leased = await claimDueSlots(t.ctx, {
+        owner: 'owner',
+        nowMs: 1_000,
+        leaseMs: 30_000,
+        locations: ['local'],
+        limit: 10,
+      })
+      assert.deepEqual(leased.map((slot) => slot.checkId).sort(), [a, b, c].sort())
+
+      await moveSlots(t.ctx, [
+        { checkId: a, location: 'local', nextDueMs: 60_500, leaseOwner: 'owner' },
+        { checkId: b, location: 'local', nextDueMs: 60_500, leaseOwner: 'someone else' },
+        { checkId: c, location: 'local', nextDueMs: 60_500, leaseOwner: 'owner' },
+        // A deadline: set whatever the lease, and the lease released; created where there was no slot.
+        { checkId: c, location: 'heartbeat', nextDueMs: 7_000 },
+        { checkId: d, location: 'heartbeat', nextDueMs: 8_000 },
+        { checkId: d, location: 'heartbeat', nextDueMs: 9_000 },
+      ])
+      const slotsOf = async (id: string) =>
+        (await listSchedule(t.ctx, id))
+          .map((row) => [row.location, Number(row.next_due_ms), row.lease_owner])
+          .sort()
+      assert.deepEqual(await slotsOf(a), [['local', 60_500, null]])
+      assert.deepEqual(await slotsOf(b), [['local', 500, 'owner']], 'another owner cannot complete it')
+      assert.deepEqual(await slotsOf(c), [
+        ['heartbeat', 7_000, null],
+        ['local', 60_500, null],
+      ])
+      assert.deepEqual(await slotsOf(d), [['heartbeat', 9_000, null]], 'the last move of a slot wins')
+
+      await moveSlots(t.ctx, [{ checkId: b, location: 'local', nextDueMs: 61_000, leaseOwner: 'owner' }])
+      assert.deepEqual(await slotsOf(b), [['local', 61_000, null]], 'a single completion under its lease')
     })
 
     test('deleting a check removes its schedule at once', async () => {

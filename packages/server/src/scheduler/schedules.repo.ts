@@ -24,26 +24,68 @@ export async function replaceSchedule(
   })
 }
 
-/** Sets one slot's next due time at once (a heartbeat ping moving its deadline), releasing any lease. */
-export async function moveDeadline(
-  ctx: ServiceContext,
-  checkId: string,
-  location: string,
-  nextDueMs: number,
-): Promise<void> {
-  const moved = await ctx.db
-    .updateTable('check_schedules')
-    .set({ next_due_ms: nextDueMs, lease_owner: null, lease_until_ms: null })
-    .where('check_id', '=', checkId)
-    .where('location', '=', location)
-    .executeTakeFirst()
-  if (Number(moved.numUpdatedRows) === 0) {
+/**
+ * A schedule slot that a stored result moves on. With `leaseOwner`, a scheduled run completing: the
+ * slot moves only while that owner still holds its lease. Without, a heartbeat's new deadline: the slot
+ * is set (created if missing) and any lease on it released.
+ */
+export interface SlotMove {
+  checkId: string
+  location: string
+  nextDueMs: number
+  leaseOwner?: string
+}
+
+/**
+ * Moves the slots of a batch of results: one statement for the deadlines and one for the completions,
+ * whatever the batch's size. A slot named twice moves as its last mention says.
+ */
+export async function moveSlots(ctx: ServiceContext, moves: SlotMove[]): Promise<void> {
+  const lastOfSlot = new Map(moves.map((move) => [`${move.checkId}|${move.location}`, move]))
+  // In key order, the order PostgreSQL locks the rows in: concurrent batches never deadlock on them.
+  const ordered = [...lastOfSlot.keys()].sort().map((key) => lastOfSlot.get(key) as SlotMove)
+  const deadlines = ordered.filter((move) => move.leaseOwner === undefined)
+  const completions = ordered.filter((move) => move.leaseOwner !== undefined)
+  if (deadlines.length > 0) {
     await ctx.db
       .insertInto('check_schedules')
-      .values({ check_id: checkId, location, next_due_ms: nextDueMs })
-      .onConflict((oc) => oc.columns(['check_id', 'location']).doUpdateSet({ next_due_ms: nextDueMs }))
+      .values(deadlines.map((d) => ({ check_id: d.checkId, location: d.location, next_due_ms: d.nextDueMs })))
+      .onConflict((oc) =>
+        oc.columns(['check_id', 'location']).doUpdateSet((eb) => ({
+          next_due_ms: eb.ref('excluded.next_due_ms'),
+          lease_owner: null,
+          lease_until_ms: null,
+        })),
+      )
       .execute()
   }
+  if (completions.length === 1) {
+    const [only] = completions as [SlotMove]
+    await completeSlot(ctx, { ...only, owner: only.leaseOwner as string })
+  } else if (completions.length > 1) {
+    await completeSlots(ctx, completions)
+  }
+}
+
+/** Completes many slots in one statement (see `completeSlot`); the slots go in as one or four parameters. */
+async function completeSlots(ctx: ServiceContext, slots: SlotMove[]): Promise<void> {
+  const query =
+    ctx.engine === 'postgres'
+      ? sql`
+          update check_schedules as s
+          set next_due_ms = m.next_due_ms, lease_owner = null, lease_until_ms = null
+          from unnest(
+            ${slots.map((slot) => slot.checkId)}::text[], ${slots.map((slot) => slot.location)}::text[],
+            ${slots.map((slot) => slot.nextDueMs)}::bigint[], ${slots.map((slot) => slot.leaseOwner)}::text[]
+          ) as m(check_id, location, next_due_ms, lease_owner)
+          where s.check_id = m.check_id and s.location = m.location and s.lease_owner = m.lease_owner`
+      : sql`
+          update check_schedules
+          set next_due_ms = m.value ->> 2, lease_owner = null, lease_until_ms = null
+          from json_each(${JSON.stringify(slots.map((slot) => [slot.checkId, slot.location, slot.nextDueMs, slot.leaseOwner]))}) as m
+          where check_schedules.check_id = m.value ->> 0 and check_schedules.location = m.value ->> 1
+            and check_schedules.lease_owner = m.value ->> 3`
+  await query.execute(ctx.db)
 }
 
 export interface ClaimedSlot {

@@ -1,6 +1,7 @@
 import type { CheckResultsTable, Database } from '@svc/db'
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { moveSlots, type SlotMove } from '../../scheduler/schedules.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
 import type { ResolvedCheck } from '../checks/checks.service.ts'
@@ -19,7 +20,9 @@ export interface ResultWrite {
   row: CheckResultsTable
   /** The check as the caller resolved it; spares the folds loading it again. */
   check?: ResolvedCheck
-  /** Store work that must commit with the result, stored or a duplicate (a heartbeat's new deadline). */
+  /** The schedule slot the result moves on, stored or a duplicate; the batch's move in one statement. */
+  slotMove?: SlotMove
+  /** Other store work that must commit with the result, stored or a duplicate (a retry planned). */
   alongside?: (tx: ServiceContext) => Promise<void>
 }
 
@@ -125,6 +128,10 @@ async function storeResults(
     tx,
     fresh.map((w) => w.row),
     checks,
+  )
+  await moveSlots(
+    tx,
+    writes.flatMap((w) => (w.slotMove ? [w.slotMove] : [])),
   )
   for (const write of writes) await write.alongside?.(tx)
   return { stored, enqueued }

@@ -9,7 +9,6 @@ import {
   type HeartbeatSettings,
   heartbeatWindowMs,
 } from '../../scheduler/heartbeat-window.ts'
-import { moveDeadline } from '../../scheduler/schedules.repo.ts'
 import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheckRows } from '../checks/checks.service.ts'
 
@@ -80,7 +79,7 @@ async function handlePings(ctx: ServiceContext, batch: PendingPing[]): Promise<v
         },
         check,
         latestPing.get(row.id) === p
-          ? (tx) => moveDeadline(tx, row.id, HEARTBEAT_LOCATION, deadline)
+          ? { checkId: row.id, location: HEARTBEAT_LOCATION, nextDueMs: deadline }
           : undefined,
       ).then(p.resolve, p.reject)
     }),
