@@ -234,6 +234,41 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('a started scheduler wakes when the next slot falls due, not at its next tick', async () => {
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/url',
+        payload: { name: 'on time', frequency: 1, doubleCheck: false, request: { url: `${base}/` } },
+      })
+      const id = json(created).id as string
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs + 10 * 60_000 })
+        .execute()
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs + 300 })
+        .where('check_id', '=', id)
+        .execute()
+      // No tick comes during the test: only the wake for the slot due 300 ms on can run it.
+      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, tickMs: 3_600_000 })
+      const results = async () =>
+        (await t.store.db.selectFrom('check_results').select('id').where('check_id', '=', id).execute())
+          .length
+      node.start()
+      try {
+        await new Promise((done) => setTimeout(done, 50))
+        assert.equal(await results(), 0, 'nothing is due at the start')
+        nowMs += 300
+        // A liveness wait, not a timing assertion.
+        for (let i = 0; i < 500 && (await results()) === 0; i++)
+          await new Promise((done) => setTimeout(done, 20))
+        assert.equal(await results(), 1)
+      } finally {
+        await node.stop()
+      }
+    })
+
     test('a started scheduler keeps claiming after ticks that find every run slot busy', async () => {
       const checks: string[] = []
       for (let n = 0; n < 4; n++) {

@@ -10,7 +10,7 @@ import { type Job, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { runAttempt } from './run-and-store.ts'
 import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
-import { type ClaimedSlot, claimDueSlots, renewLeases, type SlotMove } from './schedules.repo.ts'
+import { type ClaimedSlot, claimDueSlots, nextDueMs, renewLeases, type SlotMove } from './schedules.repo.ts'
 
 export interface SchedulerOptions {
   /** Data-center locations this process runs checks for (plus `heartbeat` for deadlines). */
@@ -22,6 +22,7 @@ export interface SchedulerOptions {
    * third of this, so it bounds how long a dead node's slots wait, not how long a run may take.
    */
   leaseMs?: number
+  /** The longest a started scheduler sleeps between claims; it wakes sooner when a slot falls due. */
   tickMs?: number
   log?: { error(details: object, message: string): void }
 }
@@ -37,6 +38,11 @@ export interface Scheduler {
 }
 
 export const DEFAULT_LEASE_MS = 30_000
+/**
+ * The shortest sleep between claims: slots falling due in a steady stream (thousands of checks) are
+ * claimed in batches this far apart rather than one claim each, and start at most this late.
+ */
+const MIN_CLAIM_GAP_MS = 50
 /** How often a running scheduler tells the store it is alive (GET /v1/locations reads it). */
 export const PRESENCE_INTERVAL_MS = 10_000
 
@@ -47,8 +53,10 @@ export const PRESENCE_INTERVAL_MS = 10_000
 export function createScheduler(ctx: ServiceContext, options: SchedulerOptions): Scheduler {
   const owner = `node-${randomUUID()}`
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+  const tickMs = options.tickMs ?? 500
   const running = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | undefined
+  let wake: NodeJS.Timeout | undefined
   let renewal: NodeJS.Timeout | undefined
   let presence: NodeJS.Timeout | undefined
   const node = {
@@ -117,10 +125,20 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     if (!started || claiming || running.size >= options.concurrency) return
     // `.finally` runs after the assignment, so a loop that ends at once can't leave `claiming` set.
     claiming = claimWhileFree()
+      .then(wakeWhenDue)
       .catch((error: unknown) => log.error({ err: error }, 'claiming due checks failed'))
       .finally(() => {
         claiming = undefined
       })
+  }
+
+  /** Sets a timer for when the next slot falls due, if that comes before the next tick. */
+  async function wakeWhenDue(): Promise<void> {
+    const nowMs = ctx.clock.now().getTime()
+    const dueMs = await nextDueMs(ctx, options.locations, nowMs)
+    const sleepMs = Math.max(MIN_CLAIM_GAP_MS, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
+    clearTimeout(wake)
+    if (started && sleepMs < tickMs) wake = setTimeout(pump, sleepMs)
   }
 
   async function claimWhileFree(): Promise<void> {
@@ -171,7 +189,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     runDue,
     start() {
       started = true
-      timer = setInterval(pump, options.tickMs ?? 500)
+      timer = setInterval(pump, tickMs)
       pump()
       if (node.locations.length > 0) {
         void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(sayAlive)
@@ -187,6 +205,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     async stop() {
       started = false
       clearInterval(timer)
+      clearTimeout(wake)
       clearInterval(presence)
       await claiming
       await Promise.all(running)
