@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
 import { runLoad } from './load.ts'
+import { benchEngine, benchStore } from './store.ts'
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } },
@@ -19,10 +20,8 @@ const connections = Number(values.connections)
 const adminToken = randomBytes(16).toString('hex')
 
 const spawnedAt = performance.now()
-const server = await startServerProcess({
-  SVC_ADMIN_TOKEN: adminToken,
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-})
+const store = await benchStore()
+const server = await startServerProcess({ ...store.env, SVC_ADMIN_TOKEN: adminToken })
 const firstAnswerMs = await timeToFirstAnswer(server.url, spawnedAt)
 await sleep(1000)
 const idleRssMb = rssMb(server.child.pid ?? 0)
@@ -67,6 +66,7 @@ const svc = await runLoad({
 })
 const loadedRssMb = rssMb(server.child.pid ?? 0)
 await server.stop('SIGTERM')
+await store.dispose()
 
 const barePort = await freePort()
 const bare = spawn(process.execPath, ['bench/bare-server.ts'], {
@@ -86,9 +86,7 @@ bare.kill()
 const ratio = svc.requestsPerSecond / ceiling.requestsPerSecond
 const row = (name: string, r: typeof svc) =>
   `${name.padEnd(28)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}`
-console.log(
-  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run after 1 s of warm-up, ${connections} connections`,
-)
+console.log(`store: ${benchEngine}, ${seconds} s per run after 1 s of warm-up, ${connections} connections`)
 console.log(row('svc GET /v1/variables (50)', svc))
 console.log(row('bare Fastify, same JSON', ceiling))
 console.log(`throughput ratio svc/bare      ${ratio.toFixed(2)}   (target >= 0.5)`)

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
 import { runLoad } from './load.ts'
+import { benchEngine, benchStore } from './store.ts'
 
 const { values } = parseArgs({
   options: {
@@ -22,10 +23,8 @@ const seconds = Number(values.seconds)
 const connections = Number(values.connections)
 const apiKey = `svc_${randomBytes(32).toString('base64url')}`
 
-const server = await startServerProcess({
-  SVC_BOOTSTRAP_API_KEY: apiKey,
-  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-})
+const store = await benchStore()
+const server = await startServerProcess({ ...store.env, SVC_BOOTSTRAP_API_KEY: apiKey })
 // Pings spread over many heartbeat checks, as many cron jobs would send them.
 const tokens: string[] = []
 for (let i = 0; i < Number(values.checks); i++) {
@@ -53,6 +52,7 @@ const pings = await runLoad({
 })
 const cpuPerPingUs = ((pings.serverCpuMs ?? 0) * 1000) / pings.requests
 await server.stop('SIGTERM')
+await store.dispose()
 
 const barePort = await freePort()
 const bare = spawn(process.execPath, ['bench/bare-server.ts'], {
@@ -72,7 +72,7 @@ bare.kill()
 const row = (name: string, r: typeof pings) =>
   `${name.padEnd(28)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}`
 console.log(
-  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run after 1 s of warm-up, ${connections} connections, ${tokens.length} heartbeat checks`,
+  `store: ${benchEngine}, ${seconds} s per run after 1 s of warm-up, ${connections} connections, ${tokens.length} heartbeat checks`,
 )
 console.log(row('svc GET /ping/{token}', pings))
 console.log(row('bare Fastify, same route', ceiling))

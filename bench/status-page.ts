@@ -7,9 +7,9 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
-import { testEngines } from '../packages/db/src/testing.ts'
-import { startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
 import { runLoad } from './load.ts'
+import { benchEngine, benchStore } from './store.ts'
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } },
@@ -22,10 +22,8 @@ const target = createServer((_request, response) => response.end('ok'))
 await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
 const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
 
-// On PostgreSQL the bench gets a schema of its own, dropped at the end, so runs never collide.
-if (process.env.DATABASE_URL) process.env.SVC_TEST_DATABASE_URL = process.env.DATABASE_URL
-const store = await testEngines()[process.env.DATABASE_URL ? 1 : 0]!.createUrl()
-const server = await startServerProcess(storeEnv(store.url))
+const store = await benchStore()
+const server = await startServerProcess(store.env)
 const api = async (method: string, path: string, payload?: unknown) => {
   const headers: Record<string, string> = { authorization: `Bearer ${server.apiKey}` }
   if (payload) headers['content-type'] = 'application/json'
@@ -114,7 +112,7 @@ await store.dispose()
 target.close()
 
 console.log(
-  `store: ${process.env.DATABASE_URL ? 'postgres' : 'sqlite'}, ${seconds} s per run after 1 s of warm-up, ${connections} connections, page ${(html.length / 1024).toFixed(0)} KiB`,
+  `store: ${benchEngine}, ${seconds} s per run after 1 s of warm-up, ${connections} connections, page ${(html.length / 1024).toFixed(0)} KiB`,
 )
 const row = (name: string, r: typeof plain) =>
   `${name.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   non-2xx ${r.non2xx}   ratio to target ${(r.requestsPerSecond / TARGET_RPS).toFixed(2)}`
