@@ -1,12 +1,22 @@
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 import { newResultId } from '../features/check-results/result-id.ts'
-import { writeResult } from '../features/check-results/store-results.ts'
+import { type ResultWrite, writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import type { SlotMove } from './schedules.repo.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
+
+export interface HeartbeatEventOf {
+  /** The slot's job for a missed deadline; a ping is a job of its own, named after its result. */
+  jobId?: string
+  kind: HeartbeatEvent
+  message?: string
+  method?: string
+  /** When it happened; now by default. */
+  at?: Date
+}
 
 /**
  * Stores what happened to a heartbeat as an ordinary result, so statuses and analytics see it;
@@ -15,22 +25,25 @@ export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 export async function storeHeartbeatResult(
   ctx: ServiceContext,
   check: ChecksTable,
-  event: {
-    /** The slot's job for a missed deadline; a ping is a job of its own, named after its result. */
-    jobId?: string
-    kind: HeartbeatEvent
-    message?: string
-    method?: string
-    /** When it happened; now by default. */
-    at?: Date
-  },
+  event: HeartbeatEventOf,
   resolved?: ResolvedCheck,
   slotMove?: SlotMove,
 ): Promise<void> {
+  await writeResult(ctx, heartbeatResultWrite(ctx, check, event, resolved, slotMove))
+}
+
+/** The result write of a heartbeat event (see `storeHeartbeatResult`), for a batch of them. */
+export function heartbeatResultWrite(
+  ctx: ServiceContext,
+  check: ChecksTable,
+  event: HeartbeatEventOf,
+  resolved?: ResolvedCheck,
+  slotMove?: SlotMove,
+): ResultWrite {
   const now = (event.at ?? ctx.clock.now()).toISOString()
   const failed = event.kind !== 'RECEIVED'
   const id = newResultId()
-  await writeResult(ctx, {
+  return {
     row: {
       id,
       job_id: event.jobId ?? `ping:${id}`,
@@ -55,5 +68,5 @@ export async function storeHeartbeatResult(
     },
     check: resolved,
     slotMove,
-  })
+  }
 }

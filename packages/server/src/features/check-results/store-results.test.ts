@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
+import { heartbeatResultWrite, storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { storeResult } from '../alerting/testing.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
+import { writeResults } from './store-results.ts'
 
 const MINUTE = 60_000
 
@@ -174,6 +175,40 @@ for (const engine of testEngines()) {
         .execute()
       assert.deepEqual(stored.map((r) => Boolean(r.has_failures)).sort(), [false, true])
       assert.deepEqual(await alertTypes(check.id), ['ALERT_FAILURE'])
+    })
+
+    test('a batch handed in at once: one promise per write, a failing write fails alone', async () => {
+      const res = await t.call({
+        method: 'POST',
+        url: '/v1/checks/heartbeat',
+        payload: {
+          name: 'batch',
+          heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
+        },
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const check = await findCheckById(t.ctx, json(res).id)
+      assert.ok(check)
+      const gone = { ...check, id: 'no-such-check' }
+      const outcomes = await Promise.allSettled(
+        writeResults(t.ctx, [
+          heartbeatResultWrite(t.ctx, check, { kind: 'RECEIVED' }),
+          heartbeatResultWrite(t.ctx, gone, { kind: 'RECEIVED' }),
+          heartbeatResultWrite(t.ctx, check, { kind: 'FAIL_PING' }),
+          heartbeatResultWrite(t.ctx, check, { jobId: 'twice', kind: 'RECEIVED' }),
+          heartbeatResultWrite(t.ctx, check, { jobId: 'twice', kind: 'RECEIVED' }),
+        ]),
+      )
+      assert.deepEqual(
+        outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'rejected')),
+        [true, 'rejected', true, true, false],
+      )
+      const stored = await t.ctx.db
+        .selectFrom('check_results')
+        .select('error_type')
+        .where('check_id', '=', check.id)
+        .execute()
+      assert.deepEqual(stored.map((r) => r.error_type).sort(), ['HEARTBEAT_FAIL', null, null])
     })
 
     test('two writes of one job id written together store one result', async () => {

@@ -35,6 +35,21 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
     const { stored } = await storeResults(ctx, [write])
     return stored[0] as boolean
   }
+  // Results finishing in the same turn of the event loop join the first batch.
+  return enqueue(ctx, write, setImmediate)
+}
+
+/**
+ * `writeResult` for a batch the caller gathered itself (the pings of one turn): one promise per write.
+ * The batch goes to the store at once instead of a turn later, when the requests of the next turn
+ * would have split it.
+ */
+export function writeResults(ctx: ServiceContext, writes: ResultWrite[]): Promise<boolean>[] {
+  if (ctx.db.isTransaction) return writes.map((write) => writeResult(ctx, write))
+  return writes.map((write) => enqueue(ctx, write, queueMicrotask))
+}
+
+function enqueue(ctx: ServiceContext, write: ResultWrite, startFlush: (flush: () => void) => void) {
   let queue = queues.get(ctx.db)
   if (!queue) {
     queue = { pending: [], flushers: 0 }
@@ -45,8 +60,7 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
     batches.pending.push({ ctx, write, resolve, reject })
     if (batches.flushers < concurrentBatches(ctx)) {
       batches.flushers++
-      // Results finishing in the same turn of the event loop join the first batch.
-      setImmediate(() => void flush(batches))
+      startFlush(() => void flush(batches))
     }
   })
 }

@@ -3,12 +3,13 @@ import { StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
-import { storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
+import { heartbeatResultWrite } from '../../scheduler/heartbeat-results.ts'
 import {
   HEARTBEAT_LOCATION,
   type HeartbeatSettings,
   heartbeatWindowMs,
 } from '../../scheduler/heartbeat-window.ts'
+import { type ResultWrite, writeResults } from '../check-results/store-results.ts'
 import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheckRows } from '../checks/checks.service.ts'
 
@@ -31,8 +32,9 @@ interface PendingPing {
  * paused group) acknowledges pings without judging them.
  *
  * Pings that arrive in the same turn of the event loop are handled together: one token lookup, one
- * resolution of their checks, and their results in one group-commit batch, each check's deadline moved
- * once (by its latest ping) in the same transaction. Each ping resolves once its result is committed.
+ * resolution of their checks, and their results handed to the store as one batch at once (not a turn
+ * later, when the next turn's pings would split it), each check's deadline moved once (by its latest
+ * ping) in the same transaction. Each ping resolves once its result is committed.
  */
 export function createPingIntake(ctx: ServiceContext): { record(ping: Ping): Promise<void> } {
   let pending: PendingPing[] = []
@@ -60,28 +62,38 @@ async function handlePings(ctx: ServiceContext, batch: PendingPing[]): Promise<v
     const check = checks.get(p.ping.token)
     if (check) latestPing.set(check.row.id, p)
   }
+  const writes: ResultWrite[] = []
+  const writers: PendingPing[] = []
+  for (const p of batch) {
+    const check = checks.get(p.ping.token)
+    if (!check) {
+      p.reject(notFound('Unknown heartbeat'))
+      continue
+    }
+    const { row, definition, groupActivated } = check
+    if (!definition.activated || !groupActivated) {
+      p.resolve()
+      continue
+    }
+    const deadline = p.at.getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
+    const { kind, method } = p.ping
+    const event = {
+      kind,
+      method,
+      at: p.at,
+      message: kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined,
+    }
+    const slotMove =
+      latestPing.get(row.id) === p
+        ? { checkId: row.id, location: HEARTBEAT_LOCATION, nextDueMs: deadline }
+        : undefined
+    writes.push(heartbeatResultWrite(ctx, row, event, check, slotMove))
+    writers.push(p)
+  }
   await Promise.all(
-    batch.map(async (p) => {
-      const check = checks.get(p.ping.token)
-      if (!check) return p.reject(notFound('Unknown heartbeat'))
-      const { row, definition, groupActivated } = check
-      if (!definition.activated || !groupActivated) return p.resolve()
-      const deadline = p.at.getTime() + heartbeatWindowMs(definition.heartbeat as HeartbeatSettings)
-      const { kind, method } = p.ping
-      await storeHeartbeatResult(
-        ctx,
-        row,
-        {
-          kind,
-          method,
-          at: p.at,
-          message: kind === 'FAIL_PING' ? 'The job reported a failure (/fail ping)' : undefined,
-        },
-        check,
-        latestPing.get(row.id) === p
-          ? { checkId: row.id, location: HEARTBEAT_LOCATION, nextDueMs: deadline }
-          : undefined,
-      ).then(p.resolve, p.reject)
+    writeResults(ctx, writes).map((stored, i) => {
+      const p = writers[i] as PendingPing
+      return stored.then(() => p.resolve(), p.reject)
     }),
   )
 }
