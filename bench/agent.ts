@@ -24,6 +24,7 @@ import {
   createLocation,
 } from '../packages/server/src/features/private-locations/private-locations.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
+import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
 import { startAgentProcess } from '../packages/server/src/testing/agent-process.ts'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
@@ -164,7 +165,7 @@ async function dueToStart(ids: string[], location: string) {
     .where('check_id', 'in', ids)
     .execute()
   const delays = rows
-    .map((row) => Date.parse(row.started_at) - Number(row.job_id.slice(row.job_id.lastIndexOf(':') + 1)))
+    .map((row) => Date.parse(row.started_at) - (dueMsOfSlotKey(row.job_id) as number))
     .sort((a, b) => a - b)
   const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))] ?? Number.NaN
   return { count: delays.length, p50: at(0.5), p99: at(0.99), max: delays.at(-1) ?? Number.NaN }

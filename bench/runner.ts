@@ -23,6 +23,7 @@ import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
+import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
 import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
@@ -229,7 +230,7 @@ async function driftWithActiveChecks() {
     for (let slot = first; slot < windowEnd; slot += MINUTE) if (slot >= windowStart) due++
   }
   const drifts = results
-    .map((r) => ({ dueMs: Number(r.job_id.split(':')[2]), startedMs: Date.parse(r.started_at) }))
+    .map((r) => ({ dueMs: dueMsOfSlotKey(r.job_id) as number, startedMs: Date.parse(r.started_at) }))
     .filter((r) => r.dueMs >= windowStart && r.dueMs < windowEnd)
     .map((r) => r.startedMs - r.dueMs)
     .sort((a, b) => a - b)

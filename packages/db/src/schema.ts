@@ -173,7 +173,7 @@ export interface CheckResultsTable {
 }
 
 export interface CheckRetriesTable {
-  /** The job id of the run that failed first: `${checkId}:${location}:${dueMs}`. */
+  /** The job id of the run that failed first: `${dueMs}:${checkId}:${location}` (see scheduler/jobs.ts). */
   slot_key: string
   check_id: string
   /** Where the next attempt runs (another location unless the strategy keeps the same region). */

@@ -64,7 +64,7 @@ describe('two server processes share one schedule', { concurrency: true }, () =>
             const mine = results.filter((r) => r.check_id === check.id)
             const slots = mine
               .map((r) => {
-                const [checkId, location, due] = r.job_id.split(':')
+                const [due, checkId, location] = r.job_id.split(':')
                 assert.equal(checkId, check.id)
                 assert.equal(location, 'local')
                 assert.equal(r.run_location, 'local')

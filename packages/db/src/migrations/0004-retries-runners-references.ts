@@ -8,7 +8,7 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   // Retries of a failed run, due after their backoff; leased like schedule rows.
   await db.schema
     .createTable('check_retries')
-    /** The job id of the run that failed first: `${checkId}:${location}:${dueMs}`. */
+    /** The job id of the run that failed first (a slot key: see scheduler/jobs.ts). */
     .addColumn('slot_key', 'text', (c) => c.primaryKey())
     .addColumn('check_id', 'text', (c) => c.notNull().references('checks.id').onDelete('cascade'))
     .addColumn('location', 'text', (c) => c.notNull())

@@ -12,7 +12,7 @@ import { nextSlotAfter, planSlots } from './slots.ts'
  * retry of it, or a one-off trigger.
  */
 export interface Job {
-  /** The job id of the first attempt: `${checkId}:${location}:${dueMs}`, or `trigger:<uuid>`. */
+  /** The job id of the first attempt: `${dueMs}:${checkId}:${location}` (see `slotKeyOf`), or `trigger:<uuid>`. */
   slotKey: string
   /** Where it runs, as schedule rows name places (`local`, `private:<id>`). */
   location: string
@@ -20,8 +20,19 @@ export interface Job {
   firstStartedMs: number
 }
 
+/**
+ * A slot's key, the job id of its first attempt. Due time first: keys of new runs then sort after the
+ * ones stored before them, so results' job ids (and retries' keys) land at the end of their unique
+ * indexes, not on a page per check (with the check first, that index cost a store ~25 µs per result).
+ */
 export function slotKeyOf(slot: ClaimedSlot): string {
-  return `${slot.checkId}:${slot.location}:${slot.dueMs}`
+  return `${slot.dueMs}:${slot.checkId}:${slot.location}`
+}
+
+/** The due time a slot key (or a job id made from it) names; undefined for a trigger's. */
+export function dueMsOfSlotKey(key: string): number | undefined {
+  const dueMs = Number(key.slice(0, key.indexOf(':')))
+  return Number.isFinite(dueMs) && !isTriggerJob({ slotKey: key }) ? dueMs : undefined
 }
 
 /** Unique per attempt, so a job re-run after a lost lease stores its result once. */

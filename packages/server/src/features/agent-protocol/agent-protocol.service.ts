@@ -5,7 +5,14 @@ import type { PrivateLocationsTable } from '@svc/db'
 import type { RunOutcome } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { conflict, notFound, unauthorized } from '../../http/errors.ts'
-import { isTriggerJob, jobIdOf, nextDueOf, recordOutcome } from '../../scheduler/jobs.ts'
+import {
+  dueMsOfSlotKey,
+  isTriggerJob,
+  jobIdOf,
+  nextDueOf,
+  recordOutcome,
+  slotKeyOf,
+} from '../../scheduler/jobs.ts'
 import { claimDueRetries, insertTriggerJob, type PendingRetry } from '../../scheduler/retries.repo.ts'
 import { prepareJob } from '../../scheduler/run-and-store.ts'
 import { runVariables } from '../../scheduler/run-variables.ts'
@@ -100,7 +107,7 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
 const firstAttemptOf =
   (ctx: ServiceContext) =>
   (slot: ClaimedSlot): PendingRetry => ({
-    slotKey: `${slot.checkId}:${slot.location}:${slot.dueMs}`,
+    slotKey: slotKeyOf(slot),
     checkId: slot.checkId,
     location: slot.location,
     attempt: 1,
@@ -142,8 +149,8 @@ async function completeFirstAttempt(
   check: ResolvedCheck,
   slotKey: string,
 ) {
-  const dueMs = Number(slotKey.slice(slotKey.lastIndexOf(':') + 1))
-  if (!Number.isFinite(dueMs)) return
+  const dueMs = dueMsOfSlotKey(slotKey)
+  if (dueMs === undefined) return
   const slot = { checkId: check.row.id, location: agent.key, dueMs }
   await completeSlot(ctx, { ...slot, owner: agent.owner, nextDueMs: nextDueOf(ctx, check, slot) })
 }
