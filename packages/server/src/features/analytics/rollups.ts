@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts'
 import { type HeartbeatSettings, heartbeatPeriodMs } from '../../scheduler/heartbeat-window.ts'
 import { findAccount } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
-import { type PreviousFinal, previousFinalResults } from '../check-results/check-results.repo.ts'
+import { type PreviousResult, previousHeartbeatResults } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import type { RollupDelta } from './analytics.repo.ts'
 import { addToRollups, findZones, saveZone } from './analytics.repo.ts'
@@ -135,13 +135,13 @@ async function heartbeatOutcomes(
     .sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0))
   const firstOfCheck = new Map<string, CheckResultsTable>()
   for (const row of heartbeats) if (!firstOfCheck.has(row.check_id)) firstOfCheck.set(row.check_id, row)
-  const stored = await previousFinalResults(
+  const stored = await previousHeartbeatResults(
     ctx,
     [...firstOfCheck.values()].map((row) => ({ checkId: row.check_id, beforeIso: row.started_at })),
   )
   const periods = new Map<string, number | undefined>()
   // A later result of a check in `rows` follows the earlier one, not what was stored before them.
-  const latest = new Map<string, PreviousFinal>()
+  const latest = new Map<string, PreviousResult>()
   const outcomes = new Map<string, string>()
   for (const row of heartbeats) {
     if (!periods.has(row.check_id)) periods.set(row.check_id, await periodOf(ctx, row.check_id, checks))
@@ -171,7 +171,7 @@ async function periodOf(
  */
 function heartbeatOutcome(
   row: CheckResultsTable,
-  previous: PreviousFinal | undefined,
+  previous: PreviousResult | undefined,
   periodMs: number | undefined,
 ): string {
   if (row.has_failures) return 'FAILING'

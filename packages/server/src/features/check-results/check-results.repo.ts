@@ -1,5 +1,5 @@
 import { type CheckResultsTable, fetchPage } from '@svc/db'
-import { type RawBuilder, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `check_results`. Results are written through store-results.ts, which folds them. */
@@ -136,37 +136,44 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
   }))
 }
 
-export interface PreviousFinal {
+export interface PreviousResult {
   started_at: string
   has_failures: boolean
   error_type: string | null
 }
 
 /**
- * For each check, its final result that started just before the given time (heartbeat analytics: the
- * time since the last ping): one index seek per check, in one statement whose text is the same for any
- * number of checks (the pairs go in as one JSON or two array parameters), so it is parsed once.
+ * For each heartbeat check, its result that started just before the given time (heartbeat analytics:
+ * the time since the last ping): one index seek per check, in one statement whose text is the same for
+ * any number of checks (the pairs go in as one JSON or two array parameters), so it is parsed once.
+ * A heartbeat's results are all final, so the seek needs no filter beyond the index: with one, PostgreSQL
+ * planned a scan of each check's every result.
  */
-export async function previousFinalResults(
+export async function previousHeartbeatResults(
   ctx: ServiceContext,
   before: { checkId: string; beforeIso: string }[],
-): Promise<Map<string, PreviousFinal>> {
+): Promise<Map<string, PreviousResult>> {
   if (before.length === 0) return new Map()
-  const latestBefore = (checkId: RawBuilder<string>, beforeIso: RawBuilder<string>) => sql`(
-    select id from check_results
-    where check_id = ${checkId} and result_type = 'FINAL' and started_at < ${beforeIso}
-    order by started_at desc limit 1)`
+  // PostgreSQL walks the index backwards per check through a lateral join; SQLite has no LATERAL, but
+  // plans its correlated subquery as one seek per check.
   const query =
     ctx.engine === 'postgres'
-      ? sql<PreviousFinalRow>`
-          select r.check_id, r.started_at, r.has_failures, r.error_type
+      ? sql<PreviousResultRow>`
+          select p.check_id, p.started_at, p.has_failures, p.error_type
           from unnest(${before.map((b) => b.checkId)}::text[], ${before.map((b) => b.beforeIso)}::text[])
             as wanted(check_id, before_iso)
-          join check_results r on r.id = ${latestBefore(sql`wanted.check_id`, sql`wanted.before_iso`)}`
-      : sql<PreviousFinalRow>`
+          cross join lateral (
+            select check_id, started_at, has_failures, error_type from check_results
+            where check_id = wanted.check_id and started_at < wanted.before_iso
+            order by started_at desc limit 1
+          ) as p`
+      : sql<PreviousResultRow>`
           select r.check_id, r.started_at, r.has_failures, r.error_type
           from json_each(${JSON.stringify(before.map((b) => [b.checkId, b.beforeIso]))}) as wanted
-          join check_results r on r.id = ${latestBefore(sql`wanted.value ->> 0`, sql`wanted.value ->> 1`)}`
+          join check_results r on r.id = (
+            select id from check_results
+            where check_id = wanted.value ->> 0 and started_at < wanted.value ->> 1
+            order by started_at desc limit 1)`
   const { rows } = await query.execute(ctx.db)
   return new Map(
     rows.map((row) => [
@@ -176,7 +183,7 @@ export async function previousFinalResults(
   )
 }
 
-type PreviousFinalRow = Pick<CheckResultsTable, 'check_id' | 'started_at' | 'has_failures' | 'error_type'>
+type PreviousResultRow = Pick<CheckResultsTable, 'check_id' | 'started_at' | 'has_failures' | 'error_type'>
 
 /**
  * One page of a check's final results started in [fromIso, toIso), oldest first: the raw points of
