@@ -59,15 +59,13 @@ export async function moveSlots(ctx: ServiceContext, moves: SlotMove[]): Promise
       )
       .execute()
   }
-  if (completions.length === 1) {
-    const [only] = completions as [SlotMove]
-    await completeSlot(ctx, { ...only, owner: only.leaseOwner as string })
-  } else if (completions.length > 1) {
-    await completeSlots(ctx, completions)
-  }
+  if (completions.length > 0) await completeSlots(ctx, completions)
 }
 
-/** Completes many slots in one statement (see `completeSlot`); the slots go in as one or four parameters. */
+/**
+ * Moves finished slots to their next due times, each only while its `leaseOwner` still holds its lease,
+ * in one statement (the slots go in as one JSON or four array parameters).
+ */
 async function completeSlots(ctx: ServiceContext, slots: SlotMove[]): Promise<void> {
   const query =
     ctx.engine === 'postgres'
@@ -216,13 +214,7 @@ export async function completeSlot(
   ctx: ServiceContext,
   slot: { checkId: string; location: string; owner: string; nextDueMs: number },
 ): Promise<void> {
-  await ctx.db
-    .updateTable('check_schedules')
-    .set({ next_due_ms: slot.nextDueMs, lease_owner: null, lease_until_ms: null })
-    .where('check_id', '=', slot.checkId)
-    .where('location', '=', slot.location)
-    .where('lease_owner', '=', slot.owner)
-    .execute()
+  await completeSlots(ctx, [{ ...slot, leaseOwner: slot.owner }])
 }
 
 export async function listSchedule(ctx: ServiceContext, checkId: string) {
