@@ -41,6 +41,15 @@ for (const engine of testEngines()) {
       return { id: json(res).id as string, accountId: t.owner.accountId }
     }
 
+    /** A heartbeat check created through the API, as its stored row. */
+    async function heartbeatCheck(name: string, heartbeat: Record<string, unknown>) {
+      const res = await t.call({ method: 'POST', url: '/v1/checks/heartbeat', payload: { name, heartbeat } })
+      assert.equal(res.statusCode, 201, res.body)
+      const check = await findCheckById(t.ctx, json(res).id)
+      assert.ok(check)
+      return check
+    }
+
     const alertTypes = async (checkId: string) =>
       (
         json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${checkId}` })) as {
@@ -114,17 +123,12 @@ for (const engine of testEngines()) {
     })
 
     test('heartbeat results written together get the statuses they would get one by one', async () => {
-      const res = await t.call({
-        method: 'POST',
-        url: '/v1/checks/heartbeat',
-        payload: {
-          name: 'cron',
-          heartbeat: { period: 1, periodUnit: 'hours', grace: 30, graceUnit: 'minutes' },
-        },
+      const check = await heartbeatCheck('cron', {
+        period: 1,
+        periodUnit: 'hours',
+        grace: 30,
+        graceUnit: 'minutes',
       })
-      assert.equal(res.statusCode, 201, res.body)
-      const check = await findCheckById(t.ctx, json(res).id)
-      assert.ok(check)
       const start = Date.parse('2026-06-01T00:00:00.000Z')
       // Minutes from the start: what happened, and the status analytics files it under.
       const events = [
@@ -178,17 +182,12 @@ for (const engine of testEngines()) {
     })
 
     test('a batch handed in at once: one promise per write, a failing write fails alone', async () => {
-      const res = await t.call({
-        method: 'POST',
-        url: '/v1/checks/heartbeat',
-        payload: {
-          name: 'batch',
-          heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
-        },
+      const check = await heartbeatCheck('batch', {
+        period: 1,
+        periodUnit: 'hours',
+        grace: 1,
+        graceUnit: 'hours',
       })
-      assert.equal(res.statusCode, 201, res.body)
-      const check = await findCheckById(t.ctx, json(res).id)
-      assert.ok(check)
       const gone = { ...check, id: 'no-such-check' }
       const outcomes = await Promise.allSettled(
         writeResults(t.ctx, [
