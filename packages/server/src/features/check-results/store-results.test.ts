@@ -210,6 +210,37 @@ for (const engine of testEngines()) {
       assert.deepEqual(stored.map((r) => r.error_type).sort(), ['HEARTBEAT_FAIL', null, null])
     })
 
+    test('a batch handed in inside a transaction joins it: stored with it, rolled back with it', async () => {
+      const check = await heartbeatCheck('in a transaction', {
+        period: 1,
+        periodUnit: 'hours',
+        grace: 1,
+        graceUnit: 'hours',
+      })
+      const inTransaction = (rollBack: boolean) =>
+        t.ctx.db
+          .transaction()
+          .execute(async (db) => {
+            const tx = { ...t.ctx, db }
+            const stored = await Promise.all(
+              writeResults(tx, [
+                heartbeatResultWrite(tx, check, { kind: 'RECEIVED' }),
+                heartbeatResultWrite(tx, check, { kind: 'FAIL_PING' }),
+              ]),
+            )
+            assert.deepEqual(stored, [true, true])
+            if (rollBack) throw new Error('rolled back')
+          })
+          .catch((error: Error) => assert.equal(error.message, 'rolled back'))
+      const count = async () =>
+        (await t.ctx.db.selectFrom('check_results').select('id').where('check_id', '=', check.id).execute())
+          .length
+      await inTransaction(true)
+      assert.equal(await count(), 0)
+      await inTransaction(false)
+      assert.equal(await count(), 2)
+    })
+
     test('two writes of one job id written together store one result', async () => {
       const check = await apiCheck()
       const writes = await Promise.all([

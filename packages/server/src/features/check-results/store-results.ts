@@ -45,7 +45,10 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
  * would have split it.
  */
 export function writeResults(ctx: ServiceContext, writes: ResultWrite[]): Promise<boolean>[] {
-  if (ctx.db.isTransaction) return writes.map((write) => writeResult(ctx, write))
+  if (ctx.db.isTransaction) {
+    const stored = storeResults(ctx, writes).then((batch) => batch.stored)
+    return writes.map((_, i) => stored.then((all) => all[i] as boolean))
+  }
   return writes.map((write) => enqueue(ctx, write, queueMicrotask))
 }
 
