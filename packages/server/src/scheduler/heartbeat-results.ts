@@ -8,7 +8,7 @@ import type { SlotMove } from './schedules.repo.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 
-export interface HeartbeatEventOf {
+export interface HeartbeatEventDetails {
   /** The slot's job for a missed deadline; a ping is a job of its own, named after its result. */
   jobId?: string
   kind: HeartbeatEvent
@@ -25,7 +25,7 @@ export interface HeartbeatEventOf {
 export async function storeHeartbeatResult(
   ctx: ServiceContext,
   check: ChecksTable,
-  event: HeartbeatEventOf,
+  event: HeartbeatEventDetails,
   resolved?: ResolvedCheck,
   slotMove?: SlotMove,
 ): Promise<void> {
@@ -36,7 +36,7 @@ export async function storeHeartbeatResult(
 export function heartbeatResultWrite(
   ctx: ServiceContext,
   check: ChecksTable,
-  event: HeartbeatEventOf,
+  event: HeartbeatEventDetails,
   resolved?: ResolvedCheck,
   slotMove?: SlotMove,
 ): ResultWrite {

@@ -42,7 +42,10 @@ for (const engine of testEngines()) {
     }
 
     /** A heartbeat check created through the API, as its stored row. */
-    async function heartbeatCheck(name: string, heartbeat: Record<string, unknown>) {
+    async function heartbeatCheck(
+      name: string,
+      heartbeat: Record<string, unknown> = { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
+    ) {
       const res = await t.call({ method: 'POST', url: '/v1/checks/heartbeat', payload: { name, heartbeat } })
       assert.equal(res.statusCode, 201, res.body)
       const check = await findCheckById(t.ctx, json(res).id)
@@ -182,12 +185,7 @@ for (const engine of testEngines()) {
     })
 
     test('a batch handed in at once: one promise per write, a failing write fails alone', async () => {
-      const check = await heartbeatCheck('batch', {
-        period: 1,
-        periodUnit: 'hours',
-        grace: 1,
-        graceUnit: 'hours',
-      })
+      const check = await heartbeatCheck('batch')
       const gone = { ...check, id: 'no-such-check' }
       const outcomes = await Promise.allSettled(
         writeResults(t.ctx, [
@@ -211,12 +209,7 @@ for (const engine of testEngines()) {
     })
 
     test('a batch handed in inside a transaction joins it: stored with it, rolled back with it', async () => {
-      const check = await heartbeatCheck('in a transaction', {
-        period: 1,
-        periodUnit: 'hours',
-        grace: 1,
-        graceUnit: 'hours',
-      })
+      const check = await heartbeatCheck('in a transaction')
       const inTransaction = (rollBack: boolean) =>
         t.ctx.db
           .transaction()
