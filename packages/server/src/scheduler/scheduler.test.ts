@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { InsertQueryNode, type KyselyPlugin, type QueryId } from 'kysely'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { claimDueSlots, listSchedule } from './schedules.repo.ts'
@@ -305,5 +306,83 @@ for (const engine of testEngines()) {
         await node.stop()
       }
     })
+
+    // Only PostgreSQL can hold one transaction while others go on: SQLite's single connection would
+    // hold the claims behind the held result insert too.
+    if (engine.engine === 'postgres') {
+      test('a run frees its place when it ends, not when its result commits; a store behind stops claims', async () => {
+        const checks: string[] = []
+        for (let n = 0; n < 6; n++) {
+          const created = await t.call({
+            method: 'POST',
+            url: '/v1/checks/url',
+            payload: {
+              name: `held ${n}`,
+              frequency: 1,
+              locations: ['eu-west-1'],
+              request: { url: `${base}/` },
+            },
+          })
+          checks.push(json(created).id as string)
+        }
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: nowMs })
+          .where('check_id', 'in', checks)
+          .execute()
+        const held = holdResultInserts()
+        const node = createScheduler(
+          { ...t.ctx, db: t.ctx.db.withPlugin(held.plugin) },
+          { locations: ['eu-west-1'], concurrency: 2, maxUnstored: 3, tickMs: 20 },
+        )
+        const stored = async () =>
+          (
+            await t.store.db
+              .selectFrom('check_results')
+              .select('id')
+              .where('check_id', 'in', checks)
+              .execute()
+          ).length
+        const before = hits
+        node.start()
+        try {
+          // Liveness waits, not timing assertions.
+          for (let i = 0; i < 500 && hits - before < 4; i++) await new Promise((done) => setTimeout(done, 20))
+          // Two places, yet four runs while no result could commit: two took the places the first two
+          // left. Then three results wait for the store, and no tick claims more.
+          await new Promise((done) => setTimeout(done, 300))
+          assert.equal(hits - before, 4)
+          assert.equal(await stored(), 0)
+          held.release()
+          for (let i = 0; i < 500 && (await stored()) < checks.length; i++)
+            await new Promise((done) => setTimeout(done, 20))
+          assert.equal(await stored(), checks.length)
+          assert.equal(hits - before, checks.length)
+        } finally {
+          held.release()
+          await node.stop()
+        }
+      })
+    }
   })
+}
+
+/** A store that has fallen behind: every insert into `check_results` waits (in its transaction) for `release()`. */
+function holdResultInserts(): { plugin: KyselyPlugin; release(): void } {
+  const released = Promise.withResolvers<void>()
+  const inserts = new WeakSet<QueryId>()
+  return {
+    plugin: {
+      transformQuery({ node, queryId }) {
+        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'check_results')
+          inserts.add(queryId)
+        return node
+      },
+      async transformResult({ queryId, result }) {
+        if (inserts.has(queryId)) await released.promise
+        return result
+      },
+    },
+    release: () => released.resolve(),
+  }
 }

@@ -18,6 +18,11 @@ export interface SchedulerOptions {
   /** Runs at once in this process (SVC_RUNNER_CONCURRENCY). */
   concurrency: number
   /**
+   * Finished runs whose results may wait for the store before claims stop (default 200, about one write
+   * batch): only reached when the store falls behind the runs. Bounds the results held in memory.
+   */
+  maxUnstored?: number
+  /**
    * How long a claimed slot stays ours without renewal. Leases of runs in flight are renewed every
    * third of this, so it bounds how long a dead node's slots wait, not how long a run may take.
    */
@@ -43,6 +48,7 @@ export const DEFAULT_LEASE_MS = 30_000
  * claimed in batches this far apart rather than one claim each, and start at most this late.
  */
 const MIN_CLAIM_GAP_MS = 50
+const DEFAULT_MAX_UNSTORED = 200
 /** How often a running scheduler tells the store it is alive (GET /v1/locations reads it). */
 export const PRESENCE_INTERVAL_MS = 10_000
 
@@ -54,7 +60,13 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   const owner = `node-${randomUUID()}`
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
   const tickMs = options.tickMs ?? 500
-  const running = new Set<Promise<void>>()
+  const maxUnstored = options.maxUnstored ?? DEFAULT_MAX_UNSTORED
+  /** Attempts in flight: at most `concurrency`. */
+  let running = 0
+  /** Finished attempts whose results wait for their commit: they hold no run's place, up to `maxUnstored`. */
+  let unstored = 0
+  /** Every claimed job until its result is stored: what `stop()` waits for. */
+  const inFlight = new Set<Promise<void>>()
   let timer: NodeJS.Timeout | undefined
   let wake: NodeJS.Timeout | undefined
   let renewal: NodeJS.Timeout | undefined
@@ -82,7 +94,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
    */
   async function claimAndStart(): Promise<{ runs: Promise<void>[]; full: boolean }> {
     // The free slots as of now: runs finishing during the claims' awaits make room for the next pass.
-    const free = options.concurrency - running.size
+    const free = freePlaces()
     if (free <= 0) return { runs: [], full: false }
     const claim = { owner, nowMs: ctx.clock.now().getTime(), leaseMs, locations: options.locations }
     const retries = await claimDueRetries(ctx, { ...claim, limit: free })
@@ -106,23 +118,54 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     return runs.length
   }
 
-  function track(run: Promise<void>, checkId: string, location: string): Promise<void> {
-    const tracked = run.catch((error: unknown) => {
-      // A bug, not a failing target: leave the lease to expire so another pass retries the job.
-      log.error({ err: error, checkId, location }, 'check run failed')
-    })
-    running.add(tracked)
-    void tracked.finally(() => {
-      running.delete(tracked)
-      // A backlog is worked off as fast as runs finish, not a batch per tick.
-      if (backlog) pump()
-    })
+  /** Runs that can start now: places left of `concurrency`, none while the store is far behind. */
+  function freePlaces(): number {
+    return unstored >= maxUnstored ? 0 : options.concurrency - running
+  }
+
+  /**
+   * Counts a job's attempt against concurrency until it finishes, then its result as unstored until it
+   * commits. A run's place frees when the run ends, not when its result commits: runs go on while a
+   * batch commits, and the next batch is bigger for it (one commit and one statement each per batch).
+   */
+  function track(attempt: Promise<Finished>, checkId: string, location: string): Promise<void> {
+    // A bug, not a failing target: leave the lease to expire so another pass retries the job.
+    const failed = (error: unknown) => log.error({ err: error, checkId, location }, 'check run failed')
+    running++
+    const tracked = attempt
+      .finally(() => {
+        running--
+        freed()
+      })
+      .then(async (finished) => {
+        if (!finished) return
+        unstored++
+        await finished.stored.finally(() => {
+          unstored--
+          freed()
+        })
+      })
+      .catch(failed)
+    inFlight.add(tracked)
+    void tracked.finally(() => inFlight.delete(tracked))
     return tracked
+  }
+
+  let pumpQueued = false
+  function freed(): void {
+    // A backlog is worked off as fast as runs finish, not a batch per tick. Runs that finish in one turn
+    // (results committed together, say) are replaced by one claim after it, not one claim each.
+    if (!backlog || pumpQueued) return
+    pumpQueued = true
+    setImmediate(() => {
+      pumpQueued = false
+      pump()
+    })
   }
 
   /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
   function pump(): void {
-    if (!started || claiming || running.size >= options.concurrency) return
+    if (!started || claiming || freePlaces() <= 0) return
     // `.finally` runs after the assignment, so a loop that ends at once can't leave `claiming` set.
     claiming = claimWhileFree()
       .then(wakeWhenDue)
@@ -142,7 +185,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   }
 
   async function claimWhileFree(): Promise<void> {
-    while (running.size < options.concurrency) {
+    while (freePlaces() > 0) {
       const { full } = await claimAndStart()
       backlog = full
       if (!full) break
@@ -150,7 +193,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   }
 
   /** Runs a claimed slot of `check` (undefined when it was deleted since) and moves the slot on with its result. */
-  async function runSlot(slot: ClaimedSlot, check: ResolvedCheck | undefined): Promise<void> {
+  async function runSlot(slot: ClaimedSlot, check: ResolvedCheck | undefined): Promise<Finished> {
     if (!check) return
     const { row } = check
     const slotKey = slotKeyOf(slot)
@@ -163,25 +206,27 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
         kind: 'MISSED',
         message: 'No ping within the period and grace',
       } as const
-      return storeHeartbeatResult(ctx, row, missed, check, { ...slotOf(slot), leaseOwner: owner, nextDueMs })
+      const slotMove = { ...slotOf(slot), leaseOwner: owner, nextDueMs }
+      return { stored: storeHeartbeatResult(ctx, row, missed, check, slotMove) }
     }
     const firstStartedMs = ctx.clock.now().getTime()
-    await runJob(
+    return runJob(
       check,
       { slotKey, location: slot.location, attempt: 1, firstStartedMs },
       { ...slotOf(slot), leaseOwner: owner, nextDueMs: nextDueOf(ctx, check, slot) },
     )
   }
 
-  async function runRetry(retry: PendingRetry, check: ResolvedCheck | undefined): Promise<void> {
-    if (check) await runJob(check, retry)
+  async function runRetry(retry: PendingRetry, check: ResolvedCheck | undefined): Promise<Finished> {
+    return check ? runJob(check, retry) : undefined
   }
 
-  /** Runs one attempt and stores it; `slotMove` commits with the result. */
-  async function runJob(check: ResolvedCheck, job: Job, slotMove?: SlotMove): Promise<void> {
+  /** Runs one attempt, then stores it; `slotMove` commits with the result. */
+  async function runJob(check: ResolvedCheck, job: Job, slotMove?: SlotMove): Promise<Finished> {
     const resultId = newResultId()
     const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
-    await recordOutcome(ctx, owner, check, job, outcome, { resultId, locationName: job.location, slotMove })
+    const stored = { resultId, locationName: job.location, slotMove }
+    return { stored: recordOutcome(ctx, owner, check, job, outcome, stored) }
   }
 
   return {
@@ -196,7 +241,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
         presence = setInterval(sayAlive, PRESENCE_INTERVAL_MS)
       }
       renewal = setInterval(() => {
-        if (running.size === 0) return
+        if (inFlight.size === 0) return
         renewLeases(ctx, owner, ctx.clock.now().getTime() + leaseMs).catch((error: unknown) =>
           log.error({ err: error }, 'renewing leases failed'),
         )
@@ -208,7 +253,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       clearTimeout(wake)
       clearInterval(presence)
       await claiming
-      await Promise.all(running)
+      await Promise.all(inFlight)
       clearInterval(renewal)
       if (node.locations.length > 0) await deleteRunnerNode(ctx, owner)
     },
@@ -216,3 +261,9 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
 }
 
 const slotOf = ({ checkId, location }: ClaimedSlot) => ({ checkId, location })
+
+/**
+ * A job whose run has ended, with its result on the way to the store; undefined when there was nothing
+ * to run (the check deleted since the claim). Wrapped: a promise returned bare would be awaited with the run.
+ */
+type Finished = { stored: Promise<unknown> } | undefined

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { InsertQueryNode, type KyselyPlugin, ValuesNode } from 'kysely'
 import { heartbeatResultWrite, storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { storeResult } from '../alerting/testing.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
-import { writeResults } from './store-results.ts'
+import { writeResult, writeResults } from './store-results.ts'
 
 const MINUTE = 60_000
 
@@ -232,6 +233,38 @@ for (const engine of testEngines()) {
       assert.equal(await count(), 0)
       await inTransaction(false)
       assert.equal(await count(), 2)
+    })
+
+    test('on a busy store a result waits a moment to share the next commit; a batch a request awaits does not', async () => {
+      const check = await heartbeatCheck('gathered')
+      /** Rows per insert into check_results: one insert per committed batch. */
+      const inserts: number[] = []
+      const counted: KyselyPlugin = {
+        transformQuery({ node }) {
+          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'check_results') {
+            inserts.push(node.values && ValuesNode.is(node.values) ? node.values.values.length : -1)
+          }
+          return node
+        },
+        transformResult: async ({ result }) => result,
+      }
+      // A store of its own (its own write queue), whose inserts are counted.
+      const ctx = { ...t.ctx, db: t.ctx.db.withPlugin(counted) }
+      const received = () => heartbeatResultWrite(ctx, check, { kind: 'RECEIVED' })
+      const nextTurn = () => new Promise((turn) => setImmediate(turn))
+
+      // A quiet store commits a result at once.
+      assert.equal(await writeResult(ctx, received()), true)
+      // Busy now: the next result waits, and one written a turn later shares its commit.
+      const waiting = writeResult(ctx, received())
+      await nextTurn()
+      assert.deepEqual(await Promise.all([waiting, writeResult(ctx, received())]), [true, true])
+      // A batch a request waits on (pings) commits at once, busy or not.
+      const [pinged] = writeResults(ctx, [received()])
+      await nextTurn()
+      assert.deepEqual(await Promise.all([pinged, writeResult(ctx, received())]), [true, true])
+
+      assert.deepEqual(inserts, [1, 2, 1, 1])
     })
 
     test('two writes of one job id written together store one result', async () => {
