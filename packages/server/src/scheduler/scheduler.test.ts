@@ -39,6 +39,26 @@ for (const engine of testEngines()) {
 
     const scheduler = () => createScheduler(t.ctx, { locations: ['local', 'eu-west-1'], concurrency: 4 })
     const dueOf = async (checkId: string) => Number((await listSchedule(t.ctx, checkId))[0]?.next_due_ms)
+    /** Creates `count` URL checks named `${name} ${n}` with `payload`; answers their ids. */
+    const urlChecks = async (count: number, name: string, payload: Record<string, unknown>) => {
+      const ids: string[] = []
+      for (let n = 0; n < count; n++) {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: `${name} ${n}`, ...payload },
+        })
+        ids.push(json(created).id as string)
+      }
+      return ids
+    }
+    const resultCount = async (checkIds: string[]) =>
+      (await t.store.db.selectFrom('check_results').select('id').where('check_id', 'in', checkIds).execute())
+        .length
+    /** A liveness wait for a started scheduler, not a timing assertion: gives up after ~10 s. */
+    const until = async (done: () => Promise<boolean> | boolean) => {
+      for (let i = 0; i < 500 && !(await done()); i++) await new Promise((tick) => setTimeout(tick, 20))
+    }
 
     test('a due check runs once per slot, its result is stored and listed, and the slot moves on', async () => {
       const check = json(
@@ -192,22 +212,11 @@ for (const engine of testEngines()) {
     })
 
     test('a started scheduler works off a backlog larger than its concurrency without waiting for ticks', async () => {
-      const ids: string[] = []
-      for (let i = 0; i < 12; i++) {
-        const check = json(
-          await t.call({
-            method: 'POST',
-            url: '/v1/checks/url',
-            payload: {
-              name: `backlog ${i}`,
-              frequency: 60,
-              doubleCheck: false,
-              request: { url: `${base}/together` },
-            },
-          }),
-        )
-        ids.push(check.id)
-      }
+      const ids = await urlChecks(12, 'backlog', {
+        frequency: 60,
+        doubleCheck: false,
+        request: { url: `${base}/together` },
+      })
       await t.store.db
         .updateTable('check_schedules')
         .set({ next_due_ms: nowMs })
@@ -216,32 +225,22 @@ for (const engine of testEngines()) {
       // No tick comes during the test: starting claims at once, and each pass of three runs finishing
       // together (answered at once, their results stored in one batch) must claim the next three itself.
       const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
-      const stored = async () =>
-        (
-          await t.store.db
-            .selectFrom('check_results')
-            .select('check_id')
-            .where('check_id', 'in', ids)
-            .execute()
-        ).length
       node.start()
       try {
-        // A liveness wait, not a timing assertion: the loop must not stall after its first claims.
-        for (let i = 0; i < 500 && (await stored()) < ids.length; i++)
-          await new Promise((done) => setTimeout(done, 20))
-        assert.equal(await stored(), ids.length, 'every due slot ran, three at a time')
+        // The loop must not stall after its first claims.
+        await until(async () => (await resultCount(ids)) === ids.length)
+        assert.equal(await resultCount(ids), ids.length, 'every due slot ran, three at a time')
       } finally {
         await node.stop()
       }
     })
 
     test('a started scheduler wakes when the next slot falls due, not at its next tick', async () => {
-      const created = await t.call({
-        method: 'POST',
-        url: '/v1/checks/url',
-        payload: { name: 'on time', frequency: 1, doubleCheck: false, request: { url: `${base}/` } },
+      const ids = await urlChecks(1, 'on time', {
+        frequency: 1,
+        doubleCheck: false,
+        request: { url: `${base}/` },
       })
-      const id = json(created).id as string
       await t.store.db
         .updateTable('check_schedules')
         .set({ next_due_ms: nowMs + 10 * 60_000 })
@@ -249,59 +248,35 @@ for (const engine of testEngines()) {
       await t.store.db
         .updateTable('check_schedules')
         .set({ next_due_ms: nowMs + 300 })
-        .where('check_id', '=', id)
+        .where('check_id', 'in', ids)
         .execute()
       // No tick comes during the test: only the wake for the slot due 300 ms on can run it.
       const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, tickMs: 3_600_000 })
-      const results = async () =>
-        (await t.store.db.selectFrom('check_results').select('id').where('check_id', '=', id).execute())
-          .length
       node.start()
       try {
         await new Promise((done) => setTimeout(done, 50))
-        assert.equal(await results(), 0, 'nothing is due at the start')
+        assert.equal(await resultCount(ids), 0, 'nothing is due at the start')
         nowMs += 300
-        // A liveness wait, not a timing assertion.
-        for (let i = 0; i < 500 && (await results()) === 0; i++)
-          await new Promise((done) => setTimeout(done, 20))
-        assert.equal(await results(), 1)
+        await until(async () => (await resultCount(ids)) > 0)
+        assert.equal(await resultCount(ids), 1)
       } finally {
         await node.stop()
       }
     })
 
     test('a started scheduler keeps claiming after ticks that find every run slot busy', async () => {
-      const checks: string[] = []
-      for (let n = 0; n < 4; n++) {
-        const created = await t.call({
-          method: 'POST',
-          url: '/v1/checks/url',
-          payload: {
-            name: `busy ${n}`,
-            frequency: 1,
-            locations: ['eu-west-1'],
-            request: { url: `${base}/slow` },
-          },
-        })
-        checks.push(json(created).id as string)
-      }
+      const checks = await urlChecks(4, 'busy', {
+        frequency: 1,
+        locations: ['eu-west-1'],
+        request: { url: `${base}/slow` },
+      })
       await t.store.db.updateTable('check_schedules').set({ next_due_ms: nowMs }).execute()
       // One run at a time and a tick far shorter than a run: most ticks find the only slot busy.
       const node = createScheduler(t.ctx, { locations: ['eu-west-1'], concurrency: 1, tickMs: 5 })
       node.start()
       try {
-        const ran = async () =>
-          (
-            await t.store.db
-              .selectFrom('check_results')
-              .select('id')
-              .where('check_id', 'in', checks)
-              .execute()
-          ).length
-        const deadline = Date.now() + 60_000
-        while ((await ran()) < checks.length && Date.now() < deadline)
-          await new Promise((done) => setTimeout(done, 20))
-        assert.equal(await ran(), checks.length, 'every due slot ran')
+        await until(async () => (await resultCount(checks)) === checks.length)
+        assert.equal(await resultCount(checks), checks.length, 'every due slot ran')
       } finally {
         await node.stop()
       }
@@ -311,20 +286,11 @@ for (const engine of testEngines()) {
     // hold the claims behind the held result insert too.
     if (engine.engine === 'postgres') {
       test('a run frees its place when it ends, not when its result commits; a store behind stops claims', async () => {
-        const checks: string[] = []
-        for (let n = 0; n < 6; n++) {
-          const created = await t.call({
-            method: 'POST',
-            url: '/v1/checks/url',
-            payload: {
-              name: `held ${n}`,
-              frequency: 1,
-              locations: ['eu-west-1'],
-              request: { url: `${base}/` },
-            },
-          })
-          checks.push(json(created).id as string)
-        }
+        const checks = await urlChecks(6, 'held', {
+          frequency: 1,
+          locations: ['eu-west-1'],
+          request: { url: `${base}/` },
+        })
         await t.store.db
           .updateTable('check_schedules')
           .set({ next_due_ms: nowMs })
@@ -335,28 +301,18 @@ for (const engine of testEngines()) {
           { ...t.ctx, db: t.ctx.db.withPlugin(held.plugin) },
           { locations: ['eu-west-1'], concurrency: 2, maxUnstored: 3, tickMs: 20 },
         )
-        const stored = async () =>
-          (
-            await t.store.db
-              .selectFrom('check_results')
-              .select('id')
-              .where('check_id', 'in', checks)
-              .execute()
-          ).length
         const before = hits
         node.start()
         try {
-          // Liveness waits, not timing assertions.
-          for (let i = 0; i < 500 && hits - before < 4; i++) await new Promise((done) => setTimeout(done, 20))
+          await until(() => hits - before >= 4)
           // Two places, yet four runs while no result could commit: two took the places the first two
           // left. Then three results wait for the store, and no tick claims more.
           await new Promise((done) => setTimeout(done, 300))
           assert.equal(hits - before, 4)
-          assert.equal(await stored(), 0)
+          assert.equal(await resultCount(checks), 0)
           held.release()
-          for (let i = 0; i < 500 && (await stored()) < checks.length; i++)
-            await new Promise((done) => setTimeout(done, 20))
-          assert.equal(await stored(), checks.length)
+          await until(async () => (await resultCount(checks)) === checks.length)
+          assert.equal(await resultCount(checks), checks.length)
           assert.equal(hits - before, checks.length)
         } finally {
           held.release()
