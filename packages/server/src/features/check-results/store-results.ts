@@ -83,8 +83,8 @@ const concurrentBatches = (ctx: ServiceContext) => (ctx.engine === 'postgres' ? 
 const MAX_BATCH = 200
 /**
  * The longest a batch waits for more writes, only while the store is busy (a batch committed within
- * the last `BUSY_MS`). With 20 runs in flight, it made results' batches about twice as big and cut the
- * server's CPU per scheduled check by about a tenth (bench:runner).
+ * the last `BUSY_MS`). In bench:runner (20 runs in flight, the scheduler freeing a run's place when the
+ * run ends), ~34 results shared a commit instead of ~8, for ~13% less CPU per scheduled check.
  */
 const GATHER_MS = 5
 const BUSY_MS = 50
