@@ -57,13 +57,12 @@ export function writeResults(ctx: ServiceContext, writes: ResultWrite[]): Promis
 function enqueue(ctx: ServiceContext, write: ResultWrite, { awaited }: { awaited: boolean }) {
   let queue = queues.get(ctx.db)
   if (!queue) {
-    queue = { pending: [], awaited: 0, flushers: 0, busyUntil: 0, gathering: new Set() }
+    queue = { pending: [], flushers: 0, busyUntil: 0, gathering: new Set() }
     queues.set(ctx.db, queue)
   }
   const batches = queue
   return new Promise<boolean>((resolve, reject) => {
     batches.pending.push({ ctx, write, awaited, resolve, reject })
-    if (awaited) batches.awaited++
     if (awaited || batches.pending.length >= GATHERED) for (const gathered of batches.gathering) gathered()
     if (batches.flushers < concurrentBatches(ctx)) {
       batches.flushers++
@@ -102,8 +101,6 @@ interface Pending {
 
 interface Queue {
   pending: Pending[]
-  /** How many of `pending` are awaited. */
-  awaited: number
   /** Loops taking batches off `pending`, at most `concurrentBatches`. */
   flushers: number
   /** Until when (performance.now()) the store counts as busy: a batch committed shortly before. */
@@ -121,7 +118,6 @@ async function flush(queue: Queue): Promise<void> {
     const batch = queue.pending.splice(0, MAX_BATCH)
     // Another loop took them while this one gathered.
     if (batch.length === 0) break
-    queue.awaited -= batch.filter((p) => p.awaited).length
     const ctx = (batch[0] as Pending).ctx
     try {
       const stored = await commit(
@@ -149,7 +145,8 @@ async function flush(queue: Queue): Promise<void> {
 
 /** On a busy store, waits up to `GATHER_MS` for a batch of `GATHERED`, unless a write is awaited. */
 async function gather(queue: Queue): Promise<void> {
-  if (queue.awaited > 0 || queue.pending.length >= GATHERED || performance.now() > queue.busyUntil) return
+  if (queue.pending.length >= GATHERED || performance.now() > queue.busyUntil) return
+  if (queue.pending.some((p) => p.awaited)) return
   await new Promise<void>((resolve) => {
     const gathered = () => {
       clearTimeout(timer)
