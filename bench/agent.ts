@@ -178,7 +178,7 @@ async function setDue(location: string, ids: string[], dueOf: (id: string) => nu
       for (const id of batch) {
         await tx
           .updateTable('check_schedules')
-          .set({ next_due_ms: dueOf(id), lease_owner: null, lease_until_ms: null })
+          .set({ next_due_ms: dueOf(id), lease_owner: null, leased_due_ms: null })
           .where('check_id', '=', id)
           .where('location', '=', location)
           .execute()

@@ -43,20 +43,7 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
 
 /** Runs every pending migration; safe to call from several processes at once. */
 export async function migrateToLatest(store: Store): Promise<void> {
-  const provider = {
-    async getMigrations(): Promise<Record<string, Migration>> {
-      return Object.fromEntries(
-        Object.entries(migrations).map(([name, migration]) => [
-          name,
-          { up: (db: Kysely<unknown>) => migration.up(db, store.engine) },
-        ]),
-      )
-    },
-  }
-  // Kysely looks for its bookkeeping tables in every schema; pin them to ours, or a neighbour schema
-  // (another deployment or test on the same database) makes it skip creating them.
-  const migrationTableSchema = store.engine === 'postgres' ? await currentSchema(store) : undefined
-  const migrator = new Migrator({ db: store.db, provider, migrationTableSchema })
+  const migrator = await migratorOf(store)
   // A store another process migrated already needs no lock (on SQLite, taking it beside a busy writer
   // can fail at once with SQLITE_BUSY); a lost race for the lock is retried.
   for (let attempt = 1; ; attempt++) {
@@ -73,6 +60,24 @@ export async function migrateToLatest(store: Store): Promise<void> {
 }
 
 const MIGRATION_ATTEMPTS = 10
+
+/** The migrator of `store` with every migration (tests of a data migration stop before it with `migrateTo`). */
+export async function migratorOf(store: Store): Promise<Migrator> {
+  const provider = {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return Object.fromEntries(
+        Object.entries(migrations).map(([name, migration]) => [
+          name,
+          { up: (db: Kysely<unknown>) => migration.up(db, store.engine) },
+        ]),
+      )
+    },
+  }
+  // Kysely looks for its bookkeeping tables in every schema; pin them to ours, or a neighbour schema
+  // (another deployment or test on the same database) makes it skip creating them.
+  const migrationTableSchema = store.engine === 'postgres' ? await currentSchema(store) : undefined
+  return new Migrator({ db: store.db, provider, migrationTableSchema })
+}
 
 async function currentSchema(store: Store): Promise<string> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)

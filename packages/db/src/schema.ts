@@ -142,10 +142,12 @@ export interface CheckTagsTable {
 export interface CheckSchedulesTable {
   check_id: string
   location: string
+  /** When the row may next be claimed: its slot's due time, or while leased, when the lease runs out. */
   next_due_ms: number
-  /** The node (scheduler instance) running this slot now, until `lease_until_ms`. */
+  /** The node (scheduler instance or agent) running this slot now. */
   lease_owner: string | null
-  lease_until_ms: number | null
+  /** While leased, the due time of the slot being run (it names the job); null otherwise. */
+  leased_due_ms: number | null
 }
 
 export interface CheckResultsTable {
@@ -180,10 +182,12 @@ export interface CheckRetriesTable {
   location: string
   /** The attempt this row runs next: 2 for the first retry. */
   attempt: number
+  /** When the row may next be claimed: the attempt's due time, or while leased, when the lease runs out. */
   next_due_ms: number
   first_started_ms: number
   lease_owner: string | null
-  lease_until_ms: number | null
+  /** While leased, the due time of the attempt being run; null otherwise. */
+  leased_due_ms: number | null
 }
 
 export interface RunnerNodesTable {

@@ -8,6 +8,7 @@ import * as alerting from './0005-alerting.ts'
 import * as privateLocations from './0006-private-locations.ts'
 import * as statusPages from './0007-status-pages.ts'
 import * as analytics from './0008-analytics.ts'
+import * as leasesInDueOrder from './0009-leases-in-due-order.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0006-private-locations': privateLocations,
   '0007-status-pages': statusPages,
   '0008-analytics': analytics,
+  '0009-leases-in-due-order': leasesInDueOrder,
 }

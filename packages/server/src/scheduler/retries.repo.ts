@@ -25,7 +25,7 @@ export async function scheduleRetry(ctx: ServiceContext, retry: PendingRetry, ow
     next_due_ms: retry.dueMs,
     first_started_ms: retry.firstStartedMs,
     lease_owner: null,
-    lease_until_ms: null,
+    leased_due_ms: null,
   }
   if (retry.attempt === 2) {
     await ctx.db
@@ -50,13 +50,13 @@ export async function claimDueRetries(ctx: ServiceContext, claim: LeaseClaim): P
     check_id: string
     location: string
     attempt: number
-    next_due_ms: number
+    leased_due_ms: number
     first_started_ms: number
   }>(
     ctx,
     'check_retries',
     ['slot_key'],
-    ['slot_key', 'check_id', 'location', 'attempt', 'next_due_ms', 'first_started_ms'],
+    ['slot_key', 'check_id', 'location', 'attempt', 'leased_due_ms', 'first_started_ms'],
     claim,
   )
   return rows.map((row) => ({
@@ -64,7 +64,7 @@ export async function claimDueRetries(ctx: ServiceContext, claim: LeaseClaim): P
     checkId: row.check_id,
     location: row.location,
     attempt: row.attempt,
-    dueMs: Number(row.next_due_ms),
+    dueMs: Number(row.leased_due_ms),
     firstStartedMs: Number(row.first_started_ms),
   }))
 }
@@ -90,7 +90,7 @@ export async function insertTriggerJob(ctx: ServiceContext, job: PendingRetry): 
       next_due_ms: job.dueMs,
       first_started_ms: job.firstStartedMs,
       lease_owner: null,
-      lease_until_ms: null,
+      leased_due_ms: null,
     })
     .execute()
 }

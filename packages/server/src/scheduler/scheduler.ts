@@ -178,7 +178,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   /** Sets a timer for when the next slot falls due, if that comes before the next tick. */
   async function wakeWhenDue(): Promise<void> {
     const nowMs = ctx.clock.now().getTime()
-    const dueMs = await nextDueMs(ctx, options.locations, nowMs)
+    const dueMs = await nextDueMs(ctx, options.locations)
     const sleepMs = Math.max(MIN_CLAIM_GAP_MS, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
     clearTimeout(wake)
     if (started && sleepMs < tickMs) wake = setTimeout(pump, sleepMs)

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, type TestApp } from '../testing/test-app.ts'
-import { claimDueSlots, completeSlot, listSchedule, moveSlots, replaceSchedule } from './schedules.repo.ts'
+import {
+  claimDueSlots,
+  completeSlot,
+  listSchedule,
+  moveSlots,
+  nextDueMs,
+  renewLeases,
+  replaceSchedule,
+} from './schedules.repo.ts'
 
 for (const engine of testEngines()) {
   describe(`schedule claims on ${engine.engine}`, () => {
@@ -40,6 +48,8 @@ for (const engine of testEngines()) {
       assert.equal(new Set(claimed.map((s) => s.checkId)).size, 6)
       assert.ok(claimed.every((s) => s.location === 'local'))
       assert.deepEqual(await claim('c', 3_000), [], 'leased slots are not claimed again')
+      assert.equal(await nextDueMs(t.ctx, ['local']), 32_000, 'the next claimable row: a lease running out')
+      assert.equal(await nextDueMs(t.ctx, ['eu-west-1']), 1_000)
 
       const done = claimed[0]!
       const owner = first?.some((s) => s.checkId === done.checkId) ? 'a' : 'b'
@@ -50,17 +60,52 @@ for (const engine of testEngines()) {
         nextDueMs: 99_999,
       })
       const untouched = (await listSchedule(t.ctx, done.checkId)).find((r) => r.location === 'local')
-      assert.equal(Number(untouched?.next_due_ms), done.dueMs, 'only the lease holder completes a slot')
+      assert.deepEqual(
+        [untouched?.lease_owner, Number(untouched?.leased_due_ms), Number(untouched?.next_due_ms)],
+        [owner, done.dueMs, 32_000],
+        'only the lease holder completes a slot',
+      )
       await completeSlot(t.ctx, { checkId: done.checkId, location: 'local', owner, nextDueMs: 61_000 })
 
-      const takenOver = await claim('d', 2_000 + 30_001)
-      assert.equal(takenOver.length, 4, 'expired leases are due again')
-      assert.ok(!takenOver.some((s) => s.checkId === done.checkId))
-      const remaining = claimed.filter((slot) => slot.checkId !== done.checkId).map((slot) => slot.dueMs)
+      const takenOver = [...(await claim('d', 2_000 + 30_001)), ...(await claim('e', 2_000 + 30_001))]
+      const remaining = claimed.filter((slot) => slot.checkId !== done.checkId)
       assert.deepEqual(
-        takenOver.map((slot) => slot.dueMs).sort(),
-        remaining.sort().slice(0, 4),
-        'the longest-due slots go first',
+        takenOver.map((slot) => `${slot.checkId}@${slot.dueMs}`).sort(),
+        remaining.map((slot) => `${slot.checkId}@${slot.dueMs}`).sort(),
+        'expired leases are claimed again, each for the slot it was due for',
+      )
+    })
+
+    test('a renewed lease holds its slot past the first lease end; the longest-due slots go first', async () => {
+      const [a, b, c] = checkIds as [string, string, string]
+      await replaceSchedule(t.ctx, a, [{ location: 'local', nextDueMs: 300 }])
+      await replaceSchedule(t.ctx, b, [{ location: 'local', nextDueMs: 100 }])
+      await replaceSchedule(t.ctx, c, [{ location: 'local', nextDueMs: 200 }])
+      const claim = (owner: string, nowMs: number, limit: number) =>
+        claimDueSlots(t.ctx, { owner, nowMs, leaseMs: 1_000, locations: ['local'], limit })
+      assert.deepEqual(
+        (await claim('a', 1_000, 2))
+          .map((slot) => [slot.checkId, slot.dueMs])
+          .sort((x, y) => Number(x[1]) - Number(y[1])),
+        [
+          [b, 100],
+          [c, 200],
+        ],
+      )
+      await renewLeases(t.ctx, 'a', 5_000)
+      assert.deepEqual(
+        (await claim('b', 3_000, 10)).map((slot) => [slot.checkId, slot.dueMs]),
+        [[a, 300]],
+        'renewed leases are not taken over',
+      )
+      assert.equal(await nextDueMs(t.ctx, ['local']), 4_000)
+      assert.deepEqual(
+        (await claim('c', 5_001, 10)).map((slot) => [slot.checkId, slot.dueMs]).sort(),
+        [
+          [a, 300],
+          [b, 100],
+          [c, 200],
+        ].sort(),
       )
     })
 
@@ -88,18 +133,31 @@ for (const engine of testEngines()) {
       ])
       const slotsOf = async (id: string) =>
         (await listSchedule(t.ctx, id))
-          .map((row) => [row.location, Number(row.next_due_ms), row.lease_owner])
+          .map((row) => [row.location, Number(row.next_due_ms), row.lease_owner, row.leased_due_ms])
           .sort()
-      assert.deepEqual(await slotsOf(a), [['local', 60_500, null]])
-      assert.deepEqual(await slotsOf(b), [['local', 500, 'owner']], 'another owner cannot complete it')
+      assert.deepEqual(await slotsOf(a), [['local', 60_500, null, null]])
+      assert.deepEqual(
+        (await slotsOf(b)).map(([location, dueMs, owner, leasedDueMs]) => [
+          location,
+          dueMs,
+          owner,
+          Number(leasedDueMs),
+        ]),
+        [['local', 31_000, 'owner', 500]],
+        'another owner cannot complete it: it stays leased until 31,000 for its slot due at 500',
+      )
       assert.deepEqual(await slotsOf(c), [
-        ['heartbeat', 7_000, null],
-        ['local', 60_500, null],
+        ['heartbeat', 7_000, null, null],
+        ['local', 60_500, null, null],
       ])
-      assert.deepEqual(await slotsOf(d), [['heartbeat', 9_000, null]], 'the last move of a slot wins')
+      assert.deepEqual(await slotsOf(d), [['heartbeat', 9_000, null, null]], 'the last move of a slot wins')
 
       await moveSlots(t.ctx, [{ checkId: b, location: 'local', nextDueMs: 61_000, leaseOwner: 'owner' }])
-      assert.deepEqual(await slotsOf(b), [['local', 61_000, null]], 'a single completion under its lease')
+      assert.deepEqual(
+        await slotsOf(b),
+        [['local', 61_000, null, null]],
+        'a single completion under its lease',
+      )
     })
 
     test('deleting a check removes its schedule at once', async () => {

@@ -54,7 +54,7 @@ export async function moveSlots(ctx: ServiceContext, moves: SlotMove[]): Promise
         oc.columns(['check_id', 'location']).doUpdateSet((eb) => ({
           next_due_ms: eb.ref('excluded.next_due_ms'),
           lease_owner: null,
-          lease_until_ms: null,
+          leased_due_ms: null,
         })),
       )
       .execute()
@@ -71,7 +71,7 @@ async function completeSlots(ctx: ServiceContext, slots: SlotMove[]): Promise<vo
     ctx.engine === 'postgres'
       ? sql`
           update check_schedules as s
-          set next_due_ms = m.next_due_ms, lease_owner = null, lease_until_ms = null
+          set next_due_ms = m.next_due_ms, lease_owner = null, leased_due_ms = null
           from unnest(
             ${slots.map((slot) => slot.checkId)}::text[], ${slots.map((slot) => slot.location)}::text[],
             ${slots.map((slot) => slot.nextDueMs)}::bigint[], ${slots.map((slot) => slot.leaseOwner)}::text[]
@@ -79,7 +79,7 @@ async function completeSlots(ctx: ServiceContext, slots: SlotMove[]): Promise<vo
           where s.check_id = m.check_id and s.location = m.location and s.lease_owner = m.lease_owner`
       : sql`
           update check_schedules
-          set next_due_ms = m.value ->> 2, lease_owner = null, lease_until_ms = null
+          set next_due_ms = m.value ->> 2, lease_owner = null, leased_due_ms = null
           from json_each(${JSON.stringify(slots.map((slot) => [slot.checkId, slot.location, slot.nextDueMs, slot.leaseOwner]))}) as m
           where check_schedules.check_id = m.value ->> 0 and check_schedules.location = m.value ->> 1
             and check_schedules.lease_owner = m.value ->> 3`
@@ -94,17 +94,17 @@ export interface ClaimedSlot {
 
 /** Leases up to `limit` due slots of `locations` to `owner` until `nowMs + leaseMs`. */
 export async function claimDueSlots(ctx: ServiceContext, claim: LeaseClaim): Promise<ClaimedSlot[]> {
-  const rows = await leaseDueRows<{ check_id: string; location: string; next_due_ms: number }>(
+  const rows = await leaseDueRows<{ check_id: string; location: string; leased_due_ms: number }>(
     ctx,
     'check_schedules',
     ['check_id', 'location'],
-    ['check_id', 'location', 'next_due_ms'],
+    ['check_id', 'location', 'leased_due_ms'],
     claim,
   )
   return rows.map((row) => ({
     checkId: row.check_id,
     location: row.location,
-    dueMs: Number(row.next_due_ms),
+    dueMs: Number(row.leased_due_ms),
   }))
 }
 
@@ -118,8 +118,10 @@ export interface LeaseClaim {
 
 /**
  * The claim shared by schedule and retry rows (both have location, next_due_ms and a lease): leases the
- * longest-due rows of `locations` whose lease is free or ran out. PostgreSQL skips rows other nodes are
- * claiming; SQLite has one writer, so the statement is atomic there as it is.
+ * longest-due rows of `locations`, free ones or ones whose lease ran out. A leased row's `next_due_ms` is
+ * its lease's end, so the due index holds only claimable rows before `nowMs`; `leased_due_ms` keeps the
+ * due time of the job being run, and a re-claim after a lost lease keeps it (the same job runs again).
+ * PostgreSQL skips rows other nodes are claiming; SQLite has one writer, so the statement is atomic there.
  */
 export async function leaseDueRows<Row>(
   ctx: ServiceContext,
@@ -157,29 +159,25 @@ async function leaseDueRowsOf<Row>(
   const keys = sql.join(keyColumns.map((column) => sql.ref(column)))
   const due = sql`
     select ${keys} from ${sql.table(table)}
-    where location = ${location}
-      and next_due_ms <= ${claim.nowMs}
-      and (lease_until_ms is null or lease_until_ms < ${claim.nowMs})
+    where location = ${location} and next_due_ms <= ${claim.nowMs}
     order by next_due_ms
     limit ${claim.limit}
     ${locking}`
   const { rows } = await sql<Row>`
     update ${sql.table(table)}
-    set lease_owner = ${claim.owner}, lease_until_ms = ${claim.nowMs + claim.leaseMs}
+    set lease_owner = ${claim.owner},
+      leased_due_ms = coalesce(leased_due_ms, next_due_ms),
+      next_due_ms = ${claim.nowMs + claim.leaseMs}
     where (${keys}) in (${due})
     returning ${sql.join(returning.map((column) => sql.ref(column)))}`.execute(ctx.db)
   return rows
 }
 
 /**
- * When the earliest unleased schedule or retry row of `locations` falls due, if any: a scheduler sleeps
- * until then instead of polling. One index walk per table and location, past at most the rows in flight.
+ * When the earliest schedule or retry row of `locations` can be claimed (falls due, or its lease runs
+ * out), if any: a scheduler sleeps until then instead of polling. One index probe per table and location.
  */
-export async function nextDueMs(
-  ctx: ServiceContext,
-  locations: string[],
-  nowMs: number,
-): Promise<number | undefined> {
+export async function nextDueMs(ctx: ServiceContext, locations: string[]): Promise<number | undefined> {
   let earliest: number | undefined
   for (const table of ['check_schedules', 'check_retries'] as const) {
     for (const location of locations) {
@@ -187,7 +185,6 @@ export async function nextDueMs(
         .selectFrom(table)
         .select('next_due_ms')
         .where('location', '=', location)
-        .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', nowMs)]))
         .orderBy('next_due_ms')
         .limit(1)
         .executeTakeFirst()
@@ -201,11 +198,7 @@ export async function nextDueMs(
 /** Keeps `owner`'s leases alive while its runs are in flight, so only a dead node's leases run out. */
 export async function renewLeases(ctx: ServiceContext, owner: string, untilMs: number): Promise<void> {
   for (const table of ['check_schedules', 'check_retries'] as const) {
-    await ctx.db
-      .updateTable(table)
-      .set({ lease_until_ms: untilMs })
-      .where('lease_owner', '=', owner)
-      .execute()
+    await ctx.db.updateTable(table).set({ next_due_ms: untilMs }).where('lease_owner', '=', owner).execute()
   }
 }
 
