@@ -9,7 +9,7 @@ import {
 import type { ServiceContext } from '../context.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
-import { runVariables } from './run-variables.ts'
+import { type AccountVariables, runVariables } from './run-variables.ts'
 import type { SlotMove } from './schedules.repo.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
 
@@ -17,14 +17,15 @@ import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
  * What one attempt of `check` in `location` runs, for the result `resultId`: an uptime check's
  * definition with the variables substituted into its request, or a script check's job (variables as
  * `process.env`); plus the values to scrub from what it reports. Built here whether the attempt then
- * runs in this process or on an agent.
+ * runs in this process or on an agent. `accounts`: the account variables its claim loaded.
  */
 export async function prepareJob(
   ctx: ServiceContext,
   check: ResolvedCheck,
   run: { location: string },
+  accounts?: AccountVariables,
 ): Promise<{ job: RunnerJob; hidden: string[] }> {
-  const variables = await runVariables(ctx, check)
+  const variables = await runVariables(ctx, check, accounts)
   const checkType = check.row.check_type as CheckType
   if (isScriptCheckType(checkType)) {
     return { job: await scriptJobOf(ctx, check, variables, run.location), hidden: variables.hidden }
@@ -47,8 +48,9 @@ export async function runAttempt(
   ctx: ServiceContext,
   check: ResolvedCheck,
   run: { location: string; resultId: string },
+  accounts?: AccountVariables,
 ): Promise<RunOutcome> {
-  const { job, hidden } = await prepareJob(ctx, check, run)
+  const { job, hidden } = await prepareJob(ctx, check, run, accounts)
   const now = () => ctx.clock.now()
   if (!isScriptCheckType(job.checkType)) return new Scrubber(hidden).deep(await runJob(job, { now }))
   const staged = await ctx.scripts.artifacts.stage(check.row.id, run.resultId)

@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { createAccount } from '../features/accounts/accounts.service.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
@@ -224,6 +225,48 @@ for (const engine of testEngines()) {
       assert.ok(!raw.body.includes(secret), 'no plain secret in the stored result')
       assert.ok(!raw.body.includes(Buffer.from(`user:${secret}`).toString('base64')), 'nor its base64')
       assert.match(result.apiCheckResult.request.url, /token=\[REDACTED\]/)
+    })
+
+    test("the checks of one claim run with their own account's variables; an edit reaches the next claim", async () => {
+      const theirs = await t.addUser('OWNER', (await createAccount(t.ctx, { name: 'another' })).id)
+      const ids: string[] = []
+      for (const [as, value] of [
+        [t.owner, 'mine'],
+        [theirs, 'theirs'],
+      ] as const) {
+        const variable = await t.call({
+          as,
+          method: 'POST',
+          url: '/v1/variables',
+          payload: { key: 'WHO', value },
+        })
+        assert.equal(variable.statusCode, 201, variable.body)
+        const check = await t.call({
+          as,
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'who', doubleCheck: false, request: { url: `${base}/who/{{WHO}}` } },
+        })
+        assert.equal(check.statusCode, 201, check.body)
+        ids.push(json(check).id)
+      }
+      const runBoth = async () => {
+        const dues = await Promise.all(
+          ids.map(async (id) => Number((await listSchedule(t.ctx, id))[0]?.next_due_ms)),
+        )
+        nowMs = Math.max(nowMs, ...dues)
+        seen.length = 0
+        // Earlier tests' checks are due too: room for all of them, so one claim takes both.
+        await createScheduler(t.ctx, { locations: ['local', 'eu-west-1'], concurrency: 100 }).runDue()
+        return seen
+          .map((r) => r.url)
+          .filter((url) => url.startsWith('/who/'))
+          .sort()
+      }
+      assert.deepEqual(await runBoth(), ['/who/mine', '/who/theirs'])
+      const edited = await t.call({ method: 'PUT', url: '/v1/variables/WHO', payload: { value: 'edited' } })
+      assert.equal(edited.statusCode, 200, edited.body)
+      assert.deepEqual(await runBoth(), ['/who/edited', '/who/theirs'])
     })
 
     test('a group trigger runs its checks once now in groupOrder and answers every result', async () => {

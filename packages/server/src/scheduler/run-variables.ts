@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
-import { listAccountVariables } from '../features/variables/variables.repo.ts'
+import { listVariablesOfAccounts } from '../features/variables/variables.repo.ts'
 import { plainValue } from '../features/variables/variables.service.ts'
 
 export interface RunVariables {
@@ -12,8 +12,39 @@ export interface RunVariables {
   hiddenKeys: Set<string>
 }
 
-/** The variables a run of `check` sees, read fresh each run so edits apply to the next one. */
-export async function runVariables(ctx: ServiceContext, check: ResolvedCheck): Promise<RunVariables> {
+/** Each account's variables, decrypted, by account id. */
+export type AccountVariables = Map<string, { key: string; value: string; hidden: boolean }[]>
+
+/**
+ * The variables of `accountIds`, read fresh for the runs of one claim (one query and one decryption each,
+ * however many of the claim's checks share an account), so edits apply from the next claim on.
+ */
+export async function loadAccountVariables(
+  ctx: ServiceContext,
+  accountIds: string[],
+): Promise<AccountVariables> {
+  const variables: AccountVariables = new Map(accountIds.map((id) => [id, []]))
+  for (const row of await listVariablesOfAccounts(ctx, [...variables.keys()])) {
+    variables.get(row.account_id)?.push({
+      key: row.key,
+      value: plainValue(ctx, row),
+      hidden: Boolean(row.locked) || Boolean(row.secret),
+    })
+  }
+  return variables
+}
+
+/**
+ * The variables a run of `check` sees: its account's (from `accounts` when the claim loaded them, else
+ * read now), then its group's and its own.
+ */
+export async function runVariables(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  accounts?: AccountVariables,
+): Promise<RunVariables> {
+  const accountId = check.row.account_id
+  const ofAccount = accounts?.get(accountId) ?? (await loadAccountVariables(ctx, [accountId])).get(accountId)
   const values = new Map<string, string>()
   const hidden: string[] = []
   const hiddenKeys = new Set<string>()
@@ -25,9 +56,7 @@ export async function runVariables(ctx: ServiceContext, check: ResolvedCheck): P
       hiddenKeys.add(key)
     } else hiddenKeys.delete(key)
   }
-  for (const row of await listAccountVariables(ctx, check.row.account_id)) {
-    add(row.key, plainValue(ctx, row), Boolean(row.locked) || Boolean(row.secret))
-  }
+  for (const variable of ofAccount ?? []) add(variable.key, variable.value, variable.hidden)
   for (const variable of check.effective.environmentVariables) {
     const value = variable.value ?? ctx.secretBox.decrypt(variable.sealedValue ?? '')
     add(variable.key, value, variable.locked || variable.secret)

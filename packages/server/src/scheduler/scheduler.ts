@@ -9,6 +9,7 @@ import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from '.
 import { type Job, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { runAttempt } from './run-and-store.ts'
+import { type AccountVariables, loadAccountVariables } from './run-variables.ts'
 import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
 import { type ClaimedSlot, claimDueSlots, nextDueMs, renewLeases, type SlotMove } from './schedules.repo.ts'
 
@@ -103,11 +104,16 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       ctx,
       [...retries, ...slots].map((job) => job.checkId),
     )
+    const accounts = await loadAccountVariables(ctx, [
+      ...new Set([...checks.values()].map((check) => check.row.account_id)),
+    ])
     const runs = [
       ...retries.map((retry) =>
-        track(runRetry(retry, checks.get(retry.checkId)), retry.checkId, retry.location),
+        track(runRetry(retry, checks.get(retry.checkId), accounts), retry.checkId, retry.location),
       ),
-      ...slots.map((slot) => track(runSlot(slot, checks.get(slot.checkId)), slot.checkId, slot.location)),
+      ...slots.map((slot) =>
+        track(runSlot(slot, checks.get(slot.checkId), accounts), slot.checkId, slot.location),
+      ),
     ]
     return { runs, full: runs.length === free }
   }
@@ -193,7 +199,11 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   }
 
   /** Runs a claimed slot of `check` (undefined when it was deleted since) and moves the slot on with its result. */
-  async function runSlot(slot: ClaimedSlot, check: ResolvedCheck | undefined): Promise<Finished> {
+  async function runSlot(
+    slot: ClaimedSlot,
+    check: ResolvedCheck | undefined,
+    accounts: AccountVariables,
+  ): Promise<Finished> {
     if (!check) return
     const { row } = check
     const slotKey = slotKeyOf(slot)
@@ -212,19 +222,29 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     const firstStartedMs = ctx.clock.now().getTime()
     return runJob(
       check,
+      accounts,
       { slotKey, location: slot.location, attempt: 1, firstStartedMs },
       { ...slotOf(slot), leaseOwner: owner, nextDueMs: nextDueOf(ctx, check, slot) },
     )
   }
 
-  async function runRetry(retry: PendingRetry, check: ResolvedCheck | undefined): Promise<Finished> {
-    return check ? runJob(check, retry) : undefined
+  async function runRetry(
+    retry: PendingRetry,
+    check: ResolvedCheck | undefined,
+    accounts: AccountVariables,
+  ): Promise<Finished> {
+    return check ? runJob(check, accounts, retry) : undefined
   }
 
   /** Runs one attempt, then stores it; `slotMove` commits with the result. */
-  async function runJob(check: ResolvedCheck, job: Job, slotMove?: SlotMove): Promise<Finished> {
+  async function runJob(
+    check: ResolvedCheck,
+    accounts: AccountVariables,
+    job: Job,
+    slotMove?: SlotMove,
+  ): Promise<Finished> {
     const resultId = newResultId()
-    const outcome = await runAttempt(ctx, check, { location: job.location, resultId })
+    const outcome = await runAttempt(ctx, check, { location: job.location, resultId }, accounts)
     const stored = { resultId, locationName: job.location, slotMove }
     return { stored: recordOutcome(ctx, owner, check, job, outcome, stored) }
   }

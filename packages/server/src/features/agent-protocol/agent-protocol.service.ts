@@ -15,13 +15,13 @@ import {
 } from '../../scheduler/jobs.ts'
 import { claimDueRetries, insertTriggerJob, type PendingRetry } from '../../scheduler/retries.repo.ts'
 import { prepareJob } from '../../scheduler/run-and-store.ts'
-import { runVariables } from '../../scheduler/run-variables.ts'
+import { loadAccountVariables, runVariables } from '../../scheduler/run-variables.ts'
 import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from '../../scheduler/schedules.repo.ts'
 import { findResultByJobId } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
-import { type ResolvedCheck, resolveCheck } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveCheck, resolveChecksById } from '../checks/checks.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
@@ -81,12 +81,20 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
   }
   const retries = await claimDueRetries(ctx, { ...claim, limit: max })
   const slots = await claimDueSlots(ctx, { ...claim, limit: max - retries.length })
+  const items = [...retries, ...slots.map(firstAttemptOf(ctx))]
+  if (items.length === 0) return []
+  const accountId = agent.location.account_id
+  const checks = await resolveChecksById(
+    ctx,
+    items.map((item) => item.checkId),
+  )
+  const accounts = await loadAccountVariables(ctx, [accountId])
   const jobs: AgentJob[] = []
-  for (const item of [...retries, ...slots.map(firstAttemptOf(ctx))]) {
-    const row = await findCheckById(ctx, item.checkId)
-    if (!row || row.account_id !== agent.location.account_id) continue
-    const check = await resolveCheck(ctx, row)
-    const { job, hidden } = await prepareJob(ctx, check, { location: agent.location.slug_name })
+  for (const item of items) {
+    const check = checks.get(item.checkId)
+    if (!check || check.row.account_id !== accountId) continue
+    const { row } = check
+    const { job, hidden } = await prepareJob(ctx, check, { location: agent.location.slug_name }, accounts)
     jobs.push({
       jobId: jobIdOf(item),
       slotKey: item.slotKey,

@@ -17,9 +17,10 @@ export async function findVariable(ctx: ServiceContext, accountId: string, key: 
     .executeTakeFirst()
 }
 
-/** Every variable of an account: what its check runs see. */
-export async function listAccountVariables(ctx: ServiceContext, accountId: string) {
-  return ctx.db.selectFrom('variables').selectAll().where('account_id', '=', accountId).execute()
+/** Every variable of the accounts `accountIds`: what their check runs see. */
+export async function listVariablesOfAccounts(ctx: ServiceContext, accountIds: string[]) {
+  if (accountIds.length === 0) return []
+  return ctx.db.selectFrom('variables').selectAll().where('account_id', 'in', accountIds).execute()
 }
 
 export interface VariableFilter {
