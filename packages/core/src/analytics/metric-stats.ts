@@ -137,6 +137,23 @@ export class MetricStats {
     }
   }
 
+  /** Writes the number of non-empty bins, then each as (gap from the previous index, count). */
+  writeBins(writer: ByteWriter): void {
+    const bins = this.bins
+    let nonEmpty = 0
+    for (let i = 0; i < bins.length; i++) if (bins[i] !== 0) nonEmpty++
+    writer.varint(nonEmpty)
+    let previous: number | undefined
+    for (let i = 0; i < bins.length; i++) {
+      const count = bins[i] as number
+      if (count === 0) continue
+      const index = this.offset + i
+      writer.varint(previous === undefined ? zigzag(index) : index - previous)
+      writer.varint(count)
+      previous = index
+    }
+  }
+
   /** Non-empty bins in index order, as [index, count] pairs. */
   *entries(): Generator<[number, number]> {
     for (let i = 0; i < this.bins.length; i++) {
@@ -173,15 +190,7 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
     body.float64(metric.sumSq)
     body.float64(metric.min)
     body.float64(metric.max)
-    let bins = 0
-    for (const _ of metric.entries()) bins++
-    body.varint(bins)
-    let previous: number | undefined
-    for (const [index, count] of metric.entries()) {
-      body.varint(previous === undefined ? zigzag(index) : index - previous)
-      body.varint(count)
-      previous = index
-    }
+    metric.writeBins(body)
     writer.byte(slot)
     writer.varint(body.length)
     writer.append(body)

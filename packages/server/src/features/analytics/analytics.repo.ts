@@ -1,7 +1,7 @@
 import {
-  decodeMetricStats,
   encodeMetricStats,
-  type MetricStats,
+  MetricStats,
+  mergeEncodedMetricStats,
   ROLLUP_RESOLUTIONS,
   type RollupRange,
 } from '@svc/core'
@@ -133,11 +133,14 @@ export async function addToRollups(
     if (!delta || row.results === 0) continue
     delta.results += Number(row.results)
     delta.retries += Number(row.retries)
-    for (const [slot, stats] of decodeMetricStats(row.stats)) {
-      const target = delta.stats.get(slot)
-      if (target) target.merge(stats)
-      else delta.stats.set(slot, stats)
-    }
+    mergeEncodedMetricStats(row.stats, (slot) => {
+      let target = delta.stats.get(slot)
+      if (!target) {
+        target = new MetricStats()
+        delta.stats.set(slot, target)
+      }
+      return target
+    })
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
     await ctx.db
