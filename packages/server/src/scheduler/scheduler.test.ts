@@ -17,6 +17,8 @@ for (const engine of testEngines()) {
     let hits = 0
     /** Requests to `/together` are answered in threes, all at once. */
     const waiting: (() => void)[] = []
+    /** Requests to `/held` wait until the test answers them, one by one. */
+    const held: (() => void)[] = []
     const target = createServer((request, response) => {
       hits++
       response.statusCode = request.url === '/down' ? 503 : 200
@@ -24,7 +26,8 @@ for (const engine of testEngines()) {
       else if (request.url === '/together') {
         waiting.push(() => response.end('ok'))
         if (waiting.length === 3) for (const answer of waiting.splice(0)) answer()
-      } else response.end('ok')
+      } else if (request.url === '/held') held.push(() => response.end('ok'))
+      else response.end('ok')
     })
     let base = ''
     before(async () => {
@@ -232,6 +235,63 @@ for (const engine of testEngines()) {
         assert.equal(await resultCount(ids), ids.length, 'every due slot ran, three at a time')
       } finally {
         await node.stop()
+      }
+    })
+
+    test('behind schedule, a freed place waits a moment for the others, then all are claimed for together', async () => {
+      const ids = await urlChecks(9, 'gathered', {
+        frequency: 60,
+        doubleCheck: false,
+        request: { url: `${base}/held` },
+      })
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs })
+        .where('check_id', 'in', ids)
+        .execute()
+      const answerOne = () => (held.shift() as () => void)()
+      // A gather window longer than the test: a freed place is claimed for only once all three are free.
+      const node = createScheduler(t.ctx, {
+        locations: ['local'],
+        concurrency: 3,
+        tickMs: 3_600_000,
+        claimGatherMs: 3_600_000,
+      })
+      node.start()
+      try {
+        await until(() => held.length === 3)
+        answerOne()
+        await until(async () => (await resultCount(ids)) === 1)
+        await new Promise((done) => setTimeout(done, 100))
+        assert.equal(held.length, 2, 'the freed place waited for the others')
+        answerOne()
+        answerOne()
+        await until(() => held.length === 3)
+        assert.equal(await resultCount(ids), 3, 'then the three places were claimed for at once')
+      } finally {
+        for (const answer of held.splice(0)) answer()
+        await node.stop()
+      }
+
+      // With the default window, a run that goes on holds the places the others freed only briefly.
+      // (Slots due a second earlier: new jobs, while no other test's check falls due.)
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs - 1_000 })
+        .where('check_id', 'in', ids)
+        .execute()
+      const before = await resultCount(ids)
+      const quick = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
+      quick.start()
+      try {
+        await until(() => held.length === 3)
+        answerOne()
+        answerOne()
+        await until(async () => (await resultCount(ids)) === before + 2 && held.length === 3)
+        assert.equal(held.length, 3, 'the two freed places were claimed for while the third run went on')
+      } finally {
+        for (const answer of held.splice(0)) answer()
+        await quick.stop()
       }
     })
 
