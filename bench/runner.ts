@@ -56,6 +56,8 @@ targetProcess.stdin.end('ok')
 await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
 const origin = `http://127.0.0.1:${targetPort}`
 const url = `${origin}/health`
+/** What the bare loop hands `client.destroy`, as runHttpCheck does (see there). */
+const REQUEST_OVER = new Error('The request is over')
 
 // --- Throughput: the same number of requests three ways, `concurrency` in flight each time, in
 // interleaved rounds (the machine is shared: each figure is its rounds' median).
@@ -129,7 +131,7 @@ async function bareRequest(): Promise<void> {
     await response.body.arrayBuffer()
     if (response.statusCode !== 200) throw new Error(`the target answered ${response.statusCode}`)
   } finally {
-    await client.destroy()
+    await client.destroy(REQUEST_OVER)
   }
 }
 
