@@ -16,7 +16,13 @@ import {
 import { claimDueRetries, insertTriggerJob, type PendingRetry } from '../../scheduler/retries.repo.ts'
 import { prepareJob } from '../../scheduler/run-and-store.ts'
 import { loadAccountVariables, runVariables } from '../../scheduler/run-variables.ts'
-import { type ClaimedSlot, claimDueSlots, completeSlot, renewLeases } from '../../scheduler/schedules.repo.ts'
+import {
+  type ClaimedSlot,
+  claimDueSlots,
+  completeSlot,
+  nextDueMs,
+  renewLeases,
+} from '../../scheduler/schedules.repo.ts'
 import { findResultByJobId } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
@@ -55,7 +61,10 @@ export async function authenticateAgent(
   return { id: agentId, location, key: privateLocationKey(location.id), owner: `agent:${agentId}` }
 }
 
+/** The longest a long-poll sleeps between claims (a trigger or a changed schedule comes unannounced). */
 const POLL_INTERVAL_MS = 200
+/** The shortest: slots falling due together are taken in one claim. */
+const MIN_POLL_GAP_MS = 10
 
 /** Takes up to `max` due runs of the agent's location, waiting up to `waitMs` for one to fall due. */
 export async function pollJobs(
@@ -68,7 +77,11 @@ export async function pollJobs(
     if (options.gone()) return []
     const jobs = await claimJobs(ctx, agent, options.max)
     if (jobs.length > 0 || Date.now() >= deadline) return jobs
-    await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS))
+    // Wake when the location's next slot falls due, not at the next interval: runs start on time.
+    const dueMs = await nextDueMs(ctx, [agent.key])
+    const untilDueMs = dueMs === undefined ? POLL_INTERVAL_MS : dueMs - ctx.clock.now().getTime()
+    const sleepMs = Math.min(POLL_INTERVAL_MS, deadline - Date.now(), Math.max(MIN_POLL_GAP_MS, untilDueMs))
+    await new Promise((done) => setTimeout(done, sleepMs))
   }
 }
 
