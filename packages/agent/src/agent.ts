@@ -54,7 +54,11 @@ export class SvcAgent {
   #registered = false
   #pollingOk = false
   #leaseMs = 30_000
+  /** Every job from its claim until its result is posted (or given up): what shutdown waits for. */
   readonly #running = new Map<string, Promise<void>>()
+  /** Jobs whose run is still going: at most `jobConcurrency`. A job posting its result holds no place. */
+  #runs = 0
+  #placeFreed = Promise.withResolvers<void>()
   #pollAbort: AbortController | null = null
   #heartbeatTimer: NodeJS.Timeout | null = null
   #loop: Promise<void> = Promise.resolve()
@@ -207,11 +211,11 @@ export class SvcAgent {
     const { api, log } = this.#options
     let failures = 0
     while (!this.#stopping) {
-      if (this.#running.size >= this.#config.jobConcurrency) {
-        await Promise.race([...this.#running.values(), this.#stopRequested])
+      const max = Math.min(MAX_JOBS_PER_POLL, this.#freePlaces())
+      if (max <= 0) {
+        await Promise.race([this.#placeFreed.promise, this.#stopRequested])
         continue
       }
-      const max = Math.min(MAX_JOBS_PER_POLL, this.#config.jobConcurrency - this.#running.size)
       this.#pollAbort = new AbortController()
       let jobs: AgentJob[]
       try {
@@ -237,13 +241,40 @@ export class SvcAgent {
     }
   }
 
+  /**
+   * Runs that can start now. A run's place frees when the run ends, so runs go on while results are
+   * posted (each post waits for the server's commit); jobs posting their results count against twice
+   * the concurrency, which bounds the outcomes held while the server is slow or away.
+   */
+  #freePlaces(): number {
+    const { jobConcurrency } = this.#config
+    return Math.min(jobConcurrency - this.#runs, 2 * jobConcurrency - this.#running.size)
+  }
+
+  #freed(): void {
+    this.#placeFreed.resolve()
+    this.#placeFreed = Promise.withResolvers<void>()
+  }
+
   #startJob(job: AgentJob): void {
-    const run = this.#execute(job)
+    this.#runs++
+    let ran = false
+    const runEnded = () => {
+      if (ran) return
+      ran = true
+      this.#runs--
+      this.#freed()
+    }
+    const run = this.#execute(job, runEnded)
       .catch((error: unknown) => {
         this.#options.log.error(this.scrub(`job ${job.jobId} failed: ${messageOf(error)}`))
         return this.reportError(error, this.#scrubberOf(job))
       })
-      .finally(() => this.#running.delete(job.jobId))
+      .finally(() => {
+        runEnded()
+        this.#running.delete(job.jobId)
+        this.#freed()
+      })
     this.#running.set(job.jobId, run)
   }
 
@@ -251,7 +282,8 @@ export class SvcAgent {
     return new Scrubber([...job.hidden, ...this.#config.secrets, this.#config.apiKey])
   }
 
-  async #execute(job: AgentJob): Promise<void> {
+  /** Runs `job` and posts its outcome; `runEnded` is called once the run is over, before posting. */
+  async #execute(job: AgentJob, runEnded: () => void): Promise<void> {
     const scrubber = this.#scrubberOf(job)
     const isScript = 'script' in job.job
     const artifactsDir = isScript ? await mkdtemp(join(tmpdir(), 'svc-agent-run-')) : undefined
@@ -278,6 +310,7 @@ export class SvcAgent {
           outcome = internalOutcome(job.checkType, `The run could not be carried out: ${messageOf(error)}`)
         }
       }
+      runEnded()
       if (this.#abandon.signal.aborted) return
       outcome = outcomeToSend(outcome, scrubber, runnable.note)
       if (artifactsDir) await this.#uploadArtifacts(job, outcome, artifactsDir)
