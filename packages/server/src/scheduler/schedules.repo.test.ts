@@ -4,7 +4,6 @@ import { testEngines } from '@svc/db/testing'
 import { createTestApp, type TestApp } from '../testing/test-app.ts'
 import {
   claimDueSlots,
-  completeSlot,
   listSchedule,
   moveSlots,
   nextDueMs,
@@ -53,19 +52,18 @@ for (const engine of testEngines()) {
 
       const done = claimed[0]!
       const owner = first?.some((s) => s.checkId === done.checkId) ? 'a' : 'b'
-      await completeSlot(t.ctx, {
-        checkId: done.checkId,
-        location: 'local',
-        owner: 'intruder',
-        nextDueMs: 99_999,
-      })
+      await moveSlots(t.ctx, [
+        { checkId: done.checkId, location: 'local', leaseOwner: 'intruder', nextDueMs: 99_999 },
+      ])
       const untouched = (await listSchedule(t.ctx, done.checkId)).find((r) => r.location === 'local')
       assert.deepEqual(
         [untouched?.lease_owner, Number(untouched?.leased_due_ms), Number(untouched?.next_due_ms)],
         [owner, done.dueMs, 32_000],
         'only the lease holder completes a slot',
       )
-      await completeSlot(t.ctx, { checkId: done.checkId, location: 'local', owner, nextDueMs: 61_000 })
+      await moveSlots(t.ctx, [
+        { checkId: done.checkId, location: 'local', leaseOwner: owner, nextDueMs: 61_000 },
+      ])
 
       const takenOver = [...(await claim('d', 2_000 + 30_001)), ...(await claim('e', 2_000 + 30_001))]
       const remaining = claimed.filter((slot) => slot.checkId !== done.checkId)

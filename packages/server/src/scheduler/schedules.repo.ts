@@ -202,14 +202,6 @@ export async function renewLeases(ctx: ServiceContext, owner: string, untilMs: n
   }
 }
 
-/** Moves a finished slot to its next due time, if `owner` still holds its lease. */
-export async function completeSlot(
-  ctx: ServiceContext,
-  slot: { checkId: string; location: string; owner: string; nextDueMs: number },
-): Promise<void> {
-  await completeSlots(ctx, [{ ...slot, leaseOwner: slot.owner }])
-}
-
 export async function listSchedule(ctx: ServiceContext, checkId: string) {
   return ctx.db
     .selectFrom('check_schedules')

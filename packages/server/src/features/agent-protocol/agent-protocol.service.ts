@@ -19,9 +19,9 @@ import { loadAccountVariables, runVariables } from '../../scheduler/run-variable
 import {
   type ClaimedSlot,
   claimDueSlots,
-  completeSlot,
   nextDueMs,
   renewLeases,
+  type SlotMove,
 } from '../../scheduler/schedules.repo.ts'
 import { findResultByJobId } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
@@ -160,20 +160,27 @@ export async function postResult(
   await recordOutcome(ctx, agent.owner, check, job, outcome, {
     resultId: body.resultId,
     locationName: agent.location.slug_name,
+    slotMove:
+      body.attempt === 1 && !isTriggerJob(job) ? slotMoveOf(ctx, agent, check, body.slotKey) : undefined,
   })
-  if (body.attempt === 1 && !isTriggerJob(job)) await completeFirstAttempt(ctx, agent, check, body.slotKey)
 }
 
-async function completeFirstAttempt(
+/** A first attempt's slot moves on in the transaction that stores its result, as in-process runs do. */
+function slotMoveOf(
   ctx: ServiceContext,
   agent: CallingAgent,
   check: ResolvedCheck,
   slotKey: string,
-) {
+): SlotMove | undefined {
   const dueMs = dueMsOfSlotKey(slotKey)
-  if (dueMs === undefined) return
+  if (dueMs === undefined) return undefined
   const slot = { checkId: check.row.id, location: agent.key, dueMs }
-  await completeSlot(ctx, { ...slot, owner: agent.owner, nextDueMs: nextDueOf(ctx, check, slot) })
+  return {
+    checkId: slot.checkId,
+    location: slot.location,
+    leaseOwner: agent.owner,
+    nextDueMs: nextDueOf(ctx, check, slot),
+  }
 }
 
 /** Records that the agent is alive and keeps the leases of its runs in flight. */
