@@ -58,6 +58,13 @@ for (const engine of testEngines()) {
     const resultCount = async (checkIds: string[]) =>
       (await t.store.db.selectFrom('check_results').select('id').where('check_id', 'in', checkIds).execute())
         .length
+    /** Makes the schedule rows of `checkIds` due at `dueMs`. */
+    const dueAt = (checkIds: string[], dueMs: number) =>
+      t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: dueMs })
+        .where('check_id', 'in', checkIds)
+        .execute()
     /** A liveness wait for a started scheduler, not a timing assertion: gives up after ~10 s. */
     const until = async (done: () => Promise<boolean> | boolean) => {
       for (let i = 0; i < 500 && !(await done()); i++) await new Promise((tick) => setTimeout(tick, 20))
@@ -220,11 +227,7 @@ for (const engine of testEngines()) {
         doubleCheck: false,
         request: { url: `${base}/together` },
       })
-      await t.store.db
-        .updateTable('check_schedules')
-        .set({ next_due_ms: nowMs })
-        .where('check_id', 'in', ids)
-        .execute()
+      await dueAt(ids, nowMs)
       // No tick comes during the test: starting claims at once, and each pass of three runs finishing
       // together (answered at once, their results stored in one batch) must claim the next three itself.
       const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
@@ -244,11 +247,7 @@ for (const engine of testEngines()) {
         doubleCheck: false,
         request: { url: `${base}/held` },
       })
-      await t.store.db
-        .updateTable('check_schedules')
-        .set({ next_due_ms: nowMs })
-        .where('check_id', 'in', ids)
-        .execute()
+      await dueAt(ids, nowMs)
       const answerOne = () => (held.shift() as () => void)()
       // A gather window longer than the test: a freed place is claimed for only once all three are free.
       const node = createScheduler(t.ctx, {
@@ -275,11 +274,7 @@ for (const engine of testEngines()) {
 
       // With the default window, a run that goes on holds the places the others freed only briefly.
       // (Slots due a second earlier: new jobs, while no other test's check falls due.)
-      await t.store.db
-        .updateTable('check_schedules')
-        .set({ next_due_ms: nowMs - 1_000 })
-        .where('check_id', 'in', ids)
-        .execute()
+      await dueAt(ids, nowMs - 1_000)
       const before = await resultCount(ids)
       const quick = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
       quick.start()
@@ -305,11 +300,7 @@ for (const engine of testEngines()) {
         .updateTable('check_schedules')
         .set({ next_due_ms: nowMs + 10 * 60_000 })
         .execute()
-      await t.store.db
-        .updateTable('check_schedules')
-        .set({ next_due_ms: nowMs + 300 })
-        .where('check_id', 'in', ids)
-        .execute()
+      await dueAt(ids, nowMs + 300)
       // No tick comes during the test: only the wake for the slot due 300 ms on can run it.
       const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, tickMs: 3_600_000 })
       node.start()
@@ -351,11 +342,7 @@ for (const engine of testEngines()) {
           locations: ['eu-west-1'],
           request: { url: `${base}/` },
         })
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: nowMs })
-          .where('check_id', 'in', checks)
-          .execute()
+        await dueAt(checks, nowMs)
         const held = holdResultInserts()
         const node = createScheduler(
           { ...t.ctx, db: t.ctx.db.withPlugin(held.plugin) },

@@ -213,7 +213,6 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     const nowMs = ctx.clock.now().getTime()
     const dueMs = await nextDueMs(ctx, options.locations)
     const sleepMs = Math.max(MIN_CLAIM_GAP_MS, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
-    clearTimeout(wake)
     if (started && sleepMs < tickMs) wake = setTimeout(pump, sleepMs)
   }
 
