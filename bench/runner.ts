@@ -1,7 +1,7 @@
 /**
- * bench/runner.ts: URL checks per second through the real scheduler path (createScheduler + runDue on an
- * SQLite store, results persisted) against a local HTTP target, versus a bare loop of the same undici
- * requests with a fresh connection each (the ceiling), in one run. Then a real server process with
+ * bench/runner.ts: URL checks per second through the real scheduler path (a started createScheduler,
+ * results persisted on SQLite, or PostgreSQL with DATABASE_URL) against a local HTTP target, versus a
+ * bare loop of the same undici requests with a fresh connection each (the ceiling), in one run. Then a real server process with
  * 10,000 active 1-minute checks: the scheduler's drift (actual start minus planned due time) and RSS.
  * Targets: >= 0.7 of the ceiling and >= 1,000 checks/s; RSS < 300 MB.
  * `--drift-checks 0` skips the second part.
@@ -10,9 +10,8 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { CHECK_BODIES } from '@svc/core'
 import { createDb, migrateToLatest, type Store } from '@svc/db'
@@ -26,7 +25,8 @@ import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
 import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
-import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
+import { freePort, startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import { benchEngine, benchStoreUrl } from './store.ts'
 
 const { values } = parseArgs({
   options: {
@@ -98,7 +98,7 @@ targetProcess.kill()
 const line = (name: string, r: Rate) =>
   `${name.padEnd(44)} ${perSecond(r).toFixed(0).padStart(6)} checks/s   ${(r.cpuMicros / r.count).toFixed(0).padStart(4)} µs CPU per check`
 console.log(
-  `store: sqlite, ${concurrency} runs in flight, ${checks} checks, median of ${rounds.length} rounds, target a bare Fastify route in its own process`,
+  `store: ${benchEngine}, ${concurrency} runs in flight, ${checks} checks, median of ${rounds.length} rounds, target a bare Fastify route in its own process`,
 )
 console.log(
   `rounds (checks/s, ceiling / runner / scheduled): ${rounds.map((r) => [r.ceiling, r.runnerOnly, r.scheduled].map((x) => perSecond(x).toFixed(0)).join(' / ')).join(',  ')}`,
@@ -147,13 +147,13 @@ function perSecond(rate: Rate): number {
 }
 
 /**
- * An SQLite store with `checks` 1-minute URL checks on an injected clock. Each `runAllDue()` moves the
+ * A store of the bench's engine with `checks` 1-minute URL checks on an injected clock. Each `runAllDue()` moves the
  * clock a minute on, so every check is due once (a backlog of `checks` slots), and has a started
  * scheduler work it off.
  */
 async function scheduledStore() {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
-  const store = createDb(`sqlite:${join(dir, 'svc.db')}`)
+  const { url: storeUrl, dispose } = await benchStoreUrl()
+  const store = createDb(storeUrl)
   await migrateToLatest(store)
   let nowMs = Date.parse('2026-01-05T12:00:00.000Z')
   const ctx = serviceContext(store, () => new Date(nowMs))
@@ -188,14 +188,14 @@ async function scheduledStore() {
     },
     async close() {
       await store.close()
-      rmSync(dir, { recursive: true, force: true })
+      await dispose()
     },
   }
 }
 
 async function driftWithActiveChecks() {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-drift-'))
-  const store = createDb(`sqlite:${join(dir, 'svc.db')}`)
+  const { url: storeUrl, dispose } = await benchStoreUrl()
+  const store = createDb(storeUrl)
   await migrateToLatest(store)
   const key = randomBytes(32)
   await seedChecks(
@@ -211,7 +211,7 @@ async function driftWithActiveChecks() {
   await store.close()
 
   const server = await startServerProcess({
-    SVC_DATA_DIR: dir,
+    ...storeEnv(storeUrl),
     SVC_ENCRYPTION_KEY: key.toString('hex'),
     SVC_RUNNER_CONCURRENCY: serverConcurrency,
   })
@@ -229,10 +229,10 @@ async function driftWithActiveChecks() {
   clearInterval(sampling)
   await server.stop('SIGTERM')
 
-  const reader = createDb(`sqlite:${join(dir, 'svc.db')}`)
+  const reader = createDb(storeUrl)
   const results = await reader.db.selectFrom('check_results').select(['job_id', 'started_at']).execute()
   await reader.close()
-  rmSync(dir, { recursive: true, force: true })
+  await dispose()
 
   let due = 0
   for (const first of firstDue.values()) {

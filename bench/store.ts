@@ -10,9 +10,14 @@ export const benchEngine = process.env.DATABASE_URL ? 'postgres' : 'sqlite'
  * empty store, so runs must never share one.
  */
 export async function benchStore(): Promise<{ env: Record<string, string>; dispose(): Promise<void> }> {
+  const { url, dispose } = await benchStoreUrl()
+  return { env: storeEnv(url), dispose }
+}
+
+/** The URL of such a store, for a bench that opens it itself (and may hand it to a server after). */
+export async function benchStoreUrl(): Promise<{ url: string; dispose(): Promise<void> }> {
   if (process.env.DATABASE_URL) process.env.SVC_TEST_DATABASE_URL = process.env.DATABASE_URL
   const engine = testEngines().find((candidate) => candidate.engine === benchEngine)
   if (!engine) throw new Error(`no ${benchEngine} store for the bench`)
-  const { url, dispose } = await engine.createUrl()
-  return { env: storeEnv(url), dispose }
+  return engine.createUrl()
 }
