@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -97,7 +97,7 @@ const store = createDb(`sqlite:${join(dir, 'svc.db')}`)
 // then to the last result stored. Rounds alternate sides (the machine is shared); medians are shown.
 await runRound(localChecks, 'local')
 await runRound(agentChecks, agentLocation)
-const rounds: { local: number; agent: number }[] = []
+const rounds: { local: Round; agent: Round }[] = []
 for (let round = 0; round < Number(values.rounds); round++) {
   rounds.push({
     local: await runRound(localChecks, 'local'),
@@ -108,8 +108,10 @@ const median = (pick: (r: (typeof rounds)[number]) => number) => {
   const sorted = rounds.map(pick).sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] as number
 }
-const local = median((r) => r.local)
-const viaAgent = median((r) => r.agent)
+const local = median((r) => r.local.perSecond)
+const viaAgent = median((r) => r.agent.perSecond)
+const localCpu = median((r) => r.local.serverCpuMicros)
+const agentCpu = median((r) => r.agent.serverCpuMicros)
 
 // --- Due-to-start delay on the agent: slots fall due one by one over the window.
 const delays = await dueToStart(delayed, agentLocation)
@@ -125,19 +127,30 @@ console.log(
     `${checks} URL checks per round, median of ${rounds.length} rounds, target a bare Fastify route in its own process`,
 )
 console.log(
-  `rounds (checks/s, in-process / agent): ${rounds.map((r) => `${r.local.toFixed(0)} / ${r.agent.toFixed(0)}`).join(',  ')}`,
+  `rounds (checks/s, in-process / agent): ${rounds.map((r) => `${r.local.perSecond.toFixed(0)} / ${r.agent.perSecond.toFixed(0)}`).join(',  ')}`,
 )
-console.log(`in-process runner (location local)           ${local.toFixed(0).padStart(6)} checks/s`)
-console.log(`one agent (private location)                 ${viaAgent.toFixed(0).padStart(6)} checks/s`)
+console.log(
+  `in-process runner (location local)           ${local.toFixed(0).padStart(6)} checks/s   server CPU ${localCpu.toFixed(0)} µs per check (the check included)`,
+)
+console.log(
+  `one agent (private location)                 ${viaAgent.toFixed(0).padStart(6)} checks/s   server CPU ${agentCpu.toFixed(0)} µs per posted result`,
+)
 console.log(`agent / in-process                           ${(viaAgent / local).toFixed(2)}   (target >= 0.8)`)
 console.log(
   `due-to-start on the agent, ${delays.count} slots over ${delaySeconds} s: p50 ${delays.p50.toFixed(0)} ms   ` +
     `p99 ${delays.p99.toFixed(0)} ms   max ${delays.max.toFixed(0)} ms   (target p99 < 1000 ms)`,
 )
 
-/** Makes every check of `ids` due now in `location` and waits for all their results: checks per second. */
-async function runRound(ids: string[], location: string): Promise<number> {
+interface Round {
+  perSecond: number
+  /** The server process's CPU time (user + system) over the round, per check. */
+  serverCpuMicros: number
+}
+
+/** Makes every check of `ids` due now in `location` and waits for all their results. */
+async function runRound(ids: string[], location: string): Promise<Round> {
   const before = await countResults(ids)
+  const cpuBefore = serverCpuMicros()
   const dueMs = Date.now()
   await setDue(location, ids, () => dueMs)
   for (;;) {
@@ -149,7 +162,16 @@ async function runRound(ids: string[], location: string): Promise<number> {
     .select((eb) => eb.fn.max('created_at').as('last'))
     .where('check_id', 'in', ids)
     .executeTakeFirstOrThrow()
-  return ids.length / ((Date.parse(String(last.last)) - dueMs) / 1000)
+  return {
+    perSecond: ids.length / ((Date.parse(String(last.last)) - dueMs) / 1000),
+    serverCpuMicros: (serverCpuMicros() - cpuBefore) / ids.length,
+  }
+}
+
+/** The server process's user + system CPU time so far (clock ticks of 10 ms, from /proc). */
+function serverCpuMicros(): number {
+  const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
 async function dueToStart(ids: string[], location: string) {

@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { SvcAgent } from './agent.ts'
-import type { AgentApi, AgentJob, JobResultBody } from './api-client.ts'
+import { type AgentApi, type AgentJob, ApiError, type JobResultBody } from './api-client.ts'
 import { loadAgentConfig } from './config.ts'
 
 let requests = 0
@@ -25,10 +25,12 @@ const until = async (done: () => boolean) => {
 
 /**
  * The agent API as a server with `jobs` due: each poll hands out what `max` allows (or waits until the
- * agent aborts it), and every posted result waits until the test answers it.
+ * agent aborts it), and every post of results waits until the test answers it. `batches: false` is a
+ * server from before the batch route: it answers that route 404.
  */
-function fakeApi(jobs: AgentJob[]) {
-  const posted: { body: JobResultBody; answer: () => void }[] = []
+function fakeApi(jobs: AgentJob[], options: { batches: boolean } = { batches: true }) {
+  const posted: { route: 'single' | 'batch'; bodies: JobResultBody[]; answer: (codes?: number[]) => void }[] =
+    []
   const polls: number[] = []
   const api = {
     async heartbeat() {
@@ -40,8 +42,18 @@ function fakeApi(jobs: AgentJob[]) {
       await new Promise((aborted) => signal.addEventListener('abort', aborted, { once: true }))
       throw new Error('poll aborted')
     },
-    postResult(body: JobResultBody) {
-      return new Promise<void>((answer) => posted.push({ body, answer }))
+    postResult(serialized: string) {
+      const bodies = [JSON.parse(serialized) as JobResultBody]
+      return new Promise<void>((answer) => posted.push({ route: 'single', bodies, answer: () => answer() }))
+    },
+    async postResults(serialized: string[]) {
+      if (!options.batches)
+        throw new ApiError('posting results', 404, 'Route POST:/agent/v1/results/batch not found')
+      const bodies = serialized.map((body) => JSON.parse(body) as JobResultBody)
+      const codes = await new Promise<number[] | undefined>((answer) =>
+        posted.push({ route: 'batch', bodies, answer }),
+      )
+      return bodies.map((body, i) => ({ resultId: body.resultId, statusCode: codes?.[i] ?? 204 }))
     },
     async goodbye() {},
     async postError() {},
@@ -79,22 +91,83 @@ test('a run frees its place when it ends, not when its result is posted; unposte
   const before = requests
   agent.start()
   try {
-    // One place: the first run ends and its result waits for the server; the second run takes the place.
-    await until(() => posted.length === 2)
-    assert.deepEqual(
-      posted.map((p) => p.body.slotKey),
-      ['1:check-1:private:loc', '2:check-2:private:loc'],
-    )
-    assert.equal(requests - before, 2, 'the second job ran while the first result was still posting')
-    // Two results waiting: twice the concurrency. No third job is taken until one is answered.
+    // One place: the first run ends and its result waits for the server; the second run takes the place
+    // and its result waits for the first post to end.
+    await until(() => requests - before === 2)
     await new Promise((done) => setTimeout(done, 100))
+    assert.deepEqual(
+      posted.map((p) => p.bodies.map((body) => body.slotKey)),
+      [['1:check-1:private:loc']],
+    )
+    // Two results waiting: twice the concurrency. No third job is taken until one is answered.
     assert.deepEqual(polls, [1, 1], 'no poll while two results wait')
     posted[0]?.answer()
+    await until(() => requests - before === 3)
+    assert.deepEqual(
+      posted.map((p) => p.bodies.map((body) => body.slotKey)),
+      [['1:check-1:private:loc'], ['2:check-2:private:loc']],
+    )
+    posted[1]?.answer()
     await until(() => posted.length === 3)
-    assert.equal(requests - before, 3)
-    assert.equal(posted[2]?.body.outcome.verdict.hasFailures, false)
+    assert.equal(posted[2]?.bodies[0]?.outcome.verdict.hasFailures, false)
   } finally {
     for (const post of posted) post.answer()
     await agent.shutdown()
   }
 })
+
+for (const batches of [true, false]) {
+  test(`outcomes that end while a post is in flight go together in the next (server ${batches ? 'takes batches' : 'from before batches'})`, async () => {
+    const { api, posted } = fakeApi([urlJob(1), urlJob(2), urlJob(3), urlJob(4), urlJob(5), urlJob(6)], {
+      batches,
+    })
+    const warnings: string[] = []
+    const agent = new SvcAgent({
+      config: loadAgentConfig({
+        API_KEY: 'svc_pl_test',
+        JOB_CONCURRENCY: '3',
+        EXTERNAL_OBSERVABILITY: 'off',
+      }),
+      api,
+      version: 'test',
+      hostname: 'test',
+      log: { info() {}, warn: (line) => warnings.push(line), error() {} },
+      onKeyRefused() {},
+    })
+    const before = requests
+    const slotKeys = () => posted.flatMap((p) => p.bodies.map((body) => body.slotKey))
+    agent.start()
+    try {
+      // The first result to arrive is posted alone; the rest run while it waits (three places, and at most
+      // six jobs running or posting), then wait for it.
+      await until(() => requests - before === 6)
+      await new Promise((done) => setTimeout(done, 100))
+      assert.equal(posted.length, 1)
+      assert.equal(posted[0]?.route, 'single')
+      posted[0]?.answer()
+      if (batches) {
+        await until(() => posted.length === 2)
+        assert.equal(posted[1]?.route, 'batch')
+        assert.equal(posted[1]?.bodies.length, 5, 'the five waiting outcomes in one post')
+        posted[1]?.answer([204, 404, 204, 204, 204])
+        await until(() => warnings.length > 0)
+        assert.match(warnings[0] ?? '', /^posting the result of .*: HTTP 404/)
+      } else {
+        await until(() => posted.length === 6)
+        assert.deepEqual(
+          posted.map((p) => [p.route, p.bodies.length]),
+          Array.from({ length: 6 }, () => ['single', 1]),
+          'one by one, each in its own post',
+        )
+      }
+      assert.deepEqual(
+        slotKeys().sort(),
+        [1, 2, 3, 4, 5, 6].map((n) => `${n}:check-${n}:private:loc`),
+        'every outcome posted once',
+      )
+    } finally {
+      for (const post of posted) post.answer()
+      await agent.shutdown()
+    }
+  })
+}

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
-import { Scrubber } from '@svc/core'
+import { MAX_RESULTS_PER_POST, Scrubber } from '@svc/core'
 import {
   DETAIL_KEYS,
   type JobRunnerContext,
@@ -59,6 +59,11 @@ export class SvcAgent {
   /** Jobs whose run is still going: at most `jobConcurrency`. A job posting its result holds no place. */
   #runs = 0
   #placeFreed = Promise.withResolvers<void>()
+  /** Outcomes waiting for the post in flight to end: they go together in the next one. */
+  readonly #outbox: OutboxItem[] = []
+  #posting = false
+  /** Until a server from before `POST /agent/v1/results/batch` answers it with 404. */
+  #serverTakesBatches = true
   #pollAbort: AbortController | null = null
   #heartbeatTimer: NodeJS.Timeout | null = null
   #loop: Promise<void> = Promise.resolve()
@@ -365,27 +370,92 @@ export class SvcAgent {
     }
   }
 
-  async #postResult(body: JobResultBody): Promise<void> {
-    await this.#withRetries(`posting the result of ${body.slotKey}`, () => this.#options.api.postResult(body))
+  /**
+   * Hands an outcome to the next post and waits until it is posted (or given up). Outcomes that end
+   * while a post is in flight go together in the next one: the server then looks up checks and
+   * variables once for them and stores them in shared commits.
+   */
+  #postResult(body: JobResultBody): Promise<void> {
+    const posted = Promise.withResolvers<void>()
+    this.#outbox.push({ body, serialized: JSON.stringify(body), posted: posted.resolve })
+    if (!this.#posting) void this.#postOutbox()
+    return posted.promise
+  }
+
+  async #postOutbox(): Promise<void> {
+    this.#posting = true
+    while (this.#outbox.length > 0) {
+      const batch = takeBatch(this.#outbox)
+      try {
+        await this.#sendResults(
+          batch.map((item) => item.body),
+          batch.map((item) => item.serialized),
+        )
+      } catch (error) {
+        this.#options.log.error(this.scrub(`posting results failed: ${messageOf(error)}`))
+      } finally {
+        for (const item of batch) item.posted()
+      }
+    }
+    this.#posting = false
+  }
+
+  /**
+   * Posts outcomes, several in one request where the server takes batches. A server from before the
+   * batch route (404) gets each on its own from then on; a batch it refuses whole (400, 413) goes
+   * one by one, so that one bad outcome does not lose the others.
+   */
+  async #sendResults(bodies: JobResultBody[], serialized: string[]): Promise<void> {
+    const { api, log } = this.#options
+    if (bodies.length > 1 && this.#serverTakesBatches) {
+      const answers = await this.#withRetries(`posting ${bodies.length} results`, async () => {
+        try {
+          return await api.postResults(serialized)
+        } catch (error) {
+          if (!(error instanceof ApiError && [400, 404, 413].includes(error.status))) throw error
+          if (error.status === 404) this.#serverTakesBatches = false
+          return 'one by one' as const
+        }
+      })
+      if (answers !== 'one by one') {
+        answers?.forEach((answer, i) => {
+          if (answer.statusCode < 400) return
+          const what = `posting the result of ${bodies[i]?.slotKey}: HTTP ${answer.statusCode} (${answer.message ?? ''})`
+          // 404: the check was deleted while it ran; nothing to store, nothing wrong with the agent.
+          if (answer.statusCode === 404) log.warn(this.scrub(what))
+          else log.error(this.scrub(what))
+        })
+        return
+      }
+    }
+    await Promise.all(
+      bodies.map((body, i) =>
+        this.#withRetries(`posting the result of ${body.slotKey}`, () =>
+          api.postResult(serialized[i] as string),
+        ),
+      ),
+    )
   }
 
   /**
    * Retries network failures and 5xx answers with backoff for up to two minutes (less once the
    * shutdown grace ends); the server stores a result posted twice once. Gives up with an error event.
    */
-  async #withRetries(what: string, call: () => Promise<void>): Promise<void> {
+  async #withRetries<T>(what: string, call: () => Promise<T>): Promise<T | undefined> {
     const { log } = this.#options
     const giveUpAt = Date.now() + RESULT_RETRY_MS
     for (let attempt = 1; ; attempt++) {
       try {
-        await call()
-        return
+        return await call()
       } catch (error) {
-        if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+        if (error instanceof ApiError && error.keyRefused) {
+          this.#keyRefused(error)
+          return undefined
+        }
         if (error instanceof ApiError && error.status === 404) {
           // The check was deleted while it ran: nothing to store, nothing wrong with the agent.
           log.warn(this.scrub(`${what}: ${messageOf(error)}`))
-          return
+          return undefined
         }
         const delay = backoff(attempt, 250, 10_000)
         const retry = !(error instanceof ApiError) || error.transient
@@ -396,7 +466,7 @@ export class SvcAgent {
               `${what.replace(/ of .*$/, '')} failed after ${attempt} attempt(s): ${messageOf(error)}`,
             ),
           )
-          return
+          return undefined
         }
         log.warn(this.scrub(`${what} failed (attempt ${attempt}, retrying): ${messageOf(error)}`))
         await sleep(delay)
@@ -409,6 +479,27 @@ export class SvcAgent {
     this.#pollingOk = false
     this.#options.onKeyRefused(error)
   }
+}
+
+interface OutboxItem {
+  body: JobResultBody
+  serialized: string
+  posted: () => void
+}
+
+/** The most characters of serialized outcomes one post carries (the server takes 32 MB per post). */
+const MAX_CHARACTERS_PER_POST = 8 * 1024 * 1024
+
+/** Takes the oldest outcomes that fit one post off `outbox` (at least one, however large). */
+function takeBatch(outbox: OutboxItem[]): OutboxItem[] {
+  let count = 0
+  let characters = 0
+  while (count < outbox.length && count < MAX_RESULTS_PER_POST) {
+    characters += (outbox[count] as OutboxItem).serialized.length
+    if (count > 0 && characters > MAX_CHARACTERS_PER_POST) break
+    count++
+  }
+  return outbox.splice(0, count)
 }
 
 function internalOutcome(checkType: string, message: string): RunOutcome {

@@ -1,4 +1,10 @@
-import type { AgentErrorBody, AgentJob as AgentJobSchema, HeartbeatBody, JobResultBody } from '@svc/core'
+import type {
+  AgentErrorBody,
+  AgentJob as AgentJobSchema,
+  HeartbeatBody,
+  JobResultBody,
+  PostedResults,
+} from '@svc/core'
 import type { RunnerJob } from '@svc/runner'
 import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici'
 import type { ProxySettings } from './config.ts'
@@ -62,8 +68,20 @@ export class AgentApi {
     return answer as AgentJob[]
   }
 
-  async postResult(body: JobResultBody): Promise<void> {
-    await this.#call('posting a result', 'POST', '/agent/v1/results', { json: body })
+  /** Posts one outcome, serialized (`JSON.stringify` of a JobResultBody). */
+  async postResult(serialized: string): Promise<void> {
+    await this.#call('posting a result', 'POST', '/agent/v1/results', { serialized })
+  }
+
+  /**
+   * Posts several serialized outcomes in one request: what became of each, in order. A server from
+   * before the batch route answers 404 for it (each outcome's own 404 comes inside the answer).
+   */
+  async postResults(serialized: string[]): Promise<PostedResults['results']> {
+    const answer = await this.#call('posting results', 'POST', '/agent/v1/results/batch', {
+      serialized: `{"results":[${serialized.join(',')}]}`,
+    })
+    return (answer as PostedResults).results
   }
 
   async putArtifact(checkId: string, resultId: string, path: string, bytes: Buffer): Promise<void> {
@@ -97,13 +115,19 @@ export class AgentApi {
     operation: string,
     method: Dispatcher.HttpMethod,
     path: string,
-    options: { json?: unknown; bytes?: Buffer; signal?: AbortSignal; timeoutMs?: number },
+    options: {
+      json?: unknown
+      serialized?: string
+      bytes?: Buffer
+      signal?: AbortSignal
+      timeoutMs?: number
+    },
   ): Promise<unknown> {
     const headers: Record<string, string> = { ...this.#headers }
     let body: string | Buffer | undefined
-    if (options.json !== undefined) {
+    if (options.json !== undefined || options.serialized !== undefined) {
       headers['content-type'] = 'application/json'
-      body = JSON.stringify(options.json)
+      body = options.serialized ?? JSON.stringify(options.json)
     } else if (options.bytes) {
       headers['content-type'] = 'application/octet-stream'
       body = options.bytes

@@ -71,6 +71,33 @@ export const JobResultBody = StrictObject({
 })
 export type JobResultBody = Static<typeof JobResultBody>
 
+/** The most outcomes one post carries. */
+export const MAX_RESULTS_PER_POST = 100
+
+/** Several outcomes in one post (agents from 2026-11 on): each stored as `POST /agent/v1/results` stores one. */
+export const JobResultsBody = StrictObject({
+  results: Type.Array(JobResultBody, { minItems: 1, maxItems: MAX_RESULTS_PER_POST }),
+})
+export type JobResultsBody = Static<typeof JobResultsBody>
+
+/** What became of each posted outcome, in the order posted. */
+export const PostedResults = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object({
+        resultId: Type.String(),
+        statusCode: Type.Integer({
+          description:
+            '204 stored (or stored before); 404 its check is gone or the job is another location’s.',
+        }),
+        message: Type.Optional(Type.String()),
+      }),
+    ),
+  },
+  { title: 'PostedResults' },
+)
+export type PostedResults = Static<typeof PostedResults>
+
 export const HeartbeatBody = StrictObject({
   version: Type.String({ minLength: 1, maxLength: 64 }),
   hostname: Type.String({ minLength: 1, maxLength: 255 }),

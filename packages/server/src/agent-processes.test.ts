@@ -289,6 +289,42 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.match(unknown.output(), /refused this agent’s key/)
       })
 
+      test('outcomes that end while a post is in flight reach the server together, each stored once', async () => {
+        const proxy = await startRecordingProxy()
+        try {
+          const agent = await startAgent({ HTTP_PROXY: proxy.url, NO_PROXY: '', JOB_CONCURRENCY: '3' })
+          const checks = await Promise.all(
+            Array.from({ length: 3 }, (_, n) => createCheck(`together ${n}`, `/together-${n}`)),
+          )
+          const held = proxy.holdNext('/agent/v1/results')
+          const triggered = Promise.all(checks.map(trigger))
+          const posts = () => proxy.requests.filter((r) => r.path.startsWith('/agent/v1/results'))
+          while (
+            target.hits.filter((hit) => hit.path.startsWith('/together-')).length < 3 ||
+            posts().length < 1
+          )
+            await sleep(20)
+          // The other two outcomes are ready while the first post is held: they wait for it to end.
+          await sleep(200)
+          assert.deepEqual(
+            posts().map((r) => r.path),
+            ['/agent/v1/results'],
+          )
+          held.release()
+          for (const answer of await triggered) assert.equal(answer.status, 200, JSON.stringify(answer.body))
+          assert.deepEqual(
+            posts().map((r) => r.path),
+            ['/agent/v1/results', '/agent/v1/results/batch'],
+          )
+          const batch = JSON.parse(posts()[1]?.bytes.toString().split('\r\n\r\n')[1] ?? '{}')
+          assert.equal(batch.results.length, 2)
+          for (const check of checks) assert.equal((await resultsOf(check)).length, 1)
+          assert.equal(await agent.stop('SIGTERM'), 0)
+        } finally {
+          await proxy.close()
+        }
+      })
+
       test('behind an HTTP proxy (API calls and checks): nothing the server receives holds a secret; error events only when on', async () => {
         const proxy = await startRecordingProxy()
         const accountSecret = `acct-${randomBytes(9).toString('hex')}`

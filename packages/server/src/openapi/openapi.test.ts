@@ -104,6 +104,7 @@ const AGENT_OPERATIONS = [
   'post /agent/v1/errors',
   'post /agent/v1/heartbeat',
   'post /agent/v1/results',
+  'post /agent/v1/results/batch',
   'put /agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}',
 ]
 

@@ -22,6 +22,8 @@ export interface RecordingProxy {
    * or, with status 0, have their connection dropped (a network error).
    */
   failNext(pathPrefix: string, count: number, status: number, body: string): void
+  /** The next request to exactly `path` waits before it is forwarded, until `release()`. */
+  holdNext(path: string): { release(): void }
   close(): Promise<void>
 }
 
@@ -32,6 +34,7 @@ export interface RecordingProxy {
 export async function startRecordingProxy(): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = []
   const failures: { pathPrefix: string; count: number; status: number; body: string }[] = []
+  const holds: { path: string; released: Promise<void> }[] = []
   const server = createServer(async (request, response) => {
     const target = new URL(request.url ?? '/')
     const body = await readAll(request)
@@ -56,6 +59,8 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
       response.end(failure.body)
       return
     }
+    const hold = holds.findIndex((h) => h.path === target.pathname)
+    if (hold >= 0) await holds.splice(hold, 1)[0]?.released
     const headers = { ...request.headers }
     delete headers['proxy-connection']
     const upstream = httpRequest(
@@ -92,6 +97,11 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     sent: (host) => Buffer.concat(requests.filter((r) => !host || r.host === host).map((r) => r.bytes)),
     failNext(pathPrefix, count, status, body) {
       failures.push({ pathPrefix, count, status, body })
+    },
+    holdNext(path) {
+      const { promise, resolve } = Promise.withResolvers<void>()
+      holds.push({ path, released: promise })
+      return { release: () => resolve() }
     },
     async close() {
       server.closeAllConnections()

@@ -5,7 +5,10 @@ import {
   AgentJob,
   HeartbeatBody,
   JobResultBody,
+  JobResultsBody,
+  MAX_RESULTS_PER_POST,
   PollQuery,
+  PostedResults,
   StrictObject,
 } from '@svc/core'
 import { Type } from 'typebox'
@@ -18,6 +21,8 @@ import * as agents from './agent-protocol.service.ts'
 /** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
 export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
+/** A batch holds at least one outcome of the most a single post may carry. */
+const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
 
 /**
  * `/agent/v1`: what svc agents call, with a private-location key as bearer token (not an API key) and
@@ -81,6 +86,36 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     async (request, reply) => {
       await agents.postResult(ctx, await agentOf(request), request.body)
       return reply.status(204).send(null)
+    },
+  )
+
+  app.post(
+    '/agent/v1/results/batch',
+    {
+      bodyLimit: RESULTS_BODY_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Post the outcomes of several runs at once',
+        description:
+          `Up to ${MAX_RESULTS_PER_POST} outcomes, each stored as POST /agent/v1/results stores one, sharing ` +
+          'commits. Answers what became of each, in order: 204 stored (or stored before), 404 its check is ' +
+          'gone or the job is not this location’s. A failure of the store answers 5xx: post them all again.',
+        headers: AgentHeaders,
+        body: JobResultsBody,
+        response: { 200: PostedResults },
+      },
+    },
+    async (request) => {
+      const { results } = request.body
+      const refusals = await agents.postResults(ctx, await agentOf(request), results)
+      return {
+        results: results.map((body, i) => {
+          const refused = refusals[i]
+          return refused
+            ? { resultId: body.resultId, statusCode: refused.statusCode, message: refused.message }
+            : { resultId: body.resultId, statusCode: 204 }
+        }),
+      }
     },
   )
 

@@ -4,7 +4,7 @@ import { Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
 import type { RunOutcome } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
-import { conflict, notFound, unauthorized } from '../../http/errors.ts'
+import { conflict, type HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import {
   dueMsOfSlotKey,
   isTriggerJob,
@@ -26,8 +26,7 @@ import {
 import { findResultByJobId } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
-import { findCheckById } from '../checks/checks.repo.ts'
-import { type ResolvedCheck, resolveCheck, resolveChecksById } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveChecksById } from '../checks/checks.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
@@ -145,24 +144,49 @@ export async function postResult(
   agent: CallingAgent,
   body: JobResultBody,
 ): Promise<void> {
-  if (body.location !== agent.key) throw notFound(`Job ${body.slotKey} is not one of this location's`)
-  const row = await findCheckById(ctx, body.checkId)
-  if (!row || row.account_id !== agent.location.account_id) throw notFound(`Check ${body.checkId} not found`)
-  const check = await resolveCheck(ctx, row)
-  const { hidden } = await runVariables(ctx, check)
-  const outcome = new Scrubber(hidden).deep(body.outcome as RunOutcome)
-  const job = {
-    slotKey: body.slotKey,
-    location: body.location,
-    attempt: body.attempt,
-    firstStartedMs: body.firstStartedMs,
-  }
-  await recordOutcome(ctx, agent.owner, check, job, outcome, {
-    resultId: body.resultId,
-    locationName: agent.location.slug_name,
-    slotMove:
-      body.attempt === 1 && !isTriggerJob(job) ? slotMoveOf(ctx, agent, check, body.slotKey) : undefined,
-  })
+  const [refused] = await postResults(ctx, agent, [body])
+  if (refused) throw refused
+}
+
+/**
+ * Stores the outcomes of several runs as `postResult` stores one, with their checks and variables
+ * looked up once for all and their results sharing the store's commits. Answers, in order, what each
+ * was refused with (a deleted check, another location's job), or null when it was stored; a failure of
+ * the store throws, and the agent posts them all again (each is stored once).
+ */
+export async function postResults(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  bodies: JobResultBody[],
+): Promise<(HttpError | null)[]> {
+  const accountId = agent.location.account_id
+  const checks = await resolveChecksById(
+    ctx,
+    bodies.map((body) => body.checkId),
+  )
+  const accounts = await loadAccountVariables(ctx, [accountId])
+  return Promise.all(
+    bodies.map(async (body) => {
+      if (body.location !== agent.key) return notFound(`Job ${body.slotKey} is not one of this location's`)
+      const check = checks.get(body.checkId)
+      if (!check || check.row.account_id !== accountId) return notFound(`Check ${body.checkId} not found`)
+      const { hidden } = await runVariables(ctx, check, accounts)
+      const outcome = new Scrubber(hidden).deep(body.outcome as RunOutcome)
+      const job = {
+        slotKey: body.slotKey,
+        location: body.location,
+        attempt: body.attempt,
+        firstStartedMs: body.firstStartedMs,
+      }
+      await recordOutcome(ctx, agent.owner, check, job, outcome, {
+        resultId: body.resultId,
+        locationName: agent.location.slug_name,
+        slotMove:
+          body.attempt === 1 && !isTriggerJob(job) ? slotMoveOf(ctx, agent, check, body.slotKey) : undefined,
+      })
+      return null
+    }),
+  )
 }
 
 /** A first attempt's slot moves on in the transaction that stores its result, as in-process runs do. */

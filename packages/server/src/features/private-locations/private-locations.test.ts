@@ -206,6 +206,106 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('several outcomes in one post: each stored once, each refusal answered on its own', async () => {
+      const location = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/private-locations',
+          payload: { name: 'Rack', slugName: 'rack' },
+        }),
+      )
+      const { rawKey } = json(
+        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      )
+      const checks = []
+      for (const name of ['first', 'deleted', 'third']) {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name,
+            locations: [],
+            privateLocations: ['rack'],
+            doubleCheck: false,
+            request: { url: `${base}/${name}` },
+          },
+        })
+        checks.push(json(created))
+      }
+      const slots = await Promise.all(checks.map(async (check) => (await listSchedule(t.ctx, check.id))[0]))
+      nowMs = Math.max(...slots.map((slot) => Number(slot?.next_due_ms)))
+      const jobs = json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=10' }))
+      const jobOf = (check: { id: string }) => jobs.find((job: any) => job.checkId === check.id)
+      assert.deepEqual(jobs.map((job: any) => job.checkId).sort(), checks.map((check) => check.id).sort())
+      await t.call({ method: 'DELETE', url: `/v1/checks/${checks[1].id}` })
+
+      const bodyOf = async (job: any, changes: Record<string, unknown> = {}) => ({
+        slotKey: job.slotKey,
+        attempt: job.attempt,
+        firstStartedMs: job.firstStartedMs,
+        location: job.location,
+        resultId: job.resultId,
+        checkId: job.checkId,
+        outcome: await runJob(job.job, { now: () => new Date(nowMs) }),
+        ...changes,
+      })
+      const [first, deleted, third] = checks.map(jobOf)
+      const results = [
+        await bodyOf(first),
+        await bodyOf(deleted),
+        await bodyOf(third),
+        await bodyOf(first, {
+          location: 'private:00000000-0000-4000-8000-000000000000',
+          resultId: randomUUID(),
+        }),
+      ]
+      const post = (payload: unknown) =>
+        asAgent(rawKey, { method: 'POST', url: '/agent/v1/results/batch', payload })
+      const expected = {
+        results: [
+          { resultId: first.resultId, statusCode: 204 },
+          { resultId: deleted.resultId, statusCode: 404, message: `Check ${deleted.checkId} not found` },
+          { resultId: third.resultId, statusCode: 204 },
+          {
+            resultId: results[3]?.resultId,
+            statusCode: 404,
+            message: `Job ${first.slotKey} is not one of this location's`,
+          },
+        ],
+      }
+      const answer = await post({ results })
+      assert.equal(answer.statusCode, 200, answer.body)
+      assert.deepEqual(json(answer), expected)
+      assert.deepEqual(json(await post({ results })), expected, 'posting again is harmless')
+      for (const check of [checks[0], checks[2]]) {
+        const stored = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+        assert.deepEqual(
+          stored.map((result: any) => [result.id, result.runLocation, result.urlCheckResult.response.status]),
+          [[jobOf(check).resultId, 'rack', 200]],
+          'stored once, as a single post stores it',
+        )
+        const [moved] = await listSchedule(t.ctx, check.id)
+        assert.ok(Number(moved?.next_due_ms) > nowMs, 'its slot moved on')
+      }
+
+      const empty = await post({ results: [] })
+      assert.equal(empty.statusCode, 400)
+      assert.match(json(empty).message, /results/)
+      const tooMany = await post({ results: Array.from({ length: 101 }, () => results[0]) })
+      assert.equal(tooMany.statusCode, 400)
+      assert.equal((await post({ results: [{ ...results[0], extra: 1 }] })).statusCode, 400)
+      assert.equal(
+        (
+          await asAgent('svc_pl_wrong', {
+            method: 'POST',
+            url: '/agent/v1/results/batch',
+            payload: { results },
+          })
+        ).statusCode,
+        401,
+      )
+    })
+
     test('error events carry only their fields; static addresses are plain text', async () => {
       const location = json(
         await t.call({
