@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve, sep } from 'node:path'
-import { MAX_RESULTS_PER_POST, Scrubber } from '@svc/core'
+import { jobResultBody, MAX_RESULTS_PER_POST, Scrubber } from '@svc/core'
 import {
   DETAIL_KEYS,
   type JobRunnerContext,
@@ -319,15 +319,7 @@ export class SvcAgent {
       if (this.#abandon.signal.aborted) return
       outcome = outcomeToSend(outcome, scrubber, runnable.note)
       if (artifactsDir) await this.#uploadArtifacts(job, outcome, artifactsDir)
-      await this.#postResult({
-        slotKey: job.slotKey,
-        attempt: job.attempt,
-        firstStartedMs: job.firstStartedMs,
-        location: job.location,
-        resultId: job.resultId,
-        checkId: job.checkId,
-        outcome,
-      })
+      await this.#postResult(jobResultBody(job, outcome))
     } finally {
       if (artifactsDir) await rm(artifactsDir, { recursive: true, force: true }).catch(() => {})
     }

@@ -71,6 +71,12 @@ export const JobResultBody = StrictObject({
 })
 export type JobResultBody = Static<typeof JobResultBody>
 
+/** What an agent posts back for `job` once it ran. */
+export function jobResultBody(job: AgentJob, outcome: JobResultBody['outcome']): JobResultBody {
+  const { slotKey, attempt, firstStartedMs, location, resultId, checkId } = job
+  return { slotKey, attempt, firstStartedMs, location, resultId, checkId, outcome }
+}
+
 /** The most outcomes one post carries. */
 export const MAX_RESULTS_PER_POST = 100
 

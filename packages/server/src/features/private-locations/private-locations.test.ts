@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { runJob } from '@svc/runner'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
@@ -32,6 +33,16 @@ for (const engine of testEngines()) {
         ...options,
         headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId, ...options.headers },
       })
+
+    const locationWithKey = async (name: string, slugName: string) => {
+      const location = json(
+        await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name, slugName } }),
+      )
+      const { rawKey } = json(
+        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      )
+      return { location, rawKey: rawKey as string }
+    }
 
     test('locations: CRUD, unique slugs, keys shown once and revocable, checks may name them', async () => {
       const created = await t.call({
@@ -99,16 +110,7 @@ for (const engine of testEngines()) {
     })
 
     test('an agent takes its location’s due runs, posts outcomes stored like any result; revoked keys are refused', async () => {
-      const location = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/private-locations',
-          payload: { name: 'Lab', slugName: 'lab' },
-        }),
-      )
-      const { rawKey } = json(
-        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-      )
+      const { location, rawKey } = await locationWithKey('Lab', 'lab')
       await t.call({
         method: 'POST',
         url: '/v1/variables',
@@ -177,15 +179,7 @@ for (const engine of testEngines()) {
         asAgent(rawKey, {
           method: 'POST',
           url: '/agent/v1/results',
-          payload: {
-            slotKey: job.slotKey,
-            attempt: job.attempt,
-            firstStartedMs: job.firstStartedMs,
-            location: job.location,
-            resultId: job.resultId,
-            checkId: job.checkId,
-            outcome,
-          },
+          payload: jobResultBody(job, outcome),
         })
       assert.equal((await post()).statusCode, 204)
       assert.equal((await post()).statusCode, 204, 'posting twice is harmless')
@@ -207,16 +201,7 @@ for (const engine of testEngines()) {
     })
 
     test('several outcomes in one post: each stored once, each refusal answered on its own', async () => {
-      const location = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/private-locations',
-          payload: { name: 'Rack', slugName: 'rack' },
-        }),
-      )
-      const { rawKey } = json(
-        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-      )
+      const { rawKey } = await locationWithKey('Rack', 'rack')
       const checks = []
       for (const name of ['first', 'deleted', 'third']) {
         const created = await t.call({
@@ -240,13 +225,7 @@ for (const engine of testEngines()) {
       await t.call({ method: 'DELETE', url: `/v1/checks/${checks[1].id}` })
 
       const bodyOf = async (job: any, changes: Record<string, unknown> = {}) => ({
-        slotKey: job.slotKey,
-        attempt: job.attempt,
-        firstStartedMs: job.firstStartedMs,
-        location: job.location,
-        resultId: job.resultId,
-        checkId: job.checkId,
-        outcome: await runJob(job.job, { now: () => new Date(nowMs) }),
+        ...jobResultBody(job, await runJob(job.job, { now: () => new Date(nowMs) })),
         ...changes,
       })
       const [first, deleted, third] = checks.map(jobOf)
@@ -307,16 +286,7 @@ for (const engine of testEngines()) {
     })
 
     test('error events carry only their fields; static addresses are plain text', async () => {
-      const location = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/private-locations',
-          payload: { name: 'Edge', slugName: 'edge' },
-        }),
-      )
-      const { rawKey } = json(
-        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-      )
+      const { rawKey } = await locationWithKey('Edge', 'edge')
       const event = {
         message: 'boom',
         stack: 'Error: boom',
