@@ -28,7 +28,11 @@ export function evaluateAssertion(assertion: Assertion, sourceValue: unknown): A
 function select(value: unknown, property: string): unknown {
   if (property === '') return value
   if (property.startsWith('$')) {
-    const matches = JSONPath({ path: property, json: value as object, wrap: true }) as unknown[]
+    // jsonpath-plus answers nothing at all for a falsy document (`null`, `0`, `false`, `""`): `$` is
+    // the document itself, and nothing is below it.
+    const matches =
+      (JSONPath({ path: property, json: value as object, wrap: true }) as unknown[] | undefined) ??
+      (property === '$' ? [value] : [])
     return matches.length <= 1 ? matches[0] : matches
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -63,9 +67,9 @@ function compare(comparison: Assertion['comparison'], actual: unknown, target: s
     case 'NOT_EMPTY':
       return !isEmpty(actual)
     case 'GREATER_THAN':
-      return bothNumbers(actual, target) ? Number(asText(actual)) > Number(target) : asText(actual) > target
+      return (order(actual, target) ?? 0) > 0
     case 'LESS_THAN':
-      return bothNumbers(actual, target) ? Number(asText(actual)) < Number(target) : asText(actual) < target
+      return (order(actual, target) ?? 0) < 0
     case 'CONTAINS':
       return actual !== undefined && asText(actual).includes(target)
     case 'NOT_CONTAINS':
@@ -84,6 +88,20 @@ function equals(actual: unknown, target: string): boolean {
   if (actual === undefined) return false
   if (bothNumbers(actual, target)) return Number(asText(actual)) === Number(target)
   return asText(actual) === target
+}
+
+/**
+ * How `actual` stands to `target`: numbers by value when both parse as numbers, two texts by their text
+ * (ISO dates, versions). A missing value, null, a JSON array, object or boolean, or a number against a
+ * non-number has no order (null): neither greater nor less, so both comparisons fail.
+ */
+function order(actual: unknown, target: string): number | null {
+  if (typeof actual !== 'string' && typeof actual !== 'number') return null
+  const text = asText(actual)
+  const numbers = [isNumeric(text), isNumeric(target)]
+  if (numbers[0] && numbers[1]) return Number(text) - Number(target)
+  if (numbers[0] || numbers[1]) return null
+  return text < target ? -1 : text > target ? 1 : 0
 }
 
 function bothNumbers(actual: unknown, target: string): boolean {
