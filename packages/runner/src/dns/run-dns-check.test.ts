@@ -18,6 +18,10 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
       const name = question?.name ?? ''
       // dns2 types answers as encodable Resources; plain records are what its server encodes.
       const answer = (record: object) => response.answers.push(record as (typeof response.answers)[number])
+      if (name === 'broken.test') {
+        response.header.rcode = Packet.RCODE.SERVFAIL
+        return send(response)
+      }
       if (name !== 'svc.test') {
         response.header.rcode = Packet.RCODE.NXDOMAIN
         return send(response)
@@ -94,6 +98,35 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(txt.checkResult.answers[0]?.value, 'v=spf1 -all')
     const mx = await runDnsCheck(job({ recordType: 'MX' }), ctx)
     assert.equal(mx.checkResult.answers[0]?.value, '10 mail.svc.test')
+  })
+
+  test('an error response code fails unless a RESPONSE_CODE assertion says what to expect', async () => {
+    const timed = await runDnsCheck(
+      job({
+        query: 'broken.test',
+        assertions: [{ source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '2000' }],
+      }),
+      ctx,
+    )
+    assert.equal(timed.checkResult.responseCode, 'SERVFAIL')
+    assert.equal(timed.hasFailures, true)
+    assert.deepEqual(timed.error, { type: 'ASSERTION', message: 'DNS response code SERVFAIL' })
+    const text = await runDnsCheck(
+      job({
+        query: 'nope.test',
+        assertions: [{ source: 'TEXT_ANSWER', comparison: 'NOT_CONTAINS', target: '10.' }],
+      }),
+      ctx,
+    )
+    assert.deepEqual([text.hasFailures, text.error?.message], [true, 'DNS response code NXDOMAIN'])
+    const expected = await runDnsCheck(
+      job({
+        query: 'broken.test',
+        assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'SERVFAIL' }],
+      }),
+      ctx,
+    )
+    assert.equal(expected.hasFailures, false, JSON.stringify(expected.error))
   })
 
   test('NXDOMAIN fails without assertions and can be asserted on', async () => {

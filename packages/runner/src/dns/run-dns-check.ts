@@ -82,7 +82,9 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
   const assertions = error ? [] : evaluateAll(job.request.assertions ?? [], { responseCode, answers, total })
   const failed = assertions.find((a) => !a.passed)
   if (!error && failed) error = { type: 'ASSERTION', message: describeAssertionFailure(failed) }
-  if (!error && assertions.length === 0 && responseCode !== 'NOERROR') {
+  // An error code fails the run unless the check says which code it expects (as Checkly does).
+  const expectsCode = job.request.assertions?.some((a) => a.source === 'RESPONSE_CODE')
+  if (!error && !expectsCode && responseCode !== 'NOERROR') {
     error = { type: 'ASSERTION', message: `DNS response code ${responseCode}` }
   }
   const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
