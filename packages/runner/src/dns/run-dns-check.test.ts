@@ -54,6 +54,17 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
           exchange: 'mail.svc.test',
         })
       }
+      if (question?.type === Packet.TYPE.CAA) {
+        answer({
+          name,
+          type: Packet.TYPE.CAA,
+          class: Packet.CLASS.IN,
+          ttl: 60,
+          flags: 0,
+          tag: 'issue',
+          value: 'letsencrypt.org',
+        })
+      }
       send(response)
     },
   })
@@ -98,6 +109,30 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(txt.checkResult.answers[0]?.value, 'v=spf1 -all')
     const mx = await runDnsCheck(job({ recordType: 'MX' }), ctx)
     assert.equal(mx.checkResult.answers[0]?.value, '10 mail.svc.test')
+  })
+
+  test('CAA answers read in their presentation form: flags, tag, quoted value', async () => {
+    for (const protocol of ['UDP', 'TCP'] as const) {
+      const caa = await runDnsCheck(
+        job({
+          recordType: 'CAA',
+          protocol,
+          assertions: [
+            {
+              source: 'JSON_ANSWER',
+              property: '$[0].value',
+              comparison: 'EQUALS',
+              target: '0 issue "letsencrypt.org"',
+            },
+          ],
+        }),
+        ctx,
+      )
+      assert.deepEqual(caa.checkResult.answers, [
+        { name: 'svc.test', type: 'CAA', ttl: 60, value: '0 issue "letsencrypt.org"' },
+      ])
+      assert.equal(caa.hasFailures, false, JSON.stringify(caa.error))
+    }
   })
 
   test('an error response code fails unless a RESPONSE_CODE assertion says what to expect', async () => {

@@ -137,6 +137,8 @@ function recordValue(type: string, answer: Record<string, unknown>): string {
       return String(answer.domain ?? answer.ns ?? answer.data)
     case 'SRV':
       return `${answer.priority} ${answer.weight} ${answer.port} ${answer.target}`
+    case 'CAA':
+      return `${answer.flags} ${answer.tag} "${answer.value}"`
     case 'SOA':
       return `${answer.primary} ${answer.admin} ${answer.serial} ${answer.refresh} ${answer.retry} ${answer.expiration} ${answer.minimum}`
     default:
