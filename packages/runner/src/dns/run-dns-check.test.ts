@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import dns2 from 'dns2'
 import { freePort } from '../testing/free-port.ts'
@@ -187,4 +188,68 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(result.hasFailures, true)
     assert.equal(result.error?.type, 'TIMEOUT')
   })
+
+  test('over TCP, a name server that accepts but never answers times out, and its connection is closed', async () => {
+    const sockets: Socket[] = []
+    let closed = 0
+    const mute = createTcpServer((socket) => {
+      sockets.push(socket)
+      socket.on('error', () => {})
+      socket.on('close', () => closed++)
+      socket.resume()
+    })
+    await new Promise<void>((done) => mute.listen(0, '127.0.0.1', done))
+    try {
+      const result = await runDnsCheck(
+        job(
+          { protocol: 'TCP', port: (mute.address() as AddressInfo).port },
+          { maxResponseTime: 300, degradedResponseTime: 100 },
+        ),
+        ctx,
+      )
+      assert.equal(result.error?.type, 'TIMEOUT')
+      await new Promise((done) => setTimeout(done, 100))
+      assert.deepEqual([sockets.length, closed], [1, 1], 'the runner closed its connection')
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      mute.close()
+    }
+  })
+})
+
+describe('a name server on IPv6 loopback', () => {
+  let port = 0
+  const server = dns2.createServer({
+    udp: { type: 'udp6' },
+    tcp: true,
+    handle(request, send) {
+      const response = Packet.createResponseFromRequest(request)
+      const record = { name: request.questions[0]?.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 5 }
+      response.answers.push({ ...record, address: '10.6.6.6' } as (typeof response.answers)[number])
+      send(response)
+    },
+  })
+  before(async () => {
+    port = await freePort()
+    await server.listen({ udp: { port, address: '::1' }, tcp: { port, address: '::1' } })
+  })
+  after(() => server.close())
+
+  for (const protocol of ['UDP', 'TCP'] as const) {
+    test(`is asked over ${protocol}, at its own address`, async () => {
+      const result = await runDnsCheck(
+        {
+          request: { query: 'six.test', recordType: 'A', nameServer: '::1', port, protocol },
+          degradedResponseTime: 1000,
+          maxResponseTime: 2000,
+          shouldFail: false,
+        },
+        ctx,
+      )
+      assert.equal(result.error, null)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'six.test', type: 'A', ttl: 5, value: '10.6.6.6' },
+      ])
+    })
+  }
 })
