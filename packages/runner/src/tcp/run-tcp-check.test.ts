@@ -23,15 +23,26 @@ function job(port: number, request: Partial<TcpJob['request']> = {}, extra: Part
 describe('TCP checks against a local echo server', () => {
   const echo = createServer((socket) => socket.on('data', (data) => socket.end(`echo:${data}`)))
   const silent = createServer(() => {})
+  // Like Redis: answers each command in two packets 50 ms apart and keeps the connection open.
+  const chatty = createServer((socket) => {
+    socket.on('error', () => {})
+    socket.on('data', () => {
+      socket.write('+PO')
+      setTimeout(() => socket.write('NG\r\n'), 50)
+    })
+  })
   let echoPort = 0
   let silentPort = 0
+  let chattyPort = 0
   before(async () => {
     echoPort = await listen(echo)
     silentPort = await listen(silent)
+    chattyPort = await listen(chatty)
   })
   after(() => {
     echo.close()
     silent.close()
+    chatty.close()
   })
 
   test('connects, sends, reads the reply and asserts on it', async () => {
@@ -81,5 +92,46 @@ describe('TCP checks against a local echo server', () => {
     )
     assert.equal(stalled.hasFailures, true)
     assert.equal(stalled.error?.type, 'TIMEOUT')
+  })
+
+  test('a reply on a connection the peer keeps open is timed to its last byte, not to the quiet after it', async () => {
+    const result = await runTcpCheck(
+      job(
+        chattyPort,
+        {
+          data: 'PING\r\n',
+          assertions: [
+            { source: 'RESPONSE_DATA', comparison: 'EQUALS', target: '+PONG\r\n' },
+            { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '400' },
+          ],
+        },
+        { degradedResponseTime: 400 },
+      ),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.deepEqual([result.hasFailures, result.isDegraded], [false, false])
+    assert.equal(result.checkResult.responseData, '+PONG\r\n')
+    assert.ok(result.responseTime >= 40 && result.responseTime < 400, `responseTime ${result.responseTime}`)
+    const phases = result.checkResult.timingPhases
+    assert.ok(phases.data >= 40 && phases.data < 400, `data phase ${phases.data}`)
+    assert.equal(result.responseTime, Math.round(phases.total))
+  })
+
+  test('a reply that arrived before maxResponseTime is the response, even if the peer stays connected', async () => {
+    const result = await runTcpCheck(
+      job(
+        chattyPort,
+        {
+          data: 'PING\r\n',
+          assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' }],
+        },
+        { maxResponseTime: 300, degradedResponseTime: 200 },
+      ),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.deepEqual([result.hasFailures, result.overMaxResponseTime], [false, false])
+    assert.equal(result.checkResult.responseData, '+PONG\r\n')
   })
 })

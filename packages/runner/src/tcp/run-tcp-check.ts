@@ -52,11 +52,14 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       const finish = () => {
         clearTimeout(idle)
         clearTimeout(deadline)
-        marks.end = performance.now()
+        // A reply ends at its last byte: the quiet that says it is over is not part of it.
+        marks.end ||= performance.now()
         socket.destroy()
         resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'))
       }
       const deadline = setTimeout(() => {
+        // What arrived by maxResponseTime is the reply of a peer that keeps the connection open.
+        if (chunks.length > 0) return finish()
         timedOut = true
         socket.destroy()
         reject(new Error('timeout'))
@@ -72,6 +75,7 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       })
       socket.on('data', (chunk: Buffer) => {
         chunks.push(chunk)
+        marks.end = performance.now()
         clearTimeout(idle)
         idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
       })
@@ -85,7 +89,7 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   } catch (caught) {
     error = classifyNetworkError(caught, timedOut)
   }
-  const total = performance.now() - started
+  const total = (!error && marks.end ? marks.end : performance.now()) - started
   const assertions = error
     ? []
     : (job.request.assertions ?? []).map((a) =>
