@@ -31,18 +31,34 @@ describe('TCP checks against a local echo server', () => {
       setTimeout(() => socket.write('NG\r\n'), 50)
     })
   })
+  // Like SMTP: greets first, and waits for a command.
+  const greeter = createServer((socket) => {
+    socket.on('error', () => {})
+    socket.write('220 mail.svc.test ESMTP\r\n')
+  })
+  // Thinks 700 ms before it answers.
+  const slow = createServer((socket) => {
+    socket.on('error', () => {})
+    socket.on('data', () => setTimeout(() => socket.end('done'), 700))
+  })
   let echoPort = 0
   let silentPort = 0
+  let slowPort = 0
   let chattyPort = 0
+  let greeterPort = 0
   before(async () => {
     echoPort = await listen(echo)
     silentPort = await listen(silent)
     chattyPort = await listen(chatty)
+    greeterPort = await listen(greeter)
+    slowPort = await listen(slow)
   })
   after(() => {
     echo.close()
     silent.close()
     chatty.close()
+    greeter.close()
+    slow.close()
   })
 
   test('connects, sends, reads the reply and asserts on it', async () => {
@@ -133,5 +149,28 @@ describe('TCP checks against a local echo server', () => {
     assert.equal(result.error, null)
     assert.deepEqual([result.hasFailures, result.overMaxResponseTime], [false, false])
     assert.equal(result.checkResult.responseData, '+PONG\r\n')
+  })
+
+  test('without data to send, a RESPONSE_DATA assertion reads what the server says first (a banner)', async () => {
+    const result = await runTcpCheck(
+      job(greeterPort, { assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: '220 ' }] }),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.equal(result.checkResult.responseData, '220 mail.svc.test ESMTP\r\n')
+    assert.ok(result.responseTime < 400, `responseTime ${result.responseTime}`)
+  })
+
+  test('a reply that a RESPONSE_DATA assertion reads is awaited past 500 ms, up to maxResponseTime', async () => {
+    const result = await runTcpCheck(
+      job(slowPort, {
+        data: 'work',
+        assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'done' }],
+      }),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.equal(result.checkResult.responseData, 'done')
+    assert.ok(result.responseTime >= 690, `responseTime ${result.responseTime}`)
   })
 })

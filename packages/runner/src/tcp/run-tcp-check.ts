@@ -39,6 +39,8 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   let responseData = ''
   let error: RunError | null = null
   let timedOut = false
+  // A reply an assertion reads is awaited until its first byte (or maxResponseTime), even without `data`.
+  const readsReply = job.request.assertions?.some((a) => a.source === 'RESPONSE_DATA') ?? false
   try {
     responseData = await new Promise<string>((resolve, reject) => {
       const socket = connect({
@@ -69,9 +71,9 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       })
       socket.once('connect', () => {
         marks.connect = performance.now()
-        if (!job.request.data) return finish()
-        socket.write(job.request.data)
-        idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
+        if (job.request.data) socket.write(job.request.data)
+        else if (!readsReply) return finish()
+        if (!readsReply) idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
       })
       socket.on('data', (chunk: Buffer) => {
         chunks.push(chunk)
