@@ -37,6 +37,17 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('location', '/loop')
     return response.end()
   }
+  if (url.pathname === '/see-other' || url.pathname === '/found') {
+    response.statusCode = url.pathname === '/see-other' ? 303 : 302
+    response.setHeader('location', '/echo')
+    return response.end()
+  }
+  if (url.pathname === '/elsewhere') {
+    // The same server under another host name: another origin to the client.
+    response.statusCode = 302
+    response.setHeader('location', `http://localhost:${request.socket.localPort}/echo`)
+    return response.end()
+  }
   if (url.pathname === '/echo') {
     let body = ''
     request.on('data', (chunk) => {
@@ -44,7 +55,9 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     })
     request.on('end', () => {
       response.setHeader('content-type', 'application/json')
-      response.end(JSON.stringify({ method: request.method, body, headers: request.headers }))
+      response.end(
+        JSON.stringify({ method: request.method, url: request.url, body, headers: request.headers }),
+      )
     })
     return
   }
@@ -206,6 +219,22 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(echoed.headers['content-type'], 'application/json')
     assert.equal(echoed.headers['x-trace'], 't1')
     assert.equal(echoed.headers.authorization, `Basic ${Buffer.from('ada:pw').toString('base64')}`)
+  })
+
+  test('query parameters are added to a URL that has a query, which is sent as written', async () => {
+    const result = await runHttpCheck(
+      job(`${base}/echo?x=a%20b&flag&s=1+2`, {}, { queryParameters: [{ key: 'q', value: 'c d' }] }),
+      ctx,
+    )
+    assert.equal(JSON.parse(result.checkResult.response?.body ?? '{}').url, '/echo?x=a%20b&flag&s=1+2&q=c+d')
+    assert.equal(result.checkResult.request.url, `${base}/echo?x=a%20b&flag&s=1+2&q=c+d`)
+    const plain = await runHttpCheck(
+      job(`${base}/echo`, {}, { queryParameters: [{ key: 'q', value: '&' }] }),
+      ctx,
+    )
+    assert.equal(JSON.parse(plain.checkResult.response?.body ?? '{}').url, '/echo?q=%26')
+    const untouched = await runHttpCheck(job(`${base}/echo?x=a%20b&flag`), ctx)
+    assert.equal(JSON.parse(untouched.checkResult.response?.body ?? '{}').url, '/echo?x=a%20b&flag')
   })
 
   test('TLS: a self-signed certificate is a NETWORK_ERROR unless skipSSL; its expiry is read', async () => {

@@ -108,7 +108,13 @@ interface PreparedRequest {
 function buildRequest(job: HttpJob): PreparedRequest {
   const method = job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
   const url = new URL(job.request.url)
-  for (const { key, value } of job.request.queryParameters ?? []) url.searchParams.append(key, value)
+  const parameters = job.request.queryParameters
+  // Appended as text: going through `url.searchParams` would re-encode the URL's own query (%20 to +,
+  // `flag` to `flag=`), which signed URLs and picky servers don't take.
+  if (parameters?.length) {
+    const added = new URLSearchParams(parameters.map(({ key, value }) => [key, value])).toString()
+    url.search = url.search ? `${url.search}&${added}` : added
+  }
   const headers: Record<string, string> = { 'user-agent': 'svc-monitor/0.1' }
   const bodyType = job.request.bodyType ?? 'NONE'
   const body = bodyType === 'NONE' || job.checkType === 'URL' ? undefined : (job.request.body ?? '')
