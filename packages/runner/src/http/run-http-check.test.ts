@@ -42,12 +42,6 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('location', '/echo')
     return response.end()
   }
-  if (url.pathname === '/elsewhere') {
-    // The same server under another host name: another origin to the client.
-    response.statusCode = 302
-    response.setHeader('location', `http://localhost:${request.socket.localPort}/echo`)
-    return response.end()
-  }
   if (url.pathname === '/echo') {
     let body = ''
     request.on('data', (chunk) => {
@@ -196,6 +190,23 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     const loop = await runHttpCheck(job(`${base}/loop`), ctx)
     assert.equal(loop.error?.type, 'NETWORK_ERROR')
     assert.match(loop.error?.message ?? '', /More than 10 redirects/)
+  })
+
+  test('a 303, or a 301/302 answering a POST, is followed with a GET without the body', async () => {
+    const post = { method: 'POST', body: '{"a":1}', bodyType: 'JSON' } as const
+    const seeOther = await runHttpCheck(job(`${base}/see-other`, {}, { ...post, method: 'PUT' }), ctx)
+    const afterSeeOther = JSON.parse(seeOther.checkResult.response?.body ?? '{}')
+    assert.deepEqual([afterSeeOther.method, afterSeeOther.body], ['GET', ''])
+    assert.equal(afterSeeOther.headers['content-type'], undefined)
+    const found = await runHttpCheck(job(`${base}/found`, {}, post), ctx)
+    assert.deepEqual(
+      [JSON.parse(found.checkResult.response?.body ?? '{}').method, found.checkResult.request.method],
+      ['GET', 'POST'],
+    )
+    // A 302 answering a PUT keeps the method and body (only POST is rewritten, as fetch and curl do).
+    const put = await runHttpCheck(job(`${base}/found`, {}, { ...post, method: 'PUT' }), ctx)
+    const afterPut = JSON.parse(put.checkResult.response?.body ?? '{}')
+    assert.deepEqual([afterPut.method, afterPut.body], ['PUT', '{"a":1}'])
   })
 
   test('bodies, headers and basic auth are sent', async () => {

@@ -63,8 +63,9 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   let error: RunError | null = null
   try {
     let url = request.url
+    let sent = request
     for (let redirects = 0; ; redirects++) {
-      hop = await fetchOnce(url, request, job, ctx, signal)
+      hop = await fetchOnce(url, sent, job, ctx, signal)
       const location = hop.response.headers.location
       const redirected = hop.response.status >= 300 && hop.response.status < 400 && location
       if (!redirected || job.request.followRedirects === false) break
@@ -72,6 +73,7 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
         error = { type: 'NETWORK_ERROR', message: `More than ${MAX_REDIRECTS} redirects` }
         break
       }
+      sent = redirectedRequest(sent, hop.response.status)
       url = new URL(location, url).toString()
     }
   } catch (caught) {
@@ -126,6 +128,27 @@ function buildRequest(job: HttpJob): PreparedRequest {
   }
   for (const { key, value } of job.request.headers ?? []) headers[key.toLowerCase()] = value
   return { method, url: url.toString(), headers, body }
+}
+
+/**
+ * What a redirect asks for, as fetch and curl do: a 303, or a 301/302 answering a POST, is a GET without
+ * the body.
+ */
+function redirectedRequest(request: PreparedRequest, status: number): PreparedRequest {
+  let next = request
+  if (
+    (status === 303 && request.method !== 'HEAD') ||
+    ((status === 301 || status === 302) && request.method === 'POST')
+  ) {
+    next = { ...next, method: 'GET', body: undefined, headers: without(next.headers, BODY_HEADERS) }
+  }
+  return next
+}
+
+const BODY_HEADERS = ['content-type', 'content-length']
+
+function without(headers: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)))
 }
 
 interface Hop {
