@@ -42,6 +42,12 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('location', '/echo')
     return response.end()
   }
+  if (url.pathname === '/elsewhere') {
+    // The same server under another host name: another origin to the client.
+    response.statusCode = 302
+    response.setHeader('location', `http://localhost:${request.socket.localPort}/echo`)
+    return response.end()
+  }
   if (url.pathname === '/echo') {
     let body = ''
     request.on('data', (chunk) => {
@@ -207,6 +213,27 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     const put = await runHttpCheck(job(`${base}/found`, {}, { ...post, method: 'PUT' }), ctx)
     const afterPut = JSON.parse(put.checkResult.response?.body ?? '{}')
     assert.deepEqual([afterPut.method, afterPut.body], ['PUT', '{"a":1}'])
+  })
+
+  test('credentials are not sent on to another host a redirect names; other headers are', async () => {
+    const request = {
+      basicAuth: { username: 'ada', password: 'pw' },
+      headers: [
+        { key: 'Cookie', value: 'session=s1' },
+        { key: 'X-Trace', value: 't1' },
+      ],
+    }
+    const elsewhere = await runHttpCheck(job(`${base}/elsewhere`, {}, request), ctx)
+    const headers = JSON.parse(elsewhere.checkResult.response?.body ?? '{}').headers
+    assert.equal(headers.host, `localhost:${new URL(base).port}`)
+    assert.deepEqual(
+      [headers.authorization, headers.cookie, headers['x-trace']],
+      [undefined, undefined, 't1'],
+    )
+    const same = await runHttpCheck(job(`${base}/found`, {}, request), ctx)
+    const sameHeaders = JSON.parse(same.checkResult.response?.body ?? '{}').headers
+    assert.equal(sameHeaders.authorization, `Basic ${Buffer.from('ada:pw').toString('base64')}`)
+    assert.equal(sameHeaders.cookie, 'session=s1')
   })
 
   test('bodies, headers and basic auth are sent', async () => {

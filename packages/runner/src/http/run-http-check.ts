@@ -73,8 +73,9 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
         error = { type: 'NETWORK_ERROR', message: `More than ${MAX_REDIRECTS} redirects` }
         break
       }
-      sent = redirectedRequest(sent, hop.response.status)
-      url = new URL(location, url).toString()
+      const next = new URL(location, url)
+      sent = redirectedRequest(sent, hop.response.status, new URL(url), next)
+      url = next.toString()
     }
   } catch (caught) {
     error = classifyNetworkError(caught, signal.aborted)
@@ -132,9 +133,9 @@ function buildRequest(job: HttpJob): PreparedRequest {
 
 /**
  * What a redirect asks for, as fetch and curl do: a 303, or a 301/302 answering a POST, is a GET without
- * the body.
+ * the body. Credentials don't go on to another host, nor from https to http.
  */
-function redirectedRequest(request: PreparedRequest, status: number): PreparedRequest {
+function redirectedRequest(request: PreparedRequest, status: number, from: URL, to: URL): PreparedRequest {
   let next = request
   if (
     (status === 303 && request.method !== 'HEAD') ||
@@ -142,10 +143,14 @@ function redirectedRequest(request: PreparedRequest, status: number): PreparedRe
   ) {
     next = { ...next, method: 'GET', body: undefined, headers: without(next.headers, BODY_HEADERS) }
   }
+  if (to.host !== from.host || (from.protocol === 'https:' && to.protocol !== 'https:')) {
+    next = { ...next, headers: without(next.headers, CREDENTIAL_HEADERS) }
+  }
   return next
 }
 
 const BODY_HEADERS = ['content-type', 'content-length']
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization']
 
 function without(headers: Record<string, string>, names: string[]): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)))
