@@ -236,6 +236,33 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(sameHeaders.cookie, 'session=s1')
   })
 
+  test('JSON_BODY assertions on a body that is not JSON fail and say so, whatever the comparison', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/fail`,
+        {},
+        {
+          assertions: [
+            { source: 'JSON_BODY', property: '$.error', comparison: 'IS_NULL' },
+            { source: 'JSON_BODY', property: '$.status', comparison: 'NOT_EQUALS', target: 'down' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => [a.passed, a.error]),
+      [
+        [false, 'The response body is not JSON'],
+        [false, 'The response body is not JSON'],
+      ],
+    )
+    assert.deepEqual(result.error, {
+      type: 'ASSERTION',
+      message: 'Assertion on JSON_BODY $.error could not be evaluated: The response body is not JSON',
+    })
+  })
+
   test('bodies, headers and basic auth are sent', async () => {
     const result = await runHttpCheck(
       job(

@@ -315,15 +315,21 @@ function certificateOf(socket: TLSSocket, now: Date): TlsCertificate | null {
 function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOutcome[] {
   const assertions = job.request.assertions ?? []
   if (assertions.length === 0) return []
+  // Parsed only when asked for: a body that isn't JSON costs a thrown SyntaxError per run.
+  const json = assertions.some((a) => a.source === 'JSON_BODY') ? parseJson(hop.text) : undefined
   const sources: Record<string, unknown> = {
     STATUS_CODE: hop.response.status,
-    // Parsed only when asked for: a body that isn't JSON costs a thrown SyntaxError per run.
-    JSON_BODY: assertions.some((a) => a.source === 'JSON_BODY') ? parseJson(hop.text) : undefined,
+    JSON_BODY: json,
     TEXT_BODY: hop.response.body,
     HEADERS: hop.response.headers,
     RESPONSE_TIME: Math.round(total),
   }
-  return assertions.map((assertion) => evaluateAssertion(assertion, sources[assertion.source]))
+  return assertions.map((assertion) =>
+    // No JSON parses to undefined: an HTML error page must not pass `$.error IS_NULL`.
+    assertion.source === 'JSON_BODY' && json === undefined
+      ? { ...assertion, actual: null, passed: false, error: 'The response body is not JSON' }
+      : evaluateAssertion(assertion, sources[assertion.source]),
+  )
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
