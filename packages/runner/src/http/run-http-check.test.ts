@@ -20,6 +20,10 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('x-served-by', 'test')
     return response.end(JSON.stringify({ status: 'ok', items: [1, 2, 3], query: url.searchParams.get('q') }))
   }
+  if (url.pathname === '/page') {
+    response.setHeader('content-type', 'text/html')
+    return response.end(`<html>${'x'.repeat(70 * 1024)}<p>Checkout ready</p></html>`)
+  }
   if (url.pathname === '/fail') {
     response.statusCode = 500
     return response.end('boom')
@@ -261,6 +265,28 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
       type: 'ASSERTION',
       message: 'Assertion on JSON_BODY $.error could not be evaluated: The response body is not JSON',
     })
+  })
+
+  test('TEXT_BODY assertions read the whole body; the result keeps its first 64 KiB', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/page`,
+        {},
+        {
+          assertions: [
+            { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'Checkout ready' },
+            { source: 'TEXT_BODY', comparison: 'NOT_CONTAINS', target: 'Checkout ready' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => a.passed),
+      [true, false],
+    )
+    assert.equal(result.checkResult.response?.body.length, 64 * 1024)
+    assert.equal(result.checkResult.assertions[0]?.actual, result.checkResult.response?.body)
   })
 
   test('bodies, headers and basic auth are sent', async () => {

@@ -320,16 +320,19 @@ function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOut
   const sources: Record<string, unknown> = {
     STATUS_CODE: hop.response.status,
     JSON_BODY: json,
-    TEXT_BODY: hop.response.body,
+    TEXT_BODY: hop.text,
     HEADERS: hop.response.headers,
     RESPONSE_TIME: Math.round(total),
   }
-  return assertions.map((assertion) =>
+  return assertions.map((assertion) => {
     // No JSON parses to undefined: an HTML error page must not pass `$.error IS_NULL`.
-    assertion.source === 'JSON_BODY' && json === undefined
-      ? { ...assertion, actual: null, passed: false, error: 'The response body is not JSON' }
-      : evaluateAssertion(assertion, sources[assertion.source]),
-  )
+    if (assertion.source === 'JSON_BODY' && json === undefined)
+      return { ...assertion, actual: null, passed: false, error: 'The response body is not JSON' }
+    const outcome = evaluateAssertion(assertion, sources[assertion.source])
+    // The whole body was compared; the result shows what it stores of it (the first 64 KiB).
+    if (outcome.actual === hop.text) outcome.actual = hop.response.body
+    return outcome
+  })
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
