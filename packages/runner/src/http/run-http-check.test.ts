@@ -328,6 +328,15 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(JSON.parse(untouched.checkResult.response?.body ?? '{}').url, '/echo?x=a%20b&flag')
   })
 
+  test('basicAuth with an empty username and password sends no authorization header', async () => {
+    const result = await runHttpCheck(
+      job(`${base}/echo`, {}, { basicAuth: { username: '', password: '' } }),
+      ctx,
+    )
+    assert.equal(JSON.parse(result.checkResult.response?.body ?? '{}').headers.authorization, undefined)
+    assert.equal(result.checkResult.request.headers.authorization, undefined)
+  })
+
   test('TLS: a self-signed certificate is a NETWORK_ERROR unless skipSSL; its expiry is read', async () => {
     const strict = await runHttpCheck(job(`${httpsBase}/json`), ctx)
     assert.equal(strict.error?.type, 'NETWORK_ERROR')

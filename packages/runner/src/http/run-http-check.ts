@@ -123,7 +123,8 @@ function buildRequest(job: HttpJob): PreparedRequest {
   const body = bodyType === 'NONE' || job.checkType === 'URL' ? undefined : (job.request.body ?? '')
   if (body !== undefined && bodyType in CONTENT_TYPES)
     headers['content-type'] = CONTENT_TYPES[bodyType as keyof typeof CONTENT_TYPES]
-  if (job.request.basicAuth) {
+  // An empty `{username: '', password: ''}` (a form left blank, a check exported from elsewhere) is none.
+  if (job.request.basicAuth && (job.request.basicAuth.username || job.request.basicAuth.password)) {
     const { username, password } = job.request.basicAuth
     headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
   }
