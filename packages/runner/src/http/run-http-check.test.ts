@@ -192,6 +192,21 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(timeout.overMaxResponseTime, true)
   })
 
+  test('a run that fails keeps the phases measured before the failure', async () => {
+    const timeout = await runHttpCheck(
+      job(`${base}/slow?ms=2000`, { degradedResponseTime: 100, maxResponseTime: 300 }),
+      ctx,
+    )
+    assert.equal(timeout.error?.type, 'TIMEOUT')
+    const phases = timeout.checkResult.timingPhases
+    assert.ok(phases.tcp > 0, 'connected: the server, not the network, was slow')
+    assert.deepEqual([phases.firstByte, phases.download], [0, 0])
+    assert.ok(phases.total >= 300)
+    const broken = await runHttpCheck(job(`${httpsBase}/json`), ctx)
+    assert.equal(broken.error?.type, 'NETWORK_ERROR')
+    assert.ok(broken.checkResult.timingPhases.tcp > 0, 'connected, then TLS failed')
+  })
+
   test('redirects are followed (or not), and loops stop', async () => {
     const followed = await runHttpCheck(job(`${base}/redirect`), ctx)
     assert.equal(followed.checkResult.response?.status, 200)

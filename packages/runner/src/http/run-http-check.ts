@@ -60,6 +60,7 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   const signal = AbortSignal.timeout(job.maxResponseTime)
   const request = buildRequest(job)
   let hop: Hop | undefined
+  let failedPhases: Hop['phases'] | undefined
   let error: RunError | null = null
   try {
     let url = request.url
@@ -78,7 +79,9 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
       url = next.toString()
     }
   } catch (caught) {
-    error = classifyNetworkError(caught, signal.aborted)
+    const failed = caught instanceof FailedHop
+    error = classifyNetworkError(failed ? caught.cause : caught, signal.aborted)
+    if (failed) failedPhases = caught.phases
   }
   const total = performance.now() - started
   const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
@@ -89,12 +92,13 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
     error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
   }
   const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
+  const phases = failedPhases ?? hop?.phases
   return {
     ...verdict,
     checkResult: {
       request: { method: request.method, url: request.url, headers: request.headers },
       response: hop?.response ?? null,
-      timingPhases: hop ? { ...hop.phases, total: round(total) } : emptyPhases(total),
+      timingPhases: phases ? { ...phases, total: round(total) } : emptyPhases(total),
       assertions,
       tls: hop?.tls ?? null,
     },
@@ -263,8 +267,20 @@ async function fetchOnce(
       tls,
       text,
     }
+  } catch (error) {
+    // What was measured before the failure tells where it happened (a slow connect, a silent server).
+    throw new FailedHop(error, phasesOf(marks))
   } finally {
     await client.destroy(CHECK_OVER).catch(() => {})
+  }
+}
+
+class FailedHop {
+  cause: unknown
+  phases: Hop['phases']
+  constructor(cause: unknown, phases: Hop['phases']) {
+    this.cause = cause
+    this.phases = phases
   }
 }
 
@@ -296,8 +312,8 @@ function phasesOf(marks: {
     dns: round(afterDns - marks.start),
     tcp: round(connected - afterDns),
     tls: round(marks.secure ? marks.secure - connected : 0),
-    firstByte: round(marks.headers - ready),
-    download: round(marks.end - marks.headers),
+    firstByte: round(marks.headers ? marks.headers - ready : 0),
+    download: round(marks.end ? marks.end - marks.headers : 0),
   }
 }
 
