@@ -23,6 +23,18 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
         response.header.rcode = Packet.RCODE.SERVFAIL
         return send(response)
       }
+      if (name === 'big.test') {
+        // Four DKIM-sized TXT records: over the 512 bytes of a UDP answer, so UDP gets it truncated (TC).
+        for (const key of ['a', 'b', 'c', 'd'])
+          answer({
+            name,
+            type: Packet.TYPE.TXT,
+            class: Packet.CLASS.IN,
+            ttl: 60,
+            data: `p=${key.repeat(200)}`,
+          })
+        return send(response)
+      }
       if (name !== 'svc.test') {
         response.header.rcode = Packet.RCODE.NXDOMAIN
         return send(response)
@@ -110,6 +122,23 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(txt.checkResult.answers[0]?.value, 'v=spf1 -all')
     const mx = await runDnsCheck(job({ recordType: 'MX' }), ctx)
     assert.equal(mx.checkResult.answers[0]?.value, '10 mail.svc.test')
+  })
+
+  test('a UDP answer truncated for size is asked again over TCP, as resolvers do', async () => {
+    const result = await runDnsCheck(
+      job({
+        query: 'big.test',
+        recordType: 'TXT',
+        assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: `p=${'d'.repeat(200)}` }],
+      }),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.deepEqual(
+      result.checkResult.answers.map((a) => a.value.slice(0, 3)),
+      ['p=a', 'p=b', 'p=c', 'p=d'],
+    )
+    assert.equal(result.checkResult.protocol, 'UDP')
   })
 
   test('CAA answers read in their presentation form: flags, tag, quoted value', async () => {

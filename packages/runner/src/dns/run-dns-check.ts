@@ -60,16 +60,21 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
       throw new Error(`Record type ${job.request.recordType} is not supported by this runner yet`)
     }
     const abort = new AbortController()
-    const resolve: (name: string, type: string) => Promise<InstanceType<typeof dns2.Packet>> =
-      protocol === 'TCP'
-        ? (name, type) => queryOverTcp(nameServer, port, name, type, abort.signal)
-        : dns2.UDPClient({
-            dns: nameServer,
-            port,
-            socketType: isIP(nameServer) === 6 ? 'udp6' : 'udp4',
-            timeout: job.maxResponseTime,
-            retryOverTCP: false,
-          })
+    const { query, recordType } = job.request
+    const overTcp = () => queryOverTcp(nameServer, port, query, recordType, abort.signal)
+    const resolve = async () => {
+      if (protocol === 'TCP') return overTcp()
+      const udp = dns2.UDPClient({
+        dns: nameServer,
+        port,
+        socketType: isIP(nameServer) === 6 ? 'udp6' : 'udp4',
+        timeout: job.maxResponseTime,
+        retryOverTCP: false,
+      })
+      const answer = await udp(query, recordType)
+      // Truncated (TC): the records didn't fit in a UDP answer; resolvers ask again over TCP.
+      return answer.header.tc ? overTcp() : answer
+    }
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -78,10 +83,7 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
         reject(new Error('timeout'))
       }, job.maxResponseTime)
     })
-    const response = await Promise.race([
-      resolve(job.request.query, job.request.recordType),
-      deadline,
-    ]).finally(() => clearTimeout(timer))
+    const response = await Promise.race([resolve(), deadline]).finally(() => clearTimeout(timer))
     responseCode = RCODE_NAMES[response.header.rcode] ?? String(response.header.rcode)
     answers = response.answers.map((answer) => toRecord(answer as unknown as Record<string, unknown>))
   } catch (caught) {
