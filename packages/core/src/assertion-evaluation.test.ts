@@ -96,3 +96,17 @@ test('a JSONPath on a JSON null, number, string or boolean body selects it or no
   assert.equal(check({ property: '$', comparison: 'EQUALS', target: 'false' }, false).passed, true)
   assert.equal(check({ property: '$', comparison: 'EQUALS', target: '' }, '').passed, true)
 })
+
+test('an actual value over 64 KiB of JSON text is kept as the start of its text, marked cut', () => {
+  const huge = { items: Array.from({ length: 20_000 }, (_, id) => ({ id, name: `item ${id}` })) }
+  const whole = check({ property: '$', comparison: 'NOT_EMPTY' }, huge)
+  assert.equal(whole.passed, true, 'compared on the whole value')
+  assert.equal(typeof whole.actual, 'string')
+  assert.equal((whole.actual as string).length, 64 * 1024 + 1)
+  assert.ok((whole.actual as string).startsWith('{"items":[{"id":0,"name":"item 0"}'))
+  assert.ok((whole.actual as string).endsWith('…'))
+  const text = check({ comparison: 'CONTAINS', target: 'end' }, `${'x'.repeat(100_000)}end`)
+  assert.deepEqual([text.passed, (text.actual as string).length], [true, 64 * 1024 + 1])
+  // Values under the limit stay as they are.
+  assert.deepEqual(check({ property: '$.items[0:2].id', comparison: 'NOT_EMPTY' }, huge).actual, [0, 1])
+})

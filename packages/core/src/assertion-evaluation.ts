@@ -2,7 +2,10 @@ import { JSONPath } from 'jsonpath-plus'
 import type { Assertion } from './assertions.ts'
 
 export interface AssertionOutcome extends Assertion {
-  /** The value compared (after the property and regex were applied), as JSON-safe data. */
+  /**
+   * The value compared (after the property and regex were applied), as JSON-safe data; past
+   * `MAX_ACTUAL_CHARS` of text, the start of its (JSON) text followed by `…`.
+   */
   actual: unknown
   passed: boolean
   /** Why the assertion could not be evaluated (bad JSONPath or regex); it then fails. */
@@ -134,6 +137,17 @@ function isEmpty(actual: unknown): boolean {
   return false
 }
 
+/** The most of an actual value an outcome keeps: past it, the start of its text (results stay small). */
+export const MAX_ACTUAL_CHARS = 64 * 1024
+
 function jsonSafe(value: unknown): unknown {
-  return value === undefined ? null : value
+  if (value === undefined) return null
+  if (typeof value === 'string') return value.length > MAX_ACTUAL_CHARS ? cut(value) : value
+  if (typeof value !== 'object' || value === null) return value
+  const text = JSON.stringify(value)
+  return text.length > MAX_ACTUAL_CHARS ? cut(text) : value
+}
+
+function cut(text: string): string {
+  return `${text.slice(0, MAX_ACTUAL_CHARS)}…`
 }

@@ -24,6 +24,11 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('content-type', 'text/html')
     return response.end(`<html>${'x'.repeat(70 * 1024)}<p>Checkout ready</p></html>`)
   }
+  if (url.pathname === '/catalog') {
+    response.setHeader('content-type', 'application/json')
+    const items = Array.from({ length: 20_000 }, (_, id) => ({ id, name: `item ${id}` }))
+    return response.end(JSON.stringify({ items }))
+  }
   if (url.pathname === '/fail') {
     response.statusCode = 500
     return response.end('boom')
@@ -282,7 +287,7 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     })
   })
 
-  test('TEXT_BODY assertions read the whole body; the result keeps its first 64 KiB', async () => {
+  test('TEXT_BODY assertions read the whole body; the outcome keeps its first 64 KiB', async () => {
     const result = await runHttpCheck(
       job(
         `${base}/page`,
@@ -301,7 +306,38 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
       [true, false],
     )
     assert.equal(result.checkResult.response?.body.length, 64 * 1024)
-    assert.equal(result.checkResult.assertions[0]?.actual, result.checkResult.response?.body)
+    assert.equal(result.checkResult.assertions[0]?.actual, `${result.checkResult.response?.body}…`)
+  })
+
+  test('a result and its error message stay small when an assertion reads a large part of the body', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/catalog`,
+        {},
+        {
+          assertions: [
+            { source: 'JSON_BODY', property: '$', comparison: 'NOT_EMPTY' },
+            { source: 'JSON_BODY', property: '$.items[*].id', comparison: 'HAS_VALUE', target: '-1' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => a.passed),
+      [true, false],
+    )
+    // The body is ~600 KB: each outcome keeps the first 64 KiB of its JSON text.
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => (a.actual as string).length),
+      [64 * 1024 + 1, 64 * 1024 + 1],
+    )
+    const message = result.error?.message ?? ''
+    assert.ok(
+      message.startsWith('Assertion failed: JSON_BODY $.items[*].id HAS_VALUE "-1", got "[0,1,2,'),
+      message,
+    )
+    assert.ok(message.length <= 300 && message.endsWith('…'), `${message.length} characters`)
   })
 
   test('bodies, headers and basic auth are sent', async () => {

@@ -345,10 +345,7 @@ function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOut
     // No JSON parses to undefined: an HTML error page must not pass `$.error IS_NULL`.
     if (assertion.source === 'JSON_BODY' && json === undefined)
       return { ...assertion, actual: null, passed: false, error: 'The response body is not JSON' }
-    const outcome = evaluateAssertion(assertion, sources[assertion.source])
-    // The whole body was compared; the result shows what it stores of it (the first 64 KiB).
-    if (outcome.actual === hop.text) outcome.actual = hop.response.body
-    return outcome
+    return evaluateAssertion(assertion, sources[assertion.source])
   })
 }
 
