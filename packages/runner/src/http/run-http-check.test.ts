@@ -260,6 +260,31 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(sameHeaders.cookie, 'session=s1')
   })
 
+  test('HEADERS HAS_KEY and NOT_HAS_KEY name headers in any case', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/json`,
+        {},
+        {
+          assertions: [
+            { source: 'HEADERS', comparison: 'HAS_KEY', target: 'X-Served-By' },
+            { source: 'HEADERS', comparison: 'NOT_HAS_KEY', target: 'X-Served-By' },
+            { source: 'HEADERS', comparison: 'NOT_HAS_KEY', target: 'X-Powered-By' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => [a.target, a.passed]),
+      [
+        ['X-Served-By', true],
+        ['X-Served-By', false],
+        ['X-Powered-By', true],
+      ],
+    )
+  })
+
   test('JSON_BODY assertions on a body that is not JSON fail and say so, whatever the comparison', async () => {
     const result = await runHttpCheck(
       job(

@@ -345,6 +345,14 @@ function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOut
     // No JSON parses to undefined: an HTML error page must not pass `$.error IS_NULL`.
     if (assertion.source === 'JSON_BODY' && json === undefined)
       return { ...assertion, actual: null, passed: false, error: 'The response body is not JSON' }
+    // Header names are case-insensitive, and the response's are lowercase.
+    if (assertion.source === 'HEADERS' && !assertion.property && assertion.comparison.endsWith('HAS_KEY')) {
+      const target = assertion.target?.toLowerCase()
+      return {
+        ...evaluateAssertion({ ...assertion, target }, hop.response.headers),
+        target: assertion.target,
+      }
+    }
     return evaluateAssertion(assertion, sources[assertion.source])
   })
 }
