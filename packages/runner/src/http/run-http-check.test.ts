@@ -424,6 +424,20 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.ok([29, 30].includes(skipped.checkResult.tls?.daysRemaining ?? -1))
   })
 
+  test('a URL that does not parse (a space, a variable value) is a failed result, not a thrown error', async () => {
+    const result = await runHttpCheck(job('http://exa mple.com/health'), ctx)
+    assert.deepEqual(result.error, {
+      type: 'NETWORK_ERROR',
+      message: 'Invalid URL: http://exa mple.com/health',
+    })
+    assert.deepEqual([result.hasFailures, result.checkResult.response], [true, null])
+    assert.deepEqual(result.checkResult.request, {
+      method: 'GET',
+      url: 'http://exa mple.com/health',
+      headers: {},
+    })
+  })
+
   test('refused connections and DNS failures are NETWORK_ERRORs', async () => {
     const closed = createServer()
     const port = await listen(closed)

@@ -58,11 +58,13 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   const startedAt = ctx.now()
   const started = performance.now()
   const signal = AbortSignal.timeout(job.maxResponseTime)
-  const request = buildRequest(job)
+  let request: PreparedRequest | undefined
   let hop: Hop | undefined
   let failedPhases: Hop['phases'] | undefined
   let error: RunError | null = null
   try {
+    // Inside: a URL that doesn't parse (a space, a variable's value) is a failed run, not a throw.
+    request = buildRequest(job)
     let url = request.url
     let sent = request
     for (let redirects = 0; ; redirects++) {
@@ -96,7 +98,9 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   return {
     ...verdict,
     checkResult: {
-      request: { method: request.method, url: request.url, headers: request.headers },
+      request: request
+        ? { method: request.method, url: request.url, headers: request.headers }
+        : { method: methodOf(job), url: job.request.url, headers: {} },
       response: hop?.response ?? null,
       timingPhases: phases ? { ...phases, total: round(total) } : emptyPhases(total),
       assertions,
@@ -112,8 +116,12 @@ interface PreparedRequest {
   body: string | undefined
 }
 
+function methodOf(job: HttpJob): string {
+  return job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
+}
+
 function buildRequest(job: HttpJob): PreparedRequest {
-  const method = job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
+  const method = methodOf(job)
   const url = new URL(job.request.url)
   const parameters = job.request.queryParameters
   // Appended as text: going through `url.searchParams` would re-encode the URL's own query (%20 to +,
