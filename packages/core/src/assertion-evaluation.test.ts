@@ -63,3 +63,50 @@ test('text, regex extraction, headers, and errors that fail instead of throwing'
   assert.equal(badRegex.passed, false)
   assert.match(badRegex.error ?? '', /Invalid regular expression/)
 })
+
+test('GREATER_THAN and LESS_THAN fail on a missing value, null, or a number against a non-number', () => {
+  const passed = (a: Partial<Assertion> & Pick<Assertion, 'comparison'>, value: unknown = body) =>
+    check(a, value).passed
+  // A missing field is not "less than 500": the API that dropped `latency` must fail the check.
+  assert.equal(passed({ property: '$.missing', comparison: 'LESS_THAN', target: '500' }), false)
+  assert.equal(passed({ property: '$.missing', comparison: 'GREATER_THAN', target: '' }), false)
+  assert.equal(passed({ property: '$.none', comparison: 'GREATER_THAN', target: '5' }), false)
+  assert.equal(passed({ property: '$.none', comparison: 'LESS_THAN', target: '5' }), false)
+  // `[7,8]`, `"ok"` and `true` are not numbers: neither above nor below 5.
+  assert.equal(passed({ property: '$.items[*].id', comparison: 'GREATER_THAN', target: '5' }), false)
+  assert.equal(passed({ property: '$.status', comparison: 'GREATER_THAN', target: '5' }), false)
+  assert.equal(passed({ property: '$.flag', comparison: 'LESS_THAN', target: '5' }), false)
+  assert.equal(passed({ property: '$.count', comparison: 'LESS_THAN', target: 'abc' }), false)
+  // LATENCY of a run without replies reads from `{}`.
+  assert.equal(passed({ property: 'avg', comparison: 'LESS_THAN', target: '100' }, {}), false)
+  // Numbers still compare as numbers, and two texts by their text (ISO dates).
+  assert.equal(passed({ property: '$.count', comparison: 'GREATER_THAN', target: '2.5' }), true)
+  assert.equal(passed({ comparison: 'LESS_THAN', target: '2026-01-01' }, '2025-12-31T23:00:00Z'), true)
+  assert.equal(passed({ comparison: 'GREATER_THAN', target: '2026-01-01' }, '2025-12-31T23:00:00Z'), false)
+})
+
+test('a JSONPath on a JSON null, number, string or boolean body selects it or nothing, never an error', () => {
+  const nullBody = check({ property: '$', comparison: 'IS_NULL' }, null)
+  assert.deepEqual([nullBody.passed, nullBody.error], [true, undefined])
+  const missing = check({ property: '$.a', comparison: 'IS_NULL' }, null)
+  assert.deepEqual([missing.passed, missing.error], [true, undefined])
+  assert.deepEqual(check({ property: '$.a', comparison: 'NOT_NULL' }, 0).passed, false)
+  const zero = check({ property: '$', comparison: 'EQUALS', target: '0' }, 0)
+  assert.deepEqual([zero.actual, zero.passed, zero.error], [0, true, undefined])
+  assert.equal(check({ property: '$', comparison: 'EQUALS', target: 'false' }, false).passed, true)
+  assert.equal(check({ property: '$', comparison: 'EQUALS', target: '' }, '').passed, true)
+})
+
+test('an actual value over 64 KiB of JSON text is kept as the start of its text, marked cut', () => {
+  const huge = { items: Array.from({ length: 20_000 }, (_, id) => ({ id, name: `item ${id}` })) }
+  const whole = check({ property: '$', comparison: 'NOT_EMPTY' }, huge)
+  assert.equal(whole.passed, true, 'compared on the whole value')
+  assert.equal(typeof whole.actual, 'string')
+  assert.equal((whole.actual as string).length, 64 * 1024 + 1)
+  assert.ok((whole.actual as string).startsWith('{"items":[{"id":0,"name":"item 0"}'))
+  assert.ok((whole.actual as string).endsWith('…'))
+  const text = check({ comparison: 'CONTAINS', target: 'end' }, `${'x'.repeat(100_000)}end`)
+  assert.deepEqual([text.passed, (text.actual as string).length], [true, 64 * 1024 + 1])
+  // Values under the limit stay as they are.
+  assert.deepEqual(check({ property: '$.items[0:2].id', comparison: 'NOT_EMPTY' }, huge).actual, [0, 1])
+})

@@ -2,7 +2,10 @@ import { JSONPath } from 'jsonpath-plus'
 import type { Assertion } from './assertions.ts'
 
 export interface AssertionOutcome extends Assertion {
-  /** The value compared (after the property and regex were applied), as JSON-safe data. */
+  /**
+   * The value compared (after the property and regex were applied), as JSON-safe data; past
+   * `MAX_ACTUAL_CHARS` of text, the start of its (JSON) text followed by `…`.
+   */
   actual: unknown
   passed: boolean
   /** Why the assertion could not be evaluated (bad JSONPath or regex); it then fails. */
@@ -28,7 +31,11 @@ export function evaluateAssertion(assertion: Assertion, sourceValue: unknown): A
 function select(value: unknown, property: string): unknown {
   if (property === '') return value
   if (property.startsWith('$')) {
-    const matches = JSONPath({ path: property, json: value as object, wrap: true }) as unknown[]
+    // jsonpath-plus answers nothing at all for a falsy document (`null`, `0`, `false`, `""`): `$` is
+    // the document itself, and nothing is below it.
+    const matches =
+      (JSONPath({ path: property, json: value as object, wrap: true }) as unknown[] | undefined) ??
+      (property === '$' ? [value] : [])
     return matches.length <= 1 ? matches[0] : matches
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -63,9 +70,9 @@ function compare(comparison: Assertion['comparison'], actual: unknown, target: s
     case 'NOT_EMPTY':
       return !isEmpty(actual)
     case 'GREATER_THAN':
-      return bothNumbers(actual, target) ? Number(asText(actual)) > Number(target) : asText(actual) > target
+      return (order(actual, target) ?? 0) > 0
     case 'LESS_THAN':
-      return bothNumbers(actual, target) ? Number(asText(actual)) < Number(target) : asText(actual) < target
+      return (order(actual, target) ?? 0) < 0
     case 'CONTAINS':
       return actual !== undefined && asText(actual).includes(target)
     case 'NOT_CONTAINS':
@@ -84,6 +91,20 @@ function equals(actual: unknown, target: string): boolean {
   if (actual === undefined) return false
   if (bothNumbers(actual, target)) return Number(asText(actual)) === Number(target)
   return asText(actual) === target
+}
+
+/**
+ * How `actual` stands to `target`: numbers by value when both parse as numbers, two texts by their text
+ * (ISO dates, versions). A missing value, null, a JSON array, object or boolean, or a number against a
+ * non-number has no order (null): neither greater nor less, so both comparisons fail.
+ */
+function order(actual: unknown, target: string): number | null {
+  if (typeof actual !== 'string' && typeof actual !== 'number') return null
+  const text = asText(actual)
+  const numbers = [isNumeric(text), isNumeric(target)]
+  if (numbers[0] && numbers[1]) return Number(text) - Number(target)
+  if (numbers[0] || numbers[1]) return null
+  return text < target ? -1 : text > target ? 1 : 0
 }
 
 function bothNumbers(actual: unknown, target: string): boolean {
@@ -116,6 +137,17 @@ function isEmpty(actual: unknown): boolean {
   return false
 }
 
+/** The most of an actual value an outcome keeps: past it, the start of its text (results stay small). */
+export const MAX_ACTUAL_CHARS = 64 * 1024
+
 function jsonSafe(value: unknown): unknown {
-  return value === undefined ? null : value
+  if (value === undefined) return null
+  if (typeof value === 'string') return value.length > MAX_ACTUAL_CHARS ? cut(value) : value
+  if (typeof value !== 'object' || value === null) return value
+  const text = JSON.stringify(value)
+  return text.length > MAX_ACTUAL_CHARS ? cut(text) : value
+}
+
+function cut(text: string): string {
+  return `${text.slice(0, MAX_ACTUAL_CHARS)}…`
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import dns2 from 'dns2'
 import { freePort } from '../testing/free-port.ts'
@@ -18,6 +19,22 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
       const name = question?.name ?? ''
       // dns2 types answers as encodable Resources; plain records are what its server encodes.
       const answer = (record: object) => response.answers.push(record as (typeof response.answers)[number])
+      if (name === 'broken.test') {
+        response.header.rcode = Packet.RCODE.SERVFAIL
+        return send(response)
+      }
+      if (name === 'big.test') {
+        // Four DKIM-sized TXT records: over the 512 bytes of a UDP answer, so UDP gets it truncated (TC).
+        for (const key of ['a', 'b', 'c', 'd'])
+          answer({
+            name,
+            type: Packet.TYPE.TXT,
+            class: Packet.CLASS.IN,
+            ttl: 60,
+            data: `p=${key.repeat(200)}`,
+          })
+        return send(response)
+      }
       if (name !== 'svc.test') {
         response.header.rcode = Packet.RCODE.NXDOMAIN
         return send(response)
@@ -48,6 +65,17 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
           ttl: 60,
           priority: 10,
           exchange: 'mail.svc.test',
+        })
+      }
+      if (question?.type === Packet.TYPE.CAA) {
+        answer({
+          name,
+          type: Packet.TYPE.CAA,
+          class: Packet.CLASS.IN,
+          ttl: 60,
+          flags: 0,
+          tag: 'issue',
+          value: 'letsencrypt.org',
         })
       }
       send(response)
@@ -96,6 +124,76 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(mx.checkResult.answers[0]?.value, '10 mail.svc.test')
   })
 
+  test('a UDP answer truncated for size is asked again over TCP, as resolvers do', async () => {
+    const result = await runDnsCheck(
+      job({
+        query: 'big.test',
+        recordType: 'TXT',
+        assertions: [{ source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: `p=${'d'.repeat(200)}` }],
+      }),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.deepEqual(
+      result.checkResult.answers.map((a) => a.value.slice(0, 3)),
+      ['p=a', 'p=b', 'p=c', 'p=d'],
+    )
+    assert.equal(result.checkResult.protocol, 'UDP')
+  })
+
+  test('CAA answers read in their presentation form: flags, tag, quoted value', async () => {
+    for (const protocol of ['UDP', 'TCP'] as const) {
+      const caa = await runDnsCheck(
+        job({
+          recordType: 'CAA',
+          protocol,
+          assertions: [
+            {
+              source: 'JSON_ANSWER',
+              property: '$[0].value',
+              comparison: 'EQUALS',
+              target: '0 issue "letsencrypt.org"',
+            },
+          ],
+        }),
+        ctx,
+      )
+      assert.deepEqual(caa.checkResult.answers, [
+        { name: 'svc.test', type: 'CAA', ttl: 60, value: '0 issue "letsencrypt.org"' },
+      ])
+      assert.equal(caa.hasFailures, false, JSON.stringify(caa.error))
+    }
+  })
+
+  test('an error response code fails unless a RESPONSE_CODE assertion says what to expect', async () => {
+    const timed = await runDnsCheck(
+      job({
+        query: 'broken.test',
+        assertions: [{ source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '2000' }],
+      }),
+      ctx,
+    )
+    assert.equal(timed.checkResult.responseCode, 'SERVFAIL')
+    assert.equal(timed.hasFailures, true)
+    assert.deepEqual(timed.error, { type: 'ASSERTION', message: 'DNS response code SERVFAIL' })
+    const text = await runDnsCheck(
+      job({
+        query: 'nope.test',
+        assertions: [{ source: 'TEXT_ANSWER', comparison: 'NOT_CONTAINS', target: '10.' }],
+      }),
+      ctx,
+    )
+    assert.deepEqual([text.hasFailures, text.error?.message], [true, 'DNS response code NXDOMAIN'])
+    const expected = await runDnsCheck(
+      job({
+        query: 'broken.test',
+        assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'SERVFAIL' }],
+      }),
+      ctx,
+    )
+    assert.equal(expected.hasFailures, false, JSON.stringify(expected.error))
+  })
+
   test('NXDOMAIN fails without assertions and can be asserted on', async () => {
     const missing = await runDnsCheck(job({ query: 'nope.test' }), ctx)
     assert.equal(missing.checkResult.responseCode, 'NXDOMAIN')
@@ -119,4 +217,68 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(result.hasFailures, true)
     assert.equal(result.error?.type, 'TIMEOUT')
   })
+
+  test('over TCP, a name server that accepts but never answers times out, and its connection is closed', async () => {
+    const sockets: Socket[] = []
+    let closed = 0
+    const mute = createTcpServer((socket) => {
+      sockets.push(socket)
+      socket.on('error', () => {})
+      socket.on('close', () => closed++)
+      socket.resume()
+    })
+    await new Promise<void>((done) => mute.listen(0, '127.0.0.1', done))
+    try {
+      const result = await runDnsCheck(
+        job(
+          { protocol: 'TCP', port: (mute.address() as AddressInfo).port },
+          { maxResponseTime: 300, degradedResponseTime: 100 },
+        ),
+        ctx,
+      )
+      assert.equal(result.error?.type, 'TIMEOUT')
+      await new Promise((done) => setTimeout(done, 100))
+      assert.deepEqual([sockets.length, closed], [1, 1], 'the runner closed its connection')
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      mute.close()
+    }
+  })
+})
+
+describe('a name server on IPv6 loopback', () => {
+  let port = 0
+  const server = dns2.createServer({
+    udp: { type: 'udp6' },
+    tcp: true,
+    handle(request, send) {
+      const response = Packet.createResponseFromRequest(request)
+      const record = { name: request.questions[0]?.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 5 }
+      response.answers.push({ ...record, address: '10.6.6.6' } as (typeof response.answers)[number])
+      send(response)
+    },
+  })
+  before(async () => {
+    port = await freePort()
+    await server.listen({ udp: { port, address: '::1' }, tcp: { port, address: '::1' } })
+  })
+  after(() => server.close())
+
+  for (const protocol of ['UDP', 'TCP'] as const) {
+    test(`is asked over ${protocol}, at its own address`, async () => {
+      const result = await runDnsCheck(
+        {
+          request: { query: 'six.test', recordType: 'A', nameServer: '::1', port, protocol },
+          degradedResponseTime: 1000,
+          maxResponseTime: 2000,
+          shouldFail: false,
+        },
+        ctx,
+      )
+      assert.equal(result.error, null)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'six.test', type: 'A', ttl: 5, value: '10.6.6.6' },
+      ])
+    })
+  }
 })

@@ -14,6 +14,10 @@ export function classifyNetworkError(error: unknown, timedOut: boolean): RunErro
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
     return { type: 'NETWORK_ERROR', message: `Connection reset: ${message}` }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { type: 'TIMEOUT', message: 'Connecting timed out' }
+  if (code === 'ERR_INVALID_URL') {
+    const input = (cause as { input?: unknown })?.input
+    return { type: 'NETWORK_ERROR', message: `Invalid URL: ${String(input ?? message)}` }
+  }
   if (TLS_CODE.test(code)) return { type: 'NETWORK_ERROR', message: `TLS error (${code}): ${message}` }
   return { type: 'NETWORK_ERROR', message: code ? `${code}: ${message}` : message }
 }

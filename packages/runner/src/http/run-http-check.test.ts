@@ -20,6 +20,15 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('x-served-by', 'test')
     return response.end(JSON.stringify({ status: 'ok', items: [1, 2, 3], query: url.searchParams.get('q') }))
   }
+  if (url.pathname === '/page') {
+    response.setHeader('content-type', 'text/html')
+    return response.end(`<html>${'x'.repeat(70 * 1024)}<p>Checkout ready</p></html>`)
+  }
+  if (url.pathname === '/catalog') {
+    response.setHeader('content-type', 'application/json')
+    const items = Array.from({ length: 20_000 }, (_, id) => ({ id, name: `item ${id}` }))
+    return response.end(JSON.stringify({ items }))
+  }
   if (url.pathname === '/fail') {
     response.statusCode = 500
     return response.end('boom')
@@ -37,6 +46,17 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     response.setHeader('location', '/loop')
     return response.end()
   }
+  if (url.pathname === '/see-other' || url.pathname === '/found') {
+    response.statusCode = url.pathname === '/see-other' ? 303 : 302
+    response.setHeader('location', '/echo')
+    return response.end()
+  }
+  if (url.pathname === '/elsewhere') {
+    // The same server under another host name: another origin to the client.
+    response.statusCode = 302
+    response.setHeader('location', `http://localhost:${request.socket.localPort}/echo`)
+    return response.end()
+  }
   if (url.pathname === '/echo') {
     let body = ''
     request.on('data', (chunk) => {
@@ -44,7 +64,9 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     })
     request.on('end', () => {
       response.setHeader('content-type', 'application/json')
-      response.end(JSON.stringify({ method: request.method, body, headers: request.headers }))
+      response.end(
+        JSON.stringify({ method: request.method, url: request.url, body, headers: request.headers }),
+      )
     })
     return
   }
@@ -175,6 +197,21 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(timeout.overMaxResponseTime, true)
   })
 
+  test('a run that fails keeps the phases measured before the failure', async () => {
+    const timeout = await runHttpCheck(
+      job(`${base}/slow?ms=2000`, { degradedResponseTime: 100, maxResponseTime: 300 }),
+      ctx,
+    )
+    assert.equal(timeout.error?.type, 'TIMEOUT')
+    const phases = timeout.checkResult.timingPhases
+    assert.ok(phases.tcp > 0, 'connected: the server, not the network, was slow')
+    assert.deepEqual([phases.firstByte, phases.download], [0, 0])
+    assert.ok(phases.total >= 300)
+    const broken = await runHttpCheck(job(`${httpsBase}/json`), ctx)
+    assert.equal(broken.error?.type, 'NETWORK_ERROR')
+    assert.ok(broken.checkResult.timingPhases.tcp > 0, 'connected, then TLS failed')
+  })
+
   test('redirects are followed (or not), and loops stop', async () => {
     const followed = await runHttpCheck(job(`${base}/redirect`), ctx)
     assert.equal(followed.checkResult.response?.status, 200)
@@ -183,6 +220,149 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     const loop = await runHttpCheck(job(`${base}/loop`), ctx)
     assert.equal(loop.error?.type, 'NETWORK_ERROR')
     assert.match(loop.error?.message ?? '', /More than 10 redirects/)
+  })
+
+  test('a 303, or a 301/302 answering a POST, is followed with a GET without the body', async () => {
+    const post = { method: 'POST', body: '{"a":1}', bodyType: 'JSON' } as const
+    const seeOther = await runHttpCheck(job(`${base}/see-other`, {}, { ...post, method: 'PUT' }), ctx)
+    const afterSeeOther = JSON.parse(seeOther.checkResult.response?.body ?? '{}')
+    assert.deepEqual([afterSeeOther.method, afterSeeOther.body], ['GET', ''])
+    assert.equal(afterSeeOther.headers['content-type'], undefined)
+    const found = await runHttpCheck(job(`${base}/found`, {}, post), ctx)
+    assert.deepEqual(
+      [JSON.parse(found.checkResult.response?.body ?? '{}').method, found.checkResult.request.method],
+      ['GET', 'POST'],
+    )
+    // A 302 answering a PUT keeps the method and body (only POST is rewritten, as fetch and curl do).
+    const put = await runHttpCheck(job(`${base}/found`, {}, { ...post, method: 'PUT' }), ctx)
+    const afterPut = JSON.parse(put.checkResult.response?.body ?? '{}')
+    assert.deepEqual([afterPut.method, afterPut.body], ['PUT', '{"a":1}'])
+  })
+
+  test('credentials are not sent on to another host a redirect names; other headers are', async () => {
+    const request = {
+      basicAuth: { username: 'ada', password: 'pw' },
+      headers: [
+        { key: 'Cookie', value: 'session=s1' },
+        { key: 'X-Trace', value: 't1' },
+      ],
+    }
+    const elsewhere = await runHttpCheck(job(`${base}/elsewhere`, {}, request), ctx)
+    const headers = JSON.parse(elsewhere.checkResult.response?.body ?? '{}').headers
+    assert.equal(headers.host, `localhost:${new URL(base).port}`)
+    assert.deepEqual(
+      [headers.authorization, headers.cookie, headers['x-trace']],
+      [undefined, undefined, 't1'],
+    )
+    const same = await runHttpCheck(job(`${base}/found`, {}, request), ctx)
+    const sameHeaders = JSON.parse(same.checkResult.response?.body ?? '{}').headers
+    assert.equal(sameHeaders.authorization, `Basic ${Buffer.from('ada:pw').toString('base64')}`)
+    assert.equal(sameHeaders.cookie, 'session=s1')
+  })
+
+  test('HEADERS HAS_KEY and NOT_HAS_KEY name headers in any case', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/json`,
+        {},
+        {
+          assertions: [
+            { source: 'HEADERS', comparison: 'HAS_KEY', target: 'X-Served-By' },
+            { source: 'HEADERS', comparison: 'NOT_HAS_KEY', target: 'X-Served-By' },
+            { source: 'HEADERS', comparison: 'NOT_HAS_KEY', target: 'X-Powered-By' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => [a.target, a.passed]),
+      [
+        ['X-Served-By', true],
+        ['X-Served-By', false],
+        ['X-Powered-By', true],
+      ],
+    )
+  })
+
+  test('JSON_BODY assertions on a body that is not JSON fail and say so, whatever the comparison', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/fail`,
+        {},
+        {
+          assertions: [
+            { source: 'JSON_BODY', property: '$.error', comparison: 'IS_NULL' },
+            { source: 'JSON_BODY', property: '$.status', comparison: 'NOT_EQUALS', target: 'down' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => [a.passed, a.error]),
+      [
+        [false, 'The response body is not JSON'],
+        [false, 'The response body is not JSON'],
+      ],
+    )
+    assert.deepEqual(result.error, {
+      type: 'ASSERTION',
+      message: 'Assertion on JSON_BODY $.error could not be evaluated: The response body is not JSON',
+    })
+  })
+
+  test('TEXT_BODY assertions read the whole body; the outcome keeps its first 64 KiB', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/page`,
+        {},
+        {
+          assertions: [
+            { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'Checkout ready' },
+            { source: 'TEXT_BODY', comparison: 'NOT_CONTAINS', target: 'Checkout ready' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => a.passed),
+      [true, false],
+    )
+    assert.equal(result.checkResult.response?.body.length, 64 * 1024)
+    assert.equal(result.checkResult.assertions[0]?.actual, `${result.checkResult.response?.body}…`)
+  })
+
+  test('a result and its error message stay small when an assertion reads a large part of the body', async () => {
+    const result = await runHttpCheck(
+      job(
+        `${base}/catalog`,
+        {},
+        {
+          assertions: [
+            { source: 'JSON_BODY', property: '$', comparison: 'NOT_EMPTY' },
+            { source: 'JSON_BODY', property: '$.items[*].id', comparison: 'HAS_VALUE', target: '-1' },
+          ],
+        },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => a.passed),
+      [true, false],
+    )
+    // The body is ~600 KB: each outcome keeps the first 64 KiB of its JSON text.
+    assert.deepEqual(
+      result.checkResult.assertions.map((a) => (a.actual as string).length),
+      [64 * 1024 + 1, 64 * 1024 + 1],
+    )
+    const message = result.error?.message ?? ''
+    assert.ok(
+      message.startsWith('Assertion failed: JSON_BODY $.items[*].id HAS_VALUE "-1", got "[0,1,2,'),
+      message,
+    )
+    assert.ok(message.length <= 300 && message.endsWith('…'), `${message.length} characters`)
   })
 
   test('bodies, headers and basic auth are sent', async () => {
@@ -208,6 +388,31 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(echoed.headers.authorization, `Basic ${Buffer.from('ada:pw').toString('base64')}`)
   })
 
+  test('query parameters are added to a URL that has a query, which is sent as written', async () => {
+    const result = await runHttpCheck(
+      job(`${base}/echo?x=a%20b&flag&s=1+2`, {}, { queryParameters: [{ key: 'q', value: 'c d' }] }),
+      ctx,
+    )
+    assert.equal(JSON.parse(result.checkResult.response?.body ?? '{}').url, '/echo?x=a%20b&flag&s=1+2&q=c+d')
+    assert.equal(result.checkResult.request.url, `${base}/echo?x=a%20b&flag&s=1+2&q=c+d`)
+    const plain = await runHttpCheck(
+      job(`${base}/echo`, {}, { queryParameters: [{ key: 'q', value: '&' }] }),
+      ctx,
+    )
+    assert.equal(JSON.parse(plain.checkResult.response?.body ?? '{}').url, '/echo?q=%26')
+    const untouched = await runHttpCheck(job(`${base}/echo?x=a%20b&flag`), ctx)
+    assert.equal(JSON.parse(untouched.checkResult.response?.body ?? '{}').url, '/echo?x=a%20b&flag')
+  })
+
+  test('basicAuth with an empty username and password sends no authorization header', async () => {
+    const result = await runHttpCheck(
+      job(`${base}/echo`, {}, { basicAuth: { username: '', password: '' } }),
+      ctx,
+    )
+    assert.equal(JSON.parse(result.checkResult.response?.body ?? '{}').headers.authorization, undefined)
+    assert.equal(result.checkResult.request.headers.authorization, undefined)
+  })
+
   test('TLS: a self-signed certificate is a NETWORK_ERROR unless skipSSL; its expiry is read', async () => {
     const strict = await runHttpCheck(job(`${httpsBase}/json`), ctx)
     assert.equal(strict.error?.type, 'NETWORK_ERROR')
@@ -217,6 +422,20 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.ok(skipped.checkResult.timingPhases.tls > 0)
     assert.equal(skipped.checkResult.tls?.subject, 'localhost')
     assert.ok([29, 30].includes(skipped.checkResult.tls?.daysRemaining ?? -1))
+  })
+
+  test('a URL that does not parse (a space, a variable value) is a failed result, not a thrown error', async () => {
+    const result = await runHttpCheck(job('http://exa mple.com/health'), ctx)
+    assert.deepEqual(result.error, {
+      type: 'NETWORK_ERROR',
+      message: 'Invalid URL: http://exa mple.com/health',
+    })
+    assert.deepEqual([result.hasFailures, result.checkResult.response], [true, null])
+    assert.deepEqual(result.checkResult.request, {
+      method: 'GET',
+      url: 'http://exa mple.com/health',
+      headers: {},
+    })
   })
 
   test('refused connections and DNS failures are NETWORK_ERRORs', async () => {

@@ -58,13 +58,17 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   const startedAt = ctx.now()
   const started = performance.now()
   const signal = AbortSignal.timeout(job.maxResponseTime)
-  const request = buildRequest(job)
+  let request: PreparedRequest | undefined
   let hop: Hop | undefined
+  let failedPhases: Hop['phases'] | undefined
   let error: RunError | null = null
   try {
+    // Inside: a URL that doesn't parse (a space, a variable's value) is a failed run, not a throw.
+    request = buildRequest(job)
     let url = request.url
+    let sent = request
     for (let redirects = 0; ; redirects++) {
-      hop = await fetchOnce(url, request, job, ctx, signal)
+      hop = await fetchOnce(url, sent, job, ctx, signal)
       const location = hop.response.headers.location
       const redirected = hop.response.status >= 300 && hop.response.status < 400 && location
       if (!redirected || job.request.followRedirects === false) break
@@ -72,10 +76,14 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
         error = { type: 'NETWORK_ERROR', message: `More than ${MAX_REDIRECTS} redirects` }
         break
       }
-      url = new URL(location, url).toString()
+      const next = new URL(location, url)
+      sent = redirectedRequest(sent, hop.response.status, new URL(url), next)
+      url = next.toString()
     }
   } catch (caught) {
-    error = classifyNetworkError(caught, signal.aborted)
+    const failed = caught instanceof FailedHop
+    error = classifyNetworkError(failed ? caught.cause : caught, signal.aborted)
+    if (failed) failedPhases = caught.phases
   }
   const total = performance.now() - started
   const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
@@ -86,12 +94,15 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
     error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
   }
   const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
+  const phases = failedPhases ?? hop?.phases
   return {
     ...verdict,
     checkResult: {
-      request: { method: request.method, url: request.url, headers: request.headers },
+      request: request
+        ? { method: request.method, url: request.url, headers: request.headers }
+        : { method: methodOf(job), url: job.request.url, headers: {} },
       response: hop?.response ?? null,
-      timingPhases: hop ? { ...hop.phases, total: round(total) } : emptyPhases(total),
+      timingPhases: phases ? { ...phases, total: round(total) } : emptyPhases(total),
       assertions,
       tls: hop?.tls ?? null,
     },
@@ -105,21 +116,57 @@ interface PreparedRequest {
   body: string | undefined
 }
 
+function methodOf(job: HttpJob): string {
+  return job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
+}
+
 function buildRequest(job: HttpJob): PreparedRequest {
-  const method = job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
+  const method = methodOf(job)
   const url = new URL(job.request.url)
-  for (const { key, value } of job.request.queryParameters ?? []) url.searchParams.append(key, value)
+  const parameters = job.request.queryParameters
+  // Appended as text: going through `url.searchParams` would re-encode the URL's own query (%20 to +,
+  // `flag` to `flag=`), which signed URLs and picky servers don't take.
+  if (parameters?.length) {
+    const added = new URLSearchParams(parameters.map(({ key, value }) => [key, value])).toString()
+    url.search = url.search ? `${url.search}&${added}` : added
+  }
   const headers: Record<string, string> = { 'user-agent': 'svc-monitor/0.1' }
   const bodyType = job.request.bodyType ?? 'NONE'
   const body = bodyType === 'NONE' || job.checkType === 'URL' ? undefined : (job.request.body ?? '')
   if (body !== undefined && bodyType in CONTENT_TYPES)
     headers['content-type'] = CONTENT_TYPES[bodyType as keyof typeof CONTENT_TYPES]
-  if (job.request.basicAuth) {
+  // An empty `{username: '', password: ''}` (a form left blank, a check exported from elsewhere) is none.
+  if (job.request.basicAuth && (job.request.basicAuth.username || job.request.basicAuth.password)) {
     const { username, password } = job.request.basicAuth
     headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
   }
   for (const { key, value } of job.request.headers ?? []) headers[key.toLowerCase()] = value
   return { method, url: url.toString(), headers, body }
+}
+
+/**
+ * What a redirect asks for, as fetch and curl do: a 303, or a 301/302 answering a POST, is a GET without
+ * the body. Credentials don't go on to another host, nor from https to http.
+ */
+function redirectedRequest(request: PreparedRequest, status: number, from: URL, to: URL): PreparedRequest {
+  let next = request
+  if (
+    (status === 303 && request.method !== 'HEAD') ||
+    ((status === 301 || status === 302) && request.method === 'POST')
+  ) {
+    next = { ...next, method: 'GET', body: undefined, headers: without(next.headers, BODY_HEADERS) }
+  }
+  if (to.host !== from.host || (from.protocol === 'https:' && to.protocol !== 'https:')) {
+    next = { ...next, headers: without(next.headers, CREDENTIAL_HEADERS) }
+  }
+  return next
+}
+
+const BODY_HEADERS = ['content-type', 'content-length']
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization']
+
+function without(headers: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)))
 }
 
 interface Hop {
@@ -228,8 +275,20 @@ async function fetchOnce(
       tls,
       text,
     }
+  } catch (error) {
+    // What was measured before the failure tells where it happened (a slow connect, a silent server).
+    throw new FailedHop(error, phasesOf(marks))
   } finally {
     await client.destroy(CHECK_OVER).catch(() => {})
+  }
+}
+
+class FailedHop {
+  cause: unknown
+  phases: Hop['phases']
+  constructor(cause: unknown, phases: Hop['phases']) {
+    this.cause = cause
+    this.phases = phases
   }
 }
 
@@ -261,8 +320,8 @@ function phasesOf(marks: {
     dns: round(afterDns - marks.start),
     tcp: round(connected - afterDns),
     tls: round(marks.secure ? marks.secure - connected : 0),
-    firstByte: round(marks.headers - ready),
-    download: round(marks.end - marks.headers),
+    firstByte: round(marks.headers ? marks.headers - ready : 0),
+    download: round(marks.end ? marks.end - marks.headers : 0),
   }
 }
 
@@ -281,15 +340,29 @@ function certificateOf(socket: TLSSocket, now: Date): TlsCertificate | null {
 function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOutcome[] {
   const assertions = job.request.assertions ?? []
   if (assertions.length === 0) return []
+  // Parsed only when asked for: a body that isn't JSON costs a thrown SyntaxError per run.
+  const json = assertions.some((a) => a.source === 'JSON_BODY') ? parseJson(hop.text) : undefined
   const sources: Record<string, unknown> = {
     STATUS_CODE: hop.response.status,
-    // Parsed only when asked for: a body that isn't JSON costs a thrown SyntaxError per run.
-    JSON_BODY: assertions.some((a) => a.source === 'JSON_BODY') ? parseJson(hop.text) : undefined,
-    TEXT_BODY: hop.response.body,
+    JSON_BODY: json,
+    TEXT_BODY: hop.text,
     HEADERS: hop.response.headers,
     RESPONSE_TIME: Math.round(total),
   }
-  return assertions.map((assertion) => evaluateAssertion(assertion, sources[assertion.source]))
+  return assertions.map((assertion) => {
+    // No JSON parses to undefined: an HTML error page must not pass `$.error IS_NULL`.
+    if (assertion.source === 'JSON_BODY' && json === undefined)
+      return { ...assertion, actual: null, passed: false, error: 'The response body is not JSON' }
+    // Header names are case-insensitive, and the response's are lowercase.
+    if (assertion.source === 'HEADERS' && !assertion.property && assertion.comparison.endsWith('HAS_KEY')) {
+      const target = assertion.target?.toLowerCase()
+      return {
+        ...evaluateAssertion({ ...assertion, target }, hop.response.headers),
+        target: assertion.target,
+      }
+    }
+    return evaluateAssertion(assertion, sources[assertion.source])
+  })
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

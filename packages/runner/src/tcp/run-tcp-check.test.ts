@@ -23,15 +23,42 @@ function job(port: number, request: Partial<TcpJob['request']> = {}, extra: Part
 describe('TCP checks against a local echo server', () => {
   const echo = createServer((socket) => socket.on('data', (data) => socket.end(`echo:${data}`)))
   const silent = createServer(() => {})
+  // Like Redis: answers each command in two packets 50 ms apart and keeps the connection open.
+  const chatty = createServer((socket) => {
+    socket.on('error', () => {})
+    socket.on('data', () => {
+      socket.write('+PO')
+      setTimeout(() => socket.write('NG\r\n'), 50)
+    })
+  })
+  // Like SMTP: greets first, and waits for a command.
+  const greeter = createServer((socket) => {
+    socket.on('error', () => {})
+    socket.write('220 mail.svc.test ESMTP\r\n')
+  })
+  // Thinks 700 ms before it answers.
+  const slow = createServer((socket) => {
+    socket.on('error', () => {})
+    socket.on('data', () => setTimeout(() => socket.end('done'), 700))
+  })
   let echoPort = 0
   let silentPort = 0
+  let slowPort = 0
+  let chattyPort = 0
+  let greeterPort = 0
   before(async () => {
     echoPort = await listen(echo)
     silentPort = await listen(silent)
+    chattyPort = await listen(chatty)
+    greeterPort = await listen(greeter)
+    slowPort = await listen(slow)
   })
   after(() => {
     echo.close()
     silent.close()
+    chatty.close()
+    greeter.close()
+    slow.close()
   })
 
   test('connects, sends, reads the reply and asserts on it', async () => {
@@ -81,5 +108,69 @@ describe('TCP checks against a local echo server', () => {
     )
     assert.equal(stalled.hasFailures, true)
     assert.equal(stalled.error?.type, 'TIMEOUT')
+  })
+
+  test('a reply on a connection the peer keeps open is timed to its last byte, not to the quiet after it', async () => {
+    const result = await runTcpCheck(
+      job(
+        chattyPort,
+        {
+          data: 'PING\r\n',
+          assertions: [
+            { source: 'RESPONSE_DATA', comparison: 'EQUALS', target: '+PONG\r\n' },
+            { source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '400' },
+          ],
+        },
+        { degradedResponseTime: 400 },
+      ),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.deepEqual([result.hasFailures, result.isDegraded], [false, false])
+    assert.equal(result.checkResult.responseData, '+PONG\r\n')
+    assert.ok(result.responseTime >= 40 && result.responseTime < 400, `responseTime ${result.responseTime}`)
+    const phases = result.checkResult.timingPhases
+    assert.ok(phases.data >= 40 && phases.data < 400, `data phase ${phases.data}`)
+    assert.equal(result.responseTime, Math.round(phases.total))
+  })
+
+  test('a reply that arrived before maxResponseTime is the response, even if the peer stays connected', async () => {
+    const result = await runTcpCheck(
+      job(
+        chattyPort,
+        {
+          data: 'PING\r\n',
+          assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' }],
+        },
+        { maxResponseTime: 300, degradedResponseTime: 200 },
+      ),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.deepEqual([result.hasFailures, result.overMaxResponseTime], [false, false])
+    assert.equal(result.checkResult.responseData, '+PONG\r\n')
+  })
+
+  test('without data to send, a RESPONSE_DATA assertion reads what the server says first (a banner)', async () => {
+    const result = await runTcpCheck(
+      job(greeterPort, { assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: '220 ' }] }),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.equal(result.checkResult.responseData, '220 mail.svc.test ESMTP\r\n')
+    assert.ok(result.responseTime < 400, `responseTime ${result.responseTime}`)
+  })
+
+  test('a reply that a RESPONSE_DATA assertion reads is awaited past 500 ms, up to maxResponseTime', async () => {
+    const result = await runTcpCheck(
+      job(slowPort, {
+        data: 'work',
+        assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'done' }],
+      }),
+      ctx,
+    )
+    assert.equal(result.error, null)
+    assert.equal(result.checkResult.responseData, 'done')
+    assert.ok(result.responseTime >= 690, `responseTime ${result.responseTime}`)
   })
 })

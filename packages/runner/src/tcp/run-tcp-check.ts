@@ -39,6 +39,8 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   let responseData = ''
   let error: RunError | null = null
   let timedOut = false
+  // A reply an assertion reads is awaited until its first byte (or maxResponseTime), even without `data`.
+  const readsReply = job.request.assertions?.some((a) => a.source === 'RESPONSE_DATA') ?? false
   try {
     responseData = await new Promise<string>((resolve, reject) => {
       const socket = connect({
@@ -52,11 +54,14 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       const finish = () => {
         clearTimeout(idle)
         clearTimeout(deadline)
-        marks.end = performance.now()
+        // A reply ends at its last byte: the quiet that says it is over is not part of it.
+        marks.end ||= performance.now()
         socket.destroy()
         resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'))
       }
       const deadline = setTimeout(() => {
+        // What arrived by maxResponseTime is the reply of a peer that keeps the connection open.
+        if (chunks.length > 0) return finish()
         timedOut = true
         socket.destroy()
         reject(new Error('timeout'))
@@ -66,12 +71,13 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       })
       socket.once('connect', () => {
         marks.connect = performance.now()
-        if (!job.request.data) return finish()
-        socket.write(job.request.data)
-        idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
+        if (job.request.data) socket.write(job.request.data)
+        else if (!readsReply) return finish()
+        if (!readsReply) idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
       })
       socket.on('data', (chunk: Buffer) => {
         chunks.push(chunk)
+        marks.end = performance.now()
         clearTimeout(idle)
         idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
       })
@@ -85,7 +91,7 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   } catch (caught) {
     error = classifyNetworkError(caught, timedOut)
   }
-  const total = performance.now() - started
+  const total = (!error && marks.end ? marks.end : performance.now()) - started
   const assertions = error
     ? []
     : (job.request.assertions ?? []).map((a) =>
