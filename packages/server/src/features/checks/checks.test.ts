@@ -269,6 +269,11 @@ for (const engine of testEngines()) {
       assert.ok((await names('checkType=URL')).includes('Shop'))
       const page = await t.call({ method: 'GET', url: '/v1/checks?checkType=URL&limit=1' })
       assert.match(String(page.headers['content-range']), /^items 0-0\/\d+$/)
+      const pastOffsets = await t.call({ method: 'GET', url: '/v1/checks?page=99999999999999999999' })
+      assert.equal(pastOffsets.statusCode, 400, pastOffsets.body)
+      assert.equal(json(pastOffsets).attributes.errors[0].path, 'querystring.page')
+      const farPage = await t.call({ method: 'GET', url: '/v1/checks?page=10000000&limit=100' })
+      assert.deepEqual([farPage.statusCode, json(farPage)], [200, []])
 
       assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${b.id}` })).statusCode, 204)
       assert.equal((await t.call({ method: 'GET', url: `/v1/checks/${b.id}` })).statusCode, 404)
