@@ -68,6 +68,13 @@ export const PageQuery = {
   ),
 }
 
+/** The largest value of a 32-bit integer column (PostgreSQL `integer`, `serial`). */
+export const MAX_INT32 = 2_147_483_647
+
+/** The id of a row numbered by the store (check groups, alert channels, maintenance windows). */
+export const SerialId = (options: Record<string, unknown> = {}) =>
+  Type.Integer({ minimum: 1, maximum: MAX_INT32, ...options })
+
 /** 9999-12-31T23:59:59Z: the last unix second an ISO 8601 date-time (four-digit year) can show. */
 export const MAX_UNIX_SECONDS = 253_402_300_799
 

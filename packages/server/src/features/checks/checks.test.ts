@@ -77,6 +77,12 @@ for (const engine of testEngines()) {
         [{ locations: ['mars-1'] }, 'body.locations'],
         [{ locations: [] }, 'body.locations'],
         [{ groupId: 12345 }, 'body.groupId'],
+        [{ groupId: 2147483648 }, 'body.groupId'],
+        [{ groupOrder: 2147483648 }, 'body.groupOrder'],
+        [
+          { alertChannelSubscriptions: [{ alertChannelId: 2147483648, activated: true }] },
+          'body.alertChannelSubscriptions.0.alertChannelId',
+        ],
         [
           { alertChannelSubscriptions: [{ alertChannelId: 1, activated: true }] },
           'body.alertChannelSubscriptions',
@@ -272,6 +278,8 @@ for (const engine of testEngines()) {
       const pastOffsets = await t.call({ method: 'GET', url: '/v1/checks?page=99999999999999999999' })
       assert.equal(pastOffsets.statusCode, 400, pastOffsets.body)
       assert.equal(json(pastOffsets).attributes.errors[0].path, 'querystring.page')
+      const bigGroupId = await t.call({ method: 'GET', url: '/v1/checks?groupId=2147483648' })
+      assert.equal(json(bigGroupId).attributes.errors[0].path, 'querystring.groupId')
       const farPage = await t.call({ method: 'GET', url: '/v1/checks?page=10000000&limit=100' })
       assert.deepEqual([farPage.statusCode, json(farPage)], [200, []])
 
