@@ -24,6 +24,7 @@ import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { checkResponse, checkResponses, publicDefinition } from './check-responses.ts'
 import { type StoredVariable, sealVariables } from './check-variables.ts'
@@ -238,6 +239,10 @@ async function normalize(
     !(await groupsRepo.findGroup(ctx, accountId, definition.groupId as number))
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
+  }
+  const trigger = definition.triggerIncident as { serviceId: string } | null
+  if (trigger) {
+    await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)

@@ -80,6 +80,18 @@ for (const engine of testEngines()) {
         [{ groupId: 2147483648 }, 'body.groupId'],
         [{ groupOrder: 2147483648 }, 'body.groupOrder'],
         [
+          {
+            triggerIncident: {
+              serviceId: '6f1c0e2a-0000-4000-8000-000000000000',
+              severity: 'CRITICAL',
+              name: 'Checkout down',
+              description: 'Investigating',
+              notifySubscribers: false,
+            },
+          },
+          'body.triggerIncident.serviceId',
+        ],
+        [
           { alertChannelSubscriptions: [{ alertChannelId: 2147483648, activated: true }] },
           'body.alertChannelSubscriptions.0.alertChannelId',
         ],
@@ -112,6 +124,19 @@ for (const engine of testEngines()) {
         201,
       )
       assert.equal((await create('browser', { name: 'x' })).statusCode, 400)
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Checkout' } }),
+      )
+      const triggerIncident = {
+        serviceId: service.id,
+        severity: 'MAJOR',
+        name: 'Checkout down',
+        description: 'Investigating',
+        notifySubscribers: false,
+      }
+      const withTrigger = await create('browser', { name: 'x', script: SCRIPT, triggerIncident })
+      assert.equal(withTrigger.statusCode, 201, withTrigger.body)
+      assert.deepEqual(json(withTrigger).triggerIncident, triggerIncident)
     })
 
     test('locked check variables are masked in responses and sealed in the store; masked values round-trip', async () => {
