@@ -241,6 +241,17 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(dns.error?.type, 'NETWORK_ERROR')
     assert.match(dns.error?.message ?? '', /DNS lookup failed/)
   })
+
+  test('a URL that does not parse (e.g. once its variables are filled in) is a failed result, not a throw', async () => {
+    const result = await runHttpCheck(job('http://exa mple.test:99999/'), ctx)
+    assert.deepEqual(result.error, {
+      type: 'NETWORK_ERROR',
+      message: 'Invalid URL: http://exa mple.test:99999/',
+    })
+    assert.deepEqual([result.hasFailures, result.hasErrors], [true, true])
+    assert.equal(result.checkResult.response, null)
+    assert.equal(result.checkResult.request.url, 'http://exa mple.test:99999/')
+  })
 })
 
 /** `YYYYMMDDHHMMSSZ`, the date form `openssl ca -startdate/-enddate` takes. */

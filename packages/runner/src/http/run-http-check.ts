@@ -59,6 +59,20 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   const started = performance.now()
   const signal = AbortSignal.timeout(job.maxResponseTime)
   const request = buildRequest(job)
+  if (!request) {
+    // The API refuses a URL that doesn't parse as written; its variables can still make one.
+    const error: RunError = { type: 'NETWORK_ERROR', message: `Invalid URL: ${job.request.url}` }
+    return {
+      ...timedVerdict(job, { error, responseTime: 0, startedAt }, ctx),
+      checkResult: {
+        request: { method: job.request.method ?? 'GET', url: job.request.url, headers: {} },
+        response: null,
+        timingPhases: emptyPhases(0),
+        assertions: [],
+        tls: null,
+      },
+    }
+  }
   let hop: Hop | undefined
   let error: RunError | null = null
   try {
@@ -105,8 +119,10 @@ interface PreparedRequest {
   body: string | undefined
 }
 
-function buildRequest(job: HttpJob): PreparedRequest {
+/** The request to send; undefined when its URL doesn't parse. */
+function buildRequest(job: HttpJob): PreparedRequest | undefined {
   const method = job.checkType === 'URL' ? 'GET' : (job.request.method ?? 'GET')
+  if (!URL.canParse(job.request.url)) return undefined
   const url = new URL(job.request.url)
   for (const { key, value } of job.request.queryParameters ?? []) url.searchParams.append(key, value)
   const headers: Record<string, string> = { 'user-agent': 'svc-monitor/0.1' }

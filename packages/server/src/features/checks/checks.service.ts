@@ -244,6 +244,7 @@ async function normalize(
   if (trigger) {
     await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
+  if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
   definition.environmentVariables = sealVariables(
@@ -293,6 +294,13 @@ async function checkResponseTimes(
     }
   }
   if (degraded > max) throw invalid('body.degradedResponseTime', 'must not exceed maxResponseTime')
+}
+
+/** A URL as written must parse; one with `{{VARIABLES}}` is judged at run time, once they are filled in. */
+function checkRequestUrl(url: string) {
+  if (!url.includes('{{') && !URL.canParse(url)) {
+    throw invalid('body.request.url', 'must be a valid http(s) URL')
+  }
 }
 
 function checkHeartbeat(heartbeat: Record<string, number | string>) {

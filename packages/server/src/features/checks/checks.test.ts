@@ -213,6 +213,18 @@ for (const engine of testEngines()) {
       const dns = json(await create('dns', MINIMAL_BODIES.dns!))
       assert.deepEqual([dns.request.port, dns.request.protocol], [53, 'UDP'])
 
+      for (const [type, url] of [
+        ['url', 'http:// bad url'],
+        ['api', 'https://exa mple.com/'],
+        ['api', 'https://example.com:99999/'],
+      ]) {
+        const bad = await create(type as string, { name: 'x', request: { url } })
+        assert.equal(bad.statusCode, 400, `${type} ${url}: ${bad.body}`)
+        assert.equal(json(bad).attributes.errors[0].path, 'body.request.url')
+      }
+      const templated = await create('api', { name: 'x', request: { url: 'https://{{HOST}}:{{PORT}}/x' } })
+      assert.equal(templated.statusCode, 201, 'a URL with variables is judged once they are filled in')
+
       const wrongSource = await create('tcp', {
         name: 'x',
         request: {
