@@ -79,6 +79,7 @@ for (const engine of testEngines()) {
         [{ groupId: 12345 }, 'body.groupId'],
         [{ groupId: 2147483648 }, 'body.groupId'],
         [{ groupOrder: 2147483648 }, 'body.groupOrder'],
+        [{ tags: ['ok', 'nul\u0000'] }, 'body.tags.1'],
         [
           {
             triggerIncident: {
@@ -315,6 +316,19 @@ for (const engine of testEngines()) {
       const pastOffsets = await t.call({ method: 'GET', url: '/v1/checks?page=99999999999999999999' })
       assert.equal(pastOffsets.statusCode, 400, pastOffsets.body)
       assert.equal(json(pastOffsets).attributes.errors[0].path, 'querystring.page')
+      // PostgreSQL text holds no U+0000: a 400 naming where it is, on either store.
+      const nulName = await create('url', { name: 'a\u0000b', request: { url: 'https://shop.test' } })
+      assert.equal(json(nulName).attributes.errors[0].path, 'body.name')
+      const nulQuery = await t.call({ method: 'GET', url: '/v1/checks?name=a%00b' })
+      assert.equal(json(nulQuery).attributes.errors[0].path, 'querystring.name')
+      const nulParam = await t.call({ method: 'GET', url: '/v1/variables/KEY%00' })
+      assert.equal(json(nulParam).attributes.errors[0].path, 'params.key')
+      const binary = await create('tcp', {
+        name: 'binary protocol',
+        request: { hostname: 'db.test', port: 5432, data: '\u0000\u0001hello' },
+      })
+      assert.equal(binary.statusCode, 201, binary.body)
+      assert.equal(json(binary).request.data, '\u0000\u0001hello')
       const bigGroupId = await t.call({ method: 'GET', url: '/v1/checks?groupId=2147483648' })
       assert.equal(json(bigGroupId).attributes.errors[0].path, 'querystring.groupId')
       const farPage = await t.call({ method: 'GET', url: '/v1/checks?page=10000000&limit=100' })
