@@ -246,6 +246,12 @@ async function normalize(
   }
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
+  if (
+    checkType === 'ICMP' &&
+    Number(definition.degradedPacketLossThreshold) > Number(definition.maxPacketLossThreshold)
+  ) {
+    throw invalid('body.degradedPacketLossThreshold', 'must not exceed maxPacketLossThreshold')
+  }
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
   definition.environmentVariables = sealVariables(
     ctx,

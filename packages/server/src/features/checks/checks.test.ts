@@ -211,6 +211,19 @@ for (const engine of testEngines()) {
         [icmp.request.pingCount, icmp.degradedPacketLossThreshold, icmp.maxPacketLossThreshold],
         [10, 10, 20],
       )
+      const lossInverted = await create('icmp', {
+        ...MINIMAL_BODIES.icmp,
+        degradedPacketLossThreshold: 50,
+        maxPacketLossThreshold: 20,
+      })
+      assert.equal(lossInverted.statusCode, 400, lossInverted.body)
+      assert.equal(json(lossInverted).attributes.errors[0].path, 'body.degradedPacketLossThreshold')
+      const lossEqual = await create('icmp', {
+        ...MINIMAL_BODIES.icmp,
+        degradedPacketLossThreshold: 30,
+        maxPacketLossThreshold: 30,
+      })
+      assert.equal(lossEqual.statusCode, 201, lossEqual.body)
       const dns = json(await create('dns', MINIMAL_BODIES.dns!))
       assert.deepEqual([dns.request.port, dns.request.protocol], [53, 'UDP'])
 
