@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import {
+  type Assertion,
   CHECK_BODIES,
   type CheckEnvironmentVariable,
   type CheckType,
@@ -245,6 +246,7 @@ async function normalize(
     await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
+  checkAssertionPatterns((definition.request as { assertions?: Assertion[] } | undefined)?.assertions ?? [])
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
   if (
     checkType === 'ICMP' &&
@@ -307,6 +309,27 @@ function checkRequestUrl(url: string) {
   if (!url.includes('{{') && !URL.canParse(url)) {
     throw invalid('body.request.url', 'must be a valid http(s) URL')
   }
+}
+
+/**
+ * An assertion's `regex`, and its `target` when it `MATCHES_REGEX`, must compile as runs compile them
+ * (`new RegExp(pattern)`); one with `{{VARIABLES}}` is judged at run time.
+ */
+function checkAssertionPatterns(assertions: Assertion[]) {
+  assertions.forEach((assertion, index) => {
+    const patterns = {
+      regex: assertion.regex,
+      target: assertion.comparison === 'MATCHES_REGEX' ? assertion.target : undefined,
+    }
+    for (const [field, pattern] of Object.entries(patterns)) {
+      if (pattern === undefined || pattern.includes('{{')) continue
+      try {
+        new RegExp(pattern)
+      } catch {
+        throw invalid(`body.request.assertions.${index}.${field}`, 'must be a valid regular expression')
+      }
+    }
+  })
 }
 
 function checkHeartbeat(heartbeat: Record<string, number | string>) {

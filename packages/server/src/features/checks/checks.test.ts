@@ -211,6 +211,38 @@ for (const engine of testEngines()) {
         [icmp.request.pingCount, icmp.degradedPacketLossThreshold, icmp.maxPacketLossThreshold],
         [10, 10, 20],
       )
+      const regexCases: [object, string][] = [
+        [
+          { source: 'TEXT_BODY', comparison: 'MATCHES_REGEX', target: '(' },
+          'body.request.assertions.0.target',
+        ],
+        [
+          { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'ok', regex: 'version: ([0-9' },
+          'body.request.assertions.0.regex',
+        ],
+      ]
+      for (const [assertion, path] of regexCases) {
+        const res = await create('api', {
+          name: 'x',
+          request: { url: 'https://a.test', assertions: [assertion] },
+        })
+        assert.equal(res.statusCode, 400, res.body)
+        assert.equal(json(res).attributes.errors[0].path, path)
+        assert.match(json(res).message, /must be a valid regular expression/)
+      }
+      const goodRegexes = await create('api', {
+        name: 'x',
+        request: {
+          url: 'https://a.test',
+          assertions: [
+            { source: 'TEXT_BODY', comparison: 'MATCHES_REGEX', target: '^ok \\d+$' },
+            { source: 'TEXT_BODY', comparison: 'EQUALS', target: '3', regex: 'count: (\\d+)' },
+            { source: 'TEXT_BODY', comparison: 'MATCHES_REGEX', target: '{{PATTERN}}(' },
+            { source: 'TEXT_BODY', comparison: 'CONTAINS', target: '(' },
+          ],
+        },
+      })
+      assert.equal(goodRegexes.statusCode, 201, goodRegexes.body)
       const lossInverted = await create('icmp', {
         ...MINIMAL_BODIES.icmp,
         degradedPacketLossThreshold: 50,
