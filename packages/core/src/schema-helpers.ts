@@ -55,13 +55,32 @@ export const ErrorBody = Type.Object(
 )
 export type ErrorBody = Static<typeof ErrorBody>
 
+/** The last page a list serves: its offset stays an exact integer both stores take (at most 10^9). */
+export const MAX_PAGE = 10_000_000
+
 /** `limit` and `page` of every list endpoint. */
 export const PageQuery = {
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Items per page, 1 to 100.' }),
   ),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1.' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1.' }),
+  ),
 }
+
+/** The largest value of a 32-bit integer column (PostgreSQL `integer`, `serial`). */
+export const MAX_INT32 = 2_147_483_647
+
+/** The id of a row numbered by the store (check groups, alert channels, maintenance windows). */
+export const SerialId = (options: Record<string, unknown> = {}) =>
+  Type.Integer({ minimum: 1, maximum: MAX_INT32, ...options })
+
+/** 9999-12-31T23:59:59Z: the last unix second an ISO 8601 date-time (four-digit year) can show. */
+export const MAX_UNIX_SECONDS = 253_402_300_799
+
+/** A unix timestamp in seconds, bounded so it always converts to a date-time. */
+export const UnixSeconds = (options: Record<string, unknown> = {}) =>
+  Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Unix seconds.', ...options })
 
 /** The error body as one documented response of a route, e.g. `409: ErrorResponse('Conflict: the key exists')`. */
 export function ErrorResponse(description: string) {

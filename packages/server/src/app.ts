@@ -32,7 +32,7 @@ import { statusPageSubscribersRoutes } from './features/status-page-subscribers/
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
-import { handleError, handleNotFound } from './http/errors.ts'
+import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
@@ -80,7 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: handleFrameworkError,
     rewriteUrl: rewriteCustomDomainUrl,
   }).withTypeProvider<TypeBoxTypeProvider>()
 

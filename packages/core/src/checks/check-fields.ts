@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { IntegerEnum, Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { IntegerEnum, MAX_INT32, Nullable, SerialId, StrictObject, StringEnum } from '../schema-helpers.ts'
 import { RUNTIME_IDS } from '../tenancy.ts'
 
 export const CHECK_TYPES = [
@@ -71,7 +71,7 @@ export const CheckAlertSettings = StrictObject({
 export type CheckAlertSettings = Static<typeof CheckAlertSettings>
 
 export const AlertChannelSubscription = StrictObject({
-  alertChannelId: Type.Integer({ minimum: 1 }),
+  alertChannelId: SerialId(),
   activated: Type.Boolean(),
 })
 
@@ -119,8 +119,8 @@ export const commonCheckFields = {
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 })),
   alertSettings: Type.Optional(Nullable(CheckAlertSettings)),
   useGlobalAlertSettings: Type.Optional(Type.Boolean({ default: true })),
-  groupId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-  groupOrder: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  groupId: Type.Optional(Nullable(SerialId())),
+  groupOrder: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_INT32 }))),
   alertChannelSubscriptions: Type.Optional(Type.Array(AlertChannelSubscription, { maxItems: 100 })),
   retryStrategy: Type.Optional(Nullable(RetryStrategy)),
   triggerIncident: Type.Optional(Nullable(TriggerIncident)),

@@ -69,6 +69,23 @@ describe('errors in the spec shape', () => {
     })
   })
 
+  test('a path parameter too long is 414 and a broken URL escape 400, in the error shape', async () => {
+    const long = await t.call({ method: 'GET', url: `/v1/checks/${'a'.repeat(600)}` })
+    assert.equal(long.statusCode, 414)
+    assert.deepEqual(json(long), {
+      statusCode: 414,
+      error: 'URI Too Long',
+      message: 'A path parameter is longer than 500 characters',
+    })
+    const broken = await t.call({ method: 'GET', url: '/v1/checks/%E0%A4%A' })
+    assert.equal(broken.statusCode, 400)
+    assert.deepEqual(json(broken), {
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'The URL path is not validly percent-encoded',
+    })
+  })
+
   test('every response has a request id, and the log line of the request carries it', async () => {
     const res = await t.call({ method: 'GET', url: '/v1/accounts/me' })
     const id = res.headers['x-request-id']

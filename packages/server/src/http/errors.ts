@@ -19,6 +19,9 @@ export class HttpError extends Error {
   }
 }
 
+/** The longest path parameter the router takes (longer is 414). */
+export const MAX_PARAM_LENGTH = 500
+
 export const badRequest = (message: string, attributes?: Record<string, unknown>) =>
   new HttpError(400, message, { attributes })
 export const unauthorized = (message = 'Bad Token') => new HttpError(401, message, { attributes: {} })
@@ -106,6 +109,23 @@ function fastifyClientMessage(error: FastifyError): string {
     default:
       return error.message
   }
+}
+
+/**
+ * Errors the router raises before any route runs (Fastify's `frameworkErrors`): they leave in the
+ * spec's shape too, without echoing the URL.
+ */
+export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return reply
+      .status(414)
+      .send(errorBody(414, `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`))
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return reply.status(400).send(errorBody(400, 'The URL path is not validly percent-encoded'))
+  }
+  const statusCode = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 400
+  return reply.status(statusCode).send(errorBody(statusCode, STATUS_CODES[statusCode] ?? 'Bad Request'))
 }
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {

@@ -1,7 +1,8 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
-import { type AjvIssue, validationError } from './errors.ts'
+import { isAgentRoute } from '../auth/authenticate.ts'
+import { type AjvIssue, badRequest, validationError } from './errors.ts'
 
 /**
  * Bodies are validated as sent: no coercion (`5` is not `"5"`), no removal of unknown fields.
@@ -13,6 +14,38 @@ export function installValidators(app: FastifyInstance): void {
   const compiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema as object)
   app.setValidatorCompiler(compiler)
+  // A callback hook, not an async one: it runs on every request, pings included.
+  app.addHook('preValidation', (request, _reply, done) => {
+    // Agents post what runs found (a target's bytes included); stores keep those JSON-escaped.
+    if (isAgentRoute(request.routeOptions.url ?? request.url)) return done()
+    for (const [part, value] of [
+      ['params', request.params],
+      ['querystring', request.query],
+      ['body', request.body],
+    ] as const) {
+      const path = nulCharacterPath(value, part)
+      if (path) {
+        const message = 'must not contain the NUL character (U+0000)'
+        return done(badRequest(`${path} ${message}`, { errors: [{ path, message }] }))
+      }
+    }
+    done()
+  })
+}
+
+/**
+ * Where `value` holds a string with U+0000, which PostgreSQL text can't store (a 500 otherwise).
+ * A check's request payloads (TCP `data`, API `body`) may carry it: they are stored JSON-escaped.
+ */
+function nulCharacterPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, item] of Object.entries(value)) {
+    if (path === 'body.request' && (key === 'data' || key === 'body')) continue
+    const found = nulCharacterPath(item, `${path}.${key}`)
+    if (found) return found
+  }
+  return undefined
 }
 
 /** Validates a body against `schema` outside routing (e.g. a partial update merged onto stored state). */

@@ -1,4 +1,4 @@
-import { ALERT_CHANNEL_TYPES, Nullable, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import { ALERT_CHANNEL_TYPES, Nullable, PageQuery, SerialId, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const AlertChannelSubscriptionOut = Type.Object(
@@ -42,13 +42,13 @@ export const AlertChannel = Type.Object(
 )
 export type AlertChannel = Static<typeof AlertChannel>
 
-export const ChannelIdParams = StrictObject({ id: Type.Integer({ minimum: 1 }) })
+export const ChannelIdParams = StrictObject({ id: SerialId() })
 export const ListChannelsQuery = StrictObject(PageQuery)
 
 export const SubscriptionBody = StrictObject(
   {
     checkId: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
-    groupId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    groupId: Type.Optional(Nullable(SerialId())),
     activated: Type.Boolean(),
   },
   { description: 'Exactly one of checkId and groupId.' },

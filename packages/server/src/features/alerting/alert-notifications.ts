@@ -6,6 +6,7 @@ import {
   type AlertType,
   Nullable,
   PageQuery,
+  SerialId,
   StrictObject,
   StringEnum,
   textOf,
@@ -64,7 +65,7 @@ export type AlertNotification = Static<typeof AlertNotification>
 const ListQuery = StrictObject({
   ...PageQuery,
   checkId: Type.Optional(Type.String({ format: 'uuid' })),
-  alertChannelId: Type.Optional(Type.Integer({ minimum: 1 })),
+  alertChannelId: Type.Optional(SerialId()),
   status: Type.Optional(StringEnum(STATUSES)),
   alertType: Type.Optional(StringEnum(ALERT_TYPES)),
 })

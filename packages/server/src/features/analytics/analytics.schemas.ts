@@ -2,10 +2,12 @@ import {
   type AnalyticsKind,
   CHECK_TYPES,
   DateTime,
+  MAX_PAGE,
   Nullable,
   QUICK_RANGES,
   StrictObject,
   StringEnum,
+  UnixSeconds,
 } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
@@ -23,10 +25,8 @@ const MetricList = Type.Array(Type.String({ maxLength: 2000 }), {
 /** The query of one analytics path: the groupings and status filters of its check type. */
 export function AnalyticsQuery(kind: AnalyticsKind) {
   return StrictObject({
-    from: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Unix seconds; with `to`, overrides `quickRange`.' }),
-    ),
-    to: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds.' })),
+    from: Type.Optional(UnixSeconds({ description: 'Unix seconds; with `to`, overrides `quickRange`.' })),
+    to: Type.Optional(UnixSeconds()),
     quickRange: Type.Optional(
       StringEnum(QUICK_RANGES, {
         default: 'last24Hours',
@@ -57,7 +57,7 @@ export function AnalyticsQuery(kind: AnalyticsKind) {
         description: 'Series per page (aggregated metrics) or raw points per page (bare metric names).',
       }),
     ),
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
   })
 }
 

@@ -432,6 +432,12 @@ for (const engine of testEngines()) {
         [`${base}?quickRange=last30Days&aggregationInterval=1&from=1700000000`, /buckets/],
         [`/v1/analytics/api-checks/${check.id}`, /is a URL check/],
         [`/v1/analytics/heartbeat-checks/${check.id}?groupBy=runLocation`, /groupBy/],
+        [
+          `${base}?from=1000000000000000000000000000000&to=10000000000000000000000000000000`,
+          /querystring\.from/,
+        ],
+        [`${base}?from=0&to=99999999999999`, /querystring\.to/],
+        [`${base}?metrics=responseTime&page=99999999999999999999`, /querystring\.page/],
       ]
       for (const [path, message] of cases) {
         const res = await query(path)

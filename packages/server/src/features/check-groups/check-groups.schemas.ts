@@ -9,6 +9,7 @@ import {
   PageQuery,
   RetryStrategy,
   RUNTIME_IDS,
+  SerialId,
   StrictObject,
   StringEnum,
 } from '@svc/core'
@@ -60,5 +61,5 @@ export const CheckGroup = Type.Object(
 )
 export type CheckGroup = Static<typeof CheckGroup> & Record<string, unknown>
 
-export const GroupIdParams = StrictObject({ id: Type.Integer({ minimum: 1 }) })
+export const GroupIdParams = StrictObject({ id: SerialId() })
 export const ListGroupsQuery = StrictObject(PageQuery)

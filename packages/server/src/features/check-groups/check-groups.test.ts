@@ -76,6 +76,19 @@ for (const engine of testEngines()) {
       assert.equal(list.headers['content-range'], 'items 0-0/1')
       assert.equal((await t.call({ method: 'GET', url: '/v1/check-groups/999999' })).statusCode, 404)
       assert.equal((await t.call({ method: 'GET', url: '/v1/check-groups/abc' })).statusCode, 400)
+      // Group ids are 32-bit serials: a larger one is a 400 on either store, never a PostgreSQL 500.
+      assert.equal((await t.call({ method: 'GET', url: '/v1/check-groups/2147483647' })).statusCode, 404)
+      for (const [method, url] of [
+        ['GET', '/v1/check-groups/2147483648'],
+        ['PUT', '/v1/check-groups/2147483648'],
+        ['DELETE', '/v1/check-groups/2147483648'],
+        ['GET', '/v1/check-groups/2147483648/checks'],
+        ['POST', '/v1/check-groups/2147483648/trigger'],
+      ] as const) {
+        const res = await t.call({ method, url, payload: method === 'PUT' ? { name: 'x' } : undefined })
+        assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body}`)
+        assert.equal(json(res).attributes.errors[0].path, 'params.id', `${method} ${url}`)
+      }
       const unserved = await t.call({
         method: 'POST',
         url: '/v1/check-groups',

@@ -1,4 +1,4 @@
-import { Nullable, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import { Nullable, PageQuery, StrictObject, StringEnum, UnixSeconds } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const CheckResult = Type.Object(
@@ -31,8 +31,8 @@ export const CheckResultParams = StrictObject({
 
 export const ListResultsQuery = StrictObject({
   ...PageQuery,
-  from: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds.' })),
-  to: Type.Optional(Type.Integer({ minimum: 0, description: 'Unix seconds.' })),
+  from: Type.Optional(UnixSeconds()),
+  to: Type.Optional(UnixSeconds()),
   location: Type.Optional(Type.String({ maxLength: 64 })),
   hasFailures: Type.Optional(Type.Boolean()),
   resultType: Type.Optional(StringEnum(['FINAL', 'ATTEMPT'] as const)),

@@ -1,4 +1,12 @@
-import { CHECK_BODIES, CHECK_TYPES, type CheckType, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import {
+  CHECK_BODIES,
+  CHECK_TYPES,
+  type CheckType,
+  PageQuery,
+  SerialId,
+  StrictObject,
+  StringEnum,
+} from '@svc/core'
 import { type Static, type TObject, Type } from 'typebox'
 
 const AlertChannels = Type.Object({
@@ -70,7 +78,7 @@ export const ListChecksQuery = StrictObject({
   ...PageQuery,
   checkType: Type.Optional(StringEnum(CHECK_TYPES)),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  groupId: Type.Optional(Type.Integer({ minimum: 1 })),
+  groupId: Type.Optional(SerialId()),
   activated: Type.Optional(Type.Boolean()),
   name: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'Substring, case-insensitive.' }),

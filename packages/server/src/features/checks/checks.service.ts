@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import {
+  type Assertion,
   CHECK_BODIES,
   type CheckEnvironmentVariable,
   type CheckType,
@@ -24,6 +25,7 @@ import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { checkResponse, checkResponses, publicDefinition } from './check-responses.ts'
 import { type StoredVariable, sealVariables } from './check-variables.ts'
@@ -239,7 +241,19 @@ async function normalize(
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
   }
+  const trigger = definition.triggerIncident as { serviceId: string } | null
+  if (trigger) {
+    await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
+  }
+  if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
+  checkAssertionPatterns((definition.request as { assertions?: Assertion[] } | undefined)?.assertions ?? [])
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
+  if (
+    checkType === 'ICMP' &&
+    Number(definition.degradedPacketLossThreshold) > Number(definition.maxPacketLossThreshold)
+  ) {
+    throw invalid('body.degradedPacketLossThreshold', 'must not exceed maxPacketLossThreshold')
+  }
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
   definition.environmentVariables = sealVariables(
     ctx,
@@ -288,6 +302,34 @@ async function checkResponseTimes(
     }
   }
   if (degraded > max) throw invalid('body.degradedResponseTime', 'must not exceed maxResponseTime')
+}
+
+/** A URL as written must parse; one with `{{VARIABLES}}` is judged at run time, once they are filled in. */
+function checkRequestUrl(url: string) {
+  if (!url.includes('{{') && !URL.canParse(url)) {
+    throw invalid('body.request.url', 'must be a valid http(s) URL')
+  }
+}
+
+/**
+ * An assertion's `regex`, and its `target` when it `MATCHES_REGEX`, must compile as runs compile them
+ * (`new RegExp(pattern)`); one with `{{VARIABLES}}` is judged at run time.
+ */
+function checkAssertionPatterns(assertions: Assertion[]) {
+  assertions.forEach((assertion, index) => {
+    const patterns = {
+      regex: assertion.regex,
+      target: assertion.comparison === 'MATCHES_REGEX' ? assertion.target : undefined,
+    }
+    for (const [field, pattern] of Object.entries(patterns)) {
+      if (pattern === undefined || pattern.includes('{{')) continue
+      try {
+        new RegExp(pattern)
+      } catch {
+        throw invalid(`body.request.assertions.${index}.${field}`, 'must be a valid regular expression')
+      }
+    }
+  })
 }
 
 function checkHeartbeat(heartbeat: Record<string, number | string>) {

@@ -77,6 +77,25 @@ for (const engine of testEngines()) {
         [{ locations: ['mars-1'] }, 'body.locations'],
         [{ locations: [] }, 'body.locations'],
         [{ groupId: 12345 }, 'body.groupId'],
+        [{ groupId: 2147483648 }, 'body.groupId'],
+        [{ groupOrder: 2147483648 }, 'body.groupOrder'],
+        [{ tags: ['ok', 'nul\u0000'] }, 'body.tags.1'],
+        [
+          {
+            triggerIncident: {
+              serviceId: '6f1c0e2a-0000-4000-8000-000000000000',
+              severity: 'CRITICAL',
+              name: 'Checkout down',
+              description: 'Investigating',
+              notifySubscribers: false,
+            },
+          },
+          'body.triggerIncident.serviceId',
+        ],
+        [
+          { alertChannelSubscriptions: [{ alertChannelId: 2147483648, activated: true }] },
+          'body.alertChannelSubscriptions.0.alertChannelId',
+        ],
         [
           { alertChannelSubscriptions: [{ alertChannelId: 1, activated: true }] },
           'body.alertChannelSubscriptions',
@@ -106,6 +125,19 @@ for (const engine of testEngines()) {
         201,
       )
       assert.equal((await create('browser', { name: 'x' })).statusCode, 400)
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Checkout' } }),
+      )
+      const triggerIncident = {
+        serviceId: service.id,
+        severity: 'MAJOR',
+        name: 'Checkout down',
+        description: 'Investigating',
+        notifySubscribers: false,
+      }
+      const withTrigger = await create('browser', { name: 'x', script: SCRIPT, triggerIncident })
+      assert.equal(withTrigger.statusCode, 201, withTrigger.body)
+      assert.deepEqual(json(withTrigger).triggerIncident, triggerIncident)
     })
 
     test('locked check variables are masked in responses and sealed in the store; masked values round-trip', async () => {
@@ -179,8 +211,65 @@ for (const engine of testEngines()) {
         [icmp.request.pingCount, icmp.degradedPacketLossThreshold, icmp.maxPacketLossThreshold],
         [10, 10, 20],
       )
+      const regexCases: [object, string][] = [
+        [
+          { source: 'TEXT_BODY', comparison: 'MATCHES_REGEX', target: '(' },
+          'body.request.assertions.0.target',
+        ],
+        [
+          { source: 'TEXT_BODY', comparison: 'CONTAINS', target: 'ok', regex: 'version: ([0-9' },
+          'body.request.assertions.0.regex',
+        ],
+      ]
+      for (const [assertion, path] of regexCases) {
+        const res = await create('api', {
+          name: 'x',
+          request: { url: 'https://a.test', assertions: [assertion] },
+        })
+        assert.equal(res.statusCode, 400, res.body)
+        assert.equal(json(res).attributes.errors[0].path, path)
+        assert.match(json(res).message, /must be a valid regular expression/)
+      }
+      const goodRegexes = await create('api', {
+        name: 'x',
+        request: {
+          url: 'https://a.test',
+          assertions: [
+            { source: 'TEXT_BODY', comparison: 'MATCHES_REGEX', target: '^ok \\d+$' },
+            { source: 'TEXT_BODY', comparison: 'EQUALS', target: '3', regex: 'count: (\\d+)' },
+            { source: 'TEXT_BODY', comparison: 'MATCHES_REGEX', target: '{{PATTERN}}(' },
+            { source: 'TEXT_BODY', comparison: 'CONTAINS', target: '(' },
+          ],
+        },
+      })
+      assert.equal(goodRegexes.statusCode, 201, goodRegexes.body)
+      const lossInverted = await create('icmp', {
+        ...MINIMAL_BODIES.icmp,
+        degradedPacketLossThreshold: 50,
+        maxPacketLossThreshold: 20,
+      })
+      assert.equal(lossInverted.statusCode, 400, lossInverted.body)
+      assert.equal(json(lossInverted).attributes.errors[0].path, 'body.degradedPacketLossThreshold')
+      const lossEqual = await create('icmp', {
+        ...MINIMAL_BODIES.icmp,
+        degradedPacketLossThreshold: 30,
+        maxPacketLossThreshold: 30,
+      })
+      assert.equal(lossEqual.statusCode, 201, lossEqual.body)
       const dns = json(await create('dns', MINIMAL_BODIES.dns!))
       assert.deepEqual([dns.request.port, dns.request.protocol], [53, 'UDP'])
+
+      for (const [type, url] of [
+        ['url', 'http:// bad url'],
+        ['api', 'https://exa mple.com/'],
+        ['api', 'https://example.com:99999/'],
+      ]) {
+        const bad = await create(type as string, { name: 'x', request: { url } })
+        assert.equal(bad.statusCode, 400, `${type} ${url}: ${bad.body}`)
+        assert.equal(json(bad).attributes.errors[0].path, 'body.request.url')
+      }
+      const templated = await create('api', { name: 'x', request: { url: 'https://{{HOST}}:{{PORT}}/x' } })
+      assert.equal(templated.statusCode, 201, 'a URL with variables is judged once they are filled in')
 
       const wrongSource = await create('tcp', {
         name: 'x',
@@ -269,6 +358,26 @@ for (const engine of testEngines()) {
       assert.ok((await names('checkType=URL')).includes('Shop'))
       const page = await t.call({ method: 'GET', url: '/v1/checks?checkType=URL&limit=1' })
       assert.match(String(page.headers['content-range']), /^items 0-0\/\d+$/)
+      const pastOffsets = await t.call({ method: 'GET', url: '/v1/checks?page=99999999999999999999' })
+      assert.equal(pastOffsets.statusCode, 400, pastOffsets.body)
+      assert.equal(json(pastOffsets).attributes.errors[0].path, 'querystring.page')
+      // PostgreSQL text holds no U+0000: a 400 naming where it is, on either store.
+      const nulName = await create('url', { name: 'a\u0000b', request: { url: 'https://shop.test' } })
+      assert.equal(json(nulName).attributes.errors[0].path, 'body.name')
+      const nulQuery = await t.call({ method: 'GET', url: '/v1/checks?name=a%00b' })
+      assert.equal(json(nulQuery).attributes.errors[0].path, 'querystring.name')
+      const nulParam = await t.call({ method: 'GET', url: '/v1/variables/KEY%00' })
+      assert.equal(json(nulParam).attributes.errors[0].path, 'params.key')
+      const binary = await create('tcp', {
+        name: 'binary protocol',
+        request: { hostname: 'db.test', port: 5432, data: '\u0000\u0001hello' },
+      })
+      assert.equal(binary.statusCode, 201, binary.body)
+      assert.equal(json(binary).request.data, '\u0000\u0001hello')
+      const bigGroupId = await t.call({ method: 'GET', url: '/v1/checks?groupId=2147483648' })
+      assert.equal(json(bigGroupId).attributes.errors[0].path, 'querystring.groupId')
+      const farPage = await t.call({ method: 'GET', url: '/v1/checks?page=10000000&limit=100' })
+      assert.deepEqual([farPage.statusCode, json(farPage)], [200, []])
 
       assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${b.id}` })).statusCode, 204)
       assert.equal((await t.call({ method: 'GET', url: `/v1/checks/${b.id}` })).statusCode, 404)

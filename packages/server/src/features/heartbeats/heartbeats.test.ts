@@ -102,6 +102,40 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a ping counts whatever body it carries: form (curl -d), binary, text, malformed JSON', async () => {
+      const check = await createHeartbeat()
+      const path = new URL(check.pingUrl).pathname
+      const bodies: [string, string, string][] = [
+        [path, 'application/x-www-form-urlencoded', 'job done'],
+        [path, 'application/octet-stream', 'backup.tar 1.2 GB'],
+        [path, 'text/plain', 'done'],
+        [path, 'application/json', '{"job":"backup", '],
+        [path, 'application/xml', '<done/>'],
+        [`${path}/fail`, 'application/x-www-form-urlencoded', 'exit code 1'],
+      ]
+      for (const [url, contentType, payload] of bodies) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': contentType },
+          payload,
+        })
+        assert.deepEqual([res.statusCode, res.body], [200, 'OK'], `${contentType} to ${url}`)
+      }
+      const noType = await t.app.inject({ method: 'POST', url: path, payload: Buffer.from('raw') })
+      assert.equal(noType.statusCode, 200, noType.body)
+      const stored = await results(check.id)
+      assert.deepEqual(stored.map((r) => r.heartbeatCheckResult.event).sort(), [
+        'FAIL_PING',
+        'RECEIVED',
+        'RECEIVED',
+        'RECEIVED',
+        'RECEIVED',
+        'RECEIVED',
+        'RECEIVED',
+      ])
+    })
+
     test('unknown tokens are 404 in the error shape; a paused heartbeat acknowledges pings only', async () => {
       const unknown = await ping('/ping/not-a-token')
       assert.equal(unknown.statusCode, 404)

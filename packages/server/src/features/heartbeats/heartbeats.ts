@@ -114,6 +114,14 @@ const PingParams = StrictObject({ token: Type.String({ minLength: 1, maxLength: 
 
 export const heartbeatRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   const intake = createPingIntake(ctx)
+  // A ping's body is the caller's (`curl -d` posts a form, jobs post logs): drained unread whatever its
+  // type, so no body ever costs a ping.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, payload, done) => {
+    payload.on('error', done)
+    payload.on('end', () => done(null, undefined))
+    payload.resume()
+  })
   for (const [suffix, kind] of [
     ['', 'RECEIVED'],
     ['/fail', 'FAIL_PING'],

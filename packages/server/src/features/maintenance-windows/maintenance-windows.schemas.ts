@@ -1,4 +1,4 @@
-import { MAINTENANCE_REPEAT_UNITS, Nullable, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import { MAINTENANCE_REPEAT_UNITS, Nullable, PageQuery, SerialId, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const MaintenanceWindow = Type.Object(
@@ -18,5 +18,5 @@ export const MaintenanceWindow = Type.Object(
 )
 export type MaintenanceWindow = Static<typeof MaintenanceWindow>
 
-export const WindowIdParams = StrictObject({ id: Type.Integer({ minimum: 1 }) })
+export const WindowIdParams = StrictObject({ id: SerialId() })
 export const ListWindowsQuery = StrictObject(PageQuery)
