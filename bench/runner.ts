@@ -120,6 +120,9 @@ if (drift) {
     `  drift (start - due) of started slots       p50 ${drift.p50.toFixed(0)} ms   p99 ${drift.p99.toFixed(0)} ms   max ${drift.max.toFixed(0)} ms`,
   )
   console.log(
+    `  server CPU                                 ${drift.cpuPerCheckMicros.toFixed(0)} µs per check run (checks falling due one by one), ${(100 * drift.cpuShare).toFixed(0)}% of one core`,
+  )
+  console.log(
     `  server RSS                                 max ${drift.maxRssMb.toFixed(0)} MB   (target < 300 MB)   at start ${drift.startRssMb.toFixed(0)} MB   max / start ${(drift.maxRssMb / drift.startRssMb).toFixed(2)}`,
   )
 }
@@ -219,6 +222,8 @@ async function driftWithActiveChecks() {
   const windowStart = Date.now() + 5_000
   // The baseline: the same process with its checks loaded, before the first window's runs.
   const startRssMb = rssMb(server.child.pid ?? 0)
+  const startCpuMicros = cpuMicrosOf(server.child.pid ?? 0)
+  const startedMs = Date.now()
   let maxRssMb = 0
   const sampling = setInterval(() => {
     maxRssMb = Math.max(maxRssMb, rssMb(server.child.pid ?? 0))
@@ -226,11 +231,17 @@ async function driftWithActiveChecks() {
   await new Promise((done) => setTimeout(done, driftSeconds * 1000))
   // Slots due in the last seconds may still be starting: count those due up to here.
   const windowEnd = Date.now() - 5_000
+  const cpuMicros = cpuMicrosOf(server.child.pid ?? 0) - startCpuMicros
+  const cpuSeconds = (Date.now() - startedMs) / 1000
   clearInterval(sampling)
   await server.stop('SIGTERM')
 
   const reader = createDb(storeUrl)
   const results = await reader.db.selectFrom('check_results').select(['job_id', 'started_at']).execute()
+  const resultsWhileSampled = results.filter((r) => {
+    const startedMs = Date.parse(r.started_at)
+    return startedMs >= windowStart - 5_000 && startedMs < windowEnd + 5_000
+  }).length
   await reader.close()
   await dispose()
 
@@ -252,6 +263,8 @@ async function driftWithActiveChecks() {
     max: drifts.at(-1) ?? Number.NaN,
     startRssMb,
     maxRssMb,
+    cpuPerCheckMicros: cpuMicros / resultsWhileSampled,
+    cpuShare: cpuMicros / 1e6 / cpuSeconds,
   }
 }
 
@@ -298,6 +311,12 @@ async function timed(count: number, run: () => Promise<void>): Promise<Rate> {
   await run()
   const { user, system } = process.cpuUsage(cpu)
   return { count, seconds: (performance.now() - started) / 1000, cpuMicros: user + system }
+}
+
+/** A process's user + system CPU time so far (clock ticks of 10 ms, from /proc). */
+function cpuMicrosOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
 function rssMb(pid: number): number {
