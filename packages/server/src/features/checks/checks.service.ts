@@ -7,6 +7,9 @@ import {
   EXTENDED_MAX_RESPONSE_TIME_MS,
   MAX_RESPONSE_TIME_MS,
   referencedVariableKeys,
+  ScriptProjectError,
+  type ScriptProjectSource,
+  scriptProjectOf,
 } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
@@ -255,6 +258,9 @@ async function normalize(
     throw invalid('body.degradedPacketLossThreshold', 'must not exceed maxPacketLossThreshold')
   }
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
+  if (checkType === 'BROWSER' || checkType === 'MULTI_STEP' || checkType === 'AUTOMATION') {
+    checkScriptProject(checkType, definition)
+  }
   definition.environmentVariables = sealVariables(
     ctx,
     (body.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
@@ -341,6 +347,19 @@ function checkHeartbeat(heartbeat: Record<string, number | string>) {
     throw invalid('body.heartbeat.period', 'must be between 30 seconds and 365 days')
   if (seconds('grace', 'graceUnit') > yearSeconds)
     throw invalid('body.heartbeat.grace', 'must be at most 365 days')
+}
+
+/** A script check must be a project its runs can run (the runner's own rule, from @svc/core). */
+function checkScriptProject(
+  checkType: 'BROWSER' | 'MULTI_STEP' | 'AUTOMATION',
+  definition: ScriptProjectSource,
+) {
+  try {
+    scriptProjectOf(checkType, definition)
+  } catch (error) {
+    if (error instanceof ScriptProjectError) throw invalid(`body.${error.field}`, error.reason)
+    throw error
+  }
 }
 
 /**
