@@ -74,6 +74,16 @@ export const AutoAssignQuery = StrictObject({
   ),
 })
 
+/** Clients of hosted products send create's parameter on updates too: taken, and it changes nothing. */
+export const UpdateAutoAssignQuery = StrictObject({
+  autoAssignAlerts: Type.Optional(
+    Type.Boolean({
+      description:
+        "Accepted as on create; an update keeps the check's subscriptions (send alertChannelSubscriptions to change them).",
+    }),
+  ),
+})
+
 export const ListChecksQuery = StrictObject({
   ...PageQuery,
   checkType: Type.Optional(StringEnum(CHECK_TYPES)),
