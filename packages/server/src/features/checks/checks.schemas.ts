@@ -31,7 +31,9 @@ const responseExtras = {
   checkType: StringEnum(CHECK_TYPES),
   alertChannels: AlertChannels,
   warnings: Type.Array(Type.String(), {
-    description: 'What keeps the check from running as configured (e.g. a private location without agents).',
+    description:
+      'What keeps the check from running as configured (e.g. a private location without agents); the ' +
+      "answer to a save adds what it took but ignores (a heartbeat's locations and privateLocations).",
   }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),

@@ -107,7 +107,7 @@ export async function createCheck(
   )
   const resolved = await resolveCheck(ctx, row)
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return checkResponse(ctx, resolved)
+  return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, body))
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {
@@ -170,7 +170,26 @@ export async function updateCheck(
   await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return checkResponse(ctx, resolved)
+  return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, input))
+}
+
+/**
+ * What a save took but ignores, told in its answer only (nothing of it is stored): the locations and
+ * private locations of a heartbeat, which is judged from its pings and never runs anywhere.
+ */
+function ignoredPlaces(checkType: CheckType, body: Record<string, unknown>): string[] {
+  if (checkType !== 'HEARTBEAT') return []
+  return (['locations', 'privateLocations'] as const).flatMap((field) => {
+    const places = [...new Set((body[field] as string[] | undefined) ?? [])]
+    if (places.length === 0) return []
+    return [
+      `Heartbeat checks don't run from locations (they are judged from their pings): ${field} ${places.join(', ')} ignored`,
+    ]
+  })
+}
+
+function withSaveWarnings(check: AnyCheck, warnings: string[]): AnyCheck {
+  return warnings.length === 0 ? check : { ...check, warnings: [...check.warnings, ...warnings] }
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
@@ -211,9 +230,14 @@ async function normalize(
   const definition = { ...body } as Record<string, unknown>
   for (const field of INHERITED_WHEN_NOT_SENT) if (!sentFields.has(field)) delete definition[field]
   definition.tags = [...new Set((body.tags as string[] | undefined) ?? [])]
-  definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
-  if (body.locations !== undefined) definition.locations = servedLocations(ctx, body.locations as string[])
-  if (checkType === 'HEARTBEAT') definition.locations = []
+  if (checkType === 'HEARTBEAT') {
+    // Judged from pings, never run: places are taken (as hosted products take them) and dropped.
+    definition.locations = []
+    definition.privateLocations = []
+  } else {
+    definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
+    if (body.locations !== undefined) definition.locations = servedLocations(ctx, body.locations as string[])
+  }
   // Subscriptions live in the alert channels' table (see alert-channels/check-subscriptions.ts).
   delete definition.alertChannelSubscriptions
   definition.alertSettings = body.alertSettings ?? null

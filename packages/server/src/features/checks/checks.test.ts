@@ -405,6 +405,61 @@ for (const engine of testEngines()) {
       assert.equal(json(await t.call({ method: 'GET', url: `/v1/checks/${browser.id}` })).script, SCRIPT)
     })
 
+    test('heartbeat checks take locations and privateLocations, ignore them and say so in warnings', async () => {
+      const place = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Basement', slugName: 'basement' },
+      })
+      assert.equal(place.statusCode, 201, place.body)
+      const notice = (field: string, values: string) =>
+        `Heartbeat checks don't run from locations (they are judged from their pings): ${field} ${values} ignored`
+      const res = await create('heartbeat', {
+        ...MINIMAL_BODIES.heartbeat,
+        locations: ['local', 'eu-west-1', 'mars-1'],
+        privateLocations: ['basement', 'nowhere'],
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const check = json(res)
+      assert.deepEqual([check.locations, check.privateLocations], [[], []])
+      assert.deepEqual(check.warnings, [
+        notice('locations', 'local, eu-west-1, mars-1'),
+        notice('privateLocations', 'basement, nowhere'),
+      ])
+      // Nothing is stored: later reads have nothing to warn about.
+      const read = json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` }))
+      assert.deepEqual([read.locations, read.privateLocations, read.warnings], [[], [], []])
+
+      const replaced = json(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/heartbeat/${check.id}`,
+          payload: { ...MINIMAL_BODIES.heartbeat, locations: ['local'] },
+        }),
+      )
+      assert.deepEqual([replaced.locations, replaced.warnings], [[], [notice('locations', 'local')]])
+      const merged = json(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/${check.id}`,
+          payload: { privateLocations: ['basement'] },
+        }),
+      )
+      assert.deepEqual(
+        [merged.privateLocations, merged.warnings],
+        [[], [notice('privateLocations', 'basement')]],
+      )
+      const renamed = json(
+        await t.call({ method: 'PUT', url: `/v1/checks/${check.id}`, payload: { name: 'Nightly' } }),
+      )
+      assert.deepEqual([renamed.name, renamed.locations, renamed.warnings], ['Nightly', [], []])
+      const plain = json(await create('heartbeat', { ...MINIMAL_BODIES.heartbeat, locations: [] }))
+      assert.deepEqual([plain.locations, plain.warnings], [[], []])
+      // Other types still refuse what they can't run from.
+      const url = await create('url', { ...MINIMAL_BODIES.url, locations: ['mars-1'] })
+      assert.equal(json(url).attributes.errors[0].path, 'body.locations')
+    })
+
     test('response-time limits: 30 s unless the account extends them to 45 s', async () => {
       const body = { ...MINIMAL_BODIES.api, maxResponseTime: 40_000 }
       assert.equal(json(await create('api', body)).attributes.errors[0].path, 'body.maxResponseTime')
