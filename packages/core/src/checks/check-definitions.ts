@@ -153,8 +153,19 @@ export const CHECK_BODIES = {
   AUTOMATION: StrictObject({
     ...commonCheckFields,
     ...scriptCheckFields,
-    script: Type.Optional(Type.String({ maxLength: 1_000_000 })),
-    playwrightConfigPath: Type.Optional(Type.String({ maxLength: 1024, default: 'playwright.config.ts' })),
+    script: Type.Optional(
+      Type.String({
+        maxLength: 1_000_000,
+        description: 'A test file written at scriptPath; optional when dependencies hold the suite.',
+      }),
+    ),
+    playwrightConfigPath: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        default: 'playwright.config.ts',
+        description: "The suite's Playwright config: must be one of its files (dependencies, script).",
+      }),
+    ),
     grep: Type.Optional(
       Nullable(Type.String({ maxLength: 1024, description: 'Runs only tests matching this.' })),
     ),

@@ -2,9 +2,17 @@ import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
-import { dirname, isAbsolute, join, normalize, sep } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DEFAULT_RUNTIME_ID, RUNTIME_IDS, type RuntimeId, Scrubber, scrubHeaders } from '@svc/core'
+import {
+  DEFAULT_RUNTIME_ID,
+  RUNTIME_IDS,
+  type RuntimeId,
+  type ScriptProject,
+  Scrubber,
+  scriptProjectOf,
+  scrubHeaders,
+} from '@svc/core'
 import type { RunError, RunErrorType } from '../types.ts'
 import { timedVerdict } from '../types.ts'
 import { scrubTrace } from './artifacts.ts'
@@ -32,11 +40,6 @@ export const DEFAULT_TIMEOUTS_MS: Record<ScriptCheckType, number> = {
   BROWSER: 120_000,
   MULTI_STEP: 120_000,
   AUTOMATION: 240_000,
-}
-const DEFAULT_ENTRIES: Record<ScriptCheckType, string> = {
-  BROWSER: 'browser-check.spec.js',
-  MULTI_STEP: 'multi-step.spec.js',
-  AUTOMATION: 'automation.spec.js',
 }
 const MAX_LOGS = 1000
 const MAX_NETWORK = 1000
@@ -74,9 +77,9 @@ export async function runScriptCheck(
     finish({ type, message }, { ...emptyResult(runtimeId, 'test'), errors: [{ message, stack: null }] })
 
   if (!RUNTIME_IDS.includes(runtimeId)) return refuse('SCRIPT', `Unknown runtime ${runtimeId}`)
-  let project: Project
+  let project: ScriptProject
   try {
-    project = projectOf(checkType, job)
+    project = scriptProjectOf(checkType, job)
   } catch (error) {
     return refuse('SCRIPT', (error as Error).message)
   }
@@ -147,43 +150,6 @@ function emptyResult(runtimeId: string, mode: 'test' | 'script'): ScriptCheckRes
   }
 }
 
-interface Project {
-  files: { path: string; content: string }[]
-  entry: string | null
-  configPath: string | null
-}
-
-function safePath(path: string): string {
-  const normalized = normalize(path).replace(/^(\.\/)+/, '')
-  if (
-    !normalized ||
-    isAbsolute(normalized) ||
-    normalized.split(sep).includes('..') ||
-    normalized.startsWith('.svc')
-  ) {
-    throw new Error(`Invalid file path '${path}': paths are relative to the project and stay inside it`)
-  }
-  return normalized
-}
-
-function projectOf(checkType: ScriptCheckType, job: ScriptJob): Project {
-  const files = new Map<string, string>()
-  for (const dependency of job.dependencies ?? []) files.set(safePath(dependency.path), dependency.content)
-  let entry: string | null = null
-  if (job.script !== undefined && job.script !== '') {
-    entry = safePath(job.scriptPath || DEFAULT_ENTRIES[checkType])
-    files.set(entry, job.script)
-  } else if (checkType !== 'AUTOMATION') {
-    throw new Error('The check has no script')
-  }
-  let configPath: string | null = null
-  if (checkType === 'AUTOMATION') {
-    configPath = safePath(job.playwrightConfigPath || 'playwright.config.ts')
-    if (!files.has(configPath)) throw new Error(`${configPath} is not among the project's files`)
-  }
-  return { files: [...files].map(([path, content]) => ({ path, content })), entry, configPath }
-}
-
 /** Plain scripts drive the browser themselves; the rest are @playwright/test tests. */
 function usesTestRunner(source: string): boolean {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
@@ -207,7 +173,7 @@ interface PreparedRun {
 async function prepare(
   checkType: ScriptCheckType,
   job: ScriptJob,
-  project: Project,
+  project: ScriptProject,
   workDir: string,
   runtimeId: string,
   wsEndpoint: string | null,

@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger'
-import { ErrorResponse } from '@svc/core'
+import { ErrorResponse, StrictObject } from '@svc/core'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { ACCOUNT_HEADER, isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
 import { RATE_LIMIT_WINDOW_SECONDS } from '../rate-limit/rate-limit.ts'
@@ -39,6 +39,9 @@ export async function registerOpenApi(app: FastifyInstance, doc: OpenApiDocument
 function completeRouteSchema(route: RouteOptions): void {
   const { schema, responses } = routeSchemaOf(route)
   if (schema.hide) return
+  // Keyed routes take only the query parameters they declare, as bodies take only their fields. Open
+  // routes (pings, public pages) take any; agents are versioned clients with their own routes.
+  if (!isOpenRoute(route.url) && !isAgentRoute(route.url)) schema.querystring ??= StrictObject({})
   const takesInput = Boolean(schema.body || schema.querystring || schema.params)
   if (takesInput) responses['400'] ??= ErrorResponse('Bad Request: a field is missing, unknown or invalid')
   responses['404'] ??= ErrorResponse('Not Found')
@@ -73,6 +76,7 @@ function completeRouteSchema(route: RouteOptions): void {
 function completeAdminRouteSchema(route: RouteOptions): void {
   const { schema, responses } = routeSchemaOf(route)
   if (schema.hide) return
+  schema.querystring ??= StrictObject({})
   if (schema.body || schema.querystring || schema.params) responses['400'] ??= ErrorResponse('Bad Request')
   responses['401'] ??= ErrorResponse('Unauthorized: missing or wrong admin token')
   responses['404'] ??= ErrorResponse('Not Found')

@@ -217,7 +217,13 @@ for (const engine of testEngines()) {
         [
           'automation',
           'playwright-checks',
-          { name: 'suite', dependencies: [{ path: 'tests/a.spec.ts', content: SCRIPT }] },
+          {
+            name: 'suite',
+            dependencies: [
+              { path: 'playwright.config.ts', content: 'export default {}' },
+              { path: 'tests/a.spec.ts', content: SCRIPT },
+            ],
+          },
         ],
       ] as const) {
         const check = await createCheck(path, body)

@@ -5,7 +5,14 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
-import { AnyCheck, AutoAssignQuery, CheckIdParams, CheckResponse, ListChecksQuery } from './checks.schemas.ts'
+import {
+  AnyCheck,
+  AutoAssignQuery,
+  CheckIdParams,
+  CheckResponse,
+  ListChecksQuery,
+  UpdateAutoAssignQuery,
+} from './checks.schemas.ts'
 import * as checks from './checks.service.ts'
 
 export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
@@ -55,6 +62,7 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
           'Merges the given top-level fields onto the check and validates the result as the typed ' +
           'PUT /v1/checks/{type}/{id} would. Takes effect on the next run.',
         params: CheckIdParams,
+        querystring: UpdateAutoAssignQuery,
         body: Type.Record(Type.String(), Type.Unknown()),
         response: { 200: AnyCheck },
       },
@@ -129,6 +137,7 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
           summary: `Update a ${label} check`,
           description: 'Replaces the definition with this body (defaults apply to omitted fields).',
           params: CheckIdParams,
+          querystring: UpdateAutoAssignQuery,
           body: CHECK_BODIES[checkType],
           response: { 200: CheckResponse(checkType) },
         },

@@ -31,7 +31,9 @@ const responseExtras = {
   checkType: StringEnum(CHECK_TYPES),
   alertChannels: AlertChannels,
   warnings: Type.Array(Type.String(), {
-    description: 'What keeps the check from running as configured (e.g. a private location without agents).',
+    description:
+      'What keeps the check from running as configured (e.g. a private location without agents); the ' +
+      "answer to a save adds what it took but ignores (a heartbeat's locations and privateLocations).",
   }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
@@ -71,6 +73,16 @@ export const CheckIdParams = StrictObject({ id: Type.String({ format: 'uuid' }) 
 export const AutoAssignQuery = StrictObject({
   autoAssignAlerts: Type.Optional(
     Type.Boolean({ default: true, description: 'Subscribe the new check to every existing alert channel.' }),
+  ),
+})
+
+/** Clients of hosted products send create's parameter on updates too: taken, and it changes nothing. */
+export const UpdateAutoAssignQuery = StrictObject({
+  autoAssignAlerts: Type.Optional(
+    Type.Boolean({
+      description:
+        "Accepted as on create; an update keeps the check's subscriptions (send alertChannelSubscriptions to change them).",
+    }),
   ),
 })
 

@@ -7,6 +7,9 @@ import {
   EXTENDED_MAX_RESPONSE_TIME_MS,
   MAX_RESPONSE_TIME_MS,
   referencedVariableKeys,
+  ScriptProjectError,
+  type ScriptProjectSource,
+  scriptProjectOf,
 } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
@@ -104,7 +107,7 @@ export async function createCheck(
   )
   const resolved = await resolveCheck(ctx, row)
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return checkResponse(ctx, resolved)
+  return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, body))
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {
@@ -167,7 +170,26 @@ export async function updateCheck(
   await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   await syncCheckSchedule(ctx, schedulable(resolved))
-  return checkResponse(ctx, resolved)
+  return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, input))
+}
+
+/**
+ * What a save took but ignores, told in its answer only (nothing of it is stored): the locations and
+ * private locations of a heartbeat, which is judged from its pings and never runs anywhere.
+ */
+function ignoredPlaces(checkType: CheckType, body: Record<string, unknown>): string[] {
+  if (checkType !== 'HEARTBEAT') return []
+  return (['locations', 'privateLocations'] as const).flatMap((field) => {
+    const places = [...new Set((body[field] as string[] | undefined) ?? [])]
+    if (places.length === 0) return []
+    return [
+      `Heartbeat checks don't run from locations (they are judged from their pings): ${field} ${places.join(', ')} ignored`,
+    ]
+  })
+}
+
+function withSaveWarnings(check: AnyCheck, warnings: string[]): AnyCheck {
+  return warnings.length === 0 ? check : { ...check, warnings: [...check.warnings, ...warnings] }
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
@@ -208,9 +230,14 @@ async function normalize(
   const definition = { ...body } as Record<string, unknown>
   for (const field of INHERITED_WHEN_NOT_SENT) if (!sentFields.has(field)) delete definition[field]
   definition.tags = [...new Set((body.tags as string[] | undefined) ?? [])]
-  definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
-  if (body.locations !== undefined) definition.locations = servedLocations(ctx, body.locations as string[])
-  if (checkType === 'HEARTBEAT') definition.locations = []
+  if (checkType === 'HEARTBEAT') {
+    // Judged from pings, never run: places are taken (as hosted products take them) and dropped.
+    definition.locations = []
+    definition.privateLocations = []
+  } else {
+    definition.privateLocations = [...new Set((body.privateLocations as string[] | undefined) ?? [])]
+    if (body.locations !== undefined) definition.locations = servedLocations(ctx, body.locations as string[])
+  }
   // Subscriptions live in the alert channels' table (see alert-channels/check-subscriptions.ts).
   delete definition.alertChannelSubscriptions
   definition.alertSettings = body.alertSettings ?? null
@@ -255,6 +282,9 @@ async function normalize(
     throw invalid('body.degradedPacketLossThreshold', 'must not exceed maxPacketLossThreshold')
   }
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
+  if (checkType === 'BROWSER' || checkType === 'MULTI_STEP' || checkType === 'AUTOMATION') {
+    checkScriptProject(checkType, definition)
+  }
   definition.environmentVariables = sealVariables(
     ctx,
     (body.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
@@ -341,6 +371,19 @@ function checkHeartbeat(heartbeat: Record<string, number | string>) {
     throw invalid('body.heartbeat.period', 'must be between 30 seconds and 365 days')
   if (seconds('grace', 'graceUnit') > yearSeconds)
     throw invalid('body.heartbeat.grace', 'must be at most 365 days')
+}
+
+/** A script check must be a project its runs can run (the runner's own rule, from @svc/core). */
+function checkScriptProject(
+  checkType: 'BROWSER' | 'MULTI_STEP' | 'AUTOMATION',
+  definition: ScriptProjectSource,
+) {
+  try {
+    scriptProjectOf(checkType, definition)
+  } catch (error) {
+    if (error instanceof ScriptProjectError) throw invalid(`body.${error.field}`, error.reason)
+    throw error
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import type { LightMyRequestResponse } from 'fastify'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 const SCRIPT = "const { test, expect } = require('@playwright/test')\ntest('home', async ({ page }) => {})"
@@ -17,7 +18,13 @@ const MINIMAL_BODIES: Record<string, object> = {
   },
   browser: { name: 'Browser', script: SCRIPT },
   multistep: { name: 'Multi', script: SCRIPT },
-  automation: { name: 'Suite', dependencies: [{ path: 'tests/a.spec.ts', content: SCRIPT }] },
+  automation: {
+    name: 'Suite',
+    dependencies: [
+      { path: 'playwright.config.ts', content: 'export default {}' },
+      { path: 'tests/a.spec.ts', content: SCRIPT },
+    ],
+  },
 }
 
 for (const engine of testEngines()) {
@@ -286,6 +293,171 @@ for (const engine of testEngines()) {
         heartbeat: { period: 10, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' },
       })
       assert.equal(json(tooShort).attributes.errors[0].path, 'body.heartbeat.period')
+    })
+
+    test('a script check that could never run is a 400 naming the field, on create, replace and merge', async () => {
+      const refused = (res: LightMyRequestResponse, path: string, message: RegExp) => {
+        assert.equal(res.statusCode, 400, res.body)
+        const body = json(res)
+        assert.equal(body.error, 'Bad Request')
+        assert.equal(body.attributes.errors[0].path, path, res.body)
+        assert.match(body.message, message)
+        assert.equal(body.message.startsWith(`${path} `), true, body.message)
+      }
+      const config = { path: 'playwright.config.ts', content: 'export default {}' }
+      const spec = { path: 'tests/a.spec.ts', content: SCRIPT }
+      // Neither script nor files, or files without the config: every run would fail.
+      await refused(
+        await create('automation', { name: 'Suite' }),
+        'body.dependencies',
+        /playwright\.config\.ts/,
+      )
+      await refused(
+        await create('automation', { name: 'Suite', script: '', dependencies: [] }),
+        'body.dependencies',
+        /playwright\.config\.ts/,
+      )
+      await refused(
+        await create('automation', { name: 'Suite', dependencies: [spec] }),
+        'body.playwrightConfigPath',
+        /playwright\.config\.ts is not among them/,
+      )
+      await refused(
+        await create('automation', { name: 'Suite', script: SCRIPT }),
+        'body.playwrightConfigPath',
+        /playwright\.config\.ts is not among them/,
+      )
+      await refused(
+        await create('automation', {
+          name: 'Suite',
+          dependencies: [config, spec],
+          playwrightConfigPath: 'e2e.config.ts',
+        }),
+        'body.playwrightConfigPath',
+        /e2e\.config\.ts is not among them/,
+      )
+      await refused(
+        await create('automation', {
+          name: 'Suite',
+          dependencies: [config, { path: '../escape.ts', content: '' }],
+        }),
+        'body.dependencies.1.path',
+        /stays inside/,
+      )
+      // An empty or blank script is refused for browser and multi-step checks.
+      for (const type of ['browser', 'multistep']) {
+        await refused(await create(type, { name: 'x', script: '' }), 'body.script', /./)
+        await refused(await create(type, { name: 'x', script: ' \n\t' }), 'body.script', /must not be blank/)
+      }
+      const ok = json(await create('automation', { name: 'Suite', dependencies: [config, spec] }))
+      assert.equal(ok.checkType, 'AUTOMATION')
+      assert.equal(ok.playwrightConfigPath, 'playwright.config.ts')
+      const custom = await create('automation', {
+        name: 'Suite',
+        dependencies: [{ ...config, path: 'e2e.config.ts' }, spec],
+        playwrightConfigPath: './e2e.config.ts',
+      })
+      assert.equal(custom.statusCode, 201, custom.body)
+
+      // Replace and merge updates are judged by the same rule.
+      await refused(
+        await t.call({ method: 'PUT', url: `/v1/checks/automation/${ok.id}`, payload: { name: 'Suite' } }),
+        'body.dependencies',
+        /playwright\.config\.ts/,
+      )
+      await refused(
+        await t.call({ method: 'PUT', url: `/v1/checks/${ok.id}`, payload: { dependencies: [spec] } }),
+        'body.playwrightConfigPath',
+        /playwright\.config\.ts is not among them/,
+      )
+      await refused(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/${ok.id}`,
+          payload: { playwrightConfigPath: 'other.ts' },
+        }),
+        'body.playwrightConfigPath',
+        /other\.ts is not among them/,
+      )
+      const stored = json(await t.call({ method: 'GET', url: `/v1/checks/${ok.id}` }))
+      assert.deepEqual(stored.dependencies, [config, spec])
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${ok.id}`,
+        payload: { name: 'Renamed' },
+      })
+      assert.equal(json(renamed).name, 'Renamed')
+      const browser = json(await create('browser', { name: 'b', script: SCRIPT }))
+      await refused(
+        await t.call({ method: 'PUT', url: `/v1/checks/${browser.id}`, payload: { script: '  ' } }),
+        'body.script',
+        /must not be blank/,
+      )
+      await refused(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/browser/${browser.id}`,
+          payload: { name: 'b', script: '' },
+        }),
+        'body.script',
+        /./,
+      )
+      assert.equal(json(await t.call({ method: 'GET', url: `/v1/checks/${browser.id}` })).script, SCRIPT)
+    })
+
+    test('heartbeat checks take locations and privateLocations, ignore them and say so in warnings', async () => {
+      const place = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Basement', slugName: 'basement' },
+      })
+      assert.equal(place.statusCode, 201, place.body)
+      const notice = (field: string, values: string) =>
+        `Heartbeat checks don't run from locations (they are judged from their pings): ${field} ${values} ignored`
+      const res = await create('heartbeat', {
+        ...MINIMAL_BODIES.heartbeat,
+        locations: ['local', 'eu-west-1', 'mars-1'],
+        privateLocations: ['basement', 'nowhere'],
+      })
+      assert.equal(res.statusCode, 201, res.body)
+      const check = json(res)
+      assert.deepEqual([check.locations, check.privateLocations], [[], []])
+      assert.deepEqual(check.warnings, [
+        notice('locations', 'local, eu-west-1, mars-1'),
+        notice('privateLocations', 'basement, nowhere'),
+      ])
+      // Nothing is stored: later reads have nothing to warn about.
+      const read = json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` }))
+      assert.deepEqual([read.locations, read.privateLocations, read.warnings], [[], [], []])
+
+      const replaced = json(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/heartbeat/${check.id}`,
+          payload: { ...MINIMAL_BODIES.heartbeat, locations: ['local'] },
+        }),
+      )
+      assert.deepEqual([replaced.locations, replaced.warnings], [[], [notice('locations', 'local')]])
+      const merged = json(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/${check.id}`,
+          payload: { privateLocations: ['basement'] },
+        }),
+      )
+      assert.deepEqual(
+        [merged.privateLocations, merged.warnings],
+        [[], [notice('privateLocations', 'basement')]],
+      )
+      const renamed = json(
+        await t.call({ method: 'PUT', url: `/v1/checks/${check.id}`, payload: { name: 'Nightly' } }),
+      )
+      assert.deepEqual([renamed.name, renamed.locations, renamed.warnings], ['Nightly', [], []])
+      const plain = json(await create('heartbeat', { ...MINIMAL_BODIES.heartbeat, locations: [] }))
+      assert.deepEqual([plain.locations, plain.warnings], [[], []])
+      // Other types still refuse what they can't run from.
+      const url = await create('url', { ...MINIMAL_BODIES.url, locations: ['mars-1'] })
+      assert.equal(json(url).attributes.errors[0].path, 'body.locations')
     })
 
     test('response-time limits: 30 s unless the account extends them to 45 s', async () => {

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import type { InjectOptions } from 'fastify'
+import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
+
+interface Operation {
+  method: string
+  path: string
+  admin: boolean
+  parameters: { in: string; name: string; schema?: { type?: string; format?: string } }[]
+}
+
+/** A value its path parameter's schema accepts, so validation reaches the query string. */
+function placeholder(schema: { type?: string; format?: string } = {}): string {
+  if (schema.type === 'integer' || schema.type === 'number') return '987654'
+  if (schema.format === 'uuid') return randomUUID()
+  return 'placeholder'
+}
+
+for (const engine of testEngines()) {
+  describe(`unknown query parameters on ${engine.engine}`, () => {
+    let t: TestApp
+    const operations: Operation[] = []
+    before(async () => {
+      t = await createTestApp(engine)
+      for (const [url, admin] of [
+        ['/openapi.json', false],
+        ['/admin/openapi.json', true],
+      ] as const) {
+        const doc = json(await t.call({ method: 'GET', url, as: null }))
+        for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+          for (const [method, op] of Object.entries(item)) {
+            operations.push({ method: method.toUpperCase(), path, admin, parameters: op.parameters ?? [] })
+          }
+        }
+      }
+    })
+    after(() => t.close())
+
+    const refusal = (res: { statusCode: number; body: string }, where: string) => {
+      assert.equal(res.statusCode, 400, `${where}: ${res.body}`)
+      const body = JSON.parse(res.body)
+      assert.deepEqual(
+        [body.statusCode, body.error, body.message],
+        [400, 'Bad Request', 'querystring.unknownParam is not allowed'],
+        where,
+      )
+      assert.deepEqual(
+        body.attributes.errors,
+        [{ path: 'querystring.unknownParam', message: 'is not allowed' }],
+        where,
+      )
+    }
+
+    test('GET /v1/locations refuses an unknown parameter as the list routes do', async () => {
+      refusal(await t.call({ method: 'GET', url: '/v1/locations?unknownParam=1' }), 'locations')
+      refusal(await t.call({ method: 'GET', url: '/v1/checks?unknownParam=1' }), 'checks')
+      const plain = await t.call({ method: 'GET', url: '/v1/locations' })
+      assert.equal(plain.statusCode, 200, plain.body)
+      assert.deepEqual(
+        json(plain).map((l: { name: string }) => l.name),
+        ['local', 'eu-west-1'],
+      )
+    })
+
+    test('every keyed route refuses an unknown query parameter before it acts', async () => {
+      const keyed = operations.filter(
+        (op) =>
+          !op.path.startsWith('/status/') && !op.path.startsWith('/ping/') && !op.path.startsWith('/agent/'),
+      )
+      assert.ok(keyed.length > 80, `${keyed.length} keyed operations`)
+      let reachedQuery = 0
+      for (const op of keyed) {
+        let path = op.path
+        for (const param of op.parameters.filter((p) => p.in === 'path')) {
+          path = path.replace(`{${param.name}}`, placeholder(param.schema))
+        }
+        const where = `${op.method} ${op.path}`
+        const options: InjectOptions = {
+          method: op.method as InjectOptions['method'],
+          url: `${path}?unknownParam=1`,
+          headers: op.admin ? { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } : {},
+        }
+        if (['POST', 'PUT', 'PATCH'].includes(op.method)) options.payload = {}
+        const res = op.admin ? await t.app.inject(options) : await t.call(options)
+        assert.equal(res.statusCode, 400, `${where}: ${res.body}`)
+        const [first] = json(res).attributes.errors
+        // Bodies are validated first: a route whose body `{}` doesn't satisfy says so instead.
+        if (first.path.startsWith('body')) continue
+        refusal(res, where)
+        reachedQuery++
+      }
+      assert.ok(reachedQuery > 60, `${reachedQuery} operations reached the query string`)
+    })
+
+    test("updates take create's autoAssignAlerts (as clients of hosted products send it) and keep subscriptions", async () => {
+      const channel = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/alert-channels',
+          payload: { type: 'EMAIL', config: { address: 'ops@example.com' } },
+        }),
+      )
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url?autoAssignAlerts=false',
+          payload: { name: 'shop', request: { url: 'https://shop.test' } },
+        }),
+      )
+      assert.deepEqual(check.alertChannelSubscriptions, [])
+      for (const url of [`/v1/checks/url/${check.id}`, `/v1/checks/${check.id}`]) {
+        const res = await t.call({
+          method: 'PUT',
+          url: `${url}?autoAssignAlerts=true`,
+          payload: { name: 'shop 2', request: { url: 'https://shop.test' } },
+        })
+        assert.equal(res.statusCode, 200, res.body)
+        assert.deepEqual([json(res).name, json(res).alertChannelSubscriptions], ['shop 2', []])
+        refusal(
+          await t.call({
+            method: 'PUT',
+            url: `${url}?unknownParam=1`,
+            payload: { name: 'x', request: { url: 'https://shop.test' } },
+          }),
+          `PUT ${url}`,
+        )
+      }
+      assert.equal(typeof channel.id, 'number')
+    })
+
+    test('routes that take free-form parameters still do', async () => {
+      const ping = await t.call({ method: 'GET', url: '/ping/unknown-token?source=cron&rid=1', as: null })
+      assert.equal(ping.statusCode, 404, ping.body)
+      assert.equal(json(ping).message.includes('querystring'), false)
+      const spec = await t.call({ method: 'GET', url: '/openapi.json?unknownParam=1', as: null })
+      assert.equal(spec.statusCode, 200)
+      assert.equal(json(spec).openapi, '3.0.0')
+      const page = await t.call({ method: 'GET', url: '/status/no-such-page?utm_source=mail', as: null })
+      assert.equal(page.statusCode, 404, page.body)
+    })
+  })
+}
