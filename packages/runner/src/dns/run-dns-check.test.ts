@@ -299,6 +299,30 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(expected.hasFailures, false)
   })
 
+  test('a nameServer written host:port is asked at that port, which wins over the port field', async () => {
+    for (const protocol of ['UDP', 'TCP'] as const) {
+      const result = await runDnsCheck(job({ nameServer: `127.0.0.1:${port}`, port: 53, protocol }), ctx)
+      assert.equal(result.error, null, `${protocol}: ${JSON.stringify(result.error)}`)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'svc.test', type: 'A', ttl: 300, value: '10.1.2.3' },
+      ])
+      assert.deepEqual([result.checkResult.nameServer, result.checkResult.port], ['127.0.0.1', port])
+    }
+    const named = await runDnsCheck(job({ nameServer: `localhost:${port}`, port: 53, protocol: 'TCP' }), ctx)
+    assert.deepEqual(named.checkResult.answers[0]?.value, '10.1.2.3')
+  })
+
+  test('a nameServer that is neither a host, an address nor either with a port fails the run saying so', async () => {
+    for (const nameServer of ['127.0.0.1:0', '127.0.0.1:70000', 'name server', '[127.0.0.1]:53']) {
+      const result = await runDnsCheck(job({ nameServer }), ctx)
+      assert.deepEqual(result.error, {
+        type: 'NETWORK_ERROR',
+        message: `Invalid name server "${nameServer}": write a host name or IP address, optionally with a port (host:port, [IPv6]:port)`,
+      })
+      assert.equal(result.hasFailures, true)
+    }
+  })
+
   test('a silent name server times out', async () => {
     const silent = await freePort()
     const result = await runDnsCheck(
@@ -370,6 +394,25 @@ describe('a name server on IPv6 loopback', () => {
       assert.deepEqual(result.checkResult.answers, [
         { name: 'six.test', type: 'A', ttl: 5, value: '10.6.6.6' },
       ])
+    })
+  }
+
+  for (const protocol of ['UDP', 'TCP'] as const) {
+    test(`is asked over ${protocol} when written [::1]:port`, async () => {
+      const result = await runDnsCheck(
+        {
+          request: { query: 'six.test', recordType: 'A', nameServer: `[::1]:${port}`, port: 53, protocol },
+          degradedResponseTime: 1000,
+          maxResponseTime: 2000,
+          shouldFail: false,
+        },
+        ctx,
+      )
+      assert.equal(result.error, null)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'six.test', type: 'A', ttl: 5, value: '10.6.6.6' },
+      ])
+      assert.deepEqual([result.checkResult.nameServer, result.checkResult.port], ['::1', port])
     })
   }
 })

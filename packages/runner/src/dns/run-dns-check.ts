@@ -1,6 +1,6 @@
 import { getServers } from 'node:dns'
 import { connect, isIP } from 'node:net'
-import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
+import { type Assertion, type AssertionOutcome, evaluateAssertion, parseNameServer } from '@svc/core'
 import dns2 from 'dns2'
 import { describeAssertionFailure } from '../describe-assertion.ts'
 import { classifyNetworkError } from '../http/classify-error.ts'
@@ -54,14 +54,22 @@ const RCODE_NAMES = Object.fromEntries(Object.entries(dns2.Packet.RCODE).map(([n
 export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsRunResult> {
   const startedAt = ctx.now()
   const started = performance.now()
-  const nameServer = job.request.nameServer || getServers()[0] || '127.0.0.1'
-  const port = job.request.port ?? 53
+  const written = job.request.nameServer || getServers()[0] || '127.0.0.1'
+  // `host:port` and `[IPv6]:port` are accepted; the port written there wins over the `port` field.
+  const address = parseNameServer(written)
+  const nameServer = address?.host ?? written
+  const port = address?.port ?? job.request.port ?? 53
   const protocol = job.request.protocol ?? 'UDP'
   let responseCode: string | null = null
   let answers: DnsRecord[] = []
   let error: RunError | null = null
   let timedOut = false
   try {
+    if (!address) {
+      throw new Error(
+        `Invalid name server "${written}": write a host name or IP address, optionally with a port (host:port, [IPv6]:port)`,
+      )
+    }
     if (!Object.hasOwn(dns2.Packet.TYPE, job.request.recordType)) {
       throw new Error(`Record type ${job.request.recordType} is not supported by this runner yet`)
     }
