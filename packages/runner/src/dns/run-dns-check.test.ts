@@ -8,6 +8,33 @@ import { type DnsJob, runDnsCheck } from './run-dns-check.ts'
 const { Packet } = dns2
 const ctx = { now: () => new Date() }
 
+// HTTPS (RFC 9460, type 65) RDATA written byte by byte, as a name server sends it.
+const HTTPS_TYPE = 65
+const u16 = (value: number) => [value >> 8, value & 0xff]
+const wireName = (name: string) => [
+  ...name
+    .split('.')
+    .filter(Boolean)
+    .flatMap((label) => [label.length, ...Buffer.from(label)]),
+  0,
+]
+const param = (key: number, value: number[]) => [...u16(key), ...u16(value.length), ...value]
+const ECH = Buffer.from('AEX+DQBBpQAgACB/ech-config-bytes', 'latin1')
+const SERVICE_RDATA = Buffer.from([
+  ...u16(1), // SvcPriority: ServiceMode
+  ...wireName('.'),
+  ...param(1, [2, ...Buffer.from('h2'), 2, ...Buffer.from('h3')]), // alpn
+  ...param(3, u16(8443)), // port
+  ...param(4, [104, 16, 132, 229, 104, 16, 133, 229]), // ipv4hint
+  ...param(5, [...ECH]), // ech
+  ...param(6, [0x26, 0x06, 0x47, 0x00, ...Array(8).fill(0), 0x68, 0x10, 0x84, 0xe5]), // ipv6hint
+  ...param(65000, [1, ...Buffer.from('a"')]), // an unknown key
+])
+const ALIAS_RDATA = Buffer.from([...u16(0), ...wireName('pool.svc.test')])
+/** A ServiceMode record for `big.test` whose ech is `size` bytes of `fill`. */
+const bigHttpsRdata = (fill: number, size: number) =>
+  Buffer.from([...u16(fill), ...wireName('cdn.svc.test'), ...param(5, Array(size).fill(fill))])
+
 describe('DNS checks against a local DNS server over UDP and TCP', () => {
   let port = 0
   const server = dns2.createServer({
@@ -21,6 +48,16 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
       const answer = (record: object) => response.answers.push(record as (typeof response.answers)[number])
       if (name === 'broken.test') {
         response.header.rcode = Packet.RCODE.SERVFAIL
+        return send(response)
+      }
+      if (name === 'big.test' && question?.type === HTTPS_TYPE) {
+        // Four HTTPS records of 200-byte ECH configs: over 512 bytes, so UDP gets it truncated (TC).
+        for (const fill of [1, 2, 3, 4])
+          answer({ name, type: HTTPS_TYPE, class: Packet.CLASS.IN, ttl: 60, data: bigHttpsRdata(fill, 200) })
+        return send(response)
+      }
+      if (name === 'alias.test') {
+        answer({ name, type: HTTPS_TYPE, class: Packet.CLASS.IN, ttl: 30, data: ALIAS_RDATA })
         return send(response)
       }
       if (name === 'big.test') {
@@ -66,6 +103,10 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
           priority: 10,
           exchange: 'mail.svc.test',
         })
+      }
+      if (question?.type === HTTPS_TYPE) {
+        // dns2 has no HTTPS codec: it writes a record's `data` bytes as its RDATA.
+        answer({ name, type: HTTPS_TYPE, class: Packet.CLASS.IN, ttl: 300, data: SERVICE_RDATA })
       }
       if (question?.type === Packet.TYPE.CAA) {
         answer({
@@ -165,6 +206,56 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     }
   })
 
+  const SERVICE_VALUE =
+    '1 . alpn="h2,h3" port=8443 ipv4hint=104.16.132.229,104.16.133.229 ' +
+    `ech=${ECH.toString('base64')} ipv6hint=2606:4700::6810:84e5 key65000="\\001a\\""`
+  for (const protocol of ['UDP', 'TCP'] as const) {
+    test(`HTTPS records over ${protocol} read as dig shows them, and are asserted on`, async () => {
+      const result = await runDnsCheck(
+        job({
+          recordType: 'HTTPS',
+          protocol,
+          assertions: [
+            { source: 'JSON_ANSWER', property: '$[0].value', comparison: 'EQUALS', target: SERVICE_VALUE },
+            {
+              source: 'TEXT_ANSWER',
+              comparison: 'CONTAINS',
+              target: 'svc.test 300 IN HTTPS 1 . alpn="h2,h3"',
+            },
+            { source: 'TEXT_ANSWER', comparison: 'CONTAINS', target: 'ipv4hint=104.16.132.229' },
+          ],
+        }),
+        ctx,
+      )
+      assert.equal(result.error, null)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'svc.test', type: 'HTTPS', ttl: 300, value: SERVICE_VALUE },
+      ])
+      assert.deepEqual(
+        result.checkResult.assertions.map((a) => a.passed),
+        [true, true, true],
+      )
+    })
+  }
+
+  test('an HTTPS record in AliasMode reads as priority 0 and its target', async () => {
+    const result = await runDnsCheck(job({ query: 'alias.test', recordType: 'HTTPS' }), ctx)
+    assert.equal(result.error, null)
+    assert.deepEqual(result.checkResult.answers, [
+      { name: 'alias.test', type: 'HTTPS', ttl: 30, value: '0 pool.svc.test.' },
+    ])
+  })
+
+  test('HTTPS records too large for UDP are asked again over TCP', async () => {
+    const result = await runDnsCheck(job({ query: 'big.test', recordType: 'HTTPS' }), ctx)
+    assert.equal(result.error, null)
+    assert.deepEqual(
+      result.checkResult.answers.map((a) => a.value),
+      [1, 2, 3, 4].map((fill) => `${fill} cdn.svc.test. ech=${Buffer.alloc(200, fill).toString('base64')}`),
+    )
+    assert.equal(result.checkResult.protocol, 'UDP')
+  })
+
   test('an error response code fails unless a RESPONSE_CODE assertion says what to expect', async () => {
     const timed = await runDnsCheck(
       job({
@@ -206,6 +297,30 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
       ctx,
     )
     assert.equal(expected.hasFailures, false)
+  })
+
+  test('a nameServer written host:port is asked at that port, which wins over the port field', async () => {
+    for (const protocol of ['UDP', 'TCP'] as const) {
+      const result = await runDnsCheck(job({ nameServer: `127.0.0.1:${port}`, port: 53, protocol }), ctx)
+      assert.equal(result.error, null, `${protocol}: ${JSON.stringify(result.error)}`)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'svc.test', type: 'A', ttl: 300, value: '10.1.2.3' },
+      ])
+      assert.deepEqual([result.checkResult.nameServer, result.checkResult.port], ['127.0.0.1', port])
+    }
+    const named = await runDnsCheck(job({ nameServer: `localhost:${port}`, port: 53, protocol: 'TCP' }), ctx)
+    assert.deepEqual(named.checkResult.answers[0]?.value, '10.1.2.3')
+  })
+
+  test('a nameServer that is neither a host, an address nor either with a port fails the run saying so', async () => {
+    for (const nameServer of ['127.0.0.1:0', '127.0.0.1:70000', 'name server', '[127.0.0.1]:53']) {
+      const result = await runDnsCheck(job({ nameServer }), ctx)
+      assert.deepEqual(result.error, {
+        type: 'NETWORK_ERROR',
+        message: `Invalid name server "${nameServer}": write a host name or IP address, optionally with a port (host:port, [IPv6]:port)`,
+      })
+      assert.equal(result.hasFailures, true)
+    }
   })
 
   test('a silent name server times out', async () => {
@@ -279,6 +394,25 @@ describe('a name server on IPv6 loopback', () => {
       assert.deepEqual(result.checkResult.answers, [
         { name: 'six.test', type: 'A', ttl: 5, value: '10.6.6.6' },
       ])
+    })
+  }
+
+  for (const protocol of ['UDP', 'TCP'] as const) {
+    test(`is asked over ${protocol} when written [::1]:port`, async () => {
+      const result = await runDnsCheck(
+        {
+          request: { query: 'six.test', recordType: 'A', nameServer: `[::1]:${port}`, port: 53, protocol },
+          degradedResponseTime: 1000,
+          maxResponseTime: 2000,
+          shouldFail: false,
+        },
+        ctx,
+      )
+      assert.equal(result.error, null)
+      assert.deepEqual(result.checkResult.answers, [
+        { name: 'six.test', type: 'A', ttl: 5, value: '10.6.6.6' },
+      ])
+      assert.deepEqual([result.checkResult.nameServer, result.checkResult.port], ['::1', port])
     })
   }
 })

@@ -1,10 +1,11 @@
 import { getServers } from 'node:dns'
 import { connect, isIP } from 'node:net'
-import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
+import { type Assertion, type AssertionOutcome, evaluateAssertion, parseNameServer } from '@svc/core'
 import dns2 from 'dns2'
 import { describeAssertionFailure } from '../describe-assertion.ts'
 import { classifyNetworkError } from '../http/classify-error.ts'
 import { type RunError, type RunnerContext, type RunVerdict, timedVerdict } from '../types.ts'
+import { presentSvcb } from './svcb.ts'
 
 export interface DnsJob {
   request: {
@@ -41,6 +42,11 @@ export interface DnsCheckResult {
 
 export type DnsRunResult = RunVerdict & { checkResult: DnsCheckResult }
 
+// dns2 has no HTTPS type (RFC 9460, 65). Its clients and ours look a question's type up by name in
+// Packet.TYPE, so the name is registered there once; with no decoder for the code, dns2 keeps an answer's
+// RDATA as bytes (`data`), which `presentSvcb` reads.
+if (!Object.hasOwn(dns2.Packet.TYPE, 'HTTPS')) Object.assign(dns2.Packet.TYPE, { HTTPS: 65 })
+
 const TYPE_NAMES = Object.fromEntries(Object.entries(dns2.Packet.TYPE).map(([name, code]) => [code, name]))
 const RCODE_NAMES = Object.fromEntries(Object.entries(dns2.Packet.RCODE).map(([name, code]) => [code, name]))
 
@@ -48,15 +54,23 @@ const RCODE_NAMES = Object.fromEntries(Object.entries(dns2.Packet.RCODE).map(([n
 export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsRunResult> {
   const startedAt = ctx.now()
   const started = performance.now()
-  const nameServer = job.request.nameServer || getServers()[0] || '127.0.0.1'
-  const port = job.request.port ?? 53
+  const written = job.request.nameServer || getServers()[0] || '127.0.0.1'
+  // `host:port` and `[IPv6]:port` are accepted; the port written there wins over the `port` field.
+  const address = parseNameServer(written)
+  const nameServer = address?.host ?? written
+  const port = address?.port ?? job.request.port ?? 53
   const protocol = job.request.protocol ?? 'UDP'
   let responseCode: string | null = null
   let answers: DnsRecord[] = []
   let error: RunError | null = null
   let timedOut = false
   try {
-    if (!(job.request.recordType in dns2.Packet.TYPE)) {
+    if (!address) {
+      throw new Error(
+        `Invalid name server "${written}": write a host name or IP address, optionally with a port (host:port, [IPv6]:port)`,
+      )
+    }
+    if (!Object.hasOwn(dns2.Packet.TYPE, job.request.recordType)) {
       throw new Error(`Record type ${job.request.recordType} is not supported by this runner yet`)
     }
     const abort = new AbortController()
@@ -184,6 +198,8 @@ function recordValue(type: string, answer: Record<string, unknown>): string {
       return `${answer.priority} ${answer.weight} ${answer.port} ${answer.target}`
     case 'CAA':
       return `${answer.flags} ${answer.tag} "${answer.value}"`
+    case 'HTTPS':
+      return answer.data instanceof Uint8Array ? presentSvcb(answer.data) : JSON.stringify(answer)
     case 'SOA':
       return `${answer.primary} ${answer.admin} ${answer.serial} ${answer.refresh} ${answer.retry} ${answer.expiration} ${answer.minimum}`
     default:

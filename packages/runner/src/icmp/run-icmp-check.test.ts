@@ -44,10 +44,36 @@ describe('ICMP checks through the system ping', () => {
     assert.equal(result.error?.type, 'ASSERTION')
   })
 
-  test('a host ping cannot reach is a NETWORK_ERROR (no DNS query leaves the machine)', async () => {
+  test('an IP address is pinged in its own family: ::1 over IPv6 whether ipFamily is left out or IPv4', async () => {
+    for (const request of [
+      { hostname: '::1' },
+      { hostname: '::1', ipFamily: 'IPv4' as const },
+      { hostname: '[::1]', ipFamily: 'IPv4' as const },
+      { hostname: '::1', ipFamily: 'IPv6' as const },
+      { hostname: '127.0.0.1' },
+      { hostname: '127.0.0.1', ipFamily: 'IPv4' as const },
+    ]) {
+      const result = await runIcmpCheck(job({ ...request, pingCount: 2 }), ctx)
+      const label = JSON.stringify(request)
+      assert.equal(result.error, null, `${label}: ${JSON.stringify(result.error)}`)
+      assert.deepEqual(
+        [result.checkResult.summary?.transmitted, result.checkResult.summary?.received],
+        [2, 2],
+        label,
+      )
+      assert.equal(result.checkResult.hostname, request.hostname)
+    }
+  })
+
+  test('an IPv4 address with ipFamily IPv6 fails saying so, without running ping', async () => {
     const result = await runIcmpCheck(job({ hostname: '127.0.0.1', ipFamily: 'IPv6', pingCount: 1 }), ctx)
     assert.equal(result.hasFailures, true)
-    assert.equal(result.error?.type, 'NETWORK_ERROR')
+    assert.deepEqual(result.error, {
+      type: 'NETWORK_ERROR',
+      message:
+        '127.0.0.1 is an IPv4 address and ipFamily is IPv6: set ipFamily to IPv4 or ping an IPv6 address',
+    })
+    assert.equal(result.checkResult.summary, null)
   })
 
   test('packet loss is parsed and judged against the thresholds', () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { isIP } from 'node:net'
 import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
 import { describeAssertionFailure } from '../describe-assertion.ts'
 import { type RunError, type RunnerContext, type RunVerdict, verdictOf } from '../types.ts'
@@ -29,9 +30,10 @@ const REPLY_WAIT_SECONDS = 2
 export async function runIcmpCheck(job: IcmpJob, ctx: RunnerContext): Promise<IcmpRunResult> {
   const startedAt = ctx.now()
   const count = job.request.pingCount ?? 10
+  const target = pingTarget(job.request.hostname, job.request.ipFamily)
   const args = [
     '-n',
-    job.request.ipFamily === 'IPv6' ? '-6' : '-4',
+    target.family === 6 ? '-6' : '-4',
     '-c',
     String(count),
     '-i',
@@ -39,12 +41,11 @@ export async function runIcmpCheck(job: IcmpJob, ctx: RunnerContext): Promise<Ic
     '-W',
     String(REPLY_WAIT_SECONDS),
     '--',
-    job.request.hostname,
+    target.host,
   ]
-  const { output, failure } = await ping(
-    args,
-    (count * PING_INTERVAL_SECONDS + REPLY_WAIT_SECONDS + 5) * 1000,
-  )
+  const { output, failure } = target.mismatch
+    ? { output: '', failure: target.mismatch }
+    : await ping(args, (count * PING_INTERVAL_SECONDS + REPLY_WAIT_SECONDS + 5) * 1000)
   const summary = parsePingOutput(output)
   let error: RunError | null = null
   if (!summary)
@@ -78,6 +79,26 @@ export async function runIcmpCheck(job: IcmpJob, ctx: RunnerContext): Promise<Ic
     isDegraded: degraded,
     checkResult: { hostname: job.request.hostname, summary, assertions },
   }
+}
+
+/**
+ * What to ping, in which family. An IP address is pinged in its own family (`[::1]` as `::1`): `ipFamily`
+ * IPv4 is what every check carries unless it says otherwise, so it can't overrule an IPv6 address. IPv6,
+ * never a default, with an IPv4 address is a contradiction reported as such rather than ping's
+ * "Address family for hostname not supported". A host name is resolved in `ipFamily` (default IPv4).
+ */
+function pingTarget(
+  hostname: string,
+  ipFamily: 'IPv4' | 'IPv6' | undefined,
+): { host: string; family: 4 | 6; mismatch: string | null } {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname
+  const literal = isIP(host)
+  if (literal === 6) return { host, family: 6, mismatch: null }
+  if (literal === 4 && ipFamily === 'IPv6') {
+    const mismatch = `${host} is an IPv4 address and ipFamily is IPv6: set ipFamily to IPv4 or ping an IPv6 address`
+    return { host, family: 4, mismatch }
+  }
+  return { host: hostname, family: literal === 4 || ipFamily !== 'IPv6' ? 4 : 6, mismatch: null }
 }
 
 function evaluateAll(assertions: Assertion[], summary: PingSummary): AssertionOutcome[] {

@@ -6,6 +6,7 @@ import {
   type CheckType,
   EXTENDED_MAX_RESPONSE_TIME_MS,
   MAX_RESPONSE_TIME_MS,
+  parseNameServer,
   referencedVariableKeys,
   ScriptProjectError,
   type ScriptProjectSource,
@@ -273,6 +274,7 @@ async function normalize(
     await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
+  if (checkType === 'DNS') checkNameServer((definition.request as { nameServer?: string | null }).nameServer)
   checkAssertionPatterns((definition.request as { assertions?: Assertion[] } | undefined)?.assertions ?? [])
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
   if (
@@ -338,6 +340,19 @@ async function checkResponseTimes(
 function checkRequestUrl(url: string) {
   if (!url.includes('{{') && !URL.canParse(url)) {
     throw invalid('body.request.url', 'must be a valid http(s) URL')
+  }
+}
+
+/**
+ * A name server is a host name or IP address, optionally with a port (`host:port`, `[IPv6]:port`); one
+ * with `{{VARIABLES}}` is judged at run time.
+ */
+function checkNameServer(nameServer: string | null | undefined) {
+  if (nameServer && !nameServer.includes('{{') && !parseNameServer(nameServer)) {
+    throw invalid(
+      'body.request.nameServer',
+      'must be a host name or IP address, optionally with a port (host:port, [IPv6]:port)',
+    )
   }
 }
 

@@ -275,6 +275,40 @@ for (const engine of testEngines()) {
         assert.equal(bad.statusCode, 400, `${type} ${url}: ${bad.body}`)
         assert.equal(json(bad).attributes.errors[0].path, 'body.request.url')
       }
+      for (const nameServer of [
+        '1.1.1.1',
+        '1.1.1.1:53',
+        '[::1]:5353',
+        '[::1]',
+        '::1',
+        'ns1.example.com:5353',
+        'dns.test.',
+        '{{NS}}:{{NS_PORT}}',
+      ]) {
+        const res = await create('dns', {
+          name: 'x',
+          request: { query: 'example.com', recordType: 'A', nameServer },
+        })
+        assert.equal(res.statusCode, 201, `${nameServer}: ${res.body}`)
+        assert.equal(json(res).request.nameServer, nameServer)
+      }
+      for (const nameServer of [
+        'not a host',
+        '1.1.1.1:99999',
+        '1.1.1.1:0',
+        '::1]:53',
+        '[::1',
+        '[1.1.1.1]:53',
+        'a:b:c',
+        'host:',
+      ]) {
+        const res = await create('dns', {
+          name: 'x',
+          request: { query: 'example.com', recordType: 'A', nameServer },
+        })
+        assert.equal(res.statusCode, 400, `${nameServer}: ${res.body}`)
+        assert.equal(json(res).attributes.errors[0].path, 'body.request.nameServer')
+      }
       const templated = await create('api', { name: 'x', request: { url: 'https://{{HOST}}:{{PORT}}/x' } })
       assert.equal(templated.statusCode, 201, 'a URL with variables is judged once they are filled in')
 
