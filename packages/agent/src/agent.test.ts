@@ -25,10 +25,11 @@ const until = async (done: () => boolean) => {
 
 /**
  * The agent API as a server with `jobs` due: each poll hands out what `max` allows (or waits until the
- * agent aborts it), and every post of results waits until the test answers it. `batches: false` is a
- * server from before the batch route: it answers that route 404.
+ * agent aborts it), and every post of results waits until the test answers it. `server` says how the
+ * batch route answers: a server from before it says 404; a broken one 500.
  */
-function fakeApi(jobs: AgentJob[], options: { batches: boolean } = { batches: true }) {
+type BatchRoute = 'takes batches' | 'from before batches' | 'fails'
+function fakeApi(jobs: AgentJob[], server: BatchRoute = 'takes batches') {
   const posted: { route: 'single' | 'batch'; bodies: JobResultBody[]; answer: (codes?: number[]) => void }[] =
     []
   const polls: number[] = []
@@ -47,8 +48,9 @@ function fakeApi(jobs: AgentJob[], options: { batches: boolean } = { batches: tr
       return new Promise<void>((answer) => posted.push({ route: 'single', bodies, answer: () => answer() }))
     },
     async postResults(serialized: string[]) {
-      if (!options.batches)
+      if (server === 'from before batches')
         throw new ApiError('posting results', 404, 'Route POST:/agent/v1/results/batch not found')
+      if (server === 'fails') throw new ApiError('posting results', 500, 'Internal Server Error')
       const bodies = serialized.map((body) => JSON.parse(body) as JobResultBody)
       const codes = await new Promise<number[] | undefined>((answer) =>
         posted.push({ route: 'batch', bodies, answer }),
@@ -116,11 +118,12 @@ test('a run frees its place when it ends, not when its result is posted; unposte
   }
 })
 
-for (const batches of [true, false]) {
-  test(`outcomes that end while a post is in flight go together in the next (server ${batches ? 'takes batches' : 'from before batches'})`, async () => {
-    const { api, posted } = fakeApi([urlJob(1), urlJob(2), urlJob(3), urlJob(4), urlJob(5), urlJob(6)], {
-      batches,
-    })
+for (const server of ['takes batches', 'from before batches', 'fails'] as const) {
+  test(`outcomes that end while a post is in flight go together in the next (server ${server})`, async () => {
+    const { api, posted } = fakeApi(
+      [urlJob(1), urlJob(2), urlJob(3), urlJob(4), urlJob(5), urlJob(6)],
+      server,
+    )
     const warnings: string[] = []
     const agent = new SvcAgent({
       config: loadAgentConfig({
@@ -145,7 +148,7 @@ for (const batches of [true, false]) {
       assert.equal(posted.length, 1)
       assert.equal(posted[0]?.route, 'single')
       posted[0]?.answer()
-      if (batches) {
+      if (server === 'takes batches') {
         await until(() => posted.length === 2)
         assert.equal(posted[1]?.route, 'batch')
         assert.equal(posted[1]?.bodies.length, 5, 'the five waiting outcomes in one post')
@@ -157,7 +160,7 @@ for (const batches of [true, false]) {
         assert.deepEqual(
           posted.map((p) => [p.route, p.bodies.length]),
           Array.from({ length: 6 }, () => ['single', 1]),
-          'one by one, each in its own post',
+          'one by one, each in its own post (each with its own retries)',
         )
       }
       assert.deepEqual(

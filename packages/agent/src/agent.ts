@@ -394,8 +394,9 @@ export class SvcAgent {
 
   /**
    * Posts outcomes, several in one request where the server takes batches. A server from before the
-   * batch route (404) gets each on its own from then on; a batch it refuses whole (400, 413) goes
-   * one by one, so that one bad outcome does not lose the others.
+   * batch route (404) gets each on its own from then on. A batch refused whole (400, 413) or failing
+   * on the server (5xx) goes one by one, each with its own retries, so that one outcome the server
+   * can't take does not cost the others theirs.
    */
   async #sendResults(bodies: JobResultBody[], serialized: string[]): Promise<void> {
     const { api, log } = this.#options
@@ -404,7 +405,8 @@ export class SvcAgent {
         try {
           return await api.postResults(serialized)
         } catch (error) {
-          if (!(error instanceof ApiError && [400, 404, 413].includes(error.status))) throw error
+          if (!(error instanceof ApiError && [400, 404, 413, 500, 502, 503, 504].includes(error.status)))
+            throw error
           if (error.status === 404) this.#serverTakesBatches = false
           return 'one by one' as const
         }
