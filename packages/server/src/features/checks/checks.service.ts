@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { isIPv4 } from 'node:net'
 import {
   type Assertion,
   CHECK_BODIES,
@@ -283,6 +284,7 @@ async function normalize(
   ) {
     throw invalid('body.degradedPacketLossThreshold', 'must not exceed maxPacketLossThreshold')
   }
+  if (checkType === 'ICMP') checkPingFamily(definition.request as { hostname: string; ipFamily?: string })
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
   if (checkType === 'BROWSER' || checkType === 'MULTI_STEP' || checkType === 'AUTOMATION') {
     checkScriptProject(checkType, definition)
@@ -347,6 +349,12 @@ function checkRequestUrl(url: string) {
  * A name server is a host name or IP address, optionally with a port (`host:port`, `[IPv6]:port`); one
  * with `{{VARIABLES}}` is judged at run time.
  */
+/** An explicit IPv6 for an IPv4 address can't be pinged (the runner says so too, for values from variables). */
+function checkPingFamily({ hostname, ipFamily }: { hostname: string; ipFamily?: string }) {
+  if (ipFamily === 'IPv6' && isIPv4(hostname))
+    throw invalid('body.request.ipFamily', `is IPv6 but hostname ${hostname} is an IPv4 address`)
+}
+
 function checkNameServer(nameServer: string | null | undefined) {
   if (nameServer && !nameServer.includes('{{') && !parseNameServer(nameServer)) {
     throw invalid(

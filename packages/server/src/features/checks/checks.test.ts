@@ -263,6 +263,16 @@ for (const engine of testEngines()) {
         maxPacketLossThreshold: 30,
       })
       assert.equal(lossEqual.statusCode, 201, lossEqual.body)
+      const v4OverV6 = await create('icmp', {
+        name: 'x',
+        request: { hostname: '127.0.0.1', ipFamily: 'IPv6' },
+      })
+      assert.equal(v4OverV6.statusCode, 400, v4OverV6.body)
+      assert.deepEqual(json(v4OverV6).attributes.errors, [
+        { path: 'body.request.ipFamily', message: 'is IPv6 but hostname 127.0.0.1 is an IPv4 address' },
+      ])
+      const v6Default = await create('icmp', { name: 'x', request: { hostname: '::1' } })
+      assert.equal(v6Default.statusCode, 201, 'an IPv6 address is pinged over IPv6 whatever the default says')
       const dns = json(await create('dns', MINIMAL_BODIES.dns!))
       assert.deepEqual([dns.request.port, dns.request.protocol], [53, 'UDP'])
 
