@@ -33,6 +33,7 @@ import { statusPagesRoutes } from './features/status-pages/status-pages.routes.t
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
+import { withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
@@ -76,7 +77,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: withRequestSerializer(deps.logger),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,

@@ -58,6 +58,17 @@ test('day buckets follow local midnights (23- and 25-hour days); other intervals
   assert.deepEqual(twoDays.map(iso), ['2026-01-30T00:00:00.000Z', '2026-02-01T00:00:00.000Z'])
 })
 
+test('with a cap, bucket starts stop just past it on every path (no billions laid out)', () => {
+  const to = 253402300799_000
+  for (const interval of [1, 7, 1440]) {
+    const starts = bucketStarts(0, to, interval, 'Europe/Berlin', 100)
+    assert.ok(starts.length > 100, `${interval}: ${starts.length}`)
+    assert.ok(starts.length <= 100 + 1440, `${interval}: ${starts.length}`)
+    assert.equal(starts[0], 0)
+  }
+  assert.equal(bucketStarts(0, 10 * 60_000, 1, 'UTC', 100).length, 10, 'under the cap: all of them')
+})
+
 test('sub-day intervals are laid on a grid from each local midnight; the first bucket is clipped', () => {
   // Kolkata is UTC+5:30: hour buckets start on the local hour, so at :30 UTC.
   const from = Date.parse('2026-01-01T10:10:00Z')

@@ -157,13 +157,15 @@ export function resolveWindow(
  * days follows the local calendar (buckets start at local midnight, so a DST day is 23 or 25 hours long);
  * an interval that divides a day is laid on a grid from each local midnight (hours start on the local
  * hour; a day's last bucket ends at the next midnight); any other interval is a fixed length counted from
- * `fromMs`.
+ * `fromMs`. With `max`, it stops once it has more than `max` starts (so a caller refusing that many
+ * never lays out billions of them).
  */
 export function bucketStarts(
   fromMs: number,
   toMs: number,
   intervalMinutes: number,
   timeZone: string,
+  max = Number.POSITIVE_INFINITY,
 ): number[] {
   const starts: number[] = []
   const intervalMs = intervalMinutes * 60_000
@@ -171,7 +173,7 @@ export function bucketStarts(
     const days = intervalMinutes / MINUTES_PER_DAY
     const first = localDateAt(fromMs, timeZone)
     let start = startOfLocalDay(first.year, first.month, first.day, timeZone)
-    for (let i = 1; start < toMs; i++) {
+    for (let i = 1; start < toMs && starts.length <= max; i++) {
       const next = startOfLocalDay(first.year, first.month, first.day + i * days, timeZone)
       if (next > fromMs) starts.push(Math.max(start, fromMs))
       start = next
@@ -181,7 +183,7 @@ export function bucketStarts(
   if (MINUTES_PER_DAY % intervalMinutes === 0) {
     const first = localDateAt(fromMs, timeZone)
     let dayStart = startOfLocalDay(first.year, first.month, first.day, timeZone)
-    for (let i = 1; dayStart < toMs; i++) {
+    for (let i = 1; dayStart < toMs && starts.length <= max; i++) {
       const nextDay = startOfLocalDay(first.year, first.month, first.day + i, timeZone)
       for (let start = dayStart; start < nextDay && start < toMs; start += intervalMs) {
         if (Math.min(start + intervalMs, nextDay) > fromMs) starts.push(Math.max(start, fromMs))
@@ -190,7 +192,7 @@ export function bucketStarts(
     }
     return starts
   }
-  for (let start = fromMs; start < toMs; start += intervalMs) starts.push(start)
+  for (let start = fromMs; start < toMs && starts.length <= max; start += intervalMs) starts.push(start)
   return starts
 }
 

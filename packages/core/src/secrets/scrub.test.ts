@@ -27,6 +27,16 @@ describe('Scrubber', () => {
     }
   })
 
+  test('a secret in a URL host is caught as the URL parser writes it (lowercased, punycode)', () => {
+    const hostScrubber = new Scrubber(['AbCdEfSecret9', 'Sécret-Höst'])
+    for (const host of ['AbCdEfSecret9.invalid', 'Sécret-Höst.invalid']) {
+      const { href, hostname } = new URL(`http://${host}/path`)
+      const message = `getaddrinfo ENOTFOUND ${hostname}`
+      assert.equal(hostScrubber.text(href).includes(hostname.split('.')[0] as string), false, href)
+      assert.equal(hostScrubber.text(message), `getaddrinfo ENOTFOUND ${REDACTED}.invalid`, message)
+    }
+  })
+
   test('values too short to scrub safely are left alone; bytes and deep values are scrubbed', () => {
     assert.equal(scrubber.text('ab abc'), 'ab abc')
     assert.equal(scrubber.bytes(Buffer.from(`x${secret}y${secret}`)).toString(), `x${REDACTED}y${REDACTED}`)

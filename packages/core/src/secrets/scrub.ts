@@ -1,3 +1,5 @@
+import { domainToASCII } from 'node:url'
+
 export const REDACTED = '[REDACTED]'
 
 /** Headers whose values never leave a run, whatever the variables say. */
@@ -69,6 +71,9 @@ export class Scrubber {
 
 function encodedForms(secret: string): string[] {
   const forms = [
+    // As a URL's host name reaches errors and results: lowercased, and in punycode when not ASCII.
+    secret.toLowerCase(),
+    domainToASCII(secret),
     encodeURIComponent(secret),
     encodeURIComponent(secret).replace(/%20/g, '+'),
     encodeURI(secret),

@@ -85,6 +85,17 @@ for (const engine of testEngines()) {
           .sort(),
         ['Second', 'Test account'],
       )
+      // Listing the user's accounts is how a client learns which ids to name: it needs no header.
+      const discovered = await t.call({ method: 'GET', url: '/v1/accounts', as: user })
+      assert.equal(discovered.statusCode, 200, discovered.body)
+      assert.deepEqual(json(discovered), json(list))
+      const unknownHeader = await t.call({
+        method: 'GET',
+        url: '/v1/accounts',
+        as: user,
+        account: randomUUID(),
+      })
+      assert.equal(unknownHeader.statusCode, 403)
 
       // READ_ONLY in the second account: reads pass, writes are 403.
       const write = await t.call({

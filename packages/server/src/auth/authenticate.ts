@@ -23,6 +23,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Least role the route needs; default READ_ONLY for reads, READ_WRITE for writes. */
     minRole?: Role
+    /**
+     * The route answers about the key's user, not one account (`GET /v1/accounts`): a user of several
+     * accounts may call it without `x-svc-account`.
+     */
+    userLevel?: boolean
   }
 }
 
@@ -65,6 +70,7 @@ export async function authenticate(ctx: ServiceContext, request: FastifyRequest)
         ctx,
         { keyId: key.id, userId: key.user_id, membershipRole: key.membership_role },
         requestedAccount,
+        request.routeOptions.config.userLevel === true,
       )
     : resolveServiceKey({ keyId: key.id, accountId: key.account_id, role: key.role }, requestedAccount)
 
@@ -84,6 +90,7 @@ async function resolveUserKey(
   ctx: ServiceContext,
   key: { keyId: string; userId: string; membershipRole: string | null },
   requestedAccount: string | undefined,
+  userLevel: boolean,
 ): Promise<AuthContext> {
   const base = { keyId: key.keyId, keyType: 'USER' as const, userId: key.userId }
   if (requestedAccount) {
@@ -93,7 +100,7 @@ async function resolveUserKey(
   const memberships = await accountsRepo.firstMembershipsOfUser(ctx, key.userId)
   const [only, another] = memberships
   if (!only) throw forbidden('The key’s user belongs to no account')
-  if (another) throw badRequest(`${ACCOUNT_HEADER} header is required`)
+  if (another && !userLevel) throw badRequest(`${ACCOUNT_HEADER} header is required`)
   return { ...base, accountId: only.account_id, role: only.role as Role }
 }
 

@@ -116,6 +116,19 @@ describe('errors in the spec shape', () => {
     await t.call({ method: 'GET', url: '/v1/accounts/me' })
     assert.equal(JSON.stringify(logLines).includes(t.owner.key), false)
   })
+
+  test('tokens in query strings (private status pages, subscriptions) never reach the log', async () => {
+    const secrets = ['page-access-token-123', 'confirm-token-456', 'unsubscribe-token-789']
+    const res = await t.call({ method: 'GET', url: `/status/no-such-page?token=${secrets[0]}`, as: null })
+    await t.call({ method: 'GET', url: `/status/x/subscribe/confirm?a=1&token=${secrets[1]}`, as: null })
+    await t.call({ method: 'GET', url: `/status/x/unsubscribe?TOKEN=${secrets[2]}#f`, as: null })
+    for (const secret of secrets) assert.equal(JSON.stringify(logLines).includes(secret), false, secret)
+    const line = logLines.find((l) => l.reqId === res.headers['x-request-id'] && l.req) as {
+      req: { method: string; url: string }
+    }
+    assert.equal(line.req.method, 'GET')
+    assert.equal(line.req.url, '/status/no-such-page?token=[REDACTED]')
+  })
 })
 
 describe('unexpected failures', () => {

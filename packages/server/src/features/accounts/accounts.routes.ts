@@ -13,11 +13,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
   app.get(
     '/v1/accounts',
     {
+      config: { userLevel: true },
       schema: {
         tags,
         summary: 'Fetch the accounts of the user (beta)',
         description:
-          'A user key lists every account its user belongs to; a service key lists its own account.',
+          'A user key lists every account its user belongs to (no `x-svc-account` needed); a service key lists its own account.',
         response: { 200: Type.Array(Account) },
       },
     },

@@ -49,8 +49,8 @@ export interface DeliverableChannel {
     name: string
     url: string
     method: string
-    headers: { key: string; value: string }[]
-    queryParameters: { key: string; value: string }[]
+    headers: { key: string; value: string; locked: boolean }[]
+    queryParameters: { key: string; value: string; locked: boolean }[]
     template: string
     secret: string | null
   }
@@ -334,7 +334,7 @@ export function deliverableChannel(ctx: ServiceContext, row: repo.ChannelRow): D
   if (type === 'WEBHOOK') {
     const webhook = config as unknown as StoredWebhookConfig
     const open = (list: StoredKeyValue[]) =>
-      list.map((item) => ({ key: item.key, value: openValue(ctx, item) }))
+      list.map((item) => ({ key: item.key, value: openValue(ctx, item), locked: item.sealedValue !== null }))
     channel.webhook = {
       name: webhook.name,
       url: webhook.url,

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
@@ -472,6 +474,55 @@ for (const engine of testEngines()) {
       assert.equal(failed.status, 'FAILED')
       assert.equal(failed.lastResponse.statusCode, 502)
       assert.equal((await t.call({ method: 'POST', url: '/v1/alert-channels/999999/test' })).statusCode, 404)
+    })
+
+    test('a receiver that echoes the request never shows locked values in the recorded response', async () => {
+      // Error pages and debugging endpoints often echo what they got: URL, headers and body.
+      const echo = createServer((request, response) => {
+        let body = ''
+        request.on('data', (chunk) => {
+          body += chunk
+        })
+        request.on('end', () => {
+          response.statusCode = 500
+          response.end(JSON.stringify({ url: request.url, headers: request.headers, body }))
+        })
+      })
+      await new Promise<void>((done) => echo.listen(0, '127.0.0.1', done))
+      try {
+        const variable = await t.call({
+          method: 'POST',
+          url: '/v1/variables',
+          payload: { key: 'ECHO_LOCKED', value: 'locked-variable-value', locked: true },
+        })
+        assert.equal(variable.statusCode, 201, variable.body)
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/alert-channels',
+          payload: {
+            type: 'WEBHOOK',
+            config: {
+              name: 'echo',
+              url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/hook?v={{ECHO_LOCKED}}`,
+              headers: [{ key: 'Authorization', value: 'Bearer locked-header-value', locked: true }],
+              queryParameters: [{ key: 'q', value: 'locked-query-value', locked: true }],
+              template: '{"v": "{{ECHO_LOCKED}}"}',
+            },
+          },
+        })
+        assert.equal(created.statusCode, 201, created.body)
+        const sent = json(
+          await t.call({ method: 'POST', url: `/v1/alert-channels/${json(created).id}/test` }),
+        )
+        assert.equal(sent.status, 'FAILED')
+        const listed = await t.call({ method: 'GET', url: `/v1/alert-notifications/${sent.id}` })
+        const shown = `${JSON.stringify(sent)} ${listed.body}`
+        for (const value of ['locked-variable-value', 'locked-header-value', 'locked-query-value'])
+          assert.equal(shown.includes(value), false, value)
+        assert.match(json(listed).lastResponse.body, /\[REDACTED\]/)
+      } finally {
+        await new Promise<void>((done) => echo.close(() => done()))
+      }
     })
   })
 }

@@ -3,6 +3,7 @@ import {
   bodyContextOf,
   cachedAlertTemplate,
   type RenderOptions,
+  Scrubber,
   type TemplateVariables,
   textOf,
 } from '@svc/core'
@@ -45,35 +46,62 @@ export async function deliver(
   channel: DeliverableChannel,
   event: AlertEvent,
 ): Promise<AttemptOutcome> {
+  // Locked values the request may carry; a receiver echoing them must not show them in the record.
+  const hidden: string[] = []
   try {
-    const variables = { ...(await environmentOf(ctx, channel.accountId, event.groupId)), ...event.variables }
+    const environment = await environmentOf(ctx, channel.accountId, event.groupId)
+    hidden.push(...environment.hidden)
+    for (const item of [...(channel.webhook?.headers ?? []), ...(channel.webhook?.queryParameters ?? [])])
+      if (item.locked) hidden.push(item.value)
+    const variables = { ...environment.values, ...event.variables }
     const options: RenderOptions = {
       now: ctx.clock.now(),
       region: textOf(event.variables.RUN_LOCATION) || 'local',
     }
-    switch (channel.type) {
-      case 'WEBHOOK':
-        return await sendWebhook(ctx, channel, variables, options)
-      case 'SLACK':
-        return await sendSlack(ctx, channel, event.variables)
-      case 'EMAIL':
-        return await sendEmail(ctx, channel, event.variables)
-      case 'SMS':
-        return await sendSms(ctx, channel, variables, options)
-    }
+    return scrubOutcome(await send(ctx, channel, event, variables, options), new Scrubber(hidden))
   } catch (error) {
-    return failure(error instanceof Error ? error.message : String(error))
+    return scrubOutcome(failure(error instanceof Error ? error.message : String(error)), new Scrubber(hidden))
   }
 }
 
-/** Account variables, then the group's, never secrets (they render empty). */
+function send(
+  ctx: ServiceContext,
+  channel: DeliverableChannel,
+  event: AlertEvent,
+  variables: TemplateVariables,
+  options: RenderOptions,
+): Promise<AttemptOutcome> {
+  switch (channel.type) {
+    case 'WEBHOOK':
+      return sendWebhook(ctx, channel, variables, options)
+    case 'SLACK':
+      return sendSlack(ctx, channel, event.variables)
+    case 'EMAIL':
+      return sendEmail(ctx, channel, event.variables)
+    case 'SMS':
+      return sendSms(ctx, channel, variables, options)
+  }
+}
+
+function scrubOutcome(outcome: AttemptOutcome, scrubber: Scrubber): AttemptOutcome {
+  if (scrubber.empty) return outcome
+  return {
+    ...outcome,
+    body: outcome.body === null ? null : scrubber.text(outcome.body),
+    error: outcome.error === null ? null : scrubber.text(outcome.error),
+  }
+}
+
+/** Account variables, then the group's, never secrets (they render empty); `hidden` are the locked values. */
 async function environmentOf(ctx: ServiceContext, accountId: string, groupId: number | null) {
   const values: Record<string, string> = {}
+  const hidden: string[] = []
   const { rows } = await variablesRepo.listVariables(ctx, accountId, {}, { limit: 100_000, offset: 0 })
   for (const row of rows) {
     if (row.secret) continue
     values[row.key] =
       row.encrypted_value !== null ? ctx.secretBox.decrypt(row.encrypted_value) : (row.value ?? '')
+    if (row.locked) hidden.push(values[row.key] as string)
   }
   if (groupId !== null) {
     const group = await groupsRepo.findGroup(ctx, accountId, groupId)
@@ -84,9 +112,10 @@ async function environmentOf(ctx: ServiceContext, accountId: string, groupId: nu
       if (variable.secret) continue
       values[variable.key] =
         variable.sealedValue !== null ? ctx.secretBox.decrypt(variable.sealedValue) : (variable.value ?? '')
+      if (variable.locked) hidden.push(values[variable.key] as string)
     }
   }
-  return values
+  return { values, hidden }
 }
 
 /** The exact request a webhook channel sends for these variables (its body bytes are what is signed). */

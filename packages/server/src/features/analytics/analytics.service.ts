@@ -163,11 +163,11 @@ async function aggregatedSeries(
   },
 ): Promise<{ series: Series[]; total: number; shown: number }> {
   const { fromMs, toMs, interval, timeZone, query, page } = options
-  const starts = bucketStarts(fromMs, toMs, interval, timeZone)
+  const starts = bucketStarts(fromMs, toMs, interval, timeZone, MAX_BUCKETS)
   if (starts.length > MAX_BUCKETS) {
     throw invalidQuery(
       'querystring.aggregationInterval',
-      `makes ${starts.length} buckets; at most ${MAX_BUCKETS} (choose a longer interval or a shorter window)`,
+      `makes more than ${MAX_BUCKETS} buckets (choose a longer interval or a shorter window)`,
     )
   }
   const slots = metricSlots(kind)

@@ -430,6 +430,10 @@ for (const engine of testEngines()) {
         [`${base}?filterByStatus=FAILING`, /filterByStatus/],
         [`${base}?metrics=responseTime,responseTime_avg`, /mixes raw points/],
         [`${base}?quickRange=last30Days&aggregationInterval=1&from=1700000000`, /buckets/],
+        // Billions of buckets: refused before any of them is laid out (was a 500 after seconds of work).
+        [`${base}?from=0&to=253402300799&aggregationInterval=1`, /more than 50000 buckets/],
+        [`${base}?from=0&to=253402300799&aggregationInterval=7`, /more than 50000 buckets/],
+        [`${base}?from=0&to=253402300799&aggregationInterval=1440`, /more than 50000 buckets/],
         [`/v1/analytics/api-checks/${check.id}`, /is a URL check/],
         [`/v1/analytics/heartbeat-checks/${check.id}?groupBy=runLocation`, /groupBy/],
         [

@@ -39,6 +39,8 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
   app.post(
     '/v1/api-keys',
     {
+      // Any member manages their own user keys; the handler asks ADMIN for service keys.
+      config: { minRole: 'READ_ONLY' },
       schema: {
         tags,
         summary: 'Create an API key',
@@ -69,6 +71,8 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
   app.delete(
     '/v1/api-keys/:id',
     {
+      // Revoking your own key is never refused; service keys need ADMIN (mayManage).
+      config: { minRole: 'READ_ONLY' },
       schema: {
         tags,
         summary: 'Revoke an API key',

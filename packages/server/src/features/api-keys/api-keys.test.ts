@@ -97,5 +97,42 @@ for (const engine of testEngines()) {
         204,
       )
     })
+
+    test('a READ_ONLY member manages their own user keys (a leaked key can always be revoked)', async () => {
+      const reader = await t.addUser('READ_ONLY')
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/api-keys',
+        as: reader,
+        payload: { name: 'ci' },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const key = json(created)
+      const asNew = { ...reader, key: key.key }
+      // The new key acts as its user: still READ_ONLY in the account.
+      const write = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        as: asNew,
+        payload: { key: 'K', value: 'v' },
+      })
+      assert.equal(write.statusCode, 403)
+      const service = await t.call({
+        method: 'POST',
+        url: '/v1/api-keys',
+        as: reader,
+        payload: { name: 'svc', type: 'SERVICE', role: 'READ_ONLY' },
+      })
+      assert.equal(service.statusCode, 403)
+      const revoked = await t.call({ method: 'DELETE', url: `/v1/api-keys/${key.id}`, as: reader })
+      assert.equal(revoked.statusCode, 204, revoked.body)
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: asNew })).statusCode, 401)
+      const own = json(await t.call({ method: 'GET', url: '/v1/api-keys', as: reader }))[0]
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/api-keys/${own.id}`, as: reader })).statusCode,
+        204,
+      )
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: reader })).statusCode, 401)
+    })
   })
 }

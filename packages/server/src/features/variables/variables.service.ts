@@ -125,7 +125,9 @@ export async function updateVariable(
   }
   const locked = input.locked ?? Boolean(row.locked)
   const secret = input.secret ?? Boolean(row.secret)
-  const value = input.value ?? plainValue(ctx, row)
+  // A hidden value reads ***masked***: sent back (read, edit, write), it means "keep", like check variables.
+  const sentBack = input.value === MASKED_VALUE && Boolean(row.locked || row.secret)
+  const value = input.value === undefined || sentBack ? plainValue(ctx, row) : input.value
   const changes = {
     ...storedValue(ctx, value, locked || secret),
     locked,

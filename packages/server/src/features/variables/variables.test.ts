@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
+import { plainValue } from './variables.service.ts'
 
 const MASK = '***masked***'
 
@@ -136,6 +137,36 @@ for (const engine of testEngines()) {
       assert.equal(unlocked.statusCode, 200)
       assert.equal(json(unlocked).value, MASK)
       assert.equal((await rawRow('SECRET_PASS')).value, null)
+    })
+
+    test('***masked*** sent back in an update keeps the stored value, as for check variables', async () => {
+      await create({ key: 'ROUND_TRIP_SECRET', value: 'the-real-secret', secret: true })
+      await create({ key: 'ROUND_TRIP_LOCKED', value: 'the-real-locked', locked: true })
+      // A client that read the variable writes the masked value back with another change.
+      for (const key of ['ROUND_TRIP_SECRET', 'ROUND_TRIP_LOCKED']) {
+        const res = await t.call({
+          method: 'PUT',
+          url: `/v1/variables/${key}`,
+          payload: { value: MASK, description: 'edited' },
+        })
+        assert.equal(res.statusCode, 200, res.body)
+        assert.equal(json(res).description, 'edited')
+      }
+      assert.equal(plainValue(t.ctx, await rawRow('ROUND_TRIP_SECRET')), 'the-real-secret')
+      const unlocked = await t.call({
+        method: 'PUT',
+        url: '/v1/variables/ROUND_TRIP_LOCKED',
+        payload: { value: MASK, locked: false },
+      })
+      assert.equal(json(unlocked).value, 'the-real-locked')
+      // A plain variable shows its value, so the mask text sent to it is a value like any other.
+      await create({ key: 'ROUND_TRIP_PLAIN', value: 'plain' })
+      const plain = await t.call({
+        method: 'PUT',
+        url: '/v1/variables/ROUND_TRIP_PLAIN',
+        payload: { value: MASK },
+      })
+      assert.equal(json(plain).value, MASK)
     })
 
     test('get, update and delete of a missing key are 404; delete is 204 with no body', async () => {

@@ -1,0 +1,24 @@
+import type { FastifyRequest, FastifyServerOptions } from 'fastify'
+
+/** Query parameters whose values are credentials (status page access, subscription links). */
+const SECRET_QUERY = /([?&]token=)[^&#]*/gi
+
+/** The request as its log lines show it: Fastify's default fields, with credentials in the URL redacted. */
+export function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(SECRET_QUERY, '$1[REDACTED]'),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }
+}
+
+/** The app's logger options with the request serializer above, whatever logger the caller chose. */
+export function withRequestSerializer(
+  logger: FastifyServerOptions['logger'] | undefined,
+): FastifyServerOptions['logger'] {
+  if (!logger) return false
+  const options = logger === true ? {} : logger
+  return { ...options, serializers: { req: serializeRequest, ...options.serializers } }
+}
