@@ -106,6 +106,18 @@ for (const engine of testEngines()) {
       assert.equal(unknownField.statusCode, 400)
     })
 
+    test('a webhook header name must be an HTTP token', async () => {
+      for (const key of ['bad key', 'X-Team:', 'X-Ünïcode', 'X-A\r\nX-B']) {
+        const res = await post(webhook({ headers: [{ key, value: 'v' }] }))
+        assert.equal(res.statusCode, 400, key)
+        assert.equal(json(res).attributes.errors[0].path, 'body.config.headers.0.key')
+      }
+      const ok = await post(webhook({ headers: [{ key: "X-Team_1.a!#$%&'*+^`|~", value: 'v' }] }))
+      assert.equal(ok.statusCode, 201, ok.body)
+      const query = await post(webhook({ queryParameters: [{ key: 'a key: any text', value: 'v' }] }))
+      assert.equal(query.statusCode, 201, 'query parameter names are encoded, any text goes')
+    })
+
     test('a secret variable in a template saves with a warning', async () => {
       await t.call({
         method: 'POST',
