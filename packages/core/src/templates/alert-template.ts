@@ -49,6 +49,8 @@ const ESCAPE_HELPER = '__svcEscape'
 const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
 
 const KNOWN_HELPERS = new Set([...VALUE_HELPERS, 'eq', 'contains', 'if', 'unless', 'each', 'with', 'lookup'])
+/** The helpers a template may name (they are among `AlertTemplate.names` too). */
+export const TEMPLATE_HELPERS: ReadonlySet<string> = KNOWN_HELPERS
 
 const escapers: Record<EscapeContext, (text: string) => string> = {
   json: (text) => JSON.stringify(text).slice(1, -1),

@@ -5,6 +5,7 @@ import {
   type AlertChannelType,
   cachedAlertTemplate,
   compileAlertTemplate,
+  TEMPLATE_HELPERS,
   TemplateSyntaxError,
 } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
@@ -205,7 +206,7 @@ async function prepareConfig(
     }
   }
   compile('body.config.url', webhook.url)
-  if (!isHttpUrl(cachedAlertTemplate(webhook.url).render(SAMPLE_EVENT, 'url', sampleRenderOptions(ctx))))
+  if (!isHttpUrl(webhook.url, ctx))
     throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
   compile('body.config.template', webhook.template)
   const seal = (field: 'headers' | 'queryParameters') =>
@@ -374,9 +375,14 @@ function validateConfig(type: AlertChannelType, config: unknown) {
   }
 }
 
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return true // a {{VARIABLE}} base URL only resolves at delivery
-  return /^https?:$/.test(new URL(text).protocol)
+/** The URL template filled in with the sample event is an http(s) URL, or may become one at delivery. */
+function isHttpUrl(source: string, ctx: ServiceContext): boolean {
+  const template = cachedAlertTemplate(source)
+  const text = template.render(SAMPLE_EVENT, 'url', sampleRenderOptions(ctx))
+  if (URL.canParse(text)) return /^https?:$/.test(new URL(text).protocol)
+  // Only a base URL from an account or group variable resolves at delivery (`{{HOOK_URL}}/alerts`).
+  const events = new Set<string>(ALERT_EVENT_VARIABLES)
+  return [...template.names].some((name) => !events.has(name) && !TEMPLATE_HELPERS.has(name))
 }
 
 function invalid(path: string, message: string) {

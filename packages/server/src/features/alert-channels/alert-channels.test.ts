@@ -106,6 +106,22 @@ for (const engine of testEngines()) {
       assert.equal(unknownField.statusCode, 400)
     })
 
+    test('a webhook URL that can never be one is 400; a base URL from a variable saves', async () => {
+      for (const url of ['not a url', 'hooks.example.com/alerts', '{{CHECK_NAME}}', '/{{CHECK_ID}}']) {
+        const res = await post(webhook({ url }))
+        assert.equal(res.statusCode, 400, url)
+        assert.deepEqual(json(res).attributes.errors, [
+          {
+            path: 'body.config.url',
+            message: 'must be an http(s) URL (after its variables are filled in)',
+          },
+        ])
+      }
+      const fromVariable = await post(webhook({ url: '{{HOOK_BASE_URL}}/alerts?check={{CHECK_ID}}' }))
+      assert.equal(fromVariable.statusCode, 201, fromVariable.body)
+      assert.equal(json(fromVariable).config.url, '{{HOOK_BASE_URL}}/alerts?check={{CHECK_ID}}')
+    })
+
     test('a webhook header name must be an HTTP token', async () => {
       for (const key of ['bad key', 'X-Team:', 'X-Ünïcode', 'X-A\r\nX-B']) {
         const res = await post(webhook({ headers: [{ key, value: 'v' }] }))
