@@ -184,6 +184,44 @@ for (const engine of testEngines()) {
       assert.equal(failed.lastResponse.statusCode, 503)
     })
 
+    test('a recovery decided while the failure waits for its retry goes out after it, never before', async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      const node = dispatcher()
+      receiver.failNext(2)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await node.runDue()
+      advance(5_000)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE'], 'the recovery waits for the failure')
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_FAILURE'], 'the failure failed again: still waiting')
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_FAILURE', 'ALERT_FAILURE', 'ALERT_RECOVERY'])
+      const [recovery, failure] = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
+      assert.deepEqual(
+        [
+          failure.alertType,
+          failure.status,
+          failure.attempts,
+          recovery.alertType,
+          recovery.status,
+          recovery.attempts,
+        ],
+        ['ALERT_FAILURE', 'DELIVERED', 3, 'ALERT_RECOVERY', 'DELIVERED', 1],
+      )
+      const stamps = receiver.received.map((r) => Number(r.headers['x-svc-timestamp']))
+      assert.deepEqual(
+        stamps,
+        [...stamps].sort((a, b) => a - b),
+      )
+    })
+
     test('a network error and an attempt lost with its node are retried; the lost attempt is not repeated', async () => {
       const dead = await startReceiver()
       await dead.close()

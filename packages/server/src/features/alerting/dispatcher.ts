@@ -9,7 +9,7 @@ import {
   openIncidentFromCheck,
   resolveIncidentFromCheck,
 } from '../incidents/incident-triggers.ts'
-import { claimDue, recordAttempt } from './alert-notifications.repo.ts'
+import { claimDue, recordAttempt, releaseClaim } from './alert-notifications.repo.ts'
 import { alertSignals, sweepAlertStates } from './alerter.ts'
 import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
 
@@ -53,20 +53,26 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
       limit: options.batch ?? 50,
     })
     // Alerts of one check to one channel go out in the order they were decided; the rest in parallel.
+    // Once one stays pending (its retry is 20 s away), the later ones wait for it.
     const queues = new Map<string, AlertNotificationsTable[]>()
     for (const row of claimed) {
-      const key = `${row.channel_id}:${row.check_id}`
+      const key = `${row.channel_type}:${row.channel_id}:${row.check_id}`
       queues.set(key, [...(queues.get(key) ?? []), row])
     }
     await Promise.all(
       [...queues.values()].map(async (queue) => {
-        for (const row of queue) await attempt(row)
+        let waiting = false
+        for (const row of queue) {
+          if (waiting && row.check_id !== null) await releaseClaim(ctx, row.id, owner)
+          else waiting = (await attempt(row)) === 'PENDING'
+        }
       }),
     )
     return claimed.length
   }
 
-  async function attempt(row: AlertNotificationsTable): Promise<void> {
+  /** Makes and records one attempt; answers the notification's status after it. */
+  async function attempt(row: AlertNotificationsTable): Promise<string> {
     const channelRow = row.channel_id === null ? undefined : await findChannelById(ctx, row.channel_id)
     let outcome: AttemptOutcome
     let status: string
@@ -96,6 +102,7 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
       updated_at: now.toISOString(),
       delivered_at: status === 'DELIVERED' ? now.toISOString() : null,
     })
+    return status
   }
 
   /** One pass at a time; a wake-up during a pass runs another right after it. */
