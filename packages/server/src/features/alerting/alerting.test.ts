@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
@@ -220,6 +222,42 @@ for (const engine of testEngines()) {
         stamps,
         [...stamps].sort((a, b) => a - b),
       )
+    })
+
+    test("a receiver that hangs holds up only its own alerts, not other channels' alerts", async () => {
+      // Holds every request open until released, and tells whether the client gave up meanwhile.
+      const held = { requests: 0, clientGaveUp: false, release: () => {} }
+      const hanging = createServer((request, response) => {
+        held.requests++
+        request.resume()
+        response.on('close', () => {
+          if (!response.writableFinished) held.clientGaveUp = true
+        })
+        held.release = () => response.end('late')
+      })
+      await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done))
+      const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+      const until = async (what: string, condition: () => boolean) => {
+        for (let i = 0; i < 2000 && !condition(); i++) await new Promise((done) => setTimeout(done, 10))
+        assert.ok(condition(), what)
+      }
+      const node = dispatcher()
+      node.start()
+      try {
+        const slow = await apiCheck((await webhookChannel({}, { url: `${hangingUrl}/hook` })).id)
+        const healthy = await apiCheck((await webhookChannel()).id)
+        await storeResult(t.ctx, slow, { status: 'failing' })
+        await until('the hanging receiver got its alert', () => held.requests === 1)
+        await storeResult(t.ctx, healthy, { status: 'failing' })
+        await until('the healthy receiver got its alert', () => receiver.received.length === 1)
+        assert.equal(held.clientGaveUp, false, 'delivered while the other attempt was still waiting')
+        assert.deepEqual(types(), ['ALERT_FAILURE'])
+      } finally {
+        held.release()
+        await node.stop()
+        hanging.closeAllConnections()
+        await new Promise<void>((done) => hanging.close(() => done()))
+      }
     })
 
     test('a network error and an attempt lost with its node are retried; the lost attempt is not repeated', async () => {
