@@ -71,6 +71,9 @@ const configValidators = Object.fromEntries(
   Object.entries(ALERT_CHANNEL_CONFIGS).map(([type, schema]) => [type, compileBodyValidator(schema)]),
 ) as Record<AlertChannelType, (body: unknown) => void>
 
+/** Headers the HTTP client sets itself and refuses from callers: with one, every delivery would fail. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'expect', 'keep-alive', 'upgrade'])
+
 /** The body a webhook sends when its template is empty: every event variable, JSON-encoded. */
 export const DEFAULT_WEBHOOK_TEMPLATE = `{\n${ALERT_EVENT_VARIABLES.map((name) =>
   name === 'TAGS'
@@ -209,6 +212,10 @@ async function prepareConfig(
   if (!isHttpUrl(webhook.url, ctx))
     throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
   compile('body.config.template', webhook.template)
+  webhook.headers.forEach(({ key }, index) => {
+    if (FRAMING_HEADERS.has(key.toLowerCase()))
+      throw invalid(`body.config.headers.${index}.key`, `${key} can't be set: svc frames each request itself`)
+  })
   const seal = (field: 'headers' | 'queryParameters') =>
     webhook[field].map((item, index): StoredKeyValue => {
       const plain =

@@ -134,6 +134,30 @@ for (const engine of testEngines()) {
       assert.equal(query.statusCode, 201, 'query parameter names are encoded, any text goes')
     })
 
+    test('webhook headers that frame the request are 400; other hop-by-hop ones save', async () => {
+      for (const key of ['Content-Length', 'transfer-encoding', 'Expect', 'Keep-Alive', 'UPGRADE']) {
+        const res = await post(
+          webhook({
+            headers: [
+              { key: 'X-Team', value: 'ops' },
+              { key, value: '5' },
+            ],
+          }),
+        )
+        assert.equal(res.statusCode, 400, key)
+        assert.deepEqual(json(res).attributes.errors, [
+          {
+            path: 'body.config.headers.1.key',
+            message: `${key} can't be set: svc frames each request itself`,
+          },
+        ])
+      }
+      for (const key of ['Connection', 'Host', 'TE']) {
+        const res = await post(webhook({ headers: [{ key, value: key === 'TE' ? 'trailers' : 'close' }] }))
+        assert.equal(res.statusCode, 201, key)
+      }
+    })
+
     test('a secret variable in a template saves with a warning', async () => {
       await t.call({
         method: 'POST',
