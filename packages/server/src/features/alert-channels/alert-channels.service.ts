@@ -180,6 +180,8 @@ async function prepareConfig(
 ): Promise<{ config: Record<string, unknown>; warnings: string[] }> {
   const config = structuredClone(body.config) as Record<string, unknown>
   validateConfig(body.type, config)
+  if (body.type === 'SLACK' && !URL.canParse(config.url as string))
+    throw invalid('body.config.url', 'must be an http(s) URL')
   if (body.type !== 'WEBHOOK') return { config, warnings: [] }
 
   const webhook = config as Record<string, unknown> & {

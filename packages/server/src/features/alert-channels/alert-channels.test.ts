@@ -158,6 +158,16 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('a Slack URL that does not parse is 400', async () => {
+      for (const url of ['http://', 'https://hooks slack.test/T000', 'http://[::1']) {
+        const res = await post({ type: 'SLACK', config: { url } })
+        assert.equal(res.statusCode, 400, url)
+        assert.deepEqual(json(res).attributes.errors, [
+          { path: 'body.config.url', message: 'must be an http(s) URL' },
+        ])
+      }
+    })
+
     test('a secret variable in a template saves with a warning', async () => {
       await t.call({
         method: 'POST',
