@@ -46,6 +46,13 @@ const KeyValue = StrictObject({
   locked: Type.Optional(Type.Boolean({ default: false })),
 })
 
+/** A header name is an HTTP token (RFC 9110): anything else could never be sent. */
+const Header = StrictObject({
+  key: Type.String({ minLength: 1, maxLength: 1024, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }),
+  value: Type.String({ maxLength: 10_000 }),
+  locked: Type.Optional(Type.Boolean({ default: false })),
+})
+
 export const WebhookConfig = StrictObject({
   name: Type.String({ minLength: 1, maxLength: 255 }),
   url: Type.String({
@@ -54,7 +61,7 @@ export const WebhookConfig = StrictObject({
     description: 'May hold {{VARIABLES}}: they are URL-encoded; {{{RAW}}} is not.',
   }),
   method: Type.Optional(StringEnum(WEBHOOK_METHODS, { default: 'POST' })),
-  headers: Type.Optional(Type.Array(KeyValue, { maxItems: 50, default: [] })),
+  headers: Type.Optional(Type.Array(Header, { maxItems: 50, default: [] })),
   queryParameters: Type.Optional(Type.Array(KeyValue, { maxItems: 50, default: [] })),
   template: Type.Optional(
     Type.String({

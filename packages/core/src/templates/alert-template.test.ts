@@ -149,6 +149,27 @@ describe('alert templates', () => {
     for (const name of ['A', 'B', 'C', 'D']) assert.ok(names.has(name), name)
   })
 
+  test('#each renders within a budget: nested loops over 100 tags stop with an error, not a frozen server', () => {
+    const tags = Array.from({ length: 100 }, (_, i) => `tag-${i}`)
+    const one = compileAlertTemplate('{{#each TAGS}}"{{this}}"{{#unless @last}},{{/unless}}{{/each}}')
+    assert.equal(one.render({ TAGS: tags }, 'json', options), tags.map((tag) => `"${tag}"`).join(','))
+    const two = compileAlertTemplate('{{#each TAGS}}{{#each ../TAGS}}x{{/each}}{{/each}}')
+    assert.equal(two.render({ TAGS: tags }, 'text', options), 'x'.repeat(10_000))
+    for (const source of [
+      // 10^10 iterations, 10^10 characters.
+      '{{#each TAGS}}{{#each ../TAGS}}{{#each ../../TAGS}}{{#each ../../../TAGS}}{{#each ../../../../TAGS}}x{{/each}}{{/each}}{{/each}}{{/each}}{{/each}}',
+      // 10^10 iterations that render nothing.
+      '{{#each TAGS}}{{#each ../TAGS}}{{#each ../../TAGS}}{{#each ../../../TAGS}}{{#each ../../../../TAGS}}{{/each}}{{/each}}{{/each}}{{/each}}{{/each}}',
+      // Few iterations of a big text.
+      `{{#each TAGS}}{{#each ../TAGS}}${'y'.repeat(200)}{{/each}}{{/each}}`,
+    ]) {
+      assert.throws(
+        () => compileAlertTemplate(source).render({ TAGS: tags }, 'json', options),
+        /^Error: the template renders too much: #each may produce at most 1 MiB$/,
+      )
+    }
+  })
+
   test('the body context follows the Content-Type', () => {
     assert.equal(bodyContextOf(undefined), 'json')
     assert.equal(bodyContextOf('application/json; charset=utf-8'), 'json')

@@ -49,6 +49,8 @@ const ESCAPE_HELPER = '__svcEscape'
 const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
 
 const KNOWN_HELPERS = new Set([...VALUE_HELPERS, 'eq', 'contains', 'if', 'unless', 'each', 'with', 'lookup'])
+/** The helpers a template may name (they are among `AlertTemplate.names` too). */
+export const TEMPLATE_HELPERS: ReadonlySet<string> = KNOWN_HELPERS
 
 const escapers: Record<EscapeContext, (text: string) => string> = {
   json: (text) => JSON.stringify(text).slice(1, -1),
@@ -69,7 +71,27 @@ type HelperOptions = Handlebars.HelperOptions & { data: { svc: RenderState } }
 interface RenderState {
   context: EscapeContext
   options: RenderOptions
+  /** What `#each` may still produce in this render: characters, plus one per iteration. */
+  budget: number
 }
+
+/**
+ * Nested `#each` over 100 tags multiplies: five levels are 10^10 iterations, which froze the node's
+ * event loop (and ran it out of memory) at delivery. Far beyond any real alert body.
+ */
+const EACH_BUDGET = 1 << 20
+const builtinEach = hb.helpers.each as Handlebars.HelperDelegate
+hb.registerHelper('each', function (this: unknown, list: unknown, options: HelperOptions) {
+  const state = options.data.svc
+  const fn = options.fn
+  const counted = (item: unknown, inner?: Handlebars.RuntimeOptions) => {
+    const text = fn(item, inner)
+    state.budget -= 1 + text.length
+    if (state.budget < 0) throw new Error('the template renders too much: #each may produce at most 1 MiB')
+    return text
+  }
+  return builtinEach.call(this, list, { ...options, fn: counted })
+})
 
 hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) =>
   escapers[(options.data.svc as RenderState).context](textOf(value)),
@@ -220,7 +242,7 @@ export function compileAlertTemplate(source: string): AlertTemplate {
   return {
     names: rewriter.names,
     render(variables, context, options) {
-      const state: RenderState = { context, options }
+      const state: RenderState = { context, options, budget: EACH_BUDGET }
       return template(variables, {
         data: { svc: state },
         allowProtoPropertiesByDefault: false,

@@ -5,6 +5,7 @@ import {
   type AlertChannelType,
   cachedAlertTemplate,
   compileAlertTemplate,
+  TEMPLATE_HELPERS,
   TemplateSyntaxError,
 } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
@@ -69,6 +70,9 @@ export interface ChannelPolicy {
 const configValidators = Object.fromEntries(
   Object.entries(ALERT_CHANNEL_CONFIGS).map(([type, schema]) => [type, compileBodyValidator(schema)]),
 ) as Record<AlertChannelType, (body: unknown) => void>
+
+/** Headers the HTTP client sets itself and refuses from callers: with one, every delivery would fail. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'expect', 'keep-alive', 'upgrade'])
 
 /** The body a webhook sends when its template is empty: every event variable, JSON-encoded. */
 export const DEFAULT_WEBHOOK_TEMPLATE = `{\n${ALERT_EVENT_VARIABLES.map((name) =>
@@ -176,6 +180,8 @@ async function prepareConfig(
 ): Promise<{ config: Record<string, unknown>; warnings: string[] }> {
   const config = structuredClone(body.config) as Record<string, unknown>
   validateConfig(body.type, config)
+  if (body.type === 'SLACK' && !URL.canParse(config.url as string))
+    throw invalid('body.config.url', 'must be an http(s) URL')
   if (body.type !== 'WEBHOOK') return { config, warnings: [] }
 
   const webhook = config as Record<string, unknown> & {
@@ -205,9 +211,13 @@ async function prepareConfig(
     }
   }
   compile('body.config.url', webhook.url)
-  if (!isHttpUrl(cachedAlertTemplate(webhook.url).render(SAMPLE_EVENT, 'url', sampleRenderOptions(ctx))))
+  if (!isHttpUrl(webhook.url, ctx))
     throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
   compile('body.config.template', webhook.template)
+  webhook.headers.forEach(({ key }, index) => {
+    if (FRAMING_HEADERS.has(key.toLowerCase()))
+      throw invalid(`body.config.headers.${index}.key`, `${key} can't be set: svc frames each request itself`)
+  })
   const seal = (field: 'headers' | 'queryParameters') =>
     webhook[field].map((item, index): StoredKeyValue => {
       const plain =
@@ -374,9 +384,14 @@ function validateConfig(type: AlertChannelType, config: unknown) {
   }
 }
 
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return true // a {{VARIABLE}} base URL only resolves at delivery
-  return /^https?:$/.test(new URL(text).protocol)
+/** The URL template filled in with the sample event is an http(s) URL, or may become one at delivery. */
+function isHttpUrl(source: string, ctx: ServiceContext): boolean {
+  const template = cachedAlertTemplate(source)
+  const text = template.render(SAMPLE_EVENT, 'url', sampleRenderOptions(ctx))
+  if (URL.canParse(text)) return /^https?:$/.test(new URL(text).protocol)
+  // Only a base URL from an account or group variable resolves at delivery (`{{HOOK_URL}}/alerts`).
+  const events = new Set<string>(ALERT_EVENT_VARIABLES)
+  return [...template.names].some((name) => !events.has(name) && !TEMPLATE_HELPERS.has(name))
 }
 
 function invalid(path: string, message: string) {

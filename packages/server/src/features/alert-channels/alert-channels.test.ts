@@ -106,6 +106,68 @@ for (const engine of testEngines()) {
       assert.equal(unknownField.statusCode, 400)
     })
 
+    test('a webhook URL that can never be one is 400; a base URL from a variable saves', async () => {
+      for (const url of ['not a url', 'hooks.example.com/alerts', '{{CHECK_NAME}}', '/{{CHECK_ID}}']) {
+        const res = await post(webhook({ url }))
+        assert.equal(res.statusCode, 400, url)
+        assert.deepEqual(json(res).attributes.errors, [
+          {
+            path: 'body.config.url',
+            message: 'must be an http(s) URL (after its variables are filled in)',
+          },
+        ])
+      }
+      const fromVariable = await post(webhook({ url: '{{HOOK_BASE_URL}}/alerts?check={{CHECK_ID}}' }))
+      assert.equal(fromVariable.statusCode, 201, fromVariable.body)
+      assert.equal(json(fromVariable).config.url, '{{HOOK_BASE_URL}}/alerts?check={{CHECK_ID}}')
+    })
+
+    test('a webhook header name must be an HTTP token', async () => {
+      for (const key of ['bad key', 'X-Team:', 'X-Ünïcode', 'X-A\r\nX-B']) {
+        const res = await post(webhook({ headers: [{ key, value: 'v' }] }))
+        assert.equal(res.statusCode, 400, key)
+        assert.equal(json(res).attributes.errors[0].path, 'body.config.headers.0.key')
+      }
+      const ok = await post(webhook({ headers: [{ key: "X-Team_1.a!#$%&'*+^`|~", value: 'v' }] }))
+      assert.equal(ok.statusCode, 201, ok.body)
+      const query = await post(webhook({ queryParameters: [{ key: 'a key: any text', value: 'v' }] }))
+      assert.equal(query.statusCode, 201, 'query parameter names are encoded, any text goes')
+    })
+
+    test('webhook headers that frame the request are 400; other hop-by-hop ones save', async () => {
+      for (const key of ['Content-Length', 'transfer-encoding', 'Expect', 'Keep-Alive', 'UPGRADE']) {
+        const res = await post(
+          webhook({
+            headers: [
+              { key: 'X-Team', value: 'ops' },
+              { key, value: '5' },
+            ],
+          }),
+        )
+        assert.equal(res.statusCode, 400, key)
+        assert.deepEqual(json(res).attributes.errors, [
+          {
+            path: 'body.config.headers.1.key',
+            message: `${key} can't be set: svc frames each request itself`,
+          },
+        ])
+      }
+      for (const key of ['Connection', 'Host', 'TE']) {
+        const res = await post(webhook({ headers: [{ key, value: key === 'TE' ? 'trailers' : 'close' }] }))
+        assert.equal(res.statusCode, 201, key)
+      }
+    })
+
+    test('a Slack URL that does not parse is 400', async () => {
+      for (const url of ['http://', 'https://hooks slack.test/T000', 'http://[::1']) {
+        const res = await post({ type: 'SLACK', config: { url } })
+        assert.equal(res.statusCode, 400, url)
+        assert.deepEqual(json(res).attributes.errors, [
+          { path: 'body.config.url', message: 'must be an http(s) URL' },
+        ])
+      }
+    })
+
     test('a secret variable in a template saves with a warning', async () => {
       await t.call({
         method: 'POST',

@@ -15,7 +15,10 @@ export async function insertNotifications(
 /**
  * Leases up to `limit` due notifications to `owner` and counts the attempt it is about to make, before
  * making it: a crash mid-attempt costs that attempt, never sends it twice. PostgreSQL skips rows other
- * nodes are claiming; SQLite has one writer.
+ * nodes are claiming; SQLite has one writer. Alerts of one check to one channel go out in the order
+ * they were decided: one waits while an earlier one waits for its retry or is in flight (a recovery
+ * never overtakes the failure it ends), and the oldest go first, so a batch never holds a later one
+ * without the earlier ones that are due too.
  */
 export async function claimDue(
   ctx: ServiceContext,
@@ -23,11 +26,19 @@ export async function claimDue(
 ): Promise<AlertNotificationsTable[]> {
   const locking = ctx.engine === 'postgres' ? sql`for update skip locked` : sql``
   const due = sql`
-    select id from alert_notifications
-    where status = 'PENDING'
-      and next_attempt_ms <= ${claim.nowMs}
-      and (lease_until_ms is null or lease_until_ms < ${claim.nowMs})
-    order by next_attempt_ms, created_at, position
+    select n.id from alert_notifications n
+    where n.status = 'PENDING'
+      and n.next_attempt_ms <= ${claim.nowMs}
+      and (n.lease_until_ms is null or n.lease_until_ms < ${claim.nowMs})
+      and not exists (
+        select 1 from alert_notifications e
+        where e.status = 'PENDING'
+          and e.check_id = n.check_id
+          and e.channel_type = n.channel_type
+          and coalesce(e.channel_id, 0) = coalesce(n.channel_id, 0)
+          and (e.created_at < n.created_at or (e.created_at = n.created_at and e.position < n.position))
+          and (e.next_attempt_ms > ${claim.nowMs} or e.lease_until_ms >= ${claim.nowMs}))
+    order by n.created_at, n.position
     limit ${claim.limit}
     ${locking}`
   const { rows } = await sql<AlertNotificationsTable>`
@@ -53,6 +64,16 @@ export async function recordAttempt(
   await ctx.db
     .updateTable('alert_notifications')
     .set({ ...changes, lease_owner: null, lease_until_ms: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute()
+}
+
+/** Gives back a claim not attempted (an earlier alert of its queue is still pending): no attempt counted. */
+export async function releaseClaim(ctx: ServiceContext, id: string, owner: string): Promise<void> {
+  await ctx.db
+    .updateTable('alert_notifications')
+    .set((eb) => ({ attempts: eb('attempts', '-', 1), lease_owner: null, lease_until_ms: null }))
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .execute()

@@ -186,6 +186,80 @@ for (const engine of testEngines()) {
       assert.equal(failed.lastResponse.statusCode, 503)
     })
 
+    test('a recovery decided while the failure waits for its retry goes out after it, never before', async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      const node = dispatcher()
+      receiver.failNext(2)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await node.runDue()
+      advance(5_000)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE'], 'the recovery waits for the failure')
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_FAILURE'], 'the failure failed again: still waiting')
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_FAILURE', 'ALERT_FAILURE', 'ALERT_RECOVERY'])
+      const [recovery, failure] = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
+      assert.deepEqual(
+        [
+          failure.alertType,
+          failure.status,
+          failure.attempts,
+          recovery.alertType,
+          recovery.status,
+          recovery.attempts,
+        ],
+        ['ALERT_FAILURE', 'DELIVERED', 3, 'ALERT_RECOVERY', 'DELIVERED', 1],
+      )
+      const stamps = receiver.received.map((r) => Number(r.headers['x-svc-timestamp']))
+      assert.deepEqual(
+        stamps,
+        [...stamps].sort((a, b) => a - b),
+      )
+    })
+
+    test("a receiver that hangs holds up only its own alerts, not other channels' alerts", async () => {
+      // Holds every request open until released, and tells whether the client gave up meanwhile.
+      const held = { requests: 0, clientGaveUp: false, release: () => {} }
+      const hanging = createServer((request, response) => {
+        held.requests++
+        request.resume()
+        response.on('close', () => {
+          if (!response.writableFinished) held.clientGaveUp = true
+        })
+        held.release = () => response.end('late')
+      })
+      await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done))
+      const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+      const until = async (what: string, condition: () => boolean) => {
+        for (let i = 0; i < 2000 && !condition(); i++) await new Promise((done) => setTimeout(done, 10))
+        assert.ok(condition(), what)
+      }
+      const node = dispatcher()
+      node.start()
+      try {
+        const slow = await apiCheck((await webhookChannel({}, { url: `${hangingUrl}/hook` })).id)
+        const healthy = await apiCheck((await webhookChannel()).id)
+        await storeResult(t.ctx, slow, { status: 'failing' })
+        await until('the hanging receiver got its alert', () => held.requests === 1)
+        await storeResult(t.ctx, healthy, { status: 'failing' })
+        await until('the healthy receiver got its alert', () => receiver.received.length === 1)
+        assert.equal(held.clientGaveUp, false, 'delivered while the other attempt was still waiting')
+        assert.deepEqual(types(), ['ALERT_FAILURE'])
+      } finally {
+        held.release()
+        await node.stop()
+        hanging.closeAllConnections()
+        await new Promise<void>((done) => hanging.close(() => done()))
+      }
+    })
+
     test('a network error and an attempt lost with its node are retried; the lost attempt is not repeated', async () => {
       const dead = await startReceiver()
       await dead.close()

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
@@ -200,6 +201,61 @@ for (const engine of testEngines()) {
       const form = new URLSearchParams(sms?.body)
       assert.equal(form.get('To'), '+15550001111')
       assert.equal(form.get('Body'), 'Checkout <EU> & co has failed (local)')
+    })
+
+    test('the status decides a delivery: a body that never ends or never stops is read only to 2 KiB', async () => {
+      const served = { endless: false, huge: false }
+      const server = createServer((request, response) => {
+        request.resume()
+        request.on('end', () => {
+          response.writeHead(200, { 'content-type': 'text/plain' })
+          if (request.url === '/endless') {
+            response.write('accepted, still talking')
+            return // never ends
+          }
+          // 64 MiB, unless the client goes away first.
+          const chunk = Buffer.alloc(1 << 20, 'x')
+          let sent = 0
+          const pump = () => {
+            while (sent < 64) {
+              sent++
+              if (!response.write(chunk)) return void response.once('drain', pump)
+            }
+            response.end(() => {
+              served.huge = true
+            })
+          }
+          pump()
+        })
+      })
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const app = await createTestApp(engine, {
+        clock: { now: () => new Date(nowMs) },
+        alerting: { timeoutMs: 500 },
+      })
+      try {
+        for (const path of ['/endless', '/huge']) {
+          const created = json(
+            await app.call({
+              method: 'POST',
+              url: '/v1/alert-channels',
+              payload: { type: 'WEBHOOK', config: { name: path, url: `${base}${path}` } },
+            }),
+          )
+          const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
+          assert.equal(res.status, 'DELIVERED', path)
+          assert.equal(res.lastResponse.statusCode, 200)
+          assert.equal(res.lastResponse.error, null)
+          if (path === '/endless') assert.equal(res.lastResponse.body, 'accepted, still talking')
+          else assert.equal(res.lastResponse.body, 'x'.repeat(2048))
+        }
+        assert.equal(served.huge, false, 'the 64 MiB body was not read to its end')
+      } finally {
+        await app.close()
+        server.closeAllConnections()
+        await new Promise<void>((done) => server.close(() => done()))
+      }
     })
 
     test('without SMTP or an SMS provider, deliveries fail saying what to configure', async () => {

@@ -198,11 +198,10 @@ async function httpAttempt(
       redirect: 'manual',
       signal: AbortSignal.timeout(ctx.alerting?.timeoutMs ?? 10_000),
     })
-    const text = await response.text()
     return {
       ok: response.status < 400,
       statusCode: response.status,
-      body: text.slice(0, RESPONSE_BODY_LIMIT),
+      body: await bodyStart(response),
       error: response.status < 400 ? null : `HTTP ${response.status}`,
     }
   } catch (error) {
@@ -211,6 +210,30 @@ async function httpAttempt(
     if (name === 'TimeoutError' || name === 'AbortError') return failure('timed out')
     return failure(cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error)))
   }
+}
+
+/**
+ * The first 2 KiB of a response body, for the record. The status has decided the attempt already: a
+ * body that never ends (or stops after a timeout) keeps what came, and a huge one is not read past it.
+ */
+async function bodyStart(response: Response): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < RESPONSE_BODY_LIMIT) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } catch {
+    // Timed out or cut off mid-body: what came is the record.
+  } finally {
+    reader.cancel().catch(() => undefined)
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_LIMIT)
 }
 
 function failure(error: string): AttemptOutcome {

@@ -9,13 +9,15 @@ import {
   openIncidentFromCheck,
   resolveIncidentFromCheck,
 } from '../incidents/incident-triggers.ts'
-import { claimDue, recordAttempt } from './alert-notifications.repo.ts'
+import { claimDue, recordAttempt, releaseClaim } from './alert-notifications.repo.ts'
 import { alertSignals, sweepAlertStates } from './alerter.ts'
 import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
 
 /** The first attempt and up to 5 retries, 20 s apart (the spec's "Delivery and retries"). */
 export const MAX_ATTEMPTS = 6
 export const RETRY_DELAY_MS = 20_000
+/** Passes with attempts in flight at once on one node (each claims at most `batch` notifications). */
+const MAX_PASSES = 20
 
 export interface DispatcherOptions {
   /** How long a claimed notification stays ours; a node that dies mid-attempt loses it after this. */
@@ -41,32 +43,51 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
   const leaseMs = options.leaseMs ?? 120_000
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
   let timer: NodeJS.Timeout | undefined
-  let current: Promise<number> | undefined
+  /** Passes whose attempts are still running: a receiver that hangs holds up only its own pass. */
+  const passes = new Set<Promise<number>>()
+  let claiming = false
   let again = false
+  let started = false
 
   async function runDue(): Promise<number> {
-    await sweepAlertStates(ctx)
-    const claimed = await claimDue(ctx, {
-      owner,
-      nowMs: ctx.clock.now().getTime(),
-      leaseMs,
-      limit: options.batch ?? 50,
-    })
+    claiming = true
+    let claimed: AlertNotificationsTable[]
+    try {
+      await sweepAlertStates(ctx)
+      claimed = await claimDue(ctx, {
+        owner,
+        nowMs: ctx.clock.now().getTime(),
+        leaseMs,
+        limit: options.batch ?? 50,
+      })
+    } finally {
+      claiming = false
+      if (again) {
+        again = false
+        queueMicrotask(trigger)
+      }
+    }
     // Alerts of one check to one channel go out in the order they were decided; the rest in parallel.
+    // Once one stays pending (its retry is 20 s away), the later ones wait for it.
     const queues = new Map<string, AlertNotificationsTable[]>()
     for (const row of claimed) {
-      const key = `${row.channel_id}:${row.check_id}`
+      const key = `${row.channel_type}:${row.channel_id}:${row.check_id}`
       queues.set(key, [...(queues.get(key) ?? []), row])
     }
     await Promise.all(
       [...queues.values()].map(async (queue) => {
-        for (const row of queue) await attempt(row)
+        let waiting = false
+        for (const row of queue) {
+          if (waiting && row.check_id !== null) await releaseClaim(ctx, row.id, owner)
+          else waiting = (await attempt(row)) === 'PENDING'
+        }
       }),
     )
     return claimed.length
   }
 
-  async function attempt(row: AlertNotificationsTable): Promise<void> {
+  /** Makes and records one attempt; answers the notification's status after it. */
+  async function attempt(row: AlertNotificationsTable): Promise<string> {
     const channelRow = row.channel_id === null ? undefined : await findChannelById(ctx, row.channel_id)
     let outcome: AttemptOutcome
     let status: string
@@ -96,20 +117,27 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
       updated_at: now.toISOString(),
       delivered_at: status === 'DELIVERED' ? now.toISOString() : null,
     })
+    return status
   }
 
-  /** One pass at a time; a wake-up during a pass runs another right after it. */
+  /**
+   * Claims one at a time (a wake-up while claiming claims again right after), but a pass's attempts
+   * don't hold up the next pass: a hung receiver waits out its timeout alone. Claimed rows are leased
+   * and an alert never overtakes an earlier one of its check and channel in flight (see claimDue).
+   */
   function trigger(): void {
-    if (current) {
+    if (!started) return
+    if (claiming || passes.size >= MAX_PASSES) {
       again = true
       return
     }
-    current = runDue()
-    current
+    const pass = runDue()
+    passes.add(pass)
+    pass
       .catch((error: unknown) => log.error({ err: error }, 'alert delivery pass failed'))
       .finally(() => {
-        current = undefined
-        if (again) {
+        passes.delete(pass)
+        if (again && !claiming) {
           again = false
           trigger()
         }
@@ -119,14 +147,16 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
   return {
     runDue,
     start() {
+      started = true
       alertSignals.on('enqueued', trigger)
       timer = setInterval(trigger, options.tickMs ?? 1000)
     },
     async stop() {
+      started = false
       clearInterval(timer)
       alertSignals.off('enqueued', trigger)
       again = false
-      await current?.catch(() => undefined)
+      await Promise.all([...passes].map((pass) => pass.catch(() => undefined)))
     },
   }
 }
