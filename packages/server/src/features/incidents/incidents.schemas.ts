@@ -18,7 +18,7 @@ export const IncidentUpdateBody = StrictObject({
     DateTime({
       description:
         'When the update is shown as posted; default now (on edit: unchanged). May be backdated; the ' +
-        'earliest update sets the incident start. At most 5 minutes ahead.',
+        'earliest update sets the incident start. At most 5 minutes ahead, not before 2000-01-01.',
     }),
   ),
   notifySubscribers: Type.Optional(
