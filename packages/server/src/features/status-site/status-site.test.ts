@@ -206,6 +206,60 @@ for (const engine of testEngines()) {
       health.clear()
     })
 
+    test('an old ongoing incident stays on the page however many incidents started since', async () => {
+      const api = await service('Busy API')
+      const created = await page({
+        name: 'Busy',
+        url: 'busy',
+        cards: [{ name: 'c', services: [{ id: api.id }] }],
+      })
+      const incidents = `/v3/status-pages/${created.id}/incidents`
+      const long = await t.call({
+        method: 'POST',
+        url: incidents,
+        payload: {
+          name: 'EU region slow',
+          componentImpacts: [{ componentId: api.id, status: 'DEGRADED_PERFORMANCE' }],
+          incidentUpdates: [
+            {
+              description: 'Watching it',
+              status: 'MONITORING',
+              publicIncidentUpdateDate: new Date(T0 - 30 * 86_400_000).toISOString(),
+            },
+          ],
+        },
+      })
+      assert.equal(long.statusCode, 201, long.body)
+      // A flapping check's triggerIncident opens and resolves many short incidents.
+      for (let i = 1; i <= 100; i++) {
+        const res = await t.call({
+          method: 'POST',
+          url: incidents,
+          payload: {
+            name: `Blip ${i}`,
+            incidentUpdates: [
+              {
+                description: 'Gone again',
+                status: 'RESOLVED',
+                publicIncidentUpdateDate: new Date(T0 - (100 - i) * 60_000).toISOString(),
+              },
+            ],
+          },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      const data = await summary('busy')
+      assert.equal(data.cards[0].services[0].status, 'DEGRADED_PERFORMANCE')
+      assert.deepEqual(
+        data.ongoingIncidents.map((i: any) => i.name),
+        ['EU region slow'],
+        'the incident that degrades the service is shown with it',
+      )
+      assert.equal(data.pastIncidents[0].name, 'Blip 100')
+      const html = (await open('/status/busy', HTML)).body
+      assert.match(html, /Ongoing incidents<\/h2><article[^>]*><h3[^>]*>EU region slow</)
+    })
+
     test('API changes show at once; an unchanged page answers 304 to its ETag', async () => {
       const s = await service('Cached')
       const created = await page({
