@@ -278,9 +278,18 @@ async function sendPage(
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin')
     .header('vary', 'accept-encoding')
-  if (request.headers['if-none-match'] === etag) return reply.status(304).send()
+  if (matchesEtag(request.headers['if-none-match'], etag)) return reply.status(304).send()
   if (gzip) return reply.header('content-encoding', 'gzip').send(rendering.gzipped)
   return reply.send(rendering.body)
+}
+
+/** If-None-Match's weak comparison (RFC 9110): any listed tag, `W/` or not, or `*`. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag
+  })
 }
 
 function rendered(text: string, headers: Record<string, string> = {}): Rendered {

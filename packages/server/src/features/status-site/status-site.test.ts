@@ -260,6 +260,19 @@ for (const engine of testEngines()) {
       assert.match(html, /Ongoing incidents<\/h2><article[^>]*><h3[^>]*>EU region slow</)
     })
 
+    test('If-None-Match compares weakly and takes a list, as a proxy that weakens ETags sends it', async () => {
+      await page({ name: 'Weak', url: 'weak', cards: [] })
+      const etag = String((await open('/status/weak')).headers.etag)
+      const status = async (ifNoneMatch: string) =>
+        (await open('/status/weak', { 'if-none-match': ifNoneMatch })).statusCode
+      assert.equal(await status(`W/${etag}`), 304)
+      assert.equal(await status(`"other", ${etag}`), 304)
+      assert.equal(await status(`"other",W/${etag}`), 304)
+      assert.equal(await status('*'), 304)
+      assert.equal(await status('"other"'), 200)
+      assert.equal(await status(`W/"other", ${etag.slice(0, -1)}x"`), 200)
+    })
+
     test('API changes show at once; an unchanged page answers 304 to its ETag', async () => {
       const s = await service('Cached')
       const created = await page({
