@@ -442,6 +442,28 @@ for (const engine of testEngines()) {
       )
       const foreign = await open('/status/internal/summary.json', { authorization: `Bearer ${stranger.key}` })
       assert.equal(foreign.statusCode, 403)
+      // A key that is no key (unknown, revoked) is a 401 like on the API, not a 403.
+      const unknown = await open('/status/internal/summary.json', {
+        authorization: `Bearer svc_${'x'.repeat(43)}`,
+      })
+      assert.equal(unknown.statusCode, 401, unknown.body)
+      assert.deepEqual(json(unknown), {
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'This status page is private: open it with its access token',
+        attributes: {},
+      })
+      const revoked = json(await t.call({ method: 'POST', url: '/v1/api-keys', payload: { name: 'gone' } }))
+      assert.equal(
+        (await open('/status/internal', { authorization: `Bearer ${revoked.key}` })).statusCode,
+        200,
+      )
+      await t.call({ method: 'DELETE', url: `/v1/api-keys/${revoked.id}` })
+      assert.equal(
+        (await open('/status/internal', { authorization: `Bearer ${revoked.key}` })).statusCode,
+        401,
+        'a revoked API key is refused as unknown',
+      )
       const tokens = json(
         await t.call({ method: 'GET', url: `/v3/status-pages/${created.id}/access-tokens` }),
       )
