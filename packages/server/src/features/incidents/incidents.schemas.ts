@@ -30,6 +30,17 @@ export const IncidentUpdateBody = StrictObject({
 })
 export type IncidentUpdateBody = Static<typeof IncidentUpdateBody>
 
+/** An edit: the same fields, but a left-out notifySubscribers stays as it was (no default fills it in). */
+export const EditIncidentUpdateBody = StrictObject({
+  ...IncidentUpdateBody.properties,
+  notifySubscribers: Type.Optional(
+    Type.Boolean({
+      description:
+        'Left out: unchanged. Switched on, emails every confirmed subscriber who did not get this update yet.',
+    }),
+  ),
+})
+
 export const ComponentImpactBody = StrictObject({
   componentId: Uuid({ description: 'A service shown on the status page.' }),
   status: StringEnum(COMPONENT_STATUSES),

@@ -392,6 +392,35 @@ for (const engine of testEngines()) {
       assert.equal(resolved.duration, (T0 - Date.parse('2000-01-01T00:00:00Z')) / 1000)
     })
 
+    test('editing an update keeps the date and notifySubscribers it leaves out', async () => {
+      const incident = await createOk({
+        name: 'Announced',
+        incidentUpdates: [
+          {
+            description: 'Mailed to subscribers',
+            status: 'INVESTIGATING',
+            notifySubscribers: true,
+            publicIncidentUpdateDate: at(-10),
+          },
+        ],
+      })
+      const [update] = incident.incidentUpdates
+      const edit = (payload: object) =>
+        t.call({ method: 'PUT', url: `/v1/incidents/${incident.id}/updates/${update.id}`, payload })
+      const kept = await edit({ description: 'Typo fixed', status: 'INVESTIGATING' })
+      assert.equal(kept.statusCode, 200, kept.body)
+      assert.equal(json(kept).notifySubscribers, true)
+      assert.equal(json(kept).publicIncidentUpdateDate, at(-10))
+      assert.equal((await get(incident.id)).incidentUpdates[0].notifySubscribers, true)
+      const off = await edit({ description: 'Typo fixed', status: 'INVESTIGATING', notifySubscribers: false })
+      assert.equal(json(off).notifySubscribers, false)
+      // Posting an update without the flag still means false.
+      assert.equal(
+        (await postOk(incident.id, { description: 'More', status: 'IDENTIFIED' })).notifySubscribers,
+        false,
+      )
+    })
+
     test('PUT renames and reconciles impacts: listed take their status, omitted become OPERATIONAL', async () => {
       const incident = await createOk({
         name: 'Outage',
