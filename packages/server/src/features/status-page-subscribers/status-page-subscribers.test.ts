@@ -340,6 +340,40 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('one-click unsubscribe takes RFC 8058’s multipart/form-data POST', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Multipart', url: 'multipart', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('multipart', 'gina@example.com')).statusCode, 202)
+      const { unsubscribe_token: token } = await t.ctx.db
+        .selectFrom('status_page_subscribers')
+        .select('unsubscribe_token')
+        .where('status_page_id', '=', page.id)
+        .executeTakeFirstOrThrow()
+      const multipart = (payload: string) =>
+        t.call({
+          method: 'POST',
+          url: `/status/multipart/unsubscribe?token=${token}`,
+          as: null,
+          headers: { 'content-type': 'multipart/form-data; boundary=svc-boundary' },
+          payload,
+        })
+      const gone = await multipart(
+        '--svc-boundary\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--svc-boundary--\r\n',
+      )
+      assert.equal(gone.statusCode, 200, gone.body)
+      assert.deepEqual(json(gone), { message: 'Unsubscribed: you will get no more emails from Multipart.' })
+      assert.deepEqual(await subscribers(page.id), [])
+      const broken = await multipart('not a multipart body')
+      assert.equal(broken.statusCode, 400, broken.body)
+      assert.equal(json(broken).error, 'Bad Request')
+      await deliver()
+    })
+
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {
       const page = json(
         await t.call({

@@ -6,7 +6,7 @@ import type { StatusPagesTable } from '@svc/db'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { errorBody, HttpError } from '../../http/errors.ts'
+import { badRequest, errorBody, HttpError } from '../../http/errors.ts'
 import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
@@ -69,6 +69,18 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 16_384 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  )
+  // RFC 8058: mail clients SHOULD send their one-click unsubscribe POST as multipart/form-data.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: 16_384 },
+    (request, body, done) => {
+      const headers = { 'content-type': String(request.headers['content-type']) }
+      new Response(new Uint8Array(body as Buffer), { headers }).formData().then(
+        (form) => done(null, Object.fromEntries([...form].filter(([, value]) => typeof value === 'string'))),
+        () => done(badRequest('body is not valid multipart/form-data'), undefined),
+      )
+    },
   )
 
   const bySlug: Site = {
