@@ -4,6 +4,7 @@ import {
   type IncidentsTable,
   type IncidentUpdatesTable,
 } from '@svc/db'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `incidents`, `incident_updates` and `incident_component_impacts`. */
@@ -36,7 +37,10 @@ export async function listIncidents(
   return fetchPage(query, (q) => q.selectAll().orderBy('updated_at', 'desc').orderBy('id'), page)
 }
 
-/** The page's incidents that are ongoing or started at or after `sinceIso`, newest first. */
+/**
+ * The page's incidents that are ongoing or started at or after `sinceIso`: the ongoing ones first (so
+ * however many incidents started since, one still going is never cut off), each part newest first.
+ */
 export async function recentIncidentsOfPage(
   ctx: ServiceContext,
   pageId: string,
@@ -48,6 +52,7 @@ export async function recentIncidentsOfPage(
     .selectAll()
     .where('status_page_id', '=', pageId)
     .where((eb) => eb.or([eb('last_update_status', '!=', 'RESOLVED'), eb('started_at', '>=', sinceIso)]))
+    .orderBy(sql`case when last_update_status = 'RESOLVED' then 1 else 0 end`)
     .orderBy('started_at', 'desc')
     .orderBy('id')
     .limit(limit)

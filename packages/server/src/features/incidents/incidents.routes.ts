@@ -7,6 +7,7 @@ import { pageOf, sendPage } from '../../http/pagination.ts'
 import { StatusPageIdParams } from '../status-pages/status-pages.schemas.ts'
 import {
   CreateIncidentBody,
+  EditIncidentUpdateBody,
   Incident,
   IncidentParams,
   IncidentUpdate,
@@ -167,7 +168,7 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         summary: 'Edit an incident update',
         description: 'The incident’s status, start and duration are recomputed.',
         params: IncidentUpdateParams,
-        body: IncidentUpdateBody,
+        body: EditIncidentUpdateBody,
         response: { 200: IncidentUpdate },
       },
     },

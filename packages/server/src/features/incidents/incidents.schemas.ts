@@ -18,7 +18,7 @@ export const IncidentUpdateBody = StrictObject({
     DateTime({
       description:
         'When the update is shown as posted; default now (on edit: unchanged). May be backdated; the ' +
-        'earliest update sets the incident start. At most 5 minutes ahead.',
+        'earliest update sets the incident start. At most 5 minutes ahead, not before 2000-01-01.',
     }),
   ),
   notifySubscribers: Type.Optional(
@@ -29,6 +29,17 @@ export const IncidentUpdateBody = StrictObject({
   ),
 })
 export type IncidentUpdateBody = Static<typeof IncidentUpdateBody>
+
+/** An edit: the same fields, but a left-out notifySubscribers stays as it was (no default fills it in). */
+export const EditIncidentUpdateBody = StrictObject({
+  ...IncidentUpdateBody.properties,
+  notifySubscribers: Type.Optional(
+    Type.Boolean({
+      description:
+        'Left out: unchanged. Switched on, emails every confirmed subscriber who did not get this update yet.',
+    }),
+  ),
+})
 
 export const ComponentImpactBody = StrictObject({
   componentId: Uuid({ description: 'A service shown on the status page.' }),

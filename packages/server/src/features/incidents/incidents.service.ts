@@ -20,6 +20,12 @@ import type {
 
 /** How far ahead of the server's clock an update may be dated (clock skew), never more. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000
+/**
+ * The earliest date an update may carry. Backdating is for real history, not centuries: the stored
+ * duration (seconds, a 32-bit integer on PostgreSQL) then fits until 2068.
+ */
+const EARLIEST_DATE = '2000-01-01T00:00:00Z'
+const EARLIEST_MS = Date.parse(EARLIEST_DATE)
 
 export interface IncidentSource {
   /** The check whose triggerIncident opens the incident. */
@@ -284,6 +290,8 @@ function publicDate(ctx: ServiceContext, value: string | undefined, path: string
   if (Number.isNaN(ms)) throw invalid(`${path}.publicIncidentUpdateDate`, 'must be a date-time')
   if (ms > ctx.clock.now().getTime() + FUTURE_TOLERANCE_MS)
     throw invalid(`${path}.publicIncidentUpdateDate`, 'must not be in the future')
+  if (ms < EARLIEST_MS)
+    throw invalid(`${path}.publicIncidentUpdateDate`, `must not be before ${EARLIEST_DATE}`)
   return new Date(ms).toISOString()
 }
 

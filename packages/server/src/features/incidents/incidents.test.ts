@@ -355,6 +355,72 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('updates dated before 2000 are 400 on create, post and edit; one from 2000 resolves with its duration', async () => {
+      const update = { description: 'x', status: 'INVESTIGATING' }
+      const tooOld = '1999-12-31T23:59:59.999Z'
+      const refused = await create({
+        name: 'Ancient',
+        incidentUpdates: [update, { ...update, publicIncidentUpdateDate: tooOld }],
+      })
+      assert.equal(refused.statusCode, 400, refused.body)
+      assert.equal(json(refused).attributes.errors[0].path, 'body.incidentUpdates.1.publicIncidentUpdateDate')
+      assert.equal(
+        json(refused).message,
+        'body.incidentUpdates.1.publicIncidentUpdateDate must not be before 2000-01-01T00:00:00Z',
+      )
+
+      const incident = await createOk({
+        name: 'Long ago',
+        incidentUpdates: [{ ...update, publicIncidentUpdateDate: '2000-01-01T00:00:00Z' }],
+      })
+      const posted = await post(incident.id, { ...update, publicIncidentUpdateDate: '0001-01-01T00:00:00Z' })
+      assert.equal(posted.statusCode, 400, posted.body)
+      assert.equal(json(posted).attributes.errors[0].path, 'body.publicIncidentUpdateDate')
+      const [first] = incident.incidentUpdates
+      const edited = await t.call({
+        method: 'PUT',
+        url: `/v1/incidents/${incident.id}/updates/${first.id}`,
+        payload: { ...update, publicIncidentUpdateDate: '1950-01-01T00:00:00Z' },
+      })
+      assert.equal(edited.statusCode, 400, edited.body)
+      assert.equal(json(edited).attributes.errors[0].path, 'body.publicIncidentUpdateDate')
+
+      await postOk(incident.id, { description: 'Fixed', status: 'RESOLVED' })
+      const resolved = await get(incident.id)
+      assert.equal(resolved.startedAt, '2000-01-01T00:00:00.000Z')
+      assert.equal(resolved.lastUpdateStatus, 'RESOLVED')
+      assert.equal(resolved.duration, (T0 - Date.parse('2000-01-01T00:00:00Z')) / 1000)
+    })
+
+    test('editing an update keeps the date and notifySubscribers it leaves out', async () => {
+      const incident = await createOk({
+        name: 'Announced',
+        incidentUpdates: [
+          {
+            description: 'Mailed to subscribers',
+            status: 'INVESTIGATING',
+            notifySubscribers: true,
+            publicIncidentUpdateDate: at(-10),
+          },
+        ],
+      })
+      const [update] = incident.incidentUpdates
+      const edit = (payload: object) =>
+        t.call({ method: 'PUT', url: `/v1/incidents/${incident.id}/updates/${update.id}`, payload })
+      const kept = await edit({ description: 'Typo fixed', status: 'INVESTIGATING' })
+      assert.equal(kept.statusCode, 200, kept.body)
+      assert.equal(json(kept).notifySubscribers, true)
+      assert.equal(json(kept).publicIncidentUpdateDate, at(-10))
+      assert.equal((await get(incident.id)).incidentUpdates[0].notifySubscribers, true)
+      const off = await edit({ description: 'Typo fixed', status: 'INVESTIGATING', notifySubscribers: false })
+      assert.equal(json(off).notifySubscribers, false)
+      // Posting an update without the flag still means false.
+      assert.equal(
+        (await postOk(incident.id, { description: 'More', status: 'IDENTIFIED' })).notifySubscribers,
+        false,
+      )
+    })
+
     test('PUT renames and reconciles impacts: listed take their status, omitted become OPERATIONAL', async () => {
       const incident = await createOk({
         name: 'Outage',

@@ -80,11 +80,14 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
       schema: {
         tags,
         summary: 'Delete a status page service',
-        description: 'Refused with 409 while a status page shows the service.',
+        description:
+          'Refused with 409 while a status page shows the service or a check’s triggerIncident names it.',
         params: ServiceIdParams,
         response: {
           204: { type: 'null', description: 'Deleted' },
-          409: ErrorResponse('Conflict: a status page shows the service'),
+          409: ErrorResponse(
+            'Conflict: a status page shows the service or a check’s triggerIncident names it',
+          ),
         },
       },
     },

@@ -3,7 +3,7 @@ import type { StatusPageServicesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
-import { findCheck } from '../checks/checks.repo.ts'
+import { findCheck, listChecksOfAccount } from '../checks/checks.repo.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { pageIdsShowingServices } from '../status-pages/status-pages.repo.ts'
 import { touchPages } from '../status-pages/status-pages.service.ts'
@@ -59,12 +59,24 @@ export async function updateService(
   return toService({ ...row, ...changes }, checkIds)
 }
 
-/** A service shown on a status page can't be deleted: take it off the page's cards first. */
+/**
+ * A service shown on a status page can't be deleted: take it off the page's cards first. Nor can one a
+ * check's triggerIncident names: the check would stop opening incidents and refuse every later update.
+ */
 export async function deleteService(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
   await findOrThrow(ctx, accountId, id)
   const pages = await pageIdsShowingServices(ctx, [id])
   if (pages.length > 0) {
     throw conflict(`Service ${id} is shown on ${pages.length} status page(s): take it off their cards first`)
+  }
+  const names = (check: { definition: string }) =>
+    (JSON.parse(check.definition) as { triggerIncident?: { serviceId?: string } | null }).triggerIncident
+      ?.serviceId === id
+  const checks = (await listChecksOfAccount(ctx, accountId)).filter(names).length
+  if (checks > 0) {
+    throw conflict(
+      `Service ${id} is named by the triggerIncident of ${checks} check(s): change or remove it there first`,
+    )
   }
   await repo.deleteService(ctx, id)
 }

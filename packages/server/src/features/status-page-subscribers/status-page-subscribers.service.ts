@@ -1,9 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import type {
-  IncidentsTable,
-  IncidentUpdatesTable,
-  StatusPageSubscribersTable,
-  StatusPagesTable,
+import {
+  type IncidentsTable,
+  type IncidentUpdatesTable,
+  isUniqueViolation,
+  type StatusPageSubscribersTable,
+  type StatusPagesTable,
 } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
@@ -44,6 +45,23 @@ export async function subscribe(
   if (existing && ctx.clock.now().getTime() - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS)
     return
   const confirmToken = randomBytes(32).toString('base64url')
+  try {
+    await sendConfirmation(ctx, page, email, existing, confirmToken, now)
+  } catch (error) {
+    // The same address subscribing twice at once (a double click): the other request's email confirms it.
+    if (!existing && isUniqueViolation(error)) return
+    throw error
+  }
+}
+
+async function sendConfirmation(
+  ctx: ServiceContext,
+  page: StatusPagesTable,
+  email: string,
+  existing: StatusPageSubscribersTable | undefined,
+  confirmToken: string,
+  now: string,
+): Promise<void> {
   await ctx.db.transaction().execute(async (db) => {
     const tx = { ...ctx, db }
     let subscriber: StatusPageSubscribersTable

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
 import { createTransport } from 'nodemailer'
 import { SMTPServer } from 'smtp-server'
 import { startServerProcess } from '../../testing/server-process.ts'
@@ -337,6 +338,84 @@ for (const engine of testEngines()) {
       } finally {
         await loop.stop()
       }
+    })
+
+    test('one-click unsubscribe takes RFC 8058’s multipart/form-data POST', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Multipart', url: 'multipart', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('multipart', 'gina@example.com')).statusCode, 202)
+      const { unsubscribe_token: token } = await t.ctx.db
+        .selectFrom('status_page_subscribers')
+        .select('unsubscribe_token')
+        .where('status_page_id', '=', page.id)
+        .executeTakeFirstOrThrow()
+      const multipart = (payload: string) =>
+        t.call({
+          method: 'POST',
+          url: `/status/multipart/unsubscribe?token=${token}`,
+          as: null,
+          headers: { 'content-type': 'multipart/form-data; boundary=svc-boundary' },
+          payload,
+        })
+      const gone = await multipart(
+        '--svc-boundary\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--svc-boundary--\r\n',
+      )
+      assert.equal(gone.statusCode, 200, gone.body)
+      assert.deepEqual(json(gone), { message: 'Unsubscribed: you will get no more emails from Multipart.' })
+      assert.deepEqual(await subscribers(page.id), [])
+      const broken = await multipart('not a multipart body')
+      assert.equal(broken.statusCode, 400, broken.body)
+      assert.equal(json(broken).error, 'Bad Request')
+      await deliver()
+    })
+
+    test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Twice', url: 'twice', cards: [] },
+        }),
+      )
+      const subscribeTwice = () =>
+        Promise.all([
+          subscribeJson('twice', 'frank@example.com'),
+          subscribeJson('twice', 'frank@example.com'),
+        ])
+      let answers: Awaited<ReturnType<typeof subscribeTwice>>
+      if (t.ctx.engine === 'postgres') {
+        // Both requests find no subscriber, then wait to insert one until the table lock is let go.
+        const { answering } = await t.ctx.db.transaction().execute(async (tx) => {
+          await sql`lock table status_page_subscribers in exclusive mode`.execute(tx)
+          const answering = subscribeTwice()
+          for (let waiting = 0; waiting < 2; ) {
+            await new Promise((resolve) => setTimeout(resolve, 10))
+            const { rows } = await sql<{ n: number }>`
+              select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
+              where c.relname = 'status_page_subscribers' and not l.granted`.execute(t.ctx.db)
+            waiting = rows[0]?.n ?? 0
+          }
+          return { answering }
+        })
+        answers = await answering
+      } else {
+        answers = await subscribeTwice()
+      }
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [202, 202],
+        answers.map((res) => res.body).join('\n'),
+      )
+      assert.deepEqual(
+        (await subscribers(page.id)).map((s: any) => [s.email, s.status]),
+        [['frank@example.com', 'PENDING']],
+      )
+      assert.equal((await listEmails(t.ctx, page.id)).length, 1, 'one confirmation email')
     })
   })
 }

@@ -120,6 +120,54 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a service named by a check’s triggerIncident cannot be deleted (409) until the check lets go', async () => {
+      const service = await createService({ name: 'Checkout' })
+      const trigger = {
+        serviceId: service.id,
+        severity: 'MAJOR',
+        name: 'Checkout is down',
+        description: 'We are looking into it.',
+        notifySubscribers: false,
+      }
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/url',
+        payload: {
+          name: 'checkout',
+          activated: false,
+          request: { url: 'http://127.0.0.1:9/' },
+          triggerIncident: trigger,
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const check = json(created)
+      const refused = await t.call({ method: 'DELETE', url: `/v1/status-pages/services/${service.id}` })
+      assert.equal(refused.statusCode, 409, refused.body)
+      assert.deepEqual(json(refused), {
+        statusCode: 409,
+        error: 'Conflict',
+        message: `Service ${service.id} is named by the triggerIncident of 1 check(s): change or remove it there first`,
+      })
+      // The check keeps working: an unrelated change of it is accepted.
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { name: 'checkout 2' },
+      })
+      assert.equal(renamed.statusCode, 200, renamed.body)
+
+      const released = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { triggerIncident: null },
+      })
+      assert.equal(released.statusCode, 200, released.body)
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/status-pages/services/${service.id}` })).statusCode,
+        204,
+      )
+    })
+
     test('pages: every field, defaults, cards of services, v3 read and list', async () => {
       const api = await createService({ name: 'API' })
       const web = await createService({ name: 'Web' })

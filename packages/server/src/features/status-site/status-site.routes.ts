@@ -6,7 +6,7 @@ import type { StatusPagesTable } from '@svc/db'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { errorBody, HttpError } from '../../http/errors.ts'
+import { badRequest, errorBody, HttpError } from '../../http/errors.ts'
 import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
@@ -69,6 +69,18 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: 16_384 },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  )
+  // RFC 8058: mail clients SHOULD send their one-click unsubscribe POST as multipart/form-data.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: 16_384 },
+    (request, body, done) => {
+      const headers = { 'content-type': String(request.headers['content-type']) }
+      new Response(new Uint8Array(body as Buffer), { headers }).formData().then(
+        (form) => done(null, Object.fromEntries([...form].filter(([, value]) => typeof value === 'string'))),
+        () => done(badRequest('body is not valid multipart/form-data'), undefined),
+      )
+    },
   )
 
   const bySlug: Site = {
@@ -278,9 +290,18 @@ async function sendPage(
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin')
     .header('vary', 'accept-encoding')
-  if (request.headers['if-none-match'] === etag) return reply.status(304).send()
+  if (matchesEtag(request.headers['if-none-match'], etag)) return reply.status(304).send()
   if (gzip) return reply.header('content-encoding', 'gzip').send(rendering.gzipped)
   return reply.send(rendering.body)
+}
+
+/** If-None-Match's weak comparison (RFC 9110): any listed tag, `W/` or not, or `*`. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag
+  })
 }
 
 function rendered(text: string, headers: Record<string, string> = {}): Rendered {
@@ -326,8 +347,11 @@ async function viewablePage(
   if (bearer?.startsWith('svc_')) {
     const key = await findLiveKeyByHash(ctx, hashApiKey(bearer), page.account_id)
     if (key && ((key.user_id && key.membership_role) || key.account_id === page.account_id)) return page
-    refuse(request, reply, kind, 403, 'This key has no access to this status page')
-    return undefined
+    // An unknown or revoked key is no key (401, as on the API); a live one of a non-member is 403.
+    if (key) {
+      refuse(request, reply, kind, 403, 'This key has no access to this status page')
+      return undefined
+    }
   }
   refuse(request, reply, kind, 401, 'This status page is private: open it with its access token')
   return undefined

@@ -206,6 +206,73 @@ for (const engine of testEngines()) {
       health.clear()
     })
 
+    test('an old ongoing incident stays on the page however many incidents started since', async () => {
+      const api = await service('Busy API')
+      const created = await page({
+        name: 'Busy',
+        url: 'busy',
+        cards: [{ name: 'c', services: [{ id: api.id }] }],
+      })
+      const incidents = `/v3/status-pages/${created.id}/incidents`
+      const long = await t.call({
+        method: 'POST',
+        url: incidents,
+        payload: {
+          name: 'EU region slow',
+          componentImpacts: [{ componentId: api.id, status: 'DEGRADED_PERFORMANCE' }],
+          incidentUpdates: [
+            {
+              description: 'Watching it',
+              status: 'MONITORING',
+              publicIncidentUpdateDate: new Date(T0 - 30 * 86_400_000).toISOString(),
+            },
+          ],
+        },
+      })
+      assert.equal(long.statusCode, 201, long.body)
+      // A flapping check's triggerIncident opens and resolves many short incidents.
+      for (let i = 1; i <= 100; i++) {
+        const res = await t.call({
+          method: 'POST',
+          url: incidents,
+          payload: {
+            name: `Blip ${i}`,
+            incidentUpdates: [
+              {
+                description: 'Gone again',
+                status: 'RESOLVED',
+                publicIncidentUpdateDate: new Date(T0 - (100 - i) * 60_000).toISOString(),
+              },
+            ],
+          },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      const data = await summary('busy')
+      assert.equal(data.cards[0].services[0].status, 'DEGRADED_PERFORMANCE')
+      assert.deepEqual(
+        data.ongoingIncidents.map((i: any) => i.name),
+        ['EU region slow'],
+        'the incident that degrades the service is shown with it',
+      )
+      assert.equal(data.pastIncidents[0].name, 'Blip 100')
+      const html = (await open('/status/busy', HTML)).body
+      assert.match(html, /Ongoing incidents<\/h2><article[^>]*><h3[^>]*>EU region slow</)
+    })
+
+    test('If-None-Match compares weakly and takes a list, as a proxy that weakens ETags sends it', async () => {
+      await page({ name: 'Weak', url: 'weak', cards: [] })
+      const etag = String((await open('/status/weak')).headers.etag)
+      const status = async (ifNoneMatch: string) =>
+        (await open('/status/weak', { 'if-none-match': ifNoneMatch })).statusCode
+      assert.equal(await status(`W/${etag}`), 304)
+      assert.equal(await status(`"other", ${etag}`), 304)
+      assert.equal(await status(`"other",W/${etag}`), 304)
+      assert.equal(await status('*'), 304)
+      assert.equal(await status('"other"'), 200)
+      assert.equal(await status(`W/"other", ${etag.slice(0, -1)}x"`), 200)
+    })
+
     test('API changes show at once; an unchanged page answers 304 to its ETag', async () => {
       const s = await service('Cached')
       const created = await page({
@@ -375,6 +442,28 @@ for (const engine of testEngines()) {
       )
       const foreign = await open('/status/internal/summary.json', { authorization: `Bearer ${stranger.key}` })
       assert.equal(foreign.statusCode, 403)
+      // A key that is no key (unknown, revoked) is a 401 like on the API, not a 403.
+      const unknown = await open('/status/internal/summary.json', {
+        authorization: `Bearer svc_${'x'.repeat(43)}`,
+      })
+      assert.equal(unknown.statusCode, 401, unknown.body)
+      assert.deepEqual(json(unknown), {
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'This status page is private: open it with its access token',
+        attributes: {},
+      })
+      const revoked = json(await t.call({ method: 'POST', url: '/v1/api-keys', payload: { name: 'gone' } }))
+      assert.equal(
+        (await open('/status/internal', { authorization: `Bearer ${revoked.key}` })).statusCode,
+        200,
+      )
+      await t.call({ method: 'DELETE', url: `/v1/api-keys/${revoked.id}` })
+      assert.equal(
+        (await open('/status/internal', { authorization: `Bearer ${revoked.key}` })).statusCode,
+        401,
+        'a revoked API key is refused as unknown',
+      )
       const tokens = json(
         await t.call({ method: 'GET', url: `/v3/status-pages/${created.id}/access-tokens` }),
       )
