@@ -36,6 +36,16 @@ export async function setSubscriber(
   await ctx.db.updateTable('status_page_subscribers').set(changes).where('id', '=', id).execute()
 }
 
+export async function subscriberWithTokenExists(ctx: ServiceContext, pageId: string, token: string) {
+  const row = await ctx.db
+    .selectFrom('status_page_subscribers')
+    .select('id')
+    .where('status_page_id', '=', pageId)
+    .where('unsubscribe_token', '=', token)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export async function deleteSubscriberByToken(ctx: ServiceContext, pageId: string, token: string) {
   const result = await ctx.db
     .deleteFrom('status_page_subscribers')

@@ -118,6 +118,11 @@ export async function unsubscribe(ctx: ServiceContext, page: StatusPagesTable, t
   return repo.deleteSubscriberByToken(ctx, page.id, token)
 }
 
+/** Whether `token` still unsubscribes someone from `page` (a link opened, not yet acted on). */
+export async function isUnsubscribeToken(ctx: ServiceContext, page: StatusPagesTable, token: string) {
+  return repo.subscriberWithTokenExists(ctx, page.id, token)
+}
+
 export async function listSubscribers(ctx: ServiceContext, accountId: string, pageId: string, page: Page) {
   await findPageOrThrow(ctx, accountId, pageId)
   const { rows, total } = await repo.listSubscribers(ctx, pageId, page)

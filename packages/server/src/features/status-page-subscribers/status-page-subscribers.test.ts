@@ -210,7 +210,27 @@ for (const engine of testEngines()) {
       await smtp.waitFor(4)
       assert.equal((smtp.received[3] as Received).headers.subject, '[News] Outage: Identified')
 
-      // One click, as mail clients do it (RFC 8058 POST) and as a link.
+      // A GET (the link opened, or a mail scanner fetching it) only asks; the button POSTs.
+      const asked = await t.call({
+        method: 'GET',
+        url: unsubscribePath,
+        as: null,
+        headers: { accept: 'text/html' },
+      })
+      assert.equal(asked.statusCode, 200)
+      assert.match(asked.body, /<h1>Unsubscribe\?<\/h1>/)
+      const action = /<form method="post" action="([^"]+)">/.exec(asked.body)?.[1]?.replaceAll('&amp;', '&')
+      assert.equal(action, unsubscribePath)
+      assert.match(asked.headers['content-security-policy'] as string, /form-action 'self'/)
+      assert.deepEqual(
+        (await subscribers(page.id)).map((s: any) => s.email).sort(),
+        ['ada@example.com', 'bob@example.com'],
+        'opening the link unsubscribes nobody',
+      )
+      const askedJson = await t.call({ method: 'GET', url: unsubscribePath, as: null })
+      assert.equal(askedJson.statusCode, 200)
+      assert.match(json(askedJson).message, /^Stop getting emails from News\?/)
+      // One click, as mail clients do it (RFC 8058 POST) and as the page's button does.
       const gone = await t.call({
         method: 'POST',
         url: unsubscribePath,

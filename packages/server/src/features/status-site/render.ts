@@ -265,14 +265,29 @@ export function renderMessagePage(
   title: string,
   message: string,
   link?: { href: string; text: string },
+  form?: MessageForm,
 ): HtmlPage {
   const css = `:root{color-scheme:light dark;--body-bg:#F7F9FB;--fg:#2E3A45;--link:#0059C2;--title-fg:#151A1E}@media (prefers-color-scheme:dark){:root{--body-bg:#0F1419;--fg:#D5DDE5;--link:#7DB7FF;--title-fg:#F3F6F9}}body{margin:0;background:var(--body-bg);color:var(--fg);font:16px/1.5 system-ui,sans-serif}main{max-width:560px;margin:64px auto;padding:0 20px}h1{color:var(--title-fg);font-size:1.4rem}a{color:var(--link)}`
   const styleHash = createHash('sha256').update(css).digest('base64')
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><style>${css}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : ''}</main></body></html>`
+<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${form ? formHtml(form) : ''}${link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : ''}</main></body></html>`
   return {
     html,
-    csp: `default-src 'none'; style-src 'sha256-${styleHash}'; img-src data:; base-uri 'none'; frame-ancestors 'none'`,
+    csp: `default-src 'none'; style-src 'sha256-${styleHash}'; img-src data:;${form ? " form-action 'self';" : ''} base-uri 'none'; frame-ancestors 'none'`,
   }
+}
+
+/** A button that POSTs `fields` to `action` (same origin). */
+export interface MessageForm {
+  action: string
+  button: string
+  fields?: Record<string, string>
+}
+
+function formHtml({ action, button, fields = {} }: MessageForm): string {
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('')
+  return `<form method="post" action="${escapeHtml(action)}">${inputs}<button type="submit">${escapeHtml(button)}</button></form>`
 }

@@ -11,6 +11,7 @@ import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
   confirmSubscription,
+  isUnsubscribeToken,
   subscribe,
   unsubscribe,
 } from '../status-page-subscribers/status-page-subscribers.service.ts'
@@ -19,7 +20,7 @@ import { isAccessToken } from '../status-pages/status-pages.service.ts'
 import { renderAtom, renderRss, renderSummary } from './feeds.ts'
 import { cachedPageRow, cachedRendering, type Rendered } from './page-cache.ts'
 import { buildPageView } from './page-view.ts'
-import { type HtmlPage, renderMessagePage, renderStatusPage } from './render.ts'
+import { type HtmlPage, type MessageForm, renderMessagePage, renderStatusPage } from './render.ts'
 
 /**
  * The public side of status pages: /status/{url} and the same paths on a page's custom domain
@@ -214,7 +215,9 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
       url: `${site.prefix}/unsubscribe`,
       schema: documented(
         'Unsubscribe with one click',
-        'The link in every email (also as List-Unsubscribe, which mail clients POST to).',
+        'The link in every email (also as List-Unsubscribe, which mail clients POST to). A POST ' +
+          'unsubscribes; a GET (the link opened, or fetched by a mail scanner) asks first, with a button ' +
+          'that POSTs, so that nobody is unsubscribed by a program opening their mail.',
         {
           querystring: TokenQuery,
           response: {
@@ -226,6 +229,23 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         const page = await site.page(request)
         const token = (request.query as { token?: string }).token
         const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
+        if (request.method === 'GET') {
+          if (!page || !token || !(await isUnsubscribeToken(ctx, page, token)))
+            return answer(
+              request,
+              reply,
+              404,
+              'Link not valid',
+              'This address is not subscribed (any more).',
+              back,
+            )
+          const question = `Stop getting emails from ${page.name}? Send a POST to this link, or press the button.`
+          return answer(request, reply, 200, 'Unsubscribe?', question, back, {
+            action: request.originalUrl,
+            button: 'Unsubscribe',
+            fields: { 'List-Unsubscribe': 'One-Click' },
+          })
+        }
         if (!page || !token || !(await unsubscribe(ctx, page, token)))
           return answer(
             request,
@@ -365,8 +385,9 @@ function answer(
   title: string,
   message: string,
   back?: { href: string; text: string },
+  form?: MessageForm,
 ) {
-  if (wantsHtml(request)) return sendMessage(reply, status, renderMessagePage(title, message, back))
+  if (wantsHtml(request)) return sendMessage(reply, status, renderMessagePage(title, message, back, form))
   if (status >= 400) return reply.status(status).send(errorBody(status, message))
   return reply.status(status).send({ message })
 }
