@@ -97,8 +97,13 @@ export async function getAccount(ctx: ServiceContext, accountId: string): Promis
   return toAccount(row)
 }
 
-export async function listAccountsOfUser(ctx: ServiceContext, userId: string): Promise<Account[]> {
-  return (await repo.listAccountsOfUser(ctx, userId)).map(toAccount)
+export async function listAccountsOfUser(
+  ctx: ServiceContext,
+  userId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Account[]; total: number }> {
+  const { rows, total } = await repo.listAccountsOfUser(ctx, userId, page)
+  return { items: rows.map(toAccount), total }
 }
 
 export async function updateAccount(
@@ -143,8 +148,13 @@ function isTimeZone(name: string): boolean {
   }
 }
 
-export async function listMembers(ctx: ServiceContext, accountId: string): Promise<Member[]> {
-  return (await repo.listMembers(ctx, accountId)).map((m) => ({ ...m, role: m.role as Role }))
+export async function listMembers(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Member[]; total: number }> {
+  const { rows, total } = await repo.listMembers(ctx, accountId, page)
+  return { items: rows.map((m) => ({ ...m, role: m.role as Role })), total }
 }
 
 /** Changes a member's role. Only an OWNER grants or takes OWNER, and an account always keeps one. */
@@ -167,9 +177,9 @@ export async function changeMemberRole(
     throw conflict('An account must keep at least one OWNER')
   }
   await repo.updateMembershipRole(ctx, userId, actor.accountId, role)
-  const member = (await listMembers(ctx, actor.accountId)).find((m) => m.userId === userId)
+  const member = await repo.findMember(ctx, actor.accountId, userId)
   if (!member) throw notFound()
-  return member
+  return { ...member, role: member.role as Role }
 }
 
 export async function removeMember(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import * as accounts from './accounts.service.ts'
 
 for (const engine of testEngines()) {
   describe(`accounts on ${engine.engine}`, () => {
@@ -125,6 +126,63 @@ for (const engine of testEngines()) {
         as: admin,
       })
       assert.equal(unknown.statusCode, 404)
+    })
+
+    test('GET /v1/accounts and GET /v1/accounts/me/members take limit and page and answer content-range', async () => {
+      const t2 = await createTestApp(engine)
+      try {
+        await t2.addUser('READ_ONLY')
+        await t2.addUser('READ_WRITE')
+        const everyone = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=100' })
+        const ids = json(everyone).map((m: { userId: string }) => m.userId)
+        assert.equal(ids.length, 3)
+        assert.equal(everyone.headers['content-range'], 'items 0-2/3')
+        const members = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=2' })
+        assert.equal(members.statusCode, 200)
+        assert.deepEqual(
+          json(members).map((m: { userId: string }) => m.userId),
+          ids.slice(0, 2),
+        )
+        assert.equal(members.headers['content-range'], 'items 0-1/3')
+        const last = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=2&page=2' })
+        assert.deepEqual(
+          json(last).map((m: { userId: string }) => m.userId),
+          ids.slice(2),
+        )
+        assert.equal(last.headers['content-range'], 'items 2-2/3')
+        const bad = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=0' })
+        assert.equal(bad.statusCode, 400)
+        assert.match(json(bad).message, /^querystring\.limit /)
+
+        const second = await accounts.createAccount(t2.ctx, { name: 'Second' })
+        await accounts.addMembership(t2.ctx, {
+          userId: t2.owner.userId as string,
+          accountId: second.id,
+          role: 'ADMIN',
+        })
+        const all = await t2.call({ method: 'GET', url: '/v1/accounts' })
+        const accountIds = json(all).map((a: { id: string }) => a.id)
+        assert.deepEqual([...accountIds].sort(), [t2.owner.accountId, second.id].sort())
+        assert.equal(all.headers['content-range'], 'items 0-1/2')
+        const firstPage = await t2.call({ method: 'GET', url: '/v1/accounts?limit=1' })
+        assert.equal(firstPage.statusCode, 200)
+        assert.deepEqual(
+          json(firstPage).map((a: { id: string }) => a.id),
+          accountIds.slice(0, 1),
+        )
+        assert.equal(firstPage.headers['content-range'], 'items 0-0/2')
+        const secondPage = await t2.call({ method: 'GET', url: '/v1/accounts?limit=1&page=2' })
+        assert.deepEqual(
+          json(secondPage).map((a: { id: string }) => a.id),
+          accountIds.slice(1),
+        )
+        assert.equal(secondPage.headers['content-range'], 'items 1-1/2')
+        const badPage = await t2.call({ method: 'GET', url: '/v1/accounts?page=0' })
+        assert.equal(badPage.statusCode, 400)
+        assert.match(json(badPage).message, /^querystring\.page /)
+      } finally {
+        await t2.close()
+      }
     })
 
     test('an OWNER cannot leave the account without another OWNER', async () => {
