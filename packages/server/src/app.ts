@@ -138,8 +138,8 @@ function publicApi(
       const route = request.routeOptions.url ?? request.url
       // Agents authenticate with private-location keys, in their own routes.
       if (isOpenRoute(route) || isAgentRoute(route)) return
-      request.auth = await authenticate(ctx, request)
-      await enforceRateLimits(ctx, request.auth, request, reply)
+      // Every request of a live key is counted (and gets x-ratelimit-*), a 400 or 403 included.
+      request.auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
     })
 
     await app.register(accountsRoutes, { ctx })
