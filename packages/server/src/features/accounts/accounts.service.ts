@@ -23,11 +23,14 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
 }
 
 export function toAccount(row: AccountsTable): Account {
+  const settings: AccountSettings = { ...DEFAULT_ACCOUNT_SETTINGS, ...JSON.parse(row.settings) }
+  // Zones stored as sent before they were canonicalized (`europe/berlin`) read canonical too.
+  settings.timezone = canonicalTimeZone(settings.timezone) ?? settings.timezone
   return {
     id: row.id,
     name: row.name,
     runtimeId: row.runtime_id,
-    settings: { ...DEFAULT_ACCOUNT_SETTINGS, ...JSON.parse(row.settings) },
+    settings,
     alertSettings: { ...DEFAULT_ALERT_SETTINGS, ...JSON.parse(row.alert_settings) },
   }
 }
@@ -112,12 +115,16 @@ export async function updateAccount(
   patch: AccountPatch,
 ): Promise<Account> {
   const current = await getAccount(ctx, accountId)
-  if (patch.settings?.timezone !== undefined && !isTimeZone(patch.settings.timezone)) {
-    throw badRequest(`body.settings.timezone is not an IANA time zone: ${patch.settings.timezone}`, {
-      errors: [{ path: 'body.settings.timezone', message: 'is not an IANA time zone' }],
-    })
-  }
   const settings = { ...current.settings, ...patch.settings }
+  if (patch.settings?.timezone !== undefined) {
+    const timezone = canonicalTimeZone(patch.settings.timezone)
+    if (!timezone) {
+      throw badRequest(`body.settings.timezone is not an IANA time zone: ${patch.settings.timezone}`, {
+        errors: [{ path: 'body.settings.timezone', message: 'is not an IANA time zone' }],
+      })
+    }
+    settings.timezone = timezone
+  }
   const alertPatch = patch.alertSettings ?? {}
   const alertSettings: AlertSettings = {
     escalationType: alertPatch.escalationType ?? current.alertSettings.escalationType,
@@ -139,12 +146,16 @@ export async function updateAccount(
   return getAccount(ctx, accountId)
 }
 
-function isTimeZone(name: string): boolean {
+/**
+ * The canonical name of an IANA time zone, as the runtime's ICU spells it (`europe/berlin` →
+ * `Europe/Berlin`, `utc` → `UTC`; links resolve to ICU's canonical zone); undefined for an unknown zone.
+ * One spelling per zone: analytics compares zones as strings.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name })
-    return true
+    return new Intl.DateTimeFormat(undefined, { timeZone: name }).resolvedOptions().timeZone
   } catch {
-    return false
+    return undefined
   }
 }
 

@@ -78,6 +78,44 @@ for (const engine of testEngines()) {
       assert.equal(json(unknown).message, 'body.settings.color is not allowed')
     })
 
+    test('settings.timezone is stored under its canonical IANA name; an unknown zone is 400', async () => {
+      for (const [sent, stored] of [
+        ['europe/berlin', 'Europe/Berlin'],
+        ['AMERICA/NEW_YORK', 'America/New_York'],
+        ['utc', 'UTC'],
+        ['Europe/Amsterdam', 'Europe/Amsterdam'],
+      ]) {
+        const res = await t.call({
+          method: 'PATCH',
+          url: '/v1/accounts/me',
+          payload: { settings: { timezone: sent } },
+        })
+        assert.equal(res.statusCode, 200, sent)
+        assert.equal(json(res).settings.timezone, stored, sent)
+        const reread = json(await t.call({ method: 'GET', url: '/v1/accounts/me' }))
+        assert.equal(reread.settings.timezone, stored, sent)
+        const row = await t.ctx.db
+          .selectFrom('accounts')
+          .select('settings')
+          .where('id', '=', t.owner.accountId)
+          .executeTakeFirstOrThrow()
+        assert.equal(JSON.parse(row.settings).timezone, stored, sent)
+      }
+      const unknown = await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { timezone: 'europe/atlantis' } },
+      })
+      assert.equal(unknown.statusCode, 400)
+      assert.deepEqual(json(unknown), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'body.settings.timezone is not an IANA time zone: europe/atlantis',
+        attributes: { errors: [{ path: 'body.settings.timezone', message: 'is not an IANA time zone' }] },
+      })
+      await t.call({ method: 'PATCH', url: '/v1/accounts/me', payload: { settings: { timezone: 'UTC' } } })
+    })
+
     test('members: list, change role, remove; the last OWNER stays', async () => {
       const member = await t.addUser('READ_ONLY')
       const admin = await t.addUser('ADMIN')
