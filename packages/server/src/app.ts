@@ -87,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installValidators(app)
+  acceptEmptyJsonBodies(app)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(handleNotFound)
   app.decorateRequest('auth', undefined)
@@ -97,6 +98,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(publicApi(ctx, deps.staticAddresses ?? { ipv4: [], ipv6: [] }))
   if (deps.adminToken) await app.register(adminApi(ctx, deps.adminToken))
   return app
+}
+
+/**
+ * Clients that send `content-type: application/json` on every request (a DELETE, a trigger) send it
+ * with no body too: an empty body is no body. Routes that take none run; routes that need one answer
+ * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined)
+    return parseJson(request, body.toString(), done)
+  })
 }
 
 /** The public API: every route here needs an API key unless API.md lists it as open. */
