@@ -110,14 +110,19 @@ export async function findMember(ctx: ServiceContext, accountId: string, userId:
     .executeTakeFirst()
 }
 
-export async function countOwners(ctx: ServiceContext, accountId: string): Promise<number> {
-  const row = await ctx.db
+/**
+ * The users who are OWNER of an account. On PostgreSQL their rows stay locked until the transaction
+ * `ctx` runs in ends, so a concurrent change of an OWNER waits and then sees this one's outcome
+ * (SQLite runs one write transaction at a time already).
+ */
+export async function lockOwners(ctx: ServiceContext, accountId: string): Promise<string[]> {
+  let query = ctx.db
     .selectFrom('memberships')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select('user_id')
     .where('account_id', '=', accountId)
     .where('role', '=', 'OWNER')
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+  if (ctx.engine === 'postgres') query = query.forUpdate()
+  return (await query.execute()).map((row) => row.user_id)
 }
 
 export async function updateMembershipRole(

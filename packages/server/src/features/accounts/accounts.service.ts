@@ -168,42 +168,62 @@ export async function listMembers(
   return { items: rows.map((m) => ({ ...m, role: m.role as Role })), total }
 }
 
-/** Changes a member's role. Only an OWNER grants or takes OWNER, and an account always keeps one. */
+/** Runs `work` in one transaction, its queries on `tx`. */
+function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute((db) => work({ ...ctx, db }))
+}
+
+/**
+ * Whether `actor` may act as an OWNER now: its role says so and, for a user, it is still one of
+ * `owners` (read under lock: another OWNER may have demoted it since the request was authenticated).
+ */
+function actsAsOwner(actor: { role: Role; userId?: string | null }, owners: string[]): boolean {
+  if (!roleAtLeast(actor.role, 'OWNER')) return false
+  return !actor.userId || owners.includes(actor.userId)
+}
+
+/**
+ * Changes a member's role. Only an OWNER grants or takes OWNER, and an account always keeps one: the
+ * owners are read (locked on PostgreSQL) and the role changed in one transaction, so two OWNERs
+ * demoting each other at once can't leave none.
+ */
 export async function changeMemberRole(
   ctx: ServiceContext,
-  actor: { accountId: string; role: Role },
+  actor: { accountId: string; role: Role; userId?: string | null },
   userId: string,
   role: Role,
 ): Promise<Member> {
-  const membership = await repo.findMembership(ctx, userId, actor.accountId)
-  if (!membership) throw notFound()
-  const touchesOwner = role === 'OWNER' || membership.role === 'OWNER'
-  if (touchesOwner && !roleAtLeast(actor.role, 'OWNER'))
-    throw forbidden('Only an OWNER can grant or change OWNER')
-  if (
-    membership.role === 'OWNER' &&
-    role !== 'OWNER' &&
-    (await repo.countOwners(ctx, actor.accountId)) <= 1
-  ) {
-    throw conflict('An account must keep at least one OWNER')
-  }
-  await repo.updateMembershipRole(ctx, userId, actor.accountId, role)
-  const member = await repo.findMember(ctx, actor.accountId, userId)
-  if (!member) throw notFound()
-  return { ...member, role: member.role as Role }
+  return inTransaction(ctx, async (tx) => {
+    const owners = await repo.lockOwners(tx, actor.accountId)
+    const membership = await repo.findMembership(tx, userId, actor.accountId)
+    if (!membership) throw notFound()
+    const touchesOwner = role === 'OWNER' || membership.role === 'OWNER'
+    if (touchesOwner && !actsAsOwner(actor, owners))
+      throw forbidden('Only an OWNER can grant or change OWNER')
+    if (membership.role === 'OWNER' && role !== 'OWNER' && owners.length <= 1) {
+      throw conflict('An account must keep at least one OWNER')
+    }
+    await repo.updateMembershipRole(tx, userId, actor.accountId, role)
+    const member = await repo.findMember(tx, actor.accountId, userId)
+    if (!member) throw notFound()
+    return { ...member, role: member.role as Role }
+  })
 }
 
+/** Removes a member; an OWNER only by an OWNER, and never the last one (atomically, as above). */
 export async function removeMember(
   ctx: ServiceContext,
-  actor: { accountId: string; role: Role },
+  actor: { accountId: string; role: Role; userId?: string | null },
   userId: string,
 ) {
-  const membership = await repo.findMembership(ctx, userId, actor.accountId)
-  if (!membership) throw notFound()
-  if (membership.role === 'OWNER') {
-    if (!roleAtLeast(actor.role, 'OWNER')) throw forbidden('Only an OWNER can remove an OWNER')
-    if ((await repo.countOwners(ctx, actor.accountId)) <= 1)
-      throw conflict('An account must keep at least one OWNER')
-  }
-  await repo.deleteMembership(ctx, userId, actor.accountId)
+  await inTransaction(ctx, async (tx) => {
+    const owners = await repo.lockOwners(tx, actor.accountId)
+    const membership = await repo.findMembership(tx, userId, actor.accountId)
+    if (!membership) throw notFound()
+    if (membership.role === 'OWNER') {
+      if (!actsAsOwner(actor, owners)) throw forbidden('Only an OWNER can remove an OWNER')
+      if (owners.length <= 1) throw conflict('An account must keep at least one OWNER')
+    }
+    await repo.deleteMembership(tx, userId, actor.accountId)
+  })
 }

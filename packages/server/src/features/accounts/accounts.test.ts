@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { HttpError } from '../../http/errors.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from './accounts.service.ts'
 
@@ -218,6 +219,108 @@ for (const engine of testEngines()) {
         const badPage = await t2.call({ method: 'GET', url: '/v1/accounts?page=0' })
         assert.equal(badPage.statusCode, 400)
         assert.match(json(badPage).message, /^querystring\.page /)
+      } finally {
+        await t2.close()
+      }
+    })
+
+    test('the last OWNER is neither demoted nor removed, even by an OWNER service key', async () => {
+      const t2 = await createTestApp(engine)
+      try {
+        const serviceOwner = { accountId: t2.owner.accountId, role: 'OWNER' as const, userId: null }
+        const owner = t2.owner.userId as string
+        for (const attempt of [
+          () => accounts.changeMemberRole(t2.ctx, serviceOwner, owner, 'ADMIN'),
+          () => accounts.removeMember(t2.ctx, serviceOwner, owner),
+        ]) {
+          const error = await attempt().then(
+            () => undefined,
+            (e: unknown) => e,
+          )
+          assert.ok(error instanceof HttpError)
+          assert.equal(error.statusCode, 409)
+          assert.equal(error.message, 'An account must keep at least one OWNER')
+        }
+        const members = json(await t2.call({ method: 'GET', url: '/v1/accounts/me/members' }))
+        assert.deepEqual(
+          members.map((m: { userId: string; role: string }) => [m.userId, m.role]),
+          [[owner, 'OWNER']],
+        )
+      } finally {
+        await t2.close()
+      }
+    })
+
+    test('a demotion of an OWNER waits for one in flight and sees its outcome', async () => {
+      const t2 = await createTestApp(engine)
+      try {
+        const a = t2.owner.userId as string
+        const b = (await t2.addUser('OWNER')).userId as string
+        // B demotes A in a transaction; before it commits, A (authenticated as OWNER) demotes B.
+        let pending: Promise<unknown> | undefined
+        await t2.ctx.db.transaction().execute(async (tx) => {
+          await tx
+            .updateTable('memberships')
+            .set({ role: 'ADMIN' })
+            .where('user_id', '=', a)
+            .where('account_id', '=', t2.owner.accountId)
+            .execute()
+          pending = accounts
+            .changeMemberRole(t2.ctx, { accountId: t2.owner.accountId, role: 'OWNER', userId: a }, b, 'ADMIN')
+            .then(
+              () => undefined,
+              (e: unknown) => e,
+            )
+        })
+        const error = await pending
+        assert.ok(error instanceof HttpError, 'the second demotion is refused')
+        assert.equal(error.statusCode, 403)
+        assert.equal(error.message, 'Only an OWNER can grant or change OWNER')
+        const rows = await t2.ctx.db
+          .selectFrom('memberships')
+          .select(['user_id', 'role'])
+          .where('account_id', '=', t2.owner.accountId)
+          .orderBy('role')
+          .execute()
+        assert.deepEqual(
+          rows.map((r) => [r.user_id, r.role]),
+          [
+            [a, 'ADMIN'],
+            [b, 'OWNER'],
+          ],
+        )
+      } finally {
+        await t2.close()
+      }
+    })
+
+    test('two OWNERs demoting each other at once leave exactly one OWNER', async () => {
+      const t2 = await createTestApp(engine)
+      try {
+        const second = await t2.addUser('OWNER')
+        const results = await Promise.all([
+          t2.call({
+            method: 'PATCH',
+            url: `/v1/accounts/me/members/${second.userId}`,
+            payload: { role: 'ADMIN' },
+          }),
+          t2.call({
+            method: 'PATCH',
+            url: `/v1/accounts/me/members/${t2.owner.userId}`,
+            as: second,
+            payload: { role: 'ADMIN' },
+          }),
+        ])
+        const statuses = results.map((r) => r.statusCode).sort()
+        assert.equal(statuses[0], 200)
+        assert.ok([403, 409].includes(statuses[1] as number), `${statuses}`)
+        const owners = await t2.ctx.db
+          .selectFrom('memberships')
+          .select('user_id')
+          .where('account_id', '=', t2.owner.accountId)
+          .where('role', '=', 'OWNER')
+          .execute()
+        assert.equal(owners.length, 1)
       } finally {
         await t2.close()
       }
