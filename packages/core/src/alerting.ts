@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
+import { Name, Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
 
 export const ALERT_TYPES = [
   'ALERT_FAILURE',
@@ -54,7 +54,7 @@ const Header = StrictObject({
 })
 
 export const WebhookConfig = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   url: Type.String({
     minLength: 1,
     maxLength: 2048,
@@ -87,7 +87,7 @@ export const SlackConfig = StrictObject({
 })
 export const SmsConfig = StrictObject({
   number: Type.String({ pattern: '^\\+?[0-9][0-9 ()-]{2,30}$' }),
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
 })
 
 export const ALERT_CHANNEL_CONFIGS = {
@@ -124,7 +124,7 @@ export type AlertChannelBody = Static<typeof AlertChannelBody>
 export const MAINTENANCE_REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const
 
 export const MaintenanceWindowBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   tags: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
     minItems: 1,
     maxItems: 100,

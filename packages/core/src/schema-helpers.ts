@@ -37,6 +37,16 @@ export function StrictObject<T extends Record<string, TSchema>>(
   return Type.Object(properties, { additionalProperties: false, ...options })
 }
 
+/** Matches a string holding at least one character that isn't whitespace (Unicode `\s`). */
+export const NOT_BLANK_PATTERN = '\\S'
+
+/**
+ * A required name (of an account, check, group, page, …): 1 to `maxLength` characters, not all
+ * whitespace (a blank name is a 400 `must not be blank`). Kept as sent otherwise.
+ */
+export const Name = (options: { maxLength: number } & Record<string, unknown>) =>
+  Type.String({ minLength: 1, pattern: NOT_BLANK_PATTERN, ...options })
+
 /** Every timestamp in every body is an ISO 8601 date-time in UTC. */
 export const DateTime = (options: Record<string, unknown> = {}) =>
   Type.String({ format: 'date-time', ...options })

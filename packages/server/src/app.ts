@@ -87,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installValidators(app)
+  acceptEmptyJsonBodies(app)
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(handleNotFound)
   app.decorateRequest('auth', undefined)
@@ -97,6 +98,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(publicApi(ctx, deps.staticAddresses ?? { ipv4: [], ipv6: [] }))
   if (deps.adminToken) await app.register(adminApi(ctx, deps.adminToken))
   return app
+}
+
+/**
+ * Clients that send `content-type: application/json` on every request (a DELETE, a trigger) send it
+ * with no body too: an empty body is no body. Routes that take none run; routes that need one answer
+ * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined)
+    return parseJson(request, body.toString(), done)
+  })
 }
 
 /** The public API: every route here needs an API key unless API.md lists it as open. */
@@ -138,8 +153,8 @@ function publicApi(
       const route = request.routeOptions.url ?? request.url
       // Agents authenticate with private-location keys, in their own routes.
       if (isOpenRoute(route) || isAgentRoute(route)) return
-      request.auth = await authenticate(ctx, request)
-      await enforceRateLimits(ctx, request.auth, request, reply)
+      // Every request of a live key is counted (and gets x-ratelimit-*), a 400 or 403 included.
+      request.auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
     })
 
     await app.register(accountsRoutes, { ctx })

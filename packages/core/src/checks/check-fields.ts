@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox'
-import { IntegerEnum, MAX_INT32, Nullable, SerialId, StrictObject, StringEnum } from '../schema-helpers.ts'
+import {
+  IntegerEnum,
+  MAX_INT32,
+  Name,
+  Nullable,
+  SerialId,
+  StrictObject,
+  StringEnum,
+} from '../schema-helpers.ts'
 import { RUNTIME_IDS } from '../tenancy.ts'
 
 export const CHECK_TYPES = [
@@ -88,7 +96,7 @@ export type RetryStrategy = Static<typeof RetryStrategy>
 export const TriggerIncident = StrictObject({
   serviceId: Type.String({ minLength: 1 }),
   severity: StringEnum(INCIDENT_SEVERITIES),
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   description: Type.String({ maxLength: 10_000 }),
   notifySubscribers: Type.Boolean(),
 })
@@ -100,7 +108,7 @@ export const ScriptDependency = StrictObject({
 
 /** Fields every check type takes, with the spec's defaults. */
 export const commonCheckFields = {
-  name: Type.String({ minLength: 1, maxLength: 2048 }),
+  name: Name({ maxLength: 2048 }),
   activated: Type.Optional(Type.Boolean({ default: true, description: 'Whether the check runs.' })),
   muted: Type.Optional(
     Type.Boolean({ default: false, description: 'Whether notifications are suppressed.' }),

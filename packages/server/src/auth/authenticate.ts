@@ -51,12 +51,20 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /**
  * Resolves the bearer key and account of a request, per API.md: 401 for no, malformed, unknown or
  * revoked keys; 403 for no membership in the named account or a role too low for the route.
+ * `onKey` runs as soon as a live key is known, before any 400 or 403 (the rate limit counts every
+ * request of a live key, whatever its outcome); a 401 has no key to run it for.
  */
-export async function authenticate(ctx: ServiceContext, request: FastifyRequest): Promise<AuthContext> {
+export async function authenticate(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  onKey: (key: { keyId: string }) => Promise<void> = async () => {},
+): Promise<AuthContext> {
   const rawKey = bearerToken(request.headers.authorization)
   if (!rawKey) throw unauthorized(request.headers.authorization ? 'Bad Token' : 'Missing API key')
   const accountHeader = request.headers[ACCOUNT_HEADER]
   if (accountHeader !== undefined && (typeof accountHeader !== 'string' || !UUID.test(accountHeader))) {
+    const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
+    if (key) await onKey({ keyId: key.id })
     throw badRequest(`headers.${ACCOUNT_HEADER} must be an account id (UUID)`, {
       errors: [{ path: `headers.${ACCOUNT_HEADER}`, message: 'must be a UUID' }],
     })
@@ -64,6 +72,7 @@ export async function authenticate(ctx: ServiceContext, request: FastifyRequest)
   const requestedAccount = accountHeader?.toLowerCase()
   const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), requestedAccount)
   if (!key) throw unauthorized('Bad Token')
+  await onKey({ keyId: key.id })
 
   const auth = key.user_id
     ? await resolveUserKey(

@@ -31,6 +31,47 @@ describe('errors in the spec shape', () => {
     assert.deepEqual(json(res), { statusCode: 400, error: 'Bad Request', message: 'Body is not valid JSON' })
   })
 
+  test('content-type application/json with an empty body is no body: fine where none is taken, 400 naming body where one is needed', async () => {
+    const jsonHeader = { 'content-type': 'application/json' }
+    await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'EMPTY_BODY', value: 'v' } })
+    const deleted = await t.call({ method: 'DELETE', url: '/v1/variables/EMPTY_BODY', headers: jsonHeader })
+    assert.equal(deleted.statusCode, 204, deleted.body)
+    assert.equal(deleted.body, '')
+    const gone = await t.call({ method: 'DELETE', url: '/v1/variables/EMPTY_BODY', headers: jsonHeader })
+    assert.equal(gone.statusCode, 404)
+    assert.equal(json(gone).error, 'Not Found')
+
+    const check = json(
+      await t.call({
+        method: 'POST',
+        url: '/v1/checks/tcp',
+        payload: { name: 'closed port', activated: false, request: { hostname: '127.0.0.1', port: 9 } },
+      }),
+    )
+    const triggered = await t.call({
+      method: 'POST',
+      url: `/v1/checks/${check.id}/trigger`,
+      headers: jsonHeader,
+    })
+    assert.equal(triggered.statusCode, 200, triggered.body)
+    assert.equal(json(triggered).checkId, check.id)
+
+    const withoutHeader = await t.call({ method: 'POST', url: '/v1/variables' })
+    const withHeader = await postVariables('')
+    assert.equal(withHeader.statusCode, 400)
+    assert.deepEqual(json(withHeader), json(withoutHeader))
+    assert.match(json(withHeader).message, /^body /)
+    assert.equal(json(withHeader).attributes.errors[0].path, 'body')
+
+    const blank = await postVariables(' ')
+    assert.equal(blank.statusCode, 400)
+    assert.deepEqual(json(blank), {
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'Body is not valid JSON',
+    })
+  })
+
   test('wrong types and unknown fields name every offending path', async () => {
     const res = await postVariables(JSON.stringify({ key: 5, value: true, extra: 1 }))
     assert.equal(res.statusCode, 400)

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http'
+import { NOT_BLANK_PATTERN } from '@svc/core'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** A failure the client caused or may see; anything else thrown is a bug and answers a bare 500. */
@@ -60,6 +61,7 @@ function decodePointer(segment: string): string {
 function issueMessage(issue: AjvIssue): string {
   if (issue.keyword === 'additionalProperties') return 'is not allowed'
   if (issue.keyword === 'required') return 'is required'
+  if (issue.keyword === 'pattern' && issue.params.pattern === NOT_BLANK_PATTERN) return 'must not be blank'
   if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
     return `must be one of ${issue.params.allowedValues.map(String).join(', ')}`
   }

@@ -4,6 +4,7 @@ import { testEngines } from '@svc/db/testing'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AuthContext } from '../auth/authenticate.ts'
 import type { Clock } from '../clock.ts'
+import * as accounts from '../features/accounts/accounts.service.ts'
 import { HttpError } from '../http/errors.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { countHit } from './rate-limit.repo.ts'
@@ -68,6 +69,58 @@ for (const engine of testEngines()) {
       const fresh = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
       assert.equal(fresh.statusCode, 200)
       assert.equal(fresh.headers['x-ratelimit-remaining'], '599')
+    })
+
+    test('a live key is counted and gets the headers whatever the outcome; a 401 has no key to count', async () => {
+      const reader = await t.addUser('READ_ONLY')
+      const remaining = (res: { headers: Record<string, unknown> }) => res.headers['x-ratelimit-remaining']
+
+      const tooLow = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        as: reader,
+        payload: { key: 'A', value: 'b' },
+      })
+      assert.equal(tooLow.statusCode, 403)
+      assert.equal(json(tooLow).message, 'This operation needs the READ_WRITE role or higher')
+      assert.equal(tooLow.headers['x-ratelimit-limit'], '600')
+      assert.equal(remaining(tooLow), '599')
+      assert.equal(tooLow.headers['x-ratelimit-reset'], '60')
+
+      const otherAccount = (await accounts.createAccount(t.ctx, { name: 'Elsewhere' })).id
+      const noAccess = await t.call({
+        method: 'GET',
+        url: '/v1/accounts/me',
+        as: reader,
+        account: otherAccount,
+      })
+      assert.equal(noAccess.statusCode, 403)
+      assert.equal(remaining(noAccess), '598')
+
+      const badHeader = await t.call({
+        method: 'GET',
+        url: '/v1/accounts/me',
+        as: reader,
+        headers: { 'x-svc-account': 'not-a-uuid' },
+      })
+      assert.equal(badHeader.statusCode, 400)
+      assert.equal(remaining(badHeader), '597')
+
+      const ok = await t.call({ method: 'GET', url: '/v1/accounts/me', as: reader })
+      assert.equal(ok.statusCode, 200)
+      assert.equal(remaining(ok), '596')
+
+      for (const authorization of [undefined, 'Bearer svc_unknown0000000000000000000000000000']) {
+        const res = await t.call({
+          method: 'GET',
+          url: '/v1/accounts/me',
+          as: null,
+          headers: authorization ? { authorization } : {},
+        })
+        assert.equal(res.statusCode, 401)
+        assert.equal(res.headers['x-ratelimit-limit'], undefined)
+        assert.equal(res.headers['x-ratelimit-remaining'], undefined)
+      }
     })
 
     test('a route limit applies besides the global one and reports the tighter budget', async () => {

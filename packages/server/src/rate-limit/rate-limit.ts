@@ -27,7 +27,7 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60
  */
 export async function enforceRateLimits(
   ctx: ServiceContext,
-  auth: AuthContext,
+  auth: Pick<AuthContext, 'keyId'>,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {

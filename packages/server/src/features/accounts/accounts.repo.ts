@@ -1,4 +1,4 @@
-import type { AccountsTable, MembershipsTable, UsersTable } from '@svc/db'
+import { type AccountsTable, fetchPage, type MembershipsTable, type UsersTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `users`, `accounts` and `memberships`. */
@@ -39,15 +39,20 @@ export async function updateAccount(
   await ctx.db.updateTable('accounts').set(changes).where('id', '=', id).execute()
 }
 
-export async function listAccountsOfUser(ctx: ServiceContext, userId: string) {
-  return ctx.db
+export async function listAccountsOfUser(
+  ctx: ServiceContext,
+  userId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db
     .selectFrom('accounts')
     .innerJoin('memberships', 'memberships.account_id', 'accounts.id')
-    .selectAll('accounts')
     .where('memberships.user_id', '=', userId)
-    .orderBy('accounts.created_at')
-    .orderBy('accounts.id')
-    .execute()
+  return fetchPage(
+    query,
+    (q) => q.selectAll('accounts').orderBy('accounts.created_at').orderBy('accounts.id'),
+    page,
+  )
 }
 
 export async function insertMembership(ctx: ServiceContext, membership: MembershipsTable): Promise<void> {
@@ -68,25 +73,56 @@ export async function firstMembershipsOfUser(ctx: ServiceContext, userId: string
   return ctx.db.selectFrom('memberships').selectAll().where('user_id', '=', userId).limit(2).execute()
 }
 
-export async function listMembers(ctx: ServiceContext, accountId: string) {
+export async function listMembers(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .where('memberships.account_id', '=', accountId)
+  return fetchPage(
+    query,
+    (q) =>
+      q
+        .select([
+          'users.id as userId',
+          'users.email',
+          'users.name',
+          'memberships.role',
+          'memberships.created_at',
+        ])
+        .orderBy('memberships.created_at')
+        .orderBy('users.id'),
+    page,
+  )
+}
+
+/** One member of an account, as the members list shows it. */
+export async function findMember(ctx: ServiceContext, accountId: string, userId: string) {
   return ctx.db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
     .select(['users.id as userId', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
     .where('memberships.account_id', '=', accountId)
-    .orderBy('memberships.created_at')
-    .orderBy('users.id')
-    .execute()
+    .where('memberships.user_id', '=', userId)
+    .executeTakeFirst()
 }
 
-export async function countOwners(ctx: ServiceContext, accountId: string): Promise<number> {
-  const row = await ctx.db
+/**
+ * The users who are OWNER of an account. On PostgreSQL their rows stay locked until the transaction
+ * `ctx` runs in ends, so a concurrent change of an OWNER waits and then sees this one's outcome
+ * (SQLite runs one write transaction at a time already).
+ */
+export async function lockOwners(ctx: ServiceContext, accountId: string): Promise<string[]> {
+  let query = ctx.db
     .selectFrom('memberships')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select('user_id')
     .where('account_id', '=', accountId)
     .where('role', '=', 'OWNER')
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
+  if (ctx.engine === 'postgres') query = query.forUpdate()
+  return (await query.execute()).map((row) => row.user_id)
 }
 
 export async function updateMembershipRole(

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorResponse } from '@svc/core'
+import { ErrorResponse, PageQuery, StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { forbidden } from '../../http/errors.ts'
+import { pageOf, sendPage } from '../../http/pagination.ts'
 import { Account, AccountPatch, Member, MemberPatch, UserIdParams } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 
@@ -19,13 +20,19 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
         summary: 'Fetch the accounts of the user (beta)',
         description:
           'A user key lists every account its user belongs to (no `x-svc-account` needed); a service key lists its own account.',
+        querystring: StrictObject(PageQuery),
         response: { 200: Type.Array(Account) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = authOf(request)
-      if (auth.userId) return accounts.listAccountsOfUser(ctx, auth.userId)
-      return [await accounts.getAccount(ctx, auth.accountId)]
+      const page = pageOf(request.query)
+      if (auth.userId) {
+        const { items, total } = await accounts.listAccountsOfUser(ctx, auth.userId, page)
+        return sendPage(reply, page, items, total)
+      }
+      const own = [await accounts.getAccount(ctx, auth.accountId)]
+      return sendPage(reply, page, own.slice(page.offset, page.offset + page.limit), own.length)
     },
   )
 
@@ -56,10 +63,15 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       schema: {
         tags,
         summary: 'List the members of the current account',
+        querystring: StrictObject(PageQuery),
         response: { 200: Type.Array(Member) },
       },
     },
-    async (request) => accounts.listMembers(ctx, authOf(request).accountId),
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const { items, total } = await accounts.listMembers(ctx, authOf(request).accountId, page)
+      return sendPage(reply, page, items, total)
+    },
   )
 
   app.patch(

@@ -1,4 +1,4 @@
-import { ROLES, RUNTIME_IDS, StrictObject, StringEnum } from '@svc/core'
+import { Name, ROLES, RUNTIME_IDS, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const ESCALATION_TYPES = ['RUN_BASED', 'TIME_BASED'] as const
@@ -73,7 +73,7 @@ export const Account = Type.Object(
 export type Account = Static<typeof Account>
 
 export const AccountPatch = StrictObject({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  name: Type.Optional(Name({ maxLength: 255 })),
   runtimeId: Type.Optional(StringEnum(RUNTIME_IDS)),
   settings: Type.Optional(AccountSettingsPatch),
   alertSettings: Type.Optional(AlertSettingsPatch),

@@ -23,11 +23,14 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
 }
 
 export function toAccount(row: AccountsTable): Account {
+  const settings: AccountSettings = { ...DEFAULT_ACCOUNT_SETTINGS, ...JSON.parse(row.settings) }
+  // Zones stored as sent before they were canonicalized (`europe/berlin`) read canonical too.
+  settings.timezone = canonicalTimeZone(settings.timezone) ?? settings.timezone
   return {
     id: row.id,
     name: row.name,
     runtimeId: row.runtime_id,
-    settings: { ...DEFAULT_ACCOUNT_SETTINGS, ...JSON.parse(row.settings) },
+    settings,
     alertSettings: { ...DEFAULT_ALERT_SETTINGS, ...JSON.parse(row.alert_settings) },
   }
 }
@@ -97,8 +100,13 @@ export async function getAccount(ctx: ServiceContext, accountId: string): Promis
   return toAccount(row)
 }
 
-export async function listAccountsOfUser(ctx: ServiceContext, userId: string): Promise<Account[]> {
-  return (await repo.listAccountsOfUser(ctx, userId)).map(toAccount)
+export async function listAccountsOfUser(
+  ctx: ServiceContext,
+  userId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Account[]; total: number }> {
+  const { rows, total } = await repo.listAccountsOfUser(ctx, userId, page)
+  return { items: rows.map(toAccount), total }
 }
 
 export async function updateAccount(
@@ -107,12 +115,16 @@ export async function updateAccount(
   patch: AccountPatch,
 ): Promise<Account> {
   const current = await getAccount(ctx, accountId)
-  if (patch.settings?.timezone !== undefined && !isTimeZone(patch.settings.timezone)) {
-    throw badRequest(`body.settings.timezone is not an IANA time zone: ${patch.settings.timezone}`, {
-      errors: [{ path: 'body.settings.timezone', message: 'is not an IANA time zone' }],
-    })
-  }
   const settings = { ...current.settings, ...patch.settings }
+  if (patch.settings?.timezone !== undefined) {
+    const timezone = canonicalTimeZone(patch.settings.timezone)
+    if (!timezone) {
+      throw badRequest(`body.settings.timezone is not an IANA time zone: ${patch.settings.timezone}`, {
+        errors: [{ path: 'body.settings.timezone', message: 'is not an IANA time zone' }],
+      })
+    }
+    settings.timezone = timezone
+  }
   const alertPatch = patch.alertSettings ?? {}
   const alertSettings: AlertSettings = {
     escalationType: alertPatch.escalationType ?? current.alertSettings.escalationType,
@@ -134,55 +146,84 @@ export async function updateAccount(
   return getAccount(ctx, accountId)
 }
 
-function isTimeZone(name: string): boolean {
+/**
+ * The canonical name of an IANA time zone, as the runtime's ICU spells it (`europe/berlin` →
+ * `Europe/Berlin`, `utc` → `UTC`; links resolve to ICU's canonical zone); undefined for an unknown zone.
+ * One spelling per zone: analytics compares zones as strings.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name })
-    return true
+    return new Intl.DateTimeFormat(undefined, { timeZone: name }).resolvedOptions().timeZone
   } catch {
-    return false
+    return undefined
   }
 }
 
-export async function listMembers(ctx: ServiceContext, accountId: string): Promise<Member[]> {
-  return (await repo.listMembers(ctx, accountId)).map((m) => ({ ...m, role: m.role as Role }))
+export async function listMembers(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: Member[]; total: number }> {
+  const { rows, total } = await repo.listMembers(ctx, accountId, page)
+  return { items: rows.map((m) => ({ ...m, role: m.role as Role })), total }
 }
 
-/** Changes a member's role. Only an OWNER grants or takes OWNER, and an account always keeps one. */
+/** Runs `work` in one transaction, its queries on `tx`. */
+function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute((db) => work({ ...ctx, db }))
+}
+
+/**
+ * Whether `actor` may act as an OWNER now: its role says so and, for a user, it is still one of
+ * `owners` (read under lock: another OWNER may have demoted it since the request was authenticated).
+ */
+function actsAsOwner(actor: { role: Role; userId?: string | null }, owners: string[]): boolean {
+  if (!roleAtLeast(actor.role, 'OWNER')) return false
+  return !actor.userId || owners.includes(actor.userId)
+}
+
+/**
+ * Changes a member's role. Only an OWNER grants or takes OWNER, and an account always keeps one: the
+ * owners are read (locked on PostgreSQL) and the role changed in one transaction, so two OWNERs
+ * demoting each other at once can't leave none.
+ */
 export async function changeMemberRole(
   ctx: ServiceContext,
-  actor: { accountId: string; role: Role },
+  actor: { accountId: string; role: Role; userId?: string | null },
   userId: string,
   role: Role,
 ): Promise<Member> {
-  const membership = await repo.findMembership(ctx, userId, actor.accountId)
-  if (!membership) throw notFound()
-  const touchesOwner = role === 'OWNER' || membership.role === 'OWNER'
-  if (touchesOwner && !roleAtLeast(actor.role, 'OWNER'))
-    throw forbidden('Only an OWNER can grant or change OWNER')
-  if (
-    membership.role === 'OWNER' &&
-    role !== 'OWNER' &&
-    (await repo.countOwners(ctx, actor.accountId)) <= 1
-  ) {
-    throw conflict('An account must keep at least one OWNER')
-  }
-  await repo.updateMembershipRole(ctx, userId, actor.accountId, role)
-  const member = (await listMembers(ctx, actor.accountId)).find((m) => m.userId === userId)
-  if (!member) throw notFound()
-  return member
+  return inTransaction(ctx, async (tx) => {
+    const owners = await repo.lockOwners(tx, actor.accountId)
+    const membership = await repo.findMembership(tx, userId, actor.accountId)
+    if (!membership) throw notFound()
+    const touchesOwner = role === 'OWNER' || membership.role === 'OWNER'
+    if (touchesOwner && !actsAsOwner(actor, owners))
+      throw forbidden('Only an OWNER can grant or change OWNER')
+    if (membership.role === 'OWNER' && role !== 'OWNER' && owners.length <= 1) {
+      throw conflict('An account must keep at least one OWNER')
+    }
+    await repo.updateMembershipRole(tx, userId, actor.accountId, role)
+    const member = await repo.findMember(tx, actor.accountId, userId)
+    if (!member) throw notFound()
+    return { ...member, role: member.role as Role }
+  })
 }
 
+/** Removes a member; an OWNER only by an OWNER, and never the last one (atomically, as above). */
 export async function removeMember(
   ctx: ServiceContext,
-  actor: { accountId: string; role: Role },
+  actor: { accountId: string; role: Role; userId?: string | null },
   userId: string,
 ) {
-  const membership = await repo.findMembership(ctx, userId, actor.accountId)
-  if (!membership) throw notFound()
-  if (membership.role === 'OWNER') {
-    if (!roleAtLeast(actor.role, 'OWNER')) throw forbidden('Only an OWNER can remove an OWNER')
-    if ((await repo.countOwners(ctx, actor.accountId)) <= 1)
-      throw conflict('An account must keep at least one OWNER')
-  }
-  await repo.deleteMembership(ctx, userId, actor.accountId)
+  await inTransaction(ctx, async (tx) => {
+    const owners = await repo.lockOwners(tx, actor.accountId)
+    const membership = await repo.findMembership(tx, userId, actor.accountId)
+    if (!membership) throw notFound()
+    if (membership.role === 'OWNER') {
+      if (!actsAsOwner(actor, owners)) throw forbidden('Only an OWNER can remove an OWNER')
+      if (owners.length <= 1) throw conflict('An account must keep at least one OWNER')
+    }
+    await repo.deleteMembership(tx, userId, actor.accountId)
+  })
 }

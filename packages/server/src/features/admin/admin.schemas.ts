@@ -1,4 +1,4 @@
-import { PageQuery, ROLES, RUNTIME_IDS, StrictObject, StringEnum } from '@svc/core'
+import { Name, PageQuery, ROLES, RUNTIME_IDS, StrictObject, StringEnum } from '@svc/core'
 import { Type } from 'typebox'
 import { KeyName } from '../api-keys/api-keys.schemas.ts'
 
@@ -14,11 +14,11 @@ export const User = Type.Object(
 
 export const CreateUserBody = StrictObject({
   email: Type.String({ format: 'email', maxLength: 320 }),
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
 })
 
 export const CreateAccountBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   runtimeId: Type.Optional(StringEnum(RUNTIME_IDS)),
 })
 

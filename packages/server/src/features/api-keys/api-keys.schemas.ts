@@ -1,4 +1,4 @@
-import { Nullable, ROLES, StrictObject, StringEnum } from '@svc/core'
+import { Name, Nullable, ROLES, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const API_KEY_TYPES = ['USER', 'SERVICE'] as const
@@ -26,7 +26,7 @@ export const CreatedApiKey = Type.Object(
 )
 export type CreatedApiKey = Static<typeof CreatedApiKey>
 
-export const KeyName = Type.String({ minLength: 1, maxLength: 255 })
+export const KeyName = Name({ maxLength: 255 })
 
 export const CreateAccountApiKeyBody = StrictObject({
   name: KeyName,

@@ -5,6 +5,7 @@ import {
   FREQUENCIES,
   IntegerEnum,
   MAX_CHECK_ENVIRONMENT_VARIABLES,
+  Name,
   Nullable,
   PageQuery,
   RetryStrategy,
@@ -17,7 +18,7 @@ import { type Static, Type } from 'typebox'
 
 /** What a group's checks inherit where they say nothing themselves (API.md "check groups"). */
 export const CheckGroupBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 2048 }),
+  name: Name({ maxLength: 2048 }),
   activated: Type.Optional(
     Type.Boolean({ default: true, description: 'false stops every check of the group.' }),
   ),

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream'
 import type { CheckResultsTable } from '@svc/db'
 import type { ScriptCheckResult } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
+import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { SCRIPT_DETAIL_KEYS } from '../../scheduler/script-checks.ts'
 import { findCheck } from '../checks/checks.repo.ts'
@@ -17,6 +17,11 @@ export async function listResults(
   query: ListResultsQuery,
   page: Page,
 ) {
+  // Both bounds are inclusive: from = to is a (one-second) window, from > to an inverted one.
+  if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
+    const message = 'must not be after `to` (the window is inverted)'
+    throw badRequest(`querystring.from ${message}`, { errors: [{ path: 'querystring.from', message }] })
+  }
   await ownCheckOrThrow(ctx, accountId, checkId)
   const filter = {
     fromIso: query.from === undefined ? undefined : new Date(query.from * 1000).toISOString(),

@@ -40,5 +40,21 @@ for (const engine of testEngines()) {
       assert.deepEqual(json(farPage), [])
       assert.equal(farPage.headers['content-range'], 'items */1')
     })
+
+    test('from after to is a 400 naming querystring.from; from equal to to is not', async () => {
+      const inverted = await list('from=1700000100&to=1700000000')
+      assert.equal(inverted.statusCode, 400, inverted.body)
+      assert.deepEqual(json(inverted), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'querystring.from must not be after `to` (the window is inverted)',
+        attributes: {
+          errors: [{ path: 'querystring.from', message: 'must not be after `to` (the window is inverted)' }],
+        },
+      })
+      const same = await list('from=1700000000&to=1700000000')
+      assert.equal(same.statusCode, 200, same.body)
+      assert.deepEqual(json(same), [])
+    })
   })
 }

@@ -3,6 +3,7 @@ import {
   DateTime,
   INCIDENT_SEVERITIES,
   INCIDENT_STATUSES,
+  Name,
   Nullable,
   PageQuery,
   StrictObject,
@@ -54,7 +55,7 @@ const ComponentImpacts = Type.Array(ComponentImpactBody, {
 })
 
 export const CreateIncidentBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   severity: Type.Optional(StringEnum(INCIDENT_SEVERITIES)),
   componentImpacts: Type.Optional(ComponentImpacts),
   incidentUpdates: Type.Array(IncidentUpdateBody, { minItems: 1, maxItems: 100 }),
@@ -62,7 +63,7 @@ export const CreateIncidentBody = StrictObject({
 export type CreateIncidentBody = Static<typeof CreateIncidentBody>
 
 export const UpdateIncidentBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   severity: Type.Optional(StringEnum(INCIDENT_SEVERITIES)),
   componentImpacts: Type.Optional(ComponentImpacts),
 })

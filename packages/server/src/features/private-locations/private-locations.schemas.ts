@@ -1,8 +1,8 @@
-import { PageQuery, StrictObject } from '@svc/core'
+import { Name, PageQuery, StrictObject } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const PrivateLocationBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   slugName: Type.String({
     minLength: 1,
     maxLength: 64,

@@ -1,8 +1,8 @@
-import { Nullable, PageQuery, StrictObject, Uuid } from '@svc/core'
+import { Name, Nullable, PageQuery, StrictObject, Uuid } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const ServiceBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255, description: 'Shown on status pages and in emails.' }),
+  name: Name({ maxLength: 255, description: 'Shown on status pages and in emails.' }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
   checkIds: Type.Optional(
     Type.Array(Uuid(), {

@@ -163,14 +163,13 @@ export async function insertAccessToken(ctx: ServiceContext, row: StatusPageAcce
   await ctx.db.insertInto('status_page_access_tokens').values(row).execute()
 }
 
-export async function listAccessTokens(ctx: ServiceContext, pageId: string) {
-  return ctx.db
-    .selectFrom('status_page_access_tokens')
-    .selectAll()
-    .where('status_page_id', '=', pageId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()
+export async function listAccessTokens(
+  ctx: ServiceContext,
+  pageId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('status_page_access_tokens').where('status_page_id', '=', pageId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at').orderBy('id'), page)
 }
 
 export async function deleteAccessToken(ctx: ServiceContext, pageId: string, id: string): Promise<boolean> {

@@ -132,10 +132,20 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         summary: 'List the access tokens of a status page',
         description: 'Access tokens let people outside the account read a private page.',
         params: StatusPageIdParams,
+        querystring: ListStatusPagesQuery,
         response: { 200: Type.Array(AccessToken) },
       },
     },
-    async (request) => pages.listAccessTokens(ctx, authOf(request).accountId, request.params.statusPageId),
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const { items, total } = await pages.listAccessTokens(
+        ctx,
+        authOf(request).accountId,
+        request.params.statusPageId,
+        page,
+      )
+      return sendPage(reply, page, items, total)
+    },
   )
 
   app.post(

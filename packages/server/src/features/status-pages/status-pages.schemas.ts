@@ -1,4 +1,5 @@
 import {
+  Name,
   Nullable,
   PageQuery,
   STATUS_PAGE_THEMES,
@@ -34,12 +35,12 @@ export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$'
 
 const CardBody = StrictObject({
   id: Type.Optional(Uuid({ description: 'An existing card of the page, to keep its id.' })),
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   services: Type.Array(StrictObject({ id: Uuid() }), { maxItems: 100 }),
 })
 
 export const StatusPageBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Name({ maxLength: 255 }),
   url: Type.String({
     pattern: SLUG_PATTERN,
     maxLength: 63,
@@ -157,7 +158,7 @@ export const V1StatusPageIdParams = StrictObject({
 })
 export const ListStatusPagesQuery = StrictObject(PageQuery)
 
-export const AccessTokenBody = StrictObject({ name: Type.String({ minLength: 1, maxLength: 255 }) })
+export const AccessTokenBody = StrictObject({ name: Name({ maxLength: 255 }) })
 export const AccessToken = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),

@@ -154,9 +154,15 @@ export async function createAccessToken(
   return { ...toAccessToken(row), token }
 }
 
-export async function listAccessTokens(ctx: ServiceContext, accountId: string, pageId: string) {
+export async function listAccessTokens(
+  ctx: ServiceContext,
+  accountId: string,
+  pageId: string,
+  page: { limit: number; offset: number },
+) {
   await findOrThrow(ctx, accountId, pageId)
-  return (await repo.listAccessTokens(ctx, pageId)).map(toAccessToken)
+  const { rows, total } = await repo.listAccessTokens(ctx, pageId, page)
+  return { items: rows.map(toAccessToken), total }
 }
 
 export async function deleteAccessToken(ctx: ServiceContext, accountId: string, pageId: string, id: string) {

@@ -497,5 +497,42 @@ for (const engine of testEngines()) {
         403,
       )
     })
+
+    test('access tokens are listed a page at a time with content-range', async () => {
+      const page = json(await createPage({ name: 'Paged', url: 'tokens-paged', isPrivate: true, cards: [] }))
+      const names = ['one', 'two', 'three']
+      for (const name of names) {
+        const res = await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${page.id}/access-tokens`,
+          payload: { name },
+        })
+        assert.equal(res.statusCode, 201)
+      }
+      const url = `/v3/status-pages/${page.id}/access-tokens`
+      const all = await t.call({ method: 'GET', url: `${url}?limit=100` })
+      const listed = json(all).map((token: { name: string }) => token.name)
+      assert.deepEqual([...listed].sort(), [...names].sort())
+      assert.equal(all.headers['content-range'], 'items 0-2/3')
+      const first = await t.call({ method: 'GET', url: `${url}?limit=2` })
+      assert.equal(first.statusCode, 200)
+      assert.deepEqual(
+        json(first).map((token: { name: string }) => token.name),
+        listed.slice(0, 2),
+      )
+      assert.equal(first.headers['content-range'], 'items 0-1/3')
+      const second = await t.call({ method: 'GET', url: `${url}?limit=2&page=2` })
+      assert.deepEqual(
+        json(second).map((token: { name: string }) => token.name),
+        listed.slice(2),
+      )
+      assert.equal(second.headers['content-range'], 'items 2-2/3')
+      const beyond = await t.call({ method: 'GET', url: `${url}?page=5` })
+      assert.deepEqual(json(beyond), [])
+      assert.equal(beyond.headers['content-range'], 'items */3')
+      const bad = await t.call({ method: 'GET', url: `${url}?limit=101` })
+      assert.equal(bad.statusCode, 400)
+      assert.match(json(bad).message, /^querystring\.limit /)
+    })
   })
 }
