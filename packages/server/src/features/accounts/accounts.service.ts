@@ -147,13 +147,15 @@ export async function updateAccount(
 }
 
 /**
- * The canonical name of an IANA time zone, as the runtime's ICU spells it (`europe/berlin` →
- * `Europe/Berlin`, `utc` → `UTC`; links resolve to ICU's canonical zone); undefined for an unknown zone.
- * One spelling per zone: analytics compares zones as strings.
+ * An IANA time zone as it is spelled (`europe/berlin` → `Europe/Berlin`, `utc` → `UTC`); undefined for
+ * an unknown zone. A link is kept as sent (`Asia/Kolkata`, `US/Pacific`): the runtime's ICU would
+ * answer older names for some (`Asia/Calcutta`, `Europe/Kiev`), which users would not recognise.
+ * One spelling per account's choice: analytics compares zones as strings.
  */
 export function canonicalTimeZone(name: string): string | undefined {
   try {
-    return new Intl.DateTimeFormat(undefined, { timeZone: name }).resolvedOptions().timeZone
+    const resolved = new Intl.DateTimeFormat(undefined, { timeZone: name }).resolvedOptions().timeZone
+    return resolved.toLowerCase() === name.toLowerCase() ? resolved : name
   } catch {
     return undefined
   }
