@@ -170,6 +170,17 @@ describe('errors in the spec shape', () => {
     assert.equal(line.req.method, 'GET')
     assert.equal(line.req.url, '/status/no-such-page?token=[REDACTED]')
   })
+
+  test('heartbeat ping tokens never reach the log', async () => {
+    const pinged = await t.call({ method: 'GET', url: '/ping/secret-ping-token-1', as: null })
+    await t.call({ method: 'POST', url: '/ping/secret-ping-token-2/fail', as: null })
+    for (const secret of ['secret-ping-token-1', 'secret-ping-token-2'])
+      assert.equal(JSON.stringify(logLines).includes(secret), false, secret)
+    const line = logLines.find((l) => l.reqId === pinged.headers['x-request-id'] && l.req) as {
+      req: { url: string }
+    }
+    assert.equal(line.req.url, '/ping/[REDACTED]')
+  })
 })
 
 describe('unexpected failures', () => {

@@ -2,12 +2,14 @@ import type { FastifyRequest, FastifyServerOptions } from 'fastify'
 
 /** Query parameters whose values are credentials (status page access, subscription links). */
 const SECRET_QUERY = /([?&]token=)[^&#]*/gi
+/** A heartbeat's ping token is its secret (API.md): whoever has it can make the heartbeat pass or fail. */
+const PING_TOKEN = /^(\/ping\/)[^/?#]+/
 
 /** The request as its log lines show it: Fastify's default fields, with credentials in the URL redacted. */
 export function serializeRequest(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url.replace(SECRET_QUERY, '$1[REDACTED]'),
+    url: request.url.replace(SECRET_QUERY, '$1[REDACTED]').replace(PING_TOKEN, '$1[REDACTED]'),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
