@@ -285,6 +285,41 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('the agent routes check the key before they read or validate a body', async () => {
+      const { rawKey } = await locationWithKey('Gate', 'gate')
+      const calls = [
+        { method: 'POST', url: '/agent/v1/results/batch', payload: { results: [] } },
+        { method: 'POST', url: '/agent/v1/results', payload: { slotKey: 'x' } },
+        { method: 'POST', url: '/agent/v1/errors', payload: {} },
+        { method: 'POST', url: '/agent/v1/heartbeat', payload: {} },
+        {
+          method: 'PUT',
+          url: `/agent/v1/checks/${randomUUID()}/results/${randomUUID()}/artifacts/a.png`,
+          headers: { 'content-type': 'application/octet-stream' },
+          payload: Buffer.alloc(1024),
+        },
+      ]
+      for (const call of calls) {
+        for (const authorization of [undefined, 'Bearer svc_pl_not-a-key']) {
+          const answer = await t.app.inject({
+            ...call,
+            headers: { ...call.headers, ...(authorization ? { authorization } : {}) },
+          } as any)
+          assert.equal(answer.statusCode, 401, `${call.method} ${call.url} ${authorization}: ${answer.body}`)
+          assert.deepEqual(Object.keys(json(answer)).sort(), ['attributes', 'error', 'message', 'statusCode'])
+        }
+      }
+      const known = await asAgent(rawKey, { method: 'POST', url: '/agent/v1/results/batch', payload: {} })
+      assert.equal(known.statusCode, 400, 'a known key gets the validation error')
+      const noAgentId = await t.app.inject({
+        method: 'GET',
+        url: '/agent/v1/jobs?waitSeconds=0',
+        headers: { authorization: `Bearer ${rawKey}` },
+      })
+      assert.equal(noAgentId.statusCode, 400)
+      assert.equal(json(noAgentId).message, 'headers.x-svc-agent-id is required')
+    })
+
     test('error events carry only their fields; static addresses are plain text', async () => {
       const { rawKey } = await locationWithKey('Edge', 'edge')
       const event = {
