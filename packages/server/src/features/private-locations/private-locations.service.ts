@@ -25,6 +25,7 @@ export async function createLocation(ctx: ServiceContext, accountId: string, bod
     slug_name: body.slugName,
     icon: body.icon ?? null,
     proxy_url: body.proxyUrl ?? null,
+    agent_left_ms: null,
     created_at: now,
     updated_at: now,
   }
@@ -133,7 +134,11 @@ async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Pro
   ])
   return rows.map((row) => {
     const own = agents.filter((agent) => agent.private_location_id === row.id)
-    const lastSeenMs = seen.find((s) => s.private_location_id === row.id)?.last_seen_ms
+    // Agents that said goodbye have no row left: the location keeps when the last one left.
+    const seenMs = [seen.find((s) => s.private_location_id === row.id)?.last_seen_ms, row.agent_left_ms]
+      .filter((ms) => ms !== undefined && ms !== null)
+      .map(Number)
+    const lastSeenMs = seenMs.length > 0 ? Math.max(...seenMs) : undefined
     return {
       id: row.id,
       name: row.name,

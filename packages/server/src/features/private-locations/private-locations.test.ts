@@ -153,6 +153,24 @@ for (const engine of testEngines()) {
       assert.equal(seen.healthy, true)
       assert.deepEqual(json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` })).warnings, [])
       assert.equal(seen.agents[0].hostname, 'lab-1')
+      assert.equal(seen.lastSeenAt, new Date(nowMs).toISOString())
+
+      // A goodbye takes the agent off the list, but the location still tells when one was last seen.
+      nowMs += 5_000
+      assert.equal((await asAgent(rawKey, { method: 'DELETE', url: '/agent/v1/heartbeat' })).statusCode, 204)
+      const left = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` }))
+      assert.deepEqual([left.healthy, left.agents], [false, []])
+      assert.equal(left.lastSeenAt, new Date(nowMs).toISOString(), 'seen until its goodbye')
+      assert.equal(
+        (
+          await asAgent(rawKey, {
+            method: 'POST',
+            url: '/agent/v1/heartbeat',
+            payload: { version: '1.0.0', hostname: 'lab-1', runningJobs: 0 },
+          })
+        ).statusCode,
+        200,
+      )
 
       assert.deepEqual(
         json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
