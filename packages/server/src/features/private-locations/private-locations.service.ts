@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
@@ -17,6 +17,7 @@ const KEY_PREFIX = 'svc_pl_'
 export const hashLocationKey = hashApiKey
 
 export async function createLocation(ctx: ServiceContext, accountId: string, body: PrivateLocationBody) {
+  refuseUnusableProxy(body.proxyUrl)
   const now = isoNow(ctx)
   const row: PrivateLocationsTable = {
     id: randomUUID(),
@@ -55,6 +56,7 @@ export async function updateLocation(
   id: string,
   body: PrivateLocationBody,
 ) {
+  refuseUnusableProxy(body.proxyUrl)
   const row = await findOrThrow(ctx, accountId, id)
   if (body.slugName !== row.slug_name) await refuseWhileUsed(ctx, row, 'change the slugName of')
   const changes = {
@@ -101,6 +103,14 @@ export async function createKey(ctx: ServiceContext, accountId: string, id: stri
 export async function deleteKey(ctx: ServiceContext, accountId: string, id: string, keyId: string) {
   await findOrThrow(ctx, accountId, id)
   if (!(await repo.deleteKey(ctx, id, keyId))) throw notFound(`Key ${keyId} not found`)
+}
+
+/** The schema checks the scheme only; a URL agents can't parse would fail every run of the location. */
+function refuseUnusableProxy(proxyUrl: string | null | undefined): void {
+  if (proxyUrl === null || proxyUrl === undefined || URL.canParse(proxyUrl)) return
+  throw badRequest('body.proxyUrl must be an http:// or https:// URL', {
+    errors: [{ path: 'body.proxyUrl', message: 'must be an http:// or https:// URL' }],
+  })
 }
 
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {

@@ -303,6 +303,34 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a proxyUrl agents could not use is refused with 400, on create and update', async () => {
+      const ok = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Proxied', slugName: 'proxied', proxyUrl: 'http://user:pw@proxy.internal:3128' },
+      })
+      assert.equal(ok.statusCode, 201, ok.body)
+      for (const proxyUrl of ['http://', 'http://exa mple:3128', 'http://[::1', 'https://proxy:99999']) {
+        for (const [method, url] of [
+          ['POST', '/v1/private-locations'],
+          ['PUT', `/v1/private-locations/${json(ok).id}`],
+        ] as const) {
+          const answer = await t.call({
+            method,
+            url,
+            payload: { name: 'Proxied', slugName: 'proxied-2', proxyUrl },
+          })
+          assert.equal(answer.statusCode, 400, `${method} ${proxyUrl}: ${answer.body}`)
+          assert.deepEqual(
+            json(answer).attributes.errors.map((e: { path: string }) => e.path),
+            ['body.proxyUrl'],
+          )
+        }
+      }
+      const kept = json(await t.call({ method: 'GET', url: `/v1/private-locations/${json(ok).id}` }))
+      assert.equal(kept.proxyUrl, 'http://user:pw@proxy.internal:3128')
+    })
+
     test('the agent routes check the key before they read or validate a body', async () => {
       const { rawKey } = await locationWithKey('Gate', 'gate')
       const calls = [
