@@ -58,7 +58,18 @@ test('bad values are refused with the variable’s name', () => {
     [{ API_KEY: 'k', JOB_CONCURRENCY: '2.5' }, /JOB_CONCURRENCY/],
     [{ API_KEY: 'k', AGENT_HEALTH_PORT: '70000' }, /AGENT_HEALTH_PORT/],
     [{ API_KEY: 'k', SHUTDOWN_GRACE_SECONDS: 'soon' }, /SHUTDOWN_GRACE_SECONDS/],
-    [{ API_KEY: 'k', HTTP_PROXY: 'not a url' }, /HTTP_PROXY must be a URL/],
+    [{ API_KEY: 'k', HTTP_PROXY: 'not a url' }, /HTTP_PROXY must be an http:\/\/ or https:\/\/ URL/],
+    // A typo must not leave error events on, nor a scheme-less proxy fail later without a name.
+    [{ API_KEY: 'k', EXTERNAL_OBSERVABILITY: 'of' }, /EXTERNAL_OBSERVABILITY must be on or off, got of/],
+    [{ API_KEY: 'k', EXTERNAL_OBSERVABILITY: 'false' }, /EXTERNAL_OBSERVABILITY must be on or off/],
+    [
+      { API_KEY: 'k', HTTPS_PROXY: 'proxy.internal:3128' },
+      /HTTPS_PROXY must be an http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      { API_KEY: 'k', http_proxy: 'socks5://proxy:1080' },
+      /HTTP_PROXY must be an http:\/\/ or https:\/\/ URL/,
+    ],
   ]
   for (const [env, message] of cases) {
     assert.throws(

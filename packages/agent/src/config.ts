@@ -44,7 +44,11 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv = process.env): AgentConf
   if (!/^https?:\/\//.test(apiUrl) || !URL.canParse(apiUrl)) {
     throw new ConfigError(`SVC_API_URL must be an http:// or https:// URL, got ${apiUrl}`)
   }
+  // Only the two documented values: a typo must not leave error events on unnoticed.
   const observability = (env.EXTERNAL_OBSERVABILITY ?? '').trim().toLowerCase()
+  if (!['', 'on', 'off'].includes(observability)) {
+    throw new ConfigError(`EXTERNAL_OBSERVABILITY must be on or off, got ${env.EXTERNAL_OBSERVABILITY}`)
+  }
   const proxy = {
     httpProxy: env.HTTP_PROXY || env.http_proxy || '',
     httpsProxy: env.HTTPS_PROXY || env.https_proxy || '',
@@ -54,7 +58,9 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv = process.env): AgentConf
     ['HTTP_PROXY', proxy.httpProxy],
     ['HTTPS_PROXY', proxy.httpsProxy],
   ] as const) {
-    if (value && !URL.canParse(value)) throw new ConfigError(`${name} must be a URL`)
+    // The value may hold credentials: the message names the variable, never the value.
+    if (value && !(/^https?:\/\//i.test(value) && URL.canParse(value)))
+      throw new ConfigError(`${name} must be an http:// or https:// URL`)
   }
   return {
     apiKey,

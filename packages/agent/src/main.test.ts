@@ -55,3 +55,41 @@ test('--refresh-cache clears the caches script runs share before the agent start
     child?.kill('SIGKILL')
   }
 })
+
+test('a log sink that goes away (EPIPE) neither spins nor stalls the agent: probes answer, SIGTERM exits', async () => {
+  const healthPort = await freePort()
+  const child = spawn(...node([]), {
+    env: {
+      PATH: process.env.PATH,
+      API_KEY: 'svc_pl_unused',
+      // Nothing listens there: the agent keeps logging failed heartbeats into the closed pipe.
+      SVC_API_URL: `http://127.0.0.1:${await freePort()}`,
+      AGENT_HEALTH_PORT: String(healthPort),
+    },
+  })
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
+  try {
+    let out = ''
+    child.stdout?.on('data', (chunk) => {
+      out += chunk
+    })
+    while (!out.includes('started:')) await new Promise((done) => setTimeout(done, 20))
+    // The reader of its stdout and stderr dies (a log collector restarting, `| head`).
+    child.stdout?.destroy()
+    child.stderr?.destroy()
+    const probe = async () => {
+      const response = await fetch(`http://127.0.0.1:${healthPort}/-/liveness`, {
+        signal: AbortSignal.timeout(10_000),
+      })
+      return response.status
+    }
+    // Failed heartbeats are logged every ~0.5-1 s at start: a few have met the closed pipe by now.
+    await new Promise((done) => setTimeout(done, 3_000))
+    assert.equal(await probe(), 200)
+    child.kill('SIGTERM')
+    const code = await Promise.race([exited, new Promise((done) => setTimeout(() => done('hung'), 30_000))])
+    assert.equal(code, 0)
+  } finally {
+    child.kill('SIGKILL')
+  }
+})

@@ -38,7 +38,13 @@ async function main(): Promise<void> {
     },
   })
 
+  // A log sink that went away (EPIPE: a log collector restarting, `| head`) is not a crash: writing to
+  // it would fail again from the crash handler, on and on, starving the probes and signal handlers.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+  let crashed = false
   const crash = (error: unknown) => {
+    if (crashed) return
+    crashed = true
     log.error(
       agent.scrub(`uncaught error: ${error instanceof Error ? (error.stack ?? error.message) : error}`),
     )

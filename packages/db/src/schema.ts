@@ -291,6 +291,8 @@ export interface PrivateLocationsTable {
   slug_name: string
   icon: string | null
   proxy_url: string | null
+  /** When its last agent said goodbye (ms): `lastSeenAt` once no agent row is left. */
+  agent_left_ms: number | null
   created_at: string
   updated_at: string
 }

@@ -9,6 +9,7 @@ import * as privateLocations from './0006-private-locations.ts'
 import * as statusPages from './0007-status-pages.ts'
 import * as analytics from './0008-analytics.ts'
 import * as leasesInDueOrder from './0009-leases-in-due-order.ts'
+import * as agentLeft from './0010-agent-left.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0007-status-pages': statusPages,
   '0008-analytics': analytics,
   '0009-leases-in-due-order': leasesInDueOrder,
+  '0010-agent-left': agentLeft,
 }

@@ -11,6 +11,7 @@ import {
   PostedResults,
   StrictObject,
 } from '@svc/core'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError, notFound } from '../../http/errors.ts'
@@ -39,12 +40,24 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     { parseAs: 'buffer', bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES },
     (_request, body, done) => done(null, body),
   )
-  const agentOf = (request: { headers: Record<string, unknown> }) =>
-    agents.authenticateAgent(
-      ctx,
-      request.headers.authorization as string | undefined,
-      request.headers['x-svc-agent-id'] as string,
+  // The key is checked as the request arrives, before its body (up to 150 MB) is read or validated:
+  // a caller without a valid key gets 401, never a validation answer.
+  const callers = new WeakMap<FastifyRequest, agents.CallingAgent>()
+  app.addHook('onRequest', async (request) => {
+    callers.set(
+      request,
+      await agents.authenticateAgent(
+        ctx,
+        request.headers.authorization,
+        request.headers['x-svc-agent-id'] as string,
+      ),
     )
+  })
+  const agentOf = async (request: FastifyRequest) => {
+    const agent = callers.get(request)
+    if (!agent) throw new Error(`route ${request.routeOptions.url} ran without an agent`)
+    return agent
+  }
 
   app.get(
     '/agent/v1/jobs',

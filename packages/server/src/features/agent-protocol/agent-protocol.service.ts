@@ -225,7 +225,7 @@ export async function agentHeartbeat(
 
 /** An agent that stops says goodbye: its location shows it gone at once. */
 export async function agentGoodbye(ctx: ServiceContext, agent: CallingAgent): Promise<void> {
-  await locationsRepo.deleteAgent(ctx, agent.location.id, agent.id)
+  await locationsRepo.deleteAgent(ctx, agent.location.id, agent.id, ctx.clock.now().getTime())
 }
 
 export async function recordAgentError(ctx: ServiceContext, agent: CallingAgent, body: AgentErrorBody) {

@@ -128,12 +128,26 @@ export async function lastSeen(ctx: ServiceContext, locationIds: string[]) {
     .execute()
 }
 
-export async function deleteAgent(ctx: ServiceContext, locationId: string, agentId: string): Promise<void> {
-  await ctx.db
-    .deleteFrom('agents')
-    .where('private_location_id', '=', locationId)
-    .where('id', '=', agentId)
-    .execute()
+/** An agent's goodbye: its row goes, and the location records when it was last seen (now). */
+export async function deleteAgent(
+  ctx: ServiceContext,
+  locationId: string,
+  agentId: string,
+  nowMs: number,
+): Promise<void> {
+  await ctx.db.transaction().execute(async (tx) => {
+    const deleted = await tx
+      .deleteFrom('agents')
+      .where('private_location_id', '=', locationId)
+      .where('id', '=', agentId)
+      .executeTakeFirst()
+    if (Number(deleted.numDeletedRows) === 0) return
+    await tx
+      .updateTable('private_locations')
+      .set({ agent_left_ms: nowMs })
+      .where('id', '=', locationId)
+      .execute()
+  })
 }
 
 export async function insertAgentEvent(ctx: ServiceContext, row: AgentEventsTable): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
@@ -17,6 +17,7 @@ const KEY_PREFIX = 'svc_pl_'
 export const hashLocationKey = hashApiKey
 
 export async function createLocation(ctx: ServiceContext, accountId: string, body: PrivateLocationBody) {
+  refuseUnusableProxy(body.proxyUrl)
   const now = isoNow(ctx)
   const row: PrivateLocationsTable = {
     id: randomUUID(),
@@ -25,6 +26,7 @@ export async function createLocation(ctx: ServiceContext, accountId: string, bod
     slug_name: body.slugName,
     icon: body.icon ?? null,
     proxy_url: body.proxyUrl ?? null,
+    agent_left_ms: null,
     created_at: now,
     updated_at: now,
   }
@@ -54,6 +56,7 @@ export async function updateLocation(
   id: string,
   body: PrivateLocationBody,
 ) {
+  refuseUnusableProxy(body.proxyUrl)
   const row = await findOrThrow(ctx, accountId, id)
   if (body.slugName !== row.slug_name) await refuseWhileUsed(ctx, row, 'change the slugName of')
   const changes = {
@@ -102,6 +105,14 @@ export async function deleteKey(ctx: ServiceContext, accountId: string, id: stri
   if (!(await repo.deleteKey(ctx, id, keyId))) throw notFound(`Key ${keyId} not found`)
 }
 
+/** The schema checks the scheme only; a URL agents can't parse would fail every run of the location. */
+function refuseUnusableProxy(proxyUrl: string | null | undefined): void {
+  if (proxyUrl === null || proxyUrl === undefined || URL.canParse(proxyUrl)) return
+  throw badRequest('body.proxyUrl must be an http:// or https:// URL', {
+    errors: [{ path: 'body.proxyUrl', message: 'must be an http:// or https:// URL' }],
+  })
+}
+
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {
   const row = await repo.findLocation(ctx, accountId, id)
   if (!row) throw notFound(`Private location ${id} not found`)
@@ -133,7 +144,11 @@ async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Pro
   ])
   return rows.map((row) => {
     const own = agents.filter((agent) => agent.private_location_id === row.id)
-    const lastSeenMs = seen.find((s) => s.private_location_id === row.id)?.last_seen_ms
+    // Agents that said goodbye have no row left: the location keeps when the last one left.
+    const seenMs = [seen.find((s) => s.private_location_id === row.id)?.last_seen_ms, row.agent_left_ms]
+      .filter((ms) => ms !== undefined && ms !== null)
+      .map(Number)
+    const lastSeenMs = seenMs.length > 0 ? Math.max(...seenMs) : undefined
     return {
       id: row.id,
       name: row.name,

@@ -153,6 +153,24 @@ for (const engine of testEngines()) {
       assert.equal(seen.healthy, true)
       assert.deepEqual(json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` })).warnings, [])
       assert.equal(seen.agents[0].hostname, 'lab-1')
+      assert.equal(seen.lastSeenAt, new Date(nowMs).toISOString())
+
+      // A goodbye takes the agent off the list, but the location still tells when one was last seen.
+      nowMs += 5_000
+      assert.equal((await asAgent(rawKey, { method: 'DELETE', url: '/agent/v1/heartbeat' })).statusCode, 204)
+      const left = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` }))
+      assert.deepEqual([left.healthy, left.agents], [false, []])
+      assert.equal(left.lastSeenAt, new Date(nowMs).toISOString(), 'seen until its goodbye')
+      assert.equal(
+        (
+          await asAgent(rawKey, {
+            method: 'POST',
+            url: '/agent/v1/heartbeat',
+            payload: { version: '1.0.0', hostname: 'lab-1', runningJobs: 0 },
+          })
+        ).statusCode,
+        200,
+      )
 
       assert.deepEqual(
         json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
@@ -283,6 +301,69 @@ for (const engine of testEngines()) {
         ).statusCode,
         401,
       )
+    })
+
+    test('a proxyUrl agents could not use is refused with 400, on create and update', async () => {
+      const ok = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Proxied', slugName: 'proxied', proxyUrl: 'http://user:pw@proxy.internal:3128' },
+      })
+      assert.equal(ok.statusCode, 201, ok.body)
+      for (const proxyUrl of ['http://', 'http://exa mple:3128', 'http://[::1', 'https://proxy:99999']) {
+        for (const [method, url] of [
+          ['POST', '/v1/private-locations'],
+          ['PUT', `/v1/private-locations/${json(ok).id}`],
+        ] as const) {
+          const answer = await t.call({
+            method,
+            url,
+            payload: { name: 'Proxied', slugName: 'proxied-2', proxyUrl },
+          })
+          assert.equal(answer.statusCode, 400, `${method} ${proxyUrl}: ${answer.body}`)
+          assert.deepEqual(
+            json(answer).attributes.errors.map((e: { path: string }) => e.path),
+            ['body.proxyUrl'],
+          )
+        }
+      }
+      const kept = json(await t.call({ method: 'GET', url: `/v1/private-locations/${json(ok).id}` }))
+      assert.equal(kept.proxyUrl, 'http://user:pw@proxy.internal:3128')
+    })
+
+    test('the agent routes check the key before they read or validate a body', async () => {
+      const { rawKey } = await locationWithKey('Gate', 'gate')
+      const calls = [
+        { method: 'POST', url: '/agent/v1/results/batch', payload: { results: [] } },
+        { method: 'POST', url: '/agent/v1/results', payload: { slotKey: 'x' } },
+        { method: 'POST', url: '/agent/v1/errors', payload: {} },
+        { method: 'POST', url: '/agent/v1/heartbeat', payload: {} },
+        {
+          method: 'PUT',
+          url: `/agent/v1/checks/${randomUUID()}/results/${randomUUID()}/artifacts/a.png`,
+          headers: { 'content-type': 'application/octet-stream' },
+          payload: Buffer.alloc(1024),
+        },
+      ]
+      for (const call of calls) {
+        for (const authorization of [undefined, 'Bearer svc_pl_not-a-key']) {
+          const answer = await t.app.inject({
+            ...call,
+            headers: { ...call.headers, ...(authorization ? { authorization } : {}) },
+          } as any)
+          assert.equal(answer.statusCode, 401, `${call.method} ${call.url} ${authorization}: ${answer.body}`)
+          assert.deepEqual(Object.keys(json(answer)).sort(), ['attributes', 'error', 'message', 'statusCode'])
+        }
+      }
+      const known = await asAgent(rawKey, { method: 'POST', url: '/agent/v1/results/batch', payload: {} })
+      assert.equal(known.statusCode, 400, 'a known key gets the validation error')
+      const noAgentId = await t.app.inject({
+        method: 'GET',
+        url: '/agent/v1/jobs?waitSeconds=0',
+        headers: { authorization: `Bearer ${rawKey}` },
+      })
+      assert.equal(noAgentId.statusCode, 400)
+      assert.equal(json(noAgentId).message, 'headers.x-svc-agent-id is required')
     })
 
     test('error events carry only their fields; static addresses are plain text', async () => {
