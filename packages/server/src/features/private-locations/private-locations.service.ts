@@ -6,6 +6,7 @@ import type { Page } from '../../http/pagination.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
 import { listChecksOfAccount } from '../checks/checks.repo.ts'
+import { MASKED_VALUE } from '../variables/variables.schemas.ts'
 import * as repo from './private-locations.repo.ts'
 import type { PrivateLocation, PrivateLocationBody } from './private-locations.schemas.ts'
 
@@ -63,7 +64,7 @@ export async function updateLocation(
     name: body.name,
     slug_name: body.slugName,
     icon: body.icon ?? null,
-    proxy_url: body.proxyUrl ?? null,
+    proxy_url: withStoredProxyPassword(body.proxyUrl ?? null, row.proxy_url),
     updated_at: isoNow(ctx),
   }
   try {
@@ -106,6 +107,21 @@ export async function deleteKey(ctx: ServiceContext, accountId: string, id: stri
 }
 
 /** The schema checks the scheme only; a URL agents can't parse would fail every run of the location. */
+/** The password part of `scheme://user:password@`, where a proxy URL carries credentials. */
+const PROXY_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)([^@/]*)@/i
+
+/** A proxy URL as members read it: its password reads ***masked*** (agents get it whole in their jobs). */
+function maskedProxyUrl(proxyUrl: string | null): string | null {
+  return proxyUrl?.replace(PROXY_PASSWORD, `$1${MASKED_VALUE}@`) ?? null
+}
+
+/** A proxy URL sent back with its password still ***masked*** keeps the stored password. */
+function withStoredProxyPassword(sent: string | null, stored: string | null): string | null {
+  const storedPassword = stored ? PROXY_PASSWORD.exec(stored)?.[2] : undefined
+  if (!sent || storedPassword === undefined || PROXY_PASSWORD.exec(sent)?.[2] !== MASKED_VALUE) return sent
+  return sent.replace(PROXY_PASSWORD, `$1${storedPassword}@`)
+}
+
 function refuseUnusableProxy(proxyUrl: string | null | undefined): void {
   if (proxyUrl === null || proxyUrl === undefined || URL.canParse(proxyUrl)) return
   throw badRequest('body.proxyUrl must be an http:// or https:// URL', {
@@ -154,7 +170,7 @@ async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Pro
       name: row.name,
       slugName: row.slug_name,
       icon: row.icon,
-      proxyUrl: row.proxy_url,
+      proxyUrl: maskedProxyUrl(row.proxy_url),
       keys: keys
         .filter((key) => key.private_location_id === row.id)
         .map((key) => ({

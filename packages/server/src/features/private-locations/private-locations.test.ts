@@ -303,7 +303,7 @@ for (const engine of testEngines()) {
       )
     })
 
-    test('a proxyUrl agents could not use is refused with 400, on create and update', async () => {
+    test('a proxyUrl agents could not use is refused with 400; its password reads ***masked***', async () => {
       const ok = await t.call({
         method: 'POST',
         url: '/v1/private-locations',
@@ -328,7 +328,26 @@ for (const engine of testEngines()) {
         }
       }
       const kept = json(await t.call({ method: 'GET', url: `/v1/private-locations/${json(ok).id}` }))
-      assert.equal(kept.proxyUrl, 'http://user:pw@proxy.internal:3128')
+      assert.equal(kept.proxyUrl, 'http://user:***masked***@proxy.internal:3128', 'the password is not shown')
+      assert.equal(json(ok).proxyUrl, kept.proxyUrl)
+      const storedProxy = async () =>
+        (
+          await t.ctx.db
+            .selectFrom('private_locations')
+            .select('proxy_url')
+            .where('id', '=', json(ok).id)
+            .executeTakeFirstOrThrow()
+        ).proxy_url
+      const put = (proxyUrl: string) =>
+        t.call({
+          method: 'PUT',
+          url: `/v1/private-locations/${json(ok).id}`,
+          payload: { name: 'Proxied', slugName: 'proxied', proxyUrl },
+        })
+      assert.equal((await put(kept.proxyUrl)).statusCode, 200)
+      assert.equal(await storedProxy(), 'http://user:pw@proxy.internal:3128', 'sent back masked, it is kept')
+      assert.equal((await put('http://user:new-pw@proxy.internal:3128')).statusCode, 200)
+      assert.equal(await storedProxy(), 'http://user:new-pw@proxy.internal:3128')
     })
 
     test('the agent routes check the key before they read or validate a body', async () => {
