@@ -294,6 +294,51 @@ test('typed', async ({ page }) => {
     assert.equal(after.error, null)
   })
 
+  test("huge output is cut: each log entry and error to 16 KiB, a run's logs to 1 MiB, with notes", async () => {
+    const MiB = 1024 * 1024
+    const CUT = '… (cut at 16384 characters)'
+    const tested = await runBrowserCheck(
+      job(`const { test } = require('@playwright/test')
+test('floods', async ({ page }) => {
+  for (let i = 0; i < 30; i++) console.log(i + ':' + 'x'.repeat(${MiB}))
+  await page.setContent('<p>p</p>')
+  await page.evaluate(() => console.log('page:' + 'y'.repeat(${MiB})))
+  console.log('last line')
+  throw new Error('e'.repeat(${MiB}))
+})
+`),
+      ctx(),
+    )
+    const testLogs = tested.checkResult.logs.map((entry) => entry.text)
+    assert.equal(testLogs.length, 32)
+    assert.equal(testLogs.filter((text) => text.length === 16 * 1024 + CUT.length).length, 31)
+    assert.equal(testLogs[0], `0:${'x'.repeat(16 * 1024 - 2)}${CUT}`)
+    assert.ok(testLogs.includes(`page:${'y'.repeat(16 * 1024 - 5)}${CUT}`))
+    assert.ok(testLogs.includes('last line'))
+    assert.deepEqual(tested.checkResult.notes, ['31 log entries cut to their first 16384 characters'])
+    assert.equal(tested.checkResult.errors[0]?.message, `Error: ${'e'.repeat(16 * 1024 - 7)}${CUT}`)
+    assert.equal(tested.error?.message.length, 4000)
+
+    // A plain script writing megabytes without a newline, then more lines than the run keeps.
+    const plain = await runBrowserCheck(
+      job(`for (let i = 0; i < 20; i++) process.stdout.write('z'.repeat(${MiB}))
+console.log('end of the long line')
+for (let i = 0; i < 100; i++) console.log(i + ':' + 'w'.repeat(16 * 1024))
+`),
+      ctx(),
+    )
+    const plainLogs = plain.checkResult.logs.map((entry) => entry.text)
+    assert.equal(plain.error, null)
+    assert.equal(plainLogs[0], `${'z'.repeat(16 * 1024)}${CUT}`)
+    assert.equal(plainLogs.length, 1 + 62)
+    assert.equal(plainLogs.at(-1), `61:${'w'.repeat(16 * 1024 - 3)}${CUT}`)
+    assert.ok(plainLogs.join('').length <= MiB)
+    assert.deepEqual(plain.checkResult.notes, [
+      '63 log entries cut to their first 16384 characters',
+      '38 log entries left out (at most 1000 entries, 1048576 characters)',
+    ])
+  })
+
   test('a run may not keep more pages open than the limit; a run beside it is unaffected', async () => {
     const [greedy, beside] = await Promise.all([
       runBrowserCheck(

@@ -44,6 +44,9 @@ export const DEFAULT_TIMEOUTS_MS: Record<ScriptCheckType, number> = {
 const MAX_LOGS = 1000
 const MAX_NETWORK = 1000
 const MAX_MESSAGE = 4000
+/** One log entry or script error keeps this much text; a run's logs keep at most MAX_LOG_CHARS. */
+const MAX_LOG_TEXT = 16 * 1024
+const MAX_LOG_CHARS = 1024 * 1024
 /** After its own timeout Playwright needs a moment to report; a run still going then is killed. */
 const TEST_RUNNER_GRACE_MS = 10_000
 const MEMORY_SAMPLE_MS = 1000
@@ -211,6 +214,8 @@ async function prepare(
       runtimeId,
       wsEndpoint,
       maxPages: ctx.playwright.maxPages,
+      // The child cuts longer texts before writing them (one more character tells they were cut).
+      maxText: MAX_LOG_TEXT + 1,
     }),
   )
 
@@ -288,6 +293,8 @@ interface Execution {
   memoryExceeded: boolean
   cancelled: boolean
   stdout: { at: number; line: string }[]
+  /** Lines of stdout past MAX_LOGS or MAX_LOG_CHARS, not kept. */
+  stdoutDropped: number
   stderr: string
   wallMs: number
 }
@@ -308,18 +315,35 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
     memoryExceeded: false,
     cancelled: false,
     stdout: [],
+    stdoutDropped: 0,
     stderr: '',
     wallMs: 0,
   }
+  // A line keeps its first MAX_LOG_TEXT + 1 characters, so output without newlines stays bounded.
   let stdoutRest = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (stdoutRest + chunk.toString('utf8')).split('\n')
-    stdoutRest = lines.pop() ?? ''
-    for (const line of lines)
-      if (result.stdout.length < MAX_LOGS) result.stdout.push({ at: Date.now(), line })
+  let stdoutChars = 0
+  const takeLine = (part: string) => {
+    if (stdoutRest.length <= MAX_LOG_TEXT) stdoutRest += part.slice(0, MAX_LOG_TEXT + 1 - stdoutRest.length)
+  }
+  const endLine = () => {
+    stdoutChars += stdoutRest.length
+    if (result.stdout.length < MAX_LOGS && stdoutChars <= MAX_LOG_CHARS)
+      result.stdout.push({ at: Date.now(), line: stdoutRest })
+    else result.stdoutDropped++
+    stdoutRest = ''
+  }
+  child.stdout?.setEncoding('utf8')
+  child.stdout?.on('data', (chunk: string) => {
+    const parts = chunk.split('\n')
+    takeLine(parts[0] as string)
+    for (const part of parts.slice(1)) {
+      endLine()
+      takeLine(part)
+    }
   })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    result.stderr = (result.stderr + chunk.toString('utf8')).slice(-64 * 1024)
+  child.stderr?.setEncoding('utf8')
+  child.stderr?.on('data', (chunk: string) => {
+    result.stderr = (result.stderr + chunk.slice(-64 * 1024)).slice(-64 * 1024)
   })
   const killGroup = () => {
     try {
@@ -361,7 +385,7 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
       resolve()
     })
   })
-  if (stdoutRest && result.stdout.length < MAX_LOGS) result.stdout.push({ at: Date.now(), line: stdoutRest })
+  if (stdoutRest) endLine()
   result.exitCode = exitCode
   result.wallMs = performance.now() - started
   return result
@@ -431,8 +455,8 @@ function assemble(
       .split(`${here}/`)
       .join('svc/')
   const errorOf = (value: { message?: unknown; stack?: unknown } | null | undefined): ScriptError => ({
-    message: clean(String(value?.message ?? 'Error')),
-    stack: typeof value?.stack === 'string' ? clean(value.stack) : null,
+    message: cut(clean(String(value?.message ?? 'Error'))),
+    stack: typeof value?.stack === 'string' ? cut(clean(value.stack)) : null,
   })
   const pageIndexes = new Map<string, number>()
   const pageIndexOf = (id: unknown): number | null => {
@@ -452,10 +476,15 @@ function assemble(
   let scriptDuration: number | null = null
   let endStatus: string | null = null
   const runnerErrors: ScriptError[] = []
-  let droppedLogs = 0
+  let droppedLogs = exec.stdoutDropped
+  let cutLogs = 0
+  let logChars = 0
   let droppedRequests = 0
   const log = (entry: LogEntry) => {
-    if (logs.length < MAX_LOGS) logs.push(entry)
+    const text = cut(entry.text)
+    if (text !== entry.text) cutLogs++
+    logChars += text.length
+    if (logs.length < MAX_LOGS && logChars <= MAX_LOG_CHARS) logs.push({ ...entry, text })
     else droppedLogs++
   }
 
@@ -562,7 +591,11 @@ function assemble(
     for (const { at, line } of exec.stdout)
       log({ time: time(at), level: 'info', text: clean(line), pageIndex: null })
   }
-  if (droppedLogs) notes.push(`${droppedLogs} log entries left out (at most ${MAX_LOGS})`)
+  if (cutLogs) notes.push(`${cutLogs} log entries cut to their first ${MAX_LOG_TEXT} characters`)
+  if (droppedLogs)
+    notes.push(
+      `${droppedLogs} log entries left out (at most ${MAX_LOGS} entries, ${MAX_LOG_CHARS} characters)`,
+    )
   if (droppedRequests) notes.push(`${droppedRequests} network requests left out (at most ${MAX_NETWORK})`)
 
   const stderrTail = clean(exec.stderr.trim()).split('\n').slice(-20).join('\n')
@@ -650,6 +683,13 @@ function assemble(
     responseTime,
     artifacts,
   }
+}
+
+/** Text past MAX_LOG_TEXT characters is cut, and says so. */
+function cut(text: string): string {
+  return text.length > MAX_LOG_TEXT
+    ? `${text.slice(0, MAX_LOG_TEXT)}… (cut at ${MAX_LOG_TEXT} characters)`
+    : text
 }
 
 function errorTypeOf(message: string): RunErrorType {

@@ -18,8 +18,8 @@ function emit(event) {
 
 function errorOf(error) {
   return {
-    message: error.message ?? String(error.value ?? 'Error'),
-    stack: error.stack ?? null,
+    message: String(error.message ?? error.value ?? 'Error').slice(0, config.maxText),
+    stack: error.stack ? String(error.stack).slice(0, config.maxText) : null,
     location: error.location ?? null,
   }
 }
@@ -56,7 +56,7 @@ class SvcReporter {
     this.output('error', chunk, test)
   }
   output(level, chunk, test) {
-    const text = String(chunk).replace(/\n$/, '')
+    const text = String(chunk).replace(/\n$/, '').slice(0, config.maxText)
     if (!text || ++outputLines > MAX_OUTPUT_LINES) return
     emit({ type: 'stdout', level, text, test: test ? test.title : null })
   }
