@@ -467,6 +467,11 @@ async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
     jobId: `trigger:${runId}`,
     attempts: 1,
     resultType: 'FINAL',
+  }).catch(async (error: unknown) => {
+    // Deleted while it ran (a script run takes minutes): its result has no check to belong to.
+    if (await repo.findCheck(ctx, check.row.account_id, check.row.id)) throw error
+    await ctx.scripts.artifacts.removeResult(check.row.id, runId).catch(() => {})
+    throw notFound(`Check ${check.row.id} not found: it was deleted while it ran`)
   })
   if (!resultId) throw new Error('a fresh trigger job id stored no result')
   return getResult(ctx, check.row.account_id, check.row.id, resultId)
