@@ -599,6 +599,12 @@ function assemble(
   if (droppedRequests) notes.push(`${droppedRequests} network requests left out (at most ${MAX_NETWORK})`)
 
   const stderrTail = clean(exec.stderr.trim()).split('\n').slice(-20).join('\n')
+  // An error message says what went wrong: a crash's stack frames would push its first line out.
+  const stderrSummary = clean(exec.stderr.trim())
+    .split('\n')
+    .filter((line) => line.trim() && !/^\s+at /.test(line))
+    .slice(-20)
+    .join('\n')
   let error: RunError | null = null
   if (exec.cancelled) {
     error = { type: 'SCRIPT', message: 'The run was cancelled' }
@@ -628,11 +634,11 @@ function assemble(
     } else if (runnerErrors.length) {
       error = { type: 'SCRIPT', message: runnerErrors[0]?.message as string }
     } else if (tests.length === 0) {
-      error = { type: 'SCRIPT', message: `No tests ran${stderrTail ? `: ${stderrTail}` : ''}` }
+      error = { type: 'SCRIPT', message: `No tests ran${stderrSummary ? `: ${stderrSummary}` : ''}` }
     } else if (exec.exitCode !== 0) {
       error = {
         type: 'SCRIPT',
-        message: `Playwright exited with code ${exec.exitCode}${stderrTail ? `: ${stderrTail}` : ''}`,
+        message: `Playwright exited with code ${exec.exitCode}${stderrSummary ? `: ${stderrSummary}` : ''}`,
       }
     }
   } else if (scriptError) {
@@ -640,7 +646,7 @@ function assemble(
   } else if (exec.exitCode !== 0) {
     error = {
       type: 'SCRIPT',
-      message: `The script exited with code ${exec.exitCode}${stderrTail ? `: ${stderrTail}` : ''}`,
+      message: `The script exited with code ${exec.exitCode}${stderrSummary ? `: ${stderrSummary}` : ''}`,
     }
   }
   if (run.mode === 'script' && exec.stderr.trim()) {

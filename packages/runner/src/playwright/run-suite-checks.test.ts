@@ -226,6 +226,26 @@ test.describe('cart', () => {
     ])
   })
 
+  test('a config that does not load fails with its own error, not the stack frames under it', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'x',
+        runLocation: 'local',
+        dependencies: [
+          { path: 'playwright.config.ts', content: `export default { testDir: './tests'\n` },
+          ...project.slice(1),
+        ],
+      },
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'SCRIPT')
+    assert.equal(
+      result.error?.message.split('\n')[0],
+      'No tests ran: SyntaxError: playwright.config.ts: Unexpected token, expected "," (2:0)',
+    )
+    assert.doesNotMatch(result.error?.message ?? '', /\n\s+at /)
+  })
+
   test('a project without its config is refused with a clear message', async () => {
     const result = await runAutomationCheck(
       {
