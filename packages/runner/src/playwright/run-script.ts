@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   DEFAULT_RUNTIME_ID,
@@ -572,7 +572,8 @@ function assemble(
       case 'testEnd': {
         const test = testOutcomeOf(event, errorOf, clean)
         tests.push(test)
-        for (const attachment of (event.attachments as { name: string; path: string }[]) ?? []) {
+        const attachments = (event.attachments as { name: string; path: string; contentType: string }[]) ?? []
+        for (const attachment of attachments) {
           if (attachment.name === 'trace') {
             artifacts.push({
               kind: 'trace',
@@ -580,6 +581,15 @@ function assemble(
               name: null,
               pageIndex: null,
               onFailure: false,
+            })
+          } else if (attachment.contentType === 'image/png') {
+            // Playwright's own screenshots (`use.screenshot`), visual diffs and attached images.
+            artifacts.push({
+              kind: 'screenshot',
+              file: attachment.path,
+              name: basename(attachment.path),
+              pageIndex: null,
+              onFailure: test.failed,
             })
           }
         }

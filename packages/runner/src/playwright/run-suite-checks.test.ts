@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { REDACTED } from '@svc/core'
 import { runAutomationCheck, runMultiStepCheck } from './index.ts'
 import {
+  artifactBytes,
   browserTestsSkipReason,
   html,
   PlaywrightPool,
@@ -224,6 +225,34 @@ test.describe('cart', () => {
       'home shows the shop @smoke',
       'opens from the home page @smoke',
     ])
+  })
+
+  test("the config's screenshot setting is honoured: Playwright's screenshots are the run's artifacts", async () => {
+    const c = ctx()
+    const result = await runAutomationCheck(
+      {
+        name: 'Shop suite',
+        runLocation: 'local',
+        dependencies: [
+          {
+            path: 'playwright.config.ts',
+            content: `import { defineConfig } from '@playwright/test'
+export default defineConfig({ testDir: './tests', use: { baseURL: process.env.SITE, screenshot: 'on' } })
+`,
+          },
+          ...project.slice(2),
+        ],
+        environmentVariables: [{ key: 'SITE', value: site.url }],
+      },
+      c,
+    )
+    assert.equal(result.error, null, result.error?.message)
+    assert.deepEqual(
+      result.checkResult.screenshots.map((s) => [s.path, s.name, s.onFailure]),
+      [['screenshot-1.png', 'test-finished-1.png', false]],
+    )
+    const [shot] = artifactBytes(c.artifactsDir).filter((f) => f.name === 'screenshot-1.png')
+    assert.equal(shot?.data.subarray(1, 4).toString(), 'PNG')
   })
 
   test('a config that does not load fails with its own error, not the stack frames under it', async () => {
