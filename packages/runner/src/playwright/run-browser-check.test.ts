@@ -499,6 +499,26 @@ describe('limits of a run', { skip }, () => {
     assert.equal(result.error?.message, 'The run used more than 300 MB of memory and was stopped')
   })
 
+  test('a run out of JavaScript heap says so, in a test and in a plain script', async () => {
+    const heapPool = new PlaywrightPool({ heapLimitMb: 64 })
+    const heap = scriptTestContext(heapPool)
+    try {
+      const grow = `const a = []; for (;;) a.push({ x: Math.random(), y: 'k' + Math.random() })`
+      for (const script of [
+        `const { test } = require('@playwright/test')\ntest('grows', async () => { ${grow} })\n`,
+        `${grow}\n`,
+      ]) {
+        const result = await runBrowserCheck(job(script), heap.ctx())
+        assert.equal(result.error?.type, 'SCRIPT')
+        assert.equal(result.error?.message, 'The run used more than 64 MB of JavaScript heap and was stopped')
+        assert.deepEqual(result.checkResult.notes, ['JavaScript heap limit of 64 MB reached'])
+      }
+    } finally {
+      await heapPool.close()
+      heap.cleanup()
+    }
+  })
+
   test('artifacts over the limit are left out, and the result says so', async () => {
     const c = ctx()
     const result = await runBrowserCheck(

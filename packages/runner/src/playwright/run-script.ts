@@ -615,6 +615,10 @@ function assemble(
     .filter((line) => line.trim() && !/^\s+at /.test(line))
     .slice(-20)
     .join('\n')
+  // V8 aborts a process out of heap (the test worker or the script) with this on its stderr.
+  const heapExhausted = [exec.stderr, ...logs.map((entry) => entry.text)].some((text) =>
+    /FATAL ERROR: .*JavaScript heap out of memory/.test(text),
+  )
   let error: RunError | null = null
   if (exec.cancelled) {
     error = { type: 'SCRIPT', message: 'The run was cancelled' }
@@ -627,6 +631,11 @@ function assemble(
     error = {
       type: 'SCRIPT',
       message: `The run used more than ${ctx.playwright.memoryLimitMb} MB of memory and was stopped`,
+    }
+  } else if (heapExhausted) {
+    error = {
+      type: 'SCRIPT',
+      message: `The run used more than ${ctx.playwright.heapLimitMb} MB of JavaScript heap and was stopped`,
     }
   } else if (run.mode === 'test') {
     const failed = tests.find((test) => test.failed)
@@ -669,6 +678,7 @@ function assemble(
   errors.push(...runnerErrors)
   if (error && errors.length === 0) errors.push({ message: error.message, stack: null })
   if (exec.memoryExceeded) notes.push(`memory limit of ${ctx.playwright.memoryLimitMb} MB reached`)
+  if (heapExhausted) notes.push(`JavaScript heap limit of ${ctx.playwright.heapLimitMb} MB reached`)
 
   const responseTime =
     run.mode === 'test'
