@@ -479,6 +479,32 @@ test('signs in with the secret', async ({ page }) => {
     const traceEvents = stored.find((f) => f.name.endsWith('trace.trace'))?.data.toString() ?? ''
     assert.ok(traceEvents.includes(REDACTED), 'the trace shows where the secret was')
   })
+  test('a secret with quotes and backslashes logged as JSON is scrubbed from the trace too', async () => {
+    // Console text and expect messages are JSON strings inside the trace's JSON lines: escaped twice.
+    const secret = 'pa"ss\\wo rd'
+    const c = ctx()
+    const result = await runBrowserCheck(
+      job(
+        `import { test, expect } from '@playwright/test'
+test('logs the secret as JSON', async ({ page }) => {
+  await page.setContent('<p>hi</p>')
+  await page.evaluate((p) => console.log(JSON.stringify({ p })), process.env.PASSWORD)
+  console.log(JSON.stringify({ p: process.env.PASSWORD }))
+  expect(process.env.PASSWORD).toBe('something else')
+})
+`,
+        { environmentVariables: [{ key: 'PASSWORD', value: secret, secret: true }] },
+      ),
+      c,
+    )
+    assert.equal(result.error?.type, 'ASSERTION')
+    assert.ok(result.checkResult.logs.some((l) => l.text === `{"p":"${REDACTED}"}`))
+    const stored = artifactBytes(c.artifactsDir).filter((f) => f.name.endsWith('.trace'))
+    assert.ok(stored.length > 0, 'traces are stored')
+    for (const file of stored) {
+      assert.equal(file.data.indexOf(Buffer.from('wo rd')), -1, `${file.name} holds the secret`)
+    }
+  })
 })
 
 describe('limits of a run', { skip }, () => {
