@@ -294,6 +294,37 @@ test('typed', async ({ page }) => {
     assert.equal(after.error, null)
   })
 
+  test('a test that hangs times out as that test: named, with its steps, screenshot and trace', async () => {
+    const result = await runBrowserCheck(
+      job(
+        `import { test } from '@playwright/test'
+test('hangs', async ({ page }) => {
+  await test.step('open', async () => { await page.goto(process.env.SITE + '/welcome') })
+  await test.step('wait for ever', async () => { await new Promise(() => {}) })
+})
+`,
+        { timeoutMs: 3000 },
+      ),
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'TIMEOUT')
+    assert.equal(result.error?.message, 'hangs: Test timeout of 3000ms exceeded.')
+    const [hung] = result.checkResult.tests
+    assert.equal(hung?.status, 'timedOut')
+    assert.deepEqual(
+      hung?.steps.map((s) => [s.title, s.status]),
+      [
+        ['open', 'passed'],
+        ['wait for ever', 'failed'],
+      ],
+    )
+    assert.deepEqual(
+      result.checkResult.screenshots.map((s) => s.onFailure),
+      [true],
+    )
+    assert.equal(result.checkResult.traces.length, 1)
+  })
+
   test("huge output is cut: each log entry and error to 16 KiB, a run's logs to 1 MiB, with notes", async () => {
     const MiB = 1024 * 1024
     const CUT = '… (cut at 16384 characters)'

@@ -49,6 +49,11 @@ const MAX_LOG_TEXT = 16 * 1024
 const MAX_LOG_CHARS = 1024 * 1024
 /** After its own timeout Playwright needs a moment to report; a run still going then is killed. */
 const TEST_RUNNER_GRACE_MS = 10_000
+/**
+ * A check's test times out first, so it is reported with its steps, screenshot and trace; the global
+ * timeout, later, only stops a run whose teardown hangs too.
+ */
+const TEARDOWN_GRACE_MS = 5_000
 const MEMORY_SAMPLE_MS = 1000
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -250,7 +255,7 @@ async function prepare(
       `module.exports = ${JSON.stringify({
         testDir: workDir,
         timeout: timeoutMs,
-        globalTimeout: timeoutMs,
+        globalTimeout: timeoutMs + TEARDOWN_GRACE_MS,
         workers: 1,
         retries: 0,
         outputDir,

@@ -24,22 +24,26 @@ function errorOf(error) {
   }
 }
 
-/** Only `test.step` blocks are steps for users; API calls inside them are left out. */
-function stepsOf(steps) {
+/**
+ * Only `test.step` blocks are steps for users; API calls inside them are left out. A step still
+ * running when its test ended (a timeout) never finished (duration -1): it failed, until `endMs`.
+ */
+function stepsOf(steps, endMs) {
   const out = []
   for (const step of steps) {
     if (step.category === 'test.step') {
+      const unfinished = step.duration < 0
       out.push({
         title: step.title,
         startedAt: step.startTime.toISOString(),
-        duration: step.duration,
-        status: step.error ? 'failed' : 'passed',
+        duration: unfinished ? Math.max(0, endMs - step.startTime.getTime()) : step.duration,
+        status: step.error || unfinished ? 'failed' : 'passed',
         error: step.error ? errorOf(step.error) : null,
         location: step.location ?? null,
-        steps: stepsOf(step.steps),
+        steps: stepsOf(step.steps, endMs),
       })
     } else {
-      out.push(...stepsOf(step.steps))
+      out.push(...stepsOf(step.steps, endMs))
     }
   }
   return out
@@ -71,7 +75,7 @@ class SvcReporter {
       startedAt: result.startTime.toISOString(),
       duration: result.duration,
       errors: result.errors.map(errorOf),
-      steps: stepsOf(result.steps),
+      steps: stepsOf(result.steps, result.startTime.getTime() + result.duration),
       attachments: result.attachments
         .filter((a) => a.path)
         .map((a) => ({ name: a.name, path: a.path, contentType: a.contentType })),
