@@ -623,6 +623,28 @@ describe('limits of a run', { skip }, () => {
 })
 
 describe('the Playwright pool', () => {
+  test("a run waiting for a free slot starts when it gets one: its startedAt doesn't count the wait", async () => {
+    const pool = new PlaywrightPool({ concurrency: 1 })
+    const { ctx, cleanup } = scriptTestContext(pool)
+    try {
+      const job = (name: string): ScriptJob => ({
+        name,
+        runLocation: 'local',
+        script: `setTimeout(() => console.log('done'), 1000)\n`,
+      })
+      const [first, second] = await Promise.all([
+        runBrowserCheck(job('first'), ctx()),
+        runBrowserCheck(job('second'), ctx()),
+      ])
+      assert.equal(first.error, null)
+      assert.equal(second.error, null)
+      assert.ok(second.startedAt >= first.stoppedAt, `${second.startedAt} < ${first.stoppedAt}`)
+    } finally {
+      await pool.close()
+      cleanup()
+    }
+  })
+
   test('at most `concurrency` runs at once, each in its own slot; the rest wait their turn', async () => {
     const pool = new PlaywrightPool({ concurrency: 2 })
     const first = await pool.acquire()

@@ -68,8 +68,8 @@ export async function runScriptCheck(
   job: ScriptJob,
   ctx: ScriptRunnerContext,
 ): Promise<ScriptRunResult> {
-  const startedAt = ctx.now()
-  const started = performance.now()
+  let startedAt = ctx.now()
+  let started = performance.now()
   const runtimeId = (job.runtimeId ?? DEFAULT_RUNTIME_ID) as RuntimeId
   const scrubber = new Scrubber(secretsOf(job))
   const finish = (error: RunError | null, checkResult: ScriptCheckResult, responseTime?: number) => {
@@ -95,6 +95,9 @@ export async function runScriptCheck(
   if (forbidden) return refuse('SCRIPT', forbidden)
 
   const { slot, release } = await ctx.playwright.acquire()
+  // The run starts when it gets its slot: time spent waiting for one is not the check's.
+  startedAt = ctx.now()
+  started = performance.now()
   let workDir: string | null = null
   try {
     let wsEndpoint: string | null = null
