@@ -484,6 +484,8 @@ function assemble(
   let scriptDuration: number | null = null
   let endStatus: string | null = null
   const runnerErrors: ScriptError[] = []
+  /** Tests begun and not (yet) ended: those a stopped run was still running. */
+  const running = new Map<string, RunEvent>()
   let droppedLogs = exec.stdoutDropped
   let cutLogs = 0
   let logChars = 0
@@ -577,7 +579,11 @@ function assemble(
       case 'end':
         endStatus = String(event.status)
         break
+      case 'testBegin':
+        running.set(String(event.id), event)
+        break
       case 'testEnd': {
+        running.delete(String(event.id))
         const test = testOutcomeOf(event, errorOf, clean)
         tests.push(test)
         const attachments = (event.attachments as { name: string; path: string; contentType: string }[]) ?? []
@@ -605,6 +611,11 @@ function assemble(
       }
     }
   }
+  // Playwright reports nothing for a test its global timeout (or our kill) stopped: it was interrupted.
+  for (const begun of running.values()) {
+    const duration = Math.max(0, Date.now() - Date.parse(String(begun.startedAt)))
+    tests.push(testOutcomeOf({ ...begun, status: 'interrupted', duration }, errorOf, clean))
+  }
   if (run.mode === 'script') {
     for (const { at, line } of exec.stdout)
       log({ time: time(at), level: 'info', text: clean(line), pageIndex: null })
@@ -627,13 +638,16 @@ function assemble(
   const heapExhausted = [exec.stderr, ...logs.map((entry) => entry.text)].some((text) =>
     /FATAL ERROR: .*JavaScript heap out of memory/.test(text),
   )
+  const stillRunning = running.size
+    ? ` (still running: ${[...running.values()].map((t) => (t.titlePath as string[]).join(' › ')).join(', ')})`
+    : ''
   let error: RunError | null = null
   if (exec.cancelled) {
     error = { type: 'SCRIPT', message: 'The run was cancelled' }
   } else if (exec.timedOut) {
     error = {
       type: 'TIMEOUT',
-      message: `The run did not finish within ${timeoutMs / 1000} s and was stopped`,
+      message: `The run did not finish within ${timeoutMs / 1000} s and was stopped${stillRunning}`,
     }
   } else if (exec.memoryExceeded) {
     error = {
@@ -646,7 +660,7 @@ function assemble(
       message: `The run used more than ${ctx.playwright.heapLimitMb} MB of JavaScript heap and was stopped`,
     }
   } else if (run.mode === 'test') {
-    const failed = tests.find((test) => test.failed)
+    const failed = tests.find((test) => test.failed && test.status !== 'interrupted')
     if (failed) {
       const first = failed.errors[0]?.message ?? `${failed.status}`
       error = {
@@ -656,7 +670,7 @@ function assemble(
     } else if (endStatus === 'timedout') {
       error = {
         type: 'TIMEOUT',
-        message: runnerErrors[0]?.message ?? `The run did not finish within ${timeoutMs / 1000} s`,
+        message: `${runnerErrors[0]?.message ?? `The run did not finish within ${timeoutMs / 1000} s`}${stillRunning}`,
       }
     } else if (runnerErrors.length) {
       error = { type: 'SCRIPT', message: runnerErrors[0]?.message as string }

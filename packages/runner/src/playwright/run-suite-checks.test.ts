@@ -255,6 +255,44 @@ export default defineConfig({ testDir: './tests', use: { baseURL: process.env.SI
     assert.equal(shot?.data.subarray(1, 4).toString(), 'PNG')
   })
 
+  test('a suite stopped at its time limit names the test that was still running', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'slow suite',
+        runLocation: 'local',
+        timeoutMs: 3000,
+        dependencies: [
+          {
+            path: 'playwright.config.ts',
+            content: `export default { testDir: './tests', timeout: 60_000 }\n`,
+          },
+          {
+            path: 'tests/a.spec.ts',
+            content: `import { test } from '@playwright/test'
+test('quick', async () => {})
+test.describe('checkout', () => {
+  test('hangs', async () => { await new Promise(() => {}) })
+})
+`,
+          },
+        ],
+      },
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'TIMEOUT')
+    assert.equal(
+      result.error?.message,
+      'Timed out waiting 3s for the test suite to run (still running: checkout › hangs)',
+    )
+    assert.deepEqual(
+      result.checkResult.tests.map((t) => [t.titlePath.join(' › '), t.status, t.failed]),
+      [
+        ['quick', 'passed', false],
+        ['checkout › hangs', 'interrupted', true],
+      ],
+    )
+  })
+
   test('a config that does not load fails with its own error, not the stack frames under it', async () => {
     const result = await runAutomationCheck(
       {

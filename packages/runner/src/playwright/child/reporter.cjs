@@ -64,9 +64,21 @@ class SvcReporter {
     if (!text || ++outputLines > MAX_OUTPUT_LINES) return
     emit({ type: 'stdout', level, text, test: test ? test.title : null })
   }
+  onTestBegin(test, result) {
+    emit({
+      type: 'testBegin',
+      id: test.id,
+      title: test.title,
+      titlePath: test.titlePath().slice(3),
+      location: test.location,
+      expectedStatus: test.expectedStatus,
+      startedAt: result.startTime.toISOString(),
+    })
+  }
   onTestEnd(test, result) {
     emit({
       type: 'testEnd',
+      id: test.id,
       title: test.title,
       titlePath: test.titlePath().slice(3),
       location: test.location,
