@@ -231,11 +231,23 @@ async function prepare(
   if (mode === 'script') {
     args = [join(workDir, project.entry as string)]
   } else if (checkType === 'AUTOMATION') {
+    // Beside the suite's config (its relative paths keep their meaning): the suite's own
+    // globalTimeout applies, within the run's limit (a --global-timeout flag would overrule it).
+    const configPath = join(workDir, project.configPath as string)
+    const wrapper = join(dirname(configPath), '.svc.playwright.config.ts')
+    await writeFile(
+      wrapper,
+      `import * as suite from ${JSON.stringify(`./${basename(configPath)}`)}
+const config: any = (suite as any).default ?? suite
+const limit = ${timeoutMs}
+export default { ...config, globalTimeout: config.globalTimeout > 0 ? Math.min(config.globalTimeout, limit) : limit }
+`,
+    )
     args = [
       PLAYWRIGHT_CLI,
       'test',
       '--config',
-      join(workDir, project.configPath as string),
+      wrapper,
       '--reporter',
       REPORTER,
       '--trace',
@@ -246,8 +258,6 @@ async function prepare(
       '1',
       '--retries',
       '0',
-      '--global-timeout',
-      String(timeoutMs),
       ...(job.grep ? ['--grep', job.grep] : []),
     ]
   } else {

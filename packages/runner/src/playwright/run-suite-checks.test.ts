@@ -293,6 +293,45 @@ test.describe('checkout', () => {
     )
   })
 
+  test("the suite's own globalTimeout applies, within the run's time limit", async () => {
+    const suite = (config: string, timeoutMs?: number) =>
+      runAutomationCheck(
+        {
+          name: 'timed suite',
+          runLocation: 'local',
+          ...(timeoutMs ? { timeoutMs } : {}),
+          dependencies: [
+            { path: 'e2e/playwright.config.ts', content: config },
+            {
+              path: 'e2e/tests/a.spec.ts',
+              content: `import { test } from '@playwright/test'
+test('takes a while', async () => { await new Promise((resolve) => setTimeout(resolve, 20_000)) })
+`,
+            },
+          ],
+          playwrightConfigPath: 'e2e/playwright.config.ts',
+        },
+        ctx(),
+      )
+    const own = await suite(
+      `import { defineConfig } from '@playwright/test'
+export default defineConfig({ testDir: './tests', timeout: 60_000, globalTimeout: 2_000 })
+`,
+    )
+    assert.equal(
+      own.error?.message,
+      'Timed out waiting 2s for the test suite to run (still running: takes a while)',
+    )
+    const capped = await suite(
+      `module.exports = { testDir: './tests', timeout: 60_000, globalTimeout: 600_000 }\n`,
+      3000,
+    )
+    assert.equal(
+      capped.error?.message,
+      'Timed out waiting 3s for the test suite to run (still running: takes a while)',
+    )
+  })
+
   test('a config that does not load fails with its own error, not the stack frames under it', async () => {
     const result = await runAutomationCheck(
       {
