@@ -332,6 +332,34 @@ export default defineConfig({ testDir: './tests', timeout: 60_000, globalTimeout
     )
   })
 
+  test('a firefox or webkit project fails as unavailable instead of passing in Chromium', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'cross-browser',
+        runLocation: 'local',
+        dependencies: [
+          {
+            path: 'playwright.config.ts',
+            content: `export default { testDir: './tests', projects: [{ name: 'desktop-firefox', use: { browserName: 'firefox' } }] }\n`,
+          },
+          {
+            path: 'tests/a.spec.ts',
+            content: `import { test } from '@playwright/test'\ntest('opens', async ({ page }) => { await page.setContent('<p>x</p>') })\n`,
+          },
+        ],
+      },
+      ctx(),
+    )
+    assert.deepEqual(
+      result.checkResult.tests.map((t) => [t.title, t.status]),
+      [['opens', 'failed']],
+    )
+    assert.match(
+      result.error?.message ?? '',
+      /^opens: Error: firefox is not available: only Chromium is available in svc runs/,
+    )
+  })
+
   test('a config that does not load fails with its own error, not the stack frames under it', async () => {
     const result = await runAutomationCheck(
       {

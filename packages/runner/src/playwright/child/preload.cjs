@@ -302,10 +302,15 @@ playwright.chromium.launchPersistentContext = async (_userDataDir, options = {})
   }
   return context
 }
+// Tests connect to the shared browser as their project's browserName: a firefox or webkit project
+// would silently get Chromium, and pass for a browser it never ran in.
 for (const name of ['firefox', 'webkit']) {
-  playwright[name].launch = async () => {
+  const unavailable = async () => {
     throw new Error(`${name} is not available: ${DEBIAN_ONLY}`)
   }
+  playwright[name].launch = unavailable
+  playwright[name].launchPersistentContext = unavailable
+  playwright[name].connect = unavailable
 }
 
 if (config.mode === 'plain') {
