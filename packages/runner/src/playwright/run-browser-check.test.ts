@@ -325,6 +325,27 @@ test('hangs', async ({ page }) => {
     assert.equal(result.checkResult.traces.length, 1)
   })
 
+  test('a test the script retries counts by its last attempt: passing on retry passes, and says so', async () => {
+    const result = await runBrowserCheck(
+      job(`const { test, expect } = require('@playwright/test')
+test.describe.configure({ retries: 2 })
+test('flaky', async ({}, info) => { expect(info.retry).toBe(1) })
+`),
+      ctx(),
+    )
+    assert.equal(result.hasFailures, false)
+    assert.equal(result.error, null)
+    assert.deepEqual(
+      result.checkResult.tests.map((t) => [t.title, t.status, t.failed]),
+      [
+        ['flaky', 'failed', false],
+        ['flaky', 'passed', false],
+      ],
+    )
+    assert.deepEqual(result.checkResult.errors, [])
+    assert.deepEqual(result.checkResult.notes, ['flaky passed on retry 1'])
+  })
+
   test("huge output is cut: each log entry and error to 16 KiB, a run's logs to 1 MiB, with notes", async () => {
     const MiB = 1024 * 1024
     const CUT = '… (cut at 16384 characters)'

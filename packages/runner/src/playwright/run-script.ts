@@ -496,6 +496,8 @@ function assemble(
   const runnerErrors: ScriptError[] = []
   /** Tests begun and not (yet) ended: those a stopped run was still running. */
   const running = new Map<string, RunEvent>()
+  /** Each test's last attempt (a script may retry with `test.describe.configure({ retries })`). */
+  const lastAttempt = new Map<string, TestOutcome>()
   let droppedLogs = exec.stdoutDropped
   let cutLogs = 0
   let logChars = 0
@@ -596,6 +598,7 @@ function assemble(
         running.delete(String(event.id))
         const test = testOutcomeOf(event, errorOf, clean)
         tests.push(test)
+        lastAttempt.set(String(event.id), test)
         const attachments = (event.attachments as { name: string; path: string; contentType: string }[]) ?? []
         for (const attachment of attachments) {
           if (attachment.name === 'trace') {
@@ -620,6 +623,16 @@ function assemble(
         break
       }
     }
+  }
+  // A retried test counts by its last attempt, as in Playwright's own outcome (passing late is flaky).
+  const lastAttempts = new Set(lastAttempt.values())
+  for (const test of tests) {
+    if (lastAttempts.has(test)) continue
+    test.failed = false
+  }
+  for (const [id, test] of lastAttempt) {
+    const retry = (events.findLast((e) => e.type === 'testEnd' && e.id === id)?.retry as number) ?? 0
+    if (retry > 0 && !test.failed) notes.push(`${test.titlePath.join(' › ')} passed on retry ${retry}`)
   }
   // Playwright reports nothing for a test its global timeout (or our kill) stopped: it was interrupted.
   for (const begun of running.values()) {

@@ -83,6 +83,7 @@ class SvcReporter {
       titlePath: test.titlePath().slice(3),
       location: test.location,
       expectedStatus: test.expectedStatus,
+      retry: result.retry,
       status: result.status,
       startedAt: result.startTime.toISOString(),
       duration: result.duration,
