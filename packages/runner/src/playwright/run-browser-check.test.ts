@@ -323,6 +323,23 @@ test('hangs', async ({ page }) => {
       [true],
     )
     assert.equal(result.checkResult.traces.length, 1)
+
+    // A test that never yields can't time out by itself: the run is stopped, at the check's limit.
+    const spinning = await runBrowserCheck(
+      job(`import { test } from '@playwright/test'\ntest('spins', async () => { for (;;) {} })\n`, {
+        timeoutMs: 2000,
+      }),
+      ctx(),
+    )
+    assert.equal(spinning.error?.type, 'TIMEOUT')
+    assert.equal(
+      spinning.error?.message,
+      'The run did not finish within 2 s and was stopped (still running: spins)',
+    )
+    assert.deepEqual(
+      spinning.checkResult.tests.map((t) => [t.title, t.status]),
+      [['spins', 'interrupted']],
+    )
   })
 
   test('a test the script retries counts by its last attempt: passing on retry passes, and says so', async () => {

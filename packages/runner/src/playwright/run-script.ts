@@ -691,9 +691,11 @@ function assemble(
         message: `${failed.titlePath.join(' › ')}: ${first}`,
       }
     } else if (endStatus === 'timedout') {
+      // A suite's message names its own globalTimeout; a check's global timeout is its limit + grace.
+      const suiteMessage = run.checkType === 'AUTOMATION' ? runnerErrors[0]?.message : undefined
       error = {
         type: 'TIMEOUT',
-        message: `${runnerErrors[0]?.message ?? `The run did not finish within ${timeoutMs / 1000} s`}${stillRunning}`,
+        message: `${suiteMessage ?? `The run did not finish within ${timeoutMs / 1000} s and was stopped`}${stillRunning}`,
       }
     } else if (runnerErrors.length) {
       error = { type: 'SCRIPT', message: runnerErrors[0]?.message as string }
