@@ -19,6 +19,8 @@ export interface ScriptProjectSource {
   scriptPath?: string | null
   dependencies?: readonly { path: string; content: string }[] | null
   playwrightConfigPath?: string | null
+  /** AUTOMATION: the tests to run, as Playwright's `--grep` reads it. */
+  grep?: string | null
 }
 
 export interface ScriptProject {
@@ -76,7 +78,19 @@ export function scriptProjectOf(
       )
     }
   }
+  if (checkType === 'AUTOMATION' && source.grep) grepRegExp(source.grep)
   return { files: [...files].map(([path, content]) => ({ path, content })), entry, configPath }
+}
+
+/** `grep` as Playwright's `--grep` reads it (`/source/flags`, else case-insensitive source). */
+function grepRegExp(grep: string): RegExp {
+  const literal = grep.match(/^\/(.*)\/([gi]*)$/)
+  try {
+    return literal ? new RegExp(literal[1] as string, literal[2]) : new RegExp(grep, 'gi')
+  } catch (error) {
+    const reason = `must be a regular expression: ${(error as Error).message}`
+    throw new ScriptProjectError('grep', reason, `The grep ${reason}`)
+  }
 }
 
 /** A path relative to the project that stays inside it, normalized; `.svc` is the runner's own. */

@@ -19,6 +19,14 @@ describe('Scrubber', () => {
       assert.equal(scrubber.text(`before ${form} after`), `before ${REDACTED} after`, form)
   })
 
+  test('a secret with quotes and backslashes, JSON-escaped once and twice (JSON logged into JSON)', () => {
+    const quoted = new Scrubber(['pa"ss\\word'])
+    const once = JSON.stringify({ p: 'pa"ss\\word' })
+    const twice = JSON.stringify({ text: once })
+    assert.equal(quoted.text(once), `{"p":"${REDACTED}"}`)
+    assert.equal(quoted.text(twice), JSON.stringify({ text: `{"p":"${REDACTED}"}` }))
+  })
+
   test('base64 of a longer value holding the secret, at every alignment', () => {
     for (const prefix of ['', 'a', 'ab', 'abc', 'user:']) {
       const encoded = Buffer.from(`${prefix}${secret}!`).toString('base64')

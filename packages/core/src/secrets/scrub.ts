@@ -10,7 +10,7 @@ const MIN_ENCODED_LENGTH = 4
 
 /**
  * Replaces secret values in text and bytes, in the forms they travel in: as is, URL- and
- * form-encoded, JSON-escaped, and base64 (standard and URL-safe) at any alignment inside a longer
+ * form-encoded, JSON-escaped (once or twice), and base64 (standard and URL-safe) at any alignment inside a longer
  * base64 string (so `Basic base64(user:secret)` is caught too).
  */
 export class Scrubber {
@@ -78,6 +78,8 @@ function encodedForms(secret: string): string[] {
     encodeURIComponent(secret).replace(/%20/g, '+'),
     encodeURI(secret),
     JSON.stringify(secret).slice(1, -1),
+    // JSON text inside a JSON string (a logged JSON.stringify in a trace's JSON lines): escaped twice.
+    JSON.stringify(JSON.stringify(secret).slice(1, -1)).slice(1, -1),
   ]
   const bytes = Buffer.from(secret)
   for (let offset = 0; offset < 3; offset++) {

@@ -294,6 +294,120 @@ test('typed', async ({ page }) => {
     assert.equal(after.error, null)
   })
 
+  test('a test that hangs times out as that test: named, with its steps, screenshot and trace', async () => {
+    const result = await runBrowserCheck(
+      job(
+        `import { test } from '@playwright/test'
+test('hangs', async ({ page }) => {
+  await test.step('open', async () => { await page.goto(process.env.SITE + '/welcome') })
+  await test.step('wait for ever', async () => { await new Promise(() => {}) })
+})
+`,
+        { timeoutMs: 3000 },
+      ),
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'TIMEOUT')
+    assert.equal(result.error?.message, 'hangs: Test timeout of 3000ms exceeded.')
+    const [hung] = result.checkResult.tests
+    assert.equal(hung?.status, 'timedOut')
+    assert.deepEqual(
+      hung?.steps.map((s) => [s.title, s.status]),
+      [
+        ['open', 'passed'],
+        ['wait for ever', 'failed'],
+      ],
+    )
+    assert.deepEqual(
+      result.checkResult.screenshots.map((s) => s.onFailure),
+      [true],
+    )
+    assert.equal(result.checkResult.traces.length, 1)
+
+    // A test that never yields can't time out by itself: the run is stopped, at the check's limit.
+    const spinning = await runBrowserCheck(
+      job(`import { test } from '@playwright/test'\ntest('spins', async () => { for (;;) {} })\n`, {
+        timeoutMs: 2000,
+      }),
+      ctx(),
+    )
+    assert.equal(spinning.error?.type, 'TIMEOUT')
+    assert.equal(
+      spinning.error?.message,
+      'The run did not finish within 2 s and was stopped (still running: spins)',
+    )
+    assert.deepEqual(
+      spinning.checkResult.tests.map((t) => [t.title, t.status]),
+      [['spins', 'interrupted']],
+    )
+  })
+
+  test('a test the script retries counts by its last attempt: passing on retry passes, and says so', async () => {
+    const result = await runBrowserCheck(
+      job(`const { test, expect } = require('@playwright/test')
+test.describe.configure({ retries: 2 })
+test('flaky', async ({}, info) => { expect(info.retry).toBe(1) })
+`),
+      ctx(),
+    )
+    assert.equal(result.hasFailures, false)
+    assert.equal(result.error, null)
+    assert.deepEqual(
+      result.checkResult.tests.map((t) => [t.title, t.status, t.failed]),
+      [
+        ['flaky', 'failed', false],
+        ['flaky', 'passed', false],
+      ],
+    )
+    assert.deepEqual(result.checkResult.errors, [])
+    assert.deepEqual(result.checkResult.notes, ['flaky passed on retry 1'])
+  })
+
+  test("huge output is cut: each log entry and error to 16 KiB, a run's logs to 1 MiB, with notes", async () => {
+    const MiB = 1024 * 1024
+    const CUT = '… (cut at 16384 characters)'
+    const tested = await runBrowserCheck(
+      job(`const { test } = require('@playwright/test')
+test('floods', async ({ page }) => {
+  for (let i = 0; i < 30; i++) console.log(i + ':' + 'x'.repeat(${MiB}))
+  await page.setContent('<p>p</p>')
+  await page.evaluate(() => console.log('page:' + 'y'.repeat(${MiB})))
+  console.log('last line')
+  throw new Error('e'.repeat(${MiB}))
+})
+`),
+      ctx(),
+    )
+    const testLogs = tested.checkResult.logs.map((entry) => entry.text)
+    assert.equal(testLogs.length, 32)
+    assert.equal(testLogs.filter((text) => text.length === 16 * 1024 + CUT.length).length, 31)
+    assert.equal(testLogs[0], `0:${'x'.repeat(16 * 1024 - 2)}${CUT}`)
+    assert.ok(testLogs.includes(`page:${'y'.repeat(16 * 1024 - 5)}${CUT}`))
+    assert.ok(testLogs.includes('last line'))
+    assert.deepEqual(tested.checkResult.notes, ['31 log entries cut to their first 16384 characters'])
+    assert.equal(tested.checkResult.errors[0]?.message, `Error: ${'e'.repeat(16 * 1024 - 7)}${CUT}`)
+    assert.equal(tested.error?.message.length, 4000)
+
+    // A plain script writing megabytes without a newline, then more lines than the run keeps.
+    const plain = await runBrowserCheck(
+      job(`for (let i = 0; i < 20; i++) process.stdout.write('z'.repeat(${MiB}))
+console.log('end of the long line')
+for (let i = 0; i < 100; i++) console.log(i + ':' + 'w'.repeat(16 * 1024))
+`),
+      ctx(),
+    )
+    const plainLogs = plain.checkResult.logs.map((entry) => entry.text)
+    assert.equal(plain.error, null)
+    assert.equal(plainLogs[0], `${'z'.repeat(16 * 1024)}${CUT}`)
+    assert.equal(plainLogs.length, 1 + 62)
+    assert.equal(plainLogs.at(-1), `61:${'w'.repeat(16 * 1024 - 3)}${CUT}`)
+    assert.ok(plainLogs.join('').length <= MiB)
+    assert.deepEqual(plain.checkResult.notes, [
+      '63 log entries cut to their first 16384 characters',
+      '38 log entries left out (at most 1000 entries, 1048576 characters)',
+    ])
+  })
+
   test('a run may not keep more pages open than the limit; a run beside it is unaffected', async () => {
     const [greedy, beside] = await Promise.all([
       runBrowserCheck(
@@ -434,6 +548,32 @@ test('signs in with the secret', async ({ page }) => {
     const traceEvents = stored.find((f) => f.name.endsWith('trace.trace'))?.data.toString() ?? ''
     assert.ok(traceEvents.includes(REDACTED), 'the trace shows where the secret was')
   })
+  test('a secret with quotes and backslashes logged as JSON is scrubbed from the trace too', async () => {
+    // Console text and expect messages are JSON strings inside the trace's JSON lines: escaped twice.
+    const secret = 'pa"ss\\wo rd'
+    const c = ctx()
+    const result = await runBrowserCheck(
+      job(
+        `import { test, expect } from '@playwright/test'
+test('logs the secret as JSON', async ({ page }) => {
+  await page.setContent('<p>hi</p>')
+  await page.evaluate((p) => console.log(JSON.stringify({ p })), process.env.PASSWORD)
+  console.log(JSON.stringify({ p: process.env.PASSWORD }))
+  expect(process.env.PASSWORD).toBe('something else')
+})
+`,
+        { environmentVariables: [{ key: 'PASSWORD', value: secret, secret: true }] },
+      ),
+      c,
+    )
+    assert.equal(result.error?.type, 'ASSERTION')
+    assert.ok(result.checkResult.logs.some((l) => l.text === `{"p":"${REDACTED}"}`))
+    const stored = artifactBytes(c.artifactsDir).filter((f) => f.name.endsWith('.trace'))
+    assert.ok(stored.length > 0, 'traces are stored')
+    for (const file of stored) {
+      assert.equal(file.data.indexOf(Buffer.from('wo rd')), -1, `${file.name} holds the secret`)
+    }
+  })
 })
 
 describe('limits of a run', { skip }, () => {
@@ -452,6 +592,26 @@ describe('limits of a run', { skip }, () => {
     )
     assert.equal(result.hasFailures, true)
     assert.equal(result.error?.message, 'The run used more than 300 MB of memory and was stopped')
+  })
+
+  test('a run out of JavaScript heap says so, in a test and in a plain script', async () => {
+    const heapPool = new PlaywrightPool({ heapLimitMb: 64 })
+    const heap = scriptTestContext(heapPool)
+    try {
+      const grow = `const a = []; for (;;) a.push({ x: Math.random(), y: 'k' + Math.random() })`
+      for (const script of [
+        `const { test } = require('@playwright/test')\ntest('grows', async () => { ${grow} })\n`,
+        `${grow}\n`,
+      ]) {
+        const result = await runBrowserCheck(job(script), heap.ctx())
+        assert.equal(result.error?.type, 'SCRIPT')
+        assert.equal(result.error?.message, 'The run used more than 64 MB of JavaScript heap and was stopped')
+        assert.deepEqual(result.checkResult.notes, ['JavaScript heap limit of 64 MB reached'])
+      }
+    } finally {
+      await heapPool.close()
+      heap.cleanup()
+    }
   })
 
   test('artifacts over the limit are left out, and the result says so', async () => {
@@ -501,6 +661,28 @@ describe('limits of a run', { skip }, () => {
 })
 
 describe('the Playwright pool', () => {
+  test("a run waiting for a free slot starts when it gets one: its startedAt doesn't count the wait", async () => {
+    const pool = new PlaywrightPool({ concurrency: 1 })
+    const { ctx, cleanup } = scriptTestContext(pool)
+    try {
+      const job = (name: string): ScriptJob => ({
+        name,
+        runLocation: 'local',
+        script: `setTimeout(() => console.log('done'), 1000)\n`,
+      })
+      const [first, second] = await Promise.all([
+        runBrowserCheck(job('first'), ctx()),
+        runBrowserCheck(job('second'), ctx()),
+      ])
+      assert.equal(first.error, null)
+      assert.equal(second.error, null)
+      assert.ok(second.startedAt >= first.stoppedAt, `${second.startedAt} < ${first.stoppedAt}`)
+    } finally {
+      await pool.close()
+      cleanup()
+    }
+  })
+
   test('at most `concurrency` runs at once, each in its own slot; the rest wait their turn', async () => {
     const pool = new PlaywrightPool({ concurrency: 2 })
     const first = await pool.acquire()

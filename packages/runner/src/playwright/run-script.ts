@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   DEFAULT_RUNTIME_ID,
@@ -44,8 +44,16 @@ export const DEFAULT_TIMEOUTS_MS: Record<ScriptCheckType, number> = {
 const MAX_LOGS = 1000
 const MAX_NETWORK = 1000
 const MAX_MESSAGE = 4000
+/** One log entry or script error keeps this much text; a run's logs keep at most MAX_LOG_CHARS. */
+const MAX_LOG_TEXT = 16 * 1024
+const MAX_LOG_CHARS = 1024 * 1024
 /** After its own timeout Playwright needs a moment to report; a run still going then is killed. */
 const TEST_RUNNER_GRACE_MS = 10_000
+/**
+ * A check's test times out first, so it is reported with its steps, screenshot and trace; the global
+ * timeout, later, only stops a run whose teardown hangs too.
+ */
+const TEARDOWN_GRACE_MS = 5_000
 const MEMORY_SAMPLE_MS = 1000
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -60,8 +68,8 @@ export async function runScriptCheck(
   job: ScriptJob,
   ctx: ScriptRunnerContext,
 ): Promise<ScriptRunResult> {
-  const startedAt = ctx.now()
-  const started = performance.now()
+  let startedAt = ctx.now()
+  let started = performance.now()
   const runtimeId = (job.runtimeId ?? DEFAULT_RUNTIME_ID) as RuntimeId
   const scrubber = new Scrubber(secretsOf(job))
   const finish = (error: RunError | null, checkResult: ScriptCheckResult, responseTime?: number) => {
@@ -87,6 +95,9 @@ export async function runScriptCheck(
   if (forbidden) return refuse('SCRIPT', forbidden)
 
   const { slot, release } = await ctx.playwright.acquire()
+  // The run starts when it gets its slot: time spent waiting for one is not the check's.
+  startedAt = ctx.now()
+  started = performance.now()
   let workDir: string | null = null
   try {
     let wsEndpoint: string | null = null
@@ -211,6 +222,8 @@ async function prepare(
       runtimeId,
       wsEndpoint,
       maxPages: ctx.playwright.maxPages,
+      // The child cuts longer texts before writing them (one more character tells they were cut).
+      maxText: MAX_LOG_TEXT + 1,
     }),
   )
 
@@ -218,11 +231,23 @@ async function prepare(
   if (mode === 'script') {
     args = [join(workDir, project.entry as string)]
   } else if (checkType === 'AUTOMATION') {
+    // Beside the suite's config (its relative paths keep their meaning): the suite's own
+    // globalTimeout applies, within the run's limit (a --global-timeout flag would overrule it).
+    const configPath = join(workDir, project.configPath as string)
+    const wrapper = join(dirname(configPath), '.svc.playwright.config.ts')
+    await writeFile(
+      wrapper,
+      `import * as suite from ${JSON.stringify(`./${basename(configPath)}`)}
+const config: any = (suite as any).default ?? suite
+const limit = ${timeoutMs}
+export default { ...config, globalTimeout: config.globalTimeout > 0 ? Math.min(config.globalTimeout, limit) : limit }
+`,
+    )
     args = [
       PLAYWRIGHT_CLI,
       'test',
       '--config',
-      join(workDir, project.configPath as string),
+      wrapper,
       '--reporter',
       REPORTER,
       '--trace',
@@ -233,8 +258,6 @@ async function prepare(
       '1',
       '--retries',
       '0',
-      '--global-timeout',
-      String(timeoutMs),
       ...(job.grep ? ['--grep', job.grep] : []),
     ]
   } else {
@@ -245,7 +268,7 @@ async function prepare(
       `module.exports = ${JSON.stringify({
         testDir: workDir,
         timeout: timeoutMs,
-        globalTimeout: timeoutMs,
+        globalTimeout: timeoutMs + TEARDOWN_GRACE_MS,
         workers: 1,
         retries: 0,
         outputDir,
@@ -288,6 +311,8 @@ interface Execution {
   memoryExceeded: boolean
   cancelled: boolean
   stdout: { at: number; line: string }[]
+  /** Lines of stdout past MAX_LOGS or MAX_LOG_CHARS, not kept. */
+  stdoutDropped: number
   stderr: string
   wallMs: number
 }
@@ -308,18 +333,35 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
     memoryExceeded: false,
     cancelled: false,
     stdout: [],
+    stdoutDropped: 0,
     stderr: '',
     wallMs: 0,
   }
+  // A line keeps its first MAX_LOG_TEXT + 1 characters, so output without newlines stays bounded.
   let stdoutRest = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const lines = (stdoutRest + chunk.toString('utf8')).split('\n')
-    stdoutRest = lines.pop() ?? ''
-    for (const line of lines)
-      if (result.stdout.length < MAX_LOGS) result.stdout.push({ at: Date.now(), line })
+  let stdoutChars = 0
+  const takeLine = (part: string) => {
+    if (stdoutRest.length <= MAX_LOG_TEXT) stdoutRest += part.slice(0, MAX_LOG_TEXT + 1 - stdoutRest.length)
+  }
+  const endLine = () => {
+    stdoutChars += stdoutRest.length
+    if (result.stdout.length < MAX_LOGS && stdoutChars <= MAX_LOG_CHARS)
+      result.stdout.push({ at: Date.now(), line: stdoutRest })
+    else result.stdoutDropped++
+    stdoutRest = ''
+  }
+  child.stdout?.setEncoding('utf8')
+  child.stdout?.on('data', (chunk: string) => {
+    const parts = chunk.split('\n')
+    takeLine(parts[0] as string)
+    for (const part of parts.slice(1)) {
+      endLine()
+      takeLine(part)
+    }
   })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    result.stderr = (result.stderr + chunk.toString('utf8')).slice(-64 * 1024)
+  child.stderr?.setEncoding('utf8')
+  child.stderr?.on('data', (chunk: string) => {
+    result.stderr = (result.stderr + chunk.slice(-64 * 1024)).slice(-64 * 1024)
   })
   const killGroup = () => {
     try {
@@ -361,7 +403,7 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
       resolve()
     })
   })
-  if (stdoutRest && result.stdout.length < MAX_LOGS) result.stdout.push({ at: Date.now(), line: stdoutRest })
+  if (stdoutRest) endLine()
   result.exitCode = exitCode
   result.wallMs = performance.now() - started
   return result
@@ -431,8 +473,8 @@ function assemble(
       .split(`${here}/`)
       .join('svc/')
   const errorOf = (value: { message?: unknown; stack?: unknown } | null | undefined): ScriptError => ({
-    message: clean(String(value?.message ?? 'Error')),
-    stack: typeof value?.stack === 'string' ? clean(value.stack) : null,
+    message: cut(clean(String(value?.message ?? 'Error'))),
+    stack: typeof value?.stack === 'string' ? cut(clean(value.stack)) : null,
   })
   const pageIndexes = new Map<string, number>()
   const pageIndexOf = (id: unknown): number | null => {
@@ -452,10 +494,19 @@ function assemble(
   let scriptDuration: number | null = null
   let endStatus: string | null = null
   const runnerErrors: ScriptError[] = []
-  let droppedLogs = 0
+  /** Tests begun and not (yet) ended: those a stopped run was still running. */
+  const running = new Map<string, RunEvent>()
+  /** Each test's last attempt (a script may retry with `test.describe.configure({ retries })`). */
+  const lastAttempt = new Map<string, TestOutcome>()
+  let droppedLogs = exec.stdoutDropped
+  let cutLogs = 0
+  let logChars = 0
   let droppedRequests = 0
   const log = (entry: LogEntry) => {
-    if (logs.length < MAX_LOGS) logs.push(entry)
+    const text = cut(entry.text)
+    if (text !== entry.text) cutLogs++
+    logChars += text.length
+    if (logs.length < MAX_LOGS && logChars <= MAX_LOG_CHARS) logs.push({ ...entry, text })
     else droppedLogs++
   }
 
@@ -540,10 +591,16 @@ function assemble(
       case 'end':
         endStatus = String(event.status)
         break
+      case 'testBegin':
+        running.set(String(event.id), event)
+        break
       case 'testEnd': {
+        running.delete(String(event.id))
         const test = testOutcomeOf(event, errorOf, clean)
         tests.push(test)
-        for (const attachment of (event.attachments as { name: string; path: string }[]) ?? []) {
+        lastAttempt.set(String(event.id), test)
+        const attachments = (event.attachments as { name: string; path: string; contentType: string }[]) ?? []
+        for (const attachment of attachments) {
           if (attachment.name === 'trace') {
             artifacts.push({
               kind: 'trace',
@@ -552,35 +609,81 @@ function assemble(
               pageIndex: null,
               onFailure: false,
             })
+          } else if (attachment.contentType === 'image/png') {
+            // Playwright's own screenshots (`use.screenshot`), visual diffs and attached images.
+            artifacts.push({
+              kind: 'screenshot',
+              file: attachment.path,
+              name: basename(attachment.path),
+              pageIndex: null,
+              onFailure: test.failed,
+            })
           }
         }
         break
       }
     }
   }
+  // A retried test counts by its last attempt, as in Playwright's own outcome (passing late is flaky).
+  const lastAttempts = new Set(lastAttempt.values())
+  for (const test of tests) {
+    if (lastAttempts.has(test)) continue
+    test.failed = false
+  }
+  for (const [id, test] of lastAttempt) {
+    const retry = (events.findLast((e) => e.type === 'testEnd' && e.id === id)?.retry as number) ?? 0
+    if (retry > 0 && !test.failed) notes.push(`${test.titlePath.join(' › ')} passed on retry ${retry}`)
+  }
+  // Playwright reports nothing for a test its global timeout (or our kill) stopped: it was interrupted.
+  for (const begun of running.values()) {
+    const duration = Math.max(0, Date.now() - Date.parse(String(begun.startedAt)))
+    tests.push(testOutcomeOf({ ...begun, status: 'interrupted', duration }, errorOf, clean))
+  }
   if (run.mode === 'script') {
     for (const { at, line } of exec.stdout)
       log({ time: time(at), level: 'info', text: clean(line), pageIndex: null })
   }
-  if (droppedLogs) notes.push(`${droppedLogs} log entries left out (at most ${MAX_LOGS})`)
+  if (cutLogs) notes.push(`${cutLogs} log entries cut to their first ${MAX_LOG_TEXT} characters`)
+  if (droppedLogs)
+    notes.push(
+      `${droppedLogs} log entries left out (at most ${MAX_LOGS} entries, ${MAX_LOG_CHARS} characters)`,
+    )
   if (droppedRequests) notes.push(`${droppedRequests} network requests left out (at most ${MAX_NETWORK})`)
 
   const stderrTail = clean(exec.stderr.trim()).split('\n').slice(-20).join('\n')
+  // An error message says what went wrong: a crash's stack frames would push its first line out.
+  const stderrSummary = clean(exec.stderr.trim())
+    .split('\n')
+    .filter((line) => line.trim() && !/^\s+at /.test(line))
+    .slice(-20)
+    .join('\n')
+  // V8 aborts a process out of heap (the test worker or the script) with this on its stderr.
+  const heapExhausted = [exec.stderr, ...logs.map((entry) => entry.text)].some((text) =>
+    /FATAL ERROR: .*JavaScript heap out of memory/.test(text),
+  )
+  const stillRunning = running.size
+    ? ` (still running: ${[...running.values()].map((t) => (t.titlePath as string[]).join(' › ')).join(', ')})`
+    : ''
   let error: RunError | null = null
   if (exec.cancelled) {
     error = { type: 'SCRIPT', message: 'The run was cancelled' }
   } else if (exec.timedOut) {
     error = {
       type: 'TIMEOUT',
-      message: `The run did not finish within ${timeoutMs / 1000} s and was stopped`,
+      message: `The run did not finish within ${timeoutMs / 1000} s and was stopped${stillRunning}`,
     }
   } else if (exec.memoryExceeded) {
     error = {
       type: 'SCRIPT',
       message: `The run used more than ${ctx.playwright.memoryLimitMb} MB of memory and was stopped`,
     }
+  } else if (heapExhausted) {
+    error = {
+      type: 'SCRIPT',
+      message: `The run used more than ${ctx.playwright.heapLimitMb} MB of JavaScript heap and was stopped`,
+    }
   } else if (run.mode === 'test') {
-    const failed = tests.find((test) => test.failed)
+    const failed = tests.find((test) => test.failed && test.status !== 'interrupted')
     if (failed) {
       const first = failed.errors[0]?.message ?? `${failed.status}`
       error = {
@@ -588,18 +691,20 @@ function assemble(
         message: `${failed.titlePath.join(' › ')}: ${first}`,
       }
     } else if (endStatus === 'timedout') {
+      // A suite's message names its own globalTimeout; a check's global timeout is its limit + grace.
+      const suiteMessage = run.checkType === 'AUTOMATION' ? runnerErrors[0]?.message : undefined
       error = {
         type: 'TIMEOUT',
-        message: runnerErrors[0]?.message ?? `The run did not finish within ${timeoutMs / 1000} s`,
+        message: `${suiteMessage ?? `The run did not finish within ${timeoutMs / 1000} s and was stopped`}${stillRunning}`,
       }
     } else if (runnerErrors.length) {
       error = { type: 'SCRIPT', message: runnerErrors[0]?.message as string }
     } else if (tests.length === 0) {
-      error = { type: 'SCRIPT', message: `No tests ran${stderrTail ? `: ${stderrTail}` : ''}` }
+      error = { type: 'SCRIPT', message: `No tests ran${stderrSummary ? `: ${stderrSummary}` : ''}` }
     } else if (exec.exitCode !== 0) {
       error = {
         type: 'SCRIPT',
-        message: `Playwright exited with code ${exec.exitCode}${stderrTail ? `: ${stderrTail}` : ''}`,
+        message: `Playwright exited with code ${exec.exitCode}${stderrSummary ? `: ${stderrSummary}` : ''}`,
       }
     }
   } else if (scriptError) {
@@ -607,7 +712,7 @@ function assemble(
   } else if (exec.exitCode !== 0) {
     error = {
       type: 'SCRIPT',
-      message: `The script exited with code ${exec.exitCode}${stderrTail ? `: ${stderrTail}` : ''}`,
+      message: `The script exited with code ${exec.exitCode}${stderrSummary ? `: ${stderrSummary}` : ''}`,
     }
   }
   if (run.mode === 'script' && exec.stderr.trim()) {
@@ -620,6 +725,7 @@ function assemble(
   errors.push(...runnerErrors)
   if (error && errors.length === 0) errors.push({ message: error.message, stack: null })
   if (exec.memoryExceeded) notes.push(`memory limit of ${ctx.playwright.memoryLimitMb} MB reached`)
+  if (heapExhausted) notes.push(`JavaScript heap limit of ${ctx.playwright.heapLimitMb} MB reached`)
 
   const responseTime =
     run.mode === 'test'
@@ -650,6 +756,13 @@ function assemble(
     responseTime,
     artifacts,
   }
+}
+
+/** Text past MAX_LOG_TEXT characters is cut, and says so. */
+function cut(text: string): string {
+  return text.length > MAX_LOG_TEXT
+    ? `${text.slice(0, MAX_LOG_TEXT)}… (cut at ${MAX_LOG_TEXT} characters)`
+    : text
 }
 
 function errorTypeOf(message: string): RunErrorType {

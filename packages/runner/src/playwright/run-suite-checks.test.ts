@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { REDACTED } from '@svc/core'
 import { runAutomationCheck, runMultiStepCheck } from './index.ts'
 import {
+  artifactBytes,
   browserTestsSkipReason,
   html,
   PlaywrightPool,
@@ -224,6 +225,159 @@ test.describe('cart', () => {
       'home shows the shop @smoke',
       'opens from the home page @smoke',
     ])
+  })
+
+  test("the config's screenshot setting is honoured: Playwright's screenshots are the run's artifacts", async () => {
+    const c = ctx()
+    const result = await runAutomationCheck(
+      {
+        name: 'Shop suite',
+        runLocation: 'local',
+        dependencies: [
+          {
+            path: 'playwright.config.ts',
+            content: `import { defineConfig } from '@playwright/test'
+export default defineConfig({ testDir: './tests', use: { baseURL: process.env.SITE, screenshot: 'on' } })
+`,
+          },
+          ...project.slice(2),
+        ],
+        environmentVariables: [{ key: 'SITE', value: site.url }],
+      },
+      c,
+    )
+    assert.equal(result.error, null, result.error?.message)
+    assert.deepEqual(
+      result.checkResult.screenshots.map((s) => [s.path, s.name, s.onFailure]),
+      [['screenshot-1.png', 'test-finished-1.png', false]],
+    )
+    const [shot] = artifactBytes(c.artifactsDir).filter((f) => f.name === 'screenshot-1.png')
+    assert.equal(shot?.data.subarray(1, 4).toString(), 'PNG')
+  })
+
+  test('a suite stopped at its time limit names the test that was still running', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'slow suite',
+        runLocation: 'local',
+        timeoutMs: 3000,
+        dependencies: [
+          {
+            path: 'playwright.config.ts',
+            content: `export default { testDir: './tests', timeout: 60_000 }\n`,
+          },
+          {
+            path: 'tests/a.spec.ts',
+            content: `import { test } from '@playwright/test'
+test('quick', async () => {})
+test.describe('checkout', () => {
+  test('hangs', async () => { await new Promise(() => {}) })
+})
+`,
+          },
+        ],
+      },
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'TIMEOUT')
+    assert.equal(
+      result.error?.message,
+      'Timed out waiting 3s for the test suite to run (still running: checkout › hangs)',
+    )
+    assert.deepEqual(
+      result.checkResult.tests.map((t) => [t.titlePath.join(' › '), t.status, t.failed]),
+      [
+        ['quick', 'passed', false],
+        ['checkout › hangs', 'interrupted', true],
+      ],
+    )
+  })
+
+  test("the suite's own globalTimeout applies, within the run's time limit", async () => {
+    const suite = (config: string, timeoutMs?: number) =>
+      runAutomationCheck(
+        {
+          name: 'timed suite',
+          runLocation: 'local',
+          ...(timeoutMs ? { timeoutMs } : {}),
+          dependencies: [
+            { path: 'e2e/playwright.config.ts', content: config },
+            {
+              path: 'e2e/tests/a.spec.ts',
+              content: `import { test } from '@playwright/test'
+test('takes a while', async () => { await new Promise((resolve) => setTimeout(resolve, 20_000)) })
+`,
+            },
+          ],
+          playwrightConfigPath: 'e2e/playwright.config.ts',
+        },
+        ctx(),
+      )
+    const own = await suite(
+      `import { defineConfig } from '@playwright/test'
+export default defineConfig({ testDir: './tests', timeout: 60_000, globalTimeout: 2_000 })
+`,
+    )
+    assert.equal(
+      own.error?.message,
+      'Timed out waiting 2s for the test suite to run (still running: takes a while)',
+    )
+    const capped = await suite(
+      `module.exports = { testDir: './tests', timeout: 60_000, globalTimeout: 600_000 }\n`,
+      3000,
+    )
+    assert.equal(
+      capped.error?.message,
+      'Timed out waiting 3s for the test suite to run (still running: takes a while)',
+    )
+  })
+
+  test('a firefox or webkit project fails as unavailable instead of passing in Chromium', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'cross-browser',
+        runLocation: 'local',
+        dependencies: [
+          {
+            path: 'playwright.config.ts',
+            content: `export default { testDir: './tests', projects: [{ name: 'desktop-firefox', use: { browserName: 'firefox' } }] }\n`,
+          },
+          {
+            path: 'tests/a.spec.ts',
+            content: `import { test } from '@playwright/test'\ntest('opens', async ({ page }) => { await page.setContent('<p>x</p>') })\n`,
+          },
+        ],
+      },
+      ctx(),
+    )
+    assert.deepEqual(
+      result.checkResult.tests.map((t) => [t.title, t.status]),
+      [['opens', 'failed']],
+    )
+    assert.match(
+      result.error?.message ?? '',
+      /^opens: Error: firefox is not available: only Chromium is available in svc runs/,
+    )
+  })
+
+  test('a config that does not load fails with its own error, not the stack frames under it', async () => {
+    const result = await runAutomationCheck(
+      {
+        name: 'x',
+        runLocation: 'local',
+        dependencies: [
+          { path: 'playwright.config.ts', content: `export default { testDir: './tests'\n` },
+          ...project.slice(1),
+        ],
+      },
+      ctx(),
+    )
+    assert.equal(result.error?.type, 'SCRIPT')
+    assert.equal(
+      result.error?.message.split('\n')[0],
+      'No tests ran: SyntaxError: playwright.config.ts: Unexpected token, expected "," (2:0)',
+    )
+    assert.doesNotMatch(result.error?.message ?? '', /\n\s+at /)
   })
 
   test('a project without its config is refused with a clear message', async () => {

@@ -139,6 +139,99 @@ for (const engine of testEngines()) {
       assert.equal(image.headers['content-type'], 'image/png')
     })
 
+    test('a check deleted while its triggered run is in flight answers 404; the runner is free after', async () => {
+      let entered: () => void = () => {}
+      const inFlight = new Promise<void>((resolve) => {
+        entered = resolve
+      })
+      const held: import('node:http').ServerResponse[] = []
+      const hold = createServer((_request, response) => {
+        held.push(response)
+        entered()
+      })
+      await new Promise<void>((done) => hold.listen(0, '127.0.0.1', done))
+      const holdUrl = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/`
+      try {
+        const check = await createBrowserCheck(
+          'deleted meanwhile',
+          `const { test } = require('@playwright/test')
+test('waits', async ({ page }) => {
+  await page.goto(${JSON.stringify(holdUrl)})
+})`,
+        )
+        const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+        await inFlight
+        assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })).statusCode, 204)
+        for (const response of held) response.end('<h1>late</h1>')
+        const triggered = await triggering
+        assert.equal(triggered.statusCode, 404, triggered.body)
+        assert.deepEqual(json(triggered), {
+          statusCode: 404,
+          error: 'Not Found',
+          message: `Check ${check.id} not found: it was deleted while it ran`,
+        })
+        assert.equal(t.ctx.scripts.pool.running, 0)
+        const artifacts = (await t.ctx.scripts.artifacts.listResults()).filter((r) => r.checkId === check.id)
+        assert.deepEqual(artifacts, [], 'the run leaves no artifacts behind')
+        const next = await createBrowserCheck('after the deleted one', PASSING)
+        const result = json(await t.call({ method: 'POST', url: `/v1/checks/${next.id}/trigger` }))
+        assert.equal(result.hasFailures, false, JSON.stringify(result.browserCheckResult?.errors))
+      } finally {
+        hold.closeAllConnections()
+        hold.close()
+      }
+    })
+
+    test('a group trigger answers the results of its checks, leaving out one deleted while it ran', async () => {
+      let entered: () => void = () => {}
+      const inFlight = new Promise<void>((resolve) => {
+        entered = resolve
+      })
+      const held: import('node:http').ServerResponse[] = []
+      const hold = createServer((_request, response) => {
+        held.push(response)
+        entered()
+      })
+      await new Promise<void>((done) => hold.listen(0, '127.0.0.1', done))
+      const holdUrl = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/`
+      try {
+        const group = json(
+          await t.call({ method: 'POST', url: '/v1/check-groups', payload: { name: 'journeys' } }),
+        )
+        const create = async (name: string, script: string, groupOrder: number) => {
+          const response = await t.call({
+            method: 'POST',
+            url: '/v1/checks/browser',
+            payload: { name, script, doubleCheck: false, groupId: group.id, groupOrder },
+          })
+          assert.equal(response.statusCode, 201, response.body)
+          return json(response)
+        }
+        const doomed = await create(
+          'deleted meanwhile',
+          `const { test } = require('@playwright/test')
+test('waits', async ({ page }) => {
+  await page.goto(${JSON.stringify(holdUrl)})
+})`,
+          1,
+        )
+        const kept = await create('kept', PASSING, 2)
+        const triggering = t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })
+        await inFlight
+        assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${doomed.id}` })).statusCode, 204)
+        for (const response of held) response.end('<h1>late</h1>')
+        const triggered = await triggering
+        assert.equal(triggered.statusCode, 200, triggered.body)
+        assert.deepEqual(
+          json(triggered).map((r: { checkId: string; hasFailures: boolean }) => [r.checkId, r.hasFailures]),
+          [[kept.id, false]],
+        )
+      } finally {
+        hold.closeAllConnections()
+        hold.close()
+      }
+    })
+
     test("a browser check's sslCheckDomain is read on each run and raises ALERT_SSL near expiry", async () => {
       const dir = mkdtempSync(join(tmpdir(), 'svc-ssl-'))
       execFileSync(

@@ -122,12 +122,17 @@ function watchPage(page) {
       type: 'console',
       pageId,
       level: message.type(),
-      text: message.text(),
+      text: message.text().slice(0, config.maxText),
       location: message.location(),
     })
   })
   page.on('pageerror', (error) => {
-    emit({ type: 'console', pageId, level: 'error', text: `Uncaught ${error.stack || error.message}` })
+    emit({
+      type: 'console',
+      pageId,
+      level: 'error',
+      text: `Uncaught ${error.stack || error.message}`.slice(0, config.maxText),
+    })
   })
   const onRequestDone = async (request, failure) => {
     const response = failure ? null : await request.response().catch(() => null)
@@ -297,10 +302,15 @@ playwright.chromium.launchPersistentContext = async (_userDataDir, options = {})
   }
   return context
 }
+// Tests connect to the shared browser as their project's browserName: a firefox or webkit project
+// would silently get Chromium, and pass for a browser it never ran in.
 for (const name of ['firefox', 'webkit']) {
-  playwright[name].launch = async () => {
+  const unavailable = async () => {
     throw new Error(`${name} is not available: ${DEBIAN_ONLY}`)
   }
+  playwright[name].launch = unavailable
+  playwright[name].launchPersistentContext = unavailable
+  playwright[name].connect = unavailable
 }
 
 if (config.mode === 'plain') {
@@ -309,7 +319,11 @@ if (config.mode === 'plain') {
   const fail = async (error) => {
     if (failing) return
     failing = true
-    emit({ type: 'scriptError', message: String(error?.message ?? error), stack: error?.stack ?? null })
+    emit({
+      type: 'scriptError',
+      message: String(error?.message ?? error).slice(0, config.maxText),
+      stack: error?.stack ? String(error.stack).slice(0, config.maxText) : null,
+    })
     await Promise.race([
       (async () => {
         for (const context of [...trackedContexts]) {

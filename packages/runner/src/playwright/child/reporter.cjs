@@ -18,28 +18,32 @@ function emit(event) {
 
 function errorOf(error) {
   return {
-    message: error.message ?? String(error.value ?? 'Error'),
-    stack: error.stack ?? null,
+    message: String(error.message ?? error.value ?? 'Error').slice(0, config.maxText),
+    stack: error.stack ? String(error.stack).slice(0, config.maxText) : null,
     location: error.location ?? null,
   }
 }
 
-/** Only `test.step` blocks are steps for users; API calls inside them are left out. */
-function stepsOf(steps) {
+/**
+ * Only `test.step` blocks are steps for users; API calls inside them are left out. A step still
+ * running when its test ended (a timeout) never finished (duration -1): it failed, until `endMs`.
+ */
+function stepsOf(steps, endMs) {
   const out = []
   for (const step of steps) {
     if (step.category === 'test.step') {
+      const unfinished = step.duration < 0
       out.push({
         title: step.title,
         startedAt: step.startTime.toISOString(),
-        duration: step.duration,
-        status: step.error ? 'failed' : 'passed',
+        duration: unfinished ? Math.max(0, endMs - step.startTime.getTime()) : step.duration,
+        status: step.error || unfinished ? 'failed' : 'passed',
         error: step.error ? errorOf(step.error) : null,
         location: step.location ?? null,
-        steps: stepsOf(step.steps),
+        steps: stepsOf(step.steps, endMs),
       })
     } else {
-      out.push(...stepsOf(step.steps))
+      out.push(...stepsOf(step.steps, endMs))
     }
   }
   return out
@@ -56,22 +60,35 @@ class SvcReporter {
     this.output('error', chunk, test)
   }
   output(level, chunk, test) {
-    const text = String(chunk).replace(/\n$/, '')
+    const text = String(chunk).replace(/\n$/, '').slice(0, config.maxText)
     if (!text || ++outputLines > MAX_OUTPUT_LINES) return
     emit({ type: 'stdout', level, text, test: test ? test.title : null })
   }
-  onTestEnd(test, result) {
+  onTestBegin(test, result) {
     emit({
-      type: 'testEnd',
+      type: 'testBegin',
+      id: test.id,
       title: test.title,
       titlePath: test.titlePath().slice(3),
       location: test.location,
       expectedStatus: test.expectedStatus,
+      startedAt: result.startTime.toISOString(),
+    })
+  }
+  onTestEnd(test, result) {
+    emit({
+      type: 'testEnd',
+      id: test.id,
+      title: test.title,
+      titlePath: test.titlePath().slice(3),
+      location: test.location,
+      expectedStatus: test.expectedStatus,
+      retry: result.retry,
       status: result.status,
       startedAt: result.startTime.toISOString(),
       duration: result.duration,
       errors: result.errors.map(errorOf),
-      steps: stepsOf(result.steps),
+      steps: stepsOf(result.steps, result.startTime.getTime() + result.duration),
       attachments: result.attachments
         .filter((a) => a.path)
         .map((a) => ({ name: a.name, path: a.path, contentType: a.contentType })),

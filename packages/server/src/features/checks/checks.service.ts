@@ -426,7 +426,7 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
 /**
  * Runs every check of a group once now, as a CI/CD pipeline would: in `groupOrder` (then creation),
  * at most the group's `concurrency` at a time, activated or not, no retries. Answers the results in
- * that order. Heartbeats, judged from their pings, are left out.
+ * that order. Heartbeats, judged from their pings, and checks deleted while they ran are left out.
  */
 export async function triggerGroup(ctx: ServiceContext, accountId: string, groupId: number) {
   const group = await groupsRepo.findGroup(ctx, accountId, groupId)
@@ -441,16 +441,21 @@ export async function triggerGroup(ctx: ServiceContext, accountId: string, group
         (b.definition.groupOrder ?? Number.MAX_SAFE_INTEGER) ||
       a.row.created_at.localeCompare(b.row.created_at),
   )
-  const results: Awaited<ReturnType<typeof runOnceNow>>[] = []
+  const results: (Awaited<ReturnType<typeof runOnceNow>> | undefined)[] = []
   let next = 0
   const worker = async () => {
     while (next < checks.length) {
       const index = next++
-      results[index] = await runOnceNow(ctx, checks[index] as ResolvedCheck)
+      const check = checks[index] as ResolvedCheck
+      results[index] = await runOnceNow(ctx, check).catch(async (error: unknown) => {
+        // A check deleted while the group ran has no result to answer; the others still do.
+        if (await repo.findCheck(ctx, accountId, check.row.id)) throw error
+        return undefined
+      })
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, checks.length) }, worker))
-  return results
+  return results.filter((result) => result !== undefined)
 }
 
 /**
@@ -467,6 +472,11 @@ async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
     jobId: `trigger:${runId}`,
     attempts: 1,
     resultType: 'FINAL',
+  }).catch(async (error: unknown) => {
+    // Deleted while it ran (a script run takes minutes): its result has no check to belong to.
+    if (await repo.findCheck(ctx, check.row.account_id, check.row.id)) throw error
+    await ctx.scripts.artifacts.removeResult(check.row.id, runId).catch(() => {})
+    throw notFound(`Check ${check.row.id} not found: it was deleted while it ran`)
   })
   if (!resultId) throw new Error('a fresh trigger job id stored no result')
   return getResult(ctx, check.row.account_id, check.row.id, resultId)

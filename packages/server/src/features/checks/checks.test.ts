@@ -388,6 +388,12 @@ for (const engine of testEngines()) {
         'body.dependencies.1.path',
         /stays inside/,
       )
+      // A grep Playwright can't read as a regular expression would fail every run.
+      await refused(
+        await create('automation', { name: 'Suite', dependencies: [config, spec], grep: '(unclosed' }),
+        'body.grep',
+        /^body\.grep must be a regular expression: Invalid regular expression: \/\(unclosed\/gi: Unterminated group$/,
+      )
       // An empty or blank script is refused for browser and multi-step checks.
       for (const type of ['browser', 'multistep']) {
         await refused(await create(type, { name: 'x', script: '' }), 'body.script', /./)
