@@ -29,6 +29,8 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** SIGTERM: how long runs and requests in flight get to finish before the process exits anyway. */
+  shutdownGraceMs: number
   /** Debian's Chromium for browser checks (SVC_CHROMIUM_PATH). */
   chromiumPath: string
   /** Browser, multi-step and suite runs at once in this process (SVC_BROWSER_CONCURRENCY). */
@@ -85,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
+    shutdownGraceMs:
+      parsePositiveInteger('SVC_SHUTDOWN_GRACE_SECONDS', env.SVC_SHUTDOWN_GRACE_SECONDS ?? '25') * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
     staticAddresses: {
       ipv4: parseAddresses('SVC_STATIC_IPS', env.SVC_STATIC_IPS, isIPv4),

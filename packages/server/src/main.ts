@@ -83,12 +83,26 @@ async function main(): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'shutting down')
     clearInterval(pruning)
-    await subscriberMail?.stop()
-    await scheduler.stop()
+    // Take no new work at once (no new connections, 503 on requests over open ones, no claims, no
+    // deliveries), then let what runs finish, within the grace: a run still going after it keeps its
+    // lease until that runs out, and another node runs it again.
+    const drained = Promise.all([
+      app.close(),
+      scheduler.stop(),
+      dispatcher.stop(),
+      analyses.stop(),
+      subscriberMail?.stop(),
+    ]).then(() => true)
+    const graceOver = new Promise<false>((over) =>
+      setTimeout(() => over(false), config.shutdownGraceMs).unref(),
+    )
+    if (!(await Promise.race([drained, graceOver]))) {
+      app.log.warn(
+        { graceSeconds: config.shutdownGraceMs / 1000 },
+        'shutdown grace over: leaving the runs still going to other nodes (their leases run out)',
+      )
+    }
     await deps.scripts.pool.close()
-    await dispatcher.stop()
-    await analyses.stop()
-    await app.close()
     await store.close()
     process.exit(0)
   }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
+import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
 
@@ -14,7 +17,7 @@ for (const engine of testEngines()) {
         SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
         SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
       }
-      return { env, dispose: store.dispose }
+      return { env, storeUrl: store.url, dispose: store.dispose }
     }
 
     test('first start prints the account and key once; a second start reuses the data', async () => {
@@ -130,6 +133,70 @@ for (const engine of testEngines()) {
         assert.equal(await server.stop('SIGTERM'), 0)
       } finally {
         await server?.stop('SIGKILL')
+        await dispose()
+      }
+    })
+
+    test('SIGTERM: no new requests at once, while the scheduled run in flight finishes and is stored; exit 0', async () => {
+      const { env, storeUrl, dispose } = await baseEnv()
+      let releaseTarget: () => void = () => {}
+      const targetHit = Promise.withResolvers<void>()
+      const target = createServer((_request, response) => {
+        targetHit.resolve()
+        releaseTarget = () => response.end('late but fine')
+      })
+      await new Promise<void>((listening) => target.listen(0, '127.0.0.1', listening))
+      let server: ServerProcess | undefined
+      const store = createDb(storeUrl)
+      try {
+        server = await startServerProcess(env)
+        const key = env.SVC_BOOTSTRAP_API_KEY
+        const created = await fetch(`${server.url}/v1/checks/url`, {
+          method: 'POST',
+          headers: { ...bearer(key), 'content-type': 'application/json' },
+          body: JSON.stringify({
+            name: 'slow',
+            frequency: 1,
+            doubleCheck: false,
+            request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+          }),
+        })
+        const check = (await created.json()) as { id: string }
+        // Due now rather than at its offset in the minute: the scheduler claims it within a tick.
+        await store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: Date.now() })
+          .where('check_id', '=', check.id)
+          .execute()
+        await targetHit.promise
+        const exited = server.stop('SIGTERM')
+        // A liveness wait, not a timing assertion: requests are refused soon after the signal, while
+        // the run is still waiting on its target.
+        let refused = false
+        for (let i = 0; i < 200 && !refused; i++) {
+          const answer = await fetch(`${server.url}/v1/accounts/me`, { headers: bearer(key) }).catch(
+            () => null,
+          )
+          refused = answer === null || answer.status === 503
+          if (!refused) await new Promise((tick) => setTimeout(tick, 25))
+        }
+        assert.ok(refused, 'new requests are refused once shutdown begins')
+        releaseTarget()
+        assert.equal(await exited, 0)
+        const results = await store.db
+          .selectFrom('check_results')
+          .select(['check_id', 'has_failures'])
+          .where('check_id', '=', check.id)
+          .execute()
+        assert.deepEqual(
+          results.map((r) => [r.check_id, Boolean(r.has_failures)]),
+          [[check.id, false]],
+          'the run that finished during shutdown is stored',
+        )
+      } finally {
+        await server?.stop('SIGKILL')
+        await store.close()
+        target.close()
         await dispose()
       }
     })

@@ -52,7 +52,9 @@ async function main(): Promise<void> {
   const stop = async () => {
     if (stopping) return
     stopping = true
-    await scheduler.stop()
+    // Runs still going after the grace keep their leases until those run out; another node reruns them.
+    const graceOver = new Promise<void>((over) => setTimeout(over, config.shutdownGraceMs).unref())
+    await Promise.race([scheduler.stop(), graceOver])
     await ctx.scripts.pool.close()
     await store.close()
     process.exit(0)
