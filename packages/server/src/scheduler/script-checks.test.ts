@@ -140,17 +140,7 @@ for (const engine of testEngines()) {
     })
 
     test('a check deleted while its triggered run is in flight answers 404; the runner is free after', async () => {
-      let entered: () => void = () => {}
-      const inFlight = new Promise<void>((resolve) => {
-        entered = resolve
-      })
-      const held: import('node:http').ServerResponse[] = []
-      const hold = createServer((_request, response) => {
-        held.push(response)
-        entered()
-      })
-      await new Promise<void>((done) => hold.listen(0, '127.0.0.1', done))
-      const holdUrl = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/`
+      const { url: holdUrl, inFlight, release, close } = await holdingServer()
       try {
         const check = await createBrowserCheck(
           'deleted meanwhile',
@@ -162,7 +152,7 @@ test('waits', async ({ page }) => {
         const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
         await inFlight
         assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })).statusCode, 204)
-        for (const response of held) response.end('<h1>late</h1>')
+        release('<h1>late</h1>')
         const triggered = await triggering
         assert.equal(triggered.statusCode, 404, triggered.body)
         assert.deepEqual(json(triggered), {
@@ -177,23 +167,12 @@ test('waits', async ({ page }) => {
         const result = json(await t.call({ method: 'POST', url: `/v1/checks/${next.id}/trigger` }))
         assert.equal(result.hasFailures, false, JSON.stringify(result.browserCheckResult?.errors))
       } finally {
-        hold.closeAllConnections()
-        hold.close()
+        close()
       }
     })
 
     test('a group trigger answers the results of its checks, leaving out one deleted while it ran', async () => {
-      let entered: () => void = () => {}
-      const inFlight = new Promise<void>((resolve) => {
-        entered = resolve
-      })
-      const held: import('node:http').ServerResponse[] = []
-      const hold = createServer((_request, response) => {
-        held.push(response)
-        entered()
-      })
-      await new Promise<void>((done) => hold.listen(0, '127.0.0.1', done))
-      const holdUrl = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/`
+      const { url: holdUrl, inFlight, release, close } = await holdingServer()
       try {
         const group = json(
           await t.call({ method: 'POST', url: '/v1/check-groups', payload: { name: 'journeys' } }),
@@ -219,7 +198,7 @@ test('waits', async ({ page }) => {
         const triggering = t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })
         await inFlight
         assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${doomed.id}` })).statusCode, 204)
-        for (const response of held) response.end('<h1>late</h1>')
+        release('<h1>late</h1>')
         const triggered = await triggering
         assert.equal(triggered.statusCode, 200, triggered.body)
         assert.deepEqual(
@@ -227,8 +206,7 @@ test('waits', async ({ page }) => {
           [[kept.id, false]],
         )
       } finally {
-        hold.closeAllConnections()
-        hold.close()
+        close()
       }
     })
 
@@ -299,4 +277,27 @@ test('waits', async ({ page }) => {
       }
     })
   })
+}
+
+/** A page that answers only when released: a run waits on it, in flight, as long as a test needs. */
+async function holdingServer() {
+  const entered = Promise.withResolvers<void>()
+  const held: import('node:http').ServerResponse[] = []
+  const server = createServer((_request, response) => {
+    held.push(response)
+    entered.resolve()
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    /** Resolves once a request came in. */
+    inFlight: entered.promise,
+    release: (body: string) => {
+      for (const response of held) response.end(body)
+    },
+    close: () => {
+      server.closeAllConnections()
+      server.close()
+    },
+  }
 }

@@ -229,16 +229,10 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         const page = await site.page(request)
         const token = (request.query as { token?: string }).token
         const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
+        const notSubscribed = () =>
+          answer(request, reply, 404, 'Link not valid', 'This address is not subscribed (any more).', back)
         if (request.method === 'GET') {
-          if (!page || !token || !(await isUnsubscribeToken(ctx, page, token)))
-            return answer(
-              request,
-              reply,
-              404,
-              'Link not valid',
-              'This address is not subscribed (any more).',
-              back,
-            )
+          if (!page || !token || !(await isUnsubscribeToken(ctx, page, token))) return notSubscribed()
           const question = `Stop getting emails from ${page.name}? Send a POST to this link, or press the button.`
           return answer(request, reply, 200, 'Unsubscribe?', question, back, {
             action: request.originalUrl,
@@ -246,15 +240,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
             fields: { 'List-Unsubscribe': 'One-Click' },
           })
         }
-        if (!page || !token || !(await unsubscribe(ctx, page, token)))
-          return answer(
-            request,
-            reply,
-            404,
-            'Link not valid',
-            'This address is not subscribed (any more).',
-            back,
-          )
+        if (!page || !token || !(await unsubscribe(ctx, page, token))) return notSubscribed()
         const message = `Unsubscribed: you will get no more emails from ${page.name}.`
         return answer(request, reply, 200, 'Unsubscribed', message, back)
       },
