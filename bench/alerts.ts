@@ -37,7 +37,13 @@ await migrateToLatest(store)
 const ctx = serviceContextOf({
   store,
   secretBox: createSecretBox(randomBytes(32)),
-  scripts: scriptRunnerOf({ chromiumPath: '/usr/bin/chromium', browserConcurrency: 1, dataDir: dir }),
+  scripts: scriptRunnerOf({
+    chromiumPath: '/usr/bin/chromium',
+    browserConcurrency: 1,
+    dataDir: dir,
+    scriptSandbox: 'auto',
+    scriptHiddenPaths: [],
+  }),
   publicUrl: 'http://localhost:3000',
 })
 
@@ -99,6 +105,7 @@ for (let i = 0; i < alerts; i++) {
       status_code: 503,
       detail: '{}',
       created_at: now,
+      is_cancelled: false,
     },
   })
   const storedAt = performance.now()

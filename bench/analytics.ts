@@ -60,7 +60,13 @@ await migrateToLatest(store)
 const base = serviceContextOf({
   store,
   secretBox: createSecretBox(randomBytes(32)),
-  scripts: scriptRunnerOf({ chromiumPath: '/usr/bin/chromium', browserConcurrency: 1, dataDir: dir }),
+  scripts: scriptRunnerOf({
+    chromiumPath: '/usr/bin/chromium',
+    browserConcurrency: 1,
+    dataDir: dir,
+    scriptSandbox: 'auto',
+    scriptHiddenPaths: [],
+  }),
   publicUrl: 'http://localhost:3000',
   clock: { now: () => new Date(NOW) },
 })
@@ -113,6 +119,7 @@ function result(checkId: string, atMs: number, location: string): CheckResultsTa
       urlCheckResult: { response: { status: failed ? 503 : 200 }, timingPhases: { ...phases, total } },
     }),
     created_at: at,
+    is_cancelled: false,
   }
 }
 

@@ -276,7 +276,13 @@ function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): S
     secretBox: createSecretBox(key),
     publicUrl: 'http://localhost:3000',
     locations: { served: ['local'], defaults: ['local'] },
-    scripts: scriptRunnerOf({ chromiumPath: '/usr/bin/chromium', browserConcurrency: 1, dataDir: tmpdir() }),
+    scripts: scriptRunnerOf({
+      chromiumPath: '/usr/bin/chromium',
+      browserConcurrency: 1,
+      dataDir: tmpdir(),
+      scriptSandbox: 'auto',
+      scriptHiddenPaths: [],
+    }),
     runnerLeaseMs: 30_000,
   }
 }

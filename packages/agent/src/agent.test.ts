@@ -89,6 +89,7 @@ test('a run frees its place when it ends, not when its result is posted; unposte
     hostname: 'test',
     log: { info() {}, warn() {}, error() {} },
     onKeyRefused() {},
+    onNotSvc() {},
   })
   const before = requests
   agent.start()
@@ -136,6 +137,7 @@ for (const server of ['takes batches', 'from before batches', 'fails'] as const)
       hostname: 'test',
       log: { info() {}, warn: (line) => warnings.push(line), error() {} },
       onKeyRefused() {},
+      onNotSvc() {},
     })
     const before = requests
     const slotKeys = () => posted.flatMap((p) => p.bodies.map((body) => body.slotKey))
@@ -174,3 +176,51 @@ for (const server of ['takes batches', 'from before batches', 'fails'] as const)
     }
   })
 }
+
+test('an outcome the server refuses for good (404: not this location’s run any more; 409) is posted once, not retried', async () => {
+  const { api } = fakeApi([urlJob(1), urlJob(2)])
+  const attempts = new Map<string, number>()
+  const refusals: Record<string, ApiError> = {
+    '1:check-1:private:loc': new ApiError(
+      'posting a result',
+      404,
+      'Job 1:check-1:private:loc is not open for this location: it was not given to this location, or its run is over',
+    ),
+    '2:check-2:private:loc': new ApiError('posting a result', 409, 'Conflict'),
+  }
+  api.postResult = async (serialized: string) => {
+    const { slotKey } = JSON.parse(serialized) as JobResultBody
+    attempts.set(slotKey, (attempts.get(slotKey) ?? 0) + 1)
+    throw refusals[slotKey]
+  }
+  const lines: string[] = []
+  const agent = new SvcAgent({
+    config: loadAgentConfig({ API_KEY: 'svc_pl_test', JOB_CONCURRENCY: '1', EXTERNAL_OBSERVABILITY: 'off' }),
+    api,
+    version: 'test',
+    hostname: 'test',
+    log: {
+      info() {},
+      warn: (line) => lines.push(`warn ${line}`),
+      error: (line) => lines.push(`error ${line}`),
+    },
+    onKeyRefused() {},
+    onNotSvc() {},
+  })
+  agent.start()
+  try {
+    await until(() => lines.length === 2)
+    assert.deepEqual(Object.fromEntries(attempts), { '1:check-1:private:loc': 1, '2:check-2:private:loc': 1 })
+    assert.match(
+      lines[0] ?? '',
+      /^warn posting the result of 1:check-1:private:loc: .*HTTP 404 \(Job .* is not open/,
+    )
+    assert.match(
+      lines[1] ?? '',
+      /^error posting the result of 2:check-2:private:loc failed after 1 attempt\(s\): .*HTTP 409/,
+    )
+    assert.equal(agent.runningJobs, 0, 'nothing left waiting to be posted')
+  } finally {
+    await agent.shutdown()
+  }
+})

@@ -9,6 +9,7 @@ import {
   type RunnerJob,
   type RunOutcome,
   runJob,
+  type ScriptSandboxStatus,
 } from '@svc/runner'
 import { type AgentApi, type AgentJob, ApiError, type JobResultBody } from './api-client.ts'
 import type { AgentConfig } from './config.ts'
@@ -30,6 +31,8 @@ export interface AgentOptions {
   log: Logger
   /** The server refused the key (401): it is wrong or was revoked. */
   onKeyRefused(error: ApiError): void
+  /** The first registration or poll got an answer svc never gives: SVC_API_URL names another server. */
+  onNotSvc(error: ApiError): void
   /** Extra runner context (tests and benches inject a resolver or a proxy). */
   runner?: Partial<JobRunnerContext>
 }
@@ -52,10 +55,14 @@ export class SvcAgent {
   readonly #scrubber: Scrubber
   #state: 'created' | 'running' | 'stopping' | 'stopped' = 'created'
   #registered = false
+  /** Whether svc ever answered: until then an answer svc never gives stops the agent. */
+  #svcAnswered = { heartbeat: false, poll: false }
   #pollingOk = false
   #leaseMs = 30_000
   /** Every job from its claim until its result is posted (or given up): what shutdown waits for. */
   readonly #running = new Map<string, Promise<void>>()
+  /** Stops each script run in flight when the server says it was cancelled (by job id). */
+  readonly #cancels = new Map<string, AbortController>()
   /** Jobs whose run is still going: at most `jobConcurrency`. A job posting its result holds no place. */
   #runs = 0
   #placeFreed = Promise.withResolvers<void>()
@@ -103,11 +110,16 @@ export class SvcAgent {
     return this.#scrubber.text(text)
   }
 
-  /** `--refresh-cache`: drops the caches script runs share (compiled code, transformed scripts). */
+  /** `--refresh-cache`: drops the caches of script runs (each account's compiled code). */
   async refreshCache(): Promise<string> {
     const dir = this.#playwright().cacheDir
     await rm(dir, { recursive: true, force: true })
     return dir
+  }
+
+  /** Removes run directories of crashed agents and finds out whether scripts run in the sandbox. */
+  scriptSandbox(): Promise<ScriptSandboxStatus> {
+    return this.#playwright().start()
   }
 
   start(): void {
@@ -191,14 +203,22 @@ export class SvcAgent {
     if (this.#state === 'stopped' || (this.#stopping && this.#running.size === 0)) return
     const { api, log, version, hostname } = this.#options
     try {
-      const { leaseSeconds } = await api.heartbeat({ version, hostname, runningJobs: this.#running.size })
+      const { leaseSeconds, cancelJobIds = [] } = await api.heartbeat({
+        version,
+        hostname,
+        runningJobs: this.#running.size,
+      })
       this.#leaseMs = leaseSeconds * 1000
+      for (const jobId of cancelJobIds) this.#cancels.get(jobId)?.abort()
       if (!this.#registered) log.info(`registered with ${this.#config.apiUrl}`)
       this.#registered = true
+      this.#svcAnswered.heartbeat = true
       this.#heartbeatFailures = 0
       this.#wakeRegistered()
     } catch (error) {
       if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+      if (!this.#svcAnswered.heartbeat && error instanceof ApiError && error.notFromSvc)
+        return this.#notSvc(error)
       this.#heartbeatFailures++
       log.warn(this.scrub(`heartbeat failed: ${messageOf(error)}`))
       if (this.#heartbeatFailures === REPORTED_STREAK) void this.reportError(error)
@@ -229,9 +249,12 @@ export class SvcAgent {
         jobs = await api.pollJobs(max, wait, this.#pollAbort.signal)
         failures = 0
         this.#pollingOk = true
+        this.#svcAnswered.poll = true
       } catch (error) {
         if (this.#stopping) break
         if (error instanceof ApiError && error.keyRefused) return this.#keyRefused(error)
+        if (!this.#svcAnswered.poll && error instanceof ApiError && error.notFromSvc)
+          return this.#notSvc(error)
         failures++
         this.#pollingOk = false
         log.warn(this.scrub(`polling for jobs failed: ${messageOf(error)}`))
@@ -301,11 +324,13 @@ export class SvcAgent {
           `This agent (version ${this.#options.version}) cannot run ${job.checkType} checks`,
         )
       } else {
+        const cancel = new AbortController()
+        if (isScript) this.#cancels.set(job.jobId, cancel)
         try {
           outcome = await runJob(this.#withAgentSecrets(runnable.job), {
             now: () => new Date(),
             ...(isScript ? { playwright: this.#playwright(), artifactsDir } : {}),
-            signal: this.#abandon.signal,
+            signal: AbortSignal.any([this.#abandon.signal, cancel.signal]),
             ...this.#checkProxy(job),
             ...this.#options.runner,
           } as JobRunnerContext)
@@ -313,6 +338,8 @@ export class SvcAgent {
           // A failing target is an outcome; a throw is a bug, reported and recorded as INTERNAL.
           void this.reportError(error, scrubber)
           outcome = internalOutcome(job.checkType, `The run could not be carried out: ${messageOf(error)}`)
+        } finally {
+          this.#cancels.delete(job.jobId)
         }
       }
       runEnded()
@@ -344,13 +371,20 @@ export class SvcAgent {
     this.#pool ??= new PlaywrightPool({
       chromiumPath: this.#config.chromiumPath,
       concurrency: this.#config.browserConcurrency,
+      sandbox: this.#config.scriptSandbox,
+      hiddenPaths: this.#config.scriptHiddenPaths,
+      onWarning: (message) => this.#options.log.warn(message),
     })
     return this.#pool
   }
 
   async #uploadArtifacts(job: AgentJob, outcome: RunOutcome, artifactsDir: string): Promise<void> {
-    const detail = (outcome.detail ?? {}) as { screenshots?: { path: string }[]; traces?: { path: string }[] }
-    const paths = [...(detail.screenshots ?? []), ...(detail.traces ?? [])].map((file) => file.path)
+    const detail = (outcome.detail ?? {}) as Partial<
+      Record<'screenshots' | 'traces' | 'videos', { path: string }[]>
+    >
+    const paths = [...(detail.screenshots ?? []), ...(detail.traces ?? []), ...(detail.videos ?? [])].map(
+      (file) => file.path,
+    )
     for (const path of paths) {
       const file = resolve(artifactsDir, path)
       if (!file.startsWith(`${artifactsDir}${sep}`)) continue
@@ -415,7 +449,8 @@ export class SvcAgent {
         answers?.forEach((answer, i) => {
           if (answer.statusCode < 400) return
           const what = `posting the result of ${bodies[i]?.slotKey}: HTTP ${answer.statusCode} (${answer.message ?? ''})`
-          // 404: the check was deleted while it ran; nothing to store, nothing wrong with the agent.
+          // 404: the check was deleted, or the run taken off this location, while it ran: nothing to
+          // store, nothing wrong with the agent, and posting it again can't help.
           if (answer.statusCode === 404) log.warn(this.scrub(what))
           else log.error(this.scrub(what))
         })
@@ -447,7 +482,7 @@ export class SvcAgent {
           return undefined
         }
         if (error instanceof ApiError && error.status === 404) {
-          // The check was deleted while it ran: nothing to store, nothing wrong with the agent.
+          // The check was deleted, or the run taken off this location, while it ran: not retried.
           log.warn(this.scrub(`${what}: ${messageOf(error)}`))
           return undefined
         }
@@ -472,6 +507,12 @@ export class SvcAgent {
     this.#registered = false
     this.#pollingOk = false
     this.#options.onKeyRefused(error)
+  }
+
+  #notSvc(error: ApiError): void {
+    this.#registered = false
+    this.#pollingOk = false
+    this.#options.onNotSvc(error)
   }
 }
 

@@ -2,6 +2,7 @@ import type {
   AgentErrorBody,
   AgentJob as AgentJobSchema,
   HeartbeatBody,
+  HeartbeatReply,
   JobResultBody,
   PostedResults,
 } from '@svc/core'
@@ -15,13 +16,25 @@ export type AgentJob = Omit<AgentJobSchema, 'job'> & { job: RunnerJob }
 export type AgentErrorEvent = AgentErrorBody
 export type { HeartbeatBody, JobResultBody }
 
-/** The server answered with an error status. */
+/** The server answered with an error status, or with something svc never sends. */
 export class ApiError extends Error {
   readonly status: number
+  /** What was asked, e.g. `POST /agent/v1/heartbeat`. */
+  readonly request: string
+  /** How the answer differs from any of svc's (`a text/html body: "<!DOCTYPE html>..."`), if it does. */
+  readonly unlikeSvc: string | undefined
 
-  constructor(operation: string, status: number, serverMessage: string) {
-    super(`${operation}: HTTP ${status}${serverMessage ? ` (${serverMessage})` : ''}`)
+  constructor(
+    operation: string,
+    status: number,
+    serverMessage: string,
+    answer: { request?: string; unlikeSvc?: string } = {},
+  ) {
+    const detail = serverMessage || answer.unlikeSvc
+    super(`${operation}: HTTP ${status}${detail ? ` (${detail})` : ''}`)
     this.status = status
+    this.request = answer.request ?? operation
+    this.unlikeSvc = answer.unlikeSvc
   }
 
   /** A missing, unknown or revoked private-location key. */
@@ -33,6 +46,23 @@ export class ApiError extends Error {
   get transient(): boolean {
     return this.status >= 500 || this.status === 408 || this.status === 429
   }
+
+  /**
+   * An answer svc never gives to registration or polling: not JSON (a web page, plain text), or no such
+   * route (404, 405). The URL names another server; trying again can't help. An unreachable server, a
+   * 5xx (a proxy in front of svc while it restarts) or a timeout may pass.
+   */
+  get notFromSvc(): boolean {
+    if (this.transient || this.keyRefused) return false
+    return this.unlikeSvc !== undefined || this.status === 404 || this.status === 405
+  }
+}
+
+/** How a body that is not svc's JSON looks, briefly: its type and its start. */
+function unlikeSvcBody(contentType: string, text: string): string {
+  if (!text) return 'an empty body'
+  const start = text.replace(/\s+/g, ' ').trim().slice(0, 80)
+  return `${contentType ? `a ${contentType.split(';')[0]} body` : 'a body'}: "${start}${text.length > 80 ? '…' : ''}"`
 }
 
 const CALL_TIMEOUT_MS = 30_000
@@ -63,6 +93,7 @@ export class AgentApi {
       `/agent/v1/jobs?max=${max}&waitSeconds=${waitSeconds}`,
       {
         signal: AbortSignal.any([signal, AbortSignal.timeout(waitSeconds * 1000 + CALL_TIMEOUT_MS)]),
+        expect: Array.isArray,
       },
     )
     return answer as AgentJob[]
@@ -94,10 +125,11 @@ export class AgentApi {
     )
   }
 
-  async heartbeat(body: HeartbeatBody): Promise<{ leaseSeconds: number }> {
-    return (await this.#call('heartbeat', 'POST', '/agent/v1/heartbeat', { json: body })) as {
-      leaseSeconds: number
-    }
+  async heartbeat(body: HeartbeatBody): Promise<HeartbeatReply> {
+    return (await this.#call('heartbeat', 'POST', '/agent/v1/heartbeat', {
+      json: body,
+      expect: (answer) => typeof (answer as { leaseSeconds?: unknown } | null)?.leaseSeconds === 'number',
+    })) as HeartbeatReply
   }
 
   async goodbye(): Promise<void> {
@@ -121,6 +153,8 @@ export class AgentApi {
       bytes?: Buffer
       signal?: AbortSignal
       timeoutMs?: number
+      /** Whether a successful answer has the shape svc gives this call. */
+      expect?: (answer: unknown) => boolean
     },
   ): Promise<unknown> {
     const headers: Record<string, string> = { ...this.#headers }
@@ -140,13 +174,29 @@ export class AgentApi {
       signal: options.signal ?? AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS),
     })
     const text = await response.body.text()
-    if (response.statusCode >= 400) {
-      let message = ''
-      try {
-        message = String((JSON.parse(text) as { message?: unknown }).message ?? '')
-      } catch {}
-      throw new ApiError(operation, response.statusCode, message.slice(0, 500))
+    let answer: unknown
+    let isJson = false
+    try {
+      answer = text ? JSON.parse(text) : undefined
+      isJson = text !== ''
+    } catch {}
+    const asked = `${method} ${path.split('?')[0]}`
+    // svc answers JSON, errors included; only a 204 or a 202 is empty.
+    const svcLike = isJson || (text === '' && response.statusCode < 300)
+    if (response.statusCode >= 400 || !svcLike) {
+      const message = isJson ? String((answer as { message?: unknown } | null)?.message ?? '') : ''
+      const contentType = String(response.headers['content-type'] ?? '')
+      throw new ApiError(operation, response.statusCode, message.slice(0, 500), {
+        request: asked,
+        unlikeSvc: svcLike ? undefined : unlikeSvcBody(contentType, text),
+      })
     }
-    return text ? JSON.parse(text) : undefined
+    if (options.expect && !options.expect(answer)) {
+      throw new ApiError(operation, response.statusCode, '', {
+        request: asked,
+        unlikeSvc: `a JSON body svc does not send: "${text.slice(0, 80)}"`,
+      })
+    }
+    return answer
   }
 }

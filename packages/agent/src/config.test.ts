@@ -13,6 +13,8 @@ test('defaults: only API_KEY is needed', () => {
     shutdownGraceMs: 60_000,
     chromiumPath: '/usr/bin/chromium',
     browserConcurrency: 2,
+    scriptSandbox: 'auto',
+    scriptHiddenPaths: [],
     proxy: { httpProxy: '', httpsProxy: '', noProxy: '' },
     secrets: [],
   })
@@ -27,6 +29,8 @@ test('every setting from the environment; SVC_SECRET_* values are collected for 
     EXTERNAL_OBSERVABILITY: 'OFF',
     SHUTDOWN_GRACE_SECONDS: '5',
     SVC_CHROMIUM_PATH: '/opt/chromium',
+    SVC_SCRIPT_SANDBOX: 'On',
+    SVC_SCRIPT_HIDDEN_PATHS: '/etc/svc-agent:/var/lib/secrets/',
     http_proxy: 'http://proxy:3128',
     HTTPS_PROXY: 'http://secure-proxy:3128',
     no_proxy: 'localhost,.internal',
@@ -40,6 +44,8 @@ test('every setting from the environment; SVC_SECRET_* values are collected for 
   assert.equal(config.externalObservability, false)
   assert.equal(config.shutdownGraceMs, 5_000)
   assert.equal(config.chromiumPath, '/opt/chromium')
+  assert.equal(config.scriptSandbox, 'on')
+  assert.deepEqual(config.scriptHiddenPaths, ['/etc/svc-agent', '/var/lib/secrets'])
   assert.deepEqual(config.proxy, {
     httpProxy: 'http://proxy:3128',
     httpsProxy: 'http://secure-proxy:3128',
@@ -58,6 +64,11 @@ test('bad values are refused with the variable’s name', () => {
     [{ API_KEY: 'k', JOB_CONCURRENCY: '2.5' }, /JOB_CONCURRENCY/],
     [{ API_KEY: 'k', AGENT_HEALTH_PORT: '70000' }, /AGENT_HEALTH_PORT/],
     [{ API_KEY: 'k', SHUTDOWN_GRACE_SECONDS: 'soon' }, /SHUTDOWN_GRACE_SECONDS/],
+    [{ API_KEY: 'k', SVC_SCRIPT_SANDBOX: 'yes' }, /SVC_SCRIPT_SANDBOX must be auto, on or off, got yes/],
+    [
+      { API_KEY: 'k', SVC_SCRIPT_HIDDEN_PATHS: '/etc/a:secrets' },
+      /SVC_SCRIPT_HIDDEN_PATHS must list absolute paths, got secrets/,
+    ],
     [{ API_KEY: 'k', HTTP_PROXY: 'not a url' }, /HTTP_PROXY must be an http:\/\/ or https:\/\/ URL/],
     // A typo must not leave error events on, nor a scheme-less proxy fail later without a name.
     [{ API_KEY: 'k', EXTERNAL_OBSERVABILITY: 'of' }, /EXTERNAL_OBSERVABILITY must be on or off, got of/],

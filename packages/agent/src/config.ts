@@ -1,4 +1,5 @@
-import { DEFAULT_CHROMIUM_PATH } from '@svc/runner'
+import { isAbsolute, resolve } from 'node:path'
+import { DEFAULT_CHROMIUM_PATH, SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
 
 /** Every setting the agent reads from the environment, read once, validated, with defaults. */
 export interface AgentConfig {
@@ -18,6 +19,10 @@ export interface AgentConfig {
   chromiumPath: string
   /** Browser runs at once (SVC_BROWSER_CONCURRENCY; each is a Chromium context and a test runner). */
   browserConcurrency: number
+  /** Scripts and their Chromium in Linux namespaces (SVC_SCRIPT_SANDBOX: auto, on or off). */
+  scriptSandbox: ScriptSandboxMode
+  /** Directories and files hidden from scripts in the sandbox (SVC_SCRIPT_HIDDEN_PATHS). */
+  scriptHiddenPaths: string[]
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY (lower-case forms too): for API calls and HTTP checks. */
   proxy: ProxySettings
   /** Values of the agent's own SVC_SECRET_* variables: scrubbed from everything it sends. */
@@ -71,11 +76,28 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv = process.env): AgentConf
     shutdownGraceMs: positiveInteger('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 60) * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH,
     browserConcurrency: positiveInteger('SVC_BROWSER_CONCURRENCY', env.SVC_BROWSER_CONCURRENCY, 2),
+    scriptSandbox: scriptSandbox(env.SVC_SCRIPT_SANDBOX),
+    scriptHiddenPaths: hiddenPaths(env.SVC_SCRIPT_HIDDEN_PATHS),
     proxy,
     secrets: Object.entries(env)
       .filter(([key, value]) => key.startsWith('SVC_SECRET_') && value)
       .map(([, value]) => value as string),
   }
+}
+
+function scriptSandbox(value: string | undefined): ScriptSandboxMode {
+  const mode = (value ?? '').trim().toLowerCase() || 'auto'
+  if (!(SCRIPT_SANDBOX_MODES as readonly string[]).includes(mode))
+    throw new ConfigError(`SVC_SCRIPT_SANDBOX must be auto, on or off, got ${value}`)
+  return mode as ScriptSandboxMode
+}
+
+/** Colon-separated absolute paths, as in PATH. */
+function hiddenPaths(value: string | undefined): string[] {
+  const paths = (value ?? '').split(':').filter((path) => path.trim())
+  const relative = paths.find((path) => !isAbsolute(path))
+  if (relative) throw new ConfigError(`SVC_SCRIPT_HIDDEN_PATHS must list absolute paths, got ${relative}`)
+  return paths.map((path) => resolve(path))
 }
 
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {

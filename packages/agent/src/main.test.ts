@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -50,7 +52,9 @@ test('--refresh-cache clears the caches script runs share before the agent start
     })
     while (!out.includes('started:')) await new Promise((done) => setTimeout(done, 20))
     assert.match(out, /script caches cleared \(.*svc-playwright-cache\)/)
-    assert.equal(existsSync(join(tmp, 'svc-playwright-cache')), false)
+    // The pool makes the cache root again as it starts: what was in it is gone.
+    assert.equal(existsSync(join(cache, 'entry')), false)
+    assert.equal(existsSync(cache), false)
   } finally {
     child?.kill('SIGKILL')
   }
@@ -91,5 +95,79 @@ test('a log sink that goes away (EPIPE) neither spins nor stalls the agent: prob
     assert.equal(code, 0)
   } finally {
     child.kill('SIGKILL')
+  }
+})
+
+/** A plain HTTP server (not svc) that answers every request with `status` and an HTML page. */
+async function htmlServer(status: number): Promise<{ url: string; paths: string[]; server: Server }> {
+  const paths: string[] = []
+  const server = createServer((request, response) => {
+    paths.push(`${request.method} ${request.url}`)
+    response.writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
+    response.end('<!DOCTYPE html>\n<html><body><h1>Welcome to nginx!</h1></body></html>\n')
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, server }
+}
+
+test('an SVC_API_URL that is not svc (404 or 200 with a web page): the agent says what it got there and exits 1', async () => {
+  for (const status of [404, 200]) {
+    const other = await htmlServer(status)
+    try {
+      const child = spawn(...node([]), {
+        env: {
+          PATH: process.env.PATH,
+          API_KEY: 'svc_pl_some-key',
+          SVC_API_URL: other.url,
+          AGENT_HEALTH_PORT: String(await freePort()),
+        },
+      })
+      let err = ''
+      child.stderr?.on('data', (chunk) => {
+        err += chunk
+      })
+      const exited = new Promise<number | null>((done) => child.on('exit', (exitCode) => done(exitCode)))
+      // A give-up for an agent that keeps retrying (as it did), not a timing assertion.
+      const code = await Promise.race([exited, new Promise((done) => setTimeout(() => done('hung'), 60_000))])
+      child.kill('SIGKILL')
+      assert.equal(code, 1, err)
+      assert.match(
+        err,
+        new RegExp(
+          `error SVC_API_URL ${other.url} is not an svc server: POST /agent/v1/heartbeat answered HTTP ${status} ` +
+            'with a text/html body: "<!DOCTYPE html> <html><body><h1>Welcome to nginx!</h1></body></html>"\\. ' +
+            'Set SVC_API_URL to the base URL of the svc server',
+        ),
+      )
+      assert.deepEqual(other.paths, ['POST /agent/v1/heartbeat'], 'no retries')
+      assert.ok(!err.includes('svc_pl_some-key'), 'the key is not printed')
+    } finally {
+      other.server.close()
+    }
+  }
+})
+
+test('a 5xx web page (a proxy in front of a restarting svc) is retried, not taken for another server', async () => {
+  const proxy = await htmlServer(502)
+  const child = spawn(...node([]), {
+    env: {
+      PATH: process.env.PATH,
+      API_KEY: 'svc_pl_some-key',
+      SVC_API_URL: proxy.url,
+      AGENT_HEALTH_PORT: String(await freePort()),
+    },
+  })
+  try {
+    let err = ''
+    child.stderr?.on('data', (chunk) => {
+      err += chunk
+    })
+    while (proxy.paths.length < 3) await new Promise((done) => setTimeout(done, 20))
+    assert.equal(child.exitCode, null, err)
+    assert.match(err, /warn heartbeat failed: heartbeat: HTTP 502 \(a text\/html body: "<!DOCTYPE html>/)
+    assert.ok(!err.includes('is not an svc server'))
+  } finally {
+    child.kill('SIGKILL')
+    proxy.server.close()
   }
 })

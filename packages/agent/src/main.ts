@@ -36,6 +36,16 @@ async function main(): Promise<void> {
       )
       process.exit(1)
     },
+    onNotSvc(error) {
+      log.error(
+        agent.scrub(
+          `SVC_API_URL ${config.apiUrl} is not an svc server: ${error.request} answered HTTP ${error.status}` +
+            `${error.unlikeSvc ? ` with ${error.unlikeSvc}` : ''}. Set SVC_API_URL to the base URL of the ` +
+            'svc server (the one serving /v1 and /agent/v1) and restart the agent.',
+        ),
+      )
+      process.exit(1)
+    },
   })
 
   // A log sink that went away (EPIPE: a log collector restarting, `| head`) is not a crash: writing to
@@ -57,10 +67,12 @@ async function main(): Promise<void> {
 
   if (values['refresh-cache']) log.info(`script caches cleared (${await agent.refreshCache()})`)
   const health = await startHealthServer(config.healthPort, () => agent.readiness())
+  const sandbox = await agent.scriptSandbox()
   agent.start()
   log.info(
     `svc agent ${AGENT_VERSION} (${agentId}) started: server ${config.apiUrl}, ${config.jobConcurrency} ` +
-      `jobs at once, health probes on port ${health.port}, error events ${config.externalObservability ? 'on' : 'off'}`,
+      `jobs at once, health probes on port ${health.port}, error events ${config.externalObservability ? 'on' : 'off'}, ` +
+      `script checks ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
   )
 
   const stop = (signal: string) => {

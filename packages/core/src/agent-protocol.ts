@@ -36,7 +36,8 @@ export const AgentJob = Type.Object(
     job: Type.Unknown({ description: 'The runner job: definition or script, variables substituted.' }),
     hidden: Type.Array(Type.String(), { description: 'Values to scrub from everything sent back.' }),
     proxyUrl: Type.Union([Type.String(), Type.Null()], {
-      description: 'The private location’s proxy for URL and API checks (before the agent’s HTTP_PROXY).',
+      description:
+        'The private location’s proxy for URL, API and script checks (before the agent’s HTTP_PROXY).',
     }),
   },
   { title: 'AgentJob' },
@@ -46,7 +47,8 @@ export type AgentJob = Static<typeof AgentJob>
 export const JobResultBody = StrictObject({
   slotKey: Type.String({ minLength: 1, maxLength: 300 }),
   attempt: Type.Integer({ minimum: 1, maximum: 100 }),
-  firstStartedMs: Type.Number(),
+  /** Echoed from the job (a time in ms); it is kept with a retry, as a 64-bit integer. */
+  firstStartedMs: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   location: Type.String({ minLength: 1, maxLength: 100 }),
   resultId: Type.String({ format: 'uuid' }),
   checkId: Type.String({ format: 'uuid' }),
@@ -59,6 +61,8 @@ export const JobResultBody = StrictObject({
       hasErrors: Type.Boolean(),
       isDegraded: Type.Boolean(),
       overMaxResponseTime: Type.Boolean(),
+      /** Sent (true) only for a run stopped on request, so servers from before cancelling take the rest. */
+      isCancelled: Type.Optional(Type.Boolean()),
       error: Type.Union([
         StrictObject({ type: Type.String({ maxLength: 64 }), message: Type.String({ maxLength: 100_000 }) }),
         Type.Null(),
@@ -66,7 +70,8 @@ export const JobResultBody = StrictObject({
     }),
     detailKey: Type.String({ maxLength: 64 }),
     detail: Type.Unknown(),
-    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    /** An HTTP status: three digits. */
+    statusCode: Type.Union([Type.Integer({ minimum: 0, maximum: 999 }), Type.Null()]),
   }),
 })
 export type JobResultBody = Static<typeof JobResultBody>
@@ -94,7 +99,9 @@ export const PostedResults = Type.Object(
         resultId: Type.String(),
         statusCode: Type.Integer({
           description:
-            '204 stored (or stored before); 404 its check is gone or the job is another location’s.',
+            '204 stored (or stored before); 400 a script outcome’s artifact lists are malformed; 404 its ' +
+            'check is gone, or the job was not given to this ' +
+            'location or its run is over; 409 its resultId is another run’s.',
         }),
         message: Type.Optional(Type.String()),
       }),
@@ -107,9 +114,25 @@ export type PostedResults = Static<typeof PostedResults>
 export const HeartbeatBody = StrictObject({
   version: Type.String({ minLength: 1, maxLength: 64 }),
   hostname: Type.String({ minLength: 1, maxLength: 255 }),
-  runningJobs: Type.Integer({ minimum: 0 }),
+  /** Stored as a 32-bit integer. */
+  runningJobs: Type.Integer({ minimum: 0, maximum: 2_147_483_647 }),
 })
 export type HeartbeatBody = Static<typeof HeartbeatBody>
+
+export const HeartbeatReply = Type.Object(
+  {
+    leaseSeconds: Type.Number(),
+    cancelJobIds: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Jobs of this agent in flight that were cancelled (suite runs): stop each and post its outcome, ' +
+          'marked isCancelled. Agents from before cancelling ignore it and finish those runs.',
+      }),
+    ),
+  },
+  { title: 'HeartbeatReply' },
+)
+export type HeartbeatReply = Static<typeof HeartbeatReply>
 
 /** Error-level events: these fields and nothing else (no credentials, variables, URLs, headers or bodies). */
 export const AgentErrorBody = StrictObject({

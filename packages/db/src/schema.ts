@@ -18,6 +18,8 @@ export interface Database {
   check_schedules: CheckSchedulesTable
   check_results: CheckResultsTable
   check_retries: CheckRetriesTable
+  suite_runs: SuiteRunsTable
+  agent_script_runs: AgentScriptRunsTable
   runner_nodes: RunnerNodesTable
   variable_references: VariableReferencesTable
   alert_channels: AlertChannelsTable
@@ -172,6 +174,36 @@ export interface CheckResultsTable {
   /** JSON: the runner's type-specific result (apiCheckResult, tcpCheckResult, ...). */
   detail: string
   created_at: string
+  /** A suite run stopped on request: kept, but left out of alerting, statuses and analytics. */
+  is_cancelled: SqlBool
+}
+
+/** A Playwright check suite run in flight (in this process, a `svc runner` or an agent), cancellable. */
+export interface SuiteRunsTable {
+  /** The run's job id (see server scheduler/jobs.ts), the same wherever it runs. */
+  job_id: string
+  check_id: string
+  /** Who runs it: a scheduler's lease owner, a server process (triggers) or `agent:<location id>:<agent id>`. */
+  runner: string
+  /** Until when it counts as in flight; its runner renews it, a dead runner's row runs out. */
+  alive_until_ms: number
+  /** When a cancel was asked for; null while none was. */
+  cancel_requested_ms: number | null
+}
+
+/**
+ * A script run given to a private location's agent, by the result id it was given: the agent uploads the
+ * run's artifacts under that id before posting its outcome, and may only while the run is open.
+ */
+export interface AgentScriptRunsTable {
+  result_id: string
+  check_id: string
+  /** The location it was given to (`private:<id>`). */
+  location: string
+  /** The run, as its outcome names it (see server scheduler/jobs.ts). */
+  slot_key: string
+  attempt: number
+  issued_ms: number
 }
 
 export interface CheckRetriesTable {
@@ -306,6 +338,7 @@ export interface PrivateLocationKeysTable {
   updated_at: string
 }
 
+/** An agent of a private location, keyed by its location and the id it picked (unique only within it). */
 export interface AgentsTable {
   id: string
   private_location_id: string

@@ -47,6 +47,8 @@ export interface JobRunnerContext extends RunnerContext {
   playwright?: PlaywrightPool
   /** Where a script run files its screenshots and traces. */
   artifactsDir?: string
+  /** Aborting stops a script run; it ends cancelled, with what it produced so far. */
+  signal?: AbortSignal
 }
 
 /** Runs one attempt with the runner of its type. A failing target is an outcome, never a throw. */

@@ -7,11 +7,18 @@ export interface RunnerContext {
   now(): Date
   /** Replaces the system resolver for HTTP and TCP checks. */
   lookup?: LookupFunction
-  /** A forward proxy for URL and API checks (an agent's HTTP_PROXY / HTTPS_PROXY / NO_PROXY). */
+  /** A forward proxy for URL, API and script checks (an agent's HTTP_PROXY / HTTPS_PROXY / NO_PROXY). */
   proxy?: ProxySettings
 }
 
-export const ERROR_TYPES = ['NETWORK_ERROR', 'TIMEOUT', 'ASSERTION', 'SCRIPT', 'INTERNAL'] as const
+export const ERROR_TYPES = [
+  'NETWORK_ERROR',
+  'TIMEOUT',
+  'ASSERTION',
+  'SCRIPT',
+  'INTERNAL',
+  'CANCELLED',
+] as const
 export type RunErrorType = (typeof ERROR_TYPES)[number]
 
 export interface RunError {
@@ -30,6 +37,8 @@ export interface RunVerdict {
   isDegraded: boolean
   overMaxResponseTime: boolean
   error: RunError | null
+  /** Set (true) only on a run stopped on request: neither passing nor failing. */
+  isCancelled?: boolean
 }
 
 export interface TimingPhases {

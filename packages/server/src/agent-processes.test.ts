@@ -7,10 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Scrubber } from '@svc/core'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable } from '@svc/runner'
+import { chromiumAvailable, ffmpegPath } from '@svc/runner'
+import { readZip, startRecordingProxy } from '@svc/runner/testing'
 import { type AgentProcess, startAgentProcess } from './testing/agent-process.ts'
 import { pidOfClient } from './testing/client-pid.ts'
-import { startRecordingProxy } from './testing/recording-proxy.ts'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
 
 const skip = chromiumAvailable()
@@ -20,6 +20,7 @@ if (skip) console.warn(`\n!!! ${skip}\n`)
 
 const BROWSER_SCRIPT = `
 const { test, expect } = require('@playwright/test')
+test.use({ video: 'retain-on-failure' })
 test('wrong heading', async ({ page }) => {
   console.log('token is ' + process.env.PAGE_TOKEN + ' in ' + process.env.SVC_RUN_LOCATION)
   await page.goto(process.env.SITE_URL)
@@ -199,7 +200,7 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.equal(await taking.stop('SIGTERM'), 0)
       })
 
-      test('a browser check on an agent: screenshot and trace uploaded, secrets scrubbed', {
+      test('a browser check on an agent: screenshot, trace and video uploaded, secrets scrubbed', {
         skip,
       }, async () => {
         const secret = `tok-${randomBytes(9).toString('hex')}`
@@ -233,7 +234,11 @@ describe('svc agent processes', { concurrency: true }, () => {
           const response = await fetch(url.replace(/^https?:\/\/[^/]+/, server.url), {
             headers: { authorization: `Bearer ${apiKey}` },
           })
-          return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) }
+          return {
+            status: response.status,
+            type: response.headers.get('content-type'),
+            bytes: Buffer.from(await response.arrayBuffer()),
+          }
         }
         const trace = await download(detail.traceUrl)
         assert.equal(trace.status, 200)
@@ -245,6 +250,78 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.deepEqual([...image.bytes.subarray(1, 4)], [...Buffer.from('PNG')])
         for (const bytes of [trace.bytes, image.bytes, Buffer.from(JSON.stringify(body))])
           assert.ok(!bytes.includes(secret))
+        if (ffmpegPath()) {
+          assert.deepEqual(
+            detail.videos.map((v: { path: string }) => v.path),
+            ['video-1.webm'],
+          )
+          const video = await download(detail.videos[0].url)
+          assert.equal(video.status, 200)
+          assert.equal(video.type, 'video/webm')
+          assert.deepEqual([...video.bytes.subarray(0, 4)], [0x1a, 0x45, 0xdf, 0xa3])
+          assert.equal(video.bytes.length, detail.videos[0].size)
+        } else {
+          // Without ffmpeg (apt-get install ffmpeg) the test runs unrecorded, and the result says why.
+          assert.deepEqual(detail.videos, [])
+          assert.ok(detail.notes.some((note: string) => note.startsWith('No video was recorded')))
+        }
+        assert.equal(await agent.stop('SIGTERM'), 0)
+      })
+
+      test('a suite run on an agent stops on cancel; the trigger answers its cancelled result', {
+        skip,
+      }, async () => {
+        const created = await call('POST', '/v1/checks/automation', {
+          name: 'held suite',
+          activated: false,
+          locations: [],
+          privateLocations: [location.slugName],
+          dependencies: [
+            {
+              path: 'playwright.config.ts',
+              content: `export default { testDir: './tests', timeout: 120_000 }\n`,
+            },
+            {
+              path: 'tests/held.spec.ts',
+              content: `import { test } from '@playwright/test'
+test('quick', async () => {})
+test('held', async ({ page }) => {
+  await test.step('open the held page', async () => {
+    await page.goto(${JSON.stringify(`${target.url}/hold/suite`)}, { timeout: 0 })
+  })
+  await page.waitForTimeout(60_000)
+})
+`,
+            },
+          ],
+        })
+        assert.equal(created.status, 201, JSON.stringify(created.body))
+        const checkId = created.body.id as string
+        const agent = await startAgent()
+        const triggering = trigger(checkId)
+        await target.waitForHit('/hold/suite')
+        assert.equal((await call('POST', `/v1/checks/${checkId}/cancel`)).status, 204)
+        const { status, body } = await triggering
+        assert.equal(status, 200, JSON.stringify(body))
+        assert.equal(body.runLocation, 'lab')
+        assert.equal(body.isCancelled, true)
+        assert.equal(body.hasFailures, false)
+        assert.deepEqual(body.error, {
+          type: 'CANCELLED',
+          message: 'The run was cancelled (still running: held)',
+        })
+        assert.deepEqual(
+          body.playwrightCheckResult.tests.map((t: { title: string; status: string }) => [t.title, t.status]),
+          [
+            ['quick', 'passed'],
+            ['held', 'interrupted'],
+          ],
+        )
+        assert.ok(body.playwrightCheckResult.traceUrl, 'the traces of the run so far are uploaded')
+        const statusOf = (await call('GET', `/v1/check-statuses/${checkId}`)).body
+        assert.equal(statusOf.status, null, 'a cancelled run gives the check no status')
+        assert.equal((await call('POST', `/v1/checks/${checkId}/cancel`)).status, 409)
+        target.release('/hold/suite')
         assert.equal(await agent.stop('SIGTERM'), 0)
       })
 
@@ -266,6 +343,62 @@ describe('svc agent processes', { concurrency: true }, () => {
             [[new URL(target.url).host, '/slow/located']],
             'the check, and nothing else, went through the location’s proxy',
           )
+          assert.equal(await agent.stop('SIGTERM'), 0)
+        } finally {
+          await call('PUT', `/v1/private-locations/${location.id}`, { ...body, proxyUrl: null })
+          await proxy.close()
+        }
+      })
+
+      test('the location’s proxy URL, with credentials, carries a browser check; the password is stored nowhere', {
+        skip,
+      }, async () => {
+        const credentials = { username: 'lab-agent', password: `pw-${randomBytes(9).toString('hex')}` }
+        const proxy = await startRecordingProxy({ credentials })
+        const body = { name: 'Lab', slugName: 'lab' }
+        try {
+          const proxyUrl = proxy.url.replace('://', `://${credentials.username}:${credentials.password}@`)
+          const put = await call('PUT', `/v1/private-locations/${location.id}`, { ...body, proxyUrl })
+          assert.equal(put.status, 200, JSON.stringify(put.body))
+          const created = await call('POST', '/v1/checks/browser', {
+            name: 'through the location proxy',
+            activated: false,
+            locations: [],
+            privateLocations: [location.slugName],
+            doubleCheck: false,
+            script: `const { test, expect } = require('@playwright/test')
+test('heading', async ({ page }) => {
+  await page.goto(${JSON.stringify(`${target.url}/page`)})
+  await expect(page.locator('h1')).toHaveText('Hello')
+})`,
+          })
+          assert.equal(created.status, 201, JSON.stringify(created.body))
+          const agent = await startAgent()
+          const { status, body: result } = await trigger(created.body.id)
+          assert.equal(status, 200, JSON.stringify(result))
+          assert.equal(result.hasFailures, false, JSON.stringify(result.browserCheckResult?.errors))
+          const viaProxy = proxy.requests.filter((r) => r.path !== '/favicon.ico')
+          assert.deepEqual(
+            viaProxy.map((r) => [r.host, r.path]),
+            [[new URL(target.url).host, '/page']],
+            'the page went through the location’s proxy',
+          )
+          assert.ok(proxy.refused.length >= 1, 'first without credentials (407), then with them')
+          const authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`
+          assert.ok(viaProxy[0]?.bytes.toString('latin1').includes(`roxy-Authorization: ${authorization}`))
+          const trace = await fetch(
+            result.browserCheckResult.traceUrl.replace(/^https?:\/\/[^/]+/, server.url),
+            {
+              headers: { authorization: `Bearer ${apiKey}` },
+            },
+          )
+          assert.equal(trace.status, 200)
+          const traceEntries = readZip(Buffer.from(await trace.arrayBuffer())).map((entry) => entry.data)
+          assert.ok(traceEntries.length > 0)
+          const stored = [...traceEntries, Buffer.from(JSON.stringify(result))]
+          for (const form of new Scrubber([credentials.password]).forms)
+            for (const bytes of stored) assert.ok(!bytes.includes(form), form)
+          assert.ok(!agent.output().includes(credentials.password), 'nor in the agent’s log')
           assert.equal(await agent.stop('SIGTERM'), 0)
         } finally {
           await call('PUT', `/v1/private-locations/${location.id}`, { ...body, proxyUrl: null })

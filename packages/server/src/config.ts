@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net'
-import { resolve } from 'node:path'
+import { isAbsolute, resolve } from 'node:path'
+import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
 import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
@@ -35,6 +36,10 @@ export interface Config {
   chromiumPath: string
   /** Browser, multi-step and suite runs at once in this process (SVC_BROWSER_CONCURRENCY). */
   browserConcurrency: number
+  /** Scripts and their Chromium in Linux namespaces (SVC_SCRIPT_SANDBOX: auto, on or off). */
+  scriptSandbox: ScriptSandboxMode
+  /** Hidden from scripts in the sandbox: `dataDir` and SVC_SCRIPT_HIDDEN_PATHS. */
+  scriptHiddenPaths: string[]
   /** Source addresses of check runs, as GET /v1/static-ips.txt and static-ipv6s.txt list them. */
   staticAddresses: { ipv4: string[]; ipv6: string[] }
   /** Artifacts go to this S3-compatible bucket instead of `dataDir/artifacts` (SVC_ARTIFACTS_S3_*). */
@@ -95,6 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ipv6: parseAddresses('SVC_STATIC_IPV6S', env.SVC_STATIC_IPV6S, isIPv6),
     },
     browserConcurrency: parsePositiveInteger('SVC_BROWSER_CONCURRENCY', env.SVC_BROWSER_CONCURRENCY ?? '2'),
+    scriptSandbox: parseScriptSandbox(env.SVC_SCRIPT_SANDBOX),
+    scriptHiddenPaths: [dataDir, ...parseHiddenPaths(env.SVC_SCRIPT_HIDDEN_PATHS)],
     resultRetentionDays: parsePositiveInteger(
       'SVC_RESULT_RETENTION_DAYS',
       env.SVC_RESULT_RETENTION_DAYS ?? '400',
@@ -245,6 +252,21 @@ function parseAddresses(name: string, value: string | undefined, valid: (address
   const invalid = list.find((address) => !valid(address))
   if (invalid) throw new ConfigError(`${name}: ${invalid} is not a valid address`)
   return list
+}
+
+export function parseScriptSandbox(value: string | undefined): ScriptSandboxMode {
+  const mode = (value ?? '').trim().toLowerCase() || 'auto'
+  if (!(SCRIPT_SANDBOX_MODES as readonly string[]).includes(mode))
+    throw new ConfigError(`SVC_SCRIPT_SANDBOX must be auto, on or off, got ${value}`)
+  return mode as ScriptSandboxMode
+}
+
+/** Colon-separated absolute paths (as in PATH), hidden from scripts besides the data directory. */
+export function parseHiddenPaths(value: string | undefined): string[] {
+  const paths = (value ?? '').split(':').filter((path) => path.trim())
+  const relative = paths.find((path) => !isAbsolute(path))
+  if (relative) throw new ConfigError(`SVC_SCRIPT_HIDDEN_PATHS must list absolute paths, got ${relative}`)
+  return paths.map((path) => resolve(path))
 }
 
 function parsePositiveInteger(name: string, value: string): number {

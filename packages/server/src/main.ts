@@ -3,6 +3,7 @@ import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount } from './bootstrap.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
+import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
   const deps: AppDeps = {
     store,
     secretBox,
-    scripts: scriptRunnerOf(config, await artifactStoreOf(config)),
+    // The pool warns (no working sandbox under `auto`) from its start below, when the app's log exists.
+    scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) => app.log.warn(message)),
     runnerLeaseMs: config.runnerLeaseMs,
     staticAddresses: config.staticAddresses,
     publicUrl: config.publicUrl,
@@ -38,6 +40,12 @@ async function main(): Promise<void> {
   const serviceContext = serviceContextOf(deps)
   const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
   await app.listen({ port: config.port, host: config.host })
+  // Before the first run: leftover run directories of crashed processes go, the sandbox is probed.
+  const sandbox = await deps.scripts.pool.start()
+  app.log.info(
+    { scriptSandbox: sandbox },
+    `script checks run ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
+  )
   // Heartbeat deadlines are the servers' own work; locations may be left to `npm run runner` processes.
   const scheduler = createScheduler(serviceContext, {
     locations: [...config.runnerLocations, HEARTBEAT_LOCATION],
@@ -63,6 +71,7 @@ async function main(): Promise<void> {
   const pruning = setInterval(() => {
     pruneResults(serviceContext, config.resultRetentionDays)
       .then(() => pruneArtifacts(serviceContext))
+      .then(() => forgetOldScriptRuns(serviceContext))
       .catch((error: unknown) => app.log.error({ err: error }, 'pruning old results failed'))
   }, PRUNE_INTERVAL_MS)
 

@@ -6,12 +6,17 @@ import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { chromiumAvailable } from '@svc/runner'
+import { holdingServer } from './testing/holding-page.ts'
 import {
   type ServerProcess,
   startRunnerProcess,
   startServerProcess,
   storeEnv,
 } from './testing/server-process.ts'
+
+const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: the suite run SKIPPED'
+if (skip) console.warn(`\n!!! ${skip}\n`)
 
 /** `npm run runner -- --location X` processes beside a server on one store. */
 for (const engine of testEngines()) {
@@ -122,6 +127,76 @@ for (const engine of testEngines()) {
         for (const process of processes) await process.stop('SIGKILL')
         target.closeAllConnections()
         target.close()
+        await db.close()
+        await store.dispose()
+      }
+    })
+
+    test('a suite run in a runner process stops on a cancel asked of the server', { skip }, async () => {
+      const page = await holdingServer()
+      const store = await engine.createUrl()
+      const key = `svc_${randomBytes(32).toString('base64url')}`
+      const env = {
+        ...storeEnv(store.url),
+        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        SVC_BOOTSTRAP_API_KEY: key,
+        SVC_LOCATIONS: 'local,eu-west-1',
+        SVC_RUNNER_LOCATIONS: 'local',
+      }
+      const processes: ServerProcess[] = []
+      const db = createDb(store.url)
+      try {
+        const server = await startServerProcess(env)
+        processes.push(server)
+        processes.push(await startRunnerProcess(env, ['eu-west-1']))
+        const api = async (path: string, init: RequestInit = {}) => {
+          const response = await fetch(`${server.url}${path}`, {
+            ...init,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          })
+          const text = await response.text()
+          return { status: response.status, body: text ? JSON.parse(text) : undefined }
+        }
+        const created = await api('/v1/checks/automation', {
+          method: 'POST',
+          body: JSON.stringify({
+            name: 'held suite',
+            locations: ['eu-west-1'],
+            frequency: 60,
+            dependencies: [
+              {
+                path: 'playwright.config.ts',
+                content: `export default { testDir: './tests', timeout: 120_000 }\n`,
+              },
+              {
+                path: 'tests/held.spec.ts',
+                content: `import { test } from '@playwright/test'
+test('held', async ({ page }) => {
+  await page.goto(${JSON.stringify(page.url)}, { timeout: 0 })
+  await page.waitForTimeout(60_000)
+})
+`,
+              },
+            ],
+          }),
+        })
+        assert.equal(created.status, 201, JSON.stringify(created.body))
+        const checkId = created.body.id
+        await db.db.updateTable('check_schedules').set({ next_due_ms: Date.now() }).execute()
+        await page.inFlight
+        assert.equal((await api(`/v1/checks/${checkId}/cancel`, { method: 'POST' })).status, 204)
+        let results: any[] = []
+        for (let i = 0; i < 300 && results.length === 0; i++) {
+          await sleep(100)
+          results = (await api(`/v1/check-results/${checkId}`)).body
+        }
+        assert.deepEqual(
+          results.map((r) => [r.runLocation, r.isCancelled, r.hasFailures, r.error?.type]),
+          [['eu-west-1', true, false, 'CANCELLED']],
+        )
+      } finally {
+        for (const process of processes) await process.stop('SIGKILL')
+        page.close()
         await db.close()
         await store.dispose()
       }

@@ -35,7 +35,9 @@ async function main(): Promise<void> {
   const ctx = serviceContextOf({
     store,
     secretBox: createSecretBox(key),
-    scripts: scriptRunnerOf(config, await artifactStoreOf(config)),
+    scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) =>
+      process.stderr.write(`svc runner: warning: ${message}\n`),
+    ),
     runnerLeaseMs: config.runnerLeaseMs,
     publicUrl: config.publicUrl,
     locations: config.locations,
@@ -45,8 +47,11 @@ async function main(): Promise<void> {
     concurrency: config.runnerConcurrency,
     leaseMs: config.runnerLeaseMs,
   })
+  const sandbox = await ctx.scripts.pool.start()
   scheduler.start()
-  process.stdout.write(`svc runner is running checks for ${locations.join(', ')} (store: ${store.engine})\n`)
+  process.stdout.write(
+    `svc runner is running checks for ${locations.join(', ')} (store: ${store.engine}; script checks ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox)\n`,
+  )
 
   let stopping = false
   const stop = async () => {

@@ -10,6 +10,9 @@ import * as statusPages from './0007-status-pages.ts'
 import * as analytics from './0008-analytics.ts'
 import * as leasesInDueOrder from './0009-leases-in-due-order.ts'
 import * as agentLeft from './0010-agent-left.ts'
+import * as suiteCancellation from './0011-suite-cancellation.ts'
+import * as agentScriptRuns from './0012-agent-script-runs.ts'
+import * as agentsPerLocation from './0013-agents-per-location.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -27,4 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0008-analytics': analytics,
   '0009-leases-in-due-order': leasesInDueOrder,
   '0010-agent-left': agentLeft,
+  '0011-suite-cancellation': suiteCancellation,
+  '0012-agent-script-runs': agentScriptRuns,
+  '0013-agents-per-location': agentsPerLocation,
 }

@@ -1,24 +1,41 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { createDb, migratorOf } from '../create-db.ts'
+import { createDb, migratorOf, type Store } from '../create-db.ts'
 import { testEngines } from '../testing.ts'
+
+/**
+ * A new store migrated up to `name` with one account, a1, for rows in the shape before the next
+ * migrations; closed after `fn`.
+ */
+async function atMigration(
+  createUrl: () => Promise<{ url: string; dispose: () => Promise<void> }>,
+  name: string,
+  fn: (setup: { store: Store; migrateTo: (name: string) => Promise<void>; now: string }) => Promise<void>,
+): Promise<void> {
+  const { url, dispose } = await createUrl()
+  const store = createDb(url)
+  try {
+    const migrateTo = async (to: string) => {
+      const { error } = await (await migratorOf(store)).migrateTo(to)
+      if (error) throw error
+    }
+    await migrateTo(name)
+    const now = new Date().toISOString()
+    await sql`insert into accounts (id, name, runtime_id, settings, alert_settings, created_at, updated_at)
+      values ('a1', 'A', '2025.04', '{}', '{}', ${now}, ${now})`.execute(store.db)
+    await fn({ store, migrateTo, now })
+  } finally {
+    await store.close()
+    await dispose()
+  }
+}
 
 /** Migrations that change data, checked on rows written in the shape before them. */
 for (const { engine, createUrl } of testEngines()) {
   describe(`data migrations on ${engine}`, () => {
     test('0009: a lease in flight keeps its slot, and its row comes due again when the lease runs out', async () => {
-      const { url, dispose } = await createUrl()
-      const store = createDb(url)
-      try {
-        const migrateTo = async (name: string) => {
-          const { error } = await (await migratorOf(store)).migrateTo(name)
-          if (error) throw error
-        }
-        await migrateTo('0008-analytics')
-        const now = new Date().toISOString()
-        await sql`insert into accounts (id, name, runtime_id, settings, alert_settings, created_at, updated_at)
-          values ('a1', 'A', '2025.04', '{}', '{}', ${now}, ${now})`.execute(store.db)
+      await atMigration(createUrl, '0008-analytics', async ({ store, migrateTo, now }) => {
         for (const id of ['leased', 'free']) {
           await sql`insert into checks (id, account_id, check_type, name, activated, muted, definition, created_at, updated_at)
             values (${id}, 'a1', 'URL', ${id}, ${true}, ${false}, '{}', ${now}, ${now})`.execute(store.db)
@@ -48,10 +65,101 @@ for (const { engine, createUrl } of testEngines()) {
           [Number(retry.next_due_ms), retry.lease_owner, Number(retry.leased_due_ms)],
           [33000, 'node-1', 3000],
         )
-      } finally {
-        await store.close()
-        await dispose()
-      }
+      })
+    })
+
+    test('0013: agents running across the upgrade keep their rows, leases and suite runs, under their location', async () => {
+      await atMigration(createUrl, '0012-agent-script-runs', async ({ store, migrateTo, now }) => {
+        for (const id of ['l1', 'l2']) {
+          await sql`insert into private_locations (id, account_id, name, slug_name, created_at, updated_at)
+            values (${id}, 'a1', ${id}, ${id}, ${now}, ${now})`.execute(store.db)
+        }
+        await sql`insert into agents (id, private_location_id, version, hostname, running_jobs, started_at, last_seen_ms)
+          values ('x', 'l1', '1.0.0', 'box-x', 2, ${now}, 5000), ('y', 'l2', '1.0.0', 'box-y', 1, ${now}, 6000)`.execute(
+          store.db,
+        )
+        await sql`insert into checks (id, account_id, check_type, name, activated, muted, definition, created_at, updated_at)
+          values ('c1', 'a1', 'URL', 'c1', ${true}, ${false}, '{}', ${now}, ${now})`.execute(store.db)
+        await sql`insert into check_schedules (check_id, location, next_due_ms, lease_owner, leased_due_ms)
+          values ('c1', 'private:l1', 31000, 'agent:x', 1000), ('c1', 'local', 32000, 'node-1', 1000),
+            ('c1', 'private:l2', 2000, null, null)`.execute(store.db)
+        await sql`insert into check_retries (slot_key, check_id, location, attempt, next_due_ms, first_started_ms, lease_owner, leased_due_ms)
+          values ('500:c1:private:l1', 'c1', 'private:l2', 2, 33000, 500, 'agent:y', 3000)`.execute(store.db)
+        await sql`insert into suite_runs (job_id, check_id, runner, alive_until_ms)
+          values ('j1', 'c1', 'agent:x', 9000), ('j2', 'c1', 'node-1', 9000), ('j3', 'c1', 'agent:gone', 9000)`.execute(
+          store.db,
+        )
+
+        await migrateTo('0013-agents-per-location')
+        const leases = await store.db
+          .selectFrom('check_schedules')
+          .select(['location', 'lease_owner', 'next_due_ms', 'leased_due_ms'])
+          .orderBy('location')
+          .execute()
+        assert.deepEqual(
+          leases.map((row) => [row.location, row.lease_owner, Number(row.next_due_ms), row.leased_due_ms]),
+          [
+            ['local', 'node-1', 32000, 1000],
+            ['private:l1', 'agent:l1:x', 31000, 1000],
+            ['private:l2', null, 2000, null],
+          ],
+        )
+        const retry = await store.db.selectFrom('check_retries').selectAll().executeTakeFirstOrThrow()
+        assert.equal(retry.lease_owner, 'agent:l2:y')
+        const runs = await store.db
+          .selectFrom('suite_runs')
+          .select(['job_id', 'runner'])
+          .orderBy('job_id')
+          .execute()
+        assert.deepEqual(
+          runs.map((row) => [row.job_id, row.runner]),
+          [
+            ['j1', 'agent:l1:x'],
+            ['j2', 'node-1'],
+            ['j3', 'agent:gone'],
+          ],
+        )
+        const agentsNow = () =>
+          store.db
+            .selectFrom('agents')
+            .select(['private_location_id', 'id', 'hostname', 'running_jobs', 'last_seen_ms'])
+            .orderBy('private_location_id')
+            .orderBy('id')
+            .execute()
+        assert.deepEqual(
+          (await agentsNow()).map((a) => [
+            a.private_location_id,
+            a.id,
+            a.hostname,
+            a.running_jobs,
+            Number(a.last_seen_ms),
+          ]),
+          [
+            ['l1', 'x', 'box-x', 2, 5000],
+            ['l2', 'y', 'box-y', 1, 6000],
+          ],
+        )
+        // The same id in another location is another agent; within one location it is still one.
+        const insertAgent = (locationId: string) =>
+          sql`insert into agents (id, private_location_id, version, hostname, running_jobs, started_at, last_seen_ms)
+            values ('x', ${locationId}, '1.0.0', 'box-x2', 0, ${now}, 7000)`.execute(store.db)
+        await insertAgent('l2')
+        await assert.rejects(insertAgent('l1'))
+        assert.deepEqual(
+          (await agentsNow()).map((a) => [a.private_location_id, a.id]),
+          [
+            ['l1', 'x'],
+            ['l2', 'x'],
+            ['l2', 'y'],
+          ],
+        )
+        await sql`delete from private_locations where id = 'l2'`.execute(store.db)
+        assert.deepEqual(
+          (await agentsNow()).map((a) => [a.private_location_id, a.id]),
+          [['l1', 'x']],
+          'a location’s agents go with it',
+        )
+      })
     })
   })
 }

@@ -76,6 +76,27 @@ describe('ICMP checks through the system ping', () => {
     assert.equal(result.checkResult.summary, null)
   })
 
+  test('ping itself failing is a NETWORK_ERROR with its own words: a name that resolves nowhere, no ping at all', async () => {
+    const unknown = await runIcmpCheck(job({ hostname: 'nosuch.invalid', pingCount: 1 }), ctx)
+    assert.equal(unknown.hasFailures, true)
+    assert.equal(unknown.error?.type, 'NETWORK_ERROR')
+    assert.match(unknown.error?.message ?? '', /^ping: nosuch\.invalid: /)
+    assert.equal(unknown.checkResult.summary, null)
+
+    const path = process.env.PATH
+    process.env.PATH = '/nonexistent'
+    try {
+      const missing = await runIcmpCheck(job({ pingCount: 1 }), ctx)
+      assert.deepEqual(missing.error, {
+        type: 'NETWORK_ERROR',
+        message: 'The system ping command is missing (install iputils-ping)',
+      })
+      assert.equal(missing.hasFailures, true)
+    } finally {
+      process.env.PATH = path
+    }
+  })
+
   test('packet loss is parsed and judged against the thresholds', () => {
     const lossy = parsePingOutput(
       '10 packets transmitted, 7 received, 30% packet loss, time 9012ms\nrtt min/avg/max/mdev = 1.1/2.2/3.3/0.4 ms',

@@ -16,6 +16,7 @@ export function runAutomationCheck(job: ScriptJob, ctx: ScriptRunnerContext): Pr
   return runScriptCheck('AUTOMATION', job, ctx)
 }
 
+export { ffmpegPath } from './ffmpeg.ts'
 export {
   chromiumAvailable,
   DEFAULT_CHROMIUM_PATH,
@@ -23,5 +24,10 @@ export {
   type PlaywrightPoolOptions,
 } from './pool.ts'
 export { DEFAULT_TIMEOUTS_MS } from './run-script.ts'
+export {
+  SCRIPT_SANDBOX_MODES,
+  type ScriptSandboxMode,
+  type ScriptSandboxStatus,
+} from './sandbox.ts'
 
 export * from './types.ts'

@@ -1,9 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
+import { mkdir, readdir, realpath, rm } from 'node:fs/promises'
+import { findPackageJSON } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import {
+  hiddenPathProblem,
+  keptPathsOf,
+  privateTempDirsOf,
+  probeSandbox,
+  SANDBOX_PATH,
+  type SandboxSpec,
+  type ScriptSandboxMode,
+  type ScriptSandboxStatus,
+  SHARED_TEMP_DIRS,
+  sandboxed,
+  sandboxRefusal,
+} from './sandbox.ts'
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium'
 
@@ -22,6 +38,21 @@ export interface PlaywrightPoolOptions {
   workRoot?: string
   /** Stored screenshots and traces of one run; what doesn't fit is left out (default 150 MB). */
   artifactLimitBytes?: number
+  /** SVC_SCRIPT_SANDBOX (default `auto`): run scripts and the shared Chromium in Linux namespaces. */
+  sandbox?: ScriptSandboxMode
+  /** Directories and files of the server's own that scripts must not read (its data directory). */
+  hiddenPaths?: string[]
+  /** Told once when `auto` finds no working sandbox (default: a process warning on stderr). */
+  onWarning?: (message: string) => void
+  /**
+   * Chromiums running at once, one per account (default: `concurrency`, so a run never waits for
+   * one). When all are in use, a run of another account waits until one is idle or gone.
+   */
+  maxBrowsers?: number
+  /** An account's Chromium is closed after it has had no run for this long (default 60 s). */
+  browserIdleMs?: number
+  /** Calls `close` after `ms` unless the function it returns is called first (tests fire it themselves). */
+  scheduleIdleClose?: (close: () => void, ms: number) => () => void
 }
 
 /** Flags for a headless Chromium on a server without internet, GPU or a user sandbox. */
@@ -30,6 +61,9 @@ export const CHROMIUM_ARGS = [
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--disable-background-networking',
+  // Not the system's proxy (Chromium reads http_proxy and the like from the environment): a run's
+  // proxy is its own, set on its contexts, so data-center runs stay direct like their URL checks.
+  '--no-proxy-server',
   '--disable-component-update',
   '--disable-default-apps',
   '--disable-extensions',
@@ -42,6 +76,9 @@ export const CHROMIUM_ARGS = [
 ]
 
 const BROWSER_START_TIMEOUT_MS = 30_000
+const DEFAULT_BROWSER_IDLE_MS = 60_000
+/** Working directories of runs (`svc-run-PID-POOL-SLOT`) and of a pool's Chromiums (`svc-browser-PID-POOL-N`). */
+const WORK_DIR_NAME = /^svc-(?:run|browser)-(\d+)-\d+(?:-\d+)?$/
 let pools = 0
 
 export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
@@ -53,14 +90,74 @@ export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
   }
 }
 
+const HOST_SCRIPT = fileURLToPath(new URL('./child/browser-host.cjs', import.meta.url))
+const RUNTIME_DIR = dirname(dirname(findPackageJSON('playwright-core', import.meta.url) as string))
+/** Where svc is installed (its node_modules and packages): kept visible should it lie in /tmp. */
+const INSTALL_DIR = dirname(RUNTIME_DIR)
+
+/** Waits until `queue` calls this waiter; when `signal` aborts first, leaves the queue and rejects. */
+function waitInQueue(queue: (() => void)[], signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const wake = () => {
+      signal?.removeEventListener('abort', abort)
+      resolve()
+    }
+    const abort = () => {
+      const at = queue.indexOf(wake)
+      if (at >= 0) queue.splice(at, 1)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', abort, { once: true })
+    queue.push(wake)
+  })
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 interface BrowserHost {
   process: ChildProcess
   wsEndpoint: string
 }
 
+/** One account's Chromium: its runs connect to it, each with its own context. */
+interface AccountBrowser {
+  accountId: string
+  /** Names its working directory. */
+  number: number
+  host: Promise<BrowserHost>
+  process: ChildProcess | null
+  /** Runs using it now. */
+  runs: number
+  /** When it was last let go, in release order (the least recently used idle one makes room). */
+  lastUsed: number
+  cancelIdle: (() => void) | null
+}
+
+/** A run's use of its account's Chromium; `release` when the run is over. */
+export interface BrowserLease {
+  wsEndpoint: string
+  release: () => void
+}
+
+function scheduleWithTimer(close: () => void, ms: number): () => void {
+  const timer = setTimeout(close, ms)
+  timer.unref()
+  return () => clearTimeout(timer)
+}
+
 /**
- * What script runs of one runner share: a limit on runs at once and one Chromium that every run
- * connects to with its own context (started on first use, restarted if it dies).
+ * What script runs of one runner share: a limit on runs at once and a Chromium per account that the
+ * account's runs connect to, each with its own context (started on first use, restarted if it dies,
+ * closed when idle). Runs of different accounts never share a browser: anyone connected to one can
+ * reach all of its pages through its CDP session.
  */
 export class PlaywrightPool {
   readonly chromiumPath: string
@@ -69,15 +166,31 @@ export class PlaywrightPool {
   readonly heapLimitMb: number
   readonly maxPages: number
   readonly workRoot: string
-  /** Caches shared by runs (compiled code, transformed scripts); safe to delete between runs. */
+  /** Caches of runs, one per account (compiled code); safe to delete between runs. */
   readonly cacheDir: string
   readonly artifactLimitBytes: number
+  readonly sandbox: ScriptSandboxMode
+  readonly hiddenPaths: string[]
   /** Unique among the pools of this process (names working directories). */
   readonly id = ++pools
   #running = 0
-  #waiting: (() => void)[] = []
+  readonly #waiting: (() => void)[] = []
   #freeSlots: number[] = []
-  #host: Promise<BrowserHost> | null = null
+  readonly maxBrowsers: number
+  readonly browserIdleMs: number
+  #scheduleIdleClose: (close: () => void, ms: number) => () => void
+  #browsers = new Map<string, AccountBrowser>()
+  #browsersLaunched = 0
+  #browserReleases = 0
+  readonly #waitingForBrowser: (() => void)[] = []
+  #started: Promise<ScriptSandboxStatus> | null = null
+  /** The sandbox's view: the work root's real path, the temporary directories made private, what every process keeps of them. */
+  #workRoot = ''
+  #privateTempDirs: string[] = []
+  #sharedKept: string[] = []
+  /** Accounts whose compile cache was warmed up (or is being). */
+  #warmedUp = new Map<string, Promise<void>>()
+  #onWarning: (message: string) => void
   #closed = false
 
   constructor(options: PlaywrightPoolOptions = {}) {
@@ -90,6 +203,135 @@ export class PlaywrightPool {
     this.workRoot = options.workRoot ?? tmpdir()
     this.cacheDir = join(this.workRoot, 'svc-playwright-cache')
     this.artifactLimitBytes = options.artifactLimitBytes ?? 150 * 1024 * 1024
+    this.sandbox = options.sandbox ?? 'auto'
+    this.hiddenPaths = options.hiddenPaths ?? []
+    this.#onWarning = options.onWarning ?? ((message) => process.emitWarning(message, 'SvcScriptSandbox'))
+    this.maxBrowsers = Math.max(1, options.maxBrowsers ?? this.concurrency)
+    this.browserIdleMs = options.browserIdleMs ?? DEFAULT_BROWSER_IDLE_MS
+    this.#scheduleIdleClose = options.scheduleIdleClose ?? scheduleWithTimer
+  }
+
+  /**
+   * Once per pool (later calls answer the same): removes the working directories that processes no
+   * longer running left behind, and finds out whether the sandbox works.
+   */
+  start(): Promise<ScriptSandboxStatus> {
+    this.#started ??= (async () => {
+      await this.#removeLeftovers()
+      await mkdir(this.workRoot, { recursive: true })
+      this.#workRoot = await realpath(this.workRoot)
+      this.#privateTempDirs = privateTempDirsOf(this.#workRoot, [tmpdir(), ...SHARED_TEMP_DIRS])
+      const chromiumDir = await realpath(this.chromiumPath).then(dirname, () => null)
+      this.#sharedKept = [INSTALL_DIR, dirname(process.execPath)]
+      if (chromiumDir) this.#sharedKept.push(chromiumDir)
+      const status = await this.#probe()
+      if (status.problem && status.mode === 'auto') {
+        this.#onWarning(
+          `Script checks run WITHOUT a sandbox: scripts can read this process's environment and data directory (${status.problem}). Set SVC_SCRIPT_SANDBOX=off to accept this, or fix the cause.`,
+        )
+      }
+      return status
+    })()
+    return this.#started
+  }
+
+  /**
+   * Where `accountId`'s runs keep compiled code for the next ones (NODE_COMPILE_CACHE), made when
+   * missing. In the sandbox it is read only and only the account's warm-up fills it: what a run
+   * compiled (its script, its config with the proxy's password) would be readable by the runs after
+   * it, and a planted entry would run in them.
+   */
+  async compileCacheOf(accountId: string): Promise<string> {
+    const status = await this.start()
+    const dir = join(this.cacheDirOf(accountId), status.sandboxed ? 'node-sandboxed' : 'node')
+    // A tmp cleaner or --refresh-cache may have removed it: the account's next run warms it up again.
+    if (await mkdir(dir, { recursive: true })) this.#warmedUp.delete(accountId)
+    return dir
+  }
+
+  /**
+   * Once per account, when runs are sandboxed: `warmUp` (a run of svc's own script, with the compile
+   * cache writable) fills the account's compile cache before its first run. Its failure only leaves
+   * it cold.
+   */
+  async warmUp(accountId: string, warmUp: () => Promise<unknown>): Promise<void> {
+    const status = await this.start()
+    if (!status.sandboxed) return
+    await this.compileCacheOf(accountId)
+    let warmedUp = this.#warmedUp.get(accountId)
+    if (!warmedUp) {
+      warmedUp = warmUp().then(
+        () => {},
+        () => {},
+      )
+      this.#warmedUp.set(accountId, warmedUp)
+    }
+    return warmedUp
+  }
+
+  /**
+   * `command args` as this pool starts a run's processes: in the sandbox when it works, where of
+   * `workRoot` and the shared temporary directories it sees only the directories it keeps (and what
+   * every run needs), `readOnly` ones read only. Throws when the sandbox is required (`on`) and can't
+   * be made.
+   */
+  async commandOf(
+    command: string,
+    args: string[],
+    keep: string[] = [],
+    readOnly: string[] = [],
+  ): Promise<[string, string[]]> {
+    const status = await this.start()
+    if (status.sandboxed) return sandboxed(this.#sandboxSpec(keep, readOnly), command, args)
+    if (status.mode === 'on') throw new Error(sandboxRefusal(status.problem as string))
+    return [command, args]
+  }
+
+  #sandboxSpec(keep: string[], readOnly: string[]): SandboxSpec {
+    const privateTempDirs = this.#privateTempDirs
+    const kept = keptPathsOf([this.#workRoot, ...privateTempDirs], [...keep, ...this.#sharedKept])
+    return {
+      hiddenPaths: this.hiddenPaths,
+      privateRoot: { dir: this.#workRoot, keep: kept },
+      privateTempDirs,
+      readOnlyPaths: readOnly,
+    }
+  }
+
+  /** Compiled code of one account's runs (it holds its scripts' text). */
+  cacheDirOf(accountId: string): string {
+    return join(this.cacheDir, createHash('sha256').update(accountId).digest('hex').slice(0, 16))
+  }
+
+  async #probe(): Promise<ScriptSandboxStatus> {
+    if (this.sandbox === 'off') return { mode: 'off', sandboxed: false, problem: null }
+    const needed = {
+      'Node.js': process.execPath,
+      'the Playwright runtime': RUNTIME_DIR,
+      'the runner': dirname(HOST_SCRIPT),
+      Chromium: this.chromiumPath,
+    }
+    await mkdir(this.cacheDir, { recursive: true })
+    const problem =
+      (process.platform === 'linux' ? null : `namespaces need Linux, not ${process.platform}`) ??
+      hiddenPathProblem(this.hiddenPaths, { 'the run directories': this.workRoot, ...needed }) ??
+      // Each run sees only its own directories of the work root, and what every run keeps (svc's install
+      // in /tmp, the default work root, when it was checked out there).
+      hiddenPathProblem([this.workRoot], needed, this.#sharedKept) ??
+      (await probeSandbox(this.#sandboxSpec([this.cacheDir], [this.cacheDir]), process.execPath))
+    return { mode: this.sandbox, sandboxed: problem === null, problem }
+  }
+
+  /** Directories of our naming whose process is gone (a crash); live processes' stay. */
+  async #removeLeftovers(): Promise<void> {
+    const names = await readdir(this.workRoot).catch(() => [] as string[])
+    await Promise.all(
+      names.map(async (name) => {
+        const pid = Number(WORK_DIR_NAME.exec(name)?.[1] ?? 0)
+        if (!pid || pid === process.pid || processAlive(pid)) return
+        await rm(join(this.workRoot, name), { recursive: true, force: true }).catch(() => {})
+      }),
+    )
   }
 
   get running(): number {
@@ -99,10 +341,12 @@ export class PlaywrightPool {
   /**
    * Waits for a free slot (0 … concurrency-1); call `release` when the run is over. A slot is used by
    * one run at a time, so a run may keep per-slot state (its working directory) at a stable path.
+   * Throws, taking no slot, when `signal` aborts the wait.
    */
-  async acquire(): Promise<{ slot: number; release: () => void }> {
+  async acquire(signal?: AbortSignal): Promise<{ slot: number; release: () => void }> {
+    signal?.throwIfAborted()
     if (this.#running >= this.concurrency) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve))
+      await waitInQueue(this.#waiting, signal)
     } else {
       this.#running++
     }
@@ -120,26 +364,120 @@ export class PlaywrightPool {
     return { slot, release }
   }
 
-  /** The shared browser's endpoint, starting it when needed; throws when Chromium can't start. */
-  async browserEndpoint(): Promise<string> {
-    if (this.#closed) throw new Error('the Playwright pool is closed')
+  /** The Chromiums running now: whose, their host process and how many runs use them. */
+  get browsers(): { accountId: string; pid: number | null; runs: number }[] {
+    return [...this.#browsers.values()].map((browser) => ({
+      accountId: browser.accountId,
+      pid: browser.process?.pid ?? null,
+      runs: browser.runs,
+    }))
+  }
+
+  /** Runs waiting for a Chromium because `maxBrowsers` are in use by other accounts. */
+  get waitingForBrowser(): number {
+    return this.#waitingForBrowser.length
+  }
+
+  /**
+   * The endpoint of `accountId`'s Chromium, started when it has none (after waiting for room when
+   * `maxBrowsers` are in use); throws when Chromium can't start, or `signal` aborts the wait.
+   */
+  async useBrowser(accountId: string, signal?: AbortSignal): Promise<BrowserLease> {
     if (!chromiumAvailable(this.chromiumPath)) {
       throw new Error(`Chromium not found at ${this.chromiumPath} (set SVC_CHROMIUM_PATH)`)
     }
-    this.#host ??= this.#startHost()
-    try {
-      return (await this.#host).wsEndpoint
-    } catch (error) {
-      this.#host = null
-      throw error
+    for (;;) {
+      if (this.#closed) throw new Error('the Playwright pool is closed')
+      signal?.throwIfAborted()
+      const browser = this.#browserOf(accountId)
+      if (browser) return this.#lease(browser)
+      await waitInQueue(this.#waitingForBrowser, signal)
     }
   }
 
   async close(): Promise<void> {
     this.#closed = true
-    const host = await this.#host?.catch(() => null)
-    this.#host = null
-    if (!host || host.process.exitCode !== null) return
+    for (const wake of this.#waitingForBrowser.splice(0)) wake()
+    await Promise.all([...this.#browsers.values()].map((browser) => this.#stop(browser)))
+  }
+
+  /** The account's Chromium, else a new one if there is room (made by closing the least recently used idle one). */
+  #browserOf(accountId: string): AccountBrowser | null {
+    const running = this.#browsers.get(accountId)
+    if (running) return running
+    if (this.#browsers.size >= this.maxBrowsers) {
+      const idle = [...this.#browsers.values()]
+        .filter((browser) => browser.runs === 0)
+        .sort((a, b) => a.lastUsed - b.lastUsed)[0]
+      if (!idle) return null
+      void this.#stop(idle)
+    }
+    const number = ++this.#browsersLaunched
+    const browserDir = join(this.workRoot, `svc-browser-${process.pid}-${this.id}-${number}`)
+    const host = Promise.withResolvers<BrowserHost>()
+    const browser: AccountBrowser = {
+      accountId,
+      number,
+      host: host.promise,
+      process: null,
+      runs: 0,
+      lastUsed: 0,
+      cancelIdle: null,
+    }
+    // Chromium sees none of the runs' directories: a run's files reach it through Playwright's
+    // connection (uploads), and what it makes (downloads, traces, videos) is streamed back to the run.
+    mkdir(browserDir, { recursive: true })
+      .then(() => this.commandOf(process.execPath, [HOST_SCRIPT, this.#hostOptions()], [browserDir]))
+      .then((command) => this.#startHost(browser, browserDir, command))
+      .then(host.resolve, host.reject)
+    // One that didn't start is forgotten: the next run tries again.
+    browser.host.catch(() => this.#forget(browser))
+    this.#browsers.set(accountId, browser)
+    return browser
+  }
+
+  async #lease(browser: AccountBrowser): Promise<BrowserLease> {
+    browser.runs++
+    browser.cancelIdle?.()
+    browser.cancelIdle = null
+    let released = false
+    const release = () => {
+      if (released) return
+      released = true
+      browser.runs--
+      browser.lastUsed = ++this.#browserReleases
+      if (browser.runs > 0 || this.#browsers.get(browser.accountId) !== browser) return
+      browser.cancelIdle = this.#scheduleIdleClose(() => {
+        if (browser.runs === 0) void this.#stop(browser)
+      }, this.browserIdleMs)
+      // An idle browser can make room for a run of another account.
+      this.#wakeOneWaiting()
+    }
+    try {
+      return { wsEndpoint: (await browser.host).wsEndpoint, release }
+    } catch (error) {
+      release()
+      throw error
+    }
+  }
+
+  #forget(browser: AccountBrowser): void {
+    browser.cancelIdle?.()
+    browser.cancelIdle = null
+    if (this.#browsers.get(browser.accountId) !== browser) return
+    this.#browsers.delete(browser.accountId)
+    this.#wakeOneWaiting()
+  }
+
+  #wakeOneWaiting(): void {
+    this.#waitingForBrowser.shift()?.()
+  }
+
+  /** Closes an account's Chromium (its host closes the browser when its stdin ends). */
+  async #stop(browser: AccountBrowser): Promise<void> {
+    this.#forget(browser)
+    const host = await browser.host.catch(() => null)
+    if (!host || host.process.exitCode !== null || host.process.signalCode !== null) return
     const exited = new Promise((resolve) => host.process.once('exit', resolve))
     host.process.stdin?.end()
     const timer = setTimeout(() => host.process.kill('SIGKILL'), 5000)
@@ -147,10 +485,18 @@ export class PlaywrightPool {
     clearTimeout(timer)
   }
 
-  #startHost(): Promise<BrowserHost> {
-    const script = fileURLToPath(new URL('./child/browser-host.cjs', import.meta.url))
-    const options = JSON.stringify({ executablePath: this.chromiumPath, args: CHROMIUM_ARGS })
-    const child = spawn(process.execPath, [script, options], { stdio: ['pipe', 'pipe', 'pipe'] })
+  #hostOptions(): string {
+    return JSON.stringify({ executablePath: this.chromiumPath, args: CHROMIUM_ARGS })
+  }
+
+  async #startHost(
+    browser: AccountBrowser,
+    browserDir: string,
+    [command, args]: [string, string[]],
+  ): Promise<BrowserHost> {
+    // Nothing of the server's environment: Chromium loads file:// URLs, its own /proc/self/environ too.
+    const env = { PATH: SANDBOX_PATH, HOME: browserDir, TMPDIR: browserDir }
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (chunk) => {
       stderr = (stderr + chunk).slice(-4000)
@@ -174,8 +520,11 @@ export class PlaywrightPool {
         reject(new Error(`Chromium did not start (exit ${code}): ${stderr.trim()}`))
       })
     })
+    browser.process = child
+    // A browser that died is forgotten: the account's next run starts a new one.
     child.once('exit', () => {
-      if (this.#host === host) this.#host = null
+      this.#forget(browser)
+      void rm(browserDir, { recursive: true, force: true }).catch(() => {})
     })
     // The host must not keep the server alive; it stops by itself when our stdin pipe closes.
     child.unref()

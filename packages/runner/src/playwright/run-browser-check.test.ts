@@ -12,6 +12,8 @@ import {
   type Site,
   scriptTestContext,
   startSite,
+  videoTestsSkipReason,
+  WEBM_MAGIC,
 } from './testing.ts'
 import type { ScriptJob } from './types.ts'
 
@@ -19,6 +21,7 @@ const skip = browserTestsSkipReason()
 
 describe('browser checks in Chromium', { skip }, () => {
   let site: Site
+  let releaseHold: (() => void) | null = null
   const pool = new PlaywrightPool({ concurrency: 2, maxPages: 10 })
   const { ctx, cleanup } = scriptTestContext(pool)
   const job = (script: string, extra: Partial<ScriptJob> = {}): ScriptJob => ({
@@ -54,6 +57,11 @@ describe('browser checks in Chromium', { skip }, () => {
           }, 200);
         </script>`),
       '/never': () => {},
+      '/trace-a': html('<p>A</p>'),
+      '/trace-b': html('<p>B</p>'),
+      '/hold': (request, response) => {
+        releaseHold = () => html('<p>released</p>')(request, response)
+      },
     })
   })
   after(async () => {
@@ -147,6 +155,36 @@ test('sees the dashboard', async ({ page }) => {
     assert.equal(shots[0]?.onFailure, true)
     const png = readFileSync(join(c.artifactsDir, shots[0]?.path as string))
     assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')])
+  })
+
+  test("test.use({ video: 'on' }): the test's recording is kept as video-1.webm", {
+    skip: videoTestsSkipReason(),
+  }, async () => {
+    const c = ctx()
+    const result = await runBrowserCheck(
+      job(`import { test, expect } from '@playwright/test'
+test.use({ video: 'on' })
+test('signs in', async ({ page }) => {
+  await page.goto(process.env.SITE + '/login')
+  await page.fill('#user', 'ada')
+  await page.click('button')
+  await expect(page.locator('h1')).toHaveText('Welcome')
+})
+`),
+      c,
+    )
+    assert.equal(result.error, null, result.error?.message)
+    const [video, ...more] = result.checkResult.videos
+    assert.equal(video?.path, 'video-1.webm')
+    assert.deepEqual(more, [])
+    const bytes = readFileSync(join(c.artifactsDir, 'video-1.webm'))
+    assert.equal(video?.size, bytes.length)
+    assert.deepEqual(bytes.subarray(0, 4), WEBM_MAGIC)
+    // Recorded beside the trace, which is kept as before.
+    assert.deepEqual(
+      result.checkResult.traces.map((t) => t.path),
+      ['trace-1.zip'],
+    )
   })
 
   test('a plain script that launches Chromium itself; page.screenshot calls are kept', async () => {
@@ -574,6 +612,43 @@ test('logs the secret as JSON', async ({ page }) => {
       assert.equal(file.data.indexOf(Buffer.from('wo rd')), -1, `${file.name} holds the secret`)
     }
   })
+
+  test('two runs of the same test at once on the shared browser each keep their own trace', async () => {
+    // One file name and test title: Playwright gives both the same test id, which names its trace recording.
+    const script = `import { test } from '@playwright/test'
+
+test('visits', async ({ page }) => {
+  await page.goto(process.env.SITE + process.env.VISIT)
+  if (process.env.HOLD) await page.goto(process.env.SITE + '/hold')
+})
+`
+    const [first, second] = [ctx(), ctx()]
+    const held = runBrowserCheck(
+      job(script, {
+        environmentVariables: [
+          { key: 'VISIT', value: '/trace-a' },
+          { key: 'HOLD', value: 'yes' },
+        ],
+      }),
+      first,
+    )
+    while (!releaseHold) await new Promise((resolve) => setTimeout(resolve, 50))
+    const alongside = await runBrowserCheck(
+      job(script, { environmentVariables: [{ key: 'VISIT', value: '/trace-b' }] }),
+      second,
+    )
+    releaseHold()
+    const results = [await held, alongside]
+    for (const result of results) assert.equal(result.error, null, result.error?.message)
+    const visited = [first, second].map(({ artifactsDir }) => {
+      const events = artifactBytes(artifactsDir)
+        .filter((file) => /^trace-1\.zip\/.*\.(trace|network)$/.test(file.name))
+        .map((file) => file.data.toString())
+        .join('\n')
+      return ['/trace-a', '/trace-b', '/hold'].filter((path) => events.includes(`${site.url}${path}`))
+    })
+    assert.deepEqual(visited, [['/trace-a', '/hold'], ['/trace-b']])
+  })
 })
 
 describe('limits of a run', { skip }, () => {
@@ -647,6 +722,50 @@ describe('limits of a run', { skip }, () => {
     )
   })
 
+  test('videos come last within the artifact limit: one that does not fit is left out, and the result says so', {
+    skip: videoTestsSkipReason(),
+  }, async () => {
+    const smallPool = new PlaywrightPool({ artifactLimitBytes: 4096 })
+    const small = scriptTestContext(smallPool)
+    try {
+      const c = small.ctx()
+      // A tiny screenshot fits; a second of a noisy canvas does not.
+      const result = await runBrowserCheck(
+        job(`import { test } from '@playwright/test'
+test.use({ video: 'on', trace: 'off' })
+test('noise', async ({ page }) => {
+  await page.setContent('<canvas id="c" width="400" height="300"></canvas>')
+  await page.screenshot({ path: 'dot.png', clip: { x: 0, y: 0, width: 4, height: 4 } })
+  await page.evaluate(async () => {
+    const context = document.getElementById('c').getContext('2d')
+    const noise = context.createImageData(400, 300)
+    for (let frame = 0; frame < 20; frame++) {
+      for (let i = 0; i < noise.data.length; i++) noise.data[i] = i % 4 === 3 ? 255 : Math.random() * 256
+      context.putImageData(noise, 0, 0)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })
+})
+`),
+        c,
+      )
+      assert.equal(result.error, null, result.error?.message)
+      assert.deepEqual(
+        result.checkResult.screenshots.map((s) => s.path),
+        ['screenshot-1.png'],
+      )
+      assert.deepEqual(result.checkResult.videos, [])
+      assert.equal(result.checkResult.artifactsTruncated, true)
+      assert.deepEqual(
+        artifactBytes(c.artifactsDir).map((f) => f.name),
+        ['screenshot-1.png'],
+      )
+    } finally {
+      await smallPool.close()
+      small.cleanup()
+    }
+  })
+
   test('an aborted run stops at once and says it was cancelled', async () => {
     const controller = new AbortController()
     const running = runBrowserCheck(job(`setInterval(() => {}, 1000)\n`), {
@@ -655,8 +774,9 @@ describe('limits of a run', { skip }, () => {
     })
     setTimeout(() => controller.abort(), 300)
     const result = await running
-    assert.equal(result.hasFailures, true)
-    assert.equal(result.error?.message, 'The run was cancelled')
+    assert.equal(result.isCancelled, true)
+    assert.equal(result.hasFailures, false)
+    assert.deepEqual(result.error, { type: 'CANCELLED', message: 'The run was cancelled' })
   })
 })
 
@@ -703,6 +823,27 @@ describe('the Playwright pool', () => {
     assert.equal(pool.running, 2)
     second.release()
     lease.release()
+    assert.equal(pool.running, 0)
+    await pool.close()
+  })
+
+  // Without a timeout, a wait that the signal doesn't end would hang the file.
+  test('a run waiting for a slot stops waiting when its signal aborts, and takes no slot', {
+    timeout: 10_000,
+  }, async () => {
+    const pool = new PlaywrightPool({ concurrency: 1 })
+    const first = await pool.acquire()
+    const controller = new AbortController()
+    const waiting = pool.acquire(controller.signal)
+    const reason = new Error('cancelled')
+    controller.abort(reason)
+    await assert.rejects(waiting, (error) => error === reason)
+    first.release()
+    assert.equal(pool.running, 0, 'the slot freed goes to no one')
+    const next = await pool.acquire(new AbortController().signal)
+    assert.equal(next.slot, 0)
+    next.release()
+    await assert.rejects(pool.acquire(AbortSignal.abort(reason)), (error) => error === reason)
     assert.equal(pool.running, 0)
     await pool.close()
   })

@@ -16,7 +16,11 @@ import {
 import type { RunError, RunErrorType } from '../types.ts'
 import { timedVerdict } from '../types.ts'
 import { scrubTrace } from './artifacts.ts'
+import { ffmpegPath } from './ffmpeg.ts'
 import { ALLOWED_PACKAGES, forbiddenImport } from './imports.ts'
+import type { BrowserLease } from './pool.ts'
+import { type PlaywrightProxy, playwrightProxyOf, proxySecretsOf } from './proxy.ts'
+import { sandboxRefusal } from './sandbox.ts'
 import type {
   ArtifactFile,
   LogEntry,
@@ -55,6 +59,8 @@ const TEST_RUNNER_GRACE_MS = 10_000
  */
 const TEARDOWN_GRACE_MS = 5_000
 const MEMORY_SAMPLE_MS = 1000
+/** A cancelled test run gets this long to stop its tests and write their traces before it is killed. */
+const CANCEL_GRACE_MS = 5_000
 
 const here = dirname(fileURLToPath(import.meta.url))
 const PRELOAD = join(here, 'child', 'preload.cjs')
@@ -62,16 +68,61 @@ const REPORTER = join(here, 'child', 'reporter.cjs')
 const PLAYWRIGHT_CLI = join(dirname(findPackageJSON('playwright', import.meta.url) as string), 'cli.js')
 const NODE_MODULES = dirname(dirname(dirname(findPackageJSON('@playwright/test', import.meta.url) as string)))
 
+/**
+ * svc's own test, run once per account before its first sandboxed run to fill the compile cache that
+ * the account's sandboxed runs only read: the test runner, its worker, the TypeScript transform, a page and a
+ * trace, nothing of any check's.
+ */
+const WARM_UP_JOB: ScriptJob = {
+  name: 'svc compile cache warm-up',
+  runLocation: 'local',
+  scriptPath: 'warm-up.spec.ts',
+  script: `import { test, type Page } from '@playwright/test'
+test('warm-up', async ({ page }: { page: Page }) => {
+  await page.setContent('<p>svc</p>')
+})
+`,
+}
+
 /** Runs one attempt of a BROWSER, MULTI_STEP or AUTOMATION check. Never throws for a failing script. */
 export async function runScriptCheck(
   checkType: ScriptCheckType,
   job: ScriptJob,
   ctx: ScriptRunnerContext,
 ): Promise<ScriptRunResult> {
+  const accountId = job.accountId ?? ''
+  const warmedUp = ctx.playwright.warmUp(accountId, () =>
+    runScript(
+      'MULTI_STEP',
+      { ...WARM_UP_JOB, accountId },
+      { now: ctx.now, playwright: ctx.playwright, artifactsDir: '' },
+      true,
+    ),
+  )
+  // A run cancelled meanwhile doesn't wait for the account's warm-up (which may wait for a slot).
+  await (ctx.signal ? Promise.race([warmedUp, abortedOf(ctx.signal)]) : warmedUp)
+  return runScript(checkType, job, ctx, false)
+}
+
+/** `warmUp`: the account's warm-up, which may write its compile cache and stores no artifacts. */
+async function runScript(
+  checkType: ScriptCheckType,
+  job: ScriptJob,
+  ctx: ScriptRunnerContext,
+  warmUp: boolean,
+): Promise<ScriptRunResult> {
   let startedAt = ctx.now()
   let started = performance.now()
   const runtimeId = (job.runtimeId ?? DEFAULT_RUNTIME_ID) as RuntimeId
-  const scrubber = new Scrubber(secretsOf(job))
+  let proxy: PlaywrightProxy | null = null
+  let proxyError: string | null = null
+  try {
+    proxy = playwrightProxyOf(ctx.proxy)
+  } catch {
+    // Not the URL itself: it may hold credentials.
+    proxyError = 'The proxy URL is not a valid URL'
+  }
+  const scrubber = new Scrubber([...secretsOf(job), ...proxySecretsOf(proxy)])
   const finish = (error: RunError | null, checkResult: ScriptCheckResult, responseTime?: number) => {
     const safeError = error && { ...error, message: scrubber.text(error.message).slice(0, MAX_MESSAGE) }
     const verdict = timedVerdict(
@@ -84,6 +135,7 @@ export async function runScriptCheck(
   const refuse = (type: RunErrorType, message: string) =>
     finish({ type, message }, { ...emptyResult(runtimeId, 'test'), errors: [{ message, stack: null }] })
 
+  if (proxyError) return refuse('NETWORK_ERROR', proxyError)
   if (!RUNTIME_IDS.includes(runtimeId)) return refuse('SCRIPT', `Unknown runtime ${runtimeId}`)
   let project: ScriptProject
   try {
@@ -94,46 +146,87 @@ export async function runScriptCheck(
   const forbidden = forbiddenImport(project.files, runtimeId)
   if (forbidden) return refuse('SCRIPT', forbidden)
 
-  const { slot, release } = await ctx.playwright.acquire()
-  // The run starts when it gets its slot: time spent waiting for one is not the check's.
-  startedAt = ctx.now()
-  started = performance.now()
+  let lease: { slot: number; release: () => void }
+  try {
+    lease = await ctx.playwright.acquire(ctx.signal)
+  } catch (error) {
+    // Cancelled while it waited for a free slot: it stops now, not once another run ends.
+    if (ctx.signal?.aborted) return cancelled(finish, runtimeId)
+    throw error
+  }
+  const { slot, release } = lease
+  let browser: BrowserLease | null = null
   let workDir: string | null = null
   try {
-    let wsEndpoint: string | null = null
+    const sandbox = await ctx.playwright.start()
+    if (sandbox.mode === 'on' && !sandbox.sandboxed)
+      return refuse('INTERNAL', sandboxRefusal(sandbox.problem as string))
     try {
-      wsEndpoint = await ctx.playwright.browserEndpoint()
+      // The account's own Chromium: another account's run can't reach this one's pages.
+      browser = await ctx.playwright.useBrowser(job.accountId ?? '', ctx.signal)
     } catch (error) {
+      if (ctx.signal?.aborted) return cancelled(finish, runtimeId)
       // API-only multi-step checks don't need a browser.
       if (checkType !== 'MULTI_STEP') return refuse('INTERNAL', (error as Error).message)
     }
-    // A stable path per slot lets Playwright's transform cache (keyed by path and content) hit.
+    const wsEndpoint = browser?.wsEndpoint ?? null
+    // The run starts when it gets its slot and browser: time spent waiting for them is not the check's.
+    startedAt = ctx.now()
+    started = performance.now()
+    // One path per slot, named by this process: a crashed process's directories are found and removed.
     workDir = join(ctx.playwright.workRoot, `svc-run-${process.pid}-${ctx.playwright.id}-${slot}`)
     await rm(workDir, { recursive: true, force: true })
     await mkdir(workDir, { recursive: true })
     workDir = await realpath(workDir)
-    const run = await prepare(checkType, job, project, workDir, runtimeId, wsEndpoint, ctx)
+    const run = await prepare(checkType, job, project, workDir, runtimeId, { wsEndpoint, proxy }, ctx)
+    run.warmUp = warmUp
+    // Outside the sandbox, the run's first process stops its group when this process is gone.
+    if (!sandbox.sandboxed) run.env.SVC_PARENT_PID = String(process.pid)
     const timeoutMs = job.timeoutMs ?? DEFAULT_TIMEOUTS_MS[checkType]
     const exec = await execute(run, timeoutMs, ctx)
     const events = readEvents(run.eventsFile)
     const assembled = assemble(run, events, exec, timeoutMs, ctx)
-    const artifacts = await storeArtifacts(assembled.artifacts, ctx, scrubber)
+    const artifacts = await storeArtifacts(warmUp ? [] : assembled.artifacts, ctx, scrubber)
     const checkResult = scrubResult(
       {
         ...assembled.result,
         screenshots: artifacts.screenshots,
         traces: artifacts.traces,
+        videos: artifacts.videos,
         artifactsTruncated: artifacts.truncated,
       },
       scrubber,
     )
-    return finish(assembled.error, checkResult, assembled.responseTime ?? exec.wallMs)
+    const verdict = finish(assembled.error, checkResult, assembled.responseTime ?? exec.wallMs)
+    // Stopped on request: neither a pass nor a failure, whatever the tests had reached.
+    if (exec.cancelled) return { ...verdict, hasFailures: false, hasErrors: false, isCancelled: true }
+    return verdict
   } catch (error) {
     return refuse('INTERNAL', `The run could not be carried out: ${(error as Error).message}`)
   } finally {
+    browser?.release()
     release()
     if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => {})
   }
+}
+
+/** Settles (never rejects) once `signal` aborts. */
+function abortedOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+}
+
+/** Stopped before it began (while waiting for a slot or its browser): neither a pass nor a failure. */
+function cancelled(
+  finish: (error: RunError, checkResult: ScriptCheckResult) => ScriptRunResult,
+  runtimeId: string,
+): ScriptRunResult {
+  const message = 'The run was cancelled'
+  const result = finish(
+    { type: 'CANCELLED', message },
+    { ...emptyResult(runtimeId, 'test'), errors: [{ message, stack: null }] },
+  )
+  return { ...result, hasFailures: false, hasErrors: false, isCancelled: true }
 }
 
 function secretsOf(job: ScriptJob): string[] {
@@ -156,6 +249,7 @@ function emptyResult(runtimeId: string, mode: 'test' | 'script'): ScriptCheckRes
     pages: [],
     screenshots: [],
     traces: [],
+    videos: [],
     artifactsTruncated: false,
     notes: [],
   }
@@ -174,11 +268,15 @@ interface PreparedRun {
   checkType: ScriptCheckType
   mode: 'test' | 'script'
   workDir: string
+  /** The account's compile cache (NODE_COMPILE_CACHE). */
+  compileCache: string
   runtimeId: string
   eventsFile: string
   outputDir: string
   args: string[]
   env: Record<string, string>
+  /** The account's warm-up writes the compile cache that its runs in the sandbox only read. */
+  warmUp?: boolean
 }
 
 async function prepare(
@@ -187,9 +285,12 @@ async function prepare(
   project: ScriptProject,
   workDir: string,
   runtimeId: string,
-  wsEndpoint: string | null,
+  browser: { wsEndpoint: string | null; proxy: PlaywrightProxy | null },
   ctx: ScriptRunnerContext,
 ): Promise<PreparedRun> {
+  const { wsEndpoint, proxy } = browser
+  // The account's own: no other account's run sees it.
+  const compileCache = await ctx.playwright.compileCacheOf(job.accountId ?? '')
   const svcDir = join(workDir, '.svc')
   const outputDir = join(svcDir, 'test-results')
   await Promise.all(
@@ -220,8 +321,10 @@ async function prepare(
       outputDir,
       allowedPackages: ALLOWED_PACKAGES,
       runtimeId,
-      wsEndpoint,
+      proxy,
       maxPages: ctx.playwright.maxPages,
+      // Without ffmpeg a test asking for a video runs without one (and says so) rather than failing.
+      videos: ffmpegPath() !== null,
       // The child cuts longer texts before writing them (one more character tells they were cut).
       maxText: MAX_LOG_TEXT + 1,
     }),
@@ -240,7 +343,12 @@ async function prepare(
       `import * as suite from ${JSON.stringify(`./${basename(configPath)}`)}
 const config: any = (suite as any).default ?? suite
 const limit = ${timeoutMs}
-export default { ...config, globalTimeout: config.globalTimeout > 0 ? Math.min(config.globalTimeout, limit) : limit }
+const proxy = ${JSON.stringify(proxy)}
+export default {
+  ...config,
+  globalTimeout: config.globalTimeout > 0 ? Math.min(config.globalTimeout, limit) : limit,
+  ...(proxy ? { use: { proxy, ...config.use } } : {}),
+}
 `,
     )
     args = [
@@ -273,7 +381,7 @@ export default { ...config, globalTimeout: config.globalTimeout > 0 ? Math.min(c
         retries: 0,
         outputDir,
         reporter: [[REPORTER]],
-        use: { trace: 'on' },
+        use: { trace: 'on', ...(proxy ? { proxy } : {}) },
       })}\nmodule.exports.testMatch = new RegExp(${JSON.stringify(`^${escapeRegExp(entry)}$`)})\n`,
     )
     args = [PLAYWRIGHT_CLI, 'test', '--config', configFile]
@@ -292,13 +400,16 @@ export default { ...config, globalTimeout: config.globalTimeout > 0 ? Math.min(c
     SVC_RUNTIME_ID: runtimeId,
     SVC_RUN_CONFIG: runConfig,
     FORCE_COLOR: '0',
-    // Caches shared by runs (compiled code, transformed scripts) save most of a test run's start-up.
-    NODE_COMPILE_CACHE: join(ctx.playwright.cacheDir, 'node'),
-    PLAYWRIGHT_TRANSFORM_CACHE_DIR: join(ctx.playwright.cacheDir, 'transform'),
+    // Compiled code shared by the account's runs saves most of a test run's start-up. Transformed
+    // scripts are the run's own: they hold its script and config (the proxy's password).
+    NODE_COMPILE_CACHE: compileCache,
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR: join(svcDir, 'transform-cache'),
     NODE_OPTIONS: `--require="${PRELOAD}" --max-old-space-size=${ctx.playwright.heapLimitMb} --disable-warning=ExperimentalWarning`,
   })
-  if (wsEndpoint && mode === 'test') env.PW_TEST_CONNECT_WS_ENDPOINT = wsEndpoint
-  return { checkType, mode, workDir, runtimeId, eventsFile, outputDir, args, env }
+  // Only in the run's environment, never in its files: without the sandbox another run may read
+  // those, and the endpoint opens every page of the browser.
+  if (wsEndpoint) env.PW_TEST_CONNECT_WS_ENDPOINT = wsEndpoint
+  return { checkType, mode, workDir, compileCache, runtimeId, eventsFile, outputDir, args, env }
 }
 
 function escapeRegExp(text: string): string {
@@ -320,7 +431,15 @@ interface Execution {
 /** Runs the child in its own process group: a timeout or memory overrun kills the whole group. */
 async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerContext): Promise<Execution> {
   const started = performance.now()
-  const child = spawn(process.execPath, run.args, {
+  // In the sandbox the run sees its own directory and its account's compile cache of the work root
+  // and the temporary directories, no other run's files; only the warm-up may write the cache.
+  const [command, args] = await ctx.playwright.commandOf(
+    process.execPath,
+    run.args,
+    [run.workDir, run.compileCache],
+    run.warmUp ? [] : [run.compileCache],
+  )
+  const child = spawn(command, args, {
     cwd: run.workDir,
     env: run.env,
     detached: true,
@@ -380,9 +499,15 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
       killGroup()
     }
   }, MEMORY_SAMPLE_MS)
+  let cancelGrace: NodeJS.Timeout | undefined
   const cancel = () => {
     result.cancelled = true
-    killGroup()
+    if (run.mode === 'script') return killGroup()
+    // As Ctrl-C would: Playwright stops the tests in flight and still reports them, with their traces.
+    try {
+      process.kill(-pid, 'SIGINT')
+    } catch {}
+    cancelGrace = setTimeout(killGroup, CANCEL_GRACE_MS)
   }
   if (ctx.signal?.aborted) cancel()
   ctx.signal?.addEventListener('abort', cancel, { once: true })
@@ -391,6 +516,7 @@ async function execute(run: PreparedRun, timeoutMs: number, ctx: ScriptRunnerCon
     child.once('exit', (code) => resolve(code))
   })
   clearTimeout(timer)
+  clearTimeout(cancelGrace)
   clearInterval(sampler)
   ctx.signal?.removeEventListener('abort', cancel)
   // Whatever the script left running (its own subprocesses, stuck workers) goes with it.
@@ -437,7 +563,7 @@ function readEvents(file: string): RunEvent[] {
 }
 
 interface ArtifactCandidate {
-  kind: 'screenshot' | 'trace'
+  kind: 'screenshot' | 'trace' | 'video'
   file: string
   name: string | null
   pageIndex: number | null
@@ -445,7 +571,7 @@ interface ArtifactCandidate {
 }
 
 interface Assembled {
-  result: Omit<ScriptCheckResult, 'screenshots' | 'traces' | 'artifactsTruncated'>
+  result: Omit<ScriptCheckResult, 'screenshots' | 'traces' | 'videos' | 'artifactsTruncated'>
   error: RunError | null
   responseTime: number | null
   artifacts: ArtifactCandidate[]
@@ -577,7 +703,7 @@ function assemble(
         })
         break
       case 'limit':
-        notes.push(String(event.message))
+        if (!notes.includes(String(event.message))) notes.push(String(event.message))
         break
       case 'scriptError':
         scriptError ??= errorOf(event as { message?: unknown; stack?: unknown })
@@ -604,6 +730,15 @@ function assemble(
           if (attachment.name === 'trace') {
             artifacts.push({
               kind: 'trace',
+              file: attachment.path,
+              name: null,
+              pageIndex: null,
+              onFailure: false,
+            })
+          } else if (attachment.name === 'video' && attachment.contentType === 'video/webm') {
+            // The config's `use.video`: one recording per page of the test.
+            artifacts.push({
+              kind: 'video',
               file: attachment.path,
               name: null,
               pageIndex: null,
@@ -666,7 +801,7 @@ function assemble(
     : ''
   let error: RunError | null = null
   if (exec.cancelled) {
-    error = { type: 'SCRIPT', message: 'The run was cancelled' }
+    error = { type: 'CANCELLED', message: `The run was cancelled${stillRunning}` }
   } else if (exec.timedOut) {
     error = {
       type: 'TIMEOUT',
@@ -828,20 +963,28 @@ function webVitalsOf(raw: Record<string, unknown> | null): WebVitals {
   return out
 }
 
-/** Copies screenshots, then traces, into artifactsDir (scrubbed) while they fit the run's limit. */
+/**
+ * Copies screenshots, then traces, then videos into artifactsDir (scrubbed where they can be) while they
+ * fit the run's limit.
+ */
 async function storeArtifacts(
   candidates: ArtifactCandidate[],
   { artifactsDir, playwright }: ScriptRunnerContext,
   scrubber: Scrubber,
-): Promise<{ screenshots: Screenshot[]; traces: ArtifactFile[]; truncated: boolean }> {
+): Promise<{
+  screenshots: Screenshot[]
+  traces: ArtifactFile[]
+  videos: ArtifactFile[]
+  truncated: boolean
+}> {
   const screenshots: Screenshot[] = []
   const traces: ArtifactFile[] = []
+  const videos: ArtifactFile[] = []
   let total = 0
   let truncated = false
-  const ordered = [
-    ...candidates.filter((c) => c.kind === 'screenshot'),
-    ...candidates.filter((c) => c.kind === 'trace'),
-  ]
+  const ordered = (['screenshot', 'trace', 'video'] as const).flatMap((kind) =>
+    candidates.filter((c) => c.kind === kind),
+  )
   if (ordered.length) await mkdir(artifactsDir, { recursive: true })
   for (const candidate of ordered) {
     let data: Buffer
@@ -867,13 +1010,17 @@ async function storeArtifacts(
         pageIndex: candidate.pageIndex,
         onFailure: candidate.onFailure,
       })
-    } else {
+    } else if (candidate.kind === 'trace') {
       const path = `trace-${traces.length + 1}.zip`
       await writeFile(join(artifactsDir, path), data)
       traces.push({ path, size: data.length })
+    } else {
+      const path = `video-${videos.length + 1}.webm`
+      await writeFile(join(artifactsDir, path), data)
+      videos.push({ path, size: data.length })
     }
   }
-  return { screenshots, traces, truncated }
+  return { screenshots, traces, videos, truncated }
 }
 
 function scrubResult(result: ScriptCheckResult, scrubber: Scrubber): ScriptCheckResult {

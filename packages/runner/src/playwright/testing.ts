@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ffmpegPath } from './ffmpeg.ts'
 import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, PlaywrightPool } from './pool.ts'
 import type { ScriptRunnerContext } from './types.ts'
 import { readZip } from './zip.ts'
@@ -14,6 +15,18 @@ export function browserTestsSkipReason(): string | false {
   console.warn(`\n${'!'.repeat(100)}\n!!! ${reason}\n${'!'.repeat(100)}\n`)
   return reason
 }
+
+/** Video tests need Chromium and ffmpeg; without them they are skipped, and say so loudly. */
+export function videoTestsSkipReason(): string | false {
+  const noBrowser = browserTestsSkipReason()
+  if (noBrowser || ffmpegPath()) return noBrowser
+  const reason = 'ffmpeg not found: video tests SKIPPED (apt-get install ffmpeg)'
+  console.warn(`\n${'!'.repeat(100)}\n!!! ${reason}\n${'!'.repeat(100)}\n`)
+  return reason
+}
+
+/** WebM files start with the EBML magic number. */
+export const WEBM_MAGIC = Buffer.from([0x1a, 0x45, 0xdf, 0xa3])
 
 export interface Site {
   url: string
@@ -84,6 +97,28 @@ export function artifactBytes(artifactsDir: string): { name: string; data: Buffe
       ...readZip(data).map((entry) => ({ name: `${name}/${entry.name}`, data: entry.data })),
     ]
   })
+}
+
+/** Every process below `pid`, found through /proc. */
+export function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+    } catch {}
+  }
+  const found: number[] = []
+  const visit = (parent: number) => {
+    for (const [child, ppid] of parents) {
+      if (ppid !== parent) continue
+      found.push(child)
+      visit(child)
+    }
+  }
+  visit(pid)
+  return found
 }
 
 export { PlaywrightPool }

@@ -14,6 +14,11 @@ export interface ScriptVariable {
 export interface ScriptJob {
   /** The check's name (SVC_CHECK_NAME). */
   name: string
+  /**
+   * The check's account: runs of one account share a Chromium, runs of different accounts never do
+   * (runs without one share theirs).
+   */
+  accountId?: string
   /** The entry file's code; AUTOMATION may leave it out when `dependencies` hold the whole project. */
   script?: string
   /** Path of the entry inside the run's project (default `browser-check.spec.js` / `multi-step.spec.js`). */
@@ -38,7 +43,7 @@ export interface ScriptJob {
 
 export interface ScriptRunnerContext extends RunnerContext {
   playwright: PlaywrightPool
-  /** The run's artifacts (screenshots, traces) are written here; it is created when missing. */
+  /** The run's artifacts (screenshots, traces, videos) are written here; it is created when missing. */
   artifactsDir: string
   /** Aborting stops the run at once (its processes are killed); the result says it was cancelled. */
   signal?: AbortSignal
@@ -133,6 +138,8 @@ export interface ScriptCheckResult {
   pages: PageResult[]
   screenshots: Screenshot[]
   traces: ArtifactFile[]
+  /** Playwright's recordings of the tests' pages (`use: { video }`), as WebM. */
+  videos: ArtifactFile[]
   /** Some artifacts were left out to keep the run under its artifact limit. */
   artifactsTruncated: boolean
   /** Limits the run ran into (pages closed, memory, logs cut). */

@@ -16,14 +16,13 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(compiler)
   // A callback hook, not an async one: it runs on every request, pings included.
   app.addHook('preValidation', (request, _reply, done) => {
-    // Agents post what runs found (a target's bytes included); stores keep those JSON-escaped.
-    if (isAgentRoute(request.routeOptions.url ?? request.url)) return done()
+    const agent = isAgentRoute(request.routeOptions.url ?? request.url)
     for (const [part, value] of [
       ['params', request.params],
       ['querystring', request.query],
       ['body', request.body],
     ] as const) {
-      const path = nulCharacterPath(value, part)
+      const path = nulCharacterPath(value, part, agent)
       if (path) {
         const message = 'must not contain the NUL character (U+0000)'
         return done(badRequest(`${path} ${message}`, { errors: [{ path, message }] }))
@@ -35,14 +34,17 @@ export function installValidators(app: FastifyInstance): void {
 
 /**
  * Where `value` holds a string with U+0000, which PostgreSQL text can't store (a 500 otherwise).
- * A check's request payloads (TCP `data`, API `body`) may carry it: they are stored JSON-escaped.
+ * A check's request payloads (TCP `data`, API `body`) may carry it: they are stored JSON-escaped. So may
+ * what agents' runs found (`outcome`, a target's bytes included): its error text is stored without it.
  */
-function nulCharacterPath(value: unknown, path: string): string | undefined {
+function nulCharacterPath(value: unknown, path: string, agent: boolean): string | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
-  if (value === null || typeof value !== 'object') return undefined
+  // An artifact's bytes.
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined
   for (const [key, item] of Object.entries(value)) {
     if (path === 'body.request' && (key === 'data' || key === 'body')) continue
-    const found = nulCharacterPath(item, `${path}.${key}`)
+    if (agent && key === 'outcome') continue
+    const found = nulCharacterPath(item, `${path}.${key}`, agent)
     if (found) return found
   }
   return undefined

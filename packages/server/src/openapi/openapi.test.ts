@@ -45,6 +45,7 @@ const PUBLIC_OPERATIONS = [
   'get /v1/locations',
   'get /v1/runtimes',
   'get /v1/runtimes/{id}',
+  'post /v1/checks/{id}/cancel',
   'post /v1/checks/{id}/trigger',
   'get /v1/check-statuses',
   'get /v1/check-statuses/{checkId}',

@@ -65,6 +65,7 @@ export function heartbeatResultWrite(
       status_code: null,
       detail: JSON.stringify({ heartbeatCheckResult: { event: event.kind, method: event.method ?? null } }),
       created_at: now,
+      is_cancelled: false,
     },
     check: resolved,
     slotMove,

@@ -56,15 +56,17 @@ export async function recordOutcome(
   stored: Pick<StoredJob, 'resultId' | 'slotMove'> & { locationName: string },
 ): Promise<string | undefined> {
   const nowMs = ctx.clock.now().getTime()
-  const retry = isTriggerJob(job)
-    ? null
-    : nextRetry(check.effective.retryStrategy, {
-        verdict: outcome.verdict,
-        attempt: job.attempt,
-        elapsedMs: nowMs - job.firstStartedMs,
-        location: job.location,
-        locations: check.runLocations,
-      })
+  // A cancelled run was stopped on request: nothing to retry.
+  const retry =
+    isTriggerJob(job) || outcome.verdict.isCancelled
+      ? null
+      : nextRetry(check.effective.retryStrategy, {
+          verdict: outcome.verdict,
+          attempt: job.attempt,
+          elapsedMs: nowMs - job.firstStartedMs,
+          location: job.location,
+          locations: check.runLocations,
+        })
   const planRetry = async (tx: ServiceContext) => {
     if (retry) {
       const next = {

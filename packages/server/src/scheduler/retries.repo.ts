@@ -69,6 +69,23 @@ export async function claimDueRetries(ctx: ServiceContext, claim: LeaseClaim): P
   }))
 }
 
+/** The retries and one-off runs of `location` in flight among `slotKeys`, as `leasedSlotsOf` counts them. */
+export async function leasedRetriesOf(
+  ctx: ServiceContext,
+  location: string,
+  slotKeys: string[],
+): Promise<Pick<PendingRetry, 'slotKey' | 'checkId' | 'attempt'>[]> {
+  if (slotKeys.length === 0) return []
+  const rows = await ctx.db
+    .selectFrom('check_retries')
+    .select(['slot_key', 'check_id', 'attempt'])
+    .where('location', '=', location)
+    .where('slot_key', 'in', slotKeys)
+    .where('lease_owner', 'is not', null)
+    .execute()
+  return rows.map((row) => ({ slotKey: row.slot_key, checkId: row.check_id, attempt: row.attempt }))
+}
+
 /** Removes a retry whose job has its final result. */
 export async function finishRetry(ctx: ServiceContext, slotKey: string, owner: string): Promise<void> {
   await ctx.db

@@ -7,11 +7,13 @@ import {
   type UPTIME_CHECK_TYPES,
 } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
+import { isResultStored } from '../features/check-results/check-results.repo.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { type AccountVariables, runVariables } from './run-variables.ts'
 import type { SlotMove } from './schedules.repo.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
+import { PROCESS_RUNNER, runCancellable } from './suite-cancellation.ts'
 
 /**
  * What one attempt of `check` in `location` runs, for the result `resultId`: an uptime check's
@@ -43,20 +45,31 @@ export async function prepareJob(
 /**
  * Runs one attempt in this process; every hidden value is scrubbed from the outcome (plain and encoded).
  * A script run writes its artifacts to a local staging directory, moved to the artifact store after.
+ * A suite run (AUTOMATION) can be cancelled while in flight, from any node, as job `jobId` run by
+ * `runner` (this process when not given).
  */
 export async function runAttempt(
   ctx: ServiceContext,
   check: ResolvedCheck,
-  run: { location: string; resultId: string },
+  run: { location: string; resultId: string; jobId: string; runner?: string },
   accounts?: AccountVariables,
 ): Promise<RunOutcome> {
   const { job, hidden } = await prepareJob(ctx, check, run, accounts)
   const now = () => ctx.clock.now()
   if (!isScriptCheckType(job.checkType)) return new Scrubber(hidden).deep(await runJob(job, { now }))
   const staged = await ctx.scripts.artifacts.stage(check.row.id, run.resultId)
+  const runScript = (signal?: AbortSignal) =>
+    runJob(job, { now, playwright: ctx.scripts.pool, artifactsDir: staged.dir, signal })
   let outcome: RunOutcome
   try {
-    outcome = await runJob(job, { now, playwright: ctx.scripts.pool, artifactsDir: staged.dir })
+    outcome =
+      job.checkType === 'AUTOMATION'
+        ? await runCancellable(
+            ctx,
+            { jobId: run.jobId, checkId: check.row.id, runner: run.runner ?? PROCESS_RUNNER },
+            runScript,
+          )
+        : await runScript()
   } catch (error) {
     await staged.discard()
     throw error
@@ -79,6 +92,7 @@ function withoutArtifacts(outcome: RunOutcome, error: unknown): RunOutcome {
       ...detail,
       screenshots: [],
       traces: [],
+      videos: [],
       artifactsTruncated: true,
       notes: [...(detail.notes ?? []), note],
     } as RunOutcome['detail'],
@@ -125,17 +139,23 @@ export async function storeAttempt(
       over_max_response_time: verdict.overMaxResponseTime,
       attempts: job.attempts,
       result_type: job.resultType,
-      error_type: verdict.error?.type ?? null,
-      error_message: verdict.error?.message ?? null,
+      error_type: withoutNul(verdict.error?.type) ?? null,
+      error_message: withoutNul(verdict.error?.message) ?? null,
       status_code: outcome.statusCode,
       detail: JSON.stringify({ [outcome.detailKey]: outcome.detail }),
       created_at: ctx.clock.now().toISOString(),
+      is_cancelled: verdict.isCancelled === true,
     },
     check,
     slotMove: job.slotMove,
     alongside: job.alongside,
   })
-  // Otherwise left to pruning after the account's traceRetentionDays.
-  if (!stored) await ctx.scripts.artifacts.removeResult(check.row.id, id).catch(() => {})
+  // Otherwise left to pruning after the account's traceRetentionDays. A duplicate under a stored result's
+  // id (an agent's post retried) keeps what that result uploaded.
+  if (!stored && !(await isResultStored(ctx, id)))
+    await ctx.scripts.artifacts.removeResult(check.row.id, id).catch(() => {})
   return stored ? id : undefined
 }
+
+/** PostgreSQL text can't hold U+0000, which a run's error may quote from what it found. */
+const withoutNul = (text: string | undefined) => text?.replaceAll('\u0000', '\uFFFD')

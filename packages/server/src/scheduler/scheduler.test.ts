@@ -247,34 +247,55 @@ for (const engine of testEngines()) {
         doubleCheck: false,
         request: { url: `${base}/held` },
       })
+      // The clock moves on in this test: no other test's check may fall due meanwhile.
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs + 10 * MINUTE })
+        .execute()
       await dueAt(ids, nowMs)
       const answerOne = () => (held.shift() as () => void)()
       // A gather window longer than the test: a freed place is claimed for only once all three are free.
+      // A lease as long, so no renewal moves a lease's end: it tells when its claim was made.
+      const leaseMs = 3_600_000
       const node = createScheduler(t.ctx, {
         locations: ['local'],
         concurrency: 3,
         tickMs: 3_600_000,
         claimGatherMs: 3_600_000,
+        leaseMs,
       })
+      /** The clock's time at the claims of the runs this node has in flight. */
+      const claimedAt = async () =>
+        (
+          await t.store.db
+            .selectFrom('check_schedules')
+            .select('next_due_ms')
+            .where('lease_owner', '=', node.owner)
+            .execute()
+        ).map((row) => Number(row.next_due_ms) - leaseMs)
       node.start()
       try {
         await until(() => held.length === 3)
         answerOne()
+        // A run's result commits after the run has ended and its place was freed (or claimed for at once).
         await until(async () => (await resultCount(ids)) === 1)
-        await new Promise((done) => setTimeout(done, 100))
         assert.equal(held.length, 2, 'the freed place waited for the others')
+        nowMs += 1_000
         answerOne()
         answerOne()
-        await until(() => held.length === 3)
-        assert.equal(await resultCount(ids), 3, 'then the three places were claimed for at once')
+        // The new runs may start before the last two results commit: a place frees when its run ends.
+        await until(async () => held.length === 3 && (await resultCount(ids)) === 3)
+        assert.equal(held.length, 3, 'then the three places were claimed for')
+        assert.equal(await resultCount(ids), 3)
+        assert.deepEqual(await claimedAt(), [nowMs, nowMs, nowMs], 'all three once the last one was free')
       } finally {
         for (const answer of held.splice(0)) answer()
         await node.stop()
       }
 
       // With the default window, a run that goes on holds the places the others freed only briefly.
-      // (Slots due a second earlier: new jobs, while no other test's check falls due.)
-      await dueAt(ids, nowMs - 1_000)
+      // (Slots due at the clock's new time: new jobs, not the ones run above.)
+      await dueAt(ids, nowMs)
       const before = await resultCount(ids)
       const quick = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
       quick.start()
@@ -284,6 +305,7 @@ for (const engine of testEngines()) {
         answerOne()
         await until(async () => (await resultCount(ids)) === before + 2 && held.length === 3)
         assert.equal(held.length, 3, 'the two freed places were claimed for while the third run went on')
+        assert.equal(await resultCount(ids), before + 2)
       } finally {
         for (const answer of held.splice(0)) answer()
         await quick.stop()

@@ -6,7 +6,7 @@ import { type ResolvedCheck, resolveChecksById } from '../features/checks/checks
 import { SVC_VERSION } from '../version.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
-import { type Job, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
+import { type Job, jobIdOf, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { runAttempt } from './run-and-store.ts'
 import { type AccountVariables, loadAccountVariables } from './run-variables.ts'
@@ -270,7 +270,8 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     slotMove?: SlotMove,
   ): Promise<Finished> {
     const resultId = newResultId()
-    const outcome = await runAttempt(ctx, check, { location: job.location, resultId }, accounts)
+    const run = { location: job.location, resultId, jobId: jobIdOf(job), runner: owner }
+    const outcome = await runAttempt(ctx, check, run, accounts)
     const stored = { resultId, locationName: job.location, slotMove }
     return { stored: recordOutcome(ctx, owner, check, job, outcome, stored) }
   }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { ServiceContext } from '../context.ts'
+import { privateLocationIdOf } from '../features/private-locations/location-keys.ts'
 
 /** The only SQL for `check_schedules`. */
 
@@ -8,18 +9,30 @@ export interface ScheduleRow {
   nextDueMs: number
 }
 
-/** Replaces a check's schedule rows (none for a check that should not run). */
+/**
+ * Replaces a check's schedule rows (none for a check that should not run). A private location's slot
+ * in flight that stays in the plan keeps its lease: its agent may post a result only for a run the
+ * location holds, and that result moves the slot onto the new plan.
+ */
 export async function replaceSchedule(
   ctx: ServiceContext,
   checkId: string,
   rows: ScheduleRow[],
 ): Promise<void> {
+  const inFlightKept = rows.map((row) => row.location).filter((location) => privateLocationIdOf(location))
   await ctx.db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('check_schedules').where('check_id', '=', checkId).execute()
+    await tx
+      .deleteFrom('check_schedules')
+      .where('check_id', '=', checkId)
+      .$if(inFlightKept.length > 0, (query) =>
+        query.where((eb) => eb.or([eb('lease_owner', 'is', null), eb('location', 'not in', inFlightKept)])),
+      )
+      .execute()
     if (rows.length === 0) return
     await tx
       .insertInto('check_schedules')
       .values(rows.map((row) => ({ check_id: checkId, location: row.location, next_due_ms: row.nextDueMs })))
+      .onConflict((oc) => oc.columns(['check_id', 'location']).doNothing())
       .execute()
   })
 }
@@ -106,6 +119,26 @@ export async function claimDueSlots(ctx: ServiceContext, claim: LeaseClaim): Pro
     location: row.location,
     dueMs: Number(row.leased_due_ms),
   }))
+}
+
+/**
+ * The slots of `location` in flight among `checkIds`, each as the run it is leased for. A lease that ran
+ * out still counts until a claim takes the slot again (for the same run) or its result moves it on.
+ */
+export async function leasedSlotsOf(
+  ctx: ServiceContext,
+  location: string,
+  checkIds: string[],
+): Promise<ClaimedSlot[]> {
+  if (checkIds.length === 0) return []
+  const rows = await ctx.db
+    .selectFrom('check_schedules')
+    .select(['check_id', 'leased_due_ms'])
+    .where('location', '=', location)
+    .where('check_id', 'in', checkIds)
+    .where('lease_owner', 'is not', null)
+    .execute()
+  return rows.map((row) => ({ checkId: row.check_id, location, dueMs: Number(row.leased_due_ms) }))
 }
 
 export interface LeaseClaim {

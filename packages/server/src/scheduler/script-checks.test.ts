@@ -8,13 +8,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable } from '@svc/runner'
+import { chromiumAvailable, ffmpegPath } from '@svc/runner'
+import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
 
 const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: browser checks SKIPPED'
 if (skip) console.warn(`\n!!! ${skip}\n`)
+const noFfmpeg = ffmpegPath() ? false : 'ffmpeg not found: video tests SKIPPED (apt-get install ffmpeg)'
+if (noFfmpeg) console.warn(`\n!!! ${noFfmpeg}\n`)
 
 const PASSING = `
 const { test, expect } = require('@playwright/test')
@@ -80,6 +83,11 @@ for (const engine of testEngines()) {
       assert.match(log, /token is \[REDACTED\] in eu-west-1/)
       assert.ok(!triggered.body.includes('tok-7c1e-secret'))
       assert.equal(detail.pages[0].url, site)
+      // It ran in its account's own browser.
+      assert.deepEqual(
+        t.ctx.scripts.pool.browsers.map((browser) => browser.accountId),
+        [t.owner.accountId],
+      )
       assert.match(
         detail.traceUrl,
         /^http:\/\/svc\.test\/v1\/check-results\/[0-9a-f-]+\/[0-9a-f-]+\/artifacts\//,
@@ -137,6 +145,56 @@ for (const engine of testEngines()) {
       const image = await download(shot.url)
       assert.equal(image.statusCode, 200)
       assert.equal(image.headers['content-type'], 'image/png')
+    })
+
+    test("a browser check's video is linked from its result and downloads as video/webm", {
+      skip: noFfmpeg,
+    }, async () => {
+      const check = await createBrowserCheck(
+        'recorded',
+        `const { test, expect } = require('@playwright/test')
+test.use({ video: 'on' })
+test('home page', async ({ page }) => {
+  await page.goto(process.env.SITE_URL)
+  await expect(page.locator('h1')).toHaveText('Hello')
+})`,
+      )
+      const triggered = await t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      const result = json(triggered)
+      assert.equal(result.hasFailures, false, JSON.stringify(result.browserCheckResult?.errors))
+      const { videos, playwrightTestVideos } = result.browserCheckResult
+      const base = `${t.ctx.publicUrl}/v1/check-results/${check.id}/${result.id}/artifacts/`
+      assert.deepEqual(
+        videos.map((video: { path: string; url: string }) => [video.path, video.url]),
+        [['video-1.webm', `${base}video-1.webm`]],
+      )
+      assert.deepEqual(playwrightTestVideos, [`${base}video-1.webm`])
+      // Listed the same way when read back.
+      const read = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}/${result.id}` }))
+      assert.deepEqual(read.browserCheckResult.videos, videos)
+
+      const video = await download(videos[0].url)
+      assert.equal(video.statusCode, 200)
+      assert.equal(video.headers['content-type'], 'video/webm')
+      assert.deepEqual([...video.rawPayload.subarray(0, 4)], [0x1a, 0x45, 0xdf, 0xa3])
+      assert.equal(video.rawPayload.length, videos[0].size)
+
+      // Only the result's own files: nothing outside it, nothing it doesn't have.
+      for (const path of [
+        '..%2Fvideo-1.webm',
+        `..%2F${result.id}%2Fvideo-1.webm`,
+        'video-1.webm%2F..%2F..%2F..%2Fsvc.db',
+        '.%2Fvideo-1.webm',
+        'video-1.webm%5C..',
+        'video-2.webm',
+      ]) {
+        const refused = await t.call({
+          method: 'GET',
+          url: `/v1/check-results/${check.id}/${result.id}/artifacts/${path}`,
+        })
+        assert.equal(refused.statusCode, 404, path)
+        assert.equal(json(refused).error, 'Not Found')
+      }
     })
 
     test('a check deleted while its triggered run is in flight answers 404; the runner is free after', async () => {
@@ -277,27 +335,4 @@ test('waits', async ({ page }) => {
       }
     })
   })
-}
-
-/** A page that answers only when released: a run waits on it, in flight, as long as a test needs. */
-async function holdingServer() {
-  const entered = Promise.withResolvers<void>()
-  const held: import('node:http').ServerResponse[] = []
-  const server = createServer((_request, response) => {
-    held.push(response)
-    entered.resolve()
-  })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    /** Resolves once a request came in. */
-    inFlight: entered.promise,
-    release: (body: string) => {
-      for (const response of held) response.end(body)
-    },
-    close: () => {
-      server.closeAllConnections()
-      server.close()
-    },
-  }
 }

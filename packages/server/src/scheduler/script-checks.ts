@@ -13,16 +13,27 @@ import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/ar
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import type { RunVariables } from './run-variables.ts'
 
-/** The Playwright pool (Chromium starts on first use) and where script checks keep their artifacts. */
+/**
+ * The Playwright pool (Chromium starts on first use) and where script checks keep their artifacts.
+ * Scripts run in the sandbox (`scriptSandbox`) with the data directory hidden; `warn` is told once
+ * when `auto` finds no working sandbox.
+ */
 export function scriptRunnerOf(
-  config: Pick<Config, 'chromiumPath' | 'browserConcurrency' | 'dataDir'>,
+  config: Pick<
+    Config,
+    'chromiumPath' | 'browserConcurrency' | 'dataDir' | 'scriptSandbox' | 'scriptHiddenPaths'
+  >,
   artifacts: ArtifactStore = new LocalArtifactStore(join(config.dataDir, 'artifacts')),
+  warn?: (message: string) => void,
 ): ServiceContext['scripts'] {
   return {
     pool: new PlaywrightPool({
       chromiumPath: config.chromiumPath,
       concurrency: config.browserConcurrency,
       artifactLimitBytes: artifacts.limitBytes,
+      sandbox: config.scriptSandbox,
+      hiddenPaths: config.scriptHiddenPaths,
+      onWarning: warn,
     }),
     artifacts,
   }
@@ -76,6 +87,8 @@ export async function scriptJobOf(
     sslCheckDomain: definition.sslCheckDomain as string | null | undefined,
     script: {
       name: check.definition.name,
+      // Runs of one account share a browser; another account's never do.
+      accountId: check.row.account_id,
       script: definition.script as string | undefined,
       scriptPath: definition.scriptPath as string | null | undefined,
       dependencies: definition.dependencies as ScriptJob['dependencies'],

@@ -1,14 +1,32 @@
 'use strict'
 // Loaded with --require into every process of a script run (the script itself, or the Playwright
-// test runner and its workers). It guards imports, points browsers at the shared Chromium, and
-// records console, network, web vitals, screenshots and (for plain scripts) traces as JSON lines.
+// test runner and its workers). It guards imports, points browsers at the shared Chromium (through
+// the run's proxy, if any), and records console, network, web vitals, screenshots and (for plain
+// scripts) traces as JSON lines.
+const { randomUUID } = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
 const { isBuiltin, registerHooks } = require('node:module')
 const { pathToFileURL } = require('node:url')
 
 const config = JSON.parse(fs.readFileSync(process.env.SVC_RUN_CONFIG, 'utf8'))
-const runDirUrl = pathToFileURL(config.runDir).href + '/'
+
+// The run's first process (only: its test workers don't inherit the variable) stops its whole group
+// when the process that started it is gone, even killed, so nothing of the run outlives it.
+const parentPid = Number(process.env.SVC_PARENT_PID)
+delete process.env.SVC_PARENT_PID
+if (parentPid) {
+  const stopIfOrphaned = () => {
+    if (process.ppid === parentPid) return
+    try {
+      process.kill(-process.pid, 'SIGKILL')
+    } catch {}
+    process.kill(process.pid, 'SIGKILL')
+  }
+  stopIfOrphaned()
+  setInterval(stopIfOrphaned, 500).unref()
+}
+const runDirUrl = `${pathToFileURL(config.runDir).href}/`
 const allowed = new Set(config.allowedPackages)
 const MAX_EVENTS = 5000
 let events = 0
@@ -252,9 +270,58 @@ async function finishContext(context) {
   }
 }
 
+function insideTest() {
+  try {
+    return Boolean(require('playwright/test').test.info())
+  } catch {
+    return false
+  }
+}
+
+// Playwright names a test's trace recording after the test's id (a hash of its file and title), and the
+// shared browser server writes every recording into one directory: two runs of the same check at once
+// would write, and zip, each other's files. The run's own suffix keeps each recording apart.
+const TRACE_NAME_SUFFIX = randomUUID()
+function ownTraceNames(tracing) {
+  if (!tracing || tracing.__svcOwnNames) return
+  tracing.__svcOwnNames = true
+  for (const method of ['start', 'startChunk']) {
+    const original = tracing[method]
+    tracing[method] = (options = {}) =>
+      original.call(
+        tracing,
+        options.name ? { ...options, name: `${options.name}-${TRACE_NAME_SUFFIX}` } : options,
+      )
+  }
+}
+
+// The run's proxy (its location's, or the agent's HTTP(S)_PROXY) for every browser and `request`
+// context that names none. In a test Playwright applies `use.proxy` (the run's, unless the script's
+// config or `test.use` set another), and this listener runs before Playwright's: it steps aside there.
+function withRunProxy(options) {
+  if (!config.proxy || options.proxy !== undefined) return
+  if (config.mode === 'test' && insideTest()) return
+  options.proxy = config.proxy
+}
+
 playwright._instrumentation.addListener({
+  async runBeforeCreateBrowserContext(options) {
+    withRunProxy(options)
+    if (options.recordVideo && !config.videos) {
+      delete options.recordVideo
+      emit({
+        type: 'limit',
+        message: 'No video was recorded: this runner has no ffmpeg (apt-get install ffmpeg)',
+      })
+    }
+  },
+  async runBeforeCreateRequestContext(options) {
+    withRunProxy(options)
+  },
   async runAfterCreateBrowserContext(context) {
     trackedContexts.add(context)
+    ownTraceNames(context.tracing)
+    ownTraceNames(context.request.tracing)
     await internal(context, async () => {
       await context.exposeBinding('__svcVitals', (source, vitals) => {
         emit({ type: 'vitals', pageId: pageIdOf(source.page), vitals })
@@ -274,16 +341,24 @@ playwright._instrumentation.addListener({
     await finishContext(context)
   },
   async runAfterCreateRequestContext(requestContext) {
+    ownTraceNames(requestContext.tracing)
     watchRequestContext(requestContext)
   },
 })
 
-// Browsers come from the shared Chromium of this runner: launching connects to it, so closing
+// Browsers come from the Chromium this runner shares among the account's runs: launching connects to it, so closing
 // only disconnects, and a run can't take the browser of other runs down.
 const DEBIAN_ONLY = 'only Chromium is available in svc runs'
-async function connectShared() {
-  if (!config.wsEndpoint) throw new Error('No browser is available for this run (Chromium was not found)')
-  const browser = await playwright.chromium.connect(config.wsEndpoint)
+async function connectShared(launchOptions = {}) {
+  const wsEndpoint = process.env.PW_TEST_CONNECT_WS_ENDPOINT
+  if (!wsEndpoint) throw new Error('No browser is available for this run (Chromium was not found)')
+  const browser = await playwright.chromium.connect(wsEndpoint)
+  // A proxy given to launch() is the shared browser's own: it becomes this browser's contexts' proxy.
+  if (launchOptions.proxy) {
+    const newContext = browser.newContext.bind(browser)
+    browser.newContext = (options = {}) =>
+      newContext(options.proxy === undefined ? { ...options, proxy: launchOptions.proxy } : options)
+  }
   const close = browser.close.bind(browser)
   browser.close = async (options) => {
     await Promise.all(browser.contexts().map(finishContext))

@@ -4,6 +4,7 @@ import {
   AgentHeaders,
   AgentJob,
   HeartbeatBody,
+  HeartbeatReply,
   JobResultBody,
   JobResultsBody,
   MAX_RESULTS_PER_POST,
@@ -14,9 +15,8 @@ import {
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { HttpError, notFound } from '../../http/errors.ts'
-import { ARTIFACT_LIMIT_BYTES, artifactKey } from '../artifacts/artifact-store.ts'
-import { findCheckById } from '../checks/checks.repo.ts'
+import { HttpError } from '../../http/errors.ts'
+import { ARTIFACT_LIMIT_BYTES } from '../artifacts/artifact-store.ts'
 import * as agents from './agent-protocol.service.ts'
 
 /** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
@@ -90,7 +90,10 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       schema: {
         tags,
         summary: 'Post the outcome of a run',
-        description: 'Stored once per job id: posting the same outcome again stores nothing new.',
+        description:
+          'Only for a run the server gave this key’s location and that is still open (404 otherwise). Stored ' +
+          'once per job id: posting the same outcome again stores nothing new and answers 204 again. Under ' +
+          'the resultId its job carried: another run’s result id is 409.',
         headers: AgentHeaders,
         body: JobResultBody,
         response: { 204: { type: 'null', description: 'Stored' } },
@@ -111,8 +114,11 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         summary: 'Post the outcomes of several runs at once',
         description:
           `Up to ${MAX_RESULTS_PER_POST} outcomes, each stored as POST /agent/v1/results stores one, sharing ` +
-          'commits. Answers what became of each, in order: 204 stored (or stored before), 404 its check is ' +
-          'gone or the job is not this location’s. A failure of the store answers 5xx: post them all again.',
+          'commits. Answers what became of each, in order: 204 stored (or stored before), 400 a script ' +
+          'outcome’s artifact lists are malformed, 404 its check is ' +
+          'gone, or the job was not given to this location or its run is over, 409 its resultId is another ' +
+          'run’s (stored, or earlier in the batch). A failure of the store ' +
+          'answers 5xx: post them all again.',
         headers: AgentHeaders,
         body: JobResultsBody,
         response: { 200: PostedResults },
@@ -138,10 +144,13 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES,
       schema: {
         tags,
-        summary: 'Upload one artifact (screenshot, trace) of a script run, before posting its outcome',
+        summary: 'Upload one artifact (screenshot, trace, video) of a script run, before posting its outcome',
         description:
-          'A run’s artifacts may add up to 150 MB: an upload past that answers 413 and stores nothing. ' +
-          'Uploading the same path again replaces it.',
+          'Under the resultId the run was given, only while the run is open for this key’s location (404 ' +
+          'otherwise: another location’s run, a made-up id, a run whose outcome was posted). A run’s ' +
+          'artifacts may add up to 150 MB: an upload past that answers 413 and stores nothing. Bytes go as ' +
+          'application/octet-stream (415 otherwise). Uploading ' +
+          'the same path again replaces it.',
         headers: AgentHeaders,
         params: StrictObject({
           checkId: Type.String({ format: 'uuid' }),
@@ -152,22 +161,12 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       },
     },
     async (request, reply) => {
-      const agent = await agentOf(request)
       const { checkId, resultId, '*': path } = request.params
-      const check = await findCheckById(ctx, checkId)
-      if (!check || check.account_id !== agent.location.account_id)
-        throw notFound(`Check ${checkId} not found`)
-      if (!artifactKey(checkId, resultId, path)) throw notFound(`Artifact path ${path} not allowed`)
-      const store = ctx.scripts.artifacts
-      const bytes = request.body as Buffer
-      // Counts what the run already stored (a re-upload of a path counts twice: the limit errs safe).
-      if ((await store.size(checkId, resultId)) + bytes.length > store.limitBytes) {
-        throw new HttpError(
-          413,
-          `The artifacts of result ${resultId} would exceed ${store.limitBytes} bytes, the per-run limit`,
-        )
-      }
-      await store.put(checkId, resultId, path, bytes)
+      const agent = await agentOf(request)
+      // Other content types this server parses (JSON, text) are no artifact's bytes.
+      if (!Buffer.isBuffer(request.body))
+        throw new HttpError(415, 'An artifact is uploaded as application/octet-stream')
+      await agents.uploadArtifact(ctx, agent, { checkId, resultId, path, bytes: request.body })
       return reply.status(204).send(null)
     },
   )
@@ -178,9 +177,10 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       schema: {
         tags,
         summary: 'Say the agent is alive; renews the leases of its runs in flight',
+        description: 'Answers how long leases last and which of the agent’s runs in flight were cancelled.',
         headers: AgentHeaders,
         body: HeartbeatBody,
-        response: { 200: Type.Object({ leaseSeconds: Type.Number() }) },
+        response: { 200: HeartbeatReply },
       },
     },
     async (request) => agents.agentHeartbeat(ctx, await agentOf(request), request.body),

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { AgentErrorBody, AgentJob, JobResultBody } from '@svc/core'
+import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
 import { Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
-import type { RunOutcome } from '@svc/runner'
+import { DETAIL_KEYS, type RunOutcome, SCRIPT_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
-import { conflict, type HttpError, notFound, unauthorized } from '../../http/errors.ts'
+import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import {
   dueMsOfSlotKey,
   isTriggerJob,
@@ -13,23 +13,44 @@ import {
   recordOutcome,
   slotKeyOf,
 } from '../../scheduler/jobs.ts'
-import { claimDueRetries, insertTriggerJob, type PendingRetry } from '../../scheduler/retries.repo.ts'
+import {
+  claimDueRetries,
+  insertTriggerJob,
+  leasedRetriesOf,
+  type PendingRetry,
+} from '../../scheduler/retries.repo.ts'
 import { prepareJob } from '../../scheduler/run-and-store.ts'
 import { loadAccountVariables, runVariables } from '../../scheduler/run-variables.ts'
 import {
   type ClaimedSlot,
   claimDueSlots,
+  leasedSlotsOf,
   nextDueMs,
   renewLeases,
   type SlotMove,
 } from '../../scheduler/schedules.repo.ts'
-import { findResultByJobId } from '../check-results/check-results.repo.ts'
+import { SUITE_RUN_ALIVE_MS } from '../../scheduler/suite-cancellation.ts'
+import {
+  cancelledSuiteRuns,
+  deleteSuiteRuns,
+  renewSuiteRuns,
+  saveSuiteRuns,
+} from '../../scheduler/suite-runs.repo.ts'
+import { artifactKey } from '../artifacts/artifact-store.ts'
+import {
+  findResultByJobId,
+  findResultsByIds,
+  findResultsByJobIds,
+  isResultStored,
+} from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
+import { findCheckById } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveChecksById } from '../checks/checks.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
+import { findScriptRun, pruneScriptRuns, saveScriptRuns } from './agent-protocol.repo.ts'
 
 /**
  * The agent protocol: agents of a private location take that location's due runs (long-polling), run
@@ -43,8 +64,18 @@ export interface CallingAgent {
   location: PrivateLocationsTable
   /** The location's schedule key (`private:<id>`). */
   key: string
-  /** The owner its leases carry. */
+  /** The owner its leases carry (see `agentOwner`). */
   owner: string
+  /** Its key's hash: a long-poll checks the key is still live before each claim after the first. */
+  keyHash: string
+}
+
+/**
+ * The owner of an agent's leases and suite runs. Agents pick their own ids, so the owner names the
+ * location too: a key of another location that sends the same id renews and completes none of them.
+ */
+export function agentOwner(locationId: string, agentId: string): string {
+  return `agent:${locationId}:${agentId}`
 }
 
 /** 401 for a missing, unknown or revoked private-location key. */
@@ -53,11 +84,19 @@ export async function authenticateAgent(
   authorization: string | undefined,
   agentId: string,
 ): Promise<CallingAgent> {
-  const rawKey = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1]
+  // As for API keys: the scheme is case-insensitive (RFC 9110), spacing lenient.
+  const rawKey = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
   if (!rawKey) throw unauthorized(authorization ? 'Bad Token' : 'Missing private location key')
-  const location = await locationsRepo.findLocationByKeyHash(ctx, hashLocationKey(rawKey))
+  const keyHash = hashLocationKey(rawKey)
+  const location = await locationsRepo.findLocationByKeyHash(ctx, keyHash)
   if (!location) throw unauthorized('Bad Token')
-  return { id: agentId, location, key: privateLocationKey(location.id), owner: `agent:${agentId}` }
+  return {
+    id: agentId,
+    location,
+    key: privateLocationKey(location.id),
+    owner: agentOwner(location.id, agentId),
+    keyHash,
+  }
 }
 
 /** The longest a long-poll sleeps between claims (a trigger or a changed schedule comes unannounced). */
@@ -72,8 +111,12 @@ export async function pollJobs(
   options: { max: number; waitMs: number; gone: () => boolean },
 ): Promise<AgentJob[]> {
   const deadline = Date.now() + options.waitMs
-  for (;;) {
+  for (let claims = 0; ; claims++) {
     if (options.gone()) return []
+    // Revoking a key stops its runs at once: a poll that outlives its key takes none (they carry secrets).
+    if (claims > 0 && !(await locationsRepo.findLocationByKeyHash(ctx, agent.keyHash))) {
+      throw unauthorized('Bad Token')
+    }
     const jobs = await claimJobs(ctx, agent, options.max)
     if (jobs.length > 0 || Date.now() >= deadline) return jobs
     // Wake when the location's next slot falls due, not at the next interval: runs start on time.
@@ -121,6 +164,27 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
       proxyUrl: agent.location.proxy_url,
     })
   }
+  // A script run's artifacts are uploaded under its result id: what ties an upload to its run.
+  await saveScriptRuns(
+    ctx,
+    jobs
+      .filter((job) => (SCRIPT_CHECK_TYPES as readonly string[]).includes(job.checkType))
+      .map((job) => ({
+        result_id: job.resultId,
+        check_id: job.checkId,
+        location: job.location,
+        slot_key: job.slotKey,
+        attempt: job.attempt,
+        issued_ms: claim.nowMs,
+      })),
+  )
+  // Suite runs can be cancelled while the agent runs them; its heartbeats learn of it.
+  const suites = jobs.filter((job) => job.checkType === 'AUTOMATION')
+  await saveSuiteRuns(
+    ctx,
+    suites.map((job) => ({ jobId: job.jobId, checkId: job.checkId, runner: agent.owner })),
+    claim.nowMs + SUITE_RUN_ALIVE_MS,
+  )
   return jobs
 }
 
@@ -144,20 +208,26 @@ export async function postResult(
   agent: CallingAgent,
   body: JobResultBody,
 ): Promise<void> {
-  const [refused] = await postResults(ctx, agent, [body])
+  const [refused] = await postResults(ctx, agent, [body], () => 'body')
   if (refused) throw refused
 }
 
 /**
  * Stores the outcomes of several runs as `postResult` stores one, with their checks and variables
  * looked up once for all and their results sharing the store's commits. Answers, in order, what each
- * was refused with (a deleted check, another location's job), or null when it was stored; a failure of
- * the store throws, and the agent posts them all again (each is stored once).
+ * was refused with (a deleted check, a run not open for this location), or null when it was stored
+ * (or had been); a failure of the store throws, and the agent posts them all again (each is stored once).
+ *
+ * A location's key is held by whoever runs its agents, so it may post only what the server gave its
+ * location to run and is still open. A run posted again after its result was stored (the answer got
+ * lost) answers as it did, and changes nothing: its slot and retries have moved on already.
  */
 export async function postResults(
   ctx: ServiceContext,
   agent: CallingAgent,
   bodies: JobResultBody[],
+  /** Where the i-th outcome is in the request, for the path a 400 names. */
+  pathOf: (i: number) => string = (i) => `body.results.${i}`,
 ): Promise<(HttpError | null)[]> {
   const accountId = agent.location.account_id
   const checks = await resolveChecksById(
@@ -165,13 +235,57 @@ export async function postResults(
     bodies.map((body) => body.checkId),
   )
   const accounts = await loadAccountVariables(ctx, [accountId])
-  return Promise.all(
-    bodies.map(async (body) => {
+  const open = await openJobsOf(ctx, agent, bodies)
+  const storedBefore = new Map(
+    (
+      await findResultsByJobIds(
+        ctx,
+        bodies.map(jobIdOf).filter((jobId) => !open.has(jobId)),
+      )
+    ).map((row) => [row.job_id, row]),
+  )
+  // The job each result id is stored for, and taken by in this post: a result id is one run's.
+  const jobsOfIds = new Map(
+    (
+      await findResultsByIds(
+        ctx,
+        bodies.map((body) => body.resultId),
+      )
+    ).map((row) => [row.id, row.job_id]),
+  )
+  const refused = await Promise.all(
+    bodies.map(async (body, i) => {
       if (body.location !== agent.key) return notFound(`Job ${body.slotKey} is not one of this location's`)
       const check = checks.get(body.checkId)
       if (!check || check.row.account_id !== accountId) return notFound(`Check ${body.checkId} not found`)
+      const malformed = artifactListProblem(check.row.check_type, body.outcome.detail)
+      if (malformed !== undefined) {
+        const path = `${pathOf(i)}.outcome.detail${malformed.field ? `.${malformed.field}` : ''}`
+        return badRequest(`${path} ${malformed.message}`, { errors: [{ path, message: malformed.message }] })
+      }
+      const jobId = jobIdOf(body)
+      if (open.get(jobId) !== body.checkId) {
+        const stored = storedBefore.get(jobId)
+        if (stored?.check_id === body.checkId && stored.run_location === agent.location.slug_name) return null
+        return notFound(
+          `Job ${jobId} is not open for this location: it was not given to this location, or its run is over`,
+        )
+      }
+      // Checked before the first await: the outcomes of a post take their ids in order.
+      const jobOfId = jobsOfIds.get(body.resultId)
+      if (jobOfId === jobId) return null
+      if (jobOfId !== undefined) {
+        return conflict(
+          `Result ${body.resultId} is another run's: each run is posted under the result id it was given`,
+        )
+      }
+      jobsOfIds.set(body.resultId, jobId)
       const { hidden } = await runVariables(ctx, check, accounts)
-      const outcome = new Scrubber(hidden).deep(body.outcome as RunOutcome)
+      // Stored under its type's key, as the runner files it: another key would stand beside (or over) the
+      // result's own fields (`id`, `runLocation`) wherever results are read.
+      const detailKey =
+        DETAIL_KEYS[check.row.check_type as keyof typeof DETAIL_KEYS] ?? body.outcome.detailKey
+      const outcome = new Scrubber(hidden).deep({ ...body.outcome, detailKey } as RunOutcome)
       const job = {
         slotKey: body.slotKey,
         location: body.location,
@@ -187,7 +301,134 @@ export async function postResults(
       return null
     }),
   )
+  await deleteSuiteRuns(
+    ctx,
+    bodies.map((body) => jobIdOf(body)),
+    agent.owner,
+  )
+  return refused
 }
+
+/**
+ * What is wrong with a script outcome's lists of its artifacts, if anything: the results API links
+ * each by its path, so each must be an object with a path inside the result.
+ */
+function artifactListProblem(
+  checkType: string,
+  detail: unknown,
+): { field: string; message: string } | undefined {
+  if (!(SCRIPT_CHECK_TYPES as readonly string[]).includes(checkType) || detail == null) return undefined
+  if (typeof detail !== 'object' || Array.isArray(detail)) return { field: '', message: 'must be an object' }
+  for (const field of ['screenshots', 'traces', 'videos']) {
+    const list = (detail as Record<string, unknown>)[field]
+    if (list === undefined) continue
+    const listed = (item: unknown) => {
+      const path = (item as { path?: unknown } | null)?.path
+      return typeof path === 'string' && artifactKey('check', 'result', path) !== undefined
+    }
+    if (!Array.isArray(list) || !list.every(listed)) {
+      return { field, message: 'must be a list of artifacts, each with a path inside its result' }
+    }
+  }
+  return undefined
+}
+
+/**
+ * Stores one artifact (screenshot, trace, video) of a script run the agent's location holds, under the result
+ * id the run was given. Agents upload a run's artifacts before posting its outcome, so an upload is
+ * taken only while the run is open for the location, as its outcome would be: a key can't write under
+ * another location's runs, under results already stored (wherever they ran), or under made-up ids.
+ */
+export async function uploadArtifact(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  artifact: { checkId: string; resultId: string; path: string; bytes: Buffer },
+): Promise<void> {
+  const { checkId, resultId, path, bytes } = artifact
+  const check = await findCheckById(ctx, checkId)
+  if (!check || check.account_id !== agent.location.account_id) throw notFound(`Check ${checkId} not found`)
+  if (!artifactKey(checkId, resultId, path)) throw notFound(`Artifact path ${path} not allowed`)
+  const run = await findScriptRun(ctx, resultId)
+  const open =
+    run?.check_id === checkId &&
+    run.location === agent.key &&
+    (await openJobsOf(ctx, agent, [{ checkId, slotKey: run.slot_key, attempt: run.attempt }])).has(
+      jobIdOf({ slotKey: run.slot_key, attempt: run.attempt }),
+    )
+  if (!open) {
+    throw notFound(
+      `Result ${resultId} is not of a run open for this location: it was not given to this location, or its run is over`,
+    )
+  }
+  // Stored while its run is still open: its agent lost the lease, posted anyway, and another holds the run.
+  if (await isResultStored(ctx, resultId))
+    throw conflict(`Result ${resultId} is stored: its artifacts can no longer change`)
+  const store = ctx.scripts.artifacts
+  await oneAtATime(`${checkId}/${resultId}`, async () => {
+    // Counts what the run already stored (a re-upload of a path counts twice: the limit errs safe).
+    if ((await store.size(checkId, resultId)) + bytes.length > store.limitBytes) {
+      throw new HttpError(
+        413,
+        `The artifacts of result ${resultId} would exceed ${store.limitBytes} bytes, the per-run limit`,
+      )
+    }
+    await store.put(checkId, resultId, path, bytes)
+  })
+}
+
+/** The last upload of each run under way on this node, by `checkId/resultId`. */
+const uploading = new Map<string, Promise<void>>()
+
+/**
+ * Runs a run's uploads one after the other: each counts what those before it stored, so uploads sent
+ * at once can't add up past the limit together.
+ */
+async function oneAtATime(run: string, upload: () => Promise<void>): Promise<void> {
+  const mine = (uploading.get(run) ?? Promise.resolve()).then(upload)
+  const settled = mine.catch(() => {})
+  uploading.set(run, settled)
+  try {
+    await mine
+  } finally {
+    if (uploading.get(run) === settled) uploading.delete(run)
+  }
+}
+
+/** Script runs given out this long ago are long over (runs last minutes, uploads are retried for two). */
+const SCRIPT_RUN_KEPT_MS = 24 * 60 * 60_000
+
+/** Forgets the result ids of agents' script runs that are long over; answers how many went. */
+export function forgetOldScriptRuns(ctx: ServiceContext): Promise<number> {
+  return pruneScriptRuns(ctx, ctx.clock.now().getTime() - SCRIPT_RUN_KEPT_MS)
+}
+
+/**
+ * The runs among `bodies`' jobs that the agent's location holds, by job id with their check: a slot, a
+ * retry or a one-off run leased to one of its agents (any of them: a run whose lease ran out goes to
+ * another agent of the location, and the first one's late result still counts).
+ */
+async function openJobsOf(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  bodies: RunOf[],
+): Promise<Map<string, string>> {
+  const isSlotRun = (body: RunOf) => body.attempt === 1 && !isTriggerJob(body)
+  const unique = (values: string[]) => [...new Set(values)]
+  const [slots, retries] = await Promise.all([
+    leasedSlotsOf(ctx, agent.key, unique(bodies.filter(isSlotRun).map((body) => body.checkId))),
+    leasedRetriesOf(
+      ctx,
+      agent.key,
+      unique(bodies.filter((body) => !isSlotRun(body)).map((body) => body.slotKey)),
+    ),
+  ])
+  return new Map([
+    ...slots.map((slot) => [slotKeyOf(slot), slot.checkId] as const),
+    ...retries.map((retry) => [jobIdOf(retry), retry.checkId] as const),
+  ])
+}
+
+type RunOf = Pick<JobResultBody, 'checkId' | 'slotKey' | 'attempt'>
 
 /** A first attempt's slot moves on in the transaction that stores its result, as in-process runs do. */
 function slotMoveOf(
@@ -207,12 +448,15 @@ function slotMoveOf(
   }
 }
 
-/** Records that the agent is alive and keeps the leases of its runs in flight. */
+/**
+ * Records that the agent is alive and keeps the leases of its runs in flight; answers which of its
+ * suite runs were cancelled meanwhile (looked up only while it has runs in flight).
+ */
 export async function agentHeartbeat(
   ctx: ServiceContext,
   agent: CallingAgent,
   body: { version: string; hostname: string; runningJobs: number },
-): Promise<{ leaseSeconds: number }> {
+): Promise<HeartbeatReply> {
   const now = ctx.clock.now()
   await locationsRepo.saveAgent(
     ctx,
@@ -220,7 +464,11 @@ export async function agentHeartbeat(
     { ms: now.getTime(), iso: now.toISOString() },
   )
   await renewLeases(ctx, agent.owner, now.getTime() + ctx.runnerLeaseMs)
-  return { leaseSeconds: ctx.runnerLeaseMs / 1000 }
+  const leaseSeconds = ctx.runnerLeaseMs / 1000
+  if (body.runningJobs === 0) return { leaseSeconds, cancelJobIds: [] }
+  const aliveUntilMs = now.getTime() + Math.max(SUITE_RUN_ALIVE_MS, ctx.runnerLeaseMs)
+  await renewSuiteRuns(ctx, { runner: agent.owner }, now.getTime(), aliveUntilMs)
+  return { leaseSeconds, cancelJobIds: await cancelledSuiteRuns(ctx, { runner: agent.owner }) }
 }
 
 /** An agent that stops says goodbye: its location shows it gone at once. */

@@ -15,6 +15,12 @@ export interface AlertState {
   /** ALERT_SSL at most once a day per channel: channel id → when it last went. */
   sslAlertedAt: Record<string, string>
   lastResultId: string | null
+  /**
+   * Recoveries that came while muted or in maintenance, of alerts that had gone out: sent when that
+   * ends, if they still hold, so that a channel told of a failure hears that it is over. Absent in
+   * states stored before it existed.
+   */
+  owedRecoveries?: AlertDecision[]
 }
 
 export type RunStatus = 'passing' | 'degraded' | 'failing'
@@ -32,6 +38,12 @@ export interface Episode {
   notified: boolean
   /** Where the alert went: the recovery goes to the same channels. */
   channelIds: number[]
+  /**
+   * Channels told of an earlier degraded stretch that ran straight into this one (degraded → failing
+   * → …): they hear ALERT_DEGRADED_RECOVERY when the check is passing again, unless the failure's own
+   * alert reached them. Absent in states stored before it existed.
+   */
+  degradedNotifiedIds?: number[]
   remindersSent: number
   lastNotifiedAt: string | null
 }
@@ -80,17 +92,42 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
   const alerts: AlertDecision[] = []
   const { now, settings, suppressed, channels } = input
   const channel = (id: number) => channels.find((c) => c.id === id)
+  /** A recovery goes out now, or once the suppression ends. */
+  const recover = (channelId: number, alertType: 'ALERT_RECOVERY' | 'ALERT_DEGRADED_RECOVERY') => {
+    if (!suppressed) {
+      alerts.push({ channelId, alertType })
+      return
+    }
+    state.owedRecoveries = (state.owedRecoveries ?? []).filter(
+      (owed) => owed.channelId !== channelId || owed.alertType !== alertType,
+    )
+    state.owedRecoveries.push({ channelId, alertType })
+  }
 
-  const closeEpisode = () => {
+  /**
+   * Ends the episode with its recoveries. `stillDegraded` (it turns into the other kind rather than
+   * passing): the channels told the check is degraded are not told it recovered from that, but handed on
+   * to the next episode.
+   */
+  const closeEpisode = (stillDegraded = false): number[] => {
     const episode = state.episode
     state.episode = null
-    if (!episode?.notified || suppressed) return
-    const alertType: AlertType = episode.kind === 'failing' ? 'ALERT_RECOVERY' : 'ALERT_DEGRADED_RECOVERY'
-    for (const id of episode.channelIds) {
-      const policy = channel(id)
-      if (policy && (episode.kind === 'failing' ? policy.sendRecovery : policy.sendDegraded))
-        alerts.push({ channelId: id, alertType })
+    if (!episode) return []
+    const toldDegraded = new Set(episode.degradedNotifiedIds ?? [])
+    if (episode.kind === 'degraded' && episode.notified)
+      for (const id of episode.channelIds) toldDegraded.add(id)
+    if (episode.kind === 'failing' && episode.notified) {
+      for (const id of episode.channelIds) {
+        // A failure's recovery also ends the degradation the channel may have been told of before it.
+        toldDegraded.delete(id)
+        if (channel(id)?.sendRecovery) recover(id, 'ALERT_RECOVERY')
+      }
     }
+    if (stillDegraded) return [...toldDegraded]
+    for (const id of toldDegraded) {
+      if (channel(id)?.sendDegraded) recover(id, 'ALERT_DEGRADED_RECOVERY')
+    }
+    return []
   }
 
   const result = input.result
@@ -118,11 +155,8 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
     if (status === 'passing') {
       closeEpisode()
     } else {
-      if (state.episode && state.episode.kind !== status) {
-        // failing → degraded is a recovery from the failure; degraded → failing simply escalates.
-        if (state.episode.kind === 'failing') closeEpisode()
-        else state.episode = null
-      }
+      // failing → degraded is a recovery from the failure; degraded → failing simply escalates.
+      const toldDegraded = state.episode && state.episode.kind !== status ? closeEpisode(true) : []
       state.episode ??= {
         kind: status,
         startedAt: result.startedAt,
@@ -131,6 +165,7 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
         alerted: false,
         notified: false,
         channelIds: [],
+        degradedNotifiedIds: toldDegraded,
         remindersSent: 0,
         lastNotifiedAt: null,
       }
@@ -152,6 +187,19 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
     }
   }
 
+  const owed = state.owedRecoveries
+  if (owed && !suppressed) {
+    delete state.owedRecoveries
+    // Failing again: the channels hear of this failure instead. Degraded: the failure is over, not the degradation.
+    for (const recovery of owed) {
+      const holds =
+        recovery.alertType === 'ALERT_RECOVERY'
+          ? state.episode?.kind !== 'failing' && channel(recovery.channelId)?.sendRecovery
+          : !state.episode && channel(recovery.channelId)?.sendDegraded
+      if (holds) alerts.push(recovery)
+    }
+  }
+
   const episode = state.episode
   let wakeAtMs: number | null = null
   if (episode) {
@@ -169,7 +217,10 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
         wakeAtMs = now.getTime() + SUPPRESSED_RECHECK_MS
       } else {
         const failing = episode.kind === 'failing'
-        const recipients = channels.filter((c) => (failing ? c.sendFailure : c.sendDegraded))
+        const toldDegraded = new Set(episode.degradedNotifiedIds ?? [])
+        const recipients = channels.filter((c) =>
+          failing ? c.sendFailure : c.sendDegraded && !toldDegraded.has(c.id),
+        )
         for (const c of recipients)
           alerts.push({ channelId: c.id, alertType: failing ? 'ALERT_FAILURE' : 'ALERT_DEGRADED' })
         episode.notified = true
@@ -193,6 +244,10 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
       const next = Date.parse(episode.lastNotifiedAt ?? episode.startedAt) + reminders.interval * 60_000
       wakeAtMs = suppressed ? Math.max(next, now.getTime() + SUPPRESSED_RECHECK_MS) : next
     }
+  }
+  if (suppressed && state.owedRecoveries?.length) {
+    const recheckMs = now.getTime() + SUPPRESSED_RECHECK_MS
+    wakeAtMs = wakeAtMs === null ? recheckMs : Math.min(wakeAtMs, recheckMs)
   }
   return { state, alerts, wakeAtMs }
 }

@@ -101,9 +101,10 @@ const parseState = (stored: string | null | undefined): AlertState =>
   stored ? (JSON.parse(stored) as AlertState) : emptyAlertState()
 
 /**
- * The fold of a passing result of a check with no open episode, when it alerts nobody: then neither
- * the alert settings nor muting or maintenance can change the outcome, so the queries for them are
- * skipped. That is the outcome of almost every result. Answers undefined when the full fold is needed.
+ * The fold of a passing result of a check with no open episode (nor recoveries held back), when it
+ * alerts nobody: then neither the alert settings nor muting or maintenance can change the outcome, so
+ * the queries for them are skipped. That is the outcome of almost every result. Answers undefined when
+ * the full fold is needed.
  */
 function quietFold(
   previous: AlertState,
@@ -113,7 +114,8 @@ function quietFold(
   now: Date,
 ): AlertState | undefined {
   const parallel = Boolean(check.definition.runParallel) && check.runLocations.length > 1
-  if (previous.episode || parallel || statusOf(result) !== 'passing') return undefined
+  if (previous.episode || previous.owedRecoveries?.length || parallel || statusOf(result) !== 'passing')
+    return undefined
   const { state, alerts } = foldAlertState(previous, {
     result: foldedResult(result),
     now,

@@ -388,6 +388,40 @@ for (const engine of testEngines()) {
       assert.equal(windows[0].name, 'deploy')
     })
 
+    test('a recovery during a maintenance window, of a failure alerted before it, is sent when the window ends', async () => {
+      const channel = await webhookChannel()
+      const node = dispatcher()
+      const check = await apiCheck(channel.id, { tags: ['patching'] })
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await node.runDue()
+      assert.deepEqual(
+        receiver.received.map((r) => r.url),
+        [`/hook/${check.id}?type=ALERT_FAILURE`],
+      )
+      receiver.received.length = 0
+      const window = await t.call({
+        method: 'POST',
+        url: '/v1/maintenance-windows',
+        payload: {
+          name: 'patching',
+          tags: ['patching'],
+          startsAt: new Date(nowMs).toISOString(),
+          endsAt: new Date(nowMs + 10 * MINUTE).toISOString(),
+        },
+      })
+      assert.equal(window.statusCode, 201, window.body)
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      await node.runDue()
+      assert.equal(receiver.received.length, 0)
+      advance(10 * MINUTE)
+      await node.runDue()
+      assert.deepEqual(
+        receiver.received.map((r) => r.url),
+        [`/hook/${check.id}?type=ALERT_RECOVERY`],
+      )
+    })
+
     test('parallel runs alert by the share of failing locations', async () => {
       const channel = await webhookChannel()
       const node = dispatcher()

@@ -26,7 +26,8 @@ for (const engine of testEngines()) {
       await t.close()
     })
 
-    test('a failure episode opens the incident once; the recovery resolves it', async () => {
+    /** A status page with one service, and a 1-minute URL check whose triggerIncident names it. */
+    const triggeredCheck = async (slug: string) => {
       const service = json(
         await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Checkout' } }),
       )
@@ -36,7 +37,7 @@ for (const engine of testEngines()) {
           url: '/v3/status-pages',
           payload: {
             name: 'Shop',
-            url: 'shop-trigger',
+            url: slug,
             cards: [{ name: 'Shop', services: [{ id: service.id }] }],
           },
         }),
@@ -69,7 +70,11 @@ for (const engine of testEngines()) {
       }
       const incidents = async () =>
         json(await t.call({ method: 'GET', url: `/v3/status-pages/${page.id}/incidents` }))
+      return { check, runOnce, incidents }
+    }
 
+    test('a failure episode opens the incident once; the recovery resolves it', async () => {
+      const { check, runOnce, incidents } = await triggeredCheck('shop-trigger')
       await runOnce()
       await runOnce()
       const open = await incidents()
@@ -89,6 +94,22 @@ for (const engine of testEngines()) {
         ['INCIDENT', 'ALERT_FAILURE', 'DELIVERED'],
         ['INCIDENT', 'ALERT_RECOVERY', 'DELIVERED'],
       ])
+    })
+
+    test('a recovery while the check is muted resolves its incident once it is unmuted', async () => {
+      failing = true
+      const { check, runOnce, incidents } = await triggeredCheck('shop-muted')
+      await runOnce()
+      assert.equal((await incidents())[0]?.lastUpdateStatus, 'INVESTIGATING')
+      const mute = (muted: boolean) =>
+        t.call({ method: 'PUT', url: `/v1/checks/${check.id}`, payload: { muted } })
+      assert.equal((await mute(true)).statusCode, 200)
+      failing = false
+      await runOnce()
+      assert.equal((await incidents())[0]?.lastUpdateStatus, 'INVESTIGATING', 'nothing is sent while muted')
+      assert.equal((await mute(false)).statusCode, 200)
+      await runOnce()
+      assert.equal((await incidents())[0]?.lastUpdateStatus, 'RESOLVED')
     })
   })
 }

@@ -105,6 +105,7 @@ export async function storeResult(
     status_code: failing ? 503 : 200,
     detail: JSON.stringify(detail),
     created_at: now,
+    is_cancelled: false,
   }
   return { id, stored: await writeResult(ctx, { row }) }
 }

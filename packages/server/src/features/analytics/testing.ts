@@ -59,6 +59,7 @@ export async function storeSeedResult(
     status_code: result.statusCode ?? null,
     detail: JSON.stringify(result.detail),
     created_at: at,
+    is_cancelled: false,
   }
   await writeResult(ctx, { row })
   return id

@@ -3,7 +3,7 @@ import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 
-/** What the screenshots and traces of one run may add up to (the spec's per-run artifact limit). */
+/** What the screenshots, traces and videos of one run may add up to (the spec's per-run artifact limit). */
 export const ARTIFACT_LIMIT_BYTES = 150 * 1024 * 1024
 
 /** The artifacts of one result, as kept by a store. */
@@ -24,7 +24,7 @@ export interface StagedRun {
 }
 
 /**
- * Where the screenshots and traces of script runs live, as `<checkId>/<resultId>/<path>`: the data
+ * Where the screenshots, traces and videos of script runs live, as `<checkId>/<resultId>/<path>`: the data
  * directory, or an S3-compatible bucket (so that every node of a deployment serves every run's).
  * `path` is relative to the result and never leaves it.
  */

@@ -6,10 +6,12 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import type { AgentJob } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, PlaywrightPool } from '@svc/runner'
+import { chromiumAvailable, ffmpegPath, PlaywrightPool } from '@svc/runner'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
+import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testing/s3-server.ts'
 import { startServerProcess, storeEnv } from '../../testing/server-process.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
@@ -20,6 +22,8 @@ const skip =
   s3TestsSkipReason() ||
   (chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: S3 artifact tests SKIPPED')
 if (skip) console.warn(`\n!!! ${skip}\n`)
+const noFfmpeg = ffmpegPath() ? false : 'ffmpeg not found: the S3 video test SKIPPED (apt-get install ffmpeg)'
+if (noFfmpeg) console.warn(`\n!!! ${noFfmpeg}\n`)
 const DAY_MS = 86_400_000
 
 /** Fails after a named screenshot, so a run has a script screenshot, a failure screenshot and a trace. */
@@ -29,6 +33,15 @@ test('home', async ({ page }) => {
   await page.goto(process.env.SITE_URL)
   await page.screenshot({ path: 'home.png' })
   await expect(page.locator('h1')).toHaveText('Goodbye', { timeout: 500 })
+})`
+
+/** A passing test recorded on video. */
+const VIDEO_SCRIPT = `
+const { test, expect } = require('@playwright/test')
+test.use({ video: 'on' })
+test('home', async ({ page }) => {
+  await page.goto(process.env.SITE_URL)
+  await expect(page.locator('h1')).toHaveText('Hello')
 })`
 
 /** Ten screenshots of incompressible noise: over a megabyte each, far past a 3 MB limit. */
@@ -46,6 +59,32 @@ const image = c.createImageData(1000, 700)
 for (let i = 0; i < image.data.length; i++) image.data[i] = i % 4 === 3 ? 255 : Math.random() * 256
 c.putImageData(image, 0, 0)
 </script>`)
+
+/**
+ * Takes a run of the check on the private location as its agent does (polling, after a trigger put it
+ * there): an agent uploads artifacts only under the result id of a run its location holds.
+ */
+async function claimScriptRun(t: TestApp, checkId: string, locationId: string, rawKey: string) {
+  const nowMs = t.ctx.clock.now().getTime()
+  const slotKey = `trigger:${randomUUID()}`
+  const location = `private:${locationId}`
+  await insertTriggerJob(t.ctx, {
+    slotKey,
+    checkId,
+    location,
+    attempt: 1,
+    dueMs: nowMs,
+    firstStartedMs: nowMs,
+  })
+  const polled = await t.app.inject({
+    method: 'GET',
+    url: '/agent/v1/jobs?waitSeconds=0',
+    headers: { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': randomUUID() },
+  })
+  const [job] = json(polled) as AgentJob[]
+  assert.equal(job?.slotKey, slotKey, polled.body)
+  return job
+}
 
 describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, () => {
   let s3: S3TestServer
@@ -219,17 +258,44 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
         assert.equal(gone.statusCode, 404)
       })
 
+      test('a run’s video lands in the bucket, is served as video/webm, and goes with retention', {
+        skip: noFfmpeg,
+      }, async () => {
+        const { check, result } = await triggerBrowserCheck(VIDEO_SCRIPT)
+        const [video] = result.browserCheckResult.videos
+        assert.equal(video?.path, 'video-1.webm', JSON.stringify(result.browserCheckResult.errors))
+        const stored = (await objectsOf(check.id)).get(`${prefix}${check.id}/${result.id}/video-1.webm`)
+        assert.deepEqual([...(stored ?? Buffer.alloc(0)).subarray(0, 4)], [0x1a, 0x45, 0xdf, 0xa3])
+        assert.equal(stored?.length, video.size)
+        const served = await t.call({ method: 'GET', url: video.url.replace(t.ctx.publicUrl, '') })
+        assert.equal(served.statusCode, 200)
+        assert.equal(served.headers['content-type'], 'video/webm')
+        assert.ok(stored && served.rawPayload.equals(stored), 'served byte for byte')
+        nowMs += 8 * DAY_MS
+        try {
+          assert.ok((await pruneArtifacts(t.ctx)) >= 1)
+        } finally {
+          nowMs -= 8 * DAY_MS
+        }
+        assert.equal((await objectsOf(check.id)).size, 0, 'the video went with the rest')
+        const gone = await t.call({ method: 'GET', url: video.url.replace(t.ctx.publicUrl, '') })
+        assert.equal(gone.statusCode, 404)
+      })
+
       test('an agent’s upload lands in the bucket and is served', async () => {
-        const { check } = await triggerBrowserCheck()
+        const slugName = `lab-${randomBytes(3).toString('hex')}`
         const location = json(
+          await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: 'Lab', slugName } }),
+        )
+        const check = json(
           await t.call({
             method: 'POST',
-            url: '/v1/private-locations',
-            payload: { name: 'Lab', slugName: `lab-${randomBytes(3).toString('hex')}` },
+            url: '/v1/checks/browser',
+            payload: { name: 'lab', script: SCRIPT, activated: false, privateLocations: [slugName] },
           }),
         )
         const key = json(await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }))
-        const resultId = randomUUID()
+        const { resultId } = await claimScriptRun(t, check.id, location.id, key.rawKey)
         const bytes = randomBytes(200_000)
         const upload = (path: string) =>
           t.app.inject({
@@ -370,13 +436,6 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
     })
 
     test('agent uploads past the limit are refused with 413 and store nothing', async () => {
-      const check = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/checks/browser',
-          payload: { name: 'agent', script: SCRIPT, activated: false },
-        }),
-      )
       const location = json(
         await t.call({
           method: 'POST',
@@ -384,8 +443,15 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
           payload: { name: 'Lab', slugName: 'lab' },
         }),
       )
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/browser',
+          payload: { name: 'agent', script: SCRIPT, activated: false, privateLocations: ['lab'] },
+        }),
+      )
       const key = json(await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }))
-      const resultId = randomUUID()
+      const { resultId } = await claimScriptRun(t, check.id, location.id, key.rawKey)
       const upload = (path: string, bytes: Buffer) =>
         t.app.inject({
           method: 'PUT',

@@ -43,6 +43,32 @@ export async function findResultByJobId(ctx: ServiceContext, jobId: string) {
   return ctx.db.selectFrom('check_results').select(['id']).where('job_id', '=', jobId).executeTakeFirst()
 }
 
+/** The stored results of `jobIds`: which check each is of and where it ran. */
+export async function findResultsByJobIds(ctx: ServiceContext, jobIds: string[]) {
+  if (jobIds.length === 0) return []
+  return ctx.db
+    .selectFrom('check_results')
+    .select(['job_id', 'check_id', 'run_location'])
+    .where('job_id', 'in', jobIds)
+    .execute()
+}
+
+/** The stored results of `ids`: which job each is of. */
+export async function findResultsByIds(ctx: ServiceContext, ids: string[]) {
+  if (ids.length === 0) return []
+  return ctx.db.selectFrom('check_results').select(['id', 'job_id']).where('id', 'in', ids).execute()
+}
+
+/** Whether a result with this id is stored, whatever its check. */
+export async function isResultStored(ctx: ServiceContext, resultId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('check_results')
+    .select('id')
+    .where('id', '=', resultId)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export async function findResult(ctx: ServiceContext, checkId: string, resultId: string) {
   return ctx.db
     .selectFrom('check_results')
@@ -54,7 +80,7 @@ export async function findResult(ctx: ServiceContext, checkId: string, resultId:
 
 const STATUS_OF_ROW = sql<string>`case when has_failures then 'failing' when is_degraded then 'degraded' else 'passing' end`
 
-/** The latest final result of each of `checkIds`. */
+/** The latest final result of each of `checkIds`. Cancelled runs count for none of the reads below. */
 export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
   if (checkIds.length === 0) return []
   return ctx.db
@@ -66,12 +92,14 @@ export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
           .select(['check_id', (e) => e.fn.max('started_at').as('latest')])
           .where('check_id', 'in', checkIds)
           .where('result_type', '=', 'FINAL')
+          .where('is_cancelled', '=', false)
           .groupBy('check_id')
           .as('l'),
       (join) => join.onRef('l.check_id', '=', 'r.check_id').onRef('l.latest', '=', 'r.started_at'),
     )
     .selectAll('r')
     .where('r.result_type', '=', 'FINAL')
+    .where('r.is_cancelled', '=', false)
     .execute()
 }
 
@@ -85,6 +113,7 @@ export async function currentStatusSince(
     .selectFrom('check_results')
     .where('check_id', '=', checkId)
     .where('result_type', '=', 'FINAL')
+    .where('is_cancelled', '=', false)
   const lastOther = await finals
     .select('started_at')
     .where(STATUS_OF_ROW, '!=', status)
@@ -125,6 +154,7 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
     ])
     .where('check_id', 'in', checkIds)
     .where('result_type', '=', 'FINAL')
+    .where('is_cancelled', '=', false)
     .where('started_at', '>=', sinceIso)
     .groupBy(['check_id', day])
     .execute()
@@ -199,6 +229,7 @@ export async function finalResultsPage(
     .selectFrom('check_results')
     .where('check_id', '=', checkId)
     .where('result_type', '=', 'FINAL')
+    .where('is_cancelled', '=', false)
     .where('started_at', '>=', filter.fromIso)
     .where('started_at', '<', filter.toIso)
   if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
@@ -219,6 +250,7 @@ export async function finalResultsAround(
     .selectAll()
     .where('check_id', '=', checkId)
     .where('result_type', '=', 'FINAL')
+    .where('is_cancelled', '=', false)
     .where('started_at', side === 'before' ? '<' : '>=', atIso)
   if (location) query = query.where('run_location', '=', location)
   return query

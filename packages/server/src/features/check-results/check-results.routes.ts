@@ -64,8 +64,9 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
         tags,
         summary: 'Download an artifact of a result',
         description:
-          'Screenshots and Playwright traces of browser, multi-step and suite results, as linked from the ' +
-          'result (`traceUrl`, `screenshots[].url`).',
+          'Screenshots, Playwright traces and videos of browser, multi-step and suite results, as linked ' +
+          'from the result (`traceUrl`, `screenshots[].url`, `traces[].url`, `videos[].url`), with their ' +
+          'content type (`image/png`, `application/zip`, `video/webm`).',
         params: StrictObject({ ...CheckResultParams.properties, '*': Type.String({ minLength: 1 }) }),
         response: { 200: Type.Unsafe<unknown>({ type: 'string', format: 'binary' }) },
       },

@@ -14,6 +14,11 @@ export const CheckResult = Type.Object(
     hasErrors: Type.Boolean(),
     isDegraded: Type.Boolean(),
     overMaxResponseTime: Type.Boolean(),
+    isCancelled: Type.Boolean({
+      description:
+        'The run (a Playwright check suite) was cancelled while in flight (POST /v1/checks/{id}/cancel): ' +
+        'neither passing nor failing, it raises no alert and counts for no status or analytics.',
+    }),
     attempts: Type.Integer(),
     resultType: StringEnum(['FINAL', 'ATTEMPT'] as const),
     error: Nullable(Type.Object({ type: Type.String(), message: Type.String() })),

@@ -42,7 +42,7 @@ export async function getResult(ctx: ServiceContext, accountId: string, checkId:
 }
 
 /**
- * The bytes of one of a result's artifacts (screenshot, trace), for a member of the check's account,
+ * The bytes of one of a result's artifacts (screenshot, trace, video), for a member of the check's account,
  * from the artifact store. `path` is relative to the result's artifacts and may not leave them.
  */
 export async function openArtifact(
@@ -68,7 +68,10 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 }
 
-/** Links to a script result's artifacts: `traceUrl`, and a `url` on each screenshot. */
+/**
+ * Links to a script result's artifacts: `traceUrl`, a `url` on each screenshot, trace and video, and
+ * `playwrightTestVideos` (the videos' URLs, as the hosted product names them).
+ */
 function withArtifactLinks(ctx: ServiceContext, row: CheckResultsTable, detail: Record<string, unknown>) {
   const key = SCRIPT_DETAIL_KEYS[row.check_type as keyof typeof SCRIPT_DETAIL_KEYS]
   const result = key ? (detail[key] as ScriptCheckResult | undefined) : undefined
@@ -82,6 +85,8 @@ function withArtifactLinks(ctx: ServiceContext, row: CheckResultsTable, detail: 
       traceUrl: result.traces?.[0] ? url(result.traces[0].path) : null,
       screenshots: (result.screenshots ?? []).map((shot) => ({ ...shot, url: url(shot.path) })),
       traces: (result.traces ?? []).map((trace) => ({ ...trace, url: url(trace.path) })),
+      videos: (result.videos ?? []).map((video) => ({ ...video, url: url(video.path) })),
+      playwrightTestVideos: (result.videos ?? []).map((video) => url(video.path)),
     },
   }
 }
@@ -103,6 +108,7 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
     hasErrors: Boolean(row.has_errors),
     isDegraded: Boolean(row.is_degraded),
     overMaxResponseTime: Boolean(row.over_max_response_time),
+    isCancelled: Boolean(row.is_cancelled),
     attempts: row.attempts,
     resultType: row.result_type as 'FINAL' | 'ATTEMPT',
     error: row.error_type ? { type: row.error_type, message: row.error_message ?? '' } : null,

@@ -61,7 +61,8 @@ for (const engine of testEngines()) {
       const resultDir = (checkId: string, resultId: string, ageDays: number) => {
         const dir = join(root, checkId, resultId)
         mkdirSync(dir, { recursive: true })
-        writeFileSync(join(dir, 'trace.zip'), 'PK')
+        writeFileSync(join(dir, 'trace-1.zip'), 'PK')
+        writeFileSync(join(dir, 'video-1.webm'), Buffer.from([0x1a, 0x45, 0xdf, 0xa3]))
         const at = new Date(nowMs - ageDays * DAY)
         utimesSync(dir, at, at)
         return dir

@@ -27,7 +27,7 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
 }
 
 /**
- * Deletes the artifacts (screenshots, traces) of script results older than their account's
+ * Deletes the artifacts (screenshots, traces, videos) of script results older than their account's
  * `traceRetentionDays`, and those of checks that no longer exist. Returns how many results' artifacts went.
  */
 export async function pruneArtifacts(ctx: ServiceContext): Promise<number> {

@@ -175,8 +175,10 @@ async function storeResults(
     tx,
     writes.map((w) => w.row),
   )
-  const stored = writes.map((w) => inserted.has(w.row.id))
-  const fresh = writes.filter((_, i) => stored[i])
+  // A result written twice in one batch (an agent's post retried while the first was in flight) is new once.
+  const stored = writes.map((w) => inserted.delete(w.row.id))
+  // A cancelled run is kept as a result but changes nothing: no alert state, analytics or error groups.
+  const fresh = writes.filter((w, i) => stored[i] && !w.row.is_cancelled)
   const enqueued = await foldResultsIntoAlerts(tx, fresh)
   const checks = new Map(fresh.flatMap((w) => (w.check ? [[w.row.check_id, w.check.row] as const] : [])))
   await foldResultsIntoAnalytics(

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { CHECK_BODIES, CHECK_PATHS, type CheckType } from '@svc/core'
+import { CHECK_BODIES, CHECK_PATHS, type CheckType, ErrorResponse } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
@@ -80,7 +80,8 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       schema: {
         tags,
         summary: 'Delete a check',
-        description: 'Its runs stop at once.',
+        description:
+          'Its runs stop at once: it is not run again, a suite (AUTOMATION) run in flight is stopped, and the results of runs in flight are dropped.',
         params: CheckIdParams,
         response: { 204: { type: 'null', description: 'Deleted' } },
       },
@@ -106,6 +107,35 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       },
     },
     async (request) => checks.triggerCheck(ctx, authOf(request).accountId, request.params.id),
+  )
+
+  app.post(
+    '/v1/checks/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel the runs of a Playwright check suite in progress',
+        description:
+          'Asks every run of an AUTOMATION check in progress to stop, in every location and however it ' +
+          'started (schedule, check or group trigger). Each stops within seconds and stores its result with ' +
+          '`isCancelled: true`, keeping the logs, finished tests and artifacts it had: it is not retried, ' +
+          'raises no alert and counts for no check status or analytics. 400 for other check types; 409 ' +
+          'when no run of the check is in progress.',
+        params: CheckIdParams,
+        response: {
+          204: { type: 'null', description: 'The runs in progress were asked to stop' },
+          400: ErrorResponse(
+            'Bad Request: the id is not a UUID, or the check is not a Playwright check suite (AUTOMATION), ' +
+              'the only checks that can be cancelled',
+          ),
+          409: ErrorResponse('Conflict: no run of the check is in progress'),
+        },
+      },
+    },
+    async (request, reply) => {
+      await checks.cancelCheckRuns(ctx, authOf(request).accountId, request.params.id)
+      return reply.status(204).send(null)
+    },
   )
 
   for (const [segment, checkType] of Object.entries(CHECK_PATHS) as [string, CheckType][]) {

@@ -15,13 +15,14 @@ import {
 } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { badRequest, notFound } from '../../http/errors.ts'
+import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
 import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
+import { requestSuiteCancel } from '../../scheduler/suite-runs.repo.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
@@ -198,6 +199,8 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   await repo.deleteCheck(ctx, id)
+  // Its runs stop at once: suite runs in flight (minutes long) are cancelled; their results are dropped.
+  if (row.check_type === 'AUTOMATION') await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
   await replaceReferences(ctx, accountId, { type: 'check', id }, [])
@@ -424,6 +427,23 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
 }
 
 /**
+ * Asks every run of a Playwright check suite in flight to stop, wherever it runs (this or another
+ * node, a `svc runner`, an agent) and however it started: each stops and stores a cancelled result.
+ */
+export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
+  const row = await repo.findCheck(ctx, accountId, id)
+  if (!row) throw notFound(`Check ${id} not found`)
+  if (row.check_type !== 'AUTOMATION') {
+    throw badRequest(
+      `Only AUTOMATION checks (Playwright check suites) can be cancelled; this is a ${row.check_type} check`,
+    )
+  }
+  if ((await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())) === 0) {
+    throw conflict(`Check ${id} has no run in progress`)
+  }
+}
+
+/**
  * Runs every check of a group once now, as a CI/CD pipeline would: in `groupOrder` (then creation),
  * at most the group's `concurrency` at a time, activated or not, no retries. Answers the results in
  * that order. Heartbeats, judged from their pings, and checks deleted while they ran are left out.
@@ -466,10 +486,11 @@ async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
   const location = check.runLocations[0] ?? ctx.locations.defaults[0] ?? 'local'
   if (privateLocationIdOf(location)) return triggerOnAgent(ctx, check, location)
   const runId = newResultId()
-  const outcome = await runAttempt(ctx, check, { location, resultId: runId })
+  const jobId = `trigger:${runId}`
+  const outcome = await runAttempt(ctx, check, { location, resultId: runId, jobId })
   const resultId = await storeAttempt(ctx, check, location, outcome, {
     resultId: runId,
-    jobId: `trigger:${runId}`,
+    jobId,
     attempts: 1,
     resultType: 'FINAL',
   }).catch(async (error: unknown) => {

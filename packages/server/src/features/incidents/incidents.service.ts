@@ -331,14 +331,26 @@ export async function assemble(ctx: ServiceContext, rows: IncidentsTable[]): Pro
     duration: row.duration === null ? null : Number(row.duration),
     startedAt: row.started_at,
     resolvedAt: row.resolved_at,
-    componentImpacts: (impacts.get(row.id) ?? []).map(toImpact),
+    componentImpacts: (impacts.get(row.id) ?? []).map((impact) => toImpact(impact, row.resolved_at)),
     incidentUpdates: (updates.get(row.id) ?? []).map(toUpdate),
     created_at: row.created_at,
     updated_at: row.updated_at,
   }))
 }
 
-function toImpact(row: IncidentComponentImpactsTable) {
+/**
+ * An impact still open when its incident is resolved ends with the incident, as one ended by a PUT does:
+ * derived rather than stored, so reopening the incident reopens it.
+ */
+function toImpact(row: IncidentComponentImpactsTable, resolvedAt: string | null) {
+  if (row.ended_at === null && resolvedAt !== null) {
+    return {
+      componentId: row.service_id,
+      status: 'OPERATIONAL' as ComponentStatus,
+      startedAt: row.started_at,
+      endedAt: resolvedAt > row.started_at ? resolvedAt : row.started_at,
+    }
+  }
   return {
     componentId: row.service_id,
     status: row.status as ComponentStatus,

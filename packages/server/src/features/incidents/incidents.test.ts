@@ -421,6 +421,48 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('resolving ends the open impacts with the incident; reopening reopens them', async () => {
+      const incident = await createOk({
+        name: 'Database down',
+        componentImpacts: [
+          { componentId: api.id, status: 'MAJOR_OUTAGE' },
+          { componentId: web.id, status: 'PARTIAL_OUTAGE' },
+        ],
+        incidentUpdates: [{ description: 'Down', status: 'INVESTIGATING' }],
+      })
+      const name = (id: string) => (id === api.id ? 'api' : 'web')
+      const impacts = (i: any) =>
+        i.componentImpacts
+          .map((c: any) => [name(c.componentId), c.status, c.startedAt, c.endedAt])
+          .sort((a: string[], b: string[]) => a.join().localeCompare(b.join()))
+      nowMs = T0 + 5 * 60_000
+      await put(incident.id, {
+        name: 'Database down',
+        componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+      })
+      nowMs = T0 + 15 * 60_000
+      await postOk(incident.id, {
+        description: 'Fixed',
+        status: 'RESOLVED',
+        publicIncidentUpdateDate: at(12),
+      })
+      const resolved = await get(incident.id)
+      assert.equal(resolved.resolvedAt, at(12))
+      assert.deepEqual(impacts(resolved), [
+        ['api', 'OPERATIONAL', at(0), at(12)],
+        ['web', 'OPERATIONAL', at(0), at(5)],
+      ])
+      const listed = json(await t.call({ method: 'GET', url: `/v3/status-pages/${pageId}/incidents` }))
+      assert.deepEqual(impacts(listed.find((i: any) => i.id === incident.id)), impacts(resolved))
+
+      nowMs = T0 + 20 * 60_000
+      await postOk(incident.id, { description: 'Back again', status: 'INVESTIGATING' })
+      assert.deepEqual(impacts(await get(incident.id)), [
+        ['api', 'MAJOR_OUTAGE', at(0), null],
+        ['web', 'OPERATIONAL', at(0), at(5)],
+      ])
+    })
+
     test('PUT renames and reconciles impacts: listed take their status, omitted become OPERATIONAL', async () => {
       const incident = await createOk({
         name: 'Outage',

@@ -38,6 +38,7 @@ export const maintenanceWindowsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
         summary: 'Create a maintenance window',
         description:
           'Checks whose tags (or whose group tags) include one of the window tags send no alerts while it is on. ' +
+          'When it ends, a failure still going is alerted, and a check that recovered from a failure alerted before the window sends its recovery. ' +
           'A repeating window recurs every repeatInterval repeatUnits (DAY, WEEK, MONTH) until repeatEndsAt.',
         body: MaintenanceWindowBody,
         response: { 201: MaintenanceWindow },

@@ -80,6 +80,7 @@ export async function findLocationByKeyHash(ctx: ServiceContext, keyHash: string
     .executeTakeFirst()
 }
 
+/** An agent's heartbeat: its row within its location (another location's agent of the same id has its own). */
 export async function saveAgent(
   ctx: ServiceContext,
   agent: { id: string; locationId: string; version: string; hostname: string; runningJobs: number },
@@ -97,7 +98,7 @@ export async function saveAgent(
       last_seen_ms: now.ms,
     })
     .onConflict((oc) =>
-      oc.column('id').doUpdateSet({
+      oc.columns(['private_location_id', 'id']).doUpdateSet({
         version: agent.version,
         hostname: agent.hostname,
         running_jobs: agent.runningJobs,

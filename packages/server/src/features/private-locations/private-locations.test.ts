@@ -383,6 +383,15 @@ for (const engine of testEngines()) {
       })
       assert.equal(noAgentId.statusCode, 400)
       assert.equal(json(noAgentId).message, 'headers.x-svc-agent-id is required')
+      // The scheme is case-insensitive and spacing is lenient, as for API keys.
+      for (const authorization of [`bearer ${rawKey}`, `BEARER  ${rawKey} `]) {
+        const polled = await t.app.inject({
+          method: 'GET',
+          url: '/agent/v1/jobs?waitSeconds=0',
+          headers: { authorization, 'x-svc-agent-id': randomUUID() },
+        })
+        assert.equal(polled.statusCode, 200, `${authorization}: ${polled.body}`)
+      }
     })
 
     test('error events carry only their fields; static addresses are plain text', async () => {

@@ -7,8 +7,9 @@ import {
   type StatusPagesTable,
 } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
+import { HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { countHit } from '../../rate-limit/rate-limit.repo.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { findOrThrow as findPageOrThrow, publicUrlOf } from '../status-pages/status-pages.service.ts'
 import * as repo from './status-page-subscribers.repo.ts'
@@ -16,6 +17,12 @@ import { enqueueSubscriberEmail } from './subscriber-mail.ts'
 
 /** A pending subscriber asking again within this window gets no second confirmation email. */
 const RESEND_AFTER_MS = 10 * 60_000
+/**
+ * Anyone may subscribe, so without a cap the server would mail whatever addresses a script sends it. The
+ * cap is per page rather than per client: behind a reverse proxy every client has the proxy's address.
+ */
+export const CONFIRMATIONS_PER_PAGE_PER_HOUR = 100
+const HOUR_MS = 3_600_000
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
@@ -44,6 +51,7 @@ export async function subscribe(
   if (existing?.confirmed_at) return
   if (existing && ctx.clock.now().getTime() - Date.parse(existing.confirmation_sent_at) < RESEND_AFTER_MS)
     return
+  await countConfirmation(ctx, page)
   const confirmToken = randomBytes(32).toString('base64url')
   try {
     await sendConfirmation(ctx, page, email, existing, confirmToken, now)
@@ -52,6 +60,18 @@ export async function subscribe(
     if (!existing && isUniqueViolation(error)) return
     throw error
   }
+}
+
+async function countConfirmation(ctx: ServiceContext, page: StatusPagesTable): Promise<void> {
+  const nowMs = ctx.clock.now().getTime()
+  const window = await countHit(ctx, `subscribe-confirmations:${page.id}`, nowMs, HOUR_MS)
+  if (Number(window.hits) <= CONFIRMATIONS_PER_PAGE_PER_HOUR) return
+  const retryAfterSeconds = Math.max(1, Math.ceil((Number(window.window_start_ms) + HOUR_MS - nowMs) / 1000))
+  throw new HttpError(
+    429,
+    `Too many subscriptions to this page right now: try again in ${Math.ceil(retryAfterSeconds / 60)} minutes`,
+    { headers: { 'retry-after': String(retryAfterSeconds) } },
+  )
 }
 
 async function sendConfirmation(

@@ -8,6 +8,7 @@ import { SMTPServer } from 'smtp-server'
 import { startServerProcess } from '../../testing/server-process.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { listEmails } from './status-page-subscribers.repo.ts'
+import { CONFIRMATIONS_PER_PAGE_PER_HOUR } from './status-page-subscribers.service.ts'
 import { deliverDueSubscriberEmails, MAX_ATTEMPTS, startSubscriberMailDelivery } from './subscriber-mail.ts'
 
 interface Received {
@@ -392,6 +393,59 @@ for (const engine of testEngines()) {
       assert.equal(broken.statusCode, 400, broken.body)
       assert.equal(json(broken).error, 'Bad Request')
       await deliver()
+    })
+
+    test('a page sends at most CONFIRMATIONS_PER_PAGE_PER_HOUR confirmation mails an hour, then answers 429', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Flood', url: 'flood', cards: [] },
+        }),
+      )
+      await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: 'Calm', url: 'calm', cards: [] },
+      })
+      for (let i = 0; i < CONFIRMATIONS_PER_PAGE_PER_HOUR; i++) {
+        const res = await subscribeJson('flood', `user${i}@example.com`)
+        assert.equal(res.statusCode, 202, res.body)
+      }
+      const refused = await subscribeJson('flood', 'one-too-many@example.com')
+      assert.equal(refused.statusCode, 429, refused.body)
+      assert.deepEqual(json(refused), {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Too many subscriptions to this page right now: try again in 60 minutes',
+      })
+      assert.equal(refused.headers['retry-after'], '3600')
+      const form = await t.call({
+        method: 'POST',
+        url: '/status/flood/subscribe',
+        as: null,
+        headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'email=form%40example.com',
+      })
+      assert.equal(form.statusCode, 429)
+      assert.match(form.body, /Too many sign-ups right now/)
+      // An address that already has its mail sends none, so the cap doesn't apply to it.
+      assert.equal((await subscribeJson('flood', 'user0@example.com')).statusCode, 202)
+      assert.equal((await subscribeJson('calm', 'one-too-many@example.com')).statusCode, 202, 'other pages')
+      assert.equal((await listEmails(t.ctx, page.id)).length, CONFIRMATIONS_PER_PAGE_PER_HOUR)
+      const listed = await t.call({ method: 'GET', url: `/v3/status-pages/${page.id}/subscribers` })
+      assert.match(
+        String(listed.headers['content-range']),
+        new RegExp(`/${CONFIRMATIONS_PER_PAGE_PER_HOUR}$`),
+      )
+
+      nowMs += 3_600_000
+      assert.equal(
+        (await subscribeJson('flood', 'one-too-many@example.com')).statusCode,
+        202,
+        'an hour later',
+      )
+      assert.equal((await listEmails(t.ctx, page.id)).length, CONFIRMATIONS_PER_PAGE_PER_HOUR + 1)
     })
 
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {

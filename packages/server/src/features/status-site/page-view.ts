@@ -176,7 +176,7 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
         name: serviceName(impact.service_id),
         status: impact.declared_status as ComponentStatus,
         startedAt: impact.started_at,
-        endedAt: impact.ended_at,
+        endedAt: impact.ended_at ?? incident.resolvedAt,
       })),
       updates: [...incident.incidentUpdates].reverse().map((u) => ({
         id: u.id,

@@ -180,6 +180,15 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         } catch (error) {
           if (wantsHtml(request) && error instanceof HttpError && error.statusCode === 400)
             return answer(request, reply, 400, 'That is not an email address', error.message, back)
+          if (wantsHtml(request) && error instanceof HttpError && error.statusCode === 429)
+            return answer(
+              request,
+              reply.headers(error.headers),
+              429,
+              'Too many sign-ups right now',
+              error.message,
+              back,
+            )
           throw error
         }
         const message =

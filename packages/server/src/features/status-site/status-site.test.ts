@@ -197,6 +197,14 @@ for (const engine of testEngines()) {
         payload: { description: 'Done', status: 'RESOLVED' },
       })
       assert.equal((await statusOf()).Both, 'MAJOR_OUTAGE', 'a resolved incident no longer overrides')
+      const { resolvedAt } = json(
+        await t.call({ method: 'GET', url: `/v3/status-pages/${created.id}/incidents/${incident.id}` }),
+      )
+      assert.deepEqual(
+        (await summary('follow')).pastIncidents[0].components.map((c: any) => [c.status, c.endedAt]),
+        [['UNDER_MAINTENANCE', resolvedAt]],
+        'its impacts ended with it',
+      )
 
       const days = (await summary('follow')).cards[0].services[0].days
       assert.equal(days.length, 90)

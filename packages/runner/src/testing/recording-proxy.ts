@@ -6,8 +6,13 @@ export interface RecordedRequest {
   host: string
   method: string
   path: string
-  /** Request line, headers and body as forwarded to the server. */
+  /** Request line, headers and body as forwarded to the server (for CONNECT: the request, then each chunk). */
   bytes: Buffer
+}
+
+export interface RecordingProxyOptions {
+  /** Requests without these credentials (Basic, in `Proxy-Authorization`) are answered 407. */
+  credentials?: { username: string; password: string }
 }
 
 export interface RecordingProxy {
@@ -15,6 +20,8 @@ export interface RecordingProxy {
   server: Server
   /** Every request forwarded so far, in order. */
   requests: RecordedRequest[]
+  /** Requests answered 407 for want of the proxy's credentials. */
+  refused: RecordedRequest[]
   /** Everything forwarded towards `host` (`host:port`; every server when omitted), as one buffer. */
   sent(host?: string): Buffer
   /**
@@ -29,25 +36,35 @@ export interface RecordingProxy {
 
 /**
  * A small forward proxy on loopback (absolute-form requests and CONNECT tunnels) that records what
- * clients send through it and can answer some requests itself with an error.
+ * clients send through it, can require credentials, and can answer some requests itself with an error.
  */
-export async function startRecordingProxy(): Promise<RecordingProxy> {
+export async function startRecordingProxy(options: RecordingProxyOptions = {}): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = []
+  const refused: RecordedRequest[] = []
+  const expected =
+    options.credentials &&
+    `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`
+  const authorized = (request: IncomingMessage) =>
+    !expected || request.headers['proxy-authorization'] === expected
   const failures: { pathPrefix: string; count: number; status: number; body: string }[] = []
   const holds: { path: string; released: Promise<void> }[] = []
   const server = createServer(async (request, response) => {
     const target = new URL(request.url ?? '/')
     const body = await readAll(request)
     const path = `${target.pathname}${target.search}`
-    const head = [`${request.method} ${path} HTTP/1.1`]
-    for (let i = 0; i < request.rawHeaders.length; i += 2)
-      head.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`)
-    requests.push({
+    const recorded = {
       host: target.host,
       method: request.method ?? 'GET',
       path,
-      bytes: Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]),
-    })
+      bytes: Buffer.concat([headOf(request, `${request.method} ${path} HTTP/1.1`), body]),
+    }
+    if (!authorized(request)) {
+      refused.push(recorded)
+      response.writeHead(407, PROXY_AUTHENTICATE)
+      response.end()
+      return
+    }
+    requests.push(recorded)
     const failure = failures.find((f) => f.count > 0 && target.pathname.startsWith(f.pathPrefix))
     if (failure) {
       failure.count--
@@ -76,6 +93,19 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     upstream.end(body)
   })
   server.on('connect', (request, socket, head) => {
+    const recorded = {
+      host: request.url ?? '',
+      method: 'CONNECT',
+      path: '',
+      bytes: headOf(request, `CONNECT ${request.url} HTTP/1.1`),
+    }
+    if (!authorized(request)) {
+      refused.push(recorded)
+      const headers = Object.entries(PROXY_AUTHENTICATE).map(([name, value]) => `${name}: ${value}\r\n`)
+      socket.end(`HTTP/1.1 407 Proxy Authentication Required\r\n${headers.join('')}\r\n`)
+      return
+    }
+    requests.push(recorded)
     const [host, port] = (request.url ?? '').split(':')
     const upstream = connect(Number(port), host ?? '127.0.0.1', () => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
@@ -94,6 +124,7 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     server,
     requests,
+    refused,
     sent: (host) => Buffer.concat(requests.filter((r) => !host || r.host === host).map((r) => r.bytes)),
     failNext(pathPrefix, count, status, body) {
       failures.push({ pathPrefix, count, status, body })
@@ -108,6 +139,19 @@ export async function startRecordingProxy(): Promise<RecordingProxy> {
       await new Promise((done) => server.close(done))
     },
   }
+}
+
+const PROXY_AUTHENTICATE = {
+  'proxy-authenticate': 'Basic realm="recording proxy"',
+  'content-length': '0',
+  connection: 'close',
+}
+
+function headOf(request: IncomingMessage, line: string): Buffer {
+  const head = [line]
+  for (let i = 0; i < request.rawHeaders.length; i += 2)
+    head.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`)
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n`)
 }
 
 async function readAll(request: IncomingMessage): Promise<Buffer> {

@@ -1,0 +1,3 @@
+export { readZip } from '../playwright/zip.ts'
+export { freePort } from './free-port.ts'
+export { type RecordedRequest, type RecordingProxy, startRecordingProxy } from './recording-proxy.ts'

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict'
+import { resolve } from 'node:path'
+import { test } from 'node:test'
+import { ConfigError, loadConfig } from './config.ts'
+
+test('script sandbox: auto by default, with the data directory hidden from scripts', () => {
+  const config = loadConfig({ SVC_DATA_DIR: '/srv/svc/data' })
+  assert.equal(config.scriptSandbox, 'auto')
+  assert.deepEqual(config.scriptHiddenPaths, ['/srv/svc/data'])
+  assert.deepEqual(loadConfig({}).scriptHiddenPaths, [resolve('./data')])
+})
+
+test('SVC_SCRIPT_SANDBOX and SVC_SCRIPT_HIDDEN_PATHS are read; bad values name the variable', () => {
+  const config = loadConfig({
+    SVC_DATA_DIR: '/srv/svc/data',
+    SVC_SCRIPT_SANDBOX: 'ON',
+    SVC_SCRIPT_HIDDEN_PATHS: '/etc/svc:/srv/tls/',
+  })
+  assert.equal(config.scriptSandbox, 'on')
+  assert.deepEqual(config.scriptHiddenPaths, ['/srv/svc/data', '/etc/svc', '/srv/tls'])
+  assert.equal(loadConfig({ SVC_SCRIPT_SANDBOX: 'off' }).scriptSandbox, 'off')
+  assert.throws(
+    () => loadConfig({ SVC_SCRIPT_SANDBOX: 'strict' }),
+    new ConfigError('SVC_SCRIPT_SANDBOX must be auto, on or off, got strict'),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_SCRIPT_HIDDEN_PATHS: '/etc/svc:tls' }),
+    new ConfigError('SVC_SCRIPT_HIDDEN_PATHS must list absolute paths, got tls'),
+  )
+})

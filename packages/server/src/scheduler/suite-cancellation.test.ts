@@ -1,0 +1,329 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { chromiumAvailable } from '@svc/runner'
+import { holdingServer } from '../testing/holding-page.ts'
+import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { createScheduler } from './scheduler.ts'
+import { listSchedule } from './schedules.repo.ts'
+
+const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: suite checks SKIPPED'
+if (skip) console.warn(`\n!!! ${skip}\n`)
+
+/**
+ * A suite whose second test opens HOLD_URL (a holding page) in a step, then waits a minute: in flight
+ * for as long as a test needs. Released with `<h1>done</h1>` it passes, with anything else it fails.
+ */
+const SUITE = [
+  {
+    path: 'playwright.config.ts',
+    content: `export default { testDir: './tests', timeout: 120_000, expect: { timeout: 500 } }\n`,
+  },
+  {
+    path: 'tests/shop.spec.ts',
+    content: `import { test, expect } from '@playwright/test'
+test('quick', async () => { console.log('quick test ran') })
+test.describe('checkout', () => {
+  test('waits', async ({ page }) => {
+    await test.step('open the held page', async () => {
+      await page.goto(process.env.HOLD_URL, { timeout: 0 })
+    })
+    await expect(page.locator('h1')).toHaveText('done')
+    await page.waitForTimeout(process.env.WAIT === 'yes' ? 60_000 : 0)
+  })
+})
+`,
+  },
+]
+
+for (const engine of testEngines()) {
+  describe(`cancelling Playwright check suite runs on ${engine.engine}`, { skip }, () => {
+    let t: TestApp
+    let channelId = 0
+    before(async () => {
+      t = await createTestApp(engine)
+      const channel = await t.call({
+        method: 'POST',
+        url: '/v1/alert-channels',
+        payload: { type: 'WEBHOOK', config: { name: 'hook', url: 'http://127.0.0.1:9/hook' } },
+      })
+      assert.equal(channel.statusCode, 201, channel.body)
+      channelId = json(channel).id
+    })
+    after(async () => {
+      await t.close()
+    })
+
+    const createSuite = async (name: string, extra: Record<string, unknown> = {}) => {
+      const response = await t.call({
+        method: 'POST',
+        url: '/v1/checks/automation',
+        payload: {
+          name,
+          dependencies: SUITE,
+          locations: ['local'],
+          alertChannelSubscriptions: [{ alertChannelId: channelId, activated: true }],
+          ...extra,
+        },
+      })
+      assert.equal(response.statusCode, 201, response.body)
+      return json(response)
+    }
+    /** Points the suite's held page at `url` (and makes its last test wait a minute or not). */
+    const holdAt = async (checkId: string, url: string, wait = 'yes') => {
+      const response = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${checkId}`,
+        payload: {
+          environmentVariables: [
+            { key: 'HOLD_URL', value: url },
+            { key: 'WAIT', value: wait },
+          ],
+        },
+      })
+      assert.equal(response.statusCode, 200, response.body)
+    }
+    const cancel = (checkId: string) => t.call({ method: 'POST', url: `/v1/checks/${checkId}/cancel` })
+    /** The analytics window read: the same two hours for a whole test. */
+    const fromS = Math.floor(Date.now() / 1000) - 3600
+    /** What a cancelled run must leave alone: alerts, the check's status, its analytics. */
+    const observed = async (checkId: string) => {
+      const analytics = (metrics: string) =>
+        t.call({
+          method: 'GET',
+          url: `/v1/analytics/playwright-checks/${checkId}?from=${fromS}&to=${fromS + 7200}&metrics=${metrics}`,
+        })
+      const status = json(await t.call({ method: 'GET', url: `/v1/check-statuses/${checkId}` }))
+      return {
+        notifications: json(
+          await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${checkId}` }),
+        ).map((n: { alertType: string }) => n.alertType),
+        status: [status.status, status.since, status.lastCheckRunId],
+        availability: json(await analytics('availability,responseTime_avg')).series,
+        points: json(await analytics('responseTime')).series,
+      }
+    }
+    /** One failing run first: a cancelled run, were it counted, would show as a recovery. */
+    const failOnce = async (checkId: string) => {
+      const page = await holdingServer()
+      try {
+        await holdAt(checkId, page.url, 'no')
+        const triggering = t.call({ method: 'POST', url: `/v1/checks/${checkId}/trigger` })
+        await page.inFlight
+        page.release('<h1>not yet</h1>')
+        const failed = json(await triggering)
+        assert.equal(failed.hasFailures, true, JSON.stringify(failed.playwrightCheckResult?.errors))
+        assert.equal(failed.isCancelled, false)
+        return failed
+      } finally {
+        page.close()
+      }
+    }
+
+    test('a triggered run stops on cancel: the trigger answers the cancelled result, which changes nothing else', async () => {
+      const check = await createSuite('triggered suite')
+      const failed = await failOnce(check.id)
+      const before = await observed(check.id)
+      assert.deepEqual(before.notifications, ['ALERT_FAILURE'])
+      assert.deepEqual(before.status, ['failing', failed.startedAt, failed.id])
+      assert.equal(before.availability[0].data.find((row: any) => row.availability !== null)?.availability, 0)
+
+      const page = await holdingServer()
+      try {
+        await holdAt(check.id, page.url)
+        const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+        await page.inFlight
+        const cancelled = await cancel(check.id)
+        assert.equal(cancelled.statusCode, 204, cancelled.body)
+        const triggered = await triggering
+        assert.equal(triggered.statusCode, 200, triggered.body)
+        const result = json(triggered)
+        assert.equal(result.isCancelled, true)
+        assert.equal(result.hasFailures, false)
+        assert.equal(result.hasErrors, false)
+        assert.equal(result.resultType, 'FINAL')
+        assert.deepEqual(result.error, {
+          type: 'CANCELLED',
+          message: 'The run was cancelled (still running: checkout › waits)',
+        })
+        const detail = result.playwrightCheckResult
+        assert.deepEqual(
+          detail.tests.map((test: any) => [test.titlePath.join(' › '), test.status]),
+          [
+            ['quick', 'passed'],
+            ['checkout › waits', 'interrupted'],
+          ],
+        )
+        assert.ok(detail.logs.some((entry: { text: string }) => entry.text === 'quick test ran'))
+        assert.ok(detail.traces.length >= 1, 'the traces of the run so far are kept')
+
+        const stored = json(
+          await t.call({ method: 'GET', url: `/v1/check-results/${check.id}/${result.id}` }),
+        )
+        assert.equal(stored.isCancelled, true)
+        assert.deepEqual(await observed(check.id), before)
+        assert.equal((await cancel(check.id)).statusCode, 409, 'nothing is in progress any more')
+      } finally {
+        page.close()
+      }
+    })
+
+    test('deleting a suite check stops its run in flight: the trigger waiting on it answers 404', async () => {
+      const check = await createSuite('deleted suite')
+      const page = await holdingServer()
+      try {
+        await holdAt(check.id, page.url)
+        const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+        await page.inFlight
+        const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+        assert.equal(deleted.statusCode, 204, deleted.body)
+        // Asked to stop at once (it takes the runner a moment to stop it and drop its row).
+        const asked = await t.store.db
+          .selectFrom('suite_runs')
+          .select('cancel_requested_ms')
+          .where('check_id', '=', check.id)
+          .execute()
+        assert.equal(asked.length, 1)
+        assert.notEqual(asked[0]?.cancel_requested_ms, null)
+        const triggered = await triggering
+        assert.equal(triggered.statusCode, 404, triggered.body)
+        const runs = await t.store.db
+          .selectFrom('suite_runs')
+          .select('job_id')
+          .where('check_id', '=', check.id)
+          .execute()
+        assert.deepEqual(runs, [])
+      } finally {
+        page.close()
+      }
+    })
+
+    test('a scheduled run stops on cancel: its slot moves on, it is not retried and counts for nothing', async () => {
+      const check = await createSuite('scheduled suite', {
+        retryStrategy: { type: 'FIXED', baseBackoffSeconds: 0, maxRetries: 2, sameRegion: true },
+      })
+      await failOnce(check.id)
+      const before = await observed(check.id)
+      const page = await holdingServer()
+      try {
+        await holdAt(check.id, page.url)
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: 0 })
+          .where('check_id', '=', check.id)
+          .execute()
+        // The other tests' suites fall due at their own offsets: none of them may run in this pass.
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
+          .where('check_id', '!=', check.id)
+          .execute()
+        const scheduler = createScheduler(t.ctx, { locations: ['local'], concurrency: 2 })
+        const claimedFromMs = Date.now()
+        const running = scheduler.runDue()
+        await page.inFlight
+        assert.equal((await cancel(check.id)).statusCode, 204)
+        assert.equal(await running, 1)
+
+        const [result] = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+        assert.equal(result.isCancelled, true)
+        assert.equal(result.hasFailures, false)
+        assert.equal(result.resultType, 'FINAL')
+        assert.equal(result.attempts, 1)
+        assert.equal(result.error.type, 'CANCELLED')
+        const retries = await t.store.db
+          .selectFrom('check_retries')
+          .selectAll()
+          .where('check_id', '=', check.id)
+          .execute()
+        assert.deepEqual(retries, [], 'a cancelled run is not retried')
+        const [slot] = await listSchedule(t.ctx, check.id)
+        assert.equal(slot?.lease_owner, null)
+        // Its next slot comes after the run: after the claim, not necessarily after this line.
+        assert.ok(Number(slot?.next_due_ms) > claimedFromMs, 'the slot moved on to its next run')
+        assert.deepEqual(await observed(check.id), before)
+        const left = await t.store.db.selectFrom('suite_runs').selectAll().execute()
+        assert.deepEqual(left, [], 'a finished run leaves nothing in flight')
+      } finally {
+        page.close()
+      }
+    })
+
+    test('a group trigger answers the cancelled result of its suite', async () => {
+      const group = json(
+        await t.call({ method: 'POST', url: '/v1/check-groups', payload: { name: 'suites' } }),
+      )
+      const check = await createSuite('grouped suite', { groupId: group.id })
+      const page = await holdingServer()
+      try {
+        await holdAt(check.id, page.url)
+        const triggering = t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })
+        await page.inFlight
+        assert.equal((await cancel(check.id)).statusCode, 204)
+        const triggered = await triggering
+        assert.equal(triggered.statusCode, 200, triggered.body)
+        assert.deepEqual(
+          json(triggered).map((r: any) => [r.checkId, r.isCancelled, r.hasFailures, r.error?.type]),
+          [[check.id, true, false, 'CANCELLED']],
+        )
+        const status = json(await t.call({ method: 'GET', url: `/v1/check-statuses/${check.id}` }))
+        assert.equal(status.status, null, 'a cancelled run gives the check no status')
+      } finally {
+        page.close()
+      }
+    })
+
+    test('cancel answers 404 for an unknown check, 400 for other types, 409 with no run in progress', async () => {
+      const malformed = await cancel('not-a-uuid')
+      assert.equal(malformed.statusCode, 400)
+      assert.deepEqual(json(malformed), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'params.id must match format "uuid"',
+        attributes: { errors: [{ path: 'params.id', message: 'must match format "uuid"' }] },
+      })
+      const doc = json(await t.call({ method: 'GET', url: '/openapi.json', as: null }))
+      const { responses } = doc.paths['/v1/checks/{id}/cancel'].post
+      assert.deepEqual(Object.keys(responses).sort(), ['204', '400', '401', '403', '404', '409', '429'])
+      assert.equal(
+        responses['400'].description,
+        'Bad Request: the id is not a UUID, or the check is not a Playwright check suite (AUTOMATION), ' +
+          'the only checks that can be cancelled',
+      )
+      const unknown = randomUUID()
+      const missing = await cancel(unknown)
+      assert.equal(missing.statusCode, 404)
+      assert.deepEqual(json(missing), {
+        statusCode: 404,
+        error: 'Not Found',
+        message: `Check ${unknown} not found`,
+      })
+      const url = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'site', request: { url: 'http://127.0.0.1:9/' } },
+        }),
+      )
+      const wrongType = await cancel(url.id)
+      assert.equal(wrongType.statusCode, 400)
+      assert.deepEqual(json(wrongType), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Only AUTOMATION checks (Playwright check suites) can be cancelled; this is a URL check',
+      })
+      const idle = await createSuite('idle suite')
+      const nothing = await cancel(idle.id)
+      assert.equal(nothing.statusCode, 409)
+      assert.deepEqual(json(nothing), {
+        statusCode: 409,
+        error: 'Conflict',
+        message: `Check ${idle.id} has no run in progress`,
+      })
+      const readOnly = await t.addUser('READ_ONLY')
+      const refused = await t.call({ method: 'POST', url: `/v1/checks/${idle.id}/cancel`, as: readOnly })
+      assert.equal(refused.statusCode, 403)
+    })
+  })
+}
