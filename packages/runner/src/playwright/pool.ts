@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { accessSync, constants } from 'node:fs'
-import { mkdir, readdir, realpath, rm } from 'node:fs/promises'
+import { mkdir, readdir, realpath, rm, stat, utimes } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -79,6 +79,12 @@ const BROWSER_START_TIMEOUT_MS = 30_000
 const DEFAULT_BROWSER_IDLE_MS = 60_000
 /** Working directories of runs (`svc-run-PID-POOL-SLOT`) and of a pool's Chromiums (`svc-browser-PID-POOL-N`). */
 const WORK_DIR_NAME = /^svc-(?:run|browser)-(\d+)-\d+(?:-\d+)?$/
+const DAY_MS = 86_400_000
+/**
+ * An account's compile cache that no run used for this long goes (pools look when they start and then
+ * daily): accounts deleted, or whose script checks stopped, leave ~2–5 MB each behind otherwise.
+ */
+export const UNUSED_CACHE_DAYS = 30
 let pools = 0
 
 export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
@@ -190,6 +196,9 @@ export class PlaywrightPool {
   #sharedKept: string[] = []
   /** Accounts whose compile cache was warmed up (or is being). */
   #warmedUp = new Map<string, Promise<void>>()
+  /** When this pool last marked each account's cache used, and last removed unused caches. */
+  #cachesUsedMs = new Map<string, number>()
+  #cachesPrunedMs = 0
   #onWarning: (message: string) => void
   #closed = false
 
@@ -218,6 +227,7 @@ export class PlaywrightPool {
   start(): Promise<ScriptSandboxStatus> {
     this.#started ??= (async () => {
       await this.#removeLeftovers()
+      await this.#removeUnusedCaches()
       await mkdir(this.workRoot, { recursive: true })
       this.#workRoot = await realpath(this.workRoot)
       this.#privateTempDirs = privateTempDirsOf(this.#workRoot, [tmpdir(), ...SHARED_TEMP_DIRS])
@@ -246,7 +256,36 @@ export class PlaywrightPool {
     const dir = join(this.cacheDirOf(accountId), status.sandboxed ? 'node-sandboxed' : 'node')
     // A tmp cleaner or --refresh-cache may have removed it: the account's next run warms it up again.
     if (await mkdir(dir, { recursive: true })) this.#warmedUp.delete(accountId)
+    await this.#markCacheUsed(accountId)
     return dir
+  }
+
+  /**
+   * Runs only read the cache (in the sandbox it is read only), which leaves its times alone: its
+   * directory's modification time is set instead, at most daily, and tells the pools what is unused.
+   */
+  async #markCacheUsed(accountId: string): Promise<void> {
+    const nowMs = Date.now()
+    if (nowMs - (this.#cachesUsedMs.get(accountId) ?? 0) >= DAY_MS) {
+      this.#cachesUsedMs.set(accountId, nowMs)
+      const now = new Date(nowMs)
+      await utimes(this.cacheDirOf(accountId), now, now).catch(() => {})
+    }
+    if (nowMs - this.#cachesPrunedMs >= DAY_MS) void this.#removeUnusedCaches()
+  }
+
+  async #removeUnusedCaches(): Promise<void> {
+    const nowMs = Date.now()
+    this.#cachesPrunedMs = nowMs
+    const names = await readdir(this.cacheDir).catch(() => [] as string[])
+    await Promise.all(
+      names.map(async (name) => {
+        const dir = join(this.cacheDir, name)
+        const info = await stat(dir).catch(() => undefined)
+        if (!info?.isDirectory() || info.mtimeMs >= nowMs - UNUSED_CACHE_DAYS * DAY_MS) return
+        await rm(dir, { recursive: true, force: true }).catch(() => {})
+      }),
+    )
   }
 
   /**
