@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { SvcAgent } from './agent.ts'
-import { type AgentApi, type AgentJob, ApiError, type JobResultBody } from './api-client.ts'
+import { AgentApi, type AgentJob, ApiError, dispatcherOf, type JobResultBody } from './api-client.ts'
 import { loadAgentConfig } from './config.ts'
 
 let requests = 0
@@ -222,5 +222,50 @@ test('an outcome the server refuses for good (404: not this location’s run any
     assert.equal(agent.runningJobs, 0, 'nothing left waiting to be posted')
   } finally {
     await agent.shutdown()
+  }
+})
+
+test('an error event the server refuses with 429 (its per-location limit) is dropped with a warning, not retried', async () => {
+  const reports: string[] = []
+  const server = createServer((request, response) => {
+    reports.push(`${request.method} ${request.url}`)
+    response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '45' })
+    response.end(
+      JSON.stringify({
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Rate limit exceeded: 60 requests per 60 seconds',
+        attributes: { limit: 60, windowSeconds: 60, retryAfterSeconds: 45 },
+      }),
+    )
+  })
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const dispatcher = dispatcherOf({ httpProxy: '', httpsProxy: '', noProxy: '' })
+  const warnings: string[] = []
+  const agent = new SvcAgent({
+    config: loadAgentConfig({ API_KEY: 'svc_pl_test' }),
+    api: new AgentApi({
+      apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      apiKey: 'svc_pl_test',
+      agentId: '00000000-0000-4000-8000-000000000001',
+      dispatcher,
+    }),
+    version: 'test',
+    hostname: 'test',
+    log: { info() {}, warn: (line) => warnings.push(line), error() {} },
+    onKeyRefused: () => assert.fail('a 429 is no refused key'),
+    onNotSvc: () => assert.fail('a 429 in the error shape is svc'),
+  })
+  try {
+    await agent.reportError(new Error('boom'))
+    await agent.reportError(new Error('boom again'))
+    assert.deepEqual(reports, ['POST /agent/v1/errors', 'POST /agent/v1/errors'], 'one request per event')
+    assert.deepEqual(warnings, [
+      'could not report an error event: reporting an error event: HTTP 429 (Rate limit exceeded: 60 requests per 60 seconds)',
+      'could not report an error event: reporting an error event: HTTP 429 (Rate limit exceeded: 60 requests per 60 seconds)',
+    ])
+  } finally {
+    await dispatcher.close()
+    server.close()
   }
 })

@@ -6,6 +6,7 @@ import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
     pruneResults(serviceContext, config.resultRetentionDays)
       .then(() => pruneArtifacts(serviceContext))
       .then(() => forgetOldScriptRuns(serviceContext))
+      .then(() => pruneAgentRecords(serviceContext, config.resultRetentionDays))
       .catch((error: unknown) => app.log.error({ err: error }, 'pruning old results failed'))
   }, PRUNE_INTERVAL_MS)
 

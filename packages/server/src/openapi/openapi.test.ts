@@ -179,6 +179,11 @@ describe('OpenAPI documents', () => {
         'error',
         'message',
       ])
+      // Only error reports are limited (per location); agents poll and post results continuously.
+      const limited = operation === 'post /agent/v1/errors'
+      assert.equal(Boolean(op.responses['429']), limited, `${operation} documents 429 only if limited`)
+      if (limited)
+        assert.match(op.description, /Rate limit: 60 requests per 60 seconds per private location\./)
     }
     for (const operation of OPEN_OPERATIONS) {
       const [method, path] = operation.split(' ') as [string, string]

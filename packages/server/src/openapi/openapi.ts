@@ -49,8 +49,16 @@ function completeRouteSchema(route: RouteOptions): void {
     schema.security = []
     return
   }
+  const rateLimit = route.config?.rateLimit
   if (isAgentRoute(route.url)) {
     responses['401'] ??= ErrorResponse('Unauthorized: no, unknown or revoked private-location key')
+    if (rateLimit) {
+      responses['429'] ??= ErrorResponse('Too Many Requests')
+      describeLimit(
+        schema,
+        `Rate limit: ${rateLimit.max} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds per private location.`,
+      )
+    }
     return
   }
   schema.headers ??= {
@@ -66,11 +74,16 @@ function completeRouteSchema(route: RouteOptions): void {
   responses['401'] ??= ErrorResponse('Unauthorized: no, malformed, unknown or revoked API key')
   responses['403'] ??= ErrorResponse('Forbidden: no access to the account, or a role too low')
   responses['429'] ??= ErrorResponse('Too Many Requests')
-  const rateLimit = route.config?.rateLimit
-  const limits = rateLimit
-    ? `Rate limit: ${rateLimit.max} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds per API key, besides the global limit.`
-    : undefined
-  if (limits) schema.description = [schema.description, limits].filter(Boolean).join('\n\n')
+  if (rateLimit) {
+    describeLimit(
+      schema,
+      `Rate limit: ${rateLimit.max} requests per ${RATE_LIMIT_WINDOW_SECONDS} seconds per API key, besides the global limit.`,
+    )
+  }
+}
+
+function describeLimit(schema: MutableSchema, limit: string): void {
+  schema.description = [schema.description, limit].filter(Boolean).join('\n\n')
 }
 
 function completeAdminRouteSchema(route: RouteOptions): void {

@@ -31,12 +31,34 @@ export async function enforceRateLimits(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  const nowMs = ctx.clock.now().getTime()
-  const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000
   const limits = [{ bucket: `key:${auth.keyId}`, max: GLOBAL_RATE_LIMIT }]
   const routeLimit = request.routeOptions.config.rateLimit
   if (routeLimit) limits.push({ bucket: `key:${auth.keyId}:${routeLimit.group}`, max: routeLimit.max })
+  await countAgainst(ctx, limits, reply)
+}
 
+/**
+ * The route's own limit alone, for callers the global limit doesn't count (agents with a location key):
+ * `caller` names whom the count is per, e.g. `private-location:<id>`. Headers and 429 as above.
+ */
+export async function enforceRouteRateLimit(
+  ctx: ServiceContext,
+  caller: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const routeLimit = request.routeOptions.config.rateLimit
+  if (!routeLimit) return
+  await countAgainst(ctx, [{ bucket: `${caller}:${routeLimit.group}`, max: routeLimit.max }], reply)
+}
+
+async function countAgainst(
+  ctx: ServiceContext,
+  limits: { bucket: string; max: number }[],
+  reply: FastifyReply,
+): Promise<void> {
+  const nowMs = ctx.clock.now().getTime()
+  const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000
   const states = await Promise.all(
     limits.map(async ({ bucket, max }) => {
       const window = await countHit(ctx, bucket, nowMs, windowMs)

@@ -16,6 +16,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
+import { enforceRouteRateLimit } from '../../rate-limit/rate-limit.ts'
 import { ARTIFACT_LIMIT_BYTES } from '../artifacts/artifact-store.ts'
 import * as agents from './agent-protocol.service.ts'
 
@@ -24,10 +25,13 @@ export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
 /** A batch holds at least one outcome of the most a single post may carry. */
 const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
+/** Crash reports per location per window: far above what healthy agents send, a bound on a flood. */
+export const AGENT_ERRORS_PER_WINDOW = 60
 
 /**
  * `/agent/v1`: what svc agents call, with a private-location key as bearer token (not an API key) and
  * their own id in `x-svc-agent-id`. Not rate limited per key: a location's agents poll continuously.
+ * Only error reports are, per location, since nothing else bounds how many rows they write.
  */
 export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
   app,
@@ -43,15 +47,14 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   // The key is checked as the request arrives, before its body (up to 150 MB) is read or validated:
   // a caller without a valid key gets 401, never a validation answer.
   const callers = new WeakMap<FastifyRequest, agents.CallingAgent>()
-  app.addHook('onRequest', async (request) => {
-    callers.set(
-      request,
-      await agents.authenticateAgent(
-        ctx,
-        request.headers.authorization,
-        request.headers['x-svc-agent-id'] as string,
-      ),
+  app.addHook('onRequest', async (request, reply) => {
+    const agent = await agents.authenticateAgent(
+      ctx,
+      request.headers.authorization,
+      request.headers['x-svc-agent-id'] as string,
     )
+    callers.set(request, agent)
+    await enforceRouteRateLimit(ctx, `private-location:${agent.location.id}`, request, reply)
   })
   const agentOf = async (request: FastifyRequest) => {
     const agent = callers.get(request)
@@ -205,6 +208,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   app.post(
     '/agent/v1/errors',
     {
+      config: { rateLimit: { group: 'agent-errors', max: AGENT_ERRORS_PER_WINDOW } },
       schema: {
         tags,
         summary: 'Report an error-level event of the agent (crash detection)',

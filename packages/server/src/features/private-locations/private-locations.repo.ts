@@ -4,6 +4,7 @@ import {
   type PrivateLocationKeysTable,
   type PrivateLocationsTable,
 } from '@svc/db'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `private_locations`, `private_location_keys`, `agents` and `agent_events`. */
@@ -129,7 +130,10 @@ export async function lastSeen(ctx: ServiceContext, locationIds: string[]) {
     .execute()
 }
 
-/** An agent's goodbye: its row goes, and the location records when it was last seen (now). */
+/**
+ * An agent's goodbye: its row goes, and the location records when it was last seen (now). `agent_left_ms`
+ * is when an agent that has no row any more was last seen, so the location's `lastSeenAt` outlives rows.
+ */
 export async function deleteAgent(
   ctx: ServiceContext,
   locationId: string,
@@ -151,6 +155,34 @@ export async function deleteAgent(
   })
 }
 
+/**
+ * Rows of agents not seen since `beforeMs` (they crashed, no goodbye) go; as after a goodbye, each
+ * location keeps the latest time one of them was seen. Answers how many went.
+ */
+export async function deleteAgentsSeenBefore(ctx: ServiceContext, beforeMs: number): Promise<number> {
+  return ctx.db.transaction().execute(async (tx) => {
+    const gone = await tx
+      .deleteFrom('agents')
+      .where('last_seen_ms', '<', beforeMs)
+      .returning(['private_location_id', 'last_seen_ms'])
+      .execute()
+    const lastSeen = new Map<string, number>()
+    for (const row of gone) {
+      const ms = Number(row.last_seen_ms)
+      lastSeen.set(row.private_location_id, Math.max(ms, lastSeen.get(row.private_location_id) ?? ms))
+    }
+    for (const [locationId, ms] of lastSeen) {
+      await tx
+        .updateTable('private_locations')
+        .set({ agent_left_ms: ms })
+        .where('id', '=', locationId)
+        .where((eb) => eb.or([eb('agent_left_ms', 'is', null), eb('agent_left_ms', '<', ms)]))
+        .execute()
+    }
+    return gone.length
+  })
+}
+
 export async function insertAgentEvent(ctx: ServiceContext, row: AgentEventsTable): Promise<void> {
   await ctx.db.insertInto('agent_events').values(row).execute()
 }
@@ -163,4 +195,44 @@ export async function listAgentEvents(ctx: ServiceContext, locationId: string, l
     .orderBy('created_at', 'desc')
     .limit(limit)
     .execute()
+}
+
+/** Error events of the account's locations created before `beforeIso`; answers how many went. */
+export async function deleteAgentEventsBefore(
+  ctx: ServiceContext,
+  accountId: string,
+  beforeIso: string,
+): Promise<number> {
+  const deleted = await ctx.db
+    .deleteFrom('agent_events')
+    .where('created_at', '<', beforeIso)
+    .where('private_location_id', 'in', (eb) =>
+      eb.selectFrom('private_locations').select('id').where('account_id', '=', accountId),
+    )
+    .executeTakeFirst()
+  return Number(deleted.numDeletedRows)
+}
+
+/** Every location's error events but its newest `keep`; answers how many went. */
+export async function deleteAgentEventsBeyond(ctx: ServiceContext, keep: number): Promise<number> {
+  const deleted = await ctx.db
+    .deleteFrom('agent_events')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom(
+          eb
+            .selectFrom('agent_events')
+            .select([
+              'id',
+              sql<number>`row_number() over (partition by private_location_id order by created_at desc, id desc)`.as(
+                'newness',
+              ),
+            ])
+            .as('ranked'),
+        )
+        .select('ranked.id')
+        .where('ranked.newness', '>', keep),
+    )
+    .executeTakeFirst()
+  return Number(deleted.numDeletedRows)
 }

@@ -3,6 +3,8 @@ import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { listAllAccounts } from '../accounts/accounts.repo.ts'
+import { toAccount } from '../accounts/accounts.service.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
 import { listChecksOfAccount } from '../checks/checks.repo.ts'
@@ -13,6 +15,11 @@ import type { PrivateLocation, PrivateLocationBody } from './private-locations.s
 /** An agent seen within this long is connected; a location with one is healthy. */
 export const AGENT_LIVE_MS = 30_000
 const KEY_PREFIX = 'svc_pl_'
+const DAY_MS = 86_400_000
+/** A crashed agent's row (no goodbye) is kept this long after it was last seen, then folded into its location. */
+export const CRASHED_AGENT_KEPT_MS = DAY_MS
+/** Error events a location keeps at most, the newest: a crash loop can't fill the store within the retention. */
+export const AGENT_EVENTS_KEPT = 1000
 
 /** Location keys are random like API keys, so they are indexed by the same one-way hash. */
 export const hashLocationKey = hashApiKey
@@ -104,6 +111,23 @@ export async function createKey(ctx: ServiceContext, accountId: string, id: stri
 export async function deleteKey(ctx: ServiceContext, accountId: string, id: string, keyId: string) {
   await findOrThrow(ctx, accountId, id)
   if (!(await repo.deleteKey(ctx, id, keyId))) throw notFound(`Key ${keyId} not found`)
+}
+
+/**
+ * Hourly with results: error events older than their account's `resultRetentionDays` (never longer than
+ * `maxRetentionDays`) or beyond their location's newest AGENT_EVENTS_KEPT go, and so do the rows of agents
+ * not seen for CRASHED_AGENT_KEPT_MS (their locations' `lastSeenAt` stays). Answers how many of each went.
+ */
+export async function pruneAgentRecords(ctx: ServiceContext, maxRetentionDays: number) {
+  const nowMs = ctx.clock.now().getTime()
+  let events = 0
+  for (const row of await listAllAccounts(ctx)) {
+    const days = Math.min(toAccount(row).settings.resultRetentionDays, maxRetentionDays)
+    events += await repo.deleteAgentEventsBefore(ctx, row.id, new Date(nowMs - days * DAY_MS).toISOString())
+  }
+  events += await repo.deleteAgentEventsBeyond(ctx, AGENT_EVENTS_KEPT)
+  const agents = await repo.deleteAgentsSeenBefore(ctx, nowMs - CRASHED_AGENT_KEPT_MS)
+  return { events, agents }
 }
 
 /** The schema checks the scheme only; a URL agents can't parse would fail every run of the location. */
