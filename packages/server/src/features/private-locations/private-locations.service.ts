@@ -130,7 +130,6 @@ export async function pruneAgentRecords(ctx: ServiceContext, maxRetentionDays: n
   return { events, agents }
 }
 
-/** The schema checks the scheme only; a URL agents can't parse would fail every run of the location. */
 /** The password part of `scheme://user:password@`, where a proxy URL carries credentials. */
 const PROXY_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)([^@/]*)@/i
 
@@ -146,6 +145,7 @@ function withStoredProxyPassword(sent: string | null, stored: string | null): st
   return sent.replace(PROXY_PASSWORD, `$1${storedPassword}@`)
 }
 
+/** The schema checks the scheme only; a URL agents can't parse would fail every run of the location. */
 function refuseUnusableProxy(proxyUrl: string | null | undefined): void {
   if (proxyUrl === null || proxyUrl === undefined || URL.canParse(proxyUrl)) return
   throw badRequest('body.proxyUrl must be an http:// or https:// URL', {
