@@ -9,6 +9,7 @@ import { pruneArtifacts, pruneResults } from './features/check-results/retention
 import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
+import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
@@ -69,12 +70,18 @@ async function main(): Promise<void> {
   // Root cause analyses: background jobs under leases, on every node.
   const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log: app.log })
   analyses.start()
-  const pruning = setInterval(() => {
-    pruneResults(serviceContext, config.resultRetentionDays)
-      .then(() => pruneArtifacts(serviceContext))
-      .then(() => forgetOldScriptRuns(serviceContext))
-      .then(() => pruneAgentRecords(serviceContext, config.resultRetentionDays))
-      .catch((error: unknown) => app.log.error({ err: error }, 'pruning old results failed'))
+  // Hourly housekeeping, one step after another; a step that fails (an S3 bucket away) doesn't skip the rest.
+  const pruningSteps: [string, () => Promise<unknown>][] = [
+    ['old results', () => pruneResults(serviceContext, config.resultRetentionDays)],
+    ['old artifacts', () => pruneArtifacts(serviceContext)],
+    ['old agent script runs', () => forgetOldScriptRuns(serviceContext)],
+    ['agent records', () => pruneAgentRecords(serviceContext, config.resultRetentionDays)],
+    ['rate limit windows', () => pruneRateLimitWindows(serviceContext)],
+  ]
+  const pruning = setInterval(async () => {
+    for (const [what, step] of pruningSteps) {
+      await step().catch((error: unknown) => app.log.error({ err: error }, `pruning ${what} failed`))
+    }
   }, PRUNE_INTERVAL_MS)
 
   const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]

@@ -21,3 +21,12 @@ export async function countHit(ctx: ServiceContext, bucket: string, nowMs: numbe
     .returning(['window_start_ms', 'hits'])
     .executeTakeFirstOrThrow()
 }
+
+/** Windows that started before `beforeMs` (ended long since) go; answers how many. */
+export async function deleteWindowsStartedBefore(ctx: ServiceContext, beforeMs: number): Promise<number> {
+  const deleted = await ctx.db
+    .deleteFrom('rate_limit_windows')
+    .where('window_start_ms', '<', beforeMs)
+    .executeTakeFirst()
+  return Number(deleted.numDeletedRows)
+}

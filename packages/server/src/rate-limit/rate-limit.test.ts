@@ -8,7 +8,7 @@ import * as accounts from '../features/accounts/accounts.service.ts'
 import { HttpError } from '../http/errors.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { countHit } from './rate-limit.repo.ts'
-import { enforceRateLimits } from './rate-limit.ts'
+import { enforceRateLimits, pruneRateLimitWindows } from './rate-limit.ts'
 
 class FakeClock implements Clock {
   ms = Date.parse('2026-11-22T12:00:00.000Z')
@@ -38,6 +38,30 @@ for (const engine of testEngines()) {
         { start: Number(c.window_start_ms), hits: Number(c.hits) },
         { start: 200_500, hits: 1 },
       )
+    })
+
+    test('pruning removes the windows of buckets not hit for a day and keeps the others', async () => {
+      const nowMs = clock.now().getTime()
+      await countHit(t.ctx, 'prune:stale', nowMs - 86_400_001, 3_600_000)
+      await countHit(t.ctx, 'prune:recent', nowMs - 86_399_000, 3_600_000)
+      await countHit(t.ctx, 'prune:open', nowMs, 60_000)
+      const buckets = async () =>
+        (await t.ctx.db.selectFrom('rate_limit_windows').select('bucket').orderBy('bucket').execute()).map(
+          (row) => row.bucket,
+        )
+      const before = await buckets()
+      // The earlier tests' windows (e.g. 'w', at 1970 times) are long over too.
+      const pruned = await pruneRateLimitWindows(t.ctx)
+      const left = await buckets()
+      assert.deepEqual(
+        left.filter((bucket) => bucket.startsWith('prune:')),
+        ['prune:open', 'prune:recent'],
+      )
+      assert.ok(!left.includes('w'))
+      assert.equal(pruned, before.length - left.length)
+      // A pruned bucket hit again opens a new window of its own.
+      const again = await countHit(t.ctx, 'prune:stale', nowMs, 60_000)
+      assert.deepEqual([Number(again.window_start_ms), Number(again.hits)], [nowMs, 1])
     })
 
     test('headers count down; the 601st request is 429; the next window resets', async () => {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AuthContext } from '../auth/authenticate.ts'
 import type { ServiceContext } from '../context.ts'
 import { HttpError } from '../http/errors.ts'
-import { countHit } from './rate-limit.repo.ts'
+import { countHit, deleteWindowsStartedBefore } from './rate-limit.repo.ts'
 
 /** A route's own limit, on top of the global one (API.md "Custom rate limits"). */
 export interface RouteRateLimit {
@@ -19,6 +19,16 @@ declare module 'fastify' {
 
 export const GLOBAL_RATE_LIMIT = 600
 export const RATE_LIMIT_WINDOW_SECONDS = 60
+/** Longer than any window (the longest is an hour): a window that started before this is over. */
+const ENDED_WINDOW_AGE_MS = 86_400_000
+
+/**
+ * Hourly: the windows of buckets not hit for a day go (keys revoked, pages and locations deleted); a
+ * bucket hit again opens a new window, as it would have anyway. Answers how many went.
+ */
+export function pruneRateLimitWindows(ctx: ServiceContext): Promise<number> {
+  return deleteWindowsStartedBefore(ctx, ctx.clock.now().getTime() - ENDED_WINDOW_AGE_MS)
+}
 
 /**
  * Counts the request against the key's global window and the route's own, in the store so every node
