@@ -567,6 +567,17 @@ for (const engine of testEngines()) {
       })
       assert.equal((await create('api', body)).statusCode, 201)
       assert.equal((await create('api', { ...body, maxResponseTime: 45_001 })).statusCode, 400)
+      for (const type of ['url', 'tcp']) {
+        assert.equal(
+          (await create(type, { ...MINIMAL_BODIES[type], maxResponseTime: 45_000 })).statusCode,
+          201,
+        )
+      }
+      // The spec extends TCP, API and URL checks only: a DNS check stays at 30 s.
+      assert.equal((await create('dns', { ...MINIMAL_BODIES.dns, maxResponseTime: 30_000 })).statusCode, 201)
+      const dns = await create('dns', { ...MINIMAL_BODIES.dns, maxResponseTime: 30_001 })
+      assert.equal(dns.statusCode, 400, dns.body)
+      assert.equal(json(dns).attributes.errors[0].path, 'body.maxResponseTime')
       const inverted = await create('api', {
         ...MINIMAL_BODIES.api,
         degradedResponseTime: 5000,
