@@ -182,6 +182,14 @@ describe('OpenAPI documents', () => {
     requires(answer('/v1/checks/browser', 'post', '201'), ['id', 'name', 'script'], 'browser check')
   })
 
+  test('static address lists are text files; their 429 is JSON in the error shape', () => {
+    for (const path of ['/v1/static-ips.txt', '/v1/static-ipv6s.txt']) {
+      const { responses } = doc.paths[path].get
+      assert.deepEqual(Object.keys(responses['200'].content), ['text/plain'], path)
+      assert.deepEqual(Object.keys(responses['429'].content), ['application/json'], path)
+    }
+  })
+
   test('passes a real OpenAPI validator (public and admin documents)', async () => {
     await SwaggerParser.validate(structuredClone(doc))
     const admin = json(await t.call({ method: 'GET', url: '/admin/openapi.json', as: null }))
