@@ -190,6 +190,13 @@ describe('OpenAPI documents', () => {
     }
   })
 
+  test('a route limit is stated once, also on GET routes (Fastify adds a HEAD route sharing the schema)', () => {
+    for (const path of ['/v1/static-ipv6s.txt', '/v1/analytics/url-monitors/{id}']) {
+      const description = String(doc.paths[path].get.description)
+      assert.equal(description.match(/Rate limit:/g)?.length, 1, `${path}: ${description}`)
+    }
+  })
+
   test('passes a real OpenAPI validator (public and admin documents)', async () => {
     await SwaggerParser.validate(structuredClone(doc))
     const admin = json(await t.call({ method: 'GET', url: '/admin/openapi.json', as: null }))
