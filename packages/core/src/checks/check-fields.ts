@@ -44,7 +44,12 @@ export const CheckEnvironmentVariable = StrictObject({
   key: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', minLength: 1, maxLength: 128 }),
   value: Type.String({ maxLength: 10_000 }),
   locked: Type.Optional(Type.Boolean({ default: false })),
-  secret: Type.Optional(Type.Boolean({ default: false })),
+  secret: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Once set, stays set (400 otherwise): the value is never readable again.',
+    }),
+  ),
 })
 export type CheckEnvironmentVariable = Static<typeof CheckEnvironmentVariable>
 

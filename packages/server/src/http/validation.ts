@@ -16,6 +16,7 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(compiler)
   // A callback hook, not an async one: it runs on every request, pings included.
   app.addHook('preValidation', (request, _reply, done) => {
+    lowerCaseUuidParams(request.params)
     const agent = isAgentRoute(request.routeOptions.url ?? request.url)
     for (const [part, value] of [
       ['params', request.params],
@@ -30,6 +31,20 @@ export function installValidators(app: FastifyInstance): void {
     }
     done()
   })
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Ids are stored as generated, in lower case; a UUID is the same in either case (RFC 9562), so a path
+ * naming one in upper case finds it. The wildcard (an artifact's file name) is taken as sent.
+ */
+function lowerCaseUuidParams(params: unknown): void {
+  if (params === null || typeof params !== 'object') return
+  const named = params as Record<string, unknown>
+  for (const [name, value] of Object.entries(named)) {
+    if (name !== '*' && typeof value === 'string' && UUID.test(value)) named[name] = value.toLowerCase()
+  }
 }
 
 /**

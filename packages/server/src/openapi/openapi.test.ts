@@ -150,6 +150,53 @@ describe('OpenAPI documents', () => {
     assert.deepEqual(doc.security, [{ bearerAuth: [] }])
   })
 
+  test('answers carry the fields the spec marks required', () => {
+    const answer = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content['application/json'].schema
+    const requires = (schema: any, fields: string[], label: string) => {
+      for (const field of fields) assert.ok(schema.required?.includes(field), `${label}: ${field}`)
+    }
+    const incident = answer('/v3/status-pages/{statusPageId}/incidents/{incidentId}', 'put', '200')
+    requires(
+      incident,
+      ['id', 'statusPageId', 'name', 'lastUpdateStatus', 'created_at', 'incidentUpdates'],
+      'incident',
+    )
+    requires(incident.properties.componentImpacts.items, ['componentId', 'status', 'startedAt'], 'impact')
+    requires(
+      incident.properties.incidentUpdates.items,
+      ['id', 'description', 'status', 'created_at'],
+      'update',
+    )
+    requires(
+      answer('/v1/private-locations/{id}/keys', 'post', '201'),
+      ['id', 'rawKey', 'maskedKey', 'created_at'],
+      'private location key',
+    )
+    requires(
+      answer('/v1/root-cause-analyses/error-groups/{errorGroupId}', 'post', '202'),
+      ['id', 'status'],
+      'analysis',
+    )
+    requires(answer('/v1/accounts', 'get', '200').items, ['id'], 'account')
+    requires(answer('/v1/checks/browser', 'post', '201'), ['id', 'name', 'script'], 'browser check')
+  })
+
+  test('static address lists are text files; their 429 is JSON in the error shape', () => {
+    for (const path of ['/v1/static-ips.txt', '/v1/static-ipv6s.txt']) {
+      const { responses } = doc.paths[path].get
+      assert.deepEqual(Object.keys(responses['200'].content), ['text/plain'], path)
+      assert.deepEqual(Object.keys(responses['429'].content), ['application/json'], path)
+    }
+  })
+
+  test('a route limit is stated once, also on GET routes (Fastify adds a HEAD route sharing the schema)', () => {
+    for (const path of ['/v1/static-ipv6s.txt', '/v1/analytics/url-monitors/{id}']) {
+      const description = String(doc.paths[path].get.description)
+      assert.equal(description.match(/Rate limit:/g)?.length, 1, `${path}: ${description}`)
+    }
+  })
+
   test('passes a real OpenAPI validator (public and admin documents)', async () => {
     await SwaggerParser.validate(structuredClone(doc))
     const admin = json(await t.call({ method: 'GET', url: '/admin/openapi.json', as: null }))

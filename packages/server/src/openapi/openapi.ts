@@ -82,7 +82,9 @@ function completeRouteSchema(route: RouteOptions): void {
   }
 }
 
+/** Once: a GET route's HEAD twin shares its schema object and comes through here too. */
 function describeLimit(schema: MutableSchema, limit: string): void {
+  if (typeof schema.description === 'string' && schema.description.includes(limit)) return
   schema.description = [schema.description, limit].filter(Boolean).join('\n\n')
 }
 

@@ -144,5 +144,29 @@ for (const engine of testEngines()) {
       }
       assert.equal((await locations())[1].runnerConnected, false, 'a stopped runner is gone at once')
     })
+
+    test('a secret group variable stays secret: sent back as non-secret is 400, never its value', async () => {
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: {
+            name: 'Secret group',
+            environmentVariables: [{ key: 'TOKEN', value: 'group-sekrit', secret: true }],
+          },
+        }),
+      )
+      const res = await t.call({
+        method: 'PUT',
+        url: `/v1/check-groups/${group.id}`,
+        payload: { name: 'Secret group', environmentVariables: [{ key: 'TOKEN', value: '***masked***' }] },
+      })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.equal(json(res).attributes.errors[0].path, 'body.environmentVariables.0.secret')
+      const after = json(await t.call({ method: 'GET', url: `/v1/check-groups/${group.id}` }))
+      assert.deepEqual(after.environmentVariables, [
+        { key: 'TOKEN', value: '***masked***', locked: false, secret: true },
+      ])
+    })
   })
 }

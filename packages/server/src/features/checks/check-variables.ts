@@ -13,7 +13,10 @@ export interface StoredVariable {
   secret: boolean
 }
 
-/** Seals locked and secret values; a `***masked***` value sent back keeps the value stored before. */
+/**
+ * Seals locked and secret values; a `***masked***` value sent back keeps the value stored before. A
+ * variable that was secret stays secret (400 otherwise).
+ */
 export function sealVariables(
   ctx: ServiceContext,
   variables: CheckEnvironmentVariable[],
@@ -25,10 +28,17 @@ export function sealVariables(
     throw badRequest(`body.environmentVariables key ${duplicate} appears twice`, {
       errors: [{ path: 'body.environmentVariables', message: `key ${duplicate} appears twice` }],
     })
-  return variables.map((variable) => {
+  return variables.map((variable, index) => {
     const locked = variable.locked ?? false
     const secret = variable.secret ?? false
     const before = previous.find((p) => p.key === variable.key)
+    // The spec: once secret, a value can't be unlocked (account variables refuse it the same way).
+    if (before?.secret && !secret) {
+      const path = `body.environmentVariables.${index}.secret`
+      throw badRequest(`${path} cannot be unset: a secret stays secret`, {
+        errors: [{ path, message: 'a secret cannot be made non-secret' }],
+      })
+    }
     const plain =
       variable.value === MASKED_VALUE && before
         ? (before.value ?? ctx.secretBox.decrypt(before.sealedValue ?? ''))

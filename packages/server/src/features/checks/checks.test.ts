@@ -184,6 +184,53 @@ for (const engine of testEngines()) {
       assert.equal(t.ctx.secretBox.decrypt(sealed), 'hunter2')
     })
 
+    test('a secret check variable stays secret: ***masked*** sent back as non-secret is 400, never its value', async () => {
+      const check = json(
+        await create('browser', {
+          name: 'Secret',
+          script: SCRIPT,
+          environmentVariables: [{ key: 'TOKEN', value: 'sekrit-1', secret: true }],
+        }),
+      )
+      const attempts = [
+        { method: 'PUT', url: `/v1/checks/${check.id}`, variable: { key: 'TOKEN', value: '***masked***' } },
+        {
+          method: 'PUT',
+          url: `/v1/checks/browser/${check.id}`,
+          variable: { key: 'TOKEN', value: '***masked***', secret: false },
+        },
+        // A new value doesn't reveal the old one, but a secret stays a secret all the same.
+        { method: 'PUT', url: `/v1/checks/${check.id}`, variable: { key: 'TOKEN', value: 'plain' } },
+      ] as const
+      for (const { method, url, variable } of attempts) {
+        const res = await t.call({
+          method,
+          url,
+          payload: { name: 'Secret', script: SCRIPT, environmentVariables: [variable] },
+        })
+        assert.equal(res.statusCode, 400, `${url} ${JSON.stringify(variable)}: ${res.body}`)
+        assert.equal(json(res).attributes.errors[0].path, 'body.environmentVariables.0.secret')
+        assert.equal(res.body.includes('sekrit-1'), false)
+      }
+      const after = json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` }))
+      assert.deepEqual(after.environmentVariables, [
+        { key: 'TOKEN', value: '***masked***', locked: false, secret: true },
+      ])
+      // Kept as a secret, or dropped from the list, is fine.
+      const kept = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { environmentVariables: [{ key: 'TOKEN', value: '***masked***', secret: true }] },
+      })
+      assert.equal(kept.statusCode, 200, kept.body)
+      const dropped = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { environmentVariables: [] },
+      })
+      assert.deepEqual(json(dropped).environmentVariables, [])
+    })
+
     test('creates every check type, with the heartbeat ping URL', async () => {
       for (const [type, body] of Object.entries(MINIMAL_BODIES)) {
         const res = await create(type, body)
@@ -520,6 +567,17 @@ for (const engine of testEngines()) {
       })
       assert.equal((await create('api', body)).statusCode, 201)
       assert.equal((await create('api', { ...body, maxResponseTime: 45_001 })).statusCode, 400)
+      for (const type of ['url', 'tcp']) {
+        assert.equal(
+          (await create(type, { ...MINIMAL_BODIES[type], maxResponseTime: 45_000 })).statusCode,
+          201,
+        )
+      }
+      // The spec extends TCP, API and URL checks only: a DNS check stays at 30 s.
+      assert.equal((await create('dns', { ...MINIMAL_BODIES.dns, maxResponseTime: 30_000 })).statusCode, 201)
+      const dns = await create('dns', { ...MINIMAL_BODIES.dns, maxResponseTime: 30_001 })
+      assert.equal(dns.statusCode, 400, dns.body)
+      assert.equal(json(dns).attributes.errors[0].path, 'body.maxResponseTime')
       const inverted = await create('api', {
         ...MINIMAL_BODIES.api,
         degradedResponseTime: 5000,

@@ -28,11 +28,17 @@ const Timestamps = {
   updated_at: Type.String({ format: 'date-time' }),
 }
 
-/** The spec's private location key; `rawKey` only in the answer that creates it. */
+/** A private location key as listed: the raw key is never shown again. */
+export const MaskedPrivateLocationKey = Type.Object(
+  { id: Type.String(), maskedKey: Type.String(), ...Timestamps },
+  { title: 'MaskedPrivateLocationKey' },
+)
+
+/** The spec's private location key, as its creation answers it: `rawKey` required, shown only here. */
 export const PrivateLocationKey = Type.Object(
   {
     id: Type.String(),
-    rawKey: Type.Optional(Type.String({ description: 'The full key: shown only when it is created.' })),
+    rawKey: Type.String({ description: 'The full key: shown only when it is created.' }),
     maskedKey: Type.String(),
     ...Timestamps,
   },
@@ -58,7 +64,7 @@ export const PrivateLocation = Type.Object(
     slugName: Type.String(),
     icon: Type.Union([Type.String(), Type.Null()]),
     proxyUrl: Type.Union([Type.String(), Type.Null()]),
-    keys: Type.Array(PrivateLocationKey),
+    keys: Type.Array(MaskedPrivateLocationKey),
     agents: Type.Array(Agent, { description: 'Agents seen in the last 30 seconds.' }),
     healthy: Type.Boolean({ description: 'Whether an agent was seen in the last 30 seconds.' }),
     lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

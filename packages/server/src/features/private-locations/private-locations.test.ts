@@ -394,7 +394,7 @@ for (const engine of testEngines()) {
       }
     })
 
-    test('error events carry only their fields; static addresses are plain text', async () => {
+    test('error events carry only their fields; static addresses are plain text, 60 per key, then a JSON 429', async () => {
       const { rawKey } = await locationWithKey('Edge', 'edge')
       const event = {
         message: 'boom',
@@ -418,6 +418,23 @@ for (const engine of testEngines()) {
       assert.match(ips.headers['content-type'] as string, /^text\/plain/)
       assert.equal(ips.body, '')
       assert.equal(ips.headers['x-ratelimit-limit'], '60')
+      // The two lists share the route limit: 60 per key, then a 429 that is JSON, not text.
+      const reader = await t.addUser('READ_ONLY')
+      const statuses: number[] = []
+      for (let i = 0; i < 60; i++) {
+        const path = i % 2 ? '/v1/static-ips.txt' : '/v1/static-ipv6s.txt'
+        statuses.push((await t.call({ method: 'GET', url: path, as: reader })).statusCode)
+      }
+      assert.deepEqual(statuses, Array(60).fill(200))
+      const limited = await t.call({ method: 'GET', url: '/v1/static-ipv6s.txt', as: reader })
+      assert.equal(limited.statusCode, 429)
+      assert.match(limited.headers['content-type'] as string, /^application\/json/)
+      assert.deepEqual(json(limited), {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Rate limit exceeded: 60 requests per 60 seconds',
+        attributes: { limit: 60, windowSeconds: 60, retryAfterSeconds: 60 },
+      })
     })
   })
 }

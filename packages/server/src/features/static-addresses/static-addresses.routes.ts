@@ -17,7 +17,12 @@ export const staticAddressesRoutes: FastifyPluginAsyncTypebox<{
           tags: ['locations'],
           summary: `List the ${label} source addresses of check runs`,
           description: 'Plain text, one address a line (SVC_STATIC_IPS / SVC_STATIC_IPV6S); empty when none.',
-          response: { 200: Type.String() },
+          response: {
+            200: {
+              description: `One ${label} address a line`,
+              content: { 'text/plain': { schema: Type.String() } },
+            },
+          },
         },
       },
       async (_request, reply) =>
