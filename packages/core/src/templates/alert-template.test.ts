@@ -142,6 +142,21 @@ describe('alert templates', () => {
     }
   })
 
+  test('moment formats with the date library tokens: week numbers, week years, localized formats, zone', () => {
+    const render = (source: string, now: string) =>
+      compileAlertTemplate(source).render({}, 'text', { ...options, now: new Date(now) })
+    // Sunday 4 January 2026: week 2 of the Sunday-first locale, ISO week 1 (Monday 29 December to 4 January).
+    assert.equal(render('{{moment "w ww wo W WW"}}', '2026-01-04T12:00:00Z'), '2 02 2nd 1 01')
+    // Friday 1 January 2027: the locale's week 1 of 2027, ISO week 53 of 2026.
+    assert.equal(render('{{moment "gggg-ww GGGG-WW"}}', '2027-01-01T12:00:00Z'), '2027-01 2026-53')
+    assert.equal(
+      render('{{moment "L|LL|LLL|LLLL|LT|LTS|l|ll"}}', '2026-03-04T05:06:07Z'),
+      '03/04/2026|March 4, 2026|March 4, 2026 5:06 AM|Wednesday, March 4, 2026 5:06 AM|5:06 AM|5:06:07 AM|3/4/2026|Mar 4, 2026',
+    )
+    assert.equal(render('{{moment "HH:mm z"}}', '2026-03-04T05:06:07Z'), '05:06 UTC')
+    assert.equal(render('{{moment "yesterday" "LL"}}', '2026-03-04T05:06:07Z'), 'March 3, 2026')
+  })
+
   test('names lists what a template reads, for secret warnings', () => {
     const { names } = compileAlertTemplate(
       '{{A}} {{{B}}} {{#each C}}{{this}}{{/each}} {{#eq D "x"}}{{/eq}} {{$UUID}}',

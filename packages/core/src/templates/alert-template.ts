@@ -1,11 +1,18 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import dayjs from 'dayjs'
 import advancedFormat from 'dayjs/plugin/advancedFormat.js'
+import isoWeek from 'dayjs/plugin/isoWeek.js'
+import localizedFormat from 'dayjs/plugin/localizedFormat.js'
+import timezone from 'dayjs/plugin/timezone.js'
 import utc from 'dayjs/plugin/utc.js'
+import weekOfYear from 'dayjs/plugin/weekOfYear.js'
+import weekYear from 'dayjs/plugin/weekYear.js'
 import Handlebars from 'handlebars'
 
-dayjs.extend(utc)
-dayjs.extend(advancedFormat)
+// The moment tokens users write: advancedFormat's week and zone tokens need the week, ISO-week,
+// week-year and zone plugins (without them `w`, `W`, `gggg`, `z` threw), localizedFormat gives `L`...`LTS`.
+for (const plugin of [utc, timezone, weekOfYear, isoWeek, weekYear, advancedFormat, localizedFormat])
+  dayjs.extend(plugin)
 
 /**
  * The alert template language: Handlebars where `{{X}}` is encoded for where the text lands and
