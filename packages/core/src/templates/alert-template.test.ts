@@ -157,6 +157,16 @@ describe('alert templates', () => {
     assert.equal(render('{{moment "yesterday" "LL"}}', '2026-03-04T05:06:07Z'), 'March 3, 2026')
   })
 
+  test('relative dates take amounts in words, as the spec writes them ("two days ago")', () => {
+    const render = (text: string) =>
+      compileAlertTemplate(`{{moment "${text}" "YYYY-MM-DD HH:mm"}}`).render({}, 'text', options)
+    assert.equal(render('two days ago'), '2026-03-02 05:06')
+    assert.equal(render('Three weeks ago'), '2026-02-11 05:06')
+    assert.equal(render('in twelve hours'), '2026-03-04 17:06')
+    assert.equal(render('an hour ago'), '2026-03-04 04:06')
+    assert.equal(render('ten minutes ago'), '2026-03-04 04:56')
+  })
+
   test('names lists what a template reads, for secret warnings', () => {
     const { names } = compileAlertTemplate(
       '{{A}} {{{B}}} {{#each C}}{{this}}{{/each}} {{#eq D "x"}}{{/eq}} {{$UUID}}',

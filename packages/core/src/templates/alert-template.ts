@@ -129,7 +129,9 @@ hb.registerHelper('moment', (...args: unknown[]) => {
 const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'] as const
 type Unit = (typeof UNITS)[number]
 const unitOf = (word: string): Unit | undefined => UNITS.find((u) => word === u || word === `${u}s`)
-const amountOf = (word: string) => (/^(a|an|one)$/.test(word) ? 1 : Number(word))
+const NUMBER_WORDS = 'one two three four five six seven eight nine ten eleven twelve'.split(' ')
+const amountOf = (word: string) =>
+  word === 'a' || word === 'an' ? 1 : NUMBER_WORDS.indexOf(word) + 1 || Number(word)
 
 /** "2 days ago", "in 3 hours", "last week", "next month", "yesterday", "today", "tomorrow". */
 function relativeDate(now: dayjs.Dayjs, text: string): dayjs.Dayjs {
