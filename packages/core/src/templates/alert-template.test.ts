@@ -167,6 +167,45 @@ describe('alert templates', () => {
     assert.equal(render('ten minutes ago'), '2026-03-04 04:56')
   })
 
+  test('a helper called the wrong way is refused at compile, with its line and column', () => {
+    const cases: [string, number, number, string][] = [
+      [
+        '{{#if CHECK_NAME}}\n  {{eq ALERT_TYPE "ALERT_FAILURE"}}\n{{/if}}',
+        2,
+        3,
+        'eq is a block helper: write {{#eq ...}}...{{/eq}}',
+      ],
+      [
+        '{{contains TAGS "prod"}}',
+        1,
+        1,
+        'contains is a block helper: write {{#contains ...}}...{{/contains}}',
+      ],
+      ['{{#if CHECK_NAME}}{{#each}}x{{/each}}{{/if}}', 1, 19, '#each takes 1 argument, got 0'],
+      ['{{#with}}x{{/with}}', 1, 1, '#with takes 1 argument, got 0'],
+      ['{{#if A B}}x{{/if}}', 1, 1, '#if takes 1 argument, got 2'],
+      ['{{#unless}}x{{/unless}}', 1, 1, '#unless takes 1 argument, got 0'],
+      ['{{#eq ALERT_TYPE}}x{{/eq}}', 1, 1, '#eq takes 2 arguments, got 1'],
+      ['{{#contains TAGS "a" "b"}}x{{/contains}}', 1, 1, '#contains takes 2 arguments, got 3'],
+      ['{{lookup TAGS}}', 1, 1, 'lookup takes 2 arguments, got 1'],
+      ['{{#blockHelperMissing}}x{{/blockHelperMissing}}', 1, 1, 'unknown helper blockHelperMissing'],
+      ['{{{log}}}', 1, 1, 'unknown helper log'],
+    ]
+    for (const [source, line, column, message] of cases) {
+      assert.throws(
+        () => compileAlertTemplate(source),
+        (error: unknown) => {
+          assert.ok(error instanceof TemplateSyntaxError, source)
+          assert.equal(error.message, `${message} (line ${line}, column ${column})`, source)
+          return true
+        },
+      )
+    }
+    // Names that are helpers elsewhere still read variables when used as values.
+    const values = compileAlertTemplate('{{log}} {{each}} {{#if eq}}{{eq}}{{/if}}')
+    assert.equal(values.render({ log: 'L', each: 'E', eq: 'Q' }, 'text', options), 'L E Q')
+  })
+
   test('names lists what a template reads, for secret warnings', () => {
     const { names } = compileAlertTemplate(
       '{{A}} {{{B}}} {{#each C}}{{this}}{{/each}} {{#eq D "x"}}{{/eq}} {{$UUID}}',

@@ -55,7 +55,21 @@ const ESCAPE_HELPER = '__svcEscape'
 /** Helpers called without arguments, as `{{REGION}}`: they stay helper calls inside the escape. */
 const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
 
-const KNOWN_HELPERS = new Set([...VALUE_HELPERS, 'eq', 'contains', 'if', 'unless', 'each', 'with', 'lookup'])
+/** Helpers that read their arguments by position: given more or fewer, Handlebars fails at render. */
+const ARGUMENTS: Record<string, number> = {
+  lookup: 2,
+  eq: 2,
+  contains: 2,
+  if: 1,
+  unless: 1,
+  each: 1,
+  with: 1,
+}
+const KNOWN_HELPERS = new Set([...VALUE_HELPERS, ...Object.keys(ARGUMENTS)])
+/** Called inline they have no block to render: Handlebars fails at render with "options.fn is not a function". */
+const BLOCK_HELPERS = new Set(['eq', 'contains', 'if', 'unless', 'each', 'with'])
+/** Handlebars' own helpers, which the runtime calls itself: never named by a template. */
+const INTERNAL_HELPERS = new Set(['helperMissing', 'blockHelperMissing', 'log'])
 /** The helpers a template may name (they are among `AlertTemplate.names` too). */
 export const TEMPLATE_HELPERS: ReadonlySet<string> = KNOWN_HELPERS
 
@@ -168,7 +182,7 @@ class EscapeRewriter extends Handlebars.Visitor {
     this.accept(node.path as unknown as hbs.AST.Node)
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     if (node.hash) this.accept(node.hash as unknown as hbs.AST.Node)
-    this.checkHelper(node)
+    this.checkHelper(node, node.escaped ? 'inline' : 'raw')
     if (!node.escaped) return undefined
     const path = node.path as hbs.AST.PathExpression
     const isCall =
@@ -200,7 +214,7 @@ class EscapeRewriter extends Handlebars.Visitor {
     }
   }
   override BlockStatement(node: hbs.AST.BlockStatement): undefined {
-    this.checkHelper(node)
+    this.checkHelper(node, 'block')
     this.accept(node.path as unknown as hbs.AST.Node)
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     if (node.program) this.accept(node.program)
@@ -208,20 +222,42 @@ class EscapeRewriter extends Handlebars.Visitor {
     return undefined
   }
   override SubExpression(node: hbs.AST.SubExpression): undefined {
-    this.checkHelper(node)
+    this.checkHelper(node, 'inline')
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     return undefined
   }
-  /** A call with arguments must name a helper we have: caught at save, not at the first alert. */
-  private checkHelper(node: {
-    path: hbs.AST.PathExpression | hbs.AST.Literal
-    params: unknown[]
-    hash?: hbs.AST.Hash
-  }) {
-    if (node.params.length === 0 && (node.hash?.pairs.length ?? 0) === 0) return
-    const name = (node.path as hbs.AST.PathExpression).original
-    if (!KNOWN_HELPERS.has(name))
-      throw new Handlebars.Exception(`unknown helper ${name}`, node as unknown as hbs.AST.Node)
+  /**
+   * A call must name a helper we have, as a block when it renders one, with the arguments it takes:
+   * caught at save, not at the first alert that reaches that branch of the template.
+   */
+  private checkHelper(
+    node: { path: hbs.AST.PathExpression | hbs.AST.Literal; params: unknown[]; hash?: hbs.AST.Hash },
+    form: 'block' | 'inline' | 'raw',
+  ) {
+    const name = String((node.path as hbs.AST.PathExpression).original)
+    const count = node.params.length
+    const withArguments = count > 0 || (node.hash?.pairs.length ?? 0) > 0
+    // Without arguments an escaped `{{name}}` reads a variable; a block or a raw mustache calls a helper of that name.
+    const calls =
+      withArguments ||
+      form === 'block' ||
+      (form === 'raw' && (KNOWN_HELPERS.has(name) || INTERNAL_HELPERS.has(name)))
+    if (!calls) return
+    const fail = (message: string) => {
+      throw new Handlebars.Exception(message, node as unknown as hbs.AST.Node)
+    }
+    if (INTERNAL_HELPERS.has(name)) fail(`unknown helper ${name}`)
+    if (!KNOWN_HELPERS.has(name)) {
+      if (withArguments) fail(`unknown helper ${name}`)
+      return // `{{#NAME}}...{{/NAME}}` over a variable: a section
+    }
+    if (form !== 'block' && BLOCK_HELPERS.has(name))
+      fail(`${name} is a block helper: write {{#${name} ...}}...{{/${name}}}`)
+    const takes = ARGUMENTS[name]
+    if (takes !== undefined && count !== takes)
+      fail(
+        `${form === 'block' ? '#' : ''}${name} takes ${takes} argument${takes === 1 ? '' : 's'}, got ${count}`,
+      )
   }
   override PartialStatement(node: hbs.AST.PartialStatement): never {
     throw new Handlebars.Exception('partials are not supported', node as unknown as hbs.AST.Node)
