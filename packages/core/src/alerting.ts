@@ -58,7 +58,9 @@ export const WebhookConfig = StrictObject({
   url: Type.String({
     minLength: 1,
     maxLength: 2048,
-    description: 'May hold {{VARIABLES}}: they are URL-encoded; {{{RAW}}} is not.',
+    description:
+      'May hold {{VARIABLES}}: they are URL-encoded, but for one that opens the URL (a base URL from a variable, ' +
+      'inserted as it is); {{{RAW}}} is never encoded.',
   }),
   method: Type.Optional(StringEnum(WEBHOOK_METHODS, { default: 'POST' })),
   headers: Type.Optional(Type.Array(Header, { maxItems: 50, default: [] })),

@@ -111,6 +111,27 @@ describe('alert templates', () => {
     assert.equal(params.get('tags'), variables.TAGS.join(','))
   })
 
+  test('a placeholder that opens a URL is its base URL: inserted as it is, the ones after it encoded', () => {
+    const url = compileAlertTemplate(
+      '  {{API_BASE}}/alerts/{{CHECK_TYPE}}?name={{CHECK_NAME}}&base={{API_BASE}}',
+    )
+    const rendered = url.render(variables, 'url', options)
+    assert.equal(
+      rendered,
+      `  https://hooks.example.com/a b/alerts/API?name=${encodeURIComponent(variables.CHECK_NAME)}&base=${encodeURIComponent(variables.API_BASE)}`,
+    )
+    assert.equal(new URL(rendered).pathname, '/a%20b/alerts/API')
+    // Elsewhere the opening placeholder is encoded for where it lands, like any other.
+    assert.equal(
+      compileAlertTemplate('{{CHECK_NAME}}').render(variables, 'json', options),
+      JSON.stringify(variables.CHECK_NAME).slice(1, -1),
+    )
+    assert.equal(
+      compileAlertTemplate('x{{API_BASE}}').render(variables, 'url', options),
+      `x${encodeURIComponent(variables.API_BASE)}`,
+    )
+  })
+
   test('$UUID and $RANDOM_NUMBER are fresh per use without injected sources', () => {
     const rendered = compileAlertTemplate('{{$UUID}} {{$UUID}} {{$RANDOM_NUMBER}}').render({}, 'text', {
       now: options.now,

@@ -16,8 +16,9 @@ for (const plugin of [utc, timezone, weekOfYear, isoWeek, weekYear, advancedForm
 
 /**
  * The alert template language: Handlebars where `{{X}}` is encoded for where the text lands and
- * `{{{X}}}` is inserted raw. Each escaped mustache is rewritten at compile time into a raw call of an
- * escape helper, so one compiled template renders into any context.
+ * `{{{X}}}` is inserted raw, as is a `{{X}}` that opens a URL (its base URL, from a variable). Each
+ * escaped mustache is rewritten at compile time into a raw call of an escape helper, so one compiled
+ * template renders into any context.
  */
 
 /** Where rendered text lands: a JSON string, a URL, a form body, or plain text. */
@@ -52,6 +53,8 @@ export interface AlertTemplate {
 }
 
 const ESCAPE_HELPER = '__svcEscape'
+/** Escapes a placeholder that opens the template: in a URL it is the base URL, so it goes in as it is. */
+const BASE_ESCAPE_HELPER = '__svcEscapeBase'
 /** Helpers called without arguments, as `{{REGION}}`: they stay helper calls inside the escape. */
 const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
 
@@ -117,6 +120,10 @@ hb.registerHelper('each', function (this: unknown, list: unknown, options: Helpe
 hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) =>
   escapers[(options.data.svc as RenderState).context](textOf(value)),
 )
+hb.registerHelper(BASE_ESCAPE_HELPER, (value: unknown, options: HelperOptions) => {
+  const context = (options.data.svc as RenderState).context
+  return context === 'url' ? textOf(value) : escapers[context](textOf(value))
+})
 hb.registerHelper('eq', function (this: unknown, a: unknown, b: unknown, options: HelperOptions) {
   return textOf(a) === textOf(b) ? options.fn(this) : options.inverse(this)
 })
@@ -171,6 +178,8 @@ type Node = hbs.AST.Node & Record<string, unknown>
 /** Rewrites `{{X}}` into `{{{__svcEscape X}}}` (helpers and calls as a sub-expression). */
 class EscapeRewriter extends Handlebars.Visitor {
   names = new Set<string>()
+  /** The mustache that opens the template, if one does (only blank text before it). */
+  opening: hbs.AST.MustacheStatement | undefined
   constructor() {
     super()
     ;(this as unknown as { mutating: boolean }).mutating = true
@@ -198,14 +207,15 @@ class EscapeRewriter extends Handlebars.Visitor {
           loc: node.loc,
         } as Node)
       : node.path
+    const helper = node === this.opening ? BASE_ESCAPE_HELPER : ESCAPE_HELPER
     return {
       ...node,
       path: {
         type: 'PathExpression',
         data: false,
         depth: 0,
-        parts: [ESCAPE_HELPER],
-        original: ESCAPE_HELPER,
+        parts: [helper],
+        original: helper,
         loc: node.loc,
       } as hbs.AST.PathExpression,
       params: [inner as hbs.AST.Expression],
@@ -279,6 +289,10 @@ export function compileAlertTemplate(source: string): AlertTemplate {
   const rewriter = new EscapeRewriter()
   try {
     ast = Handlebars.parse(source)
+    const opening = ast.body.find(
+      (s) => s.type !== 'ContentStatement' || (s as hbs.AST.ContentStatement).value.trim(),
+    )
+    if (opening?.type === 'MustacheStatement') rewriter.opening = opening as hbs.AST.MustacheStatement
     rewriter.accept(ast)
   } catch (error) {
     throw syntaxErrorOf(error)

@@ -567,6 +567,42 @@ for (const engine of testEngines()) {
       assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').check, 'nightly backup')
     })
 
+    test('a base URL from a variable opens the webhook URL as it is; the placeholders after it are encoded', async () => {
+      const variable = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'HOOK_BASE', value: `${receiver.url}/base` },
+      })
+      assert.equal(variable.statusCode, 201, variable.body)
+      const channel = await webhookChannel(
+        {},
+        { url: '{{HOOK_BASE}}/alerts/{{CHECK_NAME}}?type={{ALERT_TYPE}}', queryParameters: [] },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.url, '/base/alerts/Sample%20check?type=ALERT_FAILURE')
+
+      // A group's variable of that name wins for its checks, as everywhere in templates.
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: {
+            name: 'Hooks',
+            environmentVariables: [{ key: 'HOOK_BASE', value: `${receiver.url}/group-base` }],
+          },
+        }),
+      )
+      const check = await apiCheck(channel.id, { groupId: group.id })
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await dispatcher().runDue()
+      assert.equal(
+        receiver.received[1]?.url,
+        `/group-base/alerts/Shop%20%22API%22%20%E2%9C%93?type=ALERT_FAILURE`,
+      )
+      assert.equal(receiver.received[1]?.signatureValid, true)
+    })
+
     test('POST /v1/alert-channels/{id}/test sends the sample event once and records it', async () => {
       const channel = await webhookChannel()
       const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })
