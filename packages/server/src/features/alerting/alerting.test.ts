@@ -603,6 +603,25 @@ for (const engine of testEngines()) {
       assert.equal(receiver.received[1]?.signatureValid, true)
     })
 
+    test("query parameters are appended to the URL's own query, which is sent as written", async () => {
+      const channel = await webhookChannel(
+        {},
+        {
+          url: `${receiver.url}/q?a=1&flag&sig=a/b==&name={{CHECK_NAME}}`,
+          queryParameters: [
+            { key: 'type', value: '{{ALERT_TYPE}}' },
+            { key: 'a b', value: 'x&y=z' },
+          ],
+        },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED')
+      assert.equal(
+        receiver.received[0]?.url,
+        '/q?a=1&flag&sig=a/b==&name=Sample%20check&type=ALERT_FAILURE&a+b=x%26y%3Dz',
+      )
+    })
+
     test('POST /v1/alert-channels/{id}/test sends the sample event once and records it', async () => {
       const channel = await webhookChannel()
       const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })

@@ -129,7 +129,13 @@ export function webhookRequest(
   const render = (source: string, context: 'url' | 'text' | 'json' | 'form') =>
     cachedAlertTemplate(source).render(variables, context, options)
   const url = new URL(render(webhook.url, 'url'))
-  for (const { key, value } of webhook.queryParameters) url.searchParams.append(key, render(value, 'text'))
+  if (webhook.queryParameters.length > 0) {
+    // Appended to the query as written: url.searchParams would re-encode all of it (`flag` as `flag=`,
+    // `/` as `%2F`), which breaks receivers that check a signature over their URL.
+    const added = new URLSearchParams()
+    for (const { key, value } of webhook.queryParameters) added.append(key, render(value, 'text'))
+    url.search = url.search.length > 1 ? `${url.search.slice(1)}&${added}` : added.toString()
+  }
   const headers: Record<string, string> = { 'user-agent': USER_AGENT }
   for (const { key, value } of webhook.headers)
     headers[key.toLowerCase()] = headerValue(render(value, 'text'))
