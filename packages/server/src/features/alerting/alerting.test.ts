@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { claimDue } from './alert-notifications.repo.ts'
 import { createDispatcher, MAX_ATTEMPTS, RETRY_DELAY_MS } from './dispatcher.ts'
@@ -221,6 +222,63 @@ for (const engine of testEngines()) {
       assert.deepEqual(
         stamps,
         [...stamps].sort((a, b) => a - b),
+      )
+    })
+
+    test('two nodes claiming at once: the recovery is not taken while another node is claiming its failure', {
+      skip: engine.engine !== 'postgres' && 'SQLite has one writer: two claims never interleave',
+    }, async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      receiver.failNext(1)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await dispatcher().runDue()
+      advance(5_000)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      advance(RETRY_DELAY_MS)
+      // Both are due now. Node A is inside its claim (it has taken the failure, not committed yet)
+      // when node B claims: B must not send the recovery alongside A's retry of the failure.
+      let commitA = () => {}
+      const aCommitted = new Promise<void>((done) => {
+        commitA = done
+      })
+      let claimB: Promise<{ alert_type: string }[]> | undefined
+      const claimedA = await t.ctx.db.transaction().execute(async (db) => {
+        const claimed = await claimDue(
+          { ...t.ctx, db },
+          { owner: 'node-a', nowMs, leaseMs: 60_000, limit: 1 },
+        )
+        claimB = claimDue(t.ctx, { owner: 'node-b', nowMs, leaseMs: 60_000, limit: 50 })
+        let settled = false
+        claimB.then(
+          () => {
+            settled = true
+          },
+          () => {
+            settled = true
+          },
+        )
+        // Until B has its answer or waits for A (no sleep sized to a speed: a condition, long limit).
+        for (let i = 0; i < 6000 && !settled; i++) {
+          const { rows } = await sql<{ waiting: number }>`
+              select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`.execute(
+            t.ctx.db,
+          )
+          if ((rows[0]?.waiting ?? 0) > 0) break
+          await new Promise((done) => setTimeout(done, 10))
+        }
+        commitA()
+        return claimed
+      })
+      await aCommitted
+      assert.deepEqual(
+        claimedA.map((row) => row.alert_type),
+        ['ALERT_FAILURE'],
+      )
+      assert.deepEqual(
+        (await claimB)?.map((row) => row.alert_type),
+        [],
+        'the recovery waits for the failure in flight on node A',
       )
     })
 
