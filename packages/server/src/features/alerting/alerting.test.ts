@@ -530,6 +530,88 @@ for (const engine of testEngines()) {
       assert.equal(receiver.received.length, 0)
     })
 
+    test("the default body carries the spec's event variables with the alert's values", async () => {
+      const channel = await webhookChannel({ sslExpiry: true, sslExpiryThreshold: 14 }, { template: '' })
+      const node = dispatcher()
+      const api = await apiCheck(channel.id)
+      const failed = await storeResult(t.ctx, api, { status: 'failing' })
+      const startedAt = new Date(nowMs).toISOString()
+      await node.runDue()
+      advance(MINUTE)
+      const certificate = await storeResult(t.ctx, api, { status: 'passing', sslDaysRemaining: 10 })
+      await node.runDue()
+      const [failure, recovery, ssl] = receiver.received.map((r) => JSON.parse(r.body))
+      const common = {
+        CHECK_NAME: 'Shop "API" ✓',
+        CHECK_ID: api.id,
+        CHECK_TYPE: 'API',
+        RUN_LOCATION: 'local',
+        TAGS: ['shop'],
+        GROUP_NAME: '',
+      }
+      assert.deepEqual(failure, {
+        ...common,
+        ALERT_TITLE: 'Shop "API" ✓ has failed',
+        ALERT_TYPE: 'ALERT_FAILURE',
+        CHECK_RESULT_ID: failed.id,
+        CHECK_ERROR_MESSAGE: 'Status code 503 is not below 400',
+        RESPONSE_TIME: '3000',
+        API_CHECK_RESPONSE_STATUS_CODE: '503',
+        API_CHECK_RESPONSE_STATUS_TEXT: 'Service Unavailable',
+        RESULT_LINK: `http://svc.test/v1/check-results/${api.id}/${failed.id}`,
+        SSL_DAYS_REMAINING: '',
+        SSL_CHECK_DOMAIN: '',
+        STARTED_AT: startedAt,
+      })
+      const passing = {
+        CHECK_RESULT_ID: certificate.id,
+        CHECK_ERROR_MESSAGE: '',
+        RESPONSE_TIME: '120',
+        API_CHECK_RESPONSE_STATUS_CODE: '200',
+        API_CHECK_RESPONSE_STATUS_TEXT: 'OK',
+        RESULT_LINK: `http://svc.test/v1/check-results/${api.id}/${certificate.id}`,
+        STARTED_AT: new Date(nowMs).toISOString(),
+      }
+      assert.deepEqual(recovery, {
+        ...common,
+        ...passing,
+        ALERT_TITLE: 'Shop "API" ✓ has recovered',
+        ALERT_TYPE: 'ALERT_RECOVERY',
+        SSL_DAYS_REMAINING: '',
+        SSL_CHECK_DOMAIN: '',
+      })
+      assert.deepEqual(ssl, {
+        ...common,
+        ...passing,
+        ALERT_TITLE: 'The SSL certificate of Shop "API" ✓ expires soon: 10 days left',
+        ALERT_TYPE: 'ALERT_SSL',
+        SSL_DAYS_REMAINING: '10',
+        SSL_CHECK_DOMAIN: 'shop.example.com',
+      })
+
+      // The response status variables are for API checks only.
+      receiver.received.length = 0
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/url?autoAssignAlerts=false',
+        payload: {
+          name: 'Homepage',
+          activated: false,
+          request: { url: 'https://www.example.com/' },
+          alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const url = { id: json(created).id as string, accountId: t.owner.accountId, checkType: 'URL' }
+      await storeResult(t.ctx, url, { status: 'failing' })
+      await node.runDue()
+      const [homepage] = receiver.received.map((r) => JSON.parse(r.body))
+      assert.equal(homepage.CHECK_TYPE, 'URL')
+      assert.equal(homepage.ALERT_TYPE, 'ALERT_FAILURE')
+      assert.equal(homepage.API_CHECK_RESPONSE_STATUS_CODE, '')
+      assert.equal(homepage.API_CHECK_RESPONSE_STATUS_TEXT, '')
+    })
+
     test('a stored result is evaluated once: a repeated job id alerts nothing more', async () => {
       const channel = await webhookChannel()
       const check = await apiCheck(channel.id)
