@@ -55,6 +55,8 @@ export interface AlertTemplate {
 const ESCAPE_HELPER = '__svcEscape'
 /** Escapes a placeholder that opens the template: in a URL it is the base URL, so it goes in as it is. */
 const BASE_ESCAPE_HELPER = '__svcEscapeBase'
+/** `{{{X}}}`: inserted as it is, counted like the escaped ones. */
+const RAW_HELPER = '__svcRaw'
 /** Helpers called without arguments, as `{{REGION}}`: they stay helper calls inside the escape. */
 const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
 
@@ -97,6 +99,8 @@ interface RenderState {
   options: RenderOptions
   /** What `#each` may still produce in this render: characters, plus one per iteration. */
   budget: number
+  /** Characters the placeholders may still insert in this render. */
+  inserts: number
 }
 
 /**
@@ -104,9 +108,14 @@ interface RenderState {
  * event loop (and ran it out of memory) at delivery. Far beyond any real alert body.
  */
 const EACH_BUDGET = 1 << 20
+/**
+ * A 64 KiB template of `{{V}}` over a 10 KB variable is 130 MB: seconds of a frozen node and half a
+ * GB per attempt. No receiver wants a body near this.
+ */
+const INSERT_BUDGET = 1 << 20
 const builtinEach = hb.helpers.each as Handlebars.HelperDelegate
 hb.registerHelper('each', function (this: unknown, list: unknown, options: HelperOptions) {
-  const state = options.data.svc
+  const state = options.data.svc as RenderState
   const fn = options.fn
   const counted = (item: unknown, inner?: Handlebars.RuntimeOptions) => {
     const text = fn(item, inner)
@@ -117,13 +126,22 @@ hb.registerHelper('each', function (this: unknown, list: unknown, options: Helpe
   return builtinEach.call(this, list, { ...options, fn: counted })
 })
 
-hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) =>
-  escapers[(options.data.svc as RenderState).context](textOf(value)),
-)
-hb.registerHelper(BASE_ESCAPE_HELPER, (value: unknown, options: HelperOptions) => {
-  const context = (options.data.svc as RenderState).context
-  return context === 'url' ? textOf(value) : escapers[context](textOf(value))
+function inserted(value: unknown, state: RenderState): string {
+  const text = textOf(value)
+  state.inserts -= text.length
+  if (state.inserts < 0)
+    throw new Error('the template renders too much: its placeholders may insert at most 1 MiB')
+  return text
+}
+hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) => {
+  const state = options.data.svc as RenderState
+  return escapers[state.context](inserted(value, state))
 })
+hb.registerHelper(BASE_ESCAPE_HELPER, (value: unknown, options: HelperOptions) => {
+  const state = options.data.svc as RenderState
+  return state.context === 'url' ? inserted(value, state) : escapers[state.context](inserted(value, state))
+})
+hb.registerHelper(RAW_HELPER, (value: unknown, options: HelperOptions) => inserted(value, options.data.svc))
 hb.registerHelper('eq', function (this: unknown, a: unknown, b: unknown, options: HelperOptions) {
   return textOf(a) === textOf(b) ? options.fn(this) : options.inverse(this)
 })
@@ -175,7 +193,10 @@ function relativeDate(now: dayjs.Dayjs, text: string): dayjs.Dayjs {
 
 type Node = hbs.AST.Node & Record<string, unknown>
 
-/** Rewrites `{{X}}` into `{{{__svcEscape X}}}` (helpers and calls as a sub-expression). */
+/**
+ * Rewrites `{{X}}` into `{{{__svcEscape X}}}` and `{{{X}}}` into `{{{__svcRaw X}}}` (helpers and calls
+ * as a sub-expression).
+ */
 class EscapeRewriter extends Handlebars.Visitor {
   names = new Set<string>()
   /** The mustache that opens the template, if one does (only blank text before it). */
@@ -191,8 +212,7 @@ class EscapeRewriter extends Handlebars.Visitor {
     this.accept(node.path as unknown as hbs.AST.Node)
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     if (node.hash) this.accept(node.hash as unknown as hbs.AST.Node)
-    this.checkHelper(node, node.escaped ? 'inline' : 'raw')
-    if (!node.escaped) return undefined
+    this.checkHelper(node, 'inline')
     const path = node.path as hbs.AST.PathExpression
     const isCall =
       node.params.length > 0 ||
@@ -207,7 +227,7 @@ class EscapeRewriter extends Handlebars.Visitor {
           loc: node.loc,
         } as Node)
       : node.path
-    const helper = node === this.opening ? BASE_ESCAPE_HELPER : ESCAPE_HELPER
+    const helper = !node.escaped ? RAW_HELPER : node === this.opening ? BASE_ESCAPE_HELPER : ESCAPE_HELPER
     return {
       ...node,
       path: {
@@ -242,17 +262,13 @@ class EscapeRewriter extends Handlebars.Visitor {
    */
   private checkHelper(
     node: { path: hbs.AST.PathExpression | hbs.AST.Literal; params: unknown[]; hash?: hbs.AST.Hash },
-    form: 'block' | 'inline' | 'raw',
+    form: 'block' | 'inline',
   ) {
     const name = String((node.path as hbs.AST.PathExpression).original)
     const count = node.params.length
     const withArguments = count > 0 || (node.hash?.pairs.length ?? 0) > 0
-    // Without arguments an escaped `{{name}}` reads a variable; a block or a raw mustache calls a helper of that name.
-    const calls =
-      withArguments ||
-      form === 'block' ||
-      (form === 'raw' && (KNOWN_HELPERS.has(name) || INTERNAL_HELPERS.has(name)))
-    if (!calls) return
+    // Without arguments `{{name}}` reads a variable (the rewrite makes it an argument); a block calls a helper.
+    if (!withArguments && form !== 'block') return
     const fail = (message: string) => {
       throw new Handlebars.Exception(message, node as unknown as hbs.AST.Node)
     }
@@ -301,7 +317,7 @@ export function compileAlertTemplate(source: string): AlertTemplate {
   return {
     names: rewriter.names,
     render(variables, context, options) {
-      const state: RenderState = { context, options, budget: EACH_BUDGET }
+      const state: RenderState = { context, options, budget: EACH_BUDGET, inserts: INSERT_BUDGET }
       return template(variables, {
         data: { svc: state },
         allowProtoPropertiesByDefault: false,
