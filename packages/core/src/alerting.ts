@@ -69,7 +69,9 @@ export const WebhookConfig = StrictObject({
     Type.String({
       maxLength: 65_536,
       default: '',
-      description: 'The body template (empty: a JSON body with every event variable).',
+      description:
+        'The body template (empty: a JSON body with every event variable). {{VARIABLES}} are escaped for the ' +
+        'Content-Type header: JSON (the default), form, HTML or XML; as is for other types.',
     }),
   ),
   webhookSecret: Type.Optional(

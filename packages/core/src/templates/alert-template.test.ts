@@ -279,5 +279,23 @@ describe('alert templates', () => {
     assert.equal(bodyContextOf('application/vnd.api+json'), 'json')
     assert.equal(bodyContextOf('application/x-www-form-urlencoded'), 'form')
     assert.equal(bodyContextOf('text/plain'), 'text')
+    for (const type of ['text/html; charset=utf-8', 'application/xml', 'text/xml', 'application/atom+xml'])
+      assert.equal(bodyContextOf(type), 'html', type)
+  })
+
+  test('an HTML or XML body escapes {{X}} as Handlebars does, {{{X}}} stays raw', () => {
+    const html = compileAlertTemplate('<p title="{{CHECK_NAME}}">{{CHECK_ERROR_MESSAGE}}</p>{{{GROUP_NAME}}}')
+    assert.equal(
+      html.render(
+        {
+          CHECK_NAME: `a "b" 'c' = \`d\``,
+          CHECK_ERROR_MESSAGE: '<script>x && y</script>',
+          GROUP_NAME: '<b>',
+        },
+        'html',
+        options,
+      ),
+      '<p title="a &quot;b&quot; &#x27;c&#x27; &#x3D; &#x60;d&#x60;">&lt;script&gt;x &amp;&amp; y&lt;/script&gt;</p><b>',
+    )
   })
 })

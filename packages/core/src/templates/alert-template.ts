@@ -21,8 +21,8 @@ for (const plugin of [utc, timezone, weekOfYear, isoWeek, weekYear, advancedForm
  * template renders into any context.
  */
 
-/** Where rendered text lands: a JSON string, a URL, a form body, or plain text. */
-export const ESCAPE_CONTEXTS = ['json', 'url', 'form', 'text'] as const
+/** Where rendered text lands: a JSON string, a URL, a form body, HTML or XML, or plain text. */
+export const ESCAPE_CONTEXTS = ['json', 'url', 'form', 'html', 'text'] as const
 export type EscapeContext = (typeof ESCAPE_CONTEXTS)[number]
 
 export type TemplateValue = string | number | boolean | null | undefined | readonly TemplateValue[]
@@ -82,6 +82,8 @@ const escapers: Record<EscapeContext, (text: string) => string> = {
   json: (text) => JSON.stringify(text).slice(1, -1),
   url: (text) => encodeURIComponent(text),
   form: (text) => new URLSearchParams({ v: text }).toString().slice(2),
+  // Handlebars' own escaping, as the hosted product's templates escape everywhere.
+  html: (text) => Handlebars.Utils.escapeExpression(text),
   text: (text) => text,
 }
 
@@ -364,6 +366,11 @@ export function bodyContextOf(contentType: string | undefined): EscapeContext {
   const type = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
   if (type === 'application/x-www-form-urlencoded') return 'form'
   if (type === 'application/json' || type.endsWith('+json')) return 'json'
+  if (
+    ['text/html', 'application/xhtml+xml', 'text/xml', 'application/xml'].includes(type) ||
+    type.endsWith('+xml')
+  )
+    return 'html'
   return 'text'
 }
 

@@ -743,6 +743,27 @@ for (const engine of testEngines()) {
       assert.equal(receiver.received[1]?.signatureValid, true)
     })
 
+    test('a webhook whose Content-Type is HTML or XML gets its values HTML-escaped, signed as sent', async () => {
+      const channel = await webhookChannel(
+        {},
+        {
+          headers: [{ key: 'Content-Type', value: 'application/xml' }],
+          template:
+            '<alert type="{{ALERT_TYPE}}"><check>{{CHECK_NAME}}</check><raw>{{{CHECK_NAME}}}</raw></alert>',
+        },
+      )
+      const check = await apiCheck(channel.id, { name: 'A & B <"shop">' })
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await dispatcher().runDue()
+      const [sent] = receiver.received
+      assert.equal(sent?.headers['content-type'], 'application/xml')
+      assert.equal(
+        sent?.body,
+        '<alert type="ALERT_FAILURE"><check>A &amp; B &lt;&quot;shop&quot;&gt;</check><raw>A & B <"shop"></raw></alert>',
+      )
+      assert.equal(sent?.signatureValid, true)
+    })
+
     test("query parameters are appended to the URL's own query, which is sent as written", async () => {
       const channel = await webhookChannel(
         {},

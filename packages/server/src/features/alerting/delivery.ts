@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import {
   bodyContextOf,
   cachedAlertTemplate,
+  type EscapeContext,
   type RenderOptions,
   Scrubber,
   type TemplateVariables,
@@ -126,7 +127,7 @@ export function webhookRequest(
 ): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
   const webhook = channel.webhook
   if (!webhook) throw new Error('not a webhook channel')
-  const render = (source: string, context: 'url' | 'text' | 'json' | 'form') =>
+  const render = (source: string, context: EscapeContext) =>
     cachedAlertTemplate(source).render(variables, context, options)
   const url = new URL(render(webhook.url, 'url'))
   if (webhook.queryParameters.length > 0) {
