@@ -764,6 +764,16 @@ for (const engine of testEngines()) {
       assert.equal(sent?.signatureValid, true)
     })
 
+    test('control characters in header values go as spaces (they failed every delivery)', async () => {
+      const channel = await webhookChannel(
+        {},
+        { headers: [{ key: 'X-Note', value: 'a\u0007b\u007fc\td {{CHECK_NAME}}' }], queryParameters: [] },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.headers['x-note'], 'a b c\td Sample check')
+    })
+
     test("query parameters are appended to the URL's own query, which is sent as written", async () => {
       const channel = await webhookChannel(
         {},

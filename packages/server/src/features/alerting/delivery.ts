@@ -151,9 +151,12 @@ export function webhookRequest(
   return { url: url.toString(), method: webhook.method, headers, body }
 }
 
-/** Header values travel as bytes: text beyond Latin-1 goes as its UTF-8 bytes; line breaks become spaces. */
+/**
+ * Header values travel as bytes: text beyond Latin-1 goes as its UTF-8 bytes; control characters (line
+ * breaks, and others the HTTP client refuses, which failed every attempt) become spaces, tabs stay.
+ */
 function headerValue(text: string): string {
-  const flat = text.replace(/[\r\n]+/g, ' ')
+  const flat = text.replace(/[^\P{Cc}\t]+/gu, ' ')
   return [...flat].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
     ? Buffer.from(flat, 'utf8').toString('latin1')
     : flat
