@@ -764,6 +764,49 @@ for (const engine of testEngines()) {
       assert.equal(sent?.signatureValid, true)
     })
 
+    test('credentials in the webhook URL go as Basic authorization (fetch refuses a URL with them)', async () => {
+      for (const [key, value] of [
+        ['HOOK_USER', 'ops@example.com'],
+        ['HOOK_TOKEN', 'p:ss/w ✓'],
+      ]) {
+        const res = await t.call({
+          method: 'POST',
+          url: '/v1/variables',
+          payload: { key, value, locked: true },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      const host = receiver.url.replace('http://', '')
+      const channel = await webhookChannel(
+        {},
+        { url: `http://{{HOOK_USER}}:{{HOOK_TOKEN}}@${host}/jira?check={{CHECK_ID}}`, queryParameters: [] },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      const [request] = receiver.received
+      assert.equal(request?.url, '/jira?check=00000000-0000-4000-8000-000000000000')
+      assert.equal(
+        request?.headers.authorization,
+        `Basic ${Buffer.from('ops@example.com:p:ss/w ✓').toString('base64')}`,
+      )
+      assert.equal(request?.signatureValid, true)
+
+      // An Authorization header of the channel's own wins; the URL's credentials still never go in the URL.
+      const own = await webhookChannel(
+        {},
+        {
+          url: `http://someone:else@${host}/own`,
+          queryParameters: [],
+          headers: [{ key: 'Authorization', value: 'Bearer own-token' }],
+        },
+      )
+      await t.call({ method: 'POST', url: `/v1/alert-channels/${own.id}/test` })
+      assert.deepEqual(
+        [receiver.received[1]?.url, receiver.received[1]?.headers.authorization],
+        ['/own', 'Bearer own-token'],
+      )
+    })
+
     test('control characters in header values go as spaces (they failed every delivery)', async () => {
       const channel = await webhookChannel(
         {},

@@ -141,6 +141,13 @@ export function webhookRequest(
   for (const { key, value } of webhook.headers)
     headers[key.toLowerCase()] = headerValue(render(value, 'text'))
   headers['content-type'] ??= 'application/json'
+  if (url.username || url.password) {
+    // fetch refuses a URL with credentials; browsers and curl send them as Basic authorization.
+    const credentials = `${decodedUserinfo(url.username)}:${decodedUserinfo(url.password)}`
+    headers.authorization ??= `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
+    url.username = ''
+    url.password = ''
+  }
   let body: Buffer | undefined
   if (webhook.method !== 'GET' && webhook.method !== 'HEAD') {
     const context = bodyContextOf(headers['content-type'])
@@ -149,6 +156,14 @@ export function webhookRequest(
     body = Buffer.from(text, 'utf8')
   }
   return { url: url.toString(), method: webhook.method, headers, body }
+}
+
+function decodedUserinfo(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /**
