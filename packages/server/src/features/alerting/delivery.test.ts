@@ -203,6 +203,36 @@ for (const engine of testEngines()) {
       assert.equal(form.get('Body'), 'Checkout <EU> & co has failed (local)')
     })
 
+    test('an SMS provider URL with credentials (https://SID:TOKEN@host/...) authenticates with Basic', async () => {
+      const app = await createTestApp(engine, {
+        clock: { now: () => new Date(nowMs) },
+        alerting: {
+          sms: {
+            url: `${receiver.url.replace('http://', 'http://AC123:s%40cret@')}/sms`,
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: 'To={{NUMBER}}&Body={{MESSAGE}}',
+          },
+        },
+      })
+      try {
+        const created = json(
+          await app.call({
+            method: 'POST',
+            url: '/v1/alert-channels',
+            payload: { type: 'SMS', config: { number: '+15550001111', name: 'On call' } },
+          }),
+        )
+        const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
+        assert.equal(res.status, 'DELIVERED', JSON.stringify(res.lastResponse))
+        const [sms] = receiver.received
+        assert.equal(sms?.url, '/sms')
+        assert.equal(sms?.headers.authorization, `Basic ${Buffer.from('AC123:s@cret').toString('base64')}`)
+      } finally {
+        await app.close()
+      }
+    })
+
     test('the status decides a delivery: a body that never ends or never stops is read only to 2 KiB', async () => {
       const served = { endless: false, huge: false }
       const server = createServer((request, response) => {

@@ -141,13 +141,6 @@ export function webhookRequest(
   for (const { key, value } of webhook.headers)
     headers[key.toLowerCase()] = headerValue(render(value, 'text'))
   headers['content-type'] ??= 'application/json'
-  if (url.username || url.password) {
-    // fetch refuses a URL with credentials; browsers and curl send them as Basic authorization.
-    const credentials = `${decodedUserinfo(url.username)}:${decodedUserinfo(url.password)}`
-    headers.authorization ??= `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`
-    url.username = ''
-    url.password = ''
-  }
   let body: Buffer | undefined
   if (webhook.method !== 'GET' && webhook.method !== 'HEAD') {
     const context = bodyContextOf(headers['content-type'])
@@ -156,6 +149,19 @@ export function webhookRequest(
     body = Buffer.from(text, 'utf8')
   }
   return { url: url.toString(), method: webhook.method, headers, body }
+}
+
+/** fetch refuses a URL with credentials; browsers and curl send them as Basic authorization. */
+function credentialsAsHeader(text: string, headers: Record<string, string>) {
+  const url = new URL(text)
+  if (!url.username && !url.password) return { url: text, headers }
+  const credentials = `${decodedUserinfo(url.username)}:${decodedUserinfo(url.password)}`
+  url.username = ''
+  url.password = ''
+  return {
+    url: url.toString(),
+    headers: { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`, ...headers },
+  }
 }
 
 function decodedUserinfo(text: string): string {
@@ -213,9 +219,10 @@ async function httpAttempt(
   },
 ): Promise<AttemptOutcome> {
   try {
-    const response = await fetch(request.url, {
+    const { url, headers } = credentialsAsHeader(request.url, request.headers)
+    const response = await fetch(url, {
       method: request.method,
-      headers: request.headers,
+      headers,
       body:
         typeof request.body === 'string' || request.body === undefined
           ? request.body
