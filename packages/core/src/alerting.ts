@@ -58,7 +58,9 @@ export const WebhookConfig = StrictObject({
   url: Type.String({
     minLength: 1,
     maxLength: 2048,
-    description: 'May hold {{VARIABLES}}: they are URL-encoded; {{{RAW}}} is not.',
+    description:
+      'May hold {{VARIABLES}}: they are URL-encoded, but for one that opens the URL (a base URL from a variable, ' +
+      'inserted as it is); {{{RAW}}} is never encoded.',
   }),
   method: Type.Optional(StringEnum(WEBHOOK_METHODS, { default: 'POST' })),
   headers: Type.Optional(Type.Array(Header, { maxItems: 50, default: [] })),
@@ -67,7 +69,9 @@ export const WebhookConfig = StrictObject({
     Type.String({
       maxLength: 65_536,
       default: '',
-      description: 'The body template (empty: a JSON body with every event variable).',
+      description:
+        'The body template (empty: a JSON body with every event variable). {{VARIABLES}} are escaped for the ' +
+        'Content-Type header: JSON (the default), form, HTML or XML; as is for other types.',
     }),
   ),
   webhookSecret: Type.Optional(

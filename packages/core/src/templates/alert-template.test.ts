@@ -111,6 +111,27 @@ describe('alert templates', () => {
     assert.equal(params.get('tags'), variables.TAGS.join(','))
   })
 
+  test('a placeholder that opens a URL is its base URL: inserted as it is, the ones after it encoded', () => {
+    const url = compileAlertTemplate(
+      '  {{API_BASE}}/alerts/{{CHECK_TYPE}}?name={{CHECK_NAME}}&base={{API_BASE}}',
+    )
+    const rendered = url.render(variables, 'url', options)
+    assert.equal(
+      rendered,
+      `  https://hooks.example.com/a b/alerts/API?name=${encodeURIComponent(variables.CHECK_NAME)}&base=${encodeURIComponent(variables.API_BASE)}`,
+    )
+    assert.equal(new URL(rendered).pathname, '/a%20b/alerts/API')
+    // Elsewhere the opening placeholder is encoded for where it lands, like any other.
+    assert.equal(
+      compileAlertTemplate('{{CHECK_NAME}}').render(variables, 'json', options),
+      JSON.stringify(variables.CHECK_NAME).slice(1, -1),
+    )
+    assert.equal(
+      compileAlertTemplate('x{{API_BASE}}').render(variables, 'url', options),
+      `x${encodeURIComponent(variables.API_BASE)}`,
+    )
+  })
+
   test('$UUID and $RANDOM_NUMBER are fresh per use without injected sources', () => {
     const rendered = compileAlertTemplate('{{$UUID}} {{$UUID}} {{$RANDOM_NUMBER}}').render({}, 'text', {
       now: options.now,
@@ -142,6 +163,69 @@ describe('alert templates', () => {
     }
   })
 
+  test('moment formats with the date library tokens: week numbers, week years, localized formats, zone', () => {
+    const render = (source: string, now: string) =>
+      compileAlertTemplate(source).render({}, 'text', { ...options, now: new Date(now) })
+    // Sunday 4 January 2026: week 2 of the Sunday-first locale, ISO week 1 (Monday 29 December to 4 January).
+    assert.equal(render('{{moment "w ww wo W WW"}}', '2026-01-04T12:00:00Z'), '2 02 2nd 1 01')
+    // Friday 1 January 2027: the locale's week 1 of 2027, ISO week 53 of 2026.
+    assert.equal(render('{{moment "gggg-ww GGGG-WW"}}', '2027-01-01T12:00:00Z'), '2027-01 2026-53')
+    assert.equal(
+      render('{{moment "L|LL|LLL|LLLL|LT|LTS|l|ll"}}', '2026-03-04T05:06:07Z'),
+      '03/04/2026|March 4, 2026|March 4, 2026 5:06 AM|Wednesday, March 4, 2026 5:06 AM|5:06 AM|5:06:07 AM|3/4/2026|Mar 4, 2026',
+    )
+    assert.equal(render('{{moment "HH:mm z"}}', '2026-03-04T05:06:07Z'), '05:06 UTC')
+    assert.equal(render('{{moment "yesterday" "LL"}}', '2026-03-04T05:06:07Z'), 'March 3, 2026')
+  })
+
+  test('relative dates take amounts in words, as the spec writes them ("two days ago")', () => {
+    const render = (text: string) =>
+      compileAlertTemplate(`{{moment "${text}" "YYYY-MM-DD HH:mm"}}`).render({}, 'text', options)
+    assert.equal(render('two days ago'), '2026-03-02 05:06')
+    assert.equal(render('Three weeks ago'), '2026-02-11 05:06')
+    assert.equal(render('in twelve hours'), '2026-03-04 17:06')
+    assert.equal(render('an hour ago'), '2026-03-04 04:06')
+    assert.equal(render('ten minutes ago'), '2026-03-04 04:56')
+  })
+
+  test('a helper called the wrong way is refused at compile, with its line and column', () => {
+    const cases: [string, number, number, string][] = [
+      [
+        '{{#if CHECK_NAME}}\n  {{eq ALERT_TYPE "ALERT_FAILURE"}}\n{{/if}}',
+        2,
+        3,
+        'eq is a block helper: write {{#eq ...}}...{{/eq}}',
+      ],
+      [
+        '{{contains TAGS "prod"}}',
+        1,
+        1,
+        'contains is a block helper: write {{#contains ...}}...{{/contains}}',
+      ],
+      ['{{#if CHECK_NAME}}{{#each}}x{{/each}}{{/if}}', 1, 19, '#each takes 1 argument, got 0'],
+      ['{{#with}}x{{/with}}', 1, 1, '#with takes 1 argument, got 0'],
+      ['{{#if A B}}x{{/if}}', 1, 1, '#if takes 1 argument, got 2'],
+      ['{{#unless}}x{{/unless}}', 1, 1, '#unless takes 1 argument, got 0'],
+      ['{{#eq ALERT_TYPE}}x{{/eq}}', 1, 1, '#eq takes 2 arguments, got 1'],
+      ['{{#contains TAGS "a" "b"}}x{{/contains}}', 1, 1, '#contains takes 2 arguments, got 3'],
+      ['{{lookup TAGS}}', 1, 1, 'lookup takes 2 arguments, got 1'],
+      ['{{#blockHelperMissing}}x{{/blockHelperMissing}}', 1, 1, 'unknown helper blockHelperMissing'],
+    ]
+    for (const [source, line, column, message] of cases) {
+      assert.throws(
+        () => compileAlertTemplate(source),
+        (error: unknown) => {
+          assert.ok(error instanceof TemplateSyntaxError, source)
+          assert.equal(error.message, `${message} (line ${line}, column ${column})`, source)
+          return true
+        },
+      )
+    }
+    // Names that are helpers elsewhere still read variables when used as values.
+    const values = compileAlertTemplate('{{log}} {{{each}}} {{#if eq}}{{eq}}{{/if}}')
+    assert.equal(values.render({ log: 'L', each: 'E', eq: 'Q' }, 'text', options), 'L E Q')
+  })
+
   test('names lists what a template reads, for secret warnings', () => {
     const { names } = compileAlertTemplate(
       '{{A}} {{{B}}} {{#each C}}{{this}}{{/each}} {{#eq D "x"}}{{/eq}} {{$UUID}}',
@@ -170,11 +254,48 @@ describe('alert templates', () => {
     }
   })
 
+  test('placeholders insert at most 1 MiB in one render: 13,000 of a 10 KB variable stop with an error', () => {
+    const big = { V: 'v'.repeat(10_000) }
+    // 100 placeholders, 1 MB: fine, escaped or raw.
+    const fine = compileAlertTemplate(`{"a": "${'{{V}}'.repeat(50)}${'{{{V}}}'.repeat(50)}"}`)
+    assert.equal(fine.render(big, 'json', options).length, 1_000_009)
+    for (const source of [
+      // 130 MB from a 64 KiB template: the render froze the node for seconds and took half a GB.
+      `{"a": "${'{{V}}'.repeat(13_000)}"}`,
+      `{"a": "${'{{{V}}}'.repeat(9_000)}"}`,
+      `{"a": "{{#each TAGS}}${'{{{../V}}}'.repeat(200)}{{/each}}"}`,
+    ]) {
+      assert.throws(
+        () => compileAlertTemplate(source).render({ ...big, TAGS: ['a'] }, 'json', options),
+        /^Error: the template renders too much: its placeholders may insert at most 1 MiB$/,
+        source.slice(0, 40),
+      )
+    }
+  })
+
   test('the body context follows the Content-Type', () => {
     assert.equal(bodyContextOf(undefined), 'json')
     assert.equal(bodyContextOf('application/json; charset=utf-8'), 'json')
     assert.equal(bodyContextOf('application/vnd.api+json'), 'json')
     assert.equal(bodyContextOf('application/x-www-form-urlencoded'), 'form')
     assert.equal(bodyContextOf('text/plain'), 'text')
+    for (const type of ['text/html; charset=utf-8', 'application/xml', 'text/xml', 'application/atom+xml'])
+      assert.equal(bodyContextOf(type), 'html', type)
+  })
+
+  test('an HTML or XML body escapes {{X}} as Handlebars does, {{{X}}} stays raw', () => {
+    const html = compileAlertTemplate('<p title="{{CHECK_NAME}}">{{CHECK_ERROR_MESSAGE}}</p>{{{GROUP_NAME}}}')
+    assert.equal(
+      html.render(
+        {
+          CHECK_NAME: `a "b" 'c' = \`d\``,
+          CHECK_ERROR_MESSAGE: '<script>x && y</script>',
+          GROUP_NAME: '<b>',
+        },
+        'html',
+        options,
+      ),
+      '<p title="a &quot;b&quot; &#x27;c&#x27; &#x3D; &#x60;d&#x60;">&lt;script&gt;x &amp;&amp; y&lt;/script&gt;</p><b>',
+    )
   })
 })

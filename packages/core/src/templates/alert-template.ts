@@ -1,20 +1,28 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import dayjs from 'dayjs'
 import advancedFormat from 'dayjs/plugin/advancedFormat.js'
+import isoWeek from 'dayjs/plugin/isoWeek.js'
+import localizedFormat from 'dayjs/plugin/localizedFormat.js'
+import timezone from 'dayjs/plugin/timezone.js'
 import utc from 'dayjs/plugin/utc.js'
+import weekOfYear from 'dayjs/plugin/weekOfYear.js'
+import weekYear from 'dayjs/plugin/weekYear.js'
 import Handlebars from 'handlebars'
 
-dayjs.extend(utc)
-dayjs.extend(advancedFormat)
+// The moment tokens users write: advancedFormat's week and zone tokens need the week, ISO-week,
+// week-year and zone plugins (without them `w`, `W`, `gggg`, `z` threw), localizedFormat gives `L`...`LTS`.
+for (const plugin of [utc, timezone, weekOfYear, isoWeek, weekYear, advancedFormat, localizedFormat])
+  dayjs.extend(plugin)
 
 /**
  * The alert template language: Handlebars where `{{X}}` is encoded for where the text lands and
- * `{{{X}}}` is inserted raw. Each escaped mustache is rewritten at compile time into a raw call of an
- * escape helper, so one compiled template renders into any context.
+ * `{{{X}}}` is inserted raw, as is a `{{X}}` that opens a URL (its base URL, from a variable). Each
+ * escaped mustache is rewritten at compile time into a raw call of an escape helper, so one compiled
+ * template renders into any context.
  */
 
-/** Where rendered text lands: a JSON string, a URL, a form body, or plain text. */
-export const ESCAPE_CONTEXTS = ['json', 'url', 'form', 'text'] as const
+/** Where rendered text lands: a JSON string, a URL, a form body, HTML or XML, or plain text. */
+export const ESCAPE_CONTEXTS = ['json', 'url', 'form', 'html', 'text'] as const
 export type EscapeContext = (typeof ESCAPE_CONTEXTS)[number]
 
 export type TemplateValue = string | number | boolean | null | undefined | readonly TemplateValue[]
@@ -45,10 +53,28 @@ export interface AlertTemplate {
 }
 
 const ESCAPE_HELPER = '__svcEscape'
+/** Escapes a placeholder that opens the template: in a URL it is the base URL, so it goes in as it is. */
+const BASE_ESCAPE_HELPER = '__svcEscapeBase'
+/** `{{{X}}}`: inserted as it is, counted like the escaped ones. */
+const RAW_HELPER = '__svcRaw'
 /** Helpers called without arguments, as `{{REGION}}`: they stay helper calls inside the escape. */
 const VALUE_HELPERS = new Set(['REGION', '$UUID', '$RANDOM_NUMBER', 'moment'])
 
-const KNOWN_HELPERS = new Set([...VALUE_HELPERS, 'eq', 'contains', 'if', 'unless', 'each', 'with', 'lookup'])
+/** Helpers that read their arguments by position: given more or fewer, Handlebars fails at render. */
+const ARGUMENTS: Record<string, number> = {
+  lookup: 2,
+  eq: 2,
+  contains: 2,
+  if: 1,
+  unless: 1,
+  each: 1,
+  with: 1,
+}
+const KNOWN_HELPERS = new Set([...VALUE_HELPERS, ...Object.keys(ARGUMENTS)])
+/** Called inline they have no block to render: Handlebars fails at render with "options.fn is not a function". */
+const BLOCK_HELPERS = new Set(['eq', 'contains', 'if', 'unless', 'each', 'with'])
+/** Handlebars' own helpers, which the runtime calls itself: never named by a template. */
+const INTERNAL_HELPERS = new Set(['helperMissing', 'blockHelperMissing', 'log'])
 /** The helpers a template may name (they are among `AlertTemplate.names` too). */
 export const TEMPLATE_HELPERS: ReadonlySet<string> = KNOWN_HELPERS
 
@@ -56,6 +82,8 @@ const escapers: Record<EscapeContext, (text: string) => string> = {
   json: (text) => JSON.stringify(text).slice(1, -1),
   url: (text) => encodeURIComponent(text),
   form: (text) => new URLSearchParams({ v: text }).toString().slice(2),
+  // Handlebars' own escaping, as the hosted product's templates escape everywhere.
+  html: (text) => Handlebars.Utils.escapeExpression(text),
   text: (text) => text,
 }
 
@@ -73,6 +101,8 @@ interface RenderState {
   options: RenderOptions
   /** What `#each` may still produce in this render: characters, plus one per iteration. */
   budget: number
+  /** Characters the placeholders may still insert in this render. */
+  inserts: number
 }
 
 /**
@@ -80,9 +110,14 @@ interface RenderState {
  * event loop (and ran it out of memory) at delivery. Far beyond any real alert body.
  */
 const EACH_BUDGET = 1 << 20
+/**
+ * A 64 KiB template of `{{V}}` over a 10 KB variable is 130 MB: seconds of a frozen node and half a
+ * GB per attempt. No receiver wants a body near this.
+ */
+const INSERT_BUDGET = 1 << 20
 const builtinEach = hb.helpers.each as Handlebars.HelperDelegate
 hb.registerHelper('each', function (this: unknown, list: unknown, options: HelperOptions) {
-  const state = options.data.svc
+  const state = options.data.svc as RenderState
   const fn = options.fn
   const counted = (item: unknown, inner?: Handlebars.RuntimeOptions) => {
     const text = fn(item, inner)
@@ -93,9 +128,22 @@ hb.registerHelper('each', function (this: unknown, list: unknown, options: Helpe
   return builtinEach.call(this, list, { ...options, fn: counted })
 })
 
-hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) =>
-  escapers[(options.data.svc as RenderState).context](textOf(value)),
-)
+function inserted(value: unknown, state: RenderState): string {
+  const text = textOf(value)
+  state.inserts -= text.length
+  if (state.inserts < 0)
+    throw new Error('the template renders too much: its placeholders may insert at most 1 MiB')
+  return text
+}
+hb.registerHelper(ESCAPE_HELPER, (value: unknown, options: HelperOptions) => {
+  const state = options.data.svc as RenderState
+  return escapers[state.context](inserted(value, state))
+})
+hb.registerHelper(BASE_ESCAPE_HELPER, (value: unknown, options: HelperOptions) => {
+  const state = options.data.svc as RenderState
+  return state.context === 'url' ? inserted(value, state) : escapers[state.context](inserted(value, state))
+})
+hb.registerHelper(RAW_HELPER, (value: unknown, options: HelperOptions) => inserted(value, options.data.svc))
 hb.registerHelper('eq', function (this: unknown, a: unknown, b: unknown, options: HelperOptions) {
   return textOf(a) === textOf(b) ? options.fn(this) : options.inverse(this)
 })
@@ -122,7 +170,9 @@ hb.registerHelper('moment', (...args: unknown[]) => {
 const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'year'] as const
 type Unit = (typeof UNITS)[number]
 const unitOf = (word: string): Unit | undefined => UNITS.find((u) => word === u || word === `${u}s`)
-const amountOf = (word: string) => (/^(a|an|one)$/.test(word) ? 1 : Number(word))
+const NUMBER_WORDS = 'one two three four five six seven eight nine ten eleven twelve'.split(' ')
+const amountOf = (word: string) =>
+  word === 'a' || word === 'an' ? 1 : NUMBER_WORDS.indexOf(word) + 1 || Number(word)
 
 /** "2 days ago", "in 3 hours", "last week", "next month", "yesterday", "today", "tomorrow". */
 function relativeDate(now: dayjs.Dayjs, text: string): dayjs.Dayjs {
@@ -145,9 +195,14 @@ function relativeDate(now: dayjs.Dayjs, text: string): dayjs.Dayjs {
 
 type Node = hbs.AST.Node & Record<string, unknown>
 
-/** Rewrites `{{X}}` into `{{{__svcEscape X}}}` (helpers and calls as a sub-expression). */
+/**
+ * Rewrites `{{X}}` into `{{{__svcEscape X}}}` and `{{{X}}}` into `{{{__svcRaw X}}}` (helpers and calls
+ * as a sub-expression).
+ */
 class EscapeRewriter extends Handlebars.Visitor {
   names = new Set<string>()
+  /** The mustache that opens the template, if one does (only blank text before it). */
+  opening: hbs.AST.MustacheStatement | undefined
   constructor() {
     super()
     ;(this as unknown as { mutating: boolean }).mutating = true
@@ -159,8 +214,7 @@ class EscapeRewriter extends Handlebars.Visitor {
     this.accept(node.path as unknown as hbs.AST.Node)
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     if (node.hash) this.accept(node.hash as unknown as hbs.AST.Node)
-    this.checkHelper(node)
-    if (!node.escaped) return undefined
+    this.checkHelper(node, 'inline')
     const path = node.path as hbs.AST.PathExpression
     const isCall =
       node.params.length > 0 ||
@@ -175,14 +229,15 @@ class EscapeRewriter extends Handlebars.Visitor {
           loc: node.loc,
         } as Node)
       : node.path
+    const helper = !node.escaped ? RAW_HELPER : node === this.opening ? BASE_ESCAPE_HELPER : ESCAPE_HELPER
     return {
       ...node,
       path: {
         type: 'PathExpression',
         data: false,
         depth: 0,
-        parts: [ESCAPE_HELPER],
-        original: ESCAPE_HELPER,
+        parts: [helper],
+        original: helper,
         loc: node.loc,
       } as hbs.AST.PathExpression,
       params: [inner as hbs.AST.Expression],
@@ -191,7 +246,7 @@ class EscapeRewriter extends Handlebars.Visitor {
     }
   }
   override BlockStatement(node: hbs.AST.BlockStatement): undefined {
-    this.checkHelper(node)
+    this.checkHelper(node, 'block')
     this.accept(node.path as unknown as hbs.AST.Node)
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     if (node.program) this.accept(node.program)
@@ -199,20 +254,38 @@ class EscapeRewriter extends Handlebars.Visitor {
     return undefined
   }
   override SubExpression(node: hbs.AST.SubExpression): undefined {
-    this.checkHelper(node)
+    this.checkHelper(node, 'inline')
     for (const param of node.params) this.accept(param as hbs.AST.Node)
     return undefined
   }
-  /** A call with arguments must name a helper we have: caught at save, not at the first alert. */
-  private checkHelper(node: {
-    path: hbs.AST.PathExpression | hbs.AST.Literal
-    params: unknown[]
-    hash?: hbs.AST.Hash
-  }) {
-    if (node.params.length === 0 && (node.hash?.pairs.length ?? 0) === 0) return
-    const name = (node.path as hbs.AST.PathExpression).original
-    if (!KNOWN_HELPERS.has(name))
-      throw new Handlebars.Exception(`unknown helper ${name}`, node as unknown as hbs.AST.Node)
+  /**
+   * A call must name a helper we have, as a block when it renders one, with the arguments it takes:
+   * caught at save, not at the first alert that reaches that branch of the template.
+   */
+  private checkHelper(
+    node: { path: hbs.AST.PathExpression | hbs.AST.Literal; params: unknown[]; hash?: hbs.AST.Hash },
+    form: 'block' | 'inline',
+  ) {
+    const name = String((node.path as hbs.AST.PathExpression).original)
+    const count = node.params.length
+    const withArguments = count > 0 || (node.hash?.pairs.length ?? 0) > 0
+    // Without arguments `{{name}}` reads a variable (the rewrite makes it an argument); a block calls a helper.
+    if (!withArguments && form !== 'block') return
+    const fail = (message: string) => {
+      throw new Handlebars.Exception(message, node as unknown as hbs.AST.Node)
+    }
+    if (INTERNAL_HELPERS.has(name)) fail(`unknown helper ${name}`)
+    if (!KNOWN_HELPERS.has(name)) {
+      if (withArguments) fail(`unknown helper ${name}`)
+      return // `{{#NAME}}...{{/NAME}}` over a variable: a section
+    }
+    if (form !== 'block' && BLOCK_HELPERS.has(name))
+      fail(`${name} is a block helper: write {{#${name} ...}}...{{/${name}}}`)
+    const takes = ARGUMENTS[name]
+    if (takes !== undefined && count !== takes)
+      fail(
+        `${form === 'block' ? '#' : ''}${name} takes ${takes} argument${takes === 1 ? '' : 's'}, got ${count}`,
+      )
   }
   override PartialStatement(node: hbs.AST.PartialStatement): never {
     throw new Handlebars.Exception('partials are not supported', node as unknown as hbs.AST.Node)
@@ -234,6 +307,10 @@ export function compileAlertTemplate(source: string): AlertTemplate {
   const rewriter = new EscapeRewriter()
   try {
     ast = Handlebars.parse(source)
+    const opening = ast.body.find(
+      (s) => s.type !== 'ContentStatement' || (s as hbs.AST.ContentStatement).value.trim(),
+    )
+    if (opening?.type === 'MustacheStatement') rewriter.opening = opening as hbs.AST.MustacheStatement
     rewriter.accept(ast)
   } catch (error) {
     throw syntaxErrorOf(error)
@@ -242,7 +319,7 @@ export function compileAlertTemplate(source: string): AlertTemplate {
   return {
     names: rewriter.names,
     render(variables, context, options) {
-      const state: RenderState = { context, options, budget: EACH_BUDGET }
+      const state: RenderState = { context, options, budget: EACH_BUDGET, inserts: INSERT_BUDGET }
       return template(variables, {
         data: { svc: state },
         allowProtoPropertiesByDefault: false,
@@ -289,6 +366,11 @@ export function bodyContextOf(contentType: string | undefined): EscapeContext {
   const type = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
   if (type === 'application/x-www-form-urlencoded') return 'form'
   if (type === 'application/json' || type.endsWith('+json')) return 'json'
+  if (
+    ['text/html', 'application/xhtml+xml', 'text/xml', 'application/xml'].includes(type) ||
+    type.endsWith('+xml')
+  )
+    return 'html'
   return 'text'
 }
 

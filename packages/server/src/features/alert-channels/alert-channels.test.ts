@@ -98,6 +98,21 @@ for (const engine of testEngines()) {
         webhook({ headers: [{ key: 'X', value: '{{#unknownThing A}}{{/unknownThing}}' }] }),
       )
       assert.equal(json(header).attributes.errors[0].path, 'body.config.headers.0.value')
+      // A branch the sample event doesn't take (it has no certificate): refused at save all the same.
+      const inline = await post(
+        webhook({
+          template: '{"ssl": "{{#if SSL_DAYS_REMAINING}}\n{{eq SSL_DAYS_REMAINING 1}}{{/if}}"}',
+        }),
+      )
+      assert.equal(inline.statusCode, 400, inline.body)
+      assert.deepEqual(json(inline).attributes.errors, [
+        {
+          path: 'body.config.template',
+          message: 'does not compile: eq is a block helper: write {{#eq ...}}...{{/eq}} (line 2, column 1)',
+          line: 2,
+          column: 1,
+        },
+      ])
       const ftp = await post(webhook({ url: 'ftp://files.example.com/' }))
       assert.equal(json(ftp).attributes.errors[0].path, 'body.config.url')
       const badEmail = await post({ type: 'EMAIL', config: { address: 'not an address' } })

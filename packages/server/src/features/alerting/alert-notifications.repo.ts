@@ -24,6 +24,24 @@ export async function claimDue(
   ctx: ServiceContext,
   claim: { owner: string; nowMs: number; leaseMs: number; limit: number },
 ): Promise<AlertNotificationsTable[]> {
+  if (ctx.engine !== 'postgres') return claimDueNow(ctx, claim)
+  // Claims on PostgreSQL take turns: a claim running alongside another skips the rows that one is
+  // taking, yet still sees them unleased, and would take the recovery while the other takes its
+  // failure. Per schema, so stores sharing a database don't wait for each other.
+  const claimInTurn = async (db: ServiceContext['db']) => {
+    await sql`select pg_advisory_xact_lock(${CLAIM_LOCK}, hashtext(current_schema()))`.execute(db)
+    return claimDueNow({ ...ctx, db }, claim)
+  }
+  return ctx.db.isTransaction ? claimInTurn(ctx.db) : ctx.db.transaction().execute(claimInTurn)
+}
+
+/** The first key of the claims' advisory lock (`alrt` in ASCII); the second is the schema's. */
+const CLAIM_LOCK = 0x616c7274
+
+async function claimDueNow(
+  ctx: ServiceContext,
+  claim: { owner: string; nowMs: number; leaseMs: number; limit: number },
+): Promise<AlertNotificationsTable[]> {
   const locking = ctx.engine === 'postgres' ? sql`for update skip locked` : sql``
   const due = sql`
     select n.id from alert_notifications n

@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { claimDue } from './alert-notifications.repo.ts'
 import { createDispatcher, MAX_ATTEMPTS, RETRY_DELAY_MS } from './dispatcher.ts'
@@ -221,6 +222,63 @@ for (const engine of testEngines()) {
       assert.deepEqual(
         stamps,
         [...stamps].sort((a, b) => a - b),
+      )
+    })
+
+    test('two nodes claiming at once: the recovery is not taken while another node is claiming its failure', {
+      skip: engine.engine !== 'postgres' && 'SQLite has one writer: two claims never interleave',
+    }, async () => {
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      receiver.failNext(1)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await dispatcher().runDue()
+      advance(5_000)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      advance(RETRY_DELAY_MS)
+      // Both are due now. Node A is inside its claim (it has taken the failure, not committed yet)
+      // when node B claims: B must not send the recovery alongside A's retry of the failure.
+      let commitA = () => {}
+      const aCommitted = new Promise<void>((done) => {
+        commitA = done
+      })
+      let claimB: Promise<{ alert_type: string }[]> | undefined
+      const claimedA = await t.ctx.db.transaction().execute(async (db) => {
+        const claimed = await claimDue(
+          { ...t.ctx, db },
+          { owner: 'node-a', nowMs, leaseMs: 60_000, limit: 1 },
+        )
+        claimB = claimDue(t.ctx, { owner: 'node-b', nowMs, leaseMs: 60_000, limit: 50 })
+        let settled = false
+        claimB.then(
+          () => {
+            settled = true
+          },
+          () => {
+            settled = true
+          },
+        )
+        // Until B has its answer or waits for A (no sleep sized to a speed: a condition, long limit).
+        for (let i = 0; i < 6000 && !settled; i++) {
+          const { rows } = await sql<{ waiting: number }>`
+              select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`.execute(
+            t.ctx.db,
+          )
+          if ((rows[0]?.waiting ?? 0) > 0) break
+          await new Promise((done) => setTimeout(done, 10))
+        }
+        commitA()
+        return claimed
+      })
+      await aCommitted
+      assert.deepEqual(
+        claimedA.map((row) => row.alert_type),
+        ['ALERT_FAILURE'],
+      )
+      assert.deepEqual(
+        (await claimB)?.map((row) => row.alert_type),
+        [],
+        'the recovery waits for the failure in flight on node A',
       )
     })
 
@@ -472,6 +530,88 @@ for (const engine of testEngines()) {
       assert.equal(receiver.received.length, 0)
     })
 
+    test("the default body carries the spec's event variables with the alert's values", async () => {
+      const channel = await webhookChannel({ sslExpiry: true, sslExpiryThreshold: 14 }, { template: '' })
+      const node = dispatcher()
+      const api = await apiCheck(channel.id)
+      const failed = await storeResult(t.ctx, api, { status: 'failing' })
+      const startedAt = new Date(nowMs).toISOString()
+      await node.runDue()
+      advance(MINUTE)
+      const certificate = await storeResult(t.ctx, api, { status: 'passing', sslDaysRemaining: 10 })
+      await node.runDue()
+      const [failure, recovery, ssl] = receiver.received.map((r) => JSON.parse(r.body))
+      const common = {
+        CHECK_NAME: 'Shop "API" ✓',
+        CHECK_ID: api.id,
+        CHECK_TYPE: 'API',
+        RUN_LOCATION: 'local',
+        TAGS: ['shop'],
+        GROUP_NAME: '',
+      }
+      assert.deepEqual(failure, {
+        ...common,
+        ALERT_TITLE: 'Shop "API" ✓ has failed',
+        ALERT_TYPE: 'ALERT_FAILURE',
+        CHECK_RESULT_ID: failed.id,
+        CHECK_ERROR_MESSAGE: 'Status code 503 is not below 400',
+        RESPONSE_TIME: '3000',
+        API_CHECK_RESPONSE_STATUS_CODE: '503',
+        API_CHECK_RESPONSE_STATUS_TEXT: 'Service Unavailable',
+        RESULT_LINK: `http://svc.test/v1/check-results/${api.id}/${failed.id}`,
+        SSL_DAYS_REMAINING: '',
+        SSL_CHECK_DOMAIN: '',
+        STARTED_AT: startedAt,
+      })
+      const passing = {
+        CHECK_RESULT_ID: certificate.id,
+        CHECK_ERROR_MESSAGE: '',
+        RESPONSE_TIME: '120',
+        API_CHECK_RESPONSE_STATUS_CODE: '200',
+        API_CHECK_RESPONSE_STATUS_TEXT: 'OK',
+        RESULT_LINK: `http://svc.test/v1/check-results/${api.id}/${certificate.id}`,
+        STARTED_AT: new Date(nowMs).toISOString(),
+      }
+      assert.deepEqual(recovery, {
+        ...common,
+        ...passing,
+        ALERT_TITLE: 'Shop "API" ✓ has recovered',
+        ALERT_TYPE: 'ALERT_RECOVERY',
+        SSL_DAYS_REMAINING: '',
+        SSL_CHECK_DOMAIN: '',
+      })
+      assert.deepEqual(ssl, {
+        ...common,
+        ...passing,
+        ALERT_TITLE: 'The SSL certificate of Shop "API" ✓ expires soon: 10 days left',
+        ALERT_TYPE: 'ALERT_SSL',
+        SSL_DAYS_REMAINING: '10',
+        SSL_CHECK_DOMAIN: 'shop.example.com',
+      })
+
+      // The response status variables are for API checks only.
+      receiver.received.length = 0
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/url?autoAssignAlerts=false',
+        payload: {
+          name: 'Homepage',
+          activated: false,
+          request: { url: 'https://www.example.com/' },
+          alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const url = { id: json(created).id as string, accountId: t.owner.accountId, checkType: 'URL' }
+      await storeResult(t.ctx, url, { status: 'failing' })
+      await node.runDue()
+      const [homepage] = receiver.received.map((r) => JSON.parse(r.body))
+      assert.equal(homepage.CHECK_TYPE, 'URL')
+      assert.equal(homepage.ALERT_TYPE, 'ALERT_FAILURE')
+      assert.equal(homepage.API_CHECK_RESPONSE_STATUS_CODE, '')
+      assert.equal(homepage.API_CHECK_RESPONSE_STATUS_TEXT, '')
+    })
+
     test('a stored result is evaluated once: a repeated job id alerts nothing more', async () => {
       const channel = await webhookChannel()
       const check = await apiCheck(channel.id)
@@ -565,6 +705,135 @@ for (const engine of testEngines()) {
       await node.runDue()
       assert.deepEqual(types(), ['ALERT_FAILURE', 'ALERT_RECOVERY'])
       assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').check, 'nightly backup')
+    })
+
+    test('a base URL from a variable opens the webhook URL as it is; the placeholders after it are encoded', async () => {
+      const variable = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'HOOK_BASE', value: `${receiver.url}/base` },
+      })
+      assert.equal(variable.statusCode, 201, variable.body)
+      const channel = await webhookChannel(
+        {},
+        { url: '{{HOOK_BASE}}/alerts/{{CHECK_NAME}}?type={{ALERT_TYPE}}', queryParameters: [] },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.url, '/base/alerts/Sample%20check?type=ALERT_FAILURE')
+
+      // A group's variable of that name wins for its checks, as everywhere in templates.
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: {
+            name: 'Hooks',
+            environmentVariables: [{ key: 'HOOK_BASE', value: `${receiver.url}/group-base` }],
+          },
+        }),
+      )
+      const check = await apiCheck(channel.id, { groupId: group.id })
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await dispatcher().runDue()
+      assert.equal(
+        receiver.received[1]?.url,
+        `/group-base/alerts/Shop%20%22API%22%20%E2%9C%93?type=ALERT_FAILURE`,
+      )
+      assert.equal(receiver.received[1]?.signatureValid, true)
+    })
+
+    test('a webhook whose Content-Type is HTML or XML gets its values HTML-escaped, signed as sent', async () => {
+      const channel = await webhookChannel(
+        {},
+        {
+          headers: [{ key: 'Content-Type', value: 'application/xml' }],
+          template:
+            '<alert type="{{ALERT_TYPE}}"><check>{{CHECK_NAME}}</check><raw>{{{CHECK_NAME}}}</raw></alert>',
+        },
+      )
+      const check = await apiCheck(channel.id, { name: 'A & B <"shop">' })
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await dispatcher().runDue()
+      const [sent] = receiver.received
+      assert.equal(sent?.headers['content-type'], 'application/xml')
+      assert.equal(
+        sent?.body,
+        '<alert type="ALERT_FAILURE"><check>A &amp; B &lt;&quot;shop&quot;&gt;</check><raw>A & B <"shop"></raw></alert>',
+      )
+      assert.equal(sent?.signatureValid, true)
+    })
+
+    test('credentials in the webhook URL go as Basic authorization (fetch refuses a URL with them)', async () => {
+      for (const [key, value] of [
+        ['HOOK_USER', 'ops@example.com'],
+        ['HOOK_TOKEN', 'p:ss/w ✓'],
+      ]) {
+        const res = await t.call({
+          method: 'POST',
+          url: '/v1/variables',
+          payload: { key, value, locked: true },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      const host = receiver.url.replace('http://', '')
+      const channel = await webhookChannel(
+        {},
+        { url: `http://{{HOOK_USER}}:{{HOOK_TOKEN}}@${host}/jira?check={{CHECK_ID}}`, queryParameters: [] },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      const [request] = receiver.received
+      assert.equal(request?.url, '/jira?check=00000000-0000-4000-8000-000000000000')
+      assert.equal(
+        request?.headers.authorization,
+        `Basic ${Buffer.from('ops@example.com:p:ss/w ✓').toString('base64')}`,
+      )
+      assert.equal(request?.signatureValid, true)
+
+      // An Authorization header of the channel's own wins; the URL's credentials still never go in the URL.
+      const own = await webhookChannel(
+        {},
+        {
+          url: `http://someone:else@${host}/own`,
+          queryParameters: [],
+          headers: [{ key: 'Authorization', value: 'Bearer own-token' }],
+        },
+      )
+      await t.call({ method: 'POST', url: `/v1/alert-channels/${own.id}/test` })
+      assert.deepEqual(
+        [receiver.received[1]?.url, receiver.received[1]?.headers.authorization],
+        ['/own', 'Bearer own-token'],
+      )
+    })
+
+    test('control characters in header values go as spaces (they failed every delivery)', async () => {
+      const channel = await webhookChannel(
+        {},
+        { headers: [{ key: 'X-Note', value: 'a\u0007b\u007fc\td {{CHECK_NAME}}' }], queryParameters: [] },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.headers['x-note'], 'a b c\td Sample check')
+    })
+
+    test("query parameters are appended to the URL's own query, which is sent as written", async () => {
+      const channel = await webhookChannel(
+        {},
+        {
+          url: `${receiver.url}/q?a=1&flag&sig=a/b==&name={{CHECK_NAME}}`,
+          queryParameters: [
+            { key: 'type', value: '{{ALERT_TYPE}}' },
+            { key: 'a b', value: 'x&y=z' },
+          ],
+        },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED')
+      assert.equal(
+        receiver.received[0]?.url,
+        '/q?a=1&flag&sig=a/b==&name=Sample%20check&type=ALERT_FAILURE&a+b=x%26y%3Dz',
+      )
     })
 
     test('POST /v1/alert-channels/{id}/test sends the sample event once and records it', async () => {

@@ -203,6 +203,36 @@ for (const engine of testEngines()) {
       assert.equal(form.get('Body'), 'Checkout <EU> & co has failed (local)')
     })
 
+    test('an SMS provider URL with credentials (https://SID:TOKEN@host/...) authenticates with Basic', async () => {
+      const app = await createTestApp(engine, {
+        clock: { now: () => new Date(nowMs) },
+        alerting: {
+          sms: {
+            url: `${receiver.url.replace('http://', 'http://AC123:s%40cret@')}/sms`,
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: 'To={{NUMBER}}&Body={{MESSAGE}}',
+          },
+        },
+      })
+      try {
+        const created = json(
+          await app.call({
+            method: 'POST',
+            url: '/v1/alert-channels',
+            payload: { type: 'SMS', config: { number: '+15550001111', name: 'On call' } },
+          }),
+        )
+        const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
+        assert.equal(res.status, 'DELIVERED', JSON.stringify(res.lastResponse))
+        const [sms] = receiver.received
+        assert.equal(sms?.url, '/sms')
+        assert.equal(sms?.headers.authorization, `Basic ${Buffer.from('AC123:s@cret').toString('base64')}`)
+      } finally {
+        await app.close()
+      }
+    })
+
     test('the status decides a delivery: a body that never ends or never stops is read only to 2 KiB', async () => {
       const served = { endless: false, huge: false }
       const server = createServer((request, response) => {
@@ -251,6 +281,89 @@ for (const engine of testEngines()) {
           else assert.equal(res.lastResponse.body, 'x'.repeat(2048))
         }
         assert.equal(served.huge, false, 'the 64 MiB body was not read to its end')
+      } finally {
+        await app.close()
+        server.closeAllConnections()
+        await new Promise<void>((done) => server.close(() => done()))
+      }
+    })
+
+    test('a receiver that never answers times out and is retried 20 s later; a 3xx is its answer, not followed', async () => {
+      const state = { answer: false, requests: 0, followed: 0 }
+      const server = createServer((request, response) => {
+        request.resume()
+        if (request.url === '/moved-here') state.followed++
+        if (request.url === '/redirect') {
+          response.writeHead(307, { location: '/moved-here' })
+          response.end()
+          return
+        }
+        state.requests++
+        if (state.answer) response.end('ok') // else never answers
+      })
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      // The silent attempt waits out this limit (any limit ends it); it is generous for the ones that answer.
+      const app = await createTestApp(engine, {
+        clock: { now: () => new Date(nowMs) },
+        alerting: { timeoutMs: 2000 },
+      })
+      try {
+        const created = json(
+          await app.call({
+            method: 'POST',
+            url: '/v1/alert-channels',
+            payload: { type: 'WEBHOOK', config: { name: 'silent', url: `${base}/hook` } },
+          }),
+        )
+        const res = await app.call({
+          method: 'POST',
+          url: '/v1/checks/api?autoAssignAlerts=false',
+          payload: {
+            name: 'silent receiver',
+            activated: false,
+            request: { url: 'https://shop.example.com/' },
+            alertChannelSubscriptions: [{ alertChannelId: created.id, activated: true }],
+          },
+        })
+        const subject = { id: json(res).id as string, accountId: app.owner.accountId }
+        const node = createDispatcher(app.ctx)
+        await storeResult(app.ctx, subject, { status: 'failing' })
+        await node.runDue()
+        const list = async () =>
+          json(await app.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${subject.id}` }))
+        const [pending] = await list()
+        assert.equal(pending.status, 'PENDING')
+        assert.equal(pending.attempts, 1)
+        assert.deepEqual(
+          { statusCode: pending.lastResponse.statusCode, error: pending.lastResponse.error },
+          { statusCode: null, error: 'timed out' },
+        )
+        assert.equal(pending.nextAttemptAt, new Date(nowMs + RETRY_DELAY_MS).toISOString())
+        state.answer = true
+        nowMs += RETRY_DELAY_MS
+        await node.runDue()
+        const [delivered] = await list()
+        assert.equal(delivered.status, 'DELIVERED')
+        assert.equal(delivered.attempts, 2)
+        assert.deepEqual(
+          delivered.attemptLog.map((a: { error: string | null }) => a.error),
+          ['timed out', null],
+        )
+        assert.equal(state.requests, 2)
+
+        // Spec: only a status above 399 is retried. A redirect is recorded as the answer; following it
+        // would send the signed body and locked headers to wherever the receiver points.
+        const moved = json(
+          await app.call({
+            method: 'POST',
+            url: '/v1/alert-channels',
+            payload: { type: 'WEBHOOK', config: { name: 'moved', url: `${base}/redirect` } },
+          }),
+        )
+        const sent = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${moved.id}/test` }))
+        assert.deepEqual([sent.status, sent.lastResponse.statusCode], ['DELIVERED', 307])
+        assert.equal(state.followed, 0)
       } finally {
         await app.close()
         server.closeAllConnections()

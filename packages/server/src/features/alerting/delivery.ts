@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import {
   bodyContextOf,
   cachedAlertTemplate,
+  type EscapeContext,
   type RenderOptions,
   Scrubber,
   type TemplateVariables,
@@ -126,10 +127,16 @@ export function webhookRequest(
 ): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
   const webhook = channel.webhook
   if (!webhook) throw new Error('not a webhook channel')
-  const render = (source: string, context: 'url' | 'text' | 'json' | 'form') =>
+  const render = (source: string, context: EscapeContext) =>
     cachedAlertTemplate(source).render(variables, context, options)
   const url = new URL(render(webhook.url, 'url'))
-  for (const { key, value } of webhook.queryParameters) url.searchParams.append(key, render(value, 'text'))
+  if (webhook.queryParameters.length > 0) {
+    // Appended to the query as written: url.searchParams would re-encode all of it (`flag` as `flag=`,
+    // `/` as `%2F`), which breaks receivers that check a signature over their URL.
+    const added = new URLSearchParams()
+    for (const { key, value } of webhook.queryParameters) added.append(key, render(value, 'text'))
+    url.search = url.search.length > 1 ? `${url.search.slice(1)}&${added}` : added.toString()
+  }
   const headers: Record<string, string> = { 'user-agent': USER_AGENT }
   for (const { key, value } of webhook.headers)
     headers[key.toLowerCase()] = headerValue(render(value, 'text'))
@@ -144,9 +151,33 @@ export function webhookRequest(
   return { url: url.toString(), method: webhook.method, headers, body }
 }
 
-/** Header values travel as bytes: text beyond Latin-1 goes as its UTF-8 bytes; line breaks become spaces. */
+/** fetch refuses a URL with credentials; browsers and curl send them as Basic authorization. */
+function credentialsAsHeader(text: string, headers: Record<string, string>) {
+  const url = new URL(text)
+  if (!url.username && !url.password) return { url: text, headers }
+  const credentials = `${decodedUserinfo(url.username)}:${decodedUserinfo(url.password)}`
+  url.username = ''
+  url.password = ''
+  return {
+    url: url.toString(),
+    headers: { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`, ...headers },
+  }
+}
+
+function decodedUserinfo(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * Header values travel as bytes: text beyond Latin-1 goes as its UTF-8 bytes; control characters (line
+ * breaks, and others the HTTP client refuses, which failed every attempt) become spaces, tabs stay.
+ */
 function headerValue(text: string): string {
-  const flat = text.replace(/[\r\n]+/g, ' ')
+  const flat = text.replace(/[^\P{Cc}\t]+/gu, ' ')
   return [...flat].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
     ? Buffer.from(flat, 'utf8').toString('latin1')
     : flat
@@ -188,9 +219,10 @@ async function httpAttempt(
   },
 ): Promise<AttemptOutcome> {
   try {
-    const response = await fetch(request.url, {
+    const { url, headers } = credentialsAsHeader(request.url, request.headers)
+    const response = await fetch(url, {
       method: request.method,
-      headers: request.headers,
+      headers,
       body:
         typeof request.body === 'string' || request.body === undefined
           ? request.body
