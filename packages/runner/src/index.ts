@@ -32,6 +32,7 @@ export {
   type WebVitals,
 } from './playwright/index.ts'
 export {
+  cancelledOutcome,
   DETAIL_KEYS,
   type JobRunnerContext,
   type RunnerJob,

@@ -3,7 +3,12 @@ import { type DnsJob, runDnsCheck } from './dns/run-dns-check.ts'
 import { type CertificateReading, readCertificate } from './http/read-certificate.ts'
 import { type HttpJob, runHttpCheck } from './http/run-http-check.ts'
 import { type IcmpJob, runIcmpCheck } from './icmp/run-icmp-check.ts'
-import { runAutomationCheck, runBrowserCheck, runMultiStepCheck } from './playwright/index.ts'
+import {
+  cancelledBeforeStart,
+  runAutomationCheck,
+  runBrowserCheck,
+  runMultiStepCheck,
+} from './playwright/index.ts'
 import type { PlaywrightPool } from './playwright/pool.ts'
 import type { ScriptJob } from './playwright/types.ts'
 import { runTcpCheck, type TcpJob } from './tcp/run-tcp-check.ts'
@@ -49,6 +54,15 @@ export interface JobRunnerContext extends RunnerContext {
   artifactsDir?: string
   /** Aborting stops a script run; it ends cancelled, with what it produced so far. */
   signal?: AbortSignal
+}
+
+/** The outcome of a script run cancelled before it started anywhere: no test ran. */
+export function cancelledOutcome(
+  job: Extract<RunnerJob, { script: ScriptJob }>,
+  ctx: RunnerContext,
+): RunOutcome {
+  const { checkResult, ...verdict } = cancelledBeforeStart(job.script, ctx)
+  return { verdict, detailKey: DETAIL_KEYS[job.checkType], detail: checkResult, statusCode: null }
 }
 
 /** Runs one attempt with the runner of its type. A failing target is an outcome, never a throw. */

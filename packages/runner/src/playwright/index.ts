@@ -23,7 +23,7 @@ export {
   PlaywrightPool,
   type PlaywrightPoolOptions,
 } from './pool.ts'
-export { DEFAULT_TIMEOUTS_MS } from './run-script.ts'
+export { cancelledBeforeStart, DEFAULT_TIMEOUTS_MS } from './run-script.ts'
 export {
   SCRIPT_SANDBOX_MODES,
   type ScriptSandboxMode,

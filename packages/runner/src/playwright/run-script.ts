@@ -13,7 +13,7 @@ import {
   scriptProjectOf,
   scrubHeaders,
 } from '@svc/core'
-import type { RunError, RunErrorType } from '../types.ts'
+import type { RunError, RunErrorType, RunnerContext } from '../types.ts'
 import { timedVerdict } from '../types.ts'
 import { scrubTrace } from './artifacts.ts'
 import { ffmpegPath } from './ffmpeg.ts'
@@ -214,6 +214,23 @@ async function runScript(
 function abortedOf(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+}
+
+/**
+ * A run cancelled before it began anywhere (queued for its turn, an agent or a retry): no test ran, as
+ * for one cancelled while it waited for a slot.
+ */
+export function cancelledBeforeStart(job: Pick<ScriptJob, 'runtimeId'>, ctx: RunnerContext): ScriptRunResult {
+  const startedAt = ctx.now()
+  const finish = (error: RunError, checkResult: ScriptCheckResult) => ({
+    ...timedVerdict(
+      { degradedResponseTime: Infinity, maxResponseTime: Infinity, shouldFail: false },
+      { error, responseTime: 0, startedAt },
+      ctx,
+    ),
+    checkResult,
+  })
+  return cancelled(finish, job.runtimeId ?? DEFAULT_RUNTIME_ID)
 }
 
 /** Stopped before it began (while waiting for a slot or its browser): neither a pass nor a failure. */

@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto'
 import type { RunOutcome } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
+import { newResultId } from '../features/check-results/result-id.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
-import { finishRetry, scheduleRetry } from './retries.repo.ts'
+import { privateLocationIdOf } from '../features/private-locations/location-keys.ts'
+import { findLocation } from '../features/private-locations/private-locations.repo.ts'
+import { finishRetry, scheduleRetry, takeWaitingRetries } from './retries.repo.ts'
 import { nextRetry } from './retry-policy.ts'
-import { type StoredJob, storeAttempt } from './run-and-store.ts'
+import { cancelledBeforeStart, type StoredJob, storeAttempt } from './run-and-store.ts'
 import type { ClaimedSlot } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
@@ -90,6 +94,35 @@ export async function recordOutcome(
     slotMove: stored.slotMove,
     alongside: planRetry,
   })
+}
+
+/**
+ * Ends, cancelled, the runs of the suite `check` waiting in `check_retries` for a runner: one-off runs
+ * queued for a private location's agents, retries waiting out their backoff. Each is taken as a claim
+ * takes it, so one a runner claimed first runs (and a cancel reaches it in flight). Answers how many.
+ */
+export async function cancelWaitingJobs(ctx: ServiceContext, check: ResolvedCheck): Promise<number> {
+  const owner = `cancel-${randomUUID()}`
+  const nowMs = ctx.clock.now().getTime()
+  const jobs = await takeWaitingRetries(ctx, {
+    checkId: check.row.id,
+    owner,
+    nowMs,
+    leaseMs: ctx.runnerLeaseMs,
+  })
+  for (const job of jobs) {
+    const outcome = await cancelledBeforeStart(ctx, check, job.location)
+    const locationName = await locationNameOf(ctx, check.row.account_id, job.location)
+    await recordOutcome(ctx, owner, check, job, outcome, { resultId: newResultId(), locationName })
+  }
+  return jobs.length
+}
+
+/** Where a result says it ran: a private location by its slug (as its agents' results say), else the location. */
+export async function locationNameOf(ctx: ServiceContext, accountId: string, location: string) {
+  const privateId = privateLocationIdOf(location)
+  if (!privateId) return location
+  return (await findLocation(ctx, accountId, privateId))?.slug_name ?? location
 }
 
 /** A slot's next due time on its check's current plan (config changes apply from here). */

@@ -69,6 +69,37 @@ export async function claimDueRetries(ctx: ServiceContext, claim: LeaseClaim): P
   }))
 }
 
+/**
+ * Leases to `owner` the retries and one-off runs of a check that no runner holds, due or not: waiting out
+ * a backoff, waiting for an agent, or left by a runner whose lease ran out. A runner's claim and this
+ * take each row at most once between them.
+ */
+export async function takeWaitingRetries(
+  ctx: ServiceContext,
+  take: { checkId: string; owner: string; nowMs: number; leaseMs: number },
+): Promise<PendingRetry[]> {
+  const rows = await ctx.db
+    .updateTable('check_retries')
+    .set((eb) => ({
+      lease_owner: take.owner,
+      leased_due_ms: eb.fn.coalesce('leased_due_ms', 'next_due_ms'),
+      next_due_ms: take.nowMs + take.leaseMs,
+    }))
+    .where('check_id', '=', take.checkId)
+    // A leased row's next_due_ms is its lease's end.
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('next_due_ms', '<=', take.nowMs)]))
+    .returning(['slot_key', 'check_id', 'location', 'attempt', 'leased_due_ms', 'first_started_ms'])
+    .execute()
+  return rows.map((row) => ({
+    slotKey: row.slot_key,
+    checkId: row.check_id,
+    location: row.location,
+    attempt: row.attempt,
+    dueMs: Number(row.leased_due_ms),
+    firstStartedMs: Number(row.first_started_ms),
+  }))
+}
+
 /** The retries and one-off runs of `location` in flight among `slotKeys`, as `leasedSlotsOf` counts them. */
 export async function leasedRetriesOf(
   ctx: ServiceContext,

@@ -1,5 +1,6 @@
 import { type CheckType, Scrubber, substituteVariables } from '@svc/core'
 import {
+  cancelledOutcome,
   type RunnerJob,
   type RunOutcome,
   runJob,
@@ -58,8 +59,11 @@ export async function runAttempt(
   const now = () => ctx.clock.now()
   if (!isScriptCheckType(job.checkType)) return new Scrubber(hidden).deep(await runJob(job, { now }))
   const staged = await ctx.scripts.artifacts.stage(check.row.id, run.resultId)
-  const runScript = (signal?: AbortSignal) =>
-    runJob(job, { now, playwright: ctx.scripts.pool, artifactsDir: staged.dir, signal })
+  // A suite run asked to stop before it started (while it waited for its turn) never starts.
+  const runScript = async (signal?: AbortSignal) =>
+    signal?.aborted && 'script' in job
+      ? cancelledOutcome(job, { now })
+      : runJob(job, { now, playwright: ctx.scripts.pool, artifactsDir: staged.dir, signal })
   let outcome: RunOutcome
   try {
     outcome =
@@ -81,6 +85,17 @@ export async function runAttempt(
     outcome = withoutArtifacts(outcome, error)
   }
   return new Scrubber(hidden).deep(outcome)
+}
+
+/** The outcome of a run of the suite `check` cancelled before it started anywhere: no test ran. */
+export async function cancelledBeforeStart(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  location: string,
+): Promise<RunOutcome> {
+  const { job } = await prepareJob(ctx, check, { location })
+  if (!('script' in job)) throw new Error(`${job.checkType} runs are never cancelled`)
+  return cancelledOutcome(job, { now: () => ctx.clock.now() })
 }
 
 function withoutArtifacts(outcome: RunOutcome, error: unknown): RunOutcome {

@@ -274,6 +274,254 @@ for (const engine of testEngines()) {
       }
     })
 
+    /** A liveness wait, not a timing assertion: gives up after about a minute. */
+    const until = async (what: string, done: () => Promise<boolean>) => {
+      for (let i = 0; i < 3000 && !(await done()); i++) await new Promise((tick) => setTimeout(tick, 20))
+      assert.ok(await done(), what)
+    }
+    const retriesOf = (checkId: string) =>
+      t.store.db.selectFrom('check_retries').selectAll().where('check_id', '=', checkId).execute()
+    /** What a run cancelled before it started answers: no test ran, nothing failed. */
+    const assertCancelledBeforeStart = (result: any) => {
+      assert.equal(result.isCancelled, true)
+      assert.equal(result.hasFailures, false)
+      assert.equal(result.hasErrors, false)
+      assert.equal(result.resultType, 'FINAL')
+      assert.deepEqual(result.error, { type: 'CANCELLED', message: 'The run was cancelled' })
+      assert.deepEqual(result.playwrightCheckResult.tests, [])
+    }
+
+    test('a trigger queued for a private location’s agent is cancelled before an agent takes it', async () => {
+      const location = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/private-locations',
+          payload: { name: 'Lab', slugName: 'lab' },
+        }),
+      )
+      const { rawKey } = json(
+        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      )
+      const agentId = randomUUID()
+      const agent = (method: 'GET' | 'POST', url: string, payload?: object) =>
+        t.app.inject({
+          method,
+          url,
+          headers: { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': agentId },
+          payload,
+        })
+      const check = await createSuite('queued on an agent', { locations: [], privateLocations: ['lab'] })
+      // With no run before, a cancelled result counted would give the check a status.
+      const before = await observed(check.id)
+      // A live agent that takes nothing yet: the trigger waits in the location's queue.
+      const beat = await agent('POST', '/agent/v1/heartbeat', {
+        version: '1',
+        hostname: 'lab-1',
+        runningJobs: 0,
+      })
+      assert.equal(beat.statusCode, 200, beat.body)
+      const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
+
+      const cancelled = await cancel(check.id)
+      assert.equal(cancelled.statusCode, 204, cancelled.body)
+      const triggered = await triggering
+      assert.equal(triggered.statusCode, 200, triggered.body)
+      const result = json(triggered)
+      assertCancelledBeforeStart(result)
+      assert.equal(result.runLocation, 'lab')
+      assert.equal(result.attempts, 1)
+      assert.deepEqual(await retriesOf(check.id), [], 'nothing is left to run')
+      const polled = await agent('GET', '/agent/v1/jobs?waitSeconds=0&max=10')
+      assert.deepEqual(json(polled), [], 'no agent gets the cancelled run')
+      assert.deepEqual(await observed(check.id), before)
+      assert.deepEqual(before.status, [null, null, null])
+      assert.equal((await cancel(check.id)).statusCode, 409, 'nothing is in progress any more')
+    })
+
+    test('a suite waiting for its turn in a group trigger ends at once on cancel and never runs', async () => {
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: { name: 'one at a time', concurrency: 1 },
+        }),
+      )
+      const first = await createSuite('runs first', { groupId: group.id, groupOrder: 1 })
+      const second = await createSuite('waits its turn', { groupId: group.id, groupOrder: 2 })
+      await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Hall', slugName: 'hall' },
+      })
+      // Its turn would hand it to the location's agents, of which there are none.
+      const third = await createSuite('waits for an agent', {
+        groupId: group.id,
+        groupOrder: 3,
+        locations: [],
+        privateLocations: ['hall'],
+      })
+      const failed = await failOnce(second.id)
+      const before = await observed(second.id)
+      const [held, neverOpened] = [await holdingServer(), await holdingServer()]
+      let secondRan = false
+      void neverOpened.inFlight.then(() => {
+        secondRan = true
+      })
+      try {
+        await holdAt(first.id, held.url, 'no')
+        await holdAt(second.id, neverOpened.url, 'no')
+        const triggering = t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })
+        await held.inFlight
+        const cancelled = await cancel(second.id)
+        assert.equal(cancelled.statusCode, 204, cancelled.body)
+        const resultsOf = async (checkId: string) =>
+          json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+        // Its result is in while the suite before it still runs.
+        await until('the waiting suite ended', async () => (await resultsOf(second.id)).length === 2)
+        const [stored] = await resultsOf(second.id)
+        assert.equal(stored.isCancelled, true)
+        assert.equal((await cancel(second.id)).statusCode, 409, 'nothing of it is in progress any more')
+        assert.equal((await cancel(third.id)).statusCode, 204)
+
+        held.release('<h1>done</h1>')
+        const triggered = await triggering
+        assert.equal(triggered.statusCode, 200, triggered.body)
+        const [ran, waited, waitedForAgent] = json(triggered)
+        assert.deepEqual(
+          [ran.checkId, ran.isCancelled, ran.hasFailures],
+          [first.id, false, false],
+          JSON.stringify(ran.playwrightCheckResult?.errors),
+        )
+        assert.equal(waited.checkId, second.id)
+        assert.equal(waited.id, stored.id)
+        assertCancelledBeforeStart(waited)
+        assert.equal(waited.runLocation, 'local')
+        assert.equal(waitedForAgent.checkId, third.id)
+        assertCancelledBeforeStart(waitedForAgent)
+        assert.equal(waitedForAgent.runLocation, 'hall')
+        assert.equal(secondRan, false, 'the cancelled suite never opened its page')
+        assert.deepEqual(await observed(second.id), before)
+        assert.deepEqual(before.status, ['failing', failed.startedAt, failed.id])
+        const left = await t.store.db.selectFrom('suite_runs').selectAll().execute()
+        assert.deepEqual(left, [], 'the group leaves nothing in flight')
+      } finally {
+        held.close()
+        neverOpened.close()
+      }
+    })
+
+    test('a retry waiting out its backoff is cancelled: it never runs, and its failed attempt alerts no one', async () => {
+      const check = await createSuite('retried suite', {
+        retryStrategy: {
+          type: 'FIXED',
+          baseBackoffSeconds: 300,
+          maxRetries: 2,
+          maxDurationSeconds: 600,
+          sameRegion: true,
+        },
+      })
+      const failed = await failOnce(check.id)
+      const page = await holdingServer()
+      try {
+        await holdAt(check.id, page.url, 'no')
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: 0 })
+          .where('check_id', '=', check.id)
+          .execute()
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
+          .where('check_id', '!=', check.id)
+          .execute()
+        const scheduler = createScheduler(t.ctx, { locations: ['local'], concurrency: 2 })
+        const running = scheduler.runDue()
+        await page.inFlight
+        page.release('<h1>not yet</h1>')
+        assert.equal(await running, 1)
+      } finally {
+        page.close()
+      }
+      const [retry] = await retriesOf(check.id)
+      assert.equal(retry?.attempt, 2, 'the failed attempt waits for its retry')
+      assert.equal(retry?.lease_owner, null)
+      const before = await observed(check.id)
+
+      const cancelled = await cancel(check.id)
+      assert.equal(cancelled.statusCode, 204, cancelled.body)
+      assert.deepEqual(await retriesOf(check.id), [], 'the retry will not run')
+      const [last, attempt] = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+      assert.deepEqual([attempt.resultType, attempt.attempts, attempt.hasFailures], ['ATTEMPT', 1, true])
+      assertCancelledBeforeStart(last)
+      assert.equal(last.attempts, 2)
+      assert.equal(last.runLocation, 'local')
+      assert.deepEqual(await observed(check.id), before)
+      assert.deepEqual(before.status, ['failing', failed.startedAt, failed.id])
+      const [slot] = await listSchedule(t.ctx, check.id)
+      assert.equal(slot?.lease_owner, null)
+      assert.ok(Number(slot?.next_due_ms) > 0, 'the slot moved on to its next run')
+      assert.equal((await cancel(check.id)).statusCode, 409, 'nothing is in progress any more')
+    })
+
+    test('a run asked to stop before its runner took it over never starts', async () => {
+      const check = await createSuite('taken over')
+      const page = await holdingServer()
+      let opened = false
+      void page.inFlight.then(() => {
+        opened = true
+      })
+      try {
+        await holdAt(check.id, page.url, 'no')
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: 0 })
+          .where('check_id', '=', check.id)
+          .execute()
+        await t.store.db
+          .updateTable('check_schedules')
+          .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
+          .where('check_id', '!=', check.id)
+          .execute()
+        // Its node died after the cancel was asked of its run: the slot's next claim runs the same job.
+        const nowMs = Date.now()
+        await t.store.db
+          .insertInto('suite_runs')
+          .values({
+            job_id: `0:${check.id}:local`,
+            check_id: check.id,
+            runner: 'node-gone',
+            alive_until_ms: nowMs + 60_000,
+            cancel_requested_ms: nowMs,
+          })
+          .execute()
+        // What the run asks of the browser pool: nothing, if it never starts.
+        const asked: string[] = []
+        const { pool } = t.ctx.scripts
+        const watchedPool = new Proxy(pool, {
+          get(target, key) {
+            asked.push(String(key))
+            const value = Reflect.get(target, key, target)
+            return typeof value === 'function' ? value.bind(target) : value
+          },
+        })
+        const ctx = { ...t.ctx, scripts: { ...t.ctx.scripts, pool: watchedPool } }
+        const scheduler = createScheduler(ctx, { locations: ['local'], concurrency: 2 })
+        assert.equal(await scheduler.runDue(), 1)
+        const results = json(await t.call({ method: 'GET', url: `/v1/check-results/${check.id}` }))
+        assert.equal(results.length, 1)
+        assertCancelledBeforeStart(results[0])
+        assert.deepEqual(asked, [], 'the run never reached the browser pool')
+        assert.equal(opened, false, 'the suite never opened its page')
+        assert.deepEqual(await t.store.db.selectFrom('suite_runs').selectAll().execute(), [])
+        const [slot] = await listSchedule(t.ctx, check.id)
+        assert.equal(slot?.lease_owner, null)
+        assert.ok(Number(slot?.next_due_ms) > 0, 'the slot moved on to its next run')
+      } finally {
+        page.close()
+      }
+    })
+
     test('cancel answers 404 for an unknown check, 400 for other types, 409 with no run in progress', async () => {
       const malformed = await cancel('not-a-uuid')
       assert.equal(malformed.statusCode, 400)

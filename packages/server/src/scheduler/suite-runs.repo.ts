@@ -1,8 +1,8 @@
 import type { ServiceContext } from '../context.ts'
 
 /**
- * The only SQL for `suite_runs`: Playwright check suite runs in flight, wherever they run, so a cancel
- * asked of any node reaches the runner through the store.
+ * The only SQL for `suite_runs`: Playwright check suite runs in flight, wherever they run, and those
+ * waiting for their turn in a group trigger, so a cancel asked of any node reaches them through the store.
  */
 
 export interface SuiteRun {
@@ -13,12 +13,17 @@ export interface SuiteRun {
 }
 
 /**
- * Records runs starting (`aliveUntilMs` from now). A job run again after a lost lease takes its row
- * over and keeps a cancel asked of it.
+ * Records runs starting or waiting for their turn (`aliveUntilMs` from now). A job recorded again (its
+ * turn came, or it runs again after a lost lease) takes its row over and keeps a cancel asked of it:
+ * answers the jobs asked to stop already.
  */
-export async function saveSuiteRuns(ctx: ServiceContext, runs: SuiteRun[], aliveUntilMs: number) {
-  if (runs.length === 0) return
-  await ctx.db
+export async function saveSuiteRuns(
+  ctx: ServiceContext,
+  runs: SuiteRun[],
+  aliveUntilMs: number,
+): Promise<string[]> {
+  if (runs.length === 0) return []
+  const saved = await ctx.db
     .insertInto('suite_runs')
     .values(
       runs.map((run) => ({
@@ -35,7 +40,9 @@ export async function saveSuiteRuns(ctx: ServiceContext, runs: SuiteRun[], alive
         alive_until_ms: eb.ref('excluded.alive_until_ms'),
       })),
     )
+    .returning(['job_id', 'cancel_requested_ms'])
     .execute()
+  return saved.filter((row) => row.cancel_requested_ms !== null).map((row) => row.job_id)
 }
 
 /** Forgets runs that ended (their results are in, or they were given up), of `runner` when given. */
@@ -76,7 +83,7 @@ export async function cancelledSuiteRuns(
   return (await query.execute()).map((row) => row.job_id)
 }
 
-/** Asks every run of the check in flight to stop; answers how many were asked. */
+/** Asks every run of the check in flight (or waiting for its turn) to stop; answers how many were asked. */
 export async function requestSuiteCancel(ctx: ServiceContext, checkId: string, nowMs: number) {
   const result = await ctx.db
     .updateTable('suite_runs')

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
 import { Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
-import { DETAIL_KEYS, type RunOutcome, SCRIPT_CHECK_TYPES } from '@svc/runner'
+import {
+  cancelledOutcome,
+  DETAIL_KEYS,
+  type RunnerJob,
+  type RunOutcome,
+  SCRIPT_CHECK_TYPES,
+} from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import {
@@ -180,12 +186,31 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
   )
   // Suite runs can be cancelled while the agent runs them; its heartbeats learn of it.
   const suites = jobs.filter((job) => job.checkType === 'AUTOMATION')
-  await saveSuiteRuns(
-    ctx,
-    suites.map((job) => ({ jobId: job.jobId, checkId: job.checkId, runner: agent.owner })),
-    claim.nowMs + SUITE_RUN_ALIVE_MS,
+  const cancelled = new Set(
+    await saveSuiteRuns(
+      ctx,
+      suites.map((job) => ({ jobId: job.jobId, checkId: job.checkId, runner: agent.owner })),
+      claim.nowMs + SUITE_RUN_ALIVE_MS,
+    ),
   )
-  return jobs
+  if (cancelled.size === 0) return jobs
+  // Asked to stop before this agent took them (while their agent was gone, or a group's run between
+  // its turn and this claim): they end cancelled here and never start.
+  for (const job of jobs.filter((job) => cancelled.has(job.jobId))) {
+    const check = checks.get(job.checkId) as ResolvedCheck
+    const outcome = cancelledOutcome(job.job as Extract<RunnerJob, { script: unknown }>, {
+      now: () => ctx.clock.now(),
+    })
+    const run = { slotKey: job.slotKey, location: job.location, attempt: job.attempt }
+    await recordOutcome(ctx, agent.owner, check, { ...run, firstStartedMs: job.firstStartedMs }, outcome, {
+      resultId: job.resultId,
+      locationName: agent.location.slug_name,
+      slotMove:
+        job.attempt === 1 && !isTriggerJob(run) ? slotMoveOf(ctx, agent, check, job.slotKey) : undefined,
+    })
+  }
+  await deleteSuiteRuns(ctx, [...cancelled], agent.owner)
+  return jobs.filter((job) => !cancelled.has(job.jobId))
 }
 
 const firstAttemptOf =
@@ -494,14 +519,18 @@ export async function recordAgentError(ctx: ServiceContext, agent: CallingAgent,
 const TRIGGER_WAIT_MS: Record<string, number> = { BROWSER: 150_000, MULTI_STEP: 150_000, AUTOMATION: 270_000 }
 
 /**
- * Runs one attempt now on an agent of the check's private location and answers its result: 409 when
- * no agent of the location is connected.
+ * Runs one attempt now on an agent of the check's private location, as job `slotKey`, and answers its
+ * result: 409 when no agent of the location is connected.
  */
-export async function triggerOnAgent(ctx: ServiceContext, check: ResolvedCheck, locationKey: string) {
+export async function triggerOnAgent(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  locationKey: string,
+  slotKey = `trigger:${randomUUID()}`,
+) {
   const locationId = privateLocationIdOf(locationKey) as string
   const live = await locationsRepo.listAgents(ctx, [locationId], ctx.clock.now().getTime() - AGENT_LIVE_MS)
   if (live.length === 0) throw conflict('The check’s private location has no connected agent to run it')
-  const slotKey = `trigger:${randomUUID()}`
   const nowMs = ctx.clock.now().getTime()
   await insertTriggerJob(ctx, {
     slotKey,

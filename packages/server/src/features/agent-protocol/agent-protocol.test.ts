@@ -332,6 +332,55 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a suite run cancelled while no agent holds it is not given out again: it ends cancelled, its slot moves on', async () => {
+      const sigma = await locationWithKey('sigma')
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/automation',
+        payload: {
+          name: 'suite on sigma',
+          locations: [],
+          privateLocations: ['sigma'],
+          dependencies: [
+            { path: 'playwright.config.ts', content: 'export default { testDir: "./tests" }\n' },
+            {
+              path: 'tests/one.spec.ts',
+              content: "import { test } from '@playwright/test'\ntest('one', async () => {})\n",
+            },
+          ],
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const checkId = json(created).id as string
+      const dueMs = await dueOf(checkId)
+      nowMs = dueMs
+      const [job] = await as(sigma.rawKey).poll()
+      assert.equal(job?.checkId, checkId)
+      const cancelled = await t.call({ method: 'POST', url: `/v1/checks/${checkId}/cancel` })
+      assert.equal(cancelled.statusCode, 204, cancelled.body)
+
+      // Its agent is gone before it learnt of the cancel: once the lease runs out, another agent claims the run.
+      nowMs += t.ctx.runnerLeaseMs + 1
+      assert.deepEqual(await as(sigma.rawKey).poll(), [], 'the cancelled run is not run again')
+      const results = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+      assert.deepEqual(
+        results.map((r: any) => [r.isCancelled, r.hasFailures, r.resultType, r.runLocation, r.error]),
+        [[true, false, 'FINAL', 'sigma', { type: 'CANCELLED', message: 'The run was cancelled' }]],
+      )
+      assert.deepEqual(results[0].playwrightCheckResult.tests, [])
+      const [slot] = await listSchedule(t.ctx, checkId)
+      assert.equal(slot?.lease_owner, null)
+      assert.ok(Number(slot?.next_due_ms) > dueMs, 'the slot moved on to its next run')
+      const runs = await t.ctx.db
+        .selectFrom('suite_runs')
+        .selectAll()
+        .where('check_id', '=', checkId)
+        .execute()
+      assert.deepEqual(runs, [], 'nothing of it is in flight')
+      const again = await t.call({ method: 'POST', url: `/v1/checks/${checkId}/cancel` })
+      assert.equal(again.statusCode, 409, again.body)
+    })
+
     test('a run in flight when its check is edited is still stored; one moved off the location is not', async () => {
       const delta = await locationWithKey('delta')
       await locationWithKey('epsilon')

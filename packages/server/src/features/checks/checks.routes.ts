@@ -117,18 +117,24 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         summary: 'Cancel the runs of a Playwright check suite in progress',
         description:
           'Asks every run of an AUTOMATION check in progress to stop, in every location and however it ' +
-          'started (schedule, check or group trigger). Each stops within seconds and stores its result with ' +
-          '`isCancelled: true`, keeping the logs, finished tests and artifacts it had: it is not retried, ' +
-          'raises no alert and counts for no check status or analytics. 400 for other check types; 409 ' +
-          'when no run of the check is in progress.',
+          'started (schedule, check or group trigger), and ends its runs not started yet: a trigger queued ' +
+          'for a private location’s agents, a suite waiting for its turn in a group trigger, a retry waiting ' +
+          'out its backoff. A run in flight stops within seconds and stores its result with ' +
+          '`isCancelled: true`, keeping the logs, finished tests and artifacts it had; a run not started ' +
+          'ends at once, with no tests. A cancelled result is not retried, raises no alert and counts for ' +
+          'no check status or analytics. 400 for other check types; 409 when no run of the check is in ' +
+          'progress or waiting.',
         params: CheckIdParams,
         response: {
-          204: { type: 'null', description: 'The runs in progress were asked to stop' },
+          204: {
+            type: 'null',
+            description: 'The runs in progress were asked to stop, the waiting ones ended',
+          },
           400: ErrorResponse(
             'Bad Request: the id is not a UUID, or the check is not a Playwright check suite (AUTOMATION), ' +
               'the only checks that can be cancelled',
           ),
-          409: ErrorResponse('Conflict: no run of the check is in progress'),
+          409: ErrorResponse('Conflict: no run of the check is in progress or waiting'),
         },
       },
     },

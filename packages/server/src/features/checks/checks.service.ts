@@ -14,14 +14,17 @@ import {
   scriptProjectOf,
 } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
+import type { RunOutcome } from '@svc/runner'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
-import { runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
+import { cancelWaitingJobs, locationNameOf } from '../../scheduler/jobs.ts'
+import { cancelledBeforeStart, runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
+import { PROCESS_RUNNER, waitCancellable } from '../../scheduler/suite-cancellation.ts'
 import { requestSuiteCancel } from '../../scheduler/suite-runs.repo.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
@@ -429,6 +432,8 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
 /**
  * Asks every run of a Playwright check suite in flight to stop, wherever it runs (this or another
  * node, a `svc runner`, an agent) and however it started: each stops and stores a cancelled result.
+ * Runs not started (queued for an agent, waiting in a group trigger or out a retry's backoff) end
+ * cancelled without starting.
  */
 export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
   const row = await repo.findCheck(ctx, accountId, id)
@@ -438,9 +443,11 @@ export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id
       `Only AUTOMATION checks (Playwright check suites) can be cancelled; this is a ${row.check_type} check`,
     )
   }
-  if ((await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())) === 0) {
-    throw conflict(`Check ${id} has no run in progress`)
-  }
+  // Runs in flight or waiting for their turn on some node are asked to stop; runs waiting in the store
+  // for a runner (an agent, a retry's backoff) end here.
+  const asked = await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
+  const ended = await cancelWaitingJobs(ctx, await resolveCheck(ctx, row))
+  if (asked + ended === 0) throw conflict(`Check ${id} has no run in progress`)
 }
 
 /**
@@ -461,36 +468,82 @@ export async function triggerGroup(ctx: ServiceContext, accountId: string, group
         (b.definition.groupOrder ?? Number.MAX_SAFE_INTEGER) ||
       a.row.created_at.localeCompare(b.row.created_at),
   )
-  const results: (Awaited<ReturnType<typeof runOnceNow>> | undefined)[] = []
-  let next = 0
-  const worker = async () => {
-    while (next < checks.length) {
-      const index = next++
-      const check = checks[index] as ResolvedCheck
-      results[index] = await runOnceNow(ctx, check).catch(async (error: unknown) => {
+  const runIds = checks.map(() => newResultId())
+  const jobIdAt = (index: number) => `trigger:${runIds[index]}`
+  // Suites waiting for their turn are in the store, so a cancel asked of any node reaches them.
+  const waiting = await waitCancellable(
+    ctx,
+    checks.flatMap((check, index) =>
+      check.row.check_type === 'AUTOMATION'
+        ? [{ jobId: jobIdAt(index), checkId: check.row.id, runner: PROCESS_RUNNER }]
+        : [],
+    ),
+  )
+  const runs: Promise<Awaited<ReturnType<typeof runOnceNow>> | undefined>[] = []
+  const start = (index: number) => {
+    const check = checks[index] as ResolvedCheck
+    runs[index] ??= waiting
+      .turn(jobIdAt(index))
+      .then((cancelled) => runOnceNow(ctx, check, runIds[index], cancelled))
+      .catch(async (error: unknown) => {
         // A check deleted while the group ran has no result to answer; the others still do.
         if (await repo.findCheck(ctx, accountId, check.row.id)) throw error
         return undefined
       })
-    }
+      .finally(() => waiting.done(jobIdAt(index)))
+    return runs[index]
   }
-  await Promise.all(Array.from({ length: Math.min(concurrency, checks.length) }, worker))
-  return results.filter((result) => result !== undefined)
+  try {
+    // A suite cancelled while it waits for its turn ends then, not at its turn.
+    checks.forEach((_, index) => {
+      const onCancel = () => void start(index).catch(() => {})
+      waiting.signalOf(jobIdAt(index))?.addEventListener('abort', onCancel, { once: true })
+    })
+    let next = 0
+    const worker = async () => {
+      while (next < checks.length) await start(next++)
+    }
+    await Promise.all(Array.from({ length: Math.min(concurrency, checks.length) }, worker))
+    return (await Promise.all(runs)).filter((result) => result !== undefined)
+  } finally {
+    await waiting.release()
+  }
 }
 
 /**
  * One attempt now in the check's first location, stored as an ordinary final result: in this process
- * for a data-center location, on an agent for a private one.
+ * for a data-center location, on an agent for a private one. A suite whose `cancelled` signal aborted
+ * while it waited for its turn ends cancelled without starting.
  */
-async function runOnceNow(ctx: ServiceContext, check: ResolvedCheck) {
+async function runOnceNow(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  runId = newResultId(),
+  cancelled?: AbortSignal,
+) {
   const location = check.runLocations[0] ?? ctx.locations.defaults[0] ?? 'local'
-  if (privateLocationIdOf(location)) return triggerOnAgent(ctx, check, location)
-  const runId = newResultId()
   const jobId = `trigger:${runId}`
+  if (cancelled?.aborted) {
+    const outcome = await cancelledBeforeStart(ctx, check, location)
+    const locationName = await locationNameOf(ctx, check.row.account_id, location)
+    return storeTriggered(ctx, check, locationName, outcome, runId)
+  }
+  if (privateLocationIdOf(location)) return triggerOnAgent(ctx, check, location, jobId)
   const outcome = await runAttempt(ctx, check, { location, resultId: runId, jobId })
-  const resultId = await storeAttempt(ctx, check, location, outcome, {
+  return storeTriggered(ctx, check, location, outcome, runId)
+}
+
+/** Stores a triggered run's outcome as a final result; answers that result. */
+async function storeTriggered(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  locationName: string,
+  outcome: RunOutcome,
+  runId: string,
+) {
+  const resultId = await storeAttempt(ctx, check, locationName, outcome, {
     resultId: runId,
-    jobId,
+    jobId: `trigger:${runId}`,
     attempts: 1,
     resultType: 'FINAL',
   }).catch(async (error: unknown) => {
