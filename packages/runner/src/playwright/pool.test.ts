@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { test } from 'node:test'
@@ -24,6 +24,9 @@ test(`compile caches no run used for ${UNUSED_CACHE_DAYS} days go when a pool st
     // Its runs only read the cache, which leaves the directory's times alone: the pool marks it used.
     ageDays('busy-account', UNUSED_CACHE_DAYS + 1)
     await running.compileCacheOf('busy-account')
+    // The mark is not awaited by the run: wait for it to land.
+    for (let tries = 0; statSync(dirOf('busy-account')).mtimeMs < Date.now() - DAY_MS && tries < 500; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
     writeFileSync(join(running.cacheDir, 'not-a-cache'), 'kept')
 
     const next = new PlaywrightPool({ workRoot, sandbox: 'off' })

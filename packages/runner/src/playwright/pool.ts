@@ -256,7 +256,7 @@ export class PlaywrightPool {
     const dir = join(this.cacheDirOf(accountId), status.sandboxed ? 'node-sandboxed' : 'node')
     // A tmp cleaner or --refresh-cache may have removed it: the account's next run warms it up again.
     if (await mkdir(dir, { recursive: true })) this.#warmedUp.delete(accountId)
-    await this.#markCacheUsed(accountId)
+    this.#markCacheUsed(accountId)
     return dir
   }
 
@@ -264,12 +264,13 @@ export class PlaywrightPool {
    * Runs only read the cache (in the sandbox it is read only), which leaves its times alone: its
    * directory's modification time is set instead, at most daily, and tells the pools what is unused.
    */
-  async #markCacheUsed(accountId: string): Promise<void> {
+  #markCacheUsed(accountId: string): void {
     const nowMs = Date.now()
     if (nowMs - (this.#cachesUsedMs.get(accountId) ?? 0) >= DAY_MS) {
       this.#cachesUsedMs.set(accountId, nowMs)
       const now = new Date(nowMs)
-      await utimes(this.cacheDirOf(accountId), now, now).catch(() => {})
+      // Not awaited: the run needn't wait for it, nor fall behind runs that came after it.
+      void utimes(this.cacheDirOf(accountId), now, now).catch(() => {})
     }
     if (nowMs - this.#cachesPrunedMs >= DAY_MS) void this.#removeUnusedCaches()
   }
