@@ -149,6 +149,44 @@ for (const engine of testEngines()) {
       })
     })
 
+    test('control characters pasted into names and updates leave the feeds well-formed XML', async () => {
+      // A terminal's colour escape (ESC) or a stray vertical tab is legal JSON but no XML 1.0 character:
+      // one of them would make every feed reader reject the whole feed.
+      const api = await service('API\u0007 gateway')
+      const created = await page({
+        name: 'Acme\u0001 status',
+        url: 'acme-control',
+        cards: [{ name: 'Core', services: [{ id: api.id }] }],
+      })
+      await t.call({
+        method: 'POST',
+        url: `/v3/status-pages/${created.id}/incidents`,
+        payload: {
+          name: 'Errors \u001b[31mred\u001b[0m',
+          componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+          incidentUpdates: [
+            { description: 'line\u000bnext\ttab\nnewline \uFFFE end', status: 'INVESTIGATING' },
+          ],
+        },
+      })
+      const notXmlChar = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u
+      for (const path of ['/feed.rss', '/feed.atom', '']) {
+        const res = await open(`/status/acme-control${path}`)
+        assert.equal(res.statusCode, 200)
+        assert.equal(
+          notXmlChar.exec(res.body)?.[0],
+          undefined,
+          `${path || 'html'} holds no control character`,
+        )
+        assert.match(res.body, /Errors \uFFFD\[31mred\uFFFD\[0m/)
+        assert.match(res.body, /line\uFFFDnext\ttab\nnewline \uFFFD end/)
+        assert.match(res.body, /API\uFFFD gateway/)
+      }
+      // The JSON keeps the text as posted: JSON can carry any character.
+      const data = await summary('acme-control')
+      assert.equal(data.ongoingIncidents[0].name, 'Errors \u001b[31mred\u001b[0m')
+    })
+
     test('services follow their checks unless an ongoing incident sets them; uptime bars count results', async () => {
       const a = await check('a', '/a')
       const b = await check('b', '/b')
