@@ -84,12 +84,19 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     },
   )
 
+  const ownHost = new URL(ctx.publicUrl).hostname
   const bySlug: Site = {
     prefix: '/status/:slug',
     hide: false,
-    page: (request) => {
+    page: async (request) => {
       const slug = (request.params as { slug: string }).slug
-      return cachedPageRow(ctx, `slug:${slug}`, () => findPageBySlug(ctx, slug))
+      const row = await cachedPageRow(ctx, `slug:${slug}`, () => findPageBySlug(ctx, slug))
+      const host = hostOf(request)
+      if (!row || !host || host === ownHost || host === row.custom_domain) return row
+      // A customer's domain shows their page only: anyone's page by its slug there would put
+      // another tenant's words under their name.
+      const owner = await cachedPageRow(ctx, `domain:${host}`, () => findPageByDomain(ctx, host))
+      return owner ? undefined : row
     },
     base: (_request, page) => `/status/${page.url}`,
     origin: () => ctx.publicUrl,

@@ -544,5 +544,28 @@ for (const engine of testEngines()) {
       )
       assert.equal(rewriteCustomDomainUrl({ url: '/v1/checks' }), '/v1/checks')
     })
+
+    test('a custom domain shows its own page only, never another page by its slug', async () => {
+      await page({ name: 'Owned', url: 'owned', customDomain: 'status.owned.dev', cards: [] })
+      await page({ name: 'Intruder', url: 'intruder', description: 'Log in at evil.example', cards: [] })
+      for (const path of ['/status/intruder', '/status/intruder/summary.json', '/status/intruder/feed.rss']) {
+        const res = await open(path, { host: 'status.owned.dev' })
+        assert.equal(res.statusCode, 404, `${path} on the custom domain`)
+        assert.equal(res.body.includes('Intruder'), false)
+      }
+      const subscribe = await t.call({
+        method: 'POST',
+        url: '/status/intruder/subscribe',
+        as: null,
+        headers: { host: 'status.owned.dev' },
+        payload: { email: 'a@example.com' },
+      })
+      assert.equal(subscribe.statusCode, 404)
+      assert.equal((await open('/status/intruder', { host: 'svc.test' })).statusCode, 200, 'svc’s own host')
+      assert.equal((await open('/status/intruder')).statusCode, 200, 'a host that is no custom domain')
+      const own = await open('/status/owned', { host: 'status.owned.dev' })
+      assert.equal(own.statusCode, 200)
+      assert.match(own.body, /<h1>Owned<\/h1>/)
+    })
   })
 }
