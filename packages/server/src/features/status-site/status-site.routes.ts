@@ -3,10 +3,10 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { badRequest, errorBody, HttpError } from '../../http/errors.ts'
+import { badRequest, clientErrorOf, errorBody, HttpError, handleError } from '../../http/errors.ts'
 import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
@@ -83,6 +83,18 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
       )
     },
   )
+
+  // Visitors' browsers get a page for what they got wrong (a form field, a link cut short), not JSON.
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const client = clientErrorOf(error)
+    if (!client || !wantsHtml(request)) return handleError(error, request, reply)
+    const title = client.statusCode === 404 ? 'Page not found' : 'That did not work'
+    return sendMessage(
+      reply.headers(client.headers),
+      client.statusCode,
+      renderMessagePage(title, client.message),
+    )
+  })
 
   const ownHost = new URL(ctx.publicUrl).hostname
   const bySlug: Site = {

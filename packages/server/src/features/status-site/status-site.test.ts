@@ -545,6 +545,43 @@ for (const engine of testEngines()) {
       assert.equal(rewriteCustomDomainUrl({ url: '/v1/checks' }), '/v1/checks')
     })
 
+    test('a browser gets an HTML page for a refused request on the public site; other clients the error shape', async () => {
+      await page({ name: 'Refusals', url: 'refusals', cards: [] })
+      const form = (payload: string, headers: Record<string, string> = {}) =>
+        t.call({
+          method: 'POST',
+          url: '/status/refusals/subscribe',
+          as: null,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...HTML, ...headers },
+          payload,
+        })
+      const cases = [
+        ['an empty address', await form('email=')],
+        ['no address', await form('')],
+        ['an unknown field', await form('email=a%40example.com&name=x')],
+        ['an unsupported form encoding', await form('email=a@example.com', { 'content-type': 'text/plain' })],
+        ['a repeated token', await open('/status/refusals?token=a&token=b', HTML)],
+        ['a too long token', await open(`/status/refusals/unsubscribe?token=${'x'.repeat(300)}`, HTML)],
+      ] as const
+      for (const [what, res] of cases) {
+        assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${what}: ${res.statusCode}`)
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', what)
+        assert.match(res.body, /^<!doctype html>/, what)
+        assert.match(String(res.headers['content-security-policy']), /default-src 'none'/, what)
+        assert.doesNotMatch(res.body, /<script/i, what)
+      }
+      assert.match(cases[0][1].body, /body\.email must NOT have fewer than 1 characters/)
+      const machine = await t.call({
+        method: 'POST',
+        url: '/status/refusals/subscribe',
+        as: null,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'email=',
+      })
+      assert.equal(machine.statusCode, 400)
+      assert.equal(json(machine).message, 'body.email must NOT have fewer than 1 characters')
+    })
+
     test('a custom domain shows its own page only, never another page by its slug', async () => {
       await page({ name: 'Owned', url: 'owned', customDomain: 'status.owned.dev', cards: [] })
       await page({ name: 'Intruder', url: 'intruder', description: 'Log in at evil.example', cards: [] })
