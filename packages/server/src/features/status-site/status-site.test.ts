@@ -306,6 +306,39 @@ for (const engine of testEngines()) {
       assert.match(html, /Ongoing incidents<\/h2><article[^>]*><h3[^>]*>EU region slow</)
     })
 
+    test('an incident that started before the 90 days and ended within them colours its days and is listed', async () => {
+      const api = await service('Old API')
+      const created = await page({
+        name: 'Long ago',
+        url: 'long-ago',
+        cards: [{ name: 'c', services: [{ id: api.id }] }],
+      })
+      const daysAgo = (n: number) => new Date(nowMs - n * 86_400_000).toISOString()
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Long outage',
+            componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+            incidentUpdates: [
+              { description: 'Down', status: 'INVESTIGATING', publicIncidentUpdateDate: daysAgo(95) },
+              { description: 'Back', status: 'RESOLVED', publicIncidentUpdateDate: daysAgo(85) },
+            ],
+          },
+        }),
+      )
+      assert.equal(incident.lastUpdateStatus, 'RESOLVED')
+      const data = await summary('long-ago')
+      assert.deepEqual(
+        data.pastIncidents.map((i: any) => i.name),
+        ['Long outage'],
+      )
+      const html = (await open('/status/long-ago', HTML)).body
+      // Days 89 to 85 ago are inside the 90 days and were declared down.
+      assert.equal(html.match(/<i class="x" title="[^"]*, major outage">/g)?.length, 5)
+    })
+
     test('If-None-Match compares weakly and takes a list, as a proxy that weakens ETags sends it', async () => {
       await page({ name: 'Weak', url: 'weak', cards: [] })
       const etag = String((await open('/status/weak')).headers.etag)
