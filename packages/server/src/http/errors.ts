@@ -76,26 +76,42 @@ export function validationError(context: string, issues: AjvIssue[]): HttpError 
 
 /** The one error handler: every error leaves in the spec's shape, and a 5xx says nothing internal. */
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  const client = clientErrorOf(error)
+  if (!client) {
+    request.log.error({ err: error }, 'request failed')
+    return reply.status(500).send(errorBody(500, 'Internal Server Error'))
+  }
+  const { statusCode, message, attributes, headers } = client
+  return reply
+    .headers(headers)
+    .status(statusCode)
+    .send(errorBody(statusCode, message, attributes))
+}
+
+/** What a client may see of an error it caused. */
+export interface ClientError {
+  statusCode: number
+  message: string
+  attributes?: Record<string, unknown>
+  headers: Record<string, string>
+}
+
+/** The client's part of an error (validation, HttpError, Fastify's 4xx); undefined for a 5xx. */
+export function clientErrorOf(error: FastifyError | HttpError): ClientError | undefined {
   if ('validation' in error && error.validation) {
     const { statusCode, message, attributes } = validationError(
       error.validationContext ?? 'request',
       error.validation as AjvIssue[],
     )
-    return reply.status(statusCode).send(errorBody(statusCode, message, attributes))
+    return { statusCode, message, attributes, headers: {} }
   }
   const statusCode = error.statusCode ?? 500
-  if (statusCode >= 500 || !(statusCode >= 400)) {
-    request.log.error({ err: error }, 'request failed')
-    return reply.status(500).send(errorBody(500, 'Internal Server Error'))
-  }
-  if (error instanceof HttpError) {
-    reply.headers(error.headers)
-    return reply.status(statusCode).send(errorBody(statusCode, error.message, error.attributes))
-  }
+  if (statusCode >= 500 || !(statusCode >= 400)) return undefined
+  if (error instanceof HttpError)
+    return { statusCode, message: error.message, attributes: error.attributes, headers: error.headers }
   // Fastify's own client errors (bad JSON, body too large, unsupported media type): keep the status and a plain message.
-  return reply
-    .status(statusCode)
-    .send(errorBody(statusCode, fastifyClientMessage(error), statusCode === 401 ? {} : undefined))
+  const attributes = statusCode === 401 ? {} : undefined
+  return { statusCode, message: fastifyClientMessage(error), attributes, headers: {} }
 }
 
 function fastifyClientMessage(error: FastifyError): string {

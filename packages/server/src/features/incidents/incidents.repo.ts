@@ -38,8 +38,9 @@ export async function listIncidents(
 }
 
 /**
- * The page's incidents that are ongoing or started at or after `sinceIso`: the ongoing ones first (so
- * however many incidents started since, one still going is never cut off), each part newest first.
+ * The page's incidents that are ongoing, or started or resolved at or after `sinceIso`: the ongoing ones
+ * first (so however many incidents started since, one still going is never cut off), each part newest
+ * first.
  */
 export async function recentIncidentsOfPage(
   ctx: ServiceContext,
@@ -47,16 +48,25 @@ export async function recentIncidentsOfPage(
   sinceIso: string,
   limit: number,
 ) {
-  return ctx.db
-    .selectFrom('incidents')
-    .selectAll()
-    .where('status_page_id', '=', pageId)
-    .where((eb) => eb.or([eb('last_update_status', '!=', 'RESOLVED'), eb('started_at', '>=', sinceIso)]))
-    .orderBy(sql`case when last_update_status = 'RESOLVED' then 1 else 0 end`)
-    .orderBy('started_at', 'desc')
-    .orderBy('id')
-    .limit(limit)
-    .execute()
+  return (
+    ctx.db
+      .selectFrom('incidents')
+      .selectAll()
+      .where('status_page_id', '=', pageId)
+      // Every incident that overlapped the window: ongoing, started in it, or resolved in it.
+      .where((eb) =>
+        eb.or([
+          eb('last_update_status', '!=', 'RESOLVED'),
+          eb('started_at', '>=', sinceIso),
+          eb('resolved_at', '>=', sinceIso),
+        ]),
+      )
+      .orderBy(sql`case when last_update_status = 'RESOLVED' then 1 else 0 end`)
+      .orderBy('started_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+  )
 }
 
 export async function ongoingIncidentsOfCheck(ctx: ServiceContext, checkId: string) {

@@ -2,10 +2,15 @@ import { createHash } from 'node:crypto'
 import { type ComponentStatus, THEME_COLOR_NAMES, type ThemePalette } from '@svc/core'
 import type { BarLevel, IncidentView, PageView, ServiceView } from './page-view.ts'
 
-/** Text of every value placed in HTML or XML, attributes included. */
+/**
+ * Text of every value placed in HTML or XML, attributes included. Characters that XML 1.0 forbids
+ * (control characters such as a pasted terminal escape, U+FFFE, lone surrogates) become U+FFFD: one of
+ * them would make feed readers reject the whole feed.
+ */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] as string)
+  return value.replace(NOT_XML_CHAR, '\uFFFD').replace(/[&<>"']/g, (c) => ESCAPES[c] as string)
 }
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',

@@ -3,10 +3,10 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { badRequest, errorBody, HttpError } from '../../http/errors.ts'
+import { badRequest, clientErrorOf, errorBody, HttpError, handleError } from '../../http/errors.ts'
 import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
@@ -84,12 +84,31 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     },
   )
 
+  // Visitors' browsers get a page for what they got wrong (a form field, a link cut short), not JSON.
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const client = clientErrorOf(error)
+    if (!client || !wantsHtml(request)) return handleError(error, request, reply)
+    const title = client.statusCode === 404 ? 'Page not found' : 'That did not work'
+    return sendMessage(
+      reply.headers(client.headers),
+      client.statusCode,
+      renderMessagePage(title, client.message),
+    )
+  })
+
+  const ownHost = new URL(ctx.publicUrl).hostname
   const bySlug: Site = {
     prefix: '/status/:slug',
     hide: false,
-    page: (request) => {
+    page: async (request) => {
       const slug = (request.params as { slug: string }).slug
-      return cachedPageRow(ctx, `slug:${slug}`, () => findPageBySlug(ctx, slug))
+      const row = await cachedPageRow(ctx, `slug:${slug}`, () => findPageBySlug(ctx, slug))
+      const host = hostOf(request)
+      if (!row || !host || host === ownHost || host === row.custom_domain) return row
+      // A customer's domain shows their page only: anyone's page by its slug there would put
+      // another tenant's words under their name.
+      const owner = await cachedPageRow(ctx, `domain:${host}`, () => findPageByDomain(ctx, host))
+      return owner ? undefined : row
     },
     base: (_request, page) => `/status/${page.url}`,
     origin: () => ctx.publicUrl,

@@ -149,6 +149,44 @@ for (const engine of testEngines()) {
       })
     })
 
+    test('control characters pasted into names and updates leave the feeds well-formed XML', async () => {
+      // A terminal's colour escape (ESC) or a stray vertical tab is legal JSON but no XML 1.0 character:
+      // one of them would make every feed reader reject the whole feed.
+      const api = await service('API\u0007 gateway')
+      const created = await page({
+        name: 'Acme\u0001 status',
+        url: 'acme-control',
+        cards: [{ name: 'Core', services: [{ id: api.id }] }],
+      })
+      await t.call({
+        method: 'POST',
+        url: `/v3/status-pages/${created.id}/incidents`,
+        payload: {
+          name: 'Errors \u001b[31mred\u001b[0m',
+          componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+          incidentUpdates: [
+            { description: 'line\u000bnext\ttab\nnewline \uFFFE end', status: 'INVESTIGATING' },
+          ],
+        },
+      })
+      const notXmlChar = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u
+      for (const path of ['/feed.rss', '/feed.atom', '']) {
+        const res = await open(`/status/acme-control${path}`)
+        assert.equal(res.statusCode, 200)
+        assert.equal(
+          notXmlChar.exec(res.body)?.[0],
+          undefined,
+          `${path || 'html'} holds no control character`,
+        )
+        assert.match(res.body, /Errors \uFFFD\[31mred\uFFFD\[0m/)
+        assert.match(res.body, /line\uFFFDnext\ttab\nnewline \uFFFD end/)
+        assert.match(res.body, /API\uFFFD gateway/)
+      }
+      // The JSON keeps the text as posted: JSON can carry any character.
+      const data = await summary('acme-control')
+      assert.equal(data.ongoingIncidents[0].name, 'Errors \u001b[31mred\u001b[0m')
+    })
+
     test('services follow their checks unless an ongoing incident sets them; uptime bars count results', async () => {
       const a = await check('a', '/a')
       const b = await check('b', '/b')
@@ -266,6 +304,39 @@ for (const engine of testEngines()) {
       assert.equal(data.pastIncidents[0].name, 'Blip 100')
       const html = (await open('/status/busy', HTML)).body
       assert.match(html, /Ongoing incidents<\/h2><article[^>]*><h3[^>]*>EU region slow</)
+    })
+
+    test('an incident that started before the 90 days and ended within them colours its days and is listed', async () => {
+      const api = await service('Old API')
+      const created = await page({
+        name: 'Long ago',
+        url: 'long-ago',
+        cards: [{ name: 'c', services: [{ id: api.id }] }],
+      })
+      const daysAgo = (n: number) => new Date(nowMs - n * 86_400_000).toISOString()
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Long outage',
+            componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+            incidentUpdates: [
+              { description: 'Down', status: 'INVESTIGATING', publicIncidentUpdateDate: daysAgo(95) },
+              { description: 'Back', status: 'RESOLVED', publicIncidentUpdateDate: daysAgo(85) },
+            ],
+          },
+        }),
+      )
+      assert.equal(incident.lastUpdateStatus, 'RESOLVED')
+      const data = await summary('long-ago')
+      assert.deepEqual(
+        data.pastIncidents.map((i: any) => i.name),
+        ['Long outage'],
+      )
+      const html = (await open('/status/long-ago', HTML)).body
+      // Days 89 to 85 ago are inside the 90 days and were declared down.
+      assert.equal(html.match(/<i class="x" title="[^"]*, major outage">/g)?.length, 5)
     })
 
     test('If-None-Match compares weakly and takes a list, as a proxy that weakens ETags sends it', async () => {
@@ -505,6 +576,66 @@ for (const engine of testEngines()) {
         '/status/_domain/subscribe/confirm?token=x',
       )
       assert.equal(rewriteCustomDomainUrl({ url: '/v1/checks' }), '/v1/checks')
+    })
+
+    test('a browser gets an HTML page for a refused request on the public site; other clients the error shape', async () => {
+      await page({ name: 'Refusals', url: 'refusals', cards: [] })
+      const form = (payload: string, headers: Record<string, string> = {}) =>
+        t.call({
+          method: 'POST',
+          url: '/status/refusals/subscribe',
+          as: null,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...HTML, ...headers },
+          payload,
+        })
+      const cases = [
+        ['an empty address', await form('email=')],
+        ['no address', await form('')],
+        ['an unknown field', await form('email=a%40example.com&name=x')],
+        ['an unsupported form encoding', await form('email=a@example.com', { 'content-type': 'text/plain' })],
+        ['a repeated token', await open('/status/refusals?token=a&token=b', HTML)],
+        ['a too long token', await open(`/status/refusals/unsubscribe?token=${'x'.repeat(300)}`, HTML)],
+      ] as const
+      for (const [what, res] of cases) {
+        assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${what}: ${res.statusCode}`)
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', what)
+        assert.match(res.body, /^<!doctype html>/, what)
+        assert.match(String(res.headers['content-security-policy']), /default-src 'none'/, what)
+        assert.doesNotMatch(res.body, /<script/i, what)
+      }
+      assert.match(cases[0][1].body, /body\.email must NOT have fewer than 1 characters/)
+      const machine = await t.call({
+        method: 'POST',
+        url: '/status/refusals/subscribe',
+        as: null,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'email=',
+      })
+      assert.equal(machine.statusCode, 400)
+      assert.equal(json(machine).message, 'body.email must NOT have fewer than 1 characters')
+    })
+
+    test('a custom domain shows its own page only, never another page by its slug', async () => {
+      await page({ name: 'Owned', url: 'owned', customDomain: 'status.owned.dev', cards: [] })
+      await page({ name: 'Intruder', url: 'intruder', description: 'Log in at evil.example', cards: [] })
+      for (const path of ['/status/intruder', '/status/intruder/summary.json', '/status/intruder/feed.rss']) {
+        const res = await open(path, { host: 'status.owned.dev' })
+        assert.equal(res.statusCode, 404, `${path} on the custom domain`)
+        assert.equal(res.body.includes('Intruder'), false)
+      }
+      const subscribe = await t.call({
+        method: 'POST',
+        url: '/status/intruder/subscribe',
+        as: null,
+        headers: { host: 'status.owned.dev' },
+        payload: { email: 'a@example.com' },
+      })
+      assert.equal(subscribe.statusCode, 404)
+      assert.equal((await open('/status/intruder', { host: 'svc.test' })).statusCode, 200, 'svc’s own host')
+      assert.equal((await open('/status/intruder')).statusCode, 200, 'a host that is no custom domain')
+      const own = await open('/status/owned', { host: 'status.owned.dev' })
+      assert.equal(own.statusCode, 200)
+      assert.match(own.body, /<h1>Owned<\/h1>/)
     })
   })
 }
