@@ -6,9 +6,11 @@ import { DETAIL_KEYS, type RunOutcome, SCRIPT_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import {
+  dropJob,
   dueMsOfSlotKey,
   isTriggerJob,
   jobIdOf,
+  jobStillRuns,
   nextDueOf,
   recordOutcome,
   slotKeyOf,
@@ -148,6 +150,10 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
   for (const item of items) {
     const check = checks.get(item.checkId)
     if (!check || check.row.account_id !== accountId) continue
+    if (!jobStillRuns(check, item)) {
+      await dropJob(ctx, item, agent.owner)
+      continue
+    }
     const { row } = check
     const { job, hidden } = await prepareJob(ctx, check, { location: agent.location.slug_name }, accounts)
     jobs.push({
