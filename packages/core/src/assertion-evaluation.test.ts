@@ -110,3 +110,37 @@ test('an actual value over 64 KiB of JSON text is kept as the start of its text,
   // Values under the limit stay as they are.
   assert.deepEqual(check({ property: '$.items[0:2].id', comparison: 'NOT_EMPTY' }, huge).actual, [0, 1])
 })
+
+test('numbers written as text compare exactly, in decimal only: long ids and hex digests stay apart', () => {
+  const passed = (a: Partial<Assertion> & Pick<Assertion, 'comparison'>, value: unknown) =>
+    check(a, value).passed
+  // A snowflake id in a JSON string or a text body is text of a decimal: one digit off is another id.
+  const id = { id: '1234567890123456789' }
+  assert.equal(passed({ property: '$.id', comparison: 'EQUALS', target: '1234567890123456788' }, id), false)
+  assert.equal(
+    passed({ property: '$.id', comparison: 'NOT_EQUALS', target: '1234567890123456788' }, id),
+    true,
+  )
+  assert.equal(
+    passed({ property: '$.id', comparison: 'GREATER_THAN', target: '1234567890123456788' }, id),
+    true,
+  )
+  assert.equal(passed({ property: '$.id', comparison: 'LESS_THAN', target: '1234567890123456790' }, id), true)
+  assert.equal(passed({ comparison: 'EQUALS', target: '9007199254740993' }, '9007199254740992\n'), false)
+  // Hexadecimal, octal and binary are no decimal numbers: `0x10` is not 16, and two digests that a double
+  // can't tell apart are still two texts.
+  assert.equal(passed({ comparison: 'EQUALS', target: '16' }, '0x10'), false)
+  assert.equal(passed({ comparison: 'EQUALS', target: '5' }, '0b101'), false)
+  const digest = '0x52908400098527886E0F7030069857D2E4169EE7'
+  assert.equal(passed({ comparison: 'EQUALS', target: `${digest.slice(0, -1)}8` }, digest), false)
+  // Decimal numbers still compare by value, however written.
+  assert.equal(passed({ comparison: 'EQUALS', target: '1000' }, '1e3'), true)
+  assert.equal(passed({ comparison: 'EQUALS', target: '-0.50' }, '-.5'), true)
+  assert.equal(passed({ comparison: 'EQUALS', target: '0' }, '-0.0'), true)
+  assert.equal(passed({ comparison: 'GREATER_THAN', target: '-2' }, '-1.99'), true)
+  assert.equal(passed({ comparison: 'LESS_THAN', target: '1e2' }, '99.999'), true)
+  assert.equal(passed({ comparison: 'GREATER_THAN', target: '0.1' }, '0.10000000000000001'), true)
+  // A JSON number is the double its text parses to, compared as one.
+  assert.equal(passed({ comparison: 'EQUALS', target: '0.1' }, 0.1), true)
+  assert.equal(passed({ comparison: 'LESS_THAN', target: '0.30000000000000004' }, 0.3), true)
+})

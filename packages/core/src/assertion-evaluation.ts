@@ -89,8 +89,8 @@ function compare(comparison: Assertion['comparison'], actual: unknown, target: s
 /** Numbers compare as numbers when both sides parse as numbers, everything else by its text. */
 function equals(actual: unknown, target: string): boolean {
   if (actual === undefined) return false
-  if (bothNumbers(actual, target)) return Number(asText(actual)) === Number(target)
-  return asText(actual) === target
+  const byValue = numberOrder(actual, target)
+  return byValue === null ? asText(actual) === target : byValue === 0
 }
 
 /**
@@ -100,19 +100,61 @@ function equals(actual: unknown, target: string): boolean {
  */
 function order(actual: unknown, target: string): number | null {
   if (typeof actual !== 'string' && typeof actual !== 'number') return null
+  const byValue = numberOrder(actual, target)
+  if (byValue !== null) return byValue
   const text = asText(actual)
-  const numbers = [isNumeric(text), isNumeric(target)]
-  if (numbers[0] && numbers[1]) return Number(text) - Number(target)
-  if (numbers[0] || numbers[1]) return null
+  if (decimalOf(text) || decimalOf(target)) return null
   return text < target ? -1 : text > target ? 1 : 0
 }
 
-function bothNumbers(actual: unknown, target: string): boolean {
-  return isNumeric(asText(actual)) && isNumeric(target)
+/**
+ * How two numbers stand, or null when either side is no number. A JSON number is the double it parsed
+ * to, so the target's text is read as a double too; numbers written as text (a JSON string, a body, a
+ * header, a regex's capture) compare exactly as decimals, so ids past 2^53 don't collapse into one.
+ * Decimal only: `0x10`, `0b101` and `Infinity` are texts.
+ */
+function numberOrder(actual: unknown, target: string): number | null {
+  const right = decimalOf(target)
+  if (!right) return null
+  if (typeof actual === 'number') return Number.isFinite(actual) ? Math.sign(actual - Number(target)) : null
+  const left = decimalOf(asText(actual))
+  return left ? compareDecimals(left, right) : null
 }
 
-function isNumeric(text: string): boolean {
-  return text.trim() !== '' && Number.isFinite(Number(text))
+/** A decimal as sign, significant digits (no leading or trailing zeros) and exponent: ±0.DIGITS × 10^exponent. */
+interface Decimal {
+  sign: -1 | 0 | 1
+  digits: string
+  exponent: number
+}
+
+const DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/
+
+function decimalOf(text: string): Decimal | null {
+  const match = DECIMAL.exec(text.trim())
+  if (!match) return null
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match
+  if (whole === '' && fraction === '') return null
+  const all = whole + fraction
+  const leading = all.length - all.replace(/^0+/, '').length
+  const digits = all.slice(leading).replace(/0+$/, '')
+  if (digits === '') return { sign: 0, digits, exponent: 0 }
+  return { sign: sign === '-' ? -1 : 1, digits, exponent: Number(exponent) + whole.length - leading }
+}
+
+function compareDecimals(a: Decimal, b: Decimal): number {
+  if (a.sign !== b.sign) return Math.sign(a.sign - b.sign)
+  if (a.sign === 0) return 0
+  const width = Math.max(a.digits.length, b.digits.length)
+  const magnitude =
+    a.exponent !== b.exponent
+      ? Math.sign(a.exponent - b.exponent)
+      : a.digits.padEnd(width, '0') < b.digits.padEnd(width, '0')
+        ? -1
+        : a.digits.padEnd(width, '0') > b.digits.padEnd(width, '0')
+          ? 1
+          : 0
+  return a.sign * magnitude
 }
 
 /** A value's text: strings as they are, anything else as its JSON text (`true`, `{"a":1}`). */

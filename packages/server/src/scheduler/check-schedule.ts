@@ -20,15 +20,23 @@ export interface SchedulableCheck {
 /**
  * Rewrites a check's schedule rows after any change, so the next claim sees the new configuration:
  * no rows for a deactivated check (or group) or a script check (until the Playwright runner lands); a
- * heartbeat's deadline (period + grace from now) in the `heartbeat` pseudo-location; else
- * one row per location at its next slot, which is within one period of now.
+ * heartbeat's deadline in the `heartbeat` pseudo-location; else one row per location at its next slot,
+ * which is within one period of now. A heartbeat's clock starts (period + grace from now) when it is
+ * created, (re)activated or `heartbeatChanged` (new period or grace); any other edit, of the check or
+ * its group, is no ping and leaves the deadline the last ping (or miss) set.
  */
-export async function syncCheckSchedule(ctx: ServiceContext, check: SchedulableCheck): Promise<void> {
+export async function syncCheckSchedule(
+  ctx: ServiceContext,
+  check: SchedulableCheck,
+  options: { heartbeatChanged?: boolean } = {},
+): Promise<void> {
   const nowMs = ctx.clock.now().getTime()
   const active = check.activated && check.groupActivated
   if (active && check.heartbeat) {
     const deadline = nowMs + heartbeatWindowMs(check.heartbeat)
-    return replaceSchedule(ctx, check.id, [{ location: HEARTBEAT_LOCATION, nextDueMs: deadline }])
+    return replaceSchedule(ctx, check.id, [{ location: HEARTBEAT_LOCATION, nextDueMs: deadline }], {
+      keepDue: options.heartbeatChanged !== true,
+    })
   }
   if (!active || !RUNNABLE_CHECK_TYPES.includes(check.checkType)) return replaceSchedule(ctx, check.id, [])
   const plans = planSlots(check.id, check.frequency, check.locations, check.runParallel)

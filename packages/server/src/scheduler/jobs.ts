@@ -47,6 +47,20 @@ export function jobIdOf(job: Pick<Job, 'slotKey' | 'attempt'>): string {
 export const isTriggerJob = (job: Pick<Job, 'slotKey'>) => job.slotKey.startsWith('trigger:')
 
 /**
+ * Whether a claimed job still runs: a trigger always (it runs whether or not the check is activated);
+ * a scheduled run or a retry only while the check and its group are activated, since `activated: false`
+ * stops runs, the retries planned before it included.
+ */
+export function jobStillRuns(check: ResolvedCheck, job: Pick<Job, 'slotKey'>): boolean {
+  return isTriggerJob(job) || (check.definition.activated !== false && check.groupActivated)
+}
+
+/** Drops a claimed job that no longer runs (see `jobStillRuns`): a retry's row goes, it is never run. */
+export async function dropJob(ctx: ServiceContext, job: Pick<Job, 'slotKey' | 'attempt'>, owner: string) {
+  if (job.attempt > 1) await finishRetry(ctx, job.slotKey, owner)
+}
+
+/**
  * Stores an attempt's outcome: the final result, or an ATTEMPT result and its retry (planned under
  * `owner`'s lease), in one transaction with `stored.slotMove`. Triggered runs are never retried.
  * `locationName` is what the result shows.

@@ -6,7 +6,7 @@ import { type ResolvedCheck, resolveChecksById } from '../features/checks/checks
 import { SVC_VERSION } from '../version.ts'
 import { storeHeartbeatResult } from './heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
-import { type Job, jobIdOf, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
+import { dropJob, type Job, jobIdOf, jobStillRuns, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { runAttempt } from './run-and-store.ts'
 import { type AccountVariables, loadAccountVariables } from './run-variables.ts'
@@ -233,6 +233,8 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     if (!check) return
     const { row } = check
     const slotKey = slotKeyOf(slot)
+    // Deactivated between the claim and now: its rows are gone, nothing moves.
+    if (!jobStillRuns(check, { slotKey })) return
     if (row.check_type === 'HEARTBEAT') {
       // The deadline passed without a ping: fail now, and again each period until a ping comes.
       const { heartbeat } = JSON.parse(row.definition) as { heartbeat: HeartbeatSettings }
@@ -259,7 +261,9 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     check: ResolvedCheck | undefined,
     accounts: AccountVariables,
   ): Promise<Finished> {
-    return check ? runJob(check, accounts, retry) : undefined
+    if (!check) return undefined
+    if (!jobStillRuns(check, retry)) return { stored: dropJob(ctx, retry, owner) }
+    return runJob(check, accounts, retry)
   }
 
   /** Runs one attempt, then stores it; `slotMove` commits with the result. */

@@ -12,18 +12,24 @@ export interface ScheduleRow {
 /**
  * Replaces a check's schedule rows (none for a check that should not run). A private location's slot
  * in flight that stays in the plan keeps its lease: its agent may post a result only for a run the
- * location holds, and that result moves the slot onto the new plan.
+ * location holds, and that result moves the slot onto the new plan. With `keepDue`, a row that exists
+ * already stays as it is (a heartbeat's deadline that only a ping moves); the rows serve as its default.
  */
 export async function replaceSchedule(
   ctx: ServiceContext,
   checkId: string,
   rows: ScheduleRow[],
+  options: { keepDue?: boolean } = {},
 ): Promise<void> {
-  const inFlightKept = rows.map((row) => row.location).filter((location) => privateLocationIdOf(location))
+  const planned = rows.map((row) => row.location)
+  const inFlightKept = planned.filter((location) => privateLocationIdOf(location))
   await ctx.db.transaction().execute(async (tx) => {
     await tx
       .deleteFrom('check_schedules')
       .where('check_id', '=', checkId)
+      .$if(options.keepDue === true && planned.length > 0, (query) =>
+        query.where('location', 'not in', planned),
+      )
       .$if(inFlightKept.length > 0, (query) =>
         query.where((eb) => eb.or([eb('lease_owner', 'is', null), eb('location', 'not in', inFlightKept)])),
       )

@@ -12,9 +12,11 @@ import {
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import {
+  dropJob,
   dueMsOfSlotKey,
   isTriggerJob,
   jobIdOf,
+  jobStillRuns,
   nextDueOf,
   recordOutcome,
   slotKeyOf,
@@ -154,6 +156,10 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
   for (const item of items) {
     const check = checks.get(item.checkId)
     if (!check || check.row.account_id !== accountId) continue
+    if (!jobStillRuns(check, item)) {
+      await dropJob(ctx, item, agent.owner)
+      continue
+    }
     const { row } = check
     const { job, hidden } = await prepareJob(ctx, check, { location: agent.location.slug_name }, accounts)
     jobs.push({

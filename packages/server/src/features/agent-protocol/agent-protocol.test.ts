@@ -408,6 +408,41 @@ for (const engine of testEngines()) {
       assert.ok(nextMs > nowMs && nextMs <= nowMs + 5 * 60_000, 'onto the new frequency')
     })
 
+    test('a retry falling due after its check was deactivated is dropped, not given to the agent', async () => {
+      const upsilon = await locationWithKey('upsilon')
+      const checkId = await createCheck('paused before its retry', ['upsilon'], {
+        request: { url: `${base}/down` },
+        retryStrategy: { type: 'FIXED', baseBackoffSeconds: 30, maxRetries: 2, sameRegion: true },
+      })
+      nowMs = await dueOf(checkId)
+      const agent = as(upsilon.rawKey)
+      const [job] = await agent.poll()
+      assert.equal(job?.checkId, checkId)
+      const answer = await agent.post(
+        jobResultBody(job as AgentJob, await outcomeOf(job as AgentJob, '/down')),
+      )
+      assert.equal(answer.statusCode, 204, answer.body)
+      const retries = async () =>
+        (
+          await t.store.db
+            .selectFrom('check_retries')
+            .select('attempt')
+            .where('check_id', '=', checkId)
+            .execute()
+        ).map((row) => Number(row.attempt))
+      assert.deepEqual(await retries(), [2])
+      const pause = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${checkId}`,
+        payload: { activated: false },
+      })
+      assert.equal(pause.statusCode, 200)
+      nowMs += 30_000
+      assert.deepEqual(await agent.poll(), [])
+      assert.deepEqual(await retries(), [])
+      assert.equal((await resultsOf(checkId)).length, 1)
+    })
+
     test('artifacts go only under the result id of a script run the location holds, while it is open', async () => {
       const zeta = await locationWithKey('zeta')
       const eta = await locationWithKey('eta')

@@ -175,7 +175,12 @@ export async function updateCheck(
   await recordReferences(ctx, accountId, { type: 'check', id }, definition)
   await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
-  await syncCheckSchedule(ctx, schedulable(resolved))
+  const heartbeatChanged = HEARTBEAT_FIELDS.some(
+    (field) =>
+      (current.heartbeat as HeartbeatSettings)?.[field] !==
+      (definition.heartbeat as HeartbeatSettings)?.[field],
+  )
+  await syncCheckSchedule(ctx, schedulable(resolved), { heartbeatChanged })
   return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, input))
 }
 
@@ -655,6 +660,8 @@ function schedulable({
     heartbeat: checkType === 'HEARTBEAT' ? (definition.heartbeat as HeartbeatSettings) : undefined,
   }
 }
+
+const HEARTBEAT_FIELDS = ['period', 'periodUnit', 'grace', 'graceUnit'] as const
 
 /** Columns kept beside the JSON for filters and lookups. */
 function columnsOf(definition: Definition) {

@@ -102,6 +102,55 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('an edit that leaves period and grace alone keeps the deadline the last ping set', async () => {
+      const group = json(
+        await t.call({ method: 'POST', url: '/v1/check-groups', payload: { name: 'nightly jobs' } }),
+      )
+      const check = await createHeartbeat({ groupId: group.id })
+      await ping(new URL(check.pingUrl).pathname)
+      const deadline = async () =>
+        Number(
+          (
+            await t.store.db
+              .selectFrom('check_schedules')
+              .select('next_due_ms')
+              .where('check_id', '=', check.id)
+              .executeTakeFirstOrThrow()
+          ).next_due_ms,
+        )
+      const setByPing = nowMs + 90 * SECOND
+      assert.equal(await deadline(), setByPing)
+
+      nowMs += 60 * SECOND
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { name: 'renamed' },
+      })
+      assert.equal(renamed.statusCode, 200)
+      const groupEdit = await t.call({
+        method: 'PUT',
+        url: `/v1/check-groups/${group.id}`,
+        payload: { name: 'nightly jobs', tags: ['batch'] },
+      })
+      assert.equal(groupEdit.statusCode, 200)
+      assert.equal(await deadline(), setByPing, 'a rename or a group edit is no ping')
+
+      const node = createScheduler(t.ctx, { locations: ['heartbeat'], concurrency: 4 })
+      nowMs += 30 * SECOND
+      await node.runDue()
+      const [missed] = await results(check.id)
+      assert.equal(missed?.heartbeatCheckResult.event, 'MISSED')
+
+      const longer = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { heartbeat: { period: 5, periodUnit: 'minutes', grace: 30, graceUnit: 'seconds' } },
+      })
+      assert.equal(longer.statusCode, 200)
+      assert.equal(await deadline(), nowMs + 330 * SECOND, 'new settings start a new window from the change')
+    })
+
     test('a ping counts whatever body it carries: form (curl -d), binary, text, malformed JSON', async () => {
       const check = await createHeartbeat()
       const path = new URL(check.pingUrl).pathname
