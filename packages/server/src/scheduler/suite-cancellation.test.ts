@@ -291,12 +291,13 @@ for (const engine of testEngines()) {
       assert.deepEqual(result.playwrightCheckResult.tests, [])
     }
 
-    test('a trigger queued for a private location’s agent is cancelled before an agent takes it', async () => {
+    /** A private location `slugName` with a live agent that takes nothing yet, and a suite check there. */
+    const suiteOnIdleAgent = async (slugName: string, checkName: string) => {
       const location = json(
         await t.call({
           method: 'POST',
           url: '/v1/private-locations',
-          payload: { name: 'Lab', slugName: 'lab' },
+          payload: { name: slugName, slugName },
         }),
       )
       const { rawKey } = json(
@@ -310,16 +311,21 @@ for (const engine of testEngines()) {
           headers: { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': agentId },
           payload,
         })
-      const check = await createSuite('queued on an agent', { locations: [], privateLocations: ['lab'] })
-      // With no run before, a cancelled result counted would give the check a status.
-      const before = await observed(check.id)
-      // A live agent that takes nothing yet: the trigger waits in the location's queue.
+      const check = await createSuite(checkName, { locations: [], privateLocations: [slugName] })
+      // A live agent that takes nothing yet: a trigger waits in the location's queue.
       const beat = await agent('POST', '/agent/v1/heartbeat', {
         version: '1',
-        hostname: 'lab-1',
+        hostname: `${slugName}-1`,
         runningJobs: 0,
       })
       assert.equal(beat.statusCode, 200, beat.body)
+      return { check, agent }
+    }
+
+    test('a trigger queued for a private location’s agent is cancelled before an agent takes it', async () => {
+      const { check, agent } = await suiteOnIdleAgent('lab', 'queued on an agent')
+      // With no run before, a cancelled result counted would give the check a status.
+      const before = await observed(check.id)
       const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
       await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
 
@@ -337,6 +343,21 @@ for (const engine of testEngines()) {
       assert.deepEqual(await observed(check.id), before)
       assert.deepEqual(before.status, [null, null, null])
       assert.equal((await cancel(check.id)).statusCode, 409, 'nothing is in progress any more')
+    })
+
+    test('a suite check deleted while its trigger waits for an agent: the trigger answers 404, not 409 minutes later', async () => {
+      const { check, agent } = await suiteOnIdleAgent('lab-deleted', 'deleted while queued')
+      const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })).statusCode, 204)
+      const triggered = await triggering
+      assert.equal(triggered.statusCode, 404, triggered.body)
+      assert.equal(
+        json(triggered).message,
+        `Check ${check.id} not found: it was deleted while it waited for an agent`,
+      )
+      const polled = await agent('GET', '/agent/v1/jobs?waitSeconds=0&max=10')
+      assert.deepEqual(json(polled), [], 'no agent gets the deleted check’s run')
     })
 
     test('a suite waiting for its turn in a group trigger ends at once on cancel and never runs', async () => {

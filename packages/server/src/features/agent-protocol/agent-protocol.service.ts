@@ -550,6 +550,9 @@ export async function triggerOnAgent(
   while (Date.now() < deadline) {
     const result = await findResultByJobId(ctx, slotKey)
     if (result) return getResult(ctx, check.row.account_id, check.row.id, result.id)
+    // Deleted meanwhile, its queued run went with it: nothing will come.
+    if (!(await findCheckById(ctx, check.row.id)))
+      throw notFound(`Check ${check.row.id} not found: it was deleted while it waited for an agent`)
     await new Promise((done) => setTimeout(done, POLL_INTERVAL_MS))
   }
   throw conflict(

@@ -101,7 +101,8 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         summary: 'Run a check now',
         description:
           'Runs one attempt now, whether or not the check is activated and without retries, in its first ' +
-          'location, and answers the result. The result is stored and counts like any other.',
+          'location, and answers the result. The result is stored and counts like any other. 404 when the ' +
+          'check is deleted while it runs or waits for a private location’s agent.',
         params: CheckIdParams,
         response: { 200: CheckResult },
       },
