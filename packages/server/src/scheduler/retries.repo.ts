@@ -59,14 +59,7 @@ export async function claimDueRetries(ctx: ServiceContext, claim: LeaseClaim): P
     ['slot_key', 'check_id', 'location', 'attempt', 'leased_due_ms', 'first_started_ms'],
     claim,
   )
-  return rows.map((row) => ({
-    slotKey: row.slot_key,
-    checkId: row.check_id,
-    location: row.location,
-    attempt: row.attempt,
-    dueMs: Number(row.leased_due_ms),
-    firstStartedMs: Number(row.first_started_ms),
-  }))
+  return rows.map(leasedRetryOf)
 }
 
 /**
@@ -90,14 +83,7 @@ export async function takeWaitingRetries(
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('next_due_ms', '<=', take.nowMs)]))
     .returning(['slot_key', 'check_id', 'location', 'attempt', 'leased_due_ms', 'first_started_ms'])
     .execute()
-  return rows.map((row) => ({
-    slotKey: row.slot_key,
-    checkId: row.check_id,
-    location: row.location,
-    attempt: row.attempt,
-    dueMs: Number(row.leased_due_ms),
-    firstStartedMs: Number(row.first_started_ms),
-  }))
+  return rows.map(leasedRetryOf)
 }
 
 /** The retries and one-off runs of `location` in flight among `slotKeys`, as `leasedSlotsOf` counts them. */
@@ -141,4 +127,23 @@ export async function insertTriggerJob(ctx: ServiceContext, job: PendingRetry): 
       leased_due_ms: null,
     })
     .execute()
+}
+
+/** A leased row as the job it is: due when it was leased. */
+function leasedRetryOf(row: {
+  slot_key: string
+  check_id: string
+  location: string
+  attempt: number
+  leased_due_ms: number | string | bigint | null
+  first_started_ms: number | string | bigint
+}): PendingRetry {
+  return {
+    slotKey: row.slot_key,
+    checkId: row.check_id,
+    location: row.location,
+    attempt: row.attempt,
+    dueMs: Number(row.leased_due_ms),
+    firstStartedMs: Number(row.first_started_ms),
+  }
 }

@@ -105,6 +105,19 @@ for (const engine of testEngines()) {
       }
     }
     /** One failing run first: a cancelled run, were it counted, would show as a recovery. */
+    /** Only `checkId` is due: the other tests' suites fall due at their own offsets, none may run in this pass. */
+    const dueAloneNow = async (checkId: string) => {
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: 0 })
+        .where('check_id', '=', checkId)
+        .execute()
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
+        .where('check_id', '!=', checkId)
+        .execute()
+    }
     const failOnce = async (checkId: string) => {
       const page = await holdingServer()
       try {
@@ -208,17 +221,7 @@ for (const engine of testEngines()) {
       const page = await holdingServer()
       try {
         await holdAt(check.id, page.url)
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: 0 })
-          .where('check_id', '=', check.id)
-          .execute()
-        // The other tests' suites fall due at their own offsets: none of them may run in this pass.
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
-          .where('check_id', '!=', check.id)
-          .execute()
+        await dueAloneNow(check.id)
         const scheduler = createScheduler(t.ctx, { locations: ['local'], concurrency: 2 })
         const claimedFromMs = Date.now()
         const running = scheduler.runDue()
@@ -446,16 +449,7 @@ for (const engine of testEngines()) {
       const page = await holdingServer()
       try {
         await holdAt(check.id, page.url, 'no')
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: 0 })
-          .where('check_id', '=', check.id)
-          .execute()
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
-          .where('check_id', '!=', check.id)
-          .execute()
+        await dueAloneNow(check.id)
         const scheduler = createScheduler(t.ctx, { locations: ['local'], concurrency: 2 })
         const running = scheduler.runDue()
         await page.inFlight
@@ -494,16 +488,7 @@ for (const engine of testEngines()) {
       })
       try {
         await holdAt(check.id, page.url, 'no')
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: 0 })
-          .where('check_id', '=', check.id)
-          .execute()
-        await t.store.db
-          .updateTable('check_schedules')
-          .set({ next_due_ms: Number.MAX_SAFE_INTEGER })
-          .where('check_id', '!=', check.id)
-          .execute()
+        await dueAloneNow(check.id)
         // Its node died after the cancel was asked of its run: the slot's next claim runs the same job.
         const nowMs = Date.now()
         await t.store.db
