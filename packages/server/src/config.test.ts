@@ -28,3 +28,9 @@ test('SVC_SCRIPT_SANDBOX and SVC_SCRIPT_HIDDEN_PATHS are read; bad values name t
     new ConfigError('SVC_SCRIPT_HIDDEN_PATHS must list absolute paths, got tls'),
   )
 })
+
+test("SVC_REGION is what {{REGION}} renders in this node's alerts; unset, the first served location", () => {
+  assert.equal(loadConfig({ SVC_REGION: 'eu-central-1' }).alerting.region, 'eu-central-1')
+  assert.equal(loadConfig({ SVC_LOCATIONS: 'us-east-1,eu-west-1' }).alerting.region, 'us-east-1')
+  assert.equal(loadConfig({}).alerting.region, 'local')
+})

@@ -106,7 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'SVC_RESULT_RETENTION_DAYS',
       env.SVC_RESULT_RETENTION_DAYS ?? '400',
     ),
-    alerting: parseAlerting(env),
+    alerting: { ...parseAlerting(env), region: env.SVC_REGION?.trim() || locations.served[0] || 'local' },
     llm: parseLlm(env),
     artifactsS3: parseArtifactsS3(env),
   }

@@ -132,6 +132,25 @@ describe('alert templates', () => {
     )
   })
 
+  test("a placeholder in a URL's host part goes in as it is; userinfo, path and query stay encoded", () => {
+    const values = { HOST_WITH_PORT: 'hooks.test:8443', USER: 'a@b', TOKEN: 'p:w/x', NAME: 'a b/c:d' }
+    const render = (source: string) => compileAlertTemplate(source).render(values, 'url', options)
+    assert.equal(
+      render('https://{{HOST_WITH_PORT}}/x/{{NAME}}?n={{NAME}}&h={{HOST_WITH_PORT}}#{{HOST_WITH_PORT}}'),
+      'https://hooks.test:8443/x/a%20b%2Fc%3Ad?n=a%20b%2Fc%3Ad&h=hooks.test%3A8443#hooks.test%3A8443',
+    )
+    assert.equal(
+      render('https://{{USER}}:{{TOKEN}}@{{HOST_WITH_PORT}}/x'),
+      'https://a%40b:p%3Aw%2Fx@hooks.test:8443/x',
+    )
+    assert.equal(new URL(render('http://{{HOST_WITH_PORT}}/')).port, '8443')
+    // Elsewhere it is encoded for where it lands.
+    assert.equal(
+      compileAlertTemplate('{"u": "https://{{NAME}}"}').render(values, 'json', options),
+      '{"u": "https://a b/c:d"}',
+    )
+  })
+
   test('$UUID and $RANDOM_NUMBER are fresh per use without injected sources', () => {
     const rendered = compileAlertTemplate('{{$UUID}} {{$UUID}} {{$RANDOM_NUMBER}}').render({}, 'text', {
       now: options.now,

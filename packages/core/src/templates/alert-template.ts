@@ -16,7 +16,8 @@ for (const plugin of [utc, timezone, weekOfYear, isoWeek, weekYear, advancedForm
 
 /**
  * The alert template language: Handlebars where `{{X}}` is encoded for where the text lands and
- * `{{{X}}}` is inserted raw, as is a `{{X}}` that opens a URL (its base URL, from a variable). Each
+ * `{{{X}}}` is inserted raw, as is a `{{X}}` that is part of a URL's structure: one that opens a URL (its
+ * base URL, from a variable) or lands in its host part (`https://{{HOST_WITH_PORT}}/...`). Each
  * escaped mustache is rewritten at compile time into a raw call of an escape helper, so one compiled
  * template renders into any context.
  */
@@ -53,7 +54,10 @@ export interface AlertTemplate {
 }
 
 const ESCAPE_HELPER = '__svcEscape'
-/** Escapes a placeholder that opens the template: in a URL it is the base URL, so it goes in as it is. */
+/**
+ * Escapes a placeholder that is part of a URL's structure (it opens the template, so it is the base URL,
+ * or it lands in the host part): in a URL it goes in as it is, elsewhere it is escaped like any other.
+ */
 const BASE_ESCAPE_HELPER = '__svcEscapeBase'
 /** `{{{X}}}`: inserted as it is, counted like the escaped ones. */
 const RAW_HELPER = '__svcRaw'
@@ -201,8 +205,8 @@ type Node = hbs.AST.Node & Record<string, unknown>
  */
 class EscapeRewriter extends Handlebars.Visitor {
   names = new Set<string>()
-  /** The mustache that opens the template, if one does (only blank text before it). */
-  opening: hbs.AST.MustacheStatement | undefined
+  /** Mustaches that are part of a URL's structure: the one that opens the template, those in its host part. */
+  structural = new Set<hbs.AST.MustacheStatement>()
   constructor() {
     super()
     ;(this as unknown as { mutating: boolean }).mutating = true
@@ -229,7 +233,7 @@ class EscapeRewriter extends Handlebars.Visitor {
           loc: node.loc,
         } as Node)
       : node.path
-    const helper = !node.escaped ? RAW_HELPER : node === this.opening ? BASE_ESCAPE_HELPER : ESCAPE_HELPER
+    const helper = !node.escaped ? RAW_HELPER : this.structural.has(node) ? BASE_ESCAPE_HELPER : ESCAPE_HELPER
     return {
       ...node,
       path: {
@@ -301,6 +305,41 @@ class EscapeRewriter extends Handlebars.Visitor {
   }
 }
 
+/** The template's text and mustaches in document order (blocks' contents included). */
+class SequenceCollector extends Handlebars.Visitor {
+  items: (string | hbs.AST.MustacheStatement)[] = []
+  override ContentStatement(node: hbs.AST.ContentStatement): void {
+    this.items.push(node.value)
+  }
+  override MustacheStatement(node: hbs.AST.MustacheStatement): void {
+    this.items.push(node)
+  }
+}
+
+/** Stands for a placeholder's output when reading a template's text as a URL. */
+const PLACEHOLDER = '\u0000'
+
+/**
+ * The mustaches in a URL's host part: after `scheme://`, before the path, query or fragment, and not
+ * in the userinfo (an `@` follows them in that part). `https://{{HOST_WITH_PORT}}/hook` needs its `:`
+ * as it is; `https://{{USER}}:{{TOKEN}}@host` keeps the credentials encoded.
+ */
+function hostPlaceholders(ast: hbs.AST.Program): hbs.AST.MustacheStatement[] {
+  const collector = new SequenceCollector()
+  collector.accept(ast)
+  const text = collector.items.map((item) => (typeof item === 'string' ? item : PLACEHOLDER))
+  const found: hbs.AST.MustacheStatement[] = []
+  collector.items.forEach((item, index) => {
+    if (typeof item === 'string') return
+    const before = text.slice(0, index).join('')
+    if (!/^\s*[^\s/?#]*:\/\/[^/?#]*$/.test(before)) return
+    const after = text.slice(index + 1).join('')
+    const restOfHost = after.slice(0, after.search(/[/?#]|$/))
+    if (!restOfHost.includes('@')) found.push(item)
+  })
+  return found
+}
+
 /** Compiles `source` or throws a TemplateSyntaxError with the 1-based line and column. */
 export function compileAlertTemplate(source: string): AlertTemplate {
   let ast: hbs.AST.Program
@@ -310,7 +349,8 @@ export function compileAlertTemplate(source: string): AlertTemplate {
     const opening = ast.body.find(
       (s) => s.type !== 'ContentStatement' || (s as hbs.AST.ContentStatement).value.trim(),
     )
-    if (opening?.type === 'MustacheStatement') rewriter.opening = opening as hbs.AST.MustacheStatement
+    if (opening?.type === 'MustacheStatement') rewriter.structural.add(opening as hbs.AST.MustacheStatement)
+    for (const node of hostPlaceholders(ast)) rewriter.structural.add(node)
     rewriter.accept(ast)
   } catch (error) {
     throw syntaxErrorOf(error)

@@ -214,9 +214,15 @@ async function prepareConfig(
   if (!isHttpUrl(webhook.url, ctx))
     throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
   compile('body.config.template', webhook.template)
-  webhook.headers.forEach(({ key }, index) => {
+  webhook.headers.forEach(({ key, value }, index) => {
     if (FRAMING_HEADERS.has(key.toLowerCase()))
       throw invalid(`body.config.headers.${index}.key`, `${key} can't be set: svc frames each request itself`)
+    // The HTTP client acts on close and keep-alive itself and sends no other Connection option.
+    if (key.toLowerCase() === 'connection' && !/^\s*(close|keep-alive)\s*$/i.test(value))
+      throw invalid(
+        `body.config.headers.${index}.value`,
+        `${key} may only be close or keep-alive: svc manages the connection`,
+      )
   })
   const seal = (field: 'headers' | 'queryParameters') =>
     webhook[field].map((item, index): StoredKeyValue => {

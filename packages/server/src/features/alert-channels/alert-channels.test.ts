@@ -171,6 +171,15 @@ for (const engine of testEngines()) {
         const res = await post(webhook({ headers: [{ key, value: key === 'TE' ? 'trailers' : 'close' }] }))
         assert.equal(res.statusCode, 201, key)
       }
+      // Any other Connection value was dropped by the HTTP client without a word: refused at save.
+      const upgrade = await post(webhook({ headers: [{ key: 'Connection', value: 'Upgrade' }] }))
+      assert.equal(upgrade.statusCode, 400, upgrade.body)
+      assert.deepEqual(json(upgrade).attributes.errors, [
+        {
+          path: 'body.config.headers.0.value',
+          message: 'Connection may only be close or keep-alive: svc manages the connection',
+        },
+      ])
     })
 
     test('a Slack URL that does not parse is 400', async () => {

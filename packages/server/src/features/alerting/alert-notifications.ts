@@ -100,11 +100,17 @@ export async function testChannel(
   const channel = await channelsRepo.findChannel(ctx, accountId, id)
   if (!channel) throw notFound(`Alert channel ${id} not found`)
   const event = { test: true, groupId: null, variables: sampleEvent(ctx) }
-  const outcome = await deliver(ctx, deliverableChannel(ctx, channel), event)
+  const deliveryId = randomUUID()
+  const { permanent: _permanent, ...outcome } = await deliver(
+    ctx,
+    deliverableChannel(ctx, channel),
+    event,
+    deliveryId,
+  )
   const now = ctx.clock.now()
   const entry = { attempt: 1, at: now.toISOString(), ...outcome }
   const row: AlertNotificationsTable = {
-    id: randomUUID(),
+    id: deliveryId,
     account_id: accountId,
     channel_id: id,
     channel_type: channel.type,

@@ -187,6 +187,155 @@ for (const engine of testEngines()) {
       assert.equal(failed.lastResponse.statusCode, 503)
     })
 
+    test('a template that does not render fails at once; every status above 399 is retried, under one delivery id', async () => {
+      // Four nested loops over 40 tags are 2.56 million iterations: past the #each budget at every attempt.
+      const loops = await webhookChannel(
+        {},
+        {
+          template:
+            '{"n": "{{#each TAGS}}{{#each ../TAGS}}{{#each ../../TAGS}}{{#each ../../../TAGS}}x{{/each}}{{/each}}{{/each}}{{/each}}"}',
+        },
+      )
+      const looped = await apiCheck(loops.id, { tags: Array.from({ length: 40 }, (_, i) => `t${i}`) })
+      const node = dispatcher()
+      await storeResult(t.ctx, looped, { status: 'failing' })
+      await node.runDue()
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      assert.equal(receiver.received.length, 0)
+      const [renderFailed] = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${looped.id}` }),
+      )
+      assert.equal(renderFailed.status, 'FAILED')
+      assert.equal(renderFailed.attempts, 1)
+      assert.equal(renderFailed.nextAttemptAt, null)
+      assert.equal(
+        renderFailed.lastResponse.error,
+        'the template does not render: the template renders too much: #each may produce at most 1 MiB',
+      )
+
+      // Any status above 399 is retried, as the spec says, 4xx included (a receiver mid-deploy answers 404).
+      const channel = await webhookChannel()
+      const check = await apiCheck(channel.id)
+      receiver.failNext(1, 404)
+      await storeResult(t.ctx, check, { status: 'failing' })
+      await node.runDue()
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      const [retried] = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
+      assert.deepEqual(
+        [retried.status, retried.attemptLog.map((a: { statusCode: number }) => a.statusCode)],
+        ['DELIVERED', [404, 200]],
+      )
+
+      // Every attempt of one delivery carries the same delivery id; another delivery has its own.
+      receiver.received.length = 0
+      receiver.failNext(2, 429)
+      advance(MINUTE)
+      await storeResult(t.ctx, check, { status: 'passing' })
+      await node.runDue()
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      receiver.failNext(1, 503)
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      advance(RETRY_DELAY_MS)
+      await node.runDue()
+      const [recovery] = json(
+        await t.call({
+          method: 'GET',
+          url: `/v1/alert-notifications?checkId=${check.id}&alertType=ALERT_RECOVERY`,
+        }),
+      )
+      assert.deepEqual(
+        recovery.attemptLog.map((a: { statusCode: number }) => a.statusCode),
+        [429, 429, 503, 200],
+      )
+      assert.equal(recovery.status, 'DELIVERED')
+      assert.deepEqual(
+        receiver.received.map((r) => r.headers['x-svc-delivery-id']),
+        [recovery.id, recovery.id, recovery.id, recovery.id],
+      )
+      assert.notEqual(recovery.id, retried.id)
+    })
+
+    test('a host and port from a variable go in the URL as they are; in the query they stay encoded', async () => {
+      const host = receiver.url.replace('http://', '')
+      const variable = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'HOST_WITH_PORT', value: host },
+      })
+      assert.equal(variable.statusCode, 201, variable.body)
+      const channel = await webhookChannel(
+        {},
+        {
+          url: 'http://{{HOST_WITH_PORT}}/hooks/{{CHECK_NAME}}?from={{HOST_WITH_PORT}}',
+          queryParameters: [],
+        },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.url, `/hooks/Sample%20check?from=${encodeURIComponent(host)}`)
+      assert.equal(receiver.received[0]?.headers['x-svc-delivery-id'], sent.id)
+    })
+
+    test('a Host header is sent as set (a receiver reached by address behind a virtual host)', async () => {
+      const channel = await webhookChannel(
+        {},
+        {
+          headers: [
+            { key: 'Host', value: 'alerts.example.test' },
+            { key: 'Connection', value: 'close' },
+          ],
+        },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.headers.host, 'alerts.example.test')
+      assert.equal(receiver.received[0]?.headers.connection, 'close')
+      assert.equal(receiver.received[0]?.signatureValid, true)
+    })
+
+    test('a JSON body keeps its numbers and strings as written (an integer above 2^53 too), compacted', async () => {
+      const channel = await webhookChannel(
+        {},
+        {
+          template:
+            '{\n  "id": 12345678901234567891,\n  "price": 1.50,\n  "e": 1E3,\n  "text": "a  b \\u00e9",\n  "check": "{{CHECK_NAME}}"\n}',
+        },
+      )
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(
+        receiver.received[0]?.body,
+        '{"id":12345678901234567891,"price":1.50,"e":1E3,"text":"a  b \\u00e9","check":"Sample check"}',
+      )
+      assert.equal(receiver.received[0]?.signatureValid, true)
+    })
+
+    test('{{REGION}} is the region of the node sending the alert, not the run location', async () => {
+      const channel = await webhookChannel(
+        {},
+        { template: '{"region": "{{REGION}}", "ran": "{{RUN_LOCATION}}"}' },
+      )
+      const check = await apiCheck(channel.id)
+      const previous = t.ctx.alerting
+      t.ctx.alerting = { ...previous, region: 'eu-central-1' }
+      try {
+        await storeResult(t.ctx, check, { status: 'failing', location: 'us-east-1' })
+        await dispatcher().runDue()
+      } finally {
+        t.ctx.alerting = previous
+      }
+      assert.deepEqual(JSON.parse(receiver.received[0]?.body ?? '{}'), {
+        region: 'eu-central-1',
+        ran: 'us-east-1',
+      })
+    })
+
     test('a recovery decided while the failure waits for its retry goes out after it, never before', async () => {
       const channel = await webhookChannel()
       const check = await apiCheck(channel.id)

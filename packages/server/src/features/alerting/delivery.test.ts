@@ -17,7 +17,7 @@ interface Mail {
 /** A real SMTP server on loopback that keeps what it receives; it can refuse the next N messages. */
 async function startSmtp() {
   const mails: Mail[] = []
-  const state = { refuseNext: 0 }
+  const state = { refuseNext: 0, refuseCode: 451 }
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -28,8 +28,11 @@ async function startSmtp() {
       stream.on('end', () => {
         if (state.refuseNext > 0) {
           state.refuseNext--
-          const error = new Error('mailbox busy') as Error & { responseCode: number }
-          error.responseCode = 451
+          const permanent = state.refuseCode >= 500
+          const error = new Error(permanent ? 'no such mailbox' : 'mailbox busy') as Error & {
+            responseCode: number
+          }
+          error.responseCode = state.refuseCode
           return callback(error)
         }
         mails.push({
@@ -46,8 +49,10 @@ async function startSmtp() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
-    refuseNext(count: number) {
+    /** Refuses the next `count` messages with `code` (451: try later; 5xx: never). */
+    refuseNext(count: number, code = 451) {
       state.refuseNext = count
+      state.refuseCode = code
     },
     close: () => new Promise<void>((done) => server.close(() => done())),
   }
@@ -130,6 +135,26 @@ for (const engine of testEngines()) {
       })
       return { id: json(res).id as string, accountId: t.owner.accountId }
     }
+
+    test('mail refused for good (a 5xx reply) fails at once; it is not sent 5 more times', async () => {
+      const id = await channel('EMAIL', { address: 'nobody@example.com' })
+      const subject = await check([id])
+      const node = createDispatcher(t.ctx)
+      smtp.refuseNext(10, 550)
+      await storeResult(t.ctx, subject, { status: 'failing' })
+      await node.runDue()
+      nowMs += RETRY_DELAY_MS
+      await node.runDue()
+      const [failed] = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${subject.id}` }),
+      )
+      assert.equal(failed.status, 'FAILED')
+      assert.equal(failed.attempts, 1)
+      assert.equal(failed.nextAttemptAt, null)
+      assert.match(failed.lastResponse.error, /550/)
+      assert.equal(smtp.mails.length, 0)
+      smtp.refuseNext(0)
+    })
 
     test('EMAIL goes over SMTP with a plain-text and an HTML body; refused mail is retried', async () => {
       const id = await channel('EMAIL', { address: 'oncall@example.com' })

@@ -9,6 +9,7 @@ import {
   textOf,
 } from '@svc/core'
 import nodemailer, { type Transporter } from 'nodemailer'
+import { type Dispatcher, request as undiciRequest } from 'undici'
 import type { ServiceContext } from '../../context.ts'
 import {
   DEFAULT_WEBHOOK_TEMPLATE,
@@ -24,6 +25,8 @@ export interface DeliveryConfig {
   sms?: { url: string; method: string; headers: Record<string, string>; body: string }
   /** Per attempt; default 10 s. */
   timeoutMs?: number
+  /** `{{REGION}}`: the region of the node sending the alert (SVC_REGION, else the first served location). */
+  region?: string
 }
 
 export interface AlertEvent {
@@ -36,7 +39,16 @@ export interface AttemptOutcome {
   statusCode: number | null
   body: string | null
   error: string | null
+  /**
+   * A failure that would fail the same way again, before anything was sent (a template that does not
+   * render, a channel type this node can't send) or refused for good by a mail server: not retried.
+   * Every status a receiver answers stays retried, 4xx included (the spec's "Delivery and retries").
+   */
+  permanent?: boolean
 }
+
+/** A failure no retry can change: the delivery fails at once. */
+class PermanentFailure extends Error {}
 
 const RESPONSE_BODY_LIMIT = 2048
 const USER_AGENT = 'svc-alerts/1'
@@ -46,6 +58,7 @@ export async function deliver(
   ctx: ServiceContext,
   channel: DeliverableChannel,
   event: AlertEvent,
+  deliveryId: string,
 ): Promise<AttemptOutcome> {
   // Locked values the request may carry; a receiver echoing them must not show them in the record.
   const hidden: string[] = []
@@ -57,11 +70,13 @@ export async function deliver(
     const variables = { ...environment.values, ...event.variables }
     const options: RenderOptions = {
       now: ctx.clock.now(),
-      region: textOf(event.variables.RUN_LOCATION) || 'local',
+      region: ctx.alerting?.region ?? 'local',
     }
-    return scrubOutcome(await send(ctx, channel, event, variables, options), new Scrubber(hidden))
+    return scrubOutcome(await send(ctx, channel, event, variables, options, deliveryId), new Scrubber(hidden))
   } catch (error) {
-    return scrubOutcome(failure(error instanceof Error ? error.message : String(error)), new Scrubber(hidden))
+    const outcome = failure(error instanceof Error ? error.message : String(error))
+    if (error instanceof PermanentFailure) outcome.permanent = true
+    return scrubOutcome(outcome, new Scrubber(hidden))
   }
 }
 
@@ -71,10 +86,11 @@ function send(
   event: AlertEvent,
   variables: TemplateVariables,
   options: RenderOptions,
+  deliveryId: string,
 ): Promise<AttemptOutcome> {
   switch (channel.type) {
     case 'WEBHOOK':
-      return sendWebhook(ctx, channel, variables, options)
+      return sendWebhook(ctx, channel, variables, options, deliveryId)
     case 'SLACK':
       return sendSlack(ctx, channel, event.variables)
     case 'EMAIL':
@@ -127,9 +143,8 @@ export function webhookRequest(
 ): { url: string; method: string; headers: Record<string, string>; body: Buffer | undefined } {
   const webhook = channel.webhook
   if (!webhook) throw new Error('not a webhook channel')
-  const render = (source: string, context: EscapeContext) =>
-    cachedAlertTemplate(source).render(variables, context, options)
-  const url = new URL(render(webhook.url, 'url'))
+  const render = (source: string, context: EscapeContext) => rendered(source, variables, context, options)
+  const url = parsedUrl(render(webhook.url, 'url'))
   if (webhook.queryParameters.length > 0) {
     // Appended to the query as written: url.searchParams would re-encode all of it (`flag` as `flag=`,
     // `/` as `%2F`), which breaks receivers that check a signature over their URL.
@@ -149,6 +164,28 @@ export function webhookRequest(
     body = Buffer.from(text, 'utf8')
   }
   return { url: url.toString(), method: webhook.method, headers, body }
+}
+
+/** Renders a channel template; one that fails (too much output, a helper's error) fails the same way again. */
+function rendered(
+  source: string,
+  variables: TemplateVariables,
+  context: EscapeContext,
+  options: RenderOptions,
+): string {
+  try {
+    return cachedAlertTemplate(source).render(variables, context, options)
+  } catch (error) {
+    throw new PermanentFailure(
+      `the template does not render: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+}
+
+/** The rendered URL; one that is not a URL (say, a variable changed since the save) is a permanent failure. */
+function parsedUrl(text: string): URL {
+  if (!URL.canParse(text)) throw new PermanentFailure(`the URL template renders no URL: ${text}`)
+  return new URL(text)
 }
 
 /** fetch refuses a URL with credentials; browsers and curl send them as Basic authorization. */
@@ -183,13 +220,32 @@ function headerValue(text: string): string {
     : flat
 }
 
-/** Sent compacted, so receivers that verify over JSON.stringify(parsed) agree (API.md); invalid JSON goes as is. */
-function compactJson(text: string): string {
+/**
+ * Sent compacted (API.md): the whitespace between tokens goes, every token stays as written. Parsing and
+ * re-serializing changed values (an integer above 2^53 came out rounded, `1.50` as `1.5`). Text that is
+ * not JSON goes as is.
+ */
+export function compactJson(text: string): string {
   try {
-    return JSON.stringify(JSON.parse(text))
+    JSON.parse(text)
   } catch {
     return text
   }
+  let out = ''
+  let inString = false
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]
+    if (inString) {
+      if (char === '\\') i++
+      else if (char === '"') inString = false
+    } else if (char === '"') inString = true
+    else if (char === ' ' || char === '\t' || char === '\n' || char === '\r') {
+      out += text.slice(from, i)
+      from = i + 1
+    }
+  }
+  return out + text.slice(from)
 }
 
 async function sendWebhook(
@@ -197,9 +253,11 @@ async function sendWebhook(
   channel: DeliverableChannel,
   variables: TemplateVariables,
   options: RenderOptions,
+  deliveryId: string,
 ): Promise<AttemptOutcome> {
   const request = webhookRequest(channel, variables, options)
   request.headers['x-svc-timestamp'] = String(ctx.clock.now().getTime())
+  request.headers['x-svc-delivery-id'] = deliveryId
   const secret = channel.webhook?.secret
   if (secret) {
     request.headers['x-svc-signature'] = createHmac('sha256', secret)
@@ -209,6 +267,10 @@ async function sendWebhook(
   return httpAttempt(ctx, request)
 }
 
+/**
+ * One HTTP request through undici's request (fetch drops a `Host` header silently, and a channel may
+ * need one: a receiver reached by IP behind a virtual host). Redirects are not followed.
+ */
 async function httpAttempt(
   ctx: ServiceContext,
   request: {
@@ -220,27 +282,25 @@ async function httpAttempt(
 ): Promise<AttemptOutcome> {
   try {
     const { url, headers } = credentialsAsHeader(request.url, request.headers)
-    const response = await fetch(url, {
-      method: request.method,
+    const response = await undiciRequest(url, {
+      method: request.method as Dispatcher.HttpMethod,
       headers,
-      body:
-        typeof request.body === 'string' || request.body === undefined
-          ? request.body
-          : new Uint8Array(request.body),
-      redirect: 'manual',
+      body: request.body,
       signal: AbortSignal.timeout(ctx.alerting?.timeoutMs ?? 10_000),
     })
+    const status = response.statusCode
     return {
-      ok: response.status < 400,
-      statusCode: response.status,
-      body: await bodyStart(response),
-      error: response.status < 400 ? null : `HTTP ${response.status}`,
+      ok: status < 400,
+      statusCode: status,
+      body: await bodyStart(response.body),
+      error: status < 400 ? null : `HTTP ${status}`,
     }
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    const code = (error as { code?: unknown }).code
     const name = (error as { name?: string }).name
     if (name === 'TimeoutError' || name === 'AbortError') return failure('timed out')
-    return failure(cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error)))
+    if (typeof code === 'string' && code.startsWith('E') && !code.startsWith('ERR_')) return failure(code)
+    return failure(error instanceof Error ? error.message : String(error))
   }
 }
 
@@ -248,22 +308,19 @@ async function httpAttempt(
  * The first 2 KiB of a response body, for the record. The status has decided the attempt already: a
  * body that never ends (or stops after a timeout) keeps what came, and a huge one is not read past it.
  */
-async function bodyStart(response: Response): Promise<string> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
+async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = []
   let size = 0
   try {
-    while (size < RESPONSE_BODY_LIMIT) {
-      const { done, value } = await reader.read()
-      if (done) break
-      chunks.push(value)
-      size += value.byteLength
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer)
+      size += (chunk as Buffer).byteLength
+      if (size >= RESPONSE_BODY_LIMIT) break
     }
   } catch {
     // Timed out or cut off mid-body: what came is the record.
   } finally {
-    reader.cancel().catch(() => undefined)
+    body.destroy()
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_LIMIT)
 }
@@ -348,7 +405,7 @@ async function sendEmail(
   variables: TemplateVariables,
 ): Promise<AttemptOutcome> {
   const smtp = ctx.alerting?.smtp
-  if (!smtp) return failure('email is not configured: set SVC_SMTP_URL')
+  if (!smtp) return { ...failure('email is not configured: set SVC_SMTP_URL'), permanent: true }
   let mailer = mailers.get(smtp.url)
   if (!mailer) {
     const timeout = ctx.alerting?.timeoutMs ?? 10_000
@@ -374,7 +431,12 @@ async function sendEmail(
       error: null,
     }
   } catch (error) {
-    return failure(error instanceof Error ? error.message : String(error))
+    // A 5xx SMTP reply (unknown mailbox, refused sender, failed authentication) is final; 4xx is "try later".
+    const code = (error as { responseCode?: unknown }).responseCode
+    return {
+      ...failure(error instanceof Error ? error.message : String(error)),
+      ...(typeof code === 'number' && code >= 500 ? { permanent: true } : {}),
+    }
   }
 }
 
@@ -385,7 +447,7 @@ async function sendSms(
   options: RenderOptions,
 ): Promise<AttemptOutcome> {
   const provider = ctx.alerting?.sms
-  if (!provider) return failure('SMS is not configured: set SVC_SMS_URL')
+  if (!provider) return { ...failure('SMS is not configured: set SVC_SMS_URL'), permanent: true }
   const config = channel.config as { number: string; name: string }
   const all = {
     ...variables,
@@ -396,10 +458,10 @@ async function sendSms(
   const headers: Record<string, string> = { 'user-agent': USER_AGENT }
   for (const [key, value] of Object.entries(provider.headers)) headers[key.toLowerCase()] = value
   headers['content-type'] ??= 'application/json'
-  let body = cachedAlertTemplate(provider.body).render(all, bodyContextOf(headers['content-type']), options)
+  let body = rendered(provider.body, all, bodyContextOf(headers['content-type']), options)
   if (bodyContextOf(headers['content-type']) === 'json') body = compactJson(body)
   return httpAttempt(ctx, {
-    url: cachedAlertTemplate(provider.url).render(all, 'url', options),
+    url: parsedUrl(rendered(provider.url, all, 'url', options)).toString(),
     method: provider.method,
     headers,
     body: provider.method === 'GET' ? undefined : body,

@@ -102,12 +102,23 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
       outcome = { ok: false, statusCode: null, body: null, error: 'the alert channel was deleted' }
       status = 'CANCELLED'
     } else {
-      outcome = await deliver(ctx, deliverableChannel(ctx, channelRow), JSON.parse(row.event) as AlertEvent)
-      status = outcome.ok ? 'DELIVERED' : row.attempts < MAX_ATTEMPTS ? 'PENDING' : 'FAILED'
+      // The notification's id is the delivery id: the same on every retry, for receivers to deduplicate.
+      outcome = await deliver(
+        ctx,
+        deliverableChannel(ctx, channelRow),
+        JSON.parse(row.event) as AlertEvent,
+        row.id,
+      )
+      status = outcome.ok
+        ? 'DELIVERED'
+        : row.attempts < MAX_ATTEMPTS && !outcome.permanent
+          ? 'PENDING'
+          : 'FAILED'
     }
     const now = ctx.clock.now()
     const log = JSON.parse(row.attempt_log) as object[]
-    const entry = { attempt: row.attempts, at: now.toISOString(), ...outcome }
+    const { permanent: _permanent, ...recorded } = outcome
+    const entry = { attempt: row.attempts, at: now.toISOString(), ...recorded }
     if (status !== 'CANCELLED' && row.attempts <= MAX_ATTEMPTS) log.push(entry)
     await recordAttempt(ctx, row.id, owner, {
       status,
