@@ -32,6 +32,7 @@ import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
+import { resolveIncidentFromCheck } from '../incidents/incident-triggers.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
@@ -212,6 +213,18 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
   await replaceReferences(ctx, accountId, { type: 'check', id }, [])
+  // Only its recovery would resolve the incidents it opened, and a deleted check never recovers.
+  const trigger = (JSON.parse(row.definition) as { triggerIncident?: { notifySubscribers?: boolean } | null })
+    .triggerIncident
+  await resolveIncidentFromCheck(
+    ctx,
+    { id, accountId },
+    {
+      description:
+        'Resolved automatically: the check that opened this incident was deleted, so it can no longer report recovery.',
+      notifySubscribers: trigger?.notifySubscribers ?? false,
+    },
+  )
 }
 
 /**
