@@ -164,27 +164,22 @@ export async function pageOfLinkToken(
 export const LINK_PREFIX = '/status/_subscription'
 
 /**
- * Where subscriber mail points. On the page's custom domain when it has one (svc can't check a domain's
- * DNS: setting `customDomain` says it points here), with svc's own scheme and port; else on svc's host,
- * by token only, so that links keep working when the page's slug changes.
+ * Where subscriber mail points: token-only links, so they keep working when the page's slug changes. On
+ * the page's custom domain when it has one (svc can't check a domain's DNS: setting `customDomain` says it
+ * points here), with svc's own scheme and port; the links work there even after the domain is moved.
  */
 export function subscriberLinksOf(
   ctx: ServiceContext,
   page: Pick<StatusPagesTable, 'url' | 'custom_domain'>,
 ) {
-  if (page.custom_domain) {
-    const own = new URL(ctx.publicUrl)
-    const origin = `${own.protocol}//${page.custom_domain}${own.port ? `:${own.port}` : ''}`
-    return {
-      page: origin,
-      confirm: (token: string) => `${origin}/subscribe/confirm?token=${token}`,
-      unsubscribe: (token: string) => `${origin}/unsubscribe?token=${token}`,
-    }
-  }
+  const own = new URL(ctx.publicUrl)
+  const origin = page.custom_domain
+    ? `${own.protocol}//${page.custom_domain}${own.port ? `:${own.port}` : ''}`
+    : ctx.publicUrl
   return {
-    page: publicUrlOf(ctx, page),
-    confirm: (token: string) => `${ctx.publicUrl}${LINK_PREFIX}/confirm?token=${token}`,
-    unsubscribe: (token: string) => `${ctx.publicUrl}${LINK_PREFIX}/unsubscribe?token=${token}`,
+    page: page.custom_domain ? origin : publicUrlOf(ctx, page),
+    confirm: (token: string) => `${origin}${LINK_PREFIX}/confirm?token=${token}`,
+    unsubscribe: (token: string) => `${origin}${LINK_PREFIX}/unsubscribe?token=${token}`,
   }
 }
 

@@ -347,6 +347,7 @@ for (const engine of testEngines()) {
       assert.match(onDomain.body, /Status page: http:\/\/status\.moving\.dev\n/)
       const domainLink = anyLinkIn(onDomain.body, 'unsubscribe')
       assert.equal(domainLink.origin, 'http://status.moving.dev')
+      assert.match(domainLink.path, /^\/status\/_subscription\/unsubscribe\?token=/)
       assert.equal(onDomain.headers['list-unsubscribe'], `<http://status.moving.dev${domainLink.path}>`)
       const asked = await t.call({
         method: 'GET',
@@ -356,6 +357,39 @@ for (const engine of testEngines()) {
       })
       assert.equal(asked.statusCode, 200, asked.body)
       assert.match(json(asked).message, /^Stop getting emails from Moving\?/)
+
+      const other = await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: 'Other', url: 'other-domain', customDomain: 'status.other.dev', cards: [] },
+      })
+      assert.equal(other.statusCode, 201, other.body)
+      const foreign = await t.call({
+        method: 'GET',
+        url: domainLink.path,
+        as: null,
+        headers: { host: 'status.other.dev' },
+      })
+      assert.equal(foreign.statusCode, 404, 'another page’s domain does not answer for this page')
+
+      // The domain moves elsewhere (or goes): its links still work while it points at svc.
+      assert.equal(
+        (
+          await t.call({
+            method: 'PUT',
+            url: `/v3/status-pages/${page.id}`,
+            payload: { ...payload, url: 'moved-again' },
+          })
+        ).statusCode,
+        200,
+      )
+      const afterMove = await t.call({
+        method: 'GET',
+        url: domainLink.path,
+        as: null,
+        headers: { host: 'status.moving.dev' },
+      })
+      assert.equal(afterMove.statusCode, 200, afterMove.body)
 
       const gone = await t.call({ method: 'POST', url: unsubscribe.path, as: null })
       assert.equal(gone.statusCode, 200, 'the first update’s link still unsubscribes')
@@ -369,6 +403,10 @@ for (const engine of testEngines()) {
       assert.equal(elsewhere.statusCode, 404)
 
       // A confirmation mail sent while the page has its domain links there too.
+      assert.equal(
+        (await t.call({ method: 'PUT', url: `/v3/status-pages/${page.id}`, payload: withDomain })).statusCode,
+        200,
+      )
       assert.equal((await subscribeJson('moved-again', 'liz@example.com')).statusCode, 202)
       await deliver()
       const domainConfirm = anyLinkIn((await mailTo('liz@example.com', smtp.received.length)).body, 'confirm')
