@@ -175,6 +175,9 @@ export async function updateCheck(
   await repo.replaceCheck(ctx, id, updated, definition.tags)
   await recordReferences(ctx, accountId, { type: 'check', id }, definition)
   await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
+  const trigger = triggerOf(current)
+  if (trigger && !triggerOf(definition))
+    await resolveOpenedIncidents(ctx, accountId, id, trigger, 'no longer opens incidents')
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   const heartbeatChanged = HEARTBEAT_FIELDS.some(
     (field) =>
@@ -213,15 +216,28 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
   await replaceReferences(ctx, accountId, { type: 'check', id }, [])
-  // Only its recovery would resolve the incidents it opened, and a deleted check never recovers.
-  const trigger = (JSON.parse(row.definition) as { triggerIncident?: { notifySubscribers?: boolean } | null })
-    .triggerIncident
+  await resolveOpenedIncidents(ctx, accountId, id, triggerOf(JSON.parse(row.definition)), 'was deleted')
+}
+
+const triggerOf = (definition: object) =>
+  (definition as { triggerIncident?: { notifySubscribers?: boolean } | null }).triggerIncident ?? undefined
+
+/**
+ * Only the check's recovery resolves the incidents its `triggerIncident` opened: once it is deleted or
+ * opens no incidents any more, that never comes, so they are resolved now, saying why.
+ */
+async function resolveOpenedIncidents(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  trigger: { notifySubscribers?: boolean } | undefined,
+  why: string,
+): Promise<void> {
   await resolveIncidentFromCheck(
     ctx,
     { id, accountId },
     {
-      description:
-        'Resolved automatically: the check that opened this incident was deleted, so it can no longer report recovery.',
+      description: `Resolved automatically: the check that opened this incident ${why}, so it can no longer report recovery.`,
       notifySubscribers: trigger?.notifySubscribers ?? false,
     },
   )
