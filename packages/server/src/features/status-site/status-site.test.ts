@@ -283,6 +283,23 @@ for (const engine of testEngines()) {
       )
       const data = await summary('deact')
       assert.equal(data.cards[0].services[1].uptime, 0, 'its past runs stay in the uptime history')
+
+      // The same for an activated check of a deactivated group.
+      health.set('/deact-a', 500)
+      await run(a.id)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['Deact both'], 'MAJOR_OUTAGE')
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: { name: 'Paused', activated: false },
+        }),
+      )
+      const moved = await t.call({ method: 'PUT', url: `/v1/checks/${a.id}`, payload: { groupId: group.id } })
+      assert.equal(moved.statusCode, 200, moved.body)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['Deact both'], 'OPERATIONAL')
       health.clear()
     })
 
