@@ -40,7 +40,9 @@ const serviceIds: string[] = []
 for (let i = 0; i < 20; i++) {
   const check = await api('POST', '/v1/checks/url', {
     name: `bench check ${i}`,
-    activated: false,
+    // Activated: a deactivated check reports nothing on a page, which would skip the status lookups.
+    activated: true,
+    frequency: 1440,
     request: { url: targetUrl },
   })
   for (let run = 0; run < 2; run++) await api('POST', `/v1/checks/${check.id}/trigger`)

@@ -41,6 +41,7 @@ export interface Database {
   incident_updates: IncidentUpdatesTable
   incident_component_impacts: IncidentComponentImpactsTable
   status_page_subscribers: StatusPageSubscribersTable
+  status_page_confirm_tokens: StatusPageConfirmTokensTable
   status_page_emails: StatusPageEmailsTable
   analytics_rollups: AnalyticsRollupsTable
   analytics_zones: AnalyticsZonesTable
@@ -472,10 +473,17 @@ export interface StatusPageSubscribersTable {
   id: string
   status_page_id: string
   email: string
-  confirm_token_hash: string | null
   confirmation_sent_at: string
   confirmed_at: string | null
   unsubscribe_token: string
+  created_at: string
+}
+
+/** One per confirmation link sent: every link confirms until the subscriber is gone. */
+export interface StatusPageConfirmTokensTable {
+  /** sha256 hex of the token in the link. */
+  token_hash: string
+  subscriber_id: string
   created_at: string
 }
 

@@ -13,6 +13,7 @@ import * as agentLeft from './0010-agent-left.ts'
 import * as suiteCancellation from './0011-suite-cancellation.ts'
 import * as agentScriptRuns from './0012-agent-script-runs.ts'
 import * as agentsPerLocation from './0013-agents-per-location.ts'
+import * as confirmTokens from './0014-confirm-tokens.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0011-suite-cancellation': suiteCancellation,
   '0012-agent-script-runs': agentScriptRuns,
   '0013-agents-per-location': agentsPerLocation,
+  '0014-confirm-tokens': confirmTokens,
 }

@@ -161,5 +161,36 @@ for (const { engine, createUrl } of testEngines()) {
         )
       })
     })
+
+    test('0014: a pending subscriber’s confirmation link keeps working, one row per link', async () => {
+      await atMigration(createUrl, '0013-agents-per-location', async ({ store, migrateTo, now }) => {
+        await sql`insert into status_pages (id, account_id, name, url, default_theme, is_private, white_label, version, content_version, created_at, updated_at)
+          values ('p1', 'a1', 'P', 'p', 'AUTO', ${false}, ${false}, 1, 1, ${now}, ${now})`.execute(store.db)
+        await sql`insert into status_page_subscribers (id, status_page_id, email, confirm_token_hash, confirmation_sent_at, confirmed_at, unsubscribe_token, created_at)
+          values ('pending', 'p1', 'a@example.com', 'hash-a', ${now}, null, 'u1', ${now}),
+                 ('confirmed', 'p1', 'b@example.com', null, ${now}, ${now}, 'u2', ${now})`.execute(store.db)
+
+        await migrateTo('0014-confirm-tokens')
+        const tokens = await store.db.selectFrom('status_page_confirm_tokens').selectAll().execute()
+        assert.deepEqual(
+          tokens.map((row) => ({ ...row })),
+          [{ token_hash: 'hash-a', subscriber_id: 'pending', created_at: now }],
+        )
+        const columns = Object.keys(
+          await store.db
+            .selectFrom('status_page_subscribers')
+            .selectAll()
+            .where('id', '=', 'pending')
+            .executeTakeFirstOrThrow(),
+        )
+        assert.equal(columns.includes('confirm_token_hash'), false)
+        await sql`delete from status_page_subscribers where id = 'pending'`.execute(store.db)
+        assert.equal(
+          (await store.db.selectFrom('status_page_confirm_tokens').selectAll().execute()).length,
+          0,
+          'links go with their subscriber',
+        )
+      })
+    })
   })
 }

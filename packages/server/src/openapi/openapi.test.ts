@@ -122,6 +122,9 @@ const OPEN_OPERATIONS = [
   'get /status/{slug}/subscribe/confirm',
   'get /status/{slug}/unsubscribe',
   'post /status/{slug}/unsubscribe',
+  'get /status/_subscription/confirm',
+  'get /status/_subscription/unsubscribe',
+  'post /status/_subscription/unsubscribe',
 ]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */

@@ -32,6 +32,7 @@ import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
+import { resolveIncidentFromCheck } from '../incidents/incident-triggers.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
@@ -174,6 +175,9 @@ export async function updateCheck(
   await repo.replaceCheck(ctx, id, updated, definition.tags)
   await recordReferences(ctx, accountId, { type: 'check', id }, definition)
   await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
+  const trigger = triggerOf(current)
+  if (trigger && !triggerOf(definition))
+    await resolveOpenedIncidents(ctx, accountId, id, trigger, 'no longer opens incidents')
   const resolved = await resolveCheck(ctx, { ...row, ...updated })
   const heartbeatChanged = HEARTBEAT_FIELDS.some(
     (field) =>
@@ -212,6 +216,31 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
   await replaceReferences(ctx, accountId, { type: 'check', id }, [])
+  await resolveOpenedIncidents(ctx, accountId, id, triggerOf(JSON.parse(row.definition)), 'was deleted')
+}
+
+const triggerOf = (definition: object) =>
+  (definition as { triggerIncident?: { notifySubscribers?: boolean } | null }).triggerIncident ?? undefined
+
+/**
+ * Only the check's recovery resolves the incidents its `triggerIncident` opened: once it is deleted or
+ * opens no incidents any more, that never comes, so they are resolved now, saying why.
+ */
+async function resolveOpenedIncidents(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  trigger: { notifySubscribers?: boolean } | undefined,
+  why: string,
+): Promise<void> {
+  await resolveIncidentFromCheck(
+    ctx,
+    { id, accountId },
+    {
+      description: `Resolved automatically: the check that opened this incident ${why}, so it can no longer report recovery.`,
+      notifySubscribers: trigger?.notifySubscribers ?? false,
+    },
+  )
 }
 
 /**

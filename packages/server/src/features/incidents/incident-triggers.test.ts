@@ -111,5 +111,140 @@ for (const engine of testEngines()) {
         2,
       )
     })
+
+    test('taking triggerIncident off the check resolves the incidents it opened, saying why', async () => {
+      nowMs = T0 + 4 * 3_600_000
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Login' } }),
+      )
+      const trigger = {
+        serviceId: service.id,
+        severity: 'MINOR' as const,
+        name: 'Login is slow',
+        description: 'Logins take long.',
+        notifySubscribers: false,
+      }
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name: 'login',
+            activated: false,
+            request: { url: 'http://127.0.0.1:9/' },
+            triggerIncident: trigger,
+          },
+        }),
+      )
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: {
+            name: 'untriggered',
+            url: 'untriggered',
+            cards: [{ name: 'S', services: [{ id: service.id }] }],
+          },
+        }),
+      )
+      const [incident] = await openIncidentFromCheck(
+        t.ctx,
+        { id: check.id, accountId: t.owner.accountId },
+        trigger,
+      )
+      assert.ok(incident)
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { name: 'login v2' },
+      })
+      assert.equal(renamed.statusCode, 200, renamed.body)
+      const still = json(
+        await t.call({ method: 'GET', url: `/v3/status-pages/${page.id}/incidents/${incident.id}` }),
+      )
+      assert.equal(still.lastUpdateStatus, 'INVESTIGATING', 'other edits leave it open')
+
+      nowMs += 60_000
+      const off = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { triggerIncident: null },
+      })
+      assert.equal(off.statusCode, 200, off.body)
+      const after = json(
+        await t.call({ method: 'GET', url: `/v3/status-pages/${page.id}/incidents/${incident.id}` }),
+      )
+      assert.equal(after.lastUpdateStatus, 'RESOLVED')
+      assert.match(
+        after.incidentUpdates.find((u: any) => u.status === 'RESOLVED')?.description,
+        /check that opened this incident no longer opens incidents/,
+      )
+    })
+
+    test('deleting the check resolves the incidents it opened, saying why', async () => {
+      nowMs = T0 + 2 * 3_600_000
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Search' } }),
+      )
+      const trigger = {
+        serviceId: service.id,
+        severity: 'MAJOR' as const,
+        name: 'Search is down',
+        description: 'Searches fail.',
+        notifySubscribers: false,
+      }
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name: 'search',
+            activated: false,
+            request: { url: 'http://127.0.0.1:9/' },
+            triggerIncident: trigger,
+          },
+        }),
+      )
+      json(
+        await t.call({
+          method: 'PUT',
+          url: `/v1/status-pages/services/${service.id}`,
+          payload: { name: 'Search', checkIds: [check.id] },
+        }),
+      )
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: {
+            name: 'deleted',
+            url: 'deleted-trigger',
+            cards: [{ name: 'S', services: [{ id: service.id }] }],
+          },
+        }),
+      )
+      const [incident] = await openIncidentFromCheck(
+        t.ctx,
+        { id: check.id, accountId: t.owner.accountId },
+        trigger,
+      )
+      assert.ok(incident)
+
+      nowMs += 5 * 60_000
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })).statusCode, 204)
+      const after = json(
+        await t.call({ method: 'GET', url: `/v3/status-pages/${page.id}/incidents/${incident.id}` }),
+      )
+      assert.equal(after.lastUpdateStatus, 'RESOLVED')
+      assert.equal(after.duration, 5 * 60)
+      assert.match(
+        after.incidentUpdates.find((u: any) => u.status === 'RESOLVED')?.description,
+        /check that opened this incident was deleted/,
+      )
+      assert.deepEqual(
+        after.componentImpacts.map((c: any) => [c.status, c.endedAt]),
+        [['OPERATIONAL', new Date(nowMs).toISOString()]],
+      )
+    })
   })
 }

@@ -49,10 +49,22 @@ export async function deleteWindow(ctx: ServiceContext, accountId: string, id: n
 /** Whether a check with `tags` is in a maintenance window of its account at `at`. */
 export async function inMaintenance(ctx: ServiceContext, accountId: string, tags: string[], at: Date) {
   if (tags.length === 0) return false
+  return coversTags(await activeWindowTags(ctx, accountId, at), tags)
+}
+
+/** The tag lists of the account's windows active at `at`: one lookup for many checks (see `coversTags`). */
+export async function activeWindowTags(
+  ctx: ServiceContext,
+  accountId: string,
+  at: Date,
+): Promise<string[][]> {
   const windows = await repo.windowsStartedBy(ctx, accountId, at.toISOString())
-  return windows.some(
-    (w) => (JSON.parse(w.tags) as string[]).some((tag) => tags.includes(tag)) && isActive(w, at),
-  )
+  return windows.filter((w) => isActive(w, at)).map((w) => JSON.parse(w.tags) as string[])
+}
+
+/** Whether one of `windowTags` (from `activeWindowTags`) covers a check with `tags`. */
+export function coversTags(windowTags: string[][], tags: string[]): boolean {
+  return windowTags.some((wanted) => wanted.some((tag) => tags.includes(tag)))
 }
 
 /** A window covers `at` when one of its occurrences (the first, or a repeat) started by `at` and has not ended. */

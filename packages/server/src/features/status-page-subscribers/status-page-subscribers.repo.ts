@@ -1,8 +1,13 @@
-import { fetchPage, type StatusPageEmailsTable, type StatusPageSubscribersTable } from '@svc/db'
+import {
+  fetchPage,
+  type StatusPageConfirmTokensTable,
+  type StatusPageEmailsTable,
+  type StatusPageSubscribersTable,
+} from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
-/** The only SQL for `status_page_subscribers` and `status_page_emails`. */
+/** The only SQL for `status_page_subscribers`, `status_page_confirm_tokens` and `status_page_emails`. */
 
 export async function insertSubscriber(ctx: ServiceContext, row: StatusPageSubscribersTable): Promise<void> {
   await ctx.db.insertInto('status_page_subscribers').values(row).execute()
@@ -17,21 +22,35 @@ export async function findSubscriberByEmail(ctx: ServiceContext, pageId: string,
     .executeTakeFirst()
 }
 
-export async function findSubscriberByConfirmHash(ctx: ServiceContext, pageId: string, hash: string) {
+/** The subscriber whose confirmation link carries the token of `hash` (any of the links sent). */
+export async function findSubscriberByConfirmHash(ctx: ServiceContext, hash: string) {
+  return ctx.db
+    .selectFrom('status_page_confirm_tokens as t')
+    .innerJoin('status_page_subscribers as s', 's.id', 't.subscriber_id')
+    .selectAll('s')
+    .where('t.token_hash', '=', hash)
+    .executeTakeFirst()
+}
+
+export async function insertConfirmToken(
+  ctx: ServiceContext,
+  row: StatusPageConfirmTokensTable,
+): Promise<void> {
+  await ctx.db.insertInto('status_page_confirm_tokens').values(row).execute()
+}
+
+export async function findSubscriberByUnsubscribeToken(ctx: ServiceContext, token: string) {
   return ctx.db
     .selectFrom('status_page_subscribers')
     .selectAll()
-    .where('status_page_id', '=', pageId)
-    .where('confirm_token_hash', '=', hash)
+    .where('unsubscribe_token', '=', token)
     .executeTakeFirst()
 }
 
 export async function setSubscriber(
   ctx: ServiceContext,
   id: string,
-  changes: Partial<
-    Pick<StatusPageSubscribersTable, 'confirm_token_hash' | 'confirmation_sent_at' | 'confirmed_at'>
-  >,
+  changes: Partial<Pick<StatusPageSubscribersTable, 'confirmation_sent_at' | 'confirmed_at'>>,
 ): Promise<void> {
   await ctx.db.updateTable('status_page_subscribers').set(changes).where('id', '=', id).execute()
 }

@@ -11,6 +11,7 @@ import { HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { countHit } from '../../rate-limit/rate-limit.repo.ts'
 import { invalid } from '../checks/checks.service.ts'
+import { findPageById } from '../status-pages/status-pages.repo.ts'
 import { findOrThrow as findPageOrThrow, publicUrlOf } from '../status-pages/status-pages.service.ts'
 import * as repo from './status-page-subscribers.repo.ts'
 import { enqueueSubscriberEmail } from './subscriber-mail.ts'
@@ -86,17 +87,13 @@ async function sendConfirmation(
     const tx = { ...ctx, db }
     let subscriber: StatusPageSubscribersTable
     if (existing) {
-      await repo.setSubscriber(tx, existing.id, {
-        confirm_token_hash: hashToken(confirmToken),
-        confirmation_sent_at: now,
-      })
+      await repo.setSubscriber(tx, existing.id, { confirmation_sent_at: now })
       subscriber = existing
     } else {
       subscriber = {
         id: randomUUID(),
         status_page_id: page.id,
         email,
-        confirm_token_hash: hashToken(confirmToken),
         confirmation_sent_at: now,
         confirmed_at: null,
         unsubscribe_token: randomBytes(32).toString('base64url'),
@@ -104,8 +101,15 @@ async function sendConfirmation(
       }
       await repo.insertSubscriber(tx, subscriber)
     }
-    const pageUrl = publicUrlOf(ctx, page)
-    const confirmUrl = `${pageUrl}/subscribe/confirm?token=${confirmToken}`
+    // A new link, and the ones sent before keep working: people open the first mail they find.
+    await repo.insertConfirmToken(tx, {
+      token_hash: hashToken(confirmToken),
+      subscriber_id: subscriber.id,
+      created_at: now,
+    })
+    const links = subscriberLinksOf(ctx, page)
+    const pageUrl = links.page
+    const confirmUrl = links.confirm(confirmToken)
     await enqueueSubscriberEmail(tx, {
       statusPageId: page.id,
       subscriberId: subscriber.id,
@@ -125,10 +129,10 @@ async function sendConfirmation(
   })
 }
 
-/** Confirms the subscription behind `token`; false for an unknown token. */
+/** Confirms the subscription behind `token` (any confirmation link it was sent); false for an unknown token. */
 export async function confirmSubscription(ctx: ServiceContext, page: StatusPagesTable, token: string) {
-  const subscriber = await repo.findSubscriberByConfirmHash(ctx, page.id, hashToken(token))
-  if (!subscriber) return false
+  const subscriber = await repo.findSubscriberByConfirmHash(ctx, hashToken(token))
+  if (!subscriber || subscriber.status_page_id !== page.id) return false
   if (!subscriber.confirmed_at) await repo.setSubscriber(ctx, subscriber.id, { confirmed_at: isoNow(ctx) })
   return true
 }
@@ -141,6 +145,42 @@ export async function unsubscribe(ctx: ServiceContext, page: StatusPagesTable, t
 /** Whether `token` still unsubscribes someone from `page` (a link opened, not yet acted on). */
 export async function isUnsubscribeToken(ctx: ServiceContext, page: StatusPagesTable, token: string) {
   return repo.subscriberWithTokenExists(ctx, page.id, token)
+}
+
+/** The page a mail link's token belongs to, whatever its slug or domain is now. */
+export async function pageOfLinkToken(
+  ctx: ServiceContext,
+  link: 'confirm' | 'unsubscribe',
+  token: string,
+): Promise<StatusPagesTable | undefined> {
+  const subscriber =
+    link === 'confirm'
+      ? await repo.findSubscriberByConfirmHash(ctx, hashToken(token))
+      : await repo.findSubscriberByUnsubscribeToken(ctx, token)
+  return subscriber ? findPageById(ctx, subscriber.status_page_id) : undefined
+}
+
+/** Path of the slug-free mail links on svc's own host (no slug holds `_`). */
+export const LINK_PREFIX = '/status/_subscription'
+
+/**
+ * Where subscriber mail points: token-only links, so they keep working when the page's slug changes. On
+ * the page's custom domain when it has one (svc can't check a domain's DNS: setting `customDomain` says it
+ * points here), with svc's own scheme and port; the links work there even after the domain is moved.
+ */
+export function subscriberLinksOf(
+  ctx: ServiceContext,
+  page: Pick<StatusPagesTable, 'url' | 'custom_domain'>,
+) {
+  const own = new URL(ctx.publicUrl)
+  const origin = page.custom_domain
+    ? `${own.protocol}//${page.custom_domain}${own.port ? `:${own.port}` : ''}`
+    : ctx.publicUrl
+  return {
+    page: page.custom_domain ? origin : publicUrlOf(ctx, page),
+    confirm: (token: string) => `${origin}${LINK_PREFIX}/confirm?token=${token}`,
+    unsubscribe: (token: string) => `${origin}${LINK_PREFIX}/unsubscribe?token=${token}`,
+  }
 }
 
 export async function listSubscribers(ctx: ServiceContext, accountId: string, pageId: string, page: Page) {
@@ -171,11 +211,12 @@ export async function enqueueUpdateNotifications(
   update: IncidentUpdatesTable,
 ): Promise<number> {
   const subscribers = await repo.confirmedSubscribers(ctx, page.id)
-  const pageUrl = publicUrlOf(ctx, page)
+  const links = subscriberLinksOf(ctx, page)
+  const pageUrl = links.page
   const status = STATUS_LABELS[update.status] ?? update.status
   let queued = 0
   for (const subscriber of subscribers) {
-    const unsubscribeUrl = `${pageUrl}/unsubscribe?token=${subscriber.unsubscribe_token}`
+    const unsubscribeUrl = links.unsubscribe(subscriber.unsubscribe_token)
     const fresh = await enqueueSubscriberEmail(ctx, {
       statusPageId: page.id,
       subscriberId: subscriber.id,

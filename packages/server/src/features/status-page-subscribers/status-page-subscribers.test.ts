@@ -100,7 +100,7 @@ for (const engine of testEngines()) {
       json(await t.call({ method: 'GET', url: `/v3/status-pages/${pageId}/subscribers` }))
     const linkIn = (body: string, path: string) => {
       const match = body.match(
-        new RegExp(`http://svc\\.test(/status/[a-z-]+/${path}\\?token=[A-Za-z0-9_-]+)`),
+        new RegExp(`http://svc\\.test(/status/_subscription/${path}\\?token=[A-Za-z0-9_-]+)`),
       )
       assert.ok(match, `a ${path} link in:\n${body}`)
       return match[1] as string
@@ -131,7 +131,7 @@ for (const engine of testEngines()) {
       const confirmation = smtp.received.find((m) => m.to[0] === 'ada@example.com') as Received
       assert.equal(confirmation.headers.subject, 'Confirm your subscription to News')
       assert.equal(confirmation.headers.from, FROM)
-      const confirmPath = linkIn(confirmation.body, 'subscribe/confirm')
+      const confirmPath = linkIn(confirmation.body, 'confirm')
 
       // Asking again soon sends no second confirmation; the answer doesn't tell.
       assert.equal((await subscribeJson('news', 'ada@example.com')).statusCode, 202)
@@ -144,6 +144,13 @@ for (const engine of testEngines()) {
         (await t.call({ method: 'GET', url: confirmPath, as: null })).statusCode,
         200,
         'the link can be opened twice',
+      )
+      const token = confirmPath.split('token=')[1]
+      assert.equal(
+        (await t.call({ method: 'GET', url: `/status/news/subscribe/confirm?token=${token}`, as: null }))
+          .statusCode,
+        200,
+        'links of mails sent before links were slug-free still work',
       )
       assert.equal(
         (await t.call({ method: 'GET', url: '/status/news/subscribe/confirm?token=nope', as: null }))
@@ -252,6 +259,166 @@ for (const engine of testEngines()) {
         payload: { description: 'Fixed', status: 'RESOLVED', notifySubscribers: true },
       })
       assert.deepEqual(await deliver(), { sent: 0, failed: 0 }, 'nobody confirmed is left')
+    })
+
+    /** The link to `path` in a mail, wherever it points. */
+    const anyLinkIn = (body: string, path: string) => {
+      const match = body.match(new RegExp(`(http://[a-z.]+)(/[a-z_/-]*${path}\\?token=[A-Za-z0-9_-]+)`))
+      assert.ok(match, `a ${path} link in:\n${body}`)
+      return { origin: match[1] as string, path: match[2] as string }
+    }
+    const mailTo = async (address: string, count: number) => {
+      await smtp.waitFor(count)
+      return smtp.received.filter((m) => m.to[0] === address).at(-1) as Received
+    }
+
+    test('asking again for a confirmation keeps the first link working: each link confirms until used', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Again', url: 'ask-again', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('ask-again', 'eve@example.com')).statusCode, 202)
+      assert.deepEqual(await deliver(), { sent: 1, failed: 0 })
+      const first = anyLinkIn((await mailTo('eve@example.com', smtp.received.length)).body, 'confirm')
+      nowMs += 11 * 60_000
+      assert.equal((await subscribeJson('ask-again', 'eve@example.com')).statusCode, 202)
+      assert.deepEqual(await deliver(), { sent: 1, failed: 0 }, 'a second confirmation after 10 minutes')
+      const second = anyLinkIn((await mailTo('eve@example.com', smtp.received.length)).body, 'confirm')
+      assert.notEqual(first.path, second.path)
+
+      const opened = await t.call({ method: 'GET', url: first.path, as: null })
+      assert.equal(opened.statusCode, 200, 'the first mail’s link still confirms')
+      assert.equal((await subscribers(page.id))[0].status, 'CONFIRMED')
+      assert.equal((await t.call({ method: 'GET', url: second.path, as: null })).statusCode, 200)
+      const token = first.path.split('token=')[1]
+      assert.equal(
+        (await t.call({ method: 'GET', url: `/status/news/subscribe/confirm?token=${token}`, as: null }))
+          .statusCode,
+        404,
+        'another page’s link does not confirm',
+      )
+    })
+
+    test('mail links keep working when the page’s slug changes, and use its custom domain', async () => {
+      const payload = { name: 'Moving', url: 'moving', cards: [] }
+      const page = json(await t.call({ method: 'POST', url: '/v3/status-pages', payload }))
+      assert.equal((await subscribeJson('moving', 'max@example.com')).statusCode, 202)
+      await deliver()
+      const confirm = anyLinkIn((await mailTo('max@example.com', smtp.received.length)).body, 'confirm')
+      assert.equal(confirm.origin, 'http://svc.test')
+      const moved = await t.call({
+        method: 'PUT',
+        url: `/v3/status-pages/${page.id}`,
+        payload: { ...payload, url: 'moved' },
+      })
+      assert.equal(moved.statusCode, 200, moved.body)
+      const confirmed = await t.call({ method: 'GET', url: confirm.path, as: null })
+      assert.equal(confirmed.statusCode, 200, 'the confirmation link outlives the old slug')
+      assert.match(json(confirmed).message, /Subscription confirmed/)
+
+      const post = (description: string) =>
+        t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${page.id}/incidents`,
+          payload: {
+            name: 'Moves',
+            incidentUpdates: [{ description, status: 'INVESTIGATING', notifySubscribers: true }],
+          },
+        })
+      await post('Moving house.')
+      await deliver()
+      const update = await mailTo('max@example.com', smtp.received.length)
+      assert.match(update.body, /Status page: http:\/\/svc\.test\/status\/moved\n/)
+      const unsubscribe = anyLinkIn(update.body, 'unsubscribe')
+      assert.equal(update.headers['list-unsubscribe'], `<${unsubscribe.origin}${unsubscribe.path}>`)
+
+      // With a custom domain, mails point there; the links still work after the slug changes again.
+      const withDomain = { ...payload, url: 'moved-again', customDomain: 'status.moving.dev' }
+      assert.equal(
+        (await t.call({ method: 'PUT', url: `/v3/status-pages/${page.id}`, payload: withDomain })).statusCode,
+        200,
+      )
+      await post('Moved to our own domain.')
+      await deliver()
+      const onDomain = await mailTo('max@example.com', smtp.received.length)
+      assert.match(onDomain.body, /Status page: http:\/\/status\.moving\.dev\n/)
+      const domainLink = anyLinkIn(onDomain.body, 'unsubscribe')
+      assert.equal(domainLink.origin, 'http://status.moving.dev')
+      assert.match(domainLink.path, /^\/status\/_subscription\/unsubscribe\?token=/)
+      assert.equal(onDomain.headers['list-unsubscribe'], `<http://status.moving.dev${domainLink.path}>`)
+      const asked = await t.call({
+        method: 'GET',
+        url: domainLink.path,
+        as: null,
+        headers: { host: 'status.moving.dev' },
+      })
+      assert.equal(asked.statusCode, 200, asked.body)
+      assert.match(json(asked).message, /^Stop getting emails from Moving\?/)
+
+      const other = await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: 'Other', url: 'other-domain', customDomain: 'status.other.dev', cards: [] },
+      })
+      assert.equal(other.statusCode, 201, other.body)
+      const foreign = await t.call({
+        method: 'GET',
+        url: domainLink.path,
+        as: null,
+        headers: { host: 'status.other.dev' },
+      })
+      assert.equal(foreign.statusCode, 404, 'another page’s domain does not answer for this page')
+
+      // The domain moves elsewhere (or goes): its links still work while it points at svc.
+      assert.equal(
+        (
+          await t.call({
+            method: 'PUT',
+            url: `/v3/status-pages/${page.id}`,
+            payload: { ...payload, url: 'moved-again' },
+          })
+        ).statusCode,
+        200,
+      )
+      const afterMove = await t.call({
+        method: 'GET',
+        url: domainLink.path,
+        as: null,
+        headers: { host: 'status.moving.dev' },
+      })
+      assert.equal(afterMove.statusCode, 200, afterMove.body)
+
+      const gone = await t.call({ method: 'POST', url: unsubscribe.path, as: null })
+      assert.equal(gone.statusCode, 200, 'the first update’s link still unsubscribes')
+      assert.deepEqual(await subscribers(page.id), [])
+      const elsewhere = await t.call({
+        method: 'GET',
+        url: '/subscribe/confirm?token=nope',
+        as: null,
+        headers: { host: 'status.moving.dev' },
+      })
+      assert.equal(elsewhere.statusCode, 404)
+
+      // A confirmation mail sent while the page has its domain links there too.
+      assert.equal(
+        (await t.call({ method: 'PUT', url: `/v3/status-pages/${page.id}`, payload: withDomain })).statusCode,
+        200,
+      )
+      assert.equal((await subscribeJson('moved-again', 'liz@example.com')).statusCode, 202)
+      await deliver()
+      const domainConfirm = anyLinkIn((await mailTo('liz@example.com', smtp.received.length)).body, 'confirm')
+      assert.equal(domainConfirm.origin, 'http://status.moving.dev')
+      const viaDomain = await t.call({
+        method: 'GET',
+        url: domainConfirm.path,
+        as: null,
+        headers: { host: 'status.moving.dev' },
+      })
+      assert.equal(viaDomain.statusCode, 200, viaDomain.body)
+      assert.equal((await subscribers(page.id))[0].status, 'CONFIRMED')
     })
 
     test('a form post works without JavaScript; bad addresses and private pages are refused', async () => {
@@ -515,7 +682,7 @@ describe('a server started with SVC_SMTP_URL', () => {
       await smtp.waitFor(1)
       assert.deepEqual(smtp.received[0]?.to, ['frank@example.com'])
       assert.equal(smtp.received[0]?.headers.from, FROM)
-      assert.match(smtp.received[0]?.body ?? '', /\/status\/process\/subscribe\/confirm\?token=/)
+      assert.match(smtp.received[0]?.body ?? '', /\/status\/_subscription\/confirm\?token=/)
     } finally {
       assert.equal(await server.stop('SIGTERM'), 0)
       await smtp.close()

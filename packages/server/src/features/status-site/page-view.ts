@@ -100,7 +100,7 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   const serviceById = new Map(services.map((s) => [s.id, s]))
   const allCheckIds = [...new Set([...checkIds.values()].flat())]
   const [statuses, counts, incidents, impactRows] = await Promise.all([
-    componentStatusesOfPage(ctx, page.id, checkIds),
+    componentStatusesOfPage(ctx, page, checkIds),
     dailyFinalCounts(ctx, allCheckIds, new Date(firstDayMs).toISOString()),
     assemble(ctx, incidentRows),
     impactsOfIncidents(

@@ -12,7 +12,10 @@ import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
   confirmSubscription,
   isUnsubscribeToken,
+  LINK_PREFIX,
+  pageOfLinkToken,
   subscribe,
+  subscriberLinksOf,
   unsubscribe,
 } from '../status-page-subscribers/status-page-subscribers.service.ts'
 import { findPageByDomain, findPageBySlug } from '../status-pages/status-pages.repo.ts'
@@ -97,18 +100,22 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
   })
 
   const ownHost = new URL(ctx.publicUrl).hostname
+  /**
+   * A customer's domain shows their page only: anyone's page by its slug there would put another
+   * tenant's words under their name. svc's own host and hosts of no page show any page.
+   */
+  const shownOnHost = async (request: FastifyRequest, row: StatusPagesTable): Promise<boolean> => {
+    const host = hostOf(request)
+    if (!host || host === ownHost || host === row.custom_domain) return true
+    return !(await cachedPageRow(ctx, `domain:${host}`, () => findPageByDomain(ctx, host)))
+  }
   const bySlug: Site = {
     prefix: '/status/:slug',
     hide: false,
     page: async (request) => {
       const slug = (request.params as { slug: string }).slug
       const row = await cachedPageRow(ctx, `slug:${slug}`, () => findPageBySlug(ctx, slug))
-      const host = hostOf(request)
-      if (!row || !host || host === ownHost || host === row.custom_domain) return row
-      // A customer's domain shows their page only: anyone's page by its slug there would put
-      // another tenant's words under their name.
-      const owner = await cachedPageRow(ctx, `domain:${host}`, () => findPageByDomain(ctx, host))
-      return owner ? undefined : row
+      return row && (await shownOnHost(request, row)) ? row : undefined
     },
     base: (_request, page) => `/status/${page.url}`,
     origin: () => ctx.publicUrl,
@@ -217,8 +224,46 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
       },
     )
 
-    app.get(
+    linkRoutes(
       `${site.prefix}/subscribe/confirm`,
+      `${site.prefix}/unsubscribe`,
+      documented,
+      (request) => site.page(request),
+      (request, page) => site.base(request, page) || '/',
+    )
+  }
+
+  // The links in subscriber mail: by token alone, so they outlive a change of the page's slug.
+  linkRoutes(
+    `${LINK_PREFIX}/confirm`,
+    `${LINK_PREFIX}/unsubscribe`,
+    (summary, description, extra = {}) => ({
+      tags,
+      summary: `${summary} (the link in mails)`,
+      description: `${description} Finds the page by the token, whatever its slug is now.`,
+      security: [],
+      ...extra,
+    }),
+    async (request, link) => {
+      const token = (request.query as { token?: string }).token
+      const row = token ? await pageOfLinkToken(ctx, link, token) : undefined
+      return row && (await shownOnHost(request, row)) ? row : undefined
+    },
+    (_request, page) => subscriberLinksOf(ctx, page).page,
+  )
+
+  function linkRoutes(
+    confirmUrl: string,
+    unsubscribeUrl: string,
+    documented: (summary: string, description: string, extra?: Record<string, unknown>) => object,
+    pageOf: (
+      request: FastifyRequest,
+      link: 'confirm' | 'unsubscribe',
+    ) => Promise<StatusPagesTable | undefined>,
+    backOf: (request: FastifyRequest, page: StatusPagesTable) => string,
+  ) {
+    app.get(
+      confirmUrl,
       {
         schema: documented('Confirm an email subscription', 'The link in the confirmation email.', {
           querystring: TokenQuery,
@@ -228,9 +273,9 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         }),
       },
       async (request, reply) => {
-        const page = await site.page(request)
+        const page = await pageOf(request, 'confirm')
         const token = (request.query as { token?: string }).token
-        const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
+        const back = page ? { href: backOf(request, page), text: `Go to ${page.name}` } : undefined
         if (!page || !token || !(await confirmSubscription(ctx, page, token)))
           return answer(request, reply, 404, 'Link not valid', 'This confirmation link is unknown.', back)
         const message = `Subscription confirmed: you will get an email whenever ${page.name} posts an incident update.`
@@ -240,7 +285,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
 
     app.route({
       method: ['GET', 'POST'],
-      url: `${site.prefix}/unsubscribe`,
+      url: unsubscribeUrl,
       schema: documented(
         'Unsubscribe with one click',
         'The link in every email (also as List-Unsubscribe, which mail clients POST to). A POST ' +
@@ -254,9 +299,9 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         },
       ),
       handler: async (request, reply) => {
-        const page = await site.page(request)
+        const page = await pageOf(request, 'unsubscribe')
         const token = (request.query as { token?: string }).token
-        const back = page ? { href: site.base(request, page) || '/', text: `Go to ${page.name}` } : undefined
+        const back = page ? { href: backOf(request, page), text: `Go to ${page.name}` } : undefined
         const notSubscribed = () =>
           answer(request, reply, 404, 'Link not valid', 'This address is not subscribed (any more).', back)
         if (request.method === 'GET') {

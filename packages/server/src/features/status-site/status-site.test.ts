@@ -50,7 +50,8 @@ for (const engine of testEngines()) {
         await t.call({
           method: 'POST',
           url: '/v1/checks/url',
-          payload: { name, activated: false, request: { url: `${base}${path}` } },
+          // Activated: a deactivated check does not report on pages (the test app runs no scheduler).
+          payload: { name, activated: true, request: { url: `${base}${path}` } },
         }),
       )
     const run = (checkId: string) => t.call({ method: 'POST', url: `/v1/checks/${checkId}/trigger` })
@@ -249,6 +250,147 @@ for (const engine of testEngines()) {
       assert.deepEqual(days.at(-1), { date: '2026-11-22', uptime: 50 }, '2 of 4 runs passed today')
       assert.equal(days[0].uptime, null)
       assert.equal((await summary('follow')).cards[0].services[0].uptime, 50)
+      health.clear()
+    })
+
+    test('a deactivated check no longer sets its service’s status', async () => {
+      const a = await check('on', '/deact-a')
+      const b = await check('off', '/deact-b')
+      const both = await service('Deact both', [a.id, b.id])
+      const alone = await service('Deact alone', [b.id])
+      await page({
+        name: 'Deact',
+        url: 'deact',
+        cards: [{ name: 'c', services: [{ id: both.id }, { id: alone.id }] }],
+      })
+      const statusOf = async () => {
+        const data = await summary('deact')
+        return Object.fromEntries(data.cards[0].services.map((s: any) => [s.name, s.status]))
+      }
+      health.set('/deact-b', 500)
+      await run(a.id)
+      await run(b.id)
+      later(RENDER_TTL_MS)
+      assert.deepEqual(await statusOf(), { 'Deact both': 'PARTIAL_OUTAGE', 'Deact alone': 'MAJOR_OUTAGE' })
+
+      const off = await t.call({ method: 'PUT', url: `/v1/checks/${b.id}`, payload: { activated: false } })
+      assert.equal(off.statusCode, 200, off.body)
+      later(RENDER_TTL_MS)
+      assert.deepEqual(
+        await statusOf(),
+        { 'Deact both': 'OPERATIONAL', 'Deact alone': 'OPERATIONAL' },
+        'the deactivated check reports nothing; the other one still does',
+      )
+      const data = await summary('deact')
+      assert.equal(data.cards[0].services[1].uptime, 0, 'its past runs stay in the uptime history')
+
+      // The same for an activated check of a deactivated group.
+      health.set('/deact-a', 500)
+      await run(a.id)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['Deact both'], 'MAJOR_OUTAGE')
+      const group = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/check-groups',
+          payload: { name: 'Paused', activated: false },
+        }),
+      )
+      const moved = await t.call({ method: 'PUT', url: `/v1/checks/${a.id}`, payload: { groupId: group.id } })
+      assert.equal(moved.statusCode, 200, moved.body)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['Deact both'], 'OPERATIONAL')
+      health.clear()
+    })
+
+    test('an active maintenance window covering all of a service’s checks shows it under maintenance', async () => {
+      const db = await check('db', '/mw-db')
+      const web = await check('web', '/mw-web')
+      for (const [id, tags] of [
+        [db.id, ['database']],
+        [web.id, ['web']],
+      ] as const) {
+        const res = await t.call({ method: 'PUT', url: `/v1/checks/${id}`, payload: { tags } })
+        assert.equal(res.statusCode, 200, res.body)
+      }
+      const database = await service('MW database', [db.id])
+      const site = await service('MW site', [db.id, web.id])
+      const noChecks = await service('MW none')
+      await page({
+        name: 'Maint',
+        url: 'maint',
+        cards: [{ name: 'c', services: [{ id: database.id }, { id: site.id }, { id: noChecks.id }] }],
+      })
+      health.set('/mw-db', 500)
+      await run(db.id)
+      await run(web.id)
+      const statusOf = async () => {
+        const data = await summary('maint')
+        return Object.fromEntries(data.cards[0].services.map((s: any) => [s.name, s.status]))
+      }
+      later(RENDER_TTL_MS)
+      assert.deepEqual(await statusOf(), {
+        'MW database': 'MAJOR_OUTAGE',
+        'MW site': 'PARTIAL_OUTAGE',
+        'MW none': 'OPERATIONAL',
+      })
+
+      const start = nowMs + 60_000
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/maintenance-windows',
+        payload: {
+          name: 'Internal: DB upgrade',
+          tags: ['database'],
+          startsAt: new Date(start).toISOString(),
+          endsAt: new Date(start + 3_600_000).toISOString(),
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['MW database'], 'MAJOR_OUTAGE', 'an upcoming window changes nothing')
+
+      nowMs = start + RENDER_TTL_MS
+      const data = await summary('maint')
+      assert.deepEqual(
+        await statusOf(),
+        {
+          'MW database': 'UNDER_MAINTENANCE',
+          'MW site': 'UNDER_MAINTENANCE',
+          'MW none': 'OPERATIONAL',
+        },
+        'a check in maintenance reports no failure; its services are under maintenance',
+      )
+      assert.equal(data.cards[0].services[0].statusText, 'Under maintenance')
+      assert.deepEqual(data.status, {
+        indicator: 'UNDER_MAINTENANCE',
+        description: 'Maintenance in progress',
+      })
+      const html = (await open('/status/maint', HTML)).body
+      assert.match(html, /Maintenance in progress<\/h2>/)
+      assert.match(html, /MW database<\/h3><span class="status lv-maintenance">/)
+      assert.equal(html.includes('DB upgrade'), false, 'the window itself stays internal')
+
+      health.set('/mw-web', 500)
+      await run(web.id)
+      later(RENDER_TTL_MS)
+      assert.equal(
+        (await statusOf())['MW site'],
+        'MAJOR_OUTAGE',
+        'a failure of a check not in maintenance is worse',
+      )
+      const deactivated = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${web.id}`,
+        payload: { activated: false },
+      })
+      assert.equal(deactivated.statusCode, 200, deactivated.body)
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['MW site'], 'UNDER_MAINTENANCE')
+
+      nowMs = start + 3_600_000
+      later(RENDER_TTL_MS)
+      assert.equal((await statusOf())['MW database'], 'MAJOR_OUTAGE', 'the window is over')
       health.clear()
     })
 
