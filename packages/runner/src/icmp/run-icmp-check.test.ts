@@ -97,6 +97,22 @@ describe('ICMP checks through the system ping', () => {
     }
   })
 
+  test('shouldFail inverts what ping measured; a ping that never ran (no such host, wrong family) still fails', async () => {
+    const answered = await runIcmpCheck(job({ pingCount: 1 }, { shouldFail: true }), ctx)
+    assert.deepEqual([answered.checkResult.summary?.received, answered.hasFailures], [1, true])
+    const mismatch = await runIcmpCheck(
+      job({ hostname: '127.0.0.1', ipFamily: 'IPv6', pingCount: 1 }, { shouldFail: true }),
+      ctx,
+    )
+    assert.deepEqual([mismatch.checkResult.summary, mismatch.hasFailures], [null, true])
+    const unknown = await runIcmpCheck(
+      job({ hostname: 'nosuch.invalid', pingCount: 1 }, { shouldFail: true }),
+      ctx,
+    )
+    assert.deepEqual([unknown.checkResult.summary, unknown.hasFailures], [null, true])
+    assert.equal(unknown.error?.type, 'NETWORK_ERROR')
+  })
+
   test('packet loss is parsed and judged against the thresholds', () => {
     const lossy = parsePingOutput(
       '10 packets transmitted, 7 received, 30% packet loss, time 9012ms\nrtt min/avg/max/mdev = 1.1/2.2/3.3/0.4 ms',

@@ -69,6 +69,8 @@ export async function runIcmpCheck(job: IcmpJob, ctx: RunnerContext): Promise<Ic
       degradedResponseTime: Number.POSITIVE_INFINITY,
       maxResponseTime: Number.POSITIVE_INFINITY,
       shouldFail: job.shouldFail,
+      // A host expected not to answer passes on lost packets; a ping that never ran (no such host) fails.
+      invertible: summary !== null,
     },
     startedAt,
     ctx.now(),
