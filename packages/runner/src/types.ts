@@ -85,14 +85,16 @@ export interface RawOutcome {
 export function verdictOf(outcome: RawOutcome, startedAt: Date, stoppedAt: Date): RunVerdict {
   const overMaxResponseTime = outcome.responseTime > outcome.maxResponseTime
   const failed = outcome.failed || overMaxResponseTime
-  const hasFailures = outcome.shouldFail && outcome.invertible !== false ? !failed : failed
+  const inverted = outcome.shouldFail && outcome.invertible !== false
+  const hasFailures = inverted ? !failed : failed
   return {
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt.toISOString(),
     responseTime: Math.round(outcome.responseTime),
     hasFailures,
     hasErrors: outcome.error !== null && outcome.error.type !== 'ASSERTION',
-    isDegraded: !hasFailures && outcome.responseTime > outcome.degradedResponseTime,
+    // A pass that shouldFail made of a failure (a port that timed out as it should) is not slow, just passed.
+    isDegraded: !hasFailures && !inverted && outcome.responseTime > outcome.degradedResponseTime,
     overMaxResponseTime,
     error: outcome.error,
   }

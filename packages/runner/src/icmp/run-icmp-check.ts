@@ -75,7 +75,9 @@ export async function runIcmpCheck(job: IcmpJob, ctx: RunnerContext): Promise<Ic
     startedAt,
     ctx.now(),
   )
-  const degraded = !verdict.hasFailures && (summary?.packetLoss ?? 0) > job.degradedPacketLossThreshold
+  // Under shouldFail, loss is what passes the run: it can't make it degraded too.
+  const degraded =
+    !verdict.hasFailures && !job.shouldFail && (summary?.packetLoss ?? 0) > job.degradedPacketLossThreshold
   return {
     ...verdict,
     isDegraded: degraded,

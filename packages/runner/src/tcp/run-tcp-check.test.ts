@@ -125,7 +125,11 @@ describe('TCP checks against a local echo server', () => {
       ),
       ctx,
     )
-    assert.deepEqual([stalled.hasFailures, stalled.error?.type], [false, 'TIMEOUT'])
+    assert.deepEqual(
+      [stalled.hasFailures, stalled.isDegraded, stalled.error?.type],
+      [false, false, 'TIMEOUT'],
+      'a port that stays silent as it should passes, and is not "degraded" for taking maxResponseTime',
+    )
     const open = await runTcpCheck(job(echoPort, {}, { shouldFail: true }), ctx)
     assert.deepEqual([open.hasFailures, open.error], [true, null])
 
