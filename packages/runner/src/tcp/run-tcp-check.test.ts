@@ -149,6 +149,33 @@ describe('TCP checks against a local echo server', () => {
     assert.match(unresolved.error?.message ?? '', /DNS lookup failed/)
   })
 
+  test('an IPv6 address connects written bare or in brackets, whatever ipFamily says', async () => {
+    const v6 = createServer((socket) => {
+      socket.on('error', () => {})
+      socket.end('hi')
+    })
+    await new Promise<void>((done) => v6.listen(0, '::1', done))
+    const port = (v6.address() as AddressInfo).port
+    try {
+      for (const hostname of ['::1', '[::1]']) {
+        const result = await runTcpCheck(
+          job(port, {
+            hostname,
+            assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'hi' }],
+          }),
+          ctx,
+        )
+        assert.deepEqual(
+          [result.hasFailures, result.error, result.checkResult.responseData],
+          [false, null, 'hi'],
+          hostname,
+        )
+      }
+    } finally {
+      v6.close()
+    }
+  })
+
   test('a reply on a connection the peer keeps open is timed to its last byte, not to the quiet after it', async () => {
     const result = await runTcpCheck(
       job(

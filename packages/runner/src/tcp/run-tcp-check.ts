@@ -45,7 +45,8 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   try {
     responseData = await new Promise<string>((resolve, reject) => {
       const socket = connect({
-        host: job.request.hostname,
+        // `[::1]` is how an IPv6 address is written beside a port (as ICMP checks take it): connect to ::1.
+        host: job.request.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: job.request.port,
         family: job.request.ipFamily === 'IPv6' ? 6 : 4,
         ...(ctx.lookup ? { lookup: ctx.lookup as LookupFunction } : {}),
