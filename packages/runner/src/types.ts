@@ -74,20 +74,27 @@ export interface RawOutcome {
   degradedResponseTime: number
   maxResponseTime: number
   shouldFail: boolean
+  /**
+   * Whether `shouldFail` may turn this failure into a pass (default true). False when the run never
+   * reached what it validates (no HTTP response, no DNS answer, an unresolvable host): that still fails.
+   */
+  invertible?: boolean
 }
 
 /** Degraded and max response times and `shouldFail`, applied the same way for every type. */
 export function verdictOf(outcome: RawOutcome, startedAt: Date, stoppedAt: Date): RunVerdict {
   const overMaxResponseTime = outcome.responseTime > outcome.maxResponseTime
   const failed = outcome.failed || overMaxResponseTime
-  const hasFailures = outcome.shouldFail ? !failed : failed
+  const inverted = outcome.shouldFail && outcome.invertible !== false
+  const hasFailures = inverted ? !failed : failed
   return {
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt.toISOString(),
     responseTime: Math.round(outcome.responseTime),
     hasFailures,
     hasErrors: outcome.error !== null && outcome.error.type !== 'ASSERTION',
-    isDegraded: !hasFailures && outcome.responseTime > outcome.degradedResponseTime,
+    // A pass that shouldFail made of a failure (a port that timed out as it should) is not slow, just passed.
+    isDegraded: !hasFailures && !inverted && outcome.responseTime > outcome.degradedResponseTime,
     overMaxResponseTime,
     error: outcome.error,
   }
@@ -96,13 +103,21 @@ export function verdictOf(outcome: RawOutcome, startedAt: Date, stoppedAt: Date)
 /** The verdict of a timed run whose only failure so far is `error` (null when none). */
 export function timedVerdict(
   job: { degradedResponseTime: number; maxResponseTime: number; shouldFail: boolean },
-  run: { error: RunError | null; responseTime: number; startedAt: Date },
+  run: { error: RunError | null; responseTime: number; startedAt: Date; invertible?: boolean },
   ctx: RunnerContext,
 ): RunVerdict {
-  const { error, responseTime, startedAt } = run
+  const { error, responseTime, startedAt, invertible } = run
   const { degradedResponseTime, maxResponseTime, shouldFail } = job
   return verdictOf(
-    { failed: error !== null, error, responseTime, degradedResponseTime, maxResponseTime, shouldFail },
+    {
+      failed: error !== null,
+      error,
+      responseTime,
+      degradedResponseTime,
+      maxResponseTime,
+      shouldFail,
+      invertible,
+    },
     startedAt,
     ctx.now(),
   )

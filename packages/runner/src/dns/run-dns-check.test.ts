@@ -299,6 +299,21 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(expected.hasFailures, false)
   })
 
+  test('shouldFail inverts what the name server answered; a name server that never answers still fails', async () => {
+    const missing = await runDnsCheck(job({ query: 'nope.test' }, { shouldFail: true }), ctx)
+    assert.deepEqual([missing.checkResult.responseCode, missing.hasFailures], ['NXDOMAIN', false])
+    const found = await runDnsCheck(job({}, { shouldFail: true }), ctx)
+    assert.deepEqual([found.checkResult.responseCode, found.hasFailures], ['NOERROR', true])
+    const silent = await freePort()
+    const unanswered = await runDnsCheck(
+      job({ port: silent }, { maxResponseTime: 300, degradedResponseTime: 100, shouldFail: true }),
+      ctx,
+    )
+    assert.deepEqual([unanswered.hasFailures, unanswered.error?.type], [true, 'TIMEOUT'])
+    const invalid = await runDnsCheck(job({ nameServer: 'name server' }, { shouldFail: true }), ctx)
+    assert.deepEqual([invalid.hasFailures, invalid.error?.type], [true, 'NETWORK_ERROR'])
+  })
+
   test('a nameServer written host:port is asked at that port, which wins over the port field', async () => {
     for (const protocol of ['UDP', 'TCP'] as const) {
       const result = await runDnsCheck(job({ nameServer: `127.0.0.1:${port}`, port: 53, protocol }), ctx)

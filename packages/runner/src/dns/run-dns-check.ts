@@ -112,7 +112,9 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
   if (!error && !expectsCode && responseCode !== 'NOERROR') {
     error = { type: 'ASSERTION', message: `DNS response code ${responseCode}` }
   }
-  const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
+  // shouldFail inverts what the name server answered (an NXDOMAIN expected); no answer still fails.
+  const invertible = responseCode !== null
+  const verdict = timedVerdict(job, { error, responseTime: total, startedAt, invertible }, ctx)
   return {
     ...verdict,
     checkResult: {

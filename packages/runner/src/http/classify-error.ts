@@ -3,6 +3,14 @@ import type { RunError } from '../types.ts'
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME'])
 const TLS_CODE = /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/
 
+/** Whether the run failed resolving its target's name, so nothing was probed. */
+export function isLookupFailure(error: unknown): boolean {
+  const cause = (error as { cause?: unknown })?.cause ?? error
+  return DNS_CODES.has(
+    String((cause as { code?: unknown })?.code ?? (error as { code?: unknown })?.code ?? ''),
+  )
+}
+
 /** Names what went wrong on the network the way a person debugging it would look for it. */
 export function classifyNetworkError(error: unknown, timedOut: boolean): RunError {
   if (timedOut) return { type: 'TIMEOUT', message: 'The request timed out' }

@@ -464,6 +464,51 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.equal(dns.error?.type, 'NETWORK_ERROR')
     assert.match(dns.error?.message ?? '', /DNS lookup failed/)
   })
+
+  test('shouldFail passes an error status and fails a success, but no response (refused, DNS, timeout, TLS) still fails', async () => {
+    const inverted = (url: string, extra: Partial<HttpJob> = {}) =>
+      ({ ...job(url, { shouldFail: true, ...extra }), checkType: 'URL' }) as HttpJob
+    const error = await runHttpCheck(inverted(`${base}/fail`), ctx)
+    assert.deepEqual([error.hasFailures, error.checkResult.response?.status], [false, 500])
+    const ok = await runHttpCheck(inverted(`${base}/json`), ctx)
+    assert.deepEqual([ok.hasFailures, ok.error], [true, null])
+
+    const closed = createServer()
+    const port = await listen(closed)
+    closed.close()
+    const refused = await runHttpCheck(inverted(`http://127.0.0.1:${port}/`), ctx)
+    assert.equal(refused.hasFailures, true)
+    assert.equal(refused.hasErrors, true)
+    assert.equal(refused.error?.type, 'NETWORK_ERROR')
+    assert.match(refused.error?.message ?? '', /Connection refused/)
+    assert.equal(refused.checkResult.response, null)
+
+    const failingLookup: RunnerContext = {
+      now: () => new Date(),
+      lookup: (hostname, _options, callback) =>
+        process.nextTick(() =>
+          (callback as (e: Error) => void)(
+            Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
+          ),
+        ),
+    }
+    const dns = await runHttpCheck(inverted('http://does-not-exist.svc.test/'), failingLookup)
+    assert.equal(dns.hasFailures, true)
+    assert.match(dns.error?.message ?? '', /DNS lookup failed/)
+
+    const timeout = await runHttpCheck(
+      inverted(`${base}/slow?ms=2000`, { degradedResponseTime: 100, maxResponseTime: 300 }),
+      ctx,
+    )
+    assert.deepEqual([timeout.hasFailures, timeout.error?.type], [true, 'TIMEOUT'])
+
+    // A self-signed certificate nobody trusts: the TLS handshake fails before any response.
+    const untrusted = await runHttpCheck(inverted(`${httpsBase}/fail`), ctx)
+    assert.equal(untrusted.hasFailures, true)
+    assert.equal(untrusted.error?.type, 'NETWORK_ERROR')
+    assert.match(untrusted.error?.message ?? '', /TLS error|self.signed/i)
+    assert.equal(untrusted.checkResult.response, null)
+  })
 })
 
 /** `YYYYMMDDHHMMSSZ`, the date form `openssl ca -startdate/-enddate` takes. */

@@ -93,7 +93,9 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   if (!error && hop && !job.request.assertions?.length && hop.response.status >= 400) {
     error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
   }
-  const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
+  // shouldFail validates error statuses: a run that got no response (refused, timed out, TLS) still fails.
+  const invertible = hop !== undefined && (error === null || error.type === 'ASSERTION')
+  const verdict = timedVerdict(job, { error, responseTime: total, startedAt, invertible }, ctx)
   const phases = failedPhases ?? hop?.phases
   return {
     ...verdict,

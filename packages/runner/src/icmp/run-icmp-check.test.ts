@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { parsePingOutput } from './parse-ping.ts'
 import { type IcmpJob, runIcmpCheck } from './run-icmp-check.ts'
@@ -92,6 +95,46 @@ describe('ICMP checks through the system ping', () => {
         message: 'The system ping command is missing (install iputils-ping)',
       })
       assert.equal(missing.hasFailures, true)
+    } finally {
+      process.env.PATH = path
+    }
+  })
+
+  test('shouldFail inverts what ping measured; a ping that never ran (no such host, wrong family) still fails', async () => {
+    const answered = await runIcmpCheck(job({ pingCount: 1 }, { shouldFail: true }), ctx)
+    assert.deepEqual([answered.checkResult.summary?.received, answered.hasFailures], [1, true])
+    const mismatch = await runIcmpCheck(
+      job({ hostname: '127.0.0.1', ipFamily: 'IPv6', pingCount: 1 }, { shouldFail: true }),
+      ctx,
+    )
+    assert.deepEqual([mismatch.checkResult.summary, mismatch.hasFailures], [null, true])
+    const unknown = await runIcmpCheck(
+      job({ hostname: 'nosuch.invalid', pingCount: 1 }, { shouldFail: true }),
+      ctx,
+    )
+    assert.deepEqual([unknown.checkResult.summary, unknown.hasFailures], [null, true])
+    assert.equal(unknown.error?.type, 'NETWORK_ERROR')
+  })
+
+  test('shouldFail passes a host that answers no ping, without calling it degraded', async () => {
+    // A stand-in ping that loses every packet, as a host dropping ICMP does.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ping-'))
+    writeFileSync(
+      join(dir, 'ping'),
+      '#!/bin/sh\necho "PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data."\necho\necho "--- 10.0.0.1 ping statistics ---"\necho "2 packets transmitted, 0 received, 100% packet loss, time 1001ms"\nexit 1\n',
+      { mode: 0o755 },
+    )
+    const path = process.env.PATH
+    process.env.PATH = dir
+    try {
+      const silent = await runIcmpCheck(job({ hostname: '10.0.0.1', pingCount: 2 }), ctx)
+      assert.deepEqual([silent.hasFailures, silent.checkResult.summary?.packetLoss], [true, 100])
+      assert.match(silent.error?.message ?? '', /Packet loss 100% is over 20%/)
+      const expected = await runIcmpCheck(
+        job({ hostname: '10.0.0.1', pingCount: 2 }, { shouldFail: true }),
+        ctx,
+      )
+      assert.deepEqual([expected.hasFailures, expected.isDegraded], [false, false])
     } finally {
       process.env.PATH = path
     }

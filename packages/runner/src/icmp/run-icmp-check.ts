@@ -69,11 +69,15 @@ export async function runIcmpCheck(job: IcmpJob, ctx: RunnerContext): Promise<Ic
       degradedResponseTime: Number.POSITIVE_INFINITY,
       maxResponseTime: Number.POSITIVE_INFINITY,
       shouldFail: job.shouldFail,
+      // A host expected not to answer passes on lost packets; a ping that never ran (no such host) fails.
+      invertible: summary !== null,
     },
     startedAt,
     ctx.now(),
   )
-  const degraded = !verdict.hasFailures && (summary?.packetLoss ?? 0) > job.degradedPacketLossThreshold
+  // Under shouldFail, loss is what passes the run: it can't make it degraded too.
+  const degraded =
+    !verdict.hasFailures && !job.shouldFail && (summary?.packetLoss ?? 0) > job.degradedPacketLossThreshold
   return {
     ...verdict,
     isDegraded: degraded,

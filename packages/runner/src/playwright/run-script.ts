@@ -123,17 +123,29 @@ async function runScript(
     proxyError = 'The proxy URL is not a valid URL'
   }
   const scrubber = new Scrubber([...secretsOf(job), ...proxySecretsOf(proxy)])
-  const finish = (error: RunError | null, checkResult: ScriptCheckResult, responseTime?: number) => {
+  const finish = (
+    error: RunError | null,
+    checkResult: ScriptCheckResult,
+    responseTime?: number,
+    invertible = true,
+  ) => {
     const safeError = error && { ...error, message: scrubber.text(error.message).slice(0, MAX_MESSAGE) }
     const verdict = timedVerdict(
       { degradedResponseTime: Infinity, maxResponseTime: Infinity, shouldFail: job.shouldFail ?? false },
-      { error: safeError, responseTime: responseTime ?? performance.now() - started, startedAt },
+      { error: safeError, responseTime: responseTime ?? performance.now() - started, startedAt, invertible },
       ctx,
     )
     return { ...verdict, checkResult }
   }
+  // A run refused before any test ran (no browser, no sandbox, a script that doesn't build) tested
+  // nothing: shouldFail can't make a pass of it.
   const refuse = (type: RunErrorType, message: string) =>
-    finish({ type, message }, { ...emptyResult(runtimeId, 'test'), errors: [{ message, stack: null }] })
+    finish(
+      { type, message },
+      { ...emptyResult(runtimeId, 'test'), errors: [{ message, stack: null }] },
+      undefined,
+      false,
+    )
 
   if (proxyError) return refuse('NETWORK_ERROR', proxyError)
   if (!RUNTIME_IDS.includes(runtimeId)) return refuse('SCRIPT', `Unknown runtime ${runtimeId}`)

@@ -522,6 +522,9 @@ test('holds', async ({ page }) => {
         assert.equal(result.hasErrors, true)
         assert.deepEqual(result.checkResult.logs, [])
       }
+      // No test ran: a check that expects its script to fail doesn't pass on it.
+      const inverted = await runBrowserCheck({ ...job, shouldFail: true }, ctx(strict))
+      assert.deepEqual([inverted.hasFailures, inverted.error?.type], [true, 'INTERNAL'])
     } finally {
       await strict.close()
     }

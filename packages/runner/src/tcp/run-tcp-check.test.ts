@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { type AddressInfo, createServer, type Server } from 'node:net'
+import { type AddressInfo, createServer, type LookupFunction, type Server } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { runTcpCheck, type TcpJob } from './run-tcp-check.ts'
 
@@ -108,6 +108,72 @@ describe('TCP checks against a local echo server', () => {
     )
     assert.equal(stalled.hasFailures, true)
     assert.equal(stalled.error?.type, 'TIMEOUT')
+  })
+
+  test('shouldFail validates a closed port: refused or unanswered passes, connected fails, an unresolvable host still fails', async () => {
+    const closed = createServer()
+    const port = await listen(closed)
+    closed.close()
+    const refused = await runTcpCheck(job(port, {}, { shouldFail: true }), ctx)
+    assert.equal(refused.hasFailures, false)
+    assert.match(refused.error?.message ?? '', /Connection refused/)
+    const stalled = await runTcpCheck(
+      job(
+        silentPort,
+        { data: 'hello', assertions: [{ source: 'RESPONSE_DATA', comparison: 'NOT_EMPTY' }] },
+        { maxResponseTime: 300, degradedResponseTime: 100, shouldFail: true },
+      ),
+      ctx,
+    )
+    assert.deepEqual(
+      [stalled.hasFailures, stalled.isDegraded, stalled.error?.type],
+      [false, false, 'TIMEOUT'],
+      'a port that stays silent as it should passes, and is not "degraded" for taking maxResponseTime',
+    )
+    const open = await runTcpCheck(job(echoPort, {}, { shouldFail: true }), ctx)
+    assert.deepEqual([open.hasFailures, open.error], [true, null])
+
+    const failingLookup = {
+      now: () => new Date(),
+      lookup: ((hostname: string, _options: unknown, callback: (e: Error) => void) =>
+        process.nextTick(() =>
+          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' })),
+        )) as unknown as LookupFunction,
+    }
+    const unresolved = await runTcpCheck(
+      job(port, { hostname: 'does-not-exist.svc.test' }, { shouldFail: true }),
+      failingLookup,
+    )
+    assert.equal(unresolved.hasFailures, true)
+    assert.equal(unresolved.error?.type, 'NETWORK_ERROR')
+    assert.match(unresolved.error?.message ?? '', /DNS lookup failed/)
+  })
+
+  test('an IPv6 address connects written bare or in brackets, whatever ipFamily says', async () => {
+    const v6 = createServer((socket) => {
+      socket.on('error', () => {})
+      socket.end('hi')
+    })
+    await new Promise<void>((done) => v6.listen(0, '::1', done))
+    const port = (v6.address() as AddressInfo).port
+    try {
+      for (const hostname of ['::1', '[::1]']) {
+        const result = await runTcpCheck(
+          job(port, {
+            hostname,
+            assertions: [{ source: 'RESPONSE_DATA', comparison: 'EQUALS', target: 'hi' }],
+          }),
+          ctx,
+        )
+        assert.deepEqual(
+          [result.hasFailures, result.error, result.checkResult.responseData],
+          [false, null, 'hi'],
+          hostname,
+        )
+      }
+    } finally {
+      v6.close()
+    }
   })
 
   test('a reply on a connection the peer keeps open is timed to its last byte, not to the quiet after it', async () => {

@@ -1,7 +1,7 @@
 import { connect, type LookupFunction } from 'node:net'
 import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
 import { describeAssertionFailure } from '../describe-assertion.ts'
-import { classifyNetworkError } from '../http/classify-error.ts'
+import { classifyNetworkError, isLookupFailure } from '../http/classify-error.ts'
 import { type RunError, type RunnerContext, type RunVerdict, timedVerdict } from '../types.ts'
 
 export interface TcpJob {
@@ -39,12 +39,14 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   let responseData = ''
   let error: RunError | null = null
   let timedOut = false
+  let unresolved = false
   // A reply an assertion reads is awaited until its first byte (or maxResponseTime), even without `data`.
   const readsReply = job.request.assertions?.some((a) => a.source === 'RESPONSE_DATA') ?? false
   try {
     responseData = await new Promise<string>((resolve, reject) => {
       const socket = connect({
-        host: job.request.hostname,
+        // `[::1]` is how an IPv6 address is written beside a port (as ICMP checks take it): connect to ::1.
+        host: job.request.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: job.request.port,
         family: job.request.ipFamily === 'IPv6' ? 6 : 4,
         ...(ctx.lookup ? { lookup: ctx.lookup as LookupFunction } : {}),
@@ -90,6 +92,7 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
     })
   } catch (caught) {
     error = classifyNetworkError(caught, timedOut)
+    unresolved = !timedOut && isLookupFailure(caught)
   }
   const total = (!error && marks.end ? marks.end : performance.now()) - started
   const assertions = error
@@ -100,7 +103,8 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
   const failed = assertions.find((a) => !a.passed)
   if (!error && failed) error = { type: 'ASSERTION', message: describeAssertionFailure(failed) }
   const afterDns = marks.lookup || started
-  const verdict = timedVerdict(job, { error, responseTime: total, startedAt }, ctx)
+  // shouldFail validates a closed port: refused, reset or unanswered passes; a host that doesn't resolve fails.
+  const verdict = timedVerdict(job, { error, responseTime: total, startedAt, invertible: !unresolved }, ctx)
   return {
     ...verdict,
     checkResult: {

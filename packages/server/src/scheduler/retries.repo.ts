@@ -91,16 +91,22 @@ export async function leasedRetriesOf(
   ctx: ServiceContext,
   location: string,
   slotKeys: string[],
-): Promise<Pick<PendingRetry, 'slotKey' | 'checkId' | 'attempt'>[]> {
+): Promise<Omit<PendingRetry, 'location'>[]> {
   if (slotKeys.length === 0) return []
   const rows = await ctx.db
     .selectFrom('check_retries')
-    .select(['slot_key', 'check_id', 'attempt'])
+    .select(['slot_key', 'check_id', 'attempt', 'leased_due_ms', 'first_started_ms'])
     .where('location', '=', location)
     .where('slot_key', 'in', slotKeys)
     .where('lease_owner', 'is not', null)
     .execute()
-  return rows.map((row) => ({ slotKey: row.slot_key, checkId: row.check_id, attempt: row.attempt }))
+  return rows.map((row) => ({
+    slotKey: row.slot_key,
+    checkId: row.check_id,
+    attempt: row.attempt,
+    dueMs: Number(row.leased_due_ms),
+    firstStartedMs: Number(row.first_started_ms),
+  }))
 }
 
 /** Removes a retry whose job has its final result. */

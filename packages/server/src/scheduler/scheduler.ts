@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.ts'
 import { newResultId } from '../features/check-results/result-id.ts'
 import { type ResolvedCheck, resolveChecksById } from '../features/checks/checks.service.ts'
 import { SVC_VERSION } from '../version.ts'
-import { storeHeartbeatResult } from './heartbeat-results.ts'
+import { storeMissedDeadline } from './heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
 import { dropJob, type Job, jobIdOf, jobStillRuns, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
@@ -36,6 +36,8 @@ export interface SchedulerOptions {
    */
   claimGatherMs?: number
   log?: { error(details: object, message: string): void }
+  /** Tests only: runs between the claim of a missed heartbeat deadline and the store of its failure. */
+  beforeMissedDeadlineStored?: (slot: ClaimedSlot) => Promise<void>
 }
 
 export interface Scheduler {
@@ -239,13 +241,8 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       // The deadline passed without a ping: fail now, and again each period until a ping comes.
       const { heartbeat } = JSON.parse(row.definition) as { heartbeat: HeartbeatSettings }
       const nextDueMs = Math.max(ctx.clock.now().getTime(), slot.dueMs) + heartbeatPeriodMs(heartbeat)
-      const missed = {
-        jobId: slotKey,
-        kind: 'MISSED',
-        message: 'No ping within the period and grace',
-      } as const
-      const slotMove = { ...slotOf(slot), leaseOwner: owner, nextDueMs }
-      return { stored: storeHeartbeatResult(ctx, row, missed, check, slotMove) }
+      await options.beforeMissedDeadlineStored?.(slot)
+      return { stored: storeMissedDeadline(ctx, check, slot, owner, nextDueMs) }
     }
     const firstStartedMs = ctx.clock.now().getTime()
     return runJob(

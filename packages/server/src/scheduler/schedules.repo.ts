@@ -128,6 +128,22 @@ export async function claimDueSlots(ctx: ServiceContext, claim: LeaseClaim): Pro
 }
 
 /**
+ * Whether `owner` still holds `slot` for the due time it claimed (a heartbeat ping since then released
+ * it; another node may have taken it over). On PostgreSQL the row stays locked to the transaction.
+ */
+export async function holdsSlot(ctx: ServiceContext, slot: ClaimedSlot, owner: string): Promise<boolean> {
+  let query = ctx.db
+    .selectFrom('check_schedules')
+    .select('check_id')
+    .where('check_id', '=', slot.checkId)
+    .where('location', '=', slot.location)
+    .where('lease_owner', '=', owner)
+    .where('leased_due_ms', '=', slot.dueMs)
+  if (ctx.engine === 'postgres') query = query.forUpdate()
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/**
  * The slots of `location` in flight among `checkIds`, each as the run it is leased for. A lease that ran
  * out still counts until a claim takes the slot again (for the same run) or its result moves it on.
  */

@@ -267,6 +267,12 @@ export async function postResults(
   )
   const accounts = await loadAccountVariables(ctx, [accountId])
   const open = await openJobsOf(ctx, agent, bodies)
+  const nowMs = ctx.clock.now().getTime()
+  const cancelAsked = new Set(
+    await cancelledSuiteRuns(ctx, {
+      jobIds: bodies.filter((body) => body.outcome.verdict.isCancelled === true).map(jobIdOf),
+    }),
+  )
   const storedBefore = new Map(
     (
       await findResultsByJobIds(
@@ -295,12 +301,18 @@ export async function postResults(
         return badRequest(`${path} ${malformed.message}`, { errors: [{ path, message: malformed.message }] })
       }
       const jobId = jobIdOf(body)
-      if (open.get(jobId) !== body.checkId) {
+      const openJob = open.get(jobId)
+      if (openJob?.checkId !== body.checkId) {
         const stored = storedBefore.get(jobId)
         if (stored?.check_id === body.checkId && stored.run_location === agent.location.slug_name) return null
         return notFound(
           `Job ${jobId} is not open for this location: it was not given to this location, or its run is over`,
         )
+      }
+      const claims = checkRunClaims(body, openJob, cancelAsked.has(jobId), nowMs)
+      if ('path' in claims) {
+        const path = `${pathOf(i)}.${claims.path}`
+        return badRequest(`${path} ${claims.message}`, { errors: [{ path, message: claims.message }] })
       }
       // Checked before the first await: the outcomes of a post take their ids in order.
       const jobOfId = jobsOfIds.get(body.resultId)
@@ -316,7 +328,11 @@ export async function postResults(
       // result's own fields (`id`, `runLocation`) wherever results are read.
       const detailKey =
         DETAIL_KEYS[check.row.check_type as keyof typeof DETAIL_KEYS] ?? body.outcome.detailKey
-      const outcome = new Scrubber(hidden).deep({ ...body.outcome, detailKey } as RunOutcome)
+      const outcome = new Scrubber(hidden).deep({
+        ...body.outcome,
+        verdict: claims.verdict,
+        detailKey,
+      } as RunOutcome)
       const job = {
         slotKey: body.slotKey,
         location: body.location,
@@ -442,7 +458,7 @@ async function openJobsOf(
   ctx: ServiceContext,
   agent: CallingAgent,
   bodies: RunOf[],
-): Promise<Map<string, string>> {
+): Promise<Map<string, OpenJob>> {
   const isSlotRun = (body: RunOf) => body.attempt === 1 && !isTriggerJob(body)
   const unique = (values: string[]) => [...new Set(values)]
   const [slots, retries] = await Promise.all([
@@ -453,10 +469,88 @@ async function openJobsOf(
       unique(bodies.filter((body) => !isSlotRun(body)).map((body) => body.slotKey)),
     ),
   ])
-  return new Map([
-    ...slots.map((slot) => [slotKeyOf(slot), slot.checkId] as const),
-    ...retries.map((retry) => [jobIdOf(retry), retry.checkId] as const),
+  return new Map<string, OpenJob>([
+    ...slots.map((slot) => [slotKeyOf(slot), { checkId: slot.checkId, dueMs: slot.dueMs }] as const),
+    ...retries.map(
+      (retry) =>
+        [
+          jobIdOf(retry),
+          { checkId: retry.checkId, dueMs: retry.dueMs, firstStartedMs: retry.firstStartedMs },
+        ] as const,
+    ),
   ])
+}
+
+/** A job open for a location: its check, when it fell due, and (retries, triggers) the first attempt's start. */
+interface OpenJob {
+  checkId: string
+  dueMs: number
+  firstStartedMs?: number
+}
+
+/**
+ * How far an agent's clock may be off the server's. Run times within it are taken (and clamped into the
+ * job's window, so no result is dated in the future or before its job fell due); beyond it they are 400.
+ */
+export const AGENT_CLOCK_SKEW_MS = 5 * 60_000
+
+/**
+ * What an agent may not claim of a run: times outside its job's window (a result dated far in the future
+ * would stay the check's latest and outlive retention; one in the past would rewrite analytics), a first
+ * start other than the server gave, a cancel nobody asked for (it would hide a failure). Answers the
+ * problem, or the verdict with its times clamped into `[dueMs, now]`.
+ */
+function checkRunClaims(
+  body: JobResultBody,
+  job: OpenJob,
+  cancelAsked: boolean,
+  nowMs: number,
+): { path: string; message: string } | { verdict: JobResultBody['outcome']['verdict'] } {
+  const { verdict } = body.outcome
+  const expected = job.firstStartedMs
+  if (
+    expected !== undefined
+      ? body.firstStartedMs !== expected
+      : body.firstStartedMs < job.dueMs || body.firstStartedMs > nowMs
+  ) {
+    return {
+      path: 'firstStartedMs',
+      message: `must be the job's firstStartedMs as given (${expected ?? `between ${job.dueMs} and ${nowMs}`})`,
+    }
+  }
+  const startedMs = Date.parse(verdict.startedAt)
+  const stoppedMs = Date.parse(verdict.stoppedAt)
+  const latest = nowMs + AGENT_CLOCK_SKEW_MS
+  const earliest = job.dueMs - AGENT_CLOCK_SKEW_MS
+  const window = `between ${new Date(earliest).toISOString()} (the job fell due, less 5 minutes of clock skew) and ${new Date(latest).toISOString()} (now, plus 5 minutes)`
+  if (!(startedMs >= earliest && startedMs <= latest))
+    return { path: 'outcome.verdict.startedAt', message: `must be ${window}` }
+  if (!(stoppedMs >= earliest && stoppedMs <= latest))
+    return { path: 'outcome.verdict.stoppedAt', message: `must be ${window}` }
+  if (stoppedMs < startedMs)
+    return { path: 'outcome.verdict.stoppedAt', message: 'must not be before startedAt' }
+  if (verdict.responseTime > stoppedMs - startedMs + AGENT_CLOCK_SKEW_MS) {
+    return {
+      path: 'outcome.verdict.responseTime',
+      message: 'must not be longer than the run (stoppedAt - startedAt)',
+    }
+  }
+  if (verdict.isCancelled === true && !cancelAsked) {
+    return {
+      path: 'outcome.verdict.isCancelled',
+      message: 'may be true only for a run the server asked to stop (cancelJobIds)',
+    }
+  }
+  const clamp = (ms: number, low: number) => Math.min(Math.max(ms, low), nowMs)
+  const started = clamp(startedMs, job.dueMs)
+  const stopped = clamp(stoppedMs, started)
+  return {
+    verdict: {
+      ...verdict,
+      startedAt: new Date(started).toISOString(),
+      stoppedAt: new Date(stopped).toISOString(),
+    },
+  }
 }
 
 type RunOf = Pick<JobResultBody, 'checkId' | 'slotKey' | 'attempt'>

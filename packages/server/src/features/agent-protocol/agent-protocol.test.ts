@@ -744,6 +744,92 @@ for (const engine of testEngines()) {
       assert.deepEqual(stored.error, { type: 'ASSERTION', message: 'got a\ufffdb' })
     })
 
+    test('run times, first start and cancels an agent could not have seen are 400; times within clock skew are clamped', async () => {
+      const phi = await locationWithKey('phi')
+      const checkId = await createCheck('claims', ['phi'], ONE_RETRY)
+      const dueMs = await dueOf(checkId)
+      nowMs = dueMs + 10_000
+      const agent = as(phi.rawKey)
+      const [job] = await agent.poll()
+      assert.ok(job)
+      assert.equal(job.firstStartedMs, nowMs)
+      nowMs += 1000
+      const failing = jobResultBody(job, await outcomeOf(job, '/down'))
+      const withVerdict = (changes: object) => ({
+        ...failing,
+        outcome: { ...failing.outcome, verdict: { ...failing.outcome.verdict, ...changes } },
+      })
+      const at = (ms: number) => new Date(ms).toISOString()
+      const DAY = 86_400_000
+      const refused = {
+        'a start a day ahead (dated the latest result for a day, kept past retention)': [
+          withVerdict({ startedAt: at(nowMs + DAY), stoppedAt: at(nowMs + DAY) }),
+          'body.outcome.verdict.startedAt',
+        ],
+        'a start a day before the job fell due (rewriting analytics)': [
+          withVerdict({ startedAt: at(dueMs - DAY) }),
+          'body.outcome.verdict.startedAt',
+        ],
+        'a stop a day ahead': [withVerdict({ stoppedAt: at(nowMs + DAY) }), 'body.outcome.verdict.stoppedAt'],
+        'a stop before the start': [
+          withVerdict({ startedAt: at(nowMs), stoppedAt: at(nowMs - 1000) }),
+          'body.outcome.verdict.stoppedAt',
+        ],
+        'a response time longer than the run': [
+          withVerdict({ responseTime: 1e12 }),
+          'body.outcome.verdict.responseTime',
+        ],
+        'a cancel nobody asked for (hiding the failure)': [
+          withVerdict({ isCancelled: true }),
+          'body.outcome.verdict.isCancelled',
+        ],
+        'a first start before the job fell due (no retries left)': [
+          { ...failing, firstStartedMs: dueMs - DAY },
+          'body.firstStartedMs',
+        ],
+        'a first start in the future (retries forever)': [
+          { ...failing, firstStartedMs: nowMs + DAY },
+          'body.firstStartedMs',
+        ],
+      } as const
+      for (const [what, [payload, path]] of Object.entries(refused)) {
+        const answer = await agent.post(payload)
+        assert.equal(answer.statusCode, 400, `${what}: ${answer.body}`)
+        const body = json(answer)
+        assert.equal(body.attributes.errors[0].path, path, what)
+        assert.match(body.message, new RegExp(`^${path.replaceAll('.', '\\.')} `), what)
+      }
+      const batch = await agent.postBatch([withVerdict({ isCancelled: true })])
+      assert.equal(batch.statusCode, 200, batch.body)
+      assert.deepEqual(
+        json(batch).results.map((r: { statusCode: number }) => r.statusCode),
+        [400],
+      )
+      assert.deepEqual(await resultsOf(checkId), [])
+
+      // An agent clock two minutes fast: taken, and dated no later than the server's now.
+      const fast = withVerdict({ startedAt: at(nowMs + 120_000), stoppedAt: at(nowMs + 121_000) })
+      const posted = await agent.post(fast)
+      assert.equal(posted.statusCode, 204, posted.body)
+      const [attempt] = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+      assert.deepEqual(
+        [attempt.resultType, attempt.hasFailures, attempt.isCancelled, attempt.startedAt, attempt.stoppedAt],
+        ['ATTEMPT', true, false, at(nowMs), at(nowMs)],
+      )
+
+      // The retry carries the first attempt's start, which the agent must echo as given.
+      nowMs += 60_000
+      const [retry] = await agent.poll()
+      assert.deepEqual([retry?.attempt, retry?.firstStartedMs], [2, job.firstStartedMs])
+      const retried = jobResultBody(retry as AgentJob, await outcomeOf(retry as AgentJob, '/down'))
+      const moved = await agent.post({ ...retried, firstStartedMs: nowMs })
+      assert.equal(moved.statusCode, 400, moved.body)
+      assert.equal(json(moved).attributes.errors[0].path, 'body.firstStartedMs')
+      assert.equal((await agent.post(retried)).statusCode, 204)
+      const [final] = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+      assert.deepEqual([final.resultType, final.hasFailures], ['FINAL', true])
+    })
+
     test('a script outcome lists its artifacts by paths inside the result, under its type’s key: the results stay readable', async () => {
       const tau = await locationWithKey('tau')
       const checkId = await createScriptCheck('listed', { locations: [], privateLocations: ['tau'] })

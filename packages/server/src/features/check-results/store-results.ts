@@ -2,6 +2,7 @@ import type { CheckResultsTable, Database } from '@svc/db'
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { moveSlots, type SlotMove } from '../../scheduler/schedules.repo.ts'
+import { lockStates } from '../alerting/alert-states.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
 import type { ResolvedCheck } from '../checks/checks.service.ts'
@@ -39,6 +40,26 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
   }
   // Results finishing in the same turn of the event loop join the first batch.
   return enqueue(ctx, write, { awaited: false })
+}
+
+/**
+ * `writeResult` in a transaction of its own, done only if `holds` answers true inside it. `holds` runs
+ * after the check's alert-state lock, the first lock every result write takes: a write of the same check
+ * that committed meanwhile is seen, and one still in flight waits, in the same lock order (no deadlock).
+ */
+export async function writeResultIf(
+  ctx: ServiceContext,
+  write: ResultWrite,
+  holds: (tx: ServiceContext) => Promise<boolean>,
+): Promise<boolean> {
+  const { stored, enqueued } = await ctx.db.transaction().execute(async (db) => {
+    const tx = { ...ctx, db }
+    await lockStates(tx, [write.row.check_id], ctx.clock.now().toISOString())
+    if (!(await holds(tx))) return { stored: [false], enqueued: 0 }
+    return storeResults(tx, [write])
+  })
+  if (enqueued > 0) alertSignals.emit('enqueued')
+  return stored[0] as boolean
 }
 
 /**

@@ -205,5 +205,62 @@ for (const engine of testEngines()) {
       assert.equal((await ping(`${new URL(inPausedGroup.pingUrl).pathname}/fail`)).statusCode, 200)
       assert.deepEqual(await results(inPausedGroup.id), [], 'a paused group pauses its heartbeats too')
     })
+
+    test('a ping that arrives after the scheduler claimed a missed deadline, before it stored the failure, wins', async () => {
+      const check = await createHeartbeat()
+      const path = new URL(check.pingUrl).pathname
+      await ping(path)
+      const firstDeadline = nowMs + 90 * SECOND
+      nowMs += 91 * SECOND
+      let claimed: number | undefined
+      const node = createScheduler(t.ctx, {
+        locations: ['heartbeat'],
+        concurrency: 100,
+        // The race, made deterministic: the ping commits between the claim and the store of the failure.
+        beforeMissedDeadlineStored: async (slot) => {
+          if (slot.checkId !== check.id) return
+          claimed = slot.dueMs
+          nowMs += SECOND
+          assert.equal((await ping(path)).statusCode, 200)
+        },
+      })
+      await node.runDue()
+      assert.equal(claimed, firstDeadline)
+      const stored = await results(check.id)
+      assert.deepEqual(
+        stored.map((r) => [r.heartbeatCheckResult.event, r.hasFailures]),
+        [
+          ['RECEIVED', false],
+          ['RECEIVED', false],
+        ],
+      )
+      const status = json(await t.call({ method: 'GET', url: `/v1/check-statuses/${check.id}` }))
+      assert.equal(status.status, 'passing')
+      const slot = await t.store.db
+        .selectFrom('check_schedules')
+        .select(['next_due_ms', 'lease_owner'])
+        .where('check_id', '=', check.id)
+        .executeTakeFirstOrThrow()
+      assert.deepEqual([Number(slot.next_due_ms), slot.lease_owner], [nowMs + 90 * SECOND, null])
+      // The ping's deadline holds: nothing is due until it passes.
+      nowMs += 89 * SECOND
+      await node.runDue()
+      assert.equal((await results(check.id)).length, 2)
+    })
+
+    test('a missed deadline is dated when it passed, so a ping stored after the failure is the later result', async () => {
+      const check = await createHeartbeat()
+      const path = new URL(check.pingUrl).pathname
+      await ping(path)
+      const deadline = nowMs + 90 * SECOND
+      nowMs += 95 * SECOND
+      const node = createScheduler(t.ctx, { locations: ['heartbeat'], concurrency: 100 })
+      await node.runDue()
+      const [missed] = (await results(check.id)) as unknown as { startedAt: string; hasFailures: boolean }[]
+      assert.deepEqual([missed?.startedAt, missed?.hasFailures], [new Date(deadline).toISOString(), true])
+      await ping(path)
+      const status = json(await t.call({ method: 'GET', url: `/v1/check-statuses/${check.id}` }))
+      assert.equal(status.status, 'passing')
+    })
   })
 }
