@@ -115,7 +115,12 @@ export async function recordOutcome(
  * queued for a private location's agents, retries waiting out their backoff. Each is taken as a claim
  * takes it, so one a runner claimed first runs (and a cancel reaches it in flight). Answers how many.
  */
-export async function cancelWaitingJobs(ctx: ServiceContext, check: ResolvedCheck): Promise<number> {
+export async function cancelWaitingJobs(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  /** Runs between taking the jobs and storing their results (tests put a concurrent delete there). */
+  beforeStore?: () => Promise<void>,
+): Promise<number> {
   const owner = `cancel-${randomUUID()}`
   const nowMs = ctx.clock.now().getTime()
   const jobs = await takeWaitingRetries(ctx, {
@@ -124,6 +129,7 @@ export async function cancelWaitingJobs(ctx: ServiceContext, check: ResolvedChec
     nowMs,
     leaseMs: ctx.runnerLeaseMs,
   })
+  if (jobs.length > 0) await beforeStore?.()
   for (const job of jobs) {
     const outcome = await cancelledBeforeStart(ctx, check, job.location)
     const locationName = await locationNameOf(ctx, check.row.account_id, job.location)

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable } from '@svc/runner'
+import { cancelCheckRuns } from '../features/checks/checks.service.ts'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
@@ -361,6 +362,33 @@ for (const engine of testEngines()) {
       )
       const polled = await agent('GET', '/agent/v1/jobs?waitSeconds=0&max=10')
       assert.deepEqual(json(polled), [], 'no agent gets the deleted check’s run')
+    })
+
+    test('a suite check deleted while cancel ends its queued run: cancel answers 404, not a 500', async () => {
+      const { check, agent } = await suiteOnIdleAgent('lab-cancel-deleted', 'deleted while cancelled')
+      const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
+      // The delete lands after cancel took the queued run and before it stored the cancelled result.
+      const cancelling = cancelCheckRuns(t.ctx, t.owner.accountId, check.id, {
+        beforeStore: async () => {
+          const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+          assert.equal(deleted.statusCode, 204, deleted.body)
+        },
+      })
+      await assert.rejects(cancelling, (error: { statusCode?: number; message: string }) => {
+        assert.deepEqual(
+          [error.statusCode, error.message],
+          [404, `Check ${check.id} not found: it was deleted while its runs were cancelled`],
+        )
+        return true
+      })
+      const triggered = await triggering
+      assert.equal(triggered.statusCode, 404, triggered.body)
+      assert.deepEqual(await retriesOf(check.id), [])
+      const polled = await agent('GET', '/agent/v1/jobs?waitSeconds=0&max=10')
+      assert.deepEqual(json(polled), [], 'no agent gets the deleted check’s run')
+      const gone = await cancel(check.id)
+      assert.deepEqual([gone.statusCode, json(gone).message], [404, `Check ${check.id} not found`])
     })
 
     test('a suite waiting for its turn in a group trigger ends at once on cancel and never runs', async () => {

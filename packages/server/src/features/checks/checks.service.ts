@@ -440,7 +440,12 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
  * Runs not started (queued for an agent, waiting in a group trigger or out a retry's backoff) end
  * cancelled without starting.
  */
-export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
+export async function cancelCheckRuns(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  hooks: { beforeStore?: () => Promise<void> } = {},
+): Promise<void> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   if (row.check_type !== 'AUTOMATION') {
@@ -451,8 +456,17 @@ export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id
   // Runs in flight or waiting for their turn on some node are asked to stop; runs waiting in the store
   // for a runner (an agent, a retry's backoff) end here.
   const asked = await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
-  const ended = await cancelWaitingJobs(ctx, await resolveCheck(ctx, row))
-  if (asked + ended === 0) throw conflict(`Check ${id} has no run in progress`)
+  // A check deleted meanwhile took its runs with it, and storing their cancelled results fails: 404.
+  const deleted = async () =>
+    (await repo.findCheck(ctx, accountId, id))
+      ? undefined
+      : notFound(`Check ${id} not found: it was deleted while its runs were cancelled`)
+  const ended = await cancelWaitingJobs(ctx, await resolveCheck(ctx, row), hooks.beforeStore).catch(
+    async (error: unknown) => {
+      throw (await deleted()) ?? error
+    },
+  )
+  if (asked + ended === 0) throw (await deleted()) ?? conflict(`Check ${id} has no run in progress`)
 }
 
 /**
