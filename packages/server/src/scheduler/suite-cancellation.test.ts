@@ -6,8 +6,11 @@ import { chromiumAvailable } from '@svc/runner'
 import { cancelCheckRuns } from '../features/checks/checks.service.ts'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { jobIdOf } from './jobs.ts'
+import { claimDueRetries } from './retries.repo.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
+import { deleteSuiteRuns, saveSuiteRuns } from './suite-runs.repo.ts'
 
 const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: suite checks SKIPPED'
 if (skip) console.warn(`\n!!! ${skip}\n`)
@@ -389,6 +392,37 @@ for (const engine of testEngines()) {
       assert.deepEqual(json(polled), [], 'no agent gets the deleted check’s run')
       const gone = await cancel(check.id)
       assert.deepEqual([gone.statusCode, json(gone).message], [404, `Check ${check.id} not found`])
+    })
+
+    test('a cancel landing after a runner claimed a run, before it recorded it: 204, and the run never starts', async () => {
+      const { check } = await suiteOnIdleAgent('lab-claimed', 'claimed, not recorded yet')
+      const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
+      const [queued] = await retriesOf(check.id)
+      // A runner's claim, then the cancel, then the runner recording the run as it starts it.
+      const owner = `agent-under-test-${randomUUID()}`
+      const nowMs = Date.now()
+      const [claimed] = await claimDueRetries(t.ctx, {
+        owner,
+        nowMs,
+        leaseMs: 60_000,
+        locations: [queued?.location as string],
+        limit: 10,
+      })
+      assert.equal(claimed?.checkId, check.id)
+      const cancelled = await cancel(check.id)
+      assert.equal(cancelled.statusCode, 204, cancelled.body)
+      const jobId = jobIdOf({ slotKey: claimed?.slotKey as string, attempt: 1 })
+      const askedToStop = await saveSuiteRuns(
+        t.ctx,
+        [{ jobId, checkId: check.id, runner: owner }],
+        Date.now() + 60_000,
+      )
+      assert.deepEqual(askedToStop, [jobId], 'the runner learns the run was cancelled before it starts it')
+      await deleteSuiteRuns(t.ctx, [jobId], owner)
+      // The trigger waiting on the claimed run ends with the check.
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })).statusCode, 204)
+      assert.equal((await triggering).statusCode, 404)
     })
 
     test('a suite waiting for its turn in a group trigger ends at once on cancel and never runs', async () => {

@@ -21,7 +21,7 @@ import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
-import { cancelWaitingJobs, locationNameOf } from '../../scheduler/jobs.ts'
+import { cancelClaimedJobs, cancelWaitingJobs, locationNameOf } from '../../scheduler/jobs.ts'
 import { cancelledBeforeStart, runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { PROCESS_RUNNER, waitCancellable } from '../../scheduler/suite-cancellation.ts'
@@ -455,7 +455,9 @@ export async function cancelCheckRuns(
   }
   // Runs in flight or waiting for their turn on some node are asked to stop; runs waiting in the store
   // for a runner (an agent, a retry's backoff) end here.
-  const asked = await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
+  const nowMs = ctx.clock.now().getTime()
+  // Runs in flight, and runs a runner claimed but has not recorded yet (they are in progress too).
+  const asked = (await requestSuiteCancel(ctx, id, nowMs)) + (await cancelClaimedJobs(ctx, id, nowMs))
   // A check deleted meanwhile took its runs with it, and storing their cancelled results fails: 404.
   const deleted = async () =>
     (await repo.findCheck(ctx, accountId, id))
