@@ -79,7 +79,7 @@ for (const engine of testEngines()) {
     })
     after(() => t.close())
 
-    const valid = (schema: Schema = {}) =>
+    const valid = (schema: Schema = {}): string =>
       schema.type === 'integer' || schema.type === 'number'
         ? '987654'
         : schema.format === 'uuid'
@@ -112,7 +112,7 @@ for (const engine of testEngines()) {
         headers,
       }
       const res = await t.app.inject(request)
-      const where = `${request.method} ${request.url.slice(0, 200)} ${String(options.payload ?? '').slice(0, 120)}`
+      const where = `${request.method} ${String(request.url).slice(0, 200)} ${String(options.payload ?? '').slice(0, 120)}`
       assert.ok(res.statusCode < 500, `${where}: ${res.statusCode} ${res.body}`)
       if (res.statusCode >= 400 && op.method !== 'HEAD' && res.headers['content-type']?.includes('json')) {
         const body = json(res)
