@@ -7,6 +7,7 @@ import {
   SerialId,
   StrictObject,
   StringEnum,
+  Uuid,
 } from '../schema-helpers.ts'
 import { RUNTIME_IDS } from '../tenancy.ts'
 
@@ -99,7 +100,7 @@ export const RetryStrategy = StrictObject({
 export type RetryStrategy = Static<typeof RetryStrategy>
 
 export const TriggerIncident = StrictObject({
-  serviceId: Type.String({ minLength: 1 }),
+  serviceId: Uuid({ description: 'A status page service (component) of the account.' }),
   severity: StringEnum(INCIDENT_SEVERITIES),
   name: Name({ maxLength: 255 }),
   description: Type.String({ maxLength: 10_000 }),

@@ -1,8 +1,8 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
-import { isAgentRoute } from '../auth/authenticate.ts'
-import { type AjvIssue, badRequest, validationError } from './errors.ts'
+import { isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
+import { type AjvIssue, badRequest, type HttpError, validationError } from './errors.ts'
 
 /**
  * Bodies are validated as sent: no coercion (`5` is not `"5"`), no removal of unknown fields.
@@ -17,7 +17,16 @@ export function installValidators(app: FastifyInstance): void {
   // A callback hook, not an async one: it runs on every request, pings included.
   app.addHook('preValidation', (request, _reply, done) => {
     lowerCaseUuidParams(request.params)
-    const agent = isAgentRoute(request.routeOptions.url ?? request.url)
+    const route = request.routeOptions.url ?? request.url
+    const agent = isAgentRoute(route)
+    const bodySchema = request.routeOptions.schema?.body
+    if (bodySchema === undefined) {
+      // Open routes (pings, one-click unsubscribes) take any body; agents are versioned clients.
+      const refused = agent || isOpenRoute(route) ? undefined : unwantedBody(request.body)
+      if (refused) return done(refused)
+    } else if (request.body !== null && typeof request.body === 'object') {
+      lowerCaseUuids(bodySchema, request.body)
+    }
     for (const [part, value] of [
       ['params', request.params],
       ['querystring', request.query],
@@ -45,6 +54,56 @@ function lowerCaseUuidParams(params: unknown): void {
   for (const [name, value] of Object.entries(named)) {
     if (name !== '*' && typeof value === 'string' && UUID.test(value)) named[name] = value.toLowerCase()
   }
+}
+
+/**
+ * A route that declares no body takes none: what is sent to it is refused as unknown fields are, never
+ * ignored. No body at all, an empty one and `{}` or `null` (what many clients send on every POST or
+ * DELETE) are no body.
+ */
+function unwantedBody(body: unknown): HttpError | undefined {
+  if (body === undefined || body === null || body === '') return undefined
+  if (typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body)) {
+    const fields = Object.keys(body)
+    if (fields.length === 0) return undefined
+    const errors = fields.map((field) => ({ path: `body.${field}`, message: 'is not allowed' }))
+    return badRequest(`${errors[0]?.path} is not allowed: this route takes no body`, { errors })
+  }
+  const message = 'must be empty: this route takes no body'
+  return badRequest(`body ${message}`, { errors: [{ path: 'body', message }] })
+}
+
+type SchemaNode = {
+  format?: string
+  properties?: Record<string, SchemaNode>
+  items?: SchemaNode
+  anyOf?: SchemaNode[]
+  oneOf?: SchemaNode[]
+  allOf?: SchemaNode[]
+}
+
+/**
+ * Lowers in place, as `lowerCaseUuidParams` does for paths, every UUID in `data` where `schema` says
+ * `format: 'uuid'` (a component, service, check or membership id): stored ids are lower case, and an id
+ * sent in upper case names the same resource. Other strings (names, payloads) are kept as sent.
+ */
+export function lowerCaseUuids(schema: unknown, data: unknown): unknown {
+  if (schema === null || typeof schema !== 'object') return data
+  const node = schema as SchemaNode
+  if (node.format === 'uuid' && typeof data === 'string' && UUID.test(data)) return data.toLowerCase()
+  for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) {
+    data = lowerCaseUuids(branch, data)
+  }
+  if (data === null || typeof data !== 'object') return data
+  if (Array.isArray(data)) {
+    if (node.items) for (const [i, item] of data.entries()) data[i] = lowerCaseUuids(node.items, item)
+    return data
+  }
+  const fields = data as Record<string, unknown>
+  for (const [name, property] of Object.entries(node.properties ?? {})) {
+    if (Object.hasOwn(fields, name)) fields[name] = lowerCaseUuids(property, fields[name])
+  }
+  return data
 }
 
 /**

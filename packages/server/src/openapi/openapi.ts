@@ -32,8 +32,28 @@ export async function registerOpenApi(app: FastifyInstance, doc: OpenApiDocument
       security: [{ bearerAuth: [] }],
       tags: doc.tags,
     },
+    transformObject: (document) =>
+      'openapiObject' in document ? withOptionalBodies(document.openapiObject) : document.swaggerObject,
   })
   app.addHook('onRoute', doc.audience === 'tenant' ? completeRouteSchema : completeAdminRouteSchema)
+}
+
+type Operation = { requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> } }
+
+/**
+ * @fastify/swagger marks every request body required. A route whose body schema is nullable takes none
+ * (Fastify validates a missing body as `null`), so its body is optional in the document too.
+ */
+function withOptionalBodies<T extends { paths?: object }>(document: T): T {
+  for (const item of Object.values(document.paths ?? {}) as Record<string, unknown>[]) {
+    for (const operation of Object.values(item ?? {}) as Operation[]) {
+      const body = operation?.requestBody
+      if (!body?.content) continue
+      const schemas = Object.values(body.content).map((media) => media.schema as { nullable?: boolean })
+      if (schemas.length > 0 && schemas.every((schema) => schema?.nullable === true)) body.required = false
+    }
+  }
+  return document
 }
 
 function completeRouteSchema(route: RouteOptions): void {

@@ -86,6 +86,36 @@ export async function takeWaitingRetries(
   return rows.map(leasedRetryOf)
 }
 
+/** A run a runner holds under a live lease: claimed, maybe not started or recorded as a suite run yet. */
+export interface HeldRun {
+  slotKey: string
+  attempt: number
+  owner: string
+  leaseEndsMs: number
+}
+
+/** The retries and one-off runs of a check that a runner holds now (its lease not run out). */
+export async function heldRetriesOfCheck(
+  ctx: ServiceContext,
+  checkId: string,
+  nowMs: number,
+): Promise<HeldRun[]> {
+  const rows = await ctx.db
+    .selectFrom('check_retries')
+    .select(['slot_key', 'attempt', 'lease_owner', 'next_due_ms'])
+    .where('check_id', '=', checkId)
+    .where('lease_owner', 'is not', null)
+    // A leased row's next_due_ms is its lease's end.
+    .where('next_due_ms', '>', nowMs)
+    .execute()
+  return rows.map((row) => ({
+    slotKey: row.slot_key,
+    attempt: row.attempt,
+    owner: row.lease_owner as string,
+    leaseEndsMs: Number(row.next_due_ms),
+  }))
+}
+
 /** The retries and one-off runs of `location` in flight among `slotKeys`, as `leasedSlotsOf` counts them. */
 export async function leasedRetriesOf(
   ctx: ServiceContext,

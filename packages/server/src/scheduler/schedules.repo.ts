@@ -163,6 +163,27 @@ export async function leasedSlotsOf(
   return rows.map((row) => ({ checkId: row.check_id, location, dueMs: Number(row.leased_due_ms) }))
 }
 
+/** The slots of a check a runner holds now (its lease not run out), each as the run it is leased for. */
+export async function heldSlotsOfCheck(
+  ctx: ServiceContext,
+  checkId: string,
+  nowMs: number,
+): Promise<{ slot: ClaimedSlot; owner: string; leaseEndsMs: number }[]> {
+  const rows = await ctx.db
+    .selectFrom('check_schedules')
+    .select(['location', 'leased_due_ms', 'lease_owner', 'next_due_ms'])
+    .where('check_id', '=', checkId)
+    .where('lease_owner', 'is not', null)
+    // A leased row's next_due_ms is its lease's end.
+    .where('next_due_ms', '>', nowMs)
+    .execute()
+  return rows.map((row) => ({
+    slot: { checkId, location: row.location, dueMs: Number(row.leased_due_ms) },
+    owner: row.lease_owner as string,
+    leaseEndsMs: Number(row.next_due_ms),
+  }))
+}
+
 export interface LeaseClaim {
   owner: string
   nowMs: number

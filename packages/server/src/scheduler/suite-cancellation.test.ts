@@ -3,10 +3,14 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable } from '@svc/runner'
+import { cancelCheckRuns } from '../features/checks/checks.service.ts'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { jobIdOf } from './jobs.ts'
+import { claimDueRetries } from './retries.repo.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
+import { deleteSuiteRuns, saveSuiteRuns } from './suite-runs.repo.ts'
 
 const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: suite checks SKIPPED'
 if (skip) console.warn(`\n!!! ${skip}\n`)
@@ -361,6 +365,64 @@ for (const engine of testEngines()) {
       )
       const polled = await agent('GET', '/agent/v1/jobs?waitSeconds=0&max=10')
       assert.deepEqual(json(polled), [], 'no agent gets the deleted check’s run')
+    })
+
+    test('a suite check deleted while cancel ends its queued run: cancel answers 404, not a 500', async () => {
+      const { check, agent } = await suiteOnIdleAgent('lab-cancel-deleted', 'deleted while cancelled')
+      const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
+      // The delete lands after cancel took the queued run and before it stored the cancelled result.
+      const cancelling = cancelCheckRuns(t.ctx, t.owner.accountId, check.id, {
+        beforeStore: async () => {
+          const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+          assert.equal(deleted.statusCode, 204, deleted.body)
+        },
+      })
+      await assert.rejects(cancelling, (error: { statusCode?: number; message: string }) => {
+        assert.deepEqual(
+          [error.statusCode, error.message],
+          [404, `Check ${check.id} not found: it was deleted while its runs were cancelled`],
+        )
+        return true
+      })
+      const triggered = await triggering
+      assert.equal(triggered.statusCode, 404, triggered.body)
+      assert.deepEqual(await retriesOf(check.id), [])
+      const polled = await agent('GET', '/agent/v1/jobs?waitSeconds=0&max=10')
+      assert.deepEqual(json(polled), [], 'no agent gets the deleted check’s run')
+      const gone = await cancel(check.id)
+      assert.deepEqual([gone.statusCode, json(gone).message], [404, `Check ${check.id} not found`])
+    })
+
+    test('a cancel landing after a runner claimed a run, before it recorded it: 204, and the run never starts', async () => {
+      const { check } = await suiteOnIdleAgent('lab-claimed', 'claimed, not recorded yet')
+      const triggering = t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` })
+      await until('the trigger is queued', async () => (await retriesOf(check.id)).length === 1)
+      const [queued] = await retriesOf(check.id)
+      // A runner's claim, then the cancel, then the runner recording the run as it starts it.
+      const owner = `agent-under-test-${randomUUID()}`
+      const nowMs = Date.now()
+      const [claimed] = await claimDueRetries(t.ctx, {
+        owner,
+        nowMs,
+        leaseMs: 60_000,
+        locations: [queued?.location as string],
+        limit: 10,
+      })
+      assert.equal(claimed?.checkId, check.id)
+      const cancelled = await cancel(check.id)
+      assert.equal(cancelled.statusCode, 204, cancelled.body)
+      const jobId = jobIdOf({ slotKey: claimed?.slotKey as string, attempt: 1 })
+      const askedToStop = await saveSuiteRuns(
+        t.ctx,
+        [{ jobId, checkId: check.id, runner: owner }],
+        Date.now() + 60_000,
+      )
+      assert.deepEqual(askedToStop, [jobId], 'the runner learns the run was cancelled before it starts it')
+      await deleteSuiteRuns(t.ctx, [jobId], owner)
+      // The trigger waiting on the claimed run ends with the check.
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })).statusCode, 204)
+      assert.equal((await triggering).statusCode, 404)
     })
 
     test('a suite waiting for its turn in a group trigger ends at once on cancel and never runs', async () => {

@@ -93,3 +93,34 @@ export async function requestSuiteCancel(ctx: ServiceContext, checkId: string, n
     .executeTakeFirst()
   return Number(result.numUpdatedRows)
 }
+
+/**
+ * Asks runs a runner claimed to stop, recorded or not yet (`saveSuiteRuns` of their claimer then answers
+ * them asked to stop, so they never start): a cancel landing between a claim and the run's record reaches
+ * the run. A row left unrecorded (the claimer dropped the run) goes once `aliveUntilMs` passes.
+ */
+export async function requestClaimedSuiteCancel(
+  ctx: ServiceContext,
+  runs: (SuiteRun & { aliveUntilMs: number })[],
+  nowMs: number,
+): Promise<number> {
+  if (runs.length === 0) return 0
+  await ctx.db
+    .insertInto('suite_runs')
+    .values(
+      runs.map((run) => ({
+        job_id: run.jobId,
+        check_id: run.checkId,
+        runner: run.runner,
+        alive_until_ms: run.aliveUntilMs,
+        cancel_requested_ms: nowMs,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.column('job_id').doUpdateSet((eb) => ({
+        cancel_requested_ms: eb.fn.coalesce('suite_runs.cancel_requested_ms', eb.val(nowMs)),
+      })),
+    )
+    .execute()
+  return runs.length
+}

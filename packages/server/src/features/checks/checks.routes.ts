@@ -123,8 +123,9 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
           'out its backoff. A run in flight stops within seconds and stores its result with ' +
           '`isCancelled: true`, keeping the logs, finished tests and artifacts it had; a run not started ' +
           'ends at once, with no tests. A cancelled result is not retried, raises no alert and counts for ' +
-          'no check status or analytics. 400 for other check types; 409 when no run of the check is in ' +
-          'progress or waiting.',
+          'no check status or analytics. A run a runner claimed but has not started yet is in progress: it ' +
+          'ends without starting. 400 for other check types; 404 for an unknown check, or one deleted while ' +
+          'the cancel ends its runs; 409 when no run of the check is in progress or waiting.',
         params: CheckIdParams,
         response: {
           204: {

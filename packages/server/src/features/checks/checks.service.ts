@@ -21,7 +21,7 @@ import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
 import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
-import { cancelWaitingJobs, locationNameOf } from '../../scheduler/jobs.ts'
+import { cancelClaimedJobs, cancelWaitingJobs, locationNameOf } from '../../scheduler/jobs.ts'
 import { cancelledBeforeStart, runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { PROCESS_RUNNER, waitCancellable } from '../../scheduler/suite-cancellation.ts'
@@ -469,7 +469,12 @@ export async function triggerCheck(ctx: ServiceContext, accountId: string, id: s
  * Runs not started (queued for an agent, waiting in a group trigger or out a retry's backoff) end
  * cancelled without starting.
  */
-export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
+export async function cancelCheckRuns(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  hooks: { beforeStore?: () => Promise<void> } = {},
+): Promise<void> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   if (row.check_type !== 'AUTOMATION') {
@@ -479,9 +484,20 @@ export async function cancelCheckRuns(ctx: ServiceContext, accountId: string, id
   }
   // Runs in flight or waiting for their turn on some node are asked to stop; runs waiting in the store
   // for a runner (an agent, a retry's backoff) end here.
-  const asked = await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
-  const ended = await cancelWaitingJobs(ctx, await resolveCheck(ctx, row))
-  if (asked + ended === 0) throw conflict(`Check ${id} has no run in progress`)
+  const nowMs = ctx.clock.now().getTime()
+  // Runs in flight, and runs a runner claimed but has not recorded yet (they are in progress too).
+  const asked = (await requestSuiteCancel(ctx, id, nowMs)) + (await cancelClaimedJobs(ctx, id, nowMs))
+  // A check deleted meanwhile took its runs with it, and storing their cancelled results fails: 404.
+  const deleted = async () =>
+    (await repo.findCheck(ctx, accountId, id))
+      ? undefined
+      : notFound(`Check ${id} not found: it was deleted while its runs were cancelled`)
+  const ended = await cancelWaitingJobs(ctx, await resolveCheck(ctx, row), hooks.beforeStore).catch(
+    async (error: unknown) => {
+      throw (await deleted()) ?? error
+    },
+  )
+  if (asked + ended === 0) throw (await deleted()) ?? conflict(`Check ${id} has no run in progress`)
 }
 
 /**
