@@ -169,6 +169,36 @@ export async function setImpact(
   await ctx.db.updateTable('incident_component_impacts').set(changes).where('id', '=', id).execute()
 }
 
+/** Records that an open impact held `status` until `until` (it changed to another non-operational status). */
+export async function recordImpactChange(
+  ctx: ServiceContext,
+  row: { impact_id: string; status: string; until: string },
+): Promise<void> {
+  await ctx.db
+    .insertInto('incident_impact_changes')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .execute()
+}
+
+/** The statuses each impact held before its latest change, in order. */
+export async function impactChangesOf(ctx: ServiceContext, impactIds: string[]) {
+  const byImpact = new Map<string, { status: string; until: string }[]>()
+  if (impactIds.length === 0) return byImpact
+  const rows = await ctx.db
+    .selectFrom('incident_impact_changes')
+    .select(['impact_id', 'status', 'until'])
+    .where('impact_id', 'in', impactIds)
+    .orderBy('until')
+    .execute()
+  for (const row of rows) {
+    const list = byImpact.get(row.impact_id) ?? []
+    list.push({ status: row.status, until: row.until })
+    byImpact.set(row.impact_id, list)
+  }
+  return byImpact
+}
+
 /** Open impacts (no end yet) of the page's ongoing incidents: they set their components' status. */
 export async function openImpactsOfPage(ctx: ServiceContext, pageId: string) {
   return ctx.db
