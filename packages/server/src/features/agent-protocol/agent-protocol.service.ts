@@ -294,6 +294,15 @@ export async function postResults(
         const path = `${pathOf(i)}.outcome.detail${malformed.field ? `.${malformed.field}` : ''}`
         return badRequest(`${path} ${malformed.message}`, { errors: [{ path, message: malformed.message }] })
       }
+      for (const field of ['startedAt', 'stoppedAt'] as const) {
+        // A time the schema takes but no Date holds (a leap second, year 0): 400, not a 500 on storing.
+        if (Number.isNaN(Date.parse(body.outcome.verdict[field]))) {
+          const path = `${pathOf(i)}.outcome.verdict.${field}`
+          return badRequest(`${path} is not a valid time`, {
+            errors: [{ path, message: 'is not a valid time' }],
+          })
+        }
+      }
       const jobId = jobIdOf(body)
       if (open.get(jobId) !== body.checkId) {
         const stored = storedBefore.get(jobId)
@@ -316,7 +325,14 @@ export async function postResults(
       // result's own fields (`id`, `runLocation`) wherever results are read.
       const detailKey =
         DETAIL_KEYS[check.row.check_type as keyof typeof DETAIL_KEYS] ?? body.outcome.detailKey
-      const outcome = new Scrubber(hidden).deep({ ...body.outcome, detailKey } as RunOutcome)
+      // Stored in UTC as every time is: result days (status page bars, analytics) are UTC days, and
+      // times compare as text. An agent may send any offset the date-time format allows.
+      const verdict = {
+        ...body.outcome.verdict,
+        startedAt: new Date(body.outcome.verdict.startedAt).toISOString(),
+        stoppedAt: new Date(body.outcome.verdict.stoppedAt).toISOString(),
+      }
+      const outcome = new Scrubber(hidden).deep({ ...body.outcome, verdict, detailKey } as RunOutcome)
       const job = {
         slotKey: body.slotKey,
         location: body.location,
