@@ -8,7 +8,11 @@ import {
 } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { impactChangesOf, impactsOfIncidents, recentIncidentsOfPage } from '../incidents/incidents.repo.ts'
+import {
+  impactChangesOfPageSince,
+  impactsOfPageSince,
+  recentIncidentsOfPage,
+} from '../incidents/incidents.repo.ts'
 import { assemble } from '../incidents/incidents.service.ts'
 import {
   checkIdsOfServices,
@@ -104,19 +108,20 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   ])
   const serviceById = new Map(services.map((s) => [s.id, s]))
   const allCheckIds = [...new Set([...checkIds.values()].flat())]
-  const [statuses, counts, incidents, impactRows] = await Promise.all([
+  const [statuses, counts, incidents, pageImpacts, impactChanges] = await Promise.all([
     componentStatusesOfPage(ctx, page, checkIds),
     historyCounts(ctx, page.account_id, allCheckIds, new Date(firstDayMs).toISOString(), now),
     assemble(ctx, incidentRows),
-    impactsOfIncidents(
-      ctx,
-      incidentRows.map((i) => i.id),
-    ),
+    // Of every incident in the window, not only the ones listed: all colour the bars.
+    impactsOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
+    impactChangesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
   ])
-  const impactChanges = await impactChangesOf(
-    ctx,
-    [...impactRows.values()].flat().map((impact) => impact.id),
-  )
+  const impactRows = new Map<string, typeof pageImpacts>()
+  for (const impact of pageImpacts) {
+    const list = impactRows.get(impact.incident_id) ?? []
+    list.push(impact)
+    impactRows.set(impact.incident_id, list)
+  }
 
   const countsByCheckDay = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, c]))
   // What deleted checks contributed: a service's past stays what the public saw.
@@ -127,32 +132,30 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   // Impacts colour the days they overlapped, so a declared outage shows even without failed runs; each
   // status an open impact held before a change colours the days it was held.
   const declared = new Map<string, ComponentStatus>()
-  for (const incident of incidentRows) {
-    for (const impact of impactRows.get(incident.id) ?? []) {
-      const end = impact.ended_at ?? incident.resolved_at ?? now.toISOString()
-      let from = impact.started_at
-      const held: { status: string; from: string; to: string }[] = []
-      for (const change of impactChanges.get(impact.id) ?? []) {
-        held.push({ status: change.status, from, to: change.until })
-        from = change.until
-      }
-      held.push({ status: impact.declared_status, from, to: end })
-      for (const span of held) {
-        const status = span.status as ComponentStatus
-        if (status === 'OPERATIONAL') continue
-        const fromMs = Date.parse(span.from)
-        const toMs = Date.parse(span.to)
-        days.forEach((day, i) => {
-          const dayStartMs = firstDayMs + i * DAY_MS
-          // [from, to) overlaps the UTC day; a span of no length colours the day it was declared.
-          const overlaps =
-            fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
-          if (!overlaps) return
-          const key = `${impact.service_id}|${day}`
-          const previous = declared.get(key)
-          declared.set(key, previous ? worseComponentStatus(previous, status) : status)
-        })
-      }
+  for (const impact of pageImpacts) {
+    const end = impact.ended_at ?? impact.incident_resolved_at ?? now.toISOString()
+    let from = impact.started_at
+    const held: { status: string; from: string; to: string }[] = []
+    for (const change of impactChanges.get(impact.id) ?? []) {
+      held.push({ status: change.status, from, to: change.until })
+      from = change.until
+    }
+    held.push({ status: impact.declared_status, from, to: end })
+    for (const span of held) {
+      const status = span.status as ComponentStatus
+      if (status === 'OPERATIONAL') continue
+      const fromMs = Date.parse(span.from)
+      const toMs = Date.parse(span.to)
+      days.forEach((day, i) => {
+        const dayStartMs = firstDayMs + i * DAY_MS
+        // [from, to) overlaps the UTC day; a span of no length colours the day it was declared.
+        const overlaps =
+          fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
+        if (!overlaps) return
+        const key = `${impact.service_id}|${day}`
+        const previous = declared.get(key)
+        declared.set(key, previous ? worseComponentStatus(previous, status) : status)
+      })
     }
   }
 

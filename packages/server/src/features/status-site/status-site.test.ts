@@ -877,6 +877,38 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a busy page’s older incidents still colour their days, beyond the incidents it lists', async () => {
+      const svc = await service('Busy bars')
+      const created = await page({
+        name: 'Busy bars',
+        url: 'busy-bars',
+        cards: [{ name: 'c', services: [{ id: svc.id }] }],
+      })
+      const incident = (status: string) =>
+        t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: status,
+            componentImpacts: [{ componentId: svc.id, status }],
+            incidentUpdates: [{ description: 'Over', status: 'RESOLVED' }],
+          },
+        })
+      const first = nowMs
+      assert.equal((await incident('MAJOR_OUTAGE')).statusCode, 201)
+      nowMs = first + 86_400_000
+      for (let i = 0; i < 100; i++) assert.equal((await incident('DEGRADED_PERFORMANCE')).statusCode, 201)
+      const view = await viewOf('busy-bars')
+      assert.equal(view.past.length, 100, 'the page lists the latest 100')
+      assert.deepEqual(
+        view.cards[0]?.services[0]?.days.slice(-2).map((d) => [d.date, d.declared]),
+        [
+          [dayOf(first), 'MAJOR_OUTAGE'],
+          [dayOf(nowMs), 'DEGRADED_PERFORMANCE'],
+        ],
+      )
+    })
+
     test('deleting a check keeps what it showed in its services’ past bars, until retention drops it', async () => {
       const old = await check('replaced', '/replaced')
       const replacement = await check('replacement', '/replacement')
