@@ -968,6 +968,34 @@ for (const engine of testEngines()) {
         .where('service_id', 'in', [svc.id, other.id])
         .execute()
       assert.deepEqual(kept, [])
+
+      // An account's deletion takes what its services kept.
+      const gone = await accounts.createAccount(t.ctx, { name: 'Gone' })
+      const now = new Date(nowMs).toISOString()
+      await t.ctx.db
+        .insertInto('status_page_services')
+        .values({
+          id: 'gone-service',
+          account_id: gone.id,
+          name: 'g',
+          description: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute()
+      await t.ctx.db
+        .insertInto('status_page_service_days')
+        .values({ service_id: 'gone-service', day: dayOf(nowMs), total: 1, failed: 1, maintenance: 0 })
+        .execute()
+      await t.ctx.db.deleteFrom('accounts').where('id', '=', gone.id).execute()
+      assert.deepEqual(
+        await t.ctx.db
+          .selectFrom('status_page_service_days')
+          .selectAll()
+          .where('service_id', '=', 'gone-service')
+          .execute(),
+        [],
+      )
     })
   })
 }
