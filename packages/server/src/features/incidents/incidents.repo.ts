@@ -120,6 +120,28 @@ export async function impactChangesOfPageSince(ctx: ServiceContext, pageId: stri
   return byImpact
 }
 
+/**
+ * The update statuses and dates of the incidents `impactsOfPageSince` reads, in each incident's order:
+ * when each was resolved, and reopened.
+ */
+export async function updateTimesOfPageSince(ctx: ServiceContext, pageId: string, sinceIso: string) {
+  return ctx.db
+    .selectFrom('incident_updates as u')
+    .innerJoin('incidents as n', 'n.id', 'u.incident_id')
+    .select(['u.incident_id', 'u.status', 'u.public_date'])
+    .where('n.status_page_id', '=', pageId)
+    .where((eb) =>
+      eb.or([
+        eb('n.last_update_status', '!=', 'RESOLVED'),
+        eb('n.started_at', '>=', sinceIso),
+        eb('n.resolved_at', '>=', sinceIso),
+      ]),
+    )
+    .orderBy('u.public_date')
+    .orderBy('u.seq')
+    .execute()
+}
+
 export async function ongoingIncidentsOfCheck(ctx: ServiceContext, checkId: string) {
   return ctx.db
     .selectFrom('incidents')

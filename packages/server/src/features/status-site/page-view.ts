@@ -12,6 +12,7 @@ import {
   impactChangesOfPageSince,
   impactsOfPageSince,
   recentIncidentsOfPage,
+  updateTimesOfPageSince,
 } from '../incidents/incidents.repo.ts'
 import { assemble } from '../incidents/incidents.service.ts'
 import {
@@ -108,13 +109,14 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   ])
   const serviceById = new Map(services.map((s) => [s.id, s]))
   const allCheckIds = [...new Set([...checkIds.values()].flat())]
-  const [statuses, counts, incidents, pageImpacts, impactChanges] = await Promise.all([
+  const [statuses, counts, incidents, pageImpacts, impactChanges, updateTimes] = await Promise.all([
     componentStatusesOfPage(ctx, page, checkIds),
     historyCounts(ctx, page.account_id, allCheckIds, new Date(firstDayMs).toISOString(), now),
     assemble(ctx, incidentRows),
     // Of every incident in the window, not only the ones listed: all colour the bars.
     impactsOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
     impactChangesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
+    updateTimesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
   ])
   const impactRows = new Map<string, typeof pageImpacts>()
   for (const impact of pageImpacts) {
@@ -132,8 +134,10 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   // Impacts colour the days they overlapped, so a declared outage shows even without failed runs; each
   // status an open impact held before a change colours the days it was held.
   const declared = new Map<string, ComponentStatus>()
+  const resolvedGaps = resolvedPeriods(updateTimes)
   for (const impact of pageImpacts) {
-    const end = impact.ended_at ?? impact.incident_resolved_at ?? now.toISOString()
+    // Still open: through now (so an incident reopened this instant colours today).
+    const end = impact.ended_at ?? impact.incident_resolved_at ?? new Date(now.getTime() + 1).toISOString()
     let from = impact.started_at
     const held: { status: string; from: string; to: string }[] = []
     for (const change of impactChanges.get(impact.id) ?? []) {
@@ -141,21 +145,23 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
       from = change.until
     }
     held.push({ status: impact.declared_status, from, to: end })
+    const gaps = resolvedGaps.get(impact.incident_id) ?? []
     for (const span of held) {
       const status = span.status as ComponentStatus
       if (status === 'OPERATIONAL') continue
-      const fromMs = Date.parse(span.from)
-      const toMs = Date.parse(span.to)
-      days.forEach((day, i) => {
-        const dayStartMs = firstDayMs + i * DAY_MS
-        // [from, to) overlaps the UTC day; a span of no length colours the day it was declared.
-        const overlaps =
-          fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
-        if (!overlaps) return
-        const key = `${impact.service_id}|${day}`
-        const previous = declared.get(key)
-        declared.set(key, previous ? worseComponentStatus(previous, status) : status)
-      })
+      // While its incident was resolved (before it reopened), the impact read as ended.
+      for (const [fromMs, toMs] of withoutGaps(Date.parse(span.from), Date.parse(span.to), gaps)) {
+        days.forEach((day, i) => {
+          const dayStartMs = firstDayMs + i * DAY_MS
+          // [from, to) overlaps the UTC day; a span of no length colours the day it was declared.
+          const overlaps =
+            fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
+          if (!overlaps) return
+          const key = `${impact.service_id}|${day}`
+          const previous = declared.get(key)
+          declared.set(key, previous ? worseComponentStatus(previous, status) : status)
+        })
+      }
     }
   }
 
@@ -246,6 +252,42 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
     past: incidentViews.filter((i) => i.status === 'RESOLVED'),
     generatedAt: now.toISOString(),
   }
+}
+
+/**
+ * Per incident, the periods [resolved, reopened) in ms: from a RESOLVED update to the next unresolved
+ * one (updates in each incident's order). A final resolution is no gap: it ends the open impacts.
+ */
+function resolvedPeriods(updates: { incident_id: string; status: string; public_date: string }[]) {
+  const gaps = new Map<string, [number, number][]>()
+  const resolvedSince = new Map<string, number>()
+  for (const update of updates) {
+    const at = Date.parse(update.public_date)
+    const since = resolvedSince.get(update.incident_id)
+    if (update.status === 'RESOLVED') {
+      if (since === undefined) resolvedSince.set(update.incident_id, at)
+    } else if (since !== undefined) {
+      resolvedSince.delete(update.incident_id)
+      const list = gaps.get(update.incident_id) ?? []
+      list.push([since, at])
+      gaps.set(update.incident_id, list)
+    }
+  }
+  return gaps
+}
+
+/** [fromMs, toMs) without the sorted, disjoint `gaps`; a span of no length stays unless a gap holds it. */
+function withoutGaps(fromMs: number, toMs: number, gaps: [number, number][]): [number, number][] {
+  if (toMs <= fromMs) return gaps.some(([a, b]) => a <= fromMs && fromMs < b) ? [] : [[fromMs, toMs]]
+  const parts: [number, number][] = []
+  let from = fromMs
+  for (const [a, b] of gaps) {
+    if (b <= from || a >= toMs) continue
+    if (a > from) parts.push([from, a])
+    from = Math.max(from, b)
+  }
+  if (from < toMs) parts.push([from, toMs])
+  return parts
 }
 
 function levelOfUptime(uptime: number | null): BarLevel {

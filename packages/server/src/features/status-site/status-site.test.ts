@@ -877,6 +877,49 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('an incident resolved and reopened days later leaves the days in between clear', async () => {
+      const svc = await service('Reopened')
+      const created = await page({
+        name: 'Reopened',
+        url: 'reopened',
+        cards: [{ name: 'c', services: [{ id: svc.id }] }],
+      })
+      const first = nowMs
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Flaky',
+            componentImpacts: [{ componentId: svc.id, status: 'MAJOR_OUTAGE' }],
+            incidentUpdates: [{ description: 'Down', status: 'INVESTIGATING' }],
+          },
+        }),
+      )
+      const update = async (status: string) => {
+        const res = await t.call({
+          method: 'POST',
+          url: `/v1/incidents/${incident.id}/updates`,
+          payload: { description: status, status },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      nowMs = first + 3_600_000
+      await update('RESOLVED')
+      nowMs = first + 3 * 86_400_000
+      await update('INVESTIGATING')
+      const days = (await viewOf('reopened')).cards[0]?.services[0]?.days ?? []
+      assert.deepEqual(
+        days.slice(-4).map((d) => [d.date, d.declared]),
+        [
+          [dayOf(first), 'MAJOR_OUTAGE'],
+          [dayOf(first + 86_400_000), null],
+          [dayOf(first + 2 * 86_400_000), null],
+          [dayOf(nowMs), 'MAJOR_OUTAGE'],
+        ],
+      )
+    })
+
     test('a busy page’s older incidents still colour their days, beyond the incidents it lists', async () => {
       const svc = await service('Busy bars')
       const created = await page({
