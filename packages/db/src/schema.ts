@@ -40,6 +40,8 @@ export interface Database {
   incidents: IncidentsTable
   incident_updates: IncidentUpdatesTable
   incident_component_impacts: IncidentComponentImpactsTable
+  incident_impact_changes: IncidentImpactChangesTable
+  status_page_service_days: StatusPageServiceDaysTable
   status_page_subscribers: StatusPageSubscribersTable
   status_page_confirm_tokens: StatusPageConfirmTokensTable
   status_page_emails: StatusPageEmailsTable
@@ -467,6 +469,26 @@ export interface IncidentComponentImpactsTable {
   started_at: string
   ended_at: string | null
   created_at: string
+}
+
+/** A status an open impact held until it changed to another non-operational one. */
+export interface IncidentImpactChangesTable {
+  impact_id: string
+  status: string
+  until: string
+}
+
+/** Daily final-run counts (maintenance runs apart) that deleted checks contributed to a service. */
+export interface StatusPageServiceDaysTable {
+  service_id: string
+  /** YYYY-MM-DD, UTC. */
+  day: string
+  /** Final runs outside maintenance windows. */
+  total: number
+  /** Failed final runs outside maintenance windows. */
+  failed: number
+  /** Final runs during a maintenance window covering the check. */
+  maintenance: number
 }
 
 export interface StatusPageSubscribersTable {

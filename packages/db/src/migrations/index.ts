@@ -14,6 +14,7 @@ import * as suiteCancellation from './0011-suite-cancellation.ts'
 import * as agentScriptRuns from './0012-agent-script-runs.ts'
 import * as agentsPerLocation from './0013-agents-per-location.ts'
 import * as confirmTokens from './0014-confirm-tokens.ts'
+import * as statusHistory from './0015-status-history.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0012-agent-script-runs': agentScriptRuns,
   '0013-agents-per-location': agentsPerLocation,
   '0014-confirm-tokens': confirmTokens,
+  '0015-status-history': statusHistory,
 }

@@ -300,6 +300,15 @@ export async function postResults(
         const path = `${pathOf(i)}.outcome.detail${malformed.field ? `.${malformed.field}` : ''}`
         return badRequest(`${path} ${malformed.message}`, { errors: [{ path, message: malformed.message }] })
       }
+      for (const field of ['startedAt', 'stoppedAt'] as const) {
+        // A time the schema takes but no Date holds (a leap second, year 0): 400, not a 500 on storing.
+        if (Number.isNaN(Date.parse(body.outcome.verdict[field]))) {
+          const path = `${pathOf(i)}.outcome.verdict.${field}`
+          return badRequest(`${path} is not a valid time`, {
+            errors: [{ path, message: 'is not a valid time' }],
+          })
+        }
+      }
       const jobId = jobIdOf(body)
       const openJob = open.get(jobId)
       if (openJob?.checkId !== body.checkId) {
@@ -519,10 +528,6 @@ function checkRunClaims(
   }
   const startedMs = Date.parse(verdict.startedAt)
   const stoppedMs = Date.parse(verdict.stoppedAt)
-  if (!Number.isFinite(startedMs))
-    return { path: 'outcome.verdict.startedAt', message: 'must be a date-time' }
-  if (!Number.isFinite(stoppedMs))
-    return { path: 'outcome.verdict.stoppedAt', message: 'must be a date-time' }
   if (stoppedMs < startedMs)
     return { path: 'outcome.verdict.stoppedAt', message: 'must not be before startedAt' }
   if (verdict.responseTime > stoppedMs - startedMs + AGENT_CLOCK_STEP_MS) {

@@ -703,6 +703,17 @@ for (const engine of testEngines()) {
           { ...failing, outcome: { ...failing.outcome, statusCode: 2 ** 31 } },
           'body.outcome.statusCode',
         ],
+        'a leap second, which no Date holds': [
+          '/agent/v1/results',
+          {
+            ...failing,
+            outcome: {
+              ...failing.outcome,
+              verdict: { ...failing.outcome.verdict, startedAt: '2016-12-31T23:59:60Z' },
+            },
+          },
+          'body.outcome.verdict.startedAt',
+        ],
         'a fractional start': [
           '/agent/v1/results',
           { ...failing, firstStartedMs: nowMs + 0.5 },
@@ -820,6 +831,26 @@ for (const engine of testEngines()) {
       assert.equal((await agent.post(retried)).statusCode, 204)
       const [final] = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
       assert.deepEqual([final.resultType, final.hasFailures], ['FINAL', true])
+    })
+
+    test('a run’s times posted with a UTC offset are stored in UTC: its day on status pages is the UTC day', async () => {
+      const pi = await locationWithKey('pi-offset')
+      const checkId = await createCheck('offset', ['pi-offset'])
+      nowMs = await dueOf(checkId)
+      const agent = as(pi.rawKey)
+      const [job] = await agent.poll()
+      assert.ok(job)
+      const body = jobResultBody(job, await outcomeOf(job))
+      // 23:30 UTC, sent as 01:30 the next day at +02:00 (a run's times lie between its due time and now).
+      nowMs = Math.max(nowMs, Math.floor(nowMs / 86_400_000) * 86_400_000 + 84_600_000)
+      const utc = new Date(nowMs)
+      const local = new Date(utc.getTime() + 7_200_000).toISOString().replace('Z', '+02:00')
+      const verdict = { ...body.outcome.verdict, startedAt: local, stoppedAt: local }
+      const posted = await agent.post({ ...body, outcome: { ...body.outcome, verdict } })
+      assert.equal(posted.statusCode, 204, posted.body)
+      const [stored] = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+      assert.equal(stored.startedAt, utc.toISOString())
+      assert.equal(stored.stoppedAt, utc.toISOString())
     })
 
     test('a script outcome lists its artifacts by paths inside the result, under its type’s key: the results stay readable', async () => {

@@ -166,6 +166,41 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
   }))
 }
 
+/**
+ * `dailyFinalCounts` of the runs of `checkIds` that started within one of `intervals` ([from, to) ISO
+ * pairs): the runs during maintenance windows, for the status page.
+ */
+export async function dailyFinalCountsWithin(
+  ctx: ServiceContext,
+  checkIds: string[],
+  intervals: [string, string][],
+) {
+  if (checkIds.length === 0 || intervals.length === 0) return []
+  const day = sql<string>`substr(started_at, 1, 10)`
+  const rows = await ctx.db
+    .selectFrom('check_results')
+    .select([
+      'check_id',
+      day.as('day'),
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when has_failures then 1 else 0 end)`.as('failed'),
+    ])
+    .where('check_id', 'in', checkIds)
+    .where('result_type', '=', 'FINAL')
+    .where('is_cancelled', '=', false)
+    .where((eb) =>
+      eb.or(intervals.map(([from, to]) => eb.and([eb('started_at', '>=', from), eb('started_at', '<', to)]))),
+    )
+    .groupBy(['check_id', day])
+    .execute()
+  return rows.map((r) => ({
+    checkId: r.check_id,
+    day: r.day,
+    total: Number(r.total),
+    failed: Number(r.failed),
+  }))
+}
+
 export interface PreviousResult {
   started_at: string
   has_failures: boolean

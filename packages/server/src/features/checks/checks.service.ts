@@ -36,6 +36,7 @@ import { resolveIncidentFromCheck } from '../incidents/incident-triggers.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
+import { keepStatusHistory } from '../status-site/uptime-history.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { checkResponse, checkResponses, publicDefinition } from './check-responses.ts'
 import { type StoredVariable, sealVariables } from './check-variables.ts'
@@ -210,7 +211,13 @@ function withSaveWarnings(check: AnyCheck, warnings: string[]): AnyCheck {
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
-  await repo.deleteCheck(ctx, id)
+  // Its services keep what it showed on status pages, in the transaction that deletes its results.
+  const remove = async (tx: ServiceContext) => {
+    await keepStatusHistory(tx, accountId, id)
+    await repo.deleteCheck(tx, id)
+  }
+  if (ctx.db.isTransaction) await remove(ctx)
+  else await ctx.db.transaction().execute((db) => remove({ ...ctx, db }))
   // Its runs stop at once: suite runs in flight (minutes long) are cancelled; their results are dropped.
   if (row.check_type === 'AUTOMATION') await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.

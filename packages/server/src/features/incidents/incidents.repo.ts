@@ -69,6 +69,79 @@ export async function recentIncidentsOfPage(
   )
 }
 
+/**
+ * The impacts of every incident of the page that overlapped the window since `sinceIso` (as
+ * `recentIncidentsOfPage` selects them, without its limit: a busy page's older incidents still colour
+ * their days), with their incident's resolution; in the order `impactsOfIncidents` gives.
+ */
+export async function impactsOfPageSince(ctx: ServiceContext, pageId: string, sinceIso: string) {
+  return ctx.db
+    .selectFrom('incident_component_impacts as i')
+    .innerJoin('incidents as n', 'n.id', 'i.incident_id')
+    .selectAll('i')
+    .select('n.resolved_at as incident_resolved_at')
+    .where('n.status_page_id', '=', pageId)
+    .where((eb) =>
+      eb.or([
+        eb('n.last_update_status', '!=', 'RESOLVED'),
+        eb('n.started_at', '>=', sinceIso),
+        eb('n.resolved_at', '>=', sinceIso),
+      ]),
+    )
+    .orderBy('i.started_at')
+    .orderBy('i.created_at')
+    .orderBy('i.id')
+    .execute()
+}
+
+/** `impactChangesOf` for the impacts `impactsOfPageSince` answers, in one statement. */
+export async function impactChangesOfPageSince(ctx: ServiceContext, pageId: string, sinceIso: string) {
+  const rows = await ctx.db
+    .selectFrom('incident_impact_changes as c')
+    .innerJoin('incident_component_impacts as i', 'i.id', 'c.impact_id')
+    .innerJoin('incidents as n', 'n.id', 'i.incident_id')
+    .select(['c.impact_id', 'c.status', 'c.until'])
+    .where('n.status_page_id', '=', pageId)
+    .where((eb) =>
+      eb.or([
+        eb('n.last_update_status', '!=', 'RESOLVED'),
+        eb('n.started_at', '>=', sinceIso),
+        eb('n.resolved_at', '>=', sinceIso),
+      ]),
+    )
+    .orderBy('c.until')
+    .execute()
+  const byImpact = new Map<string, { status: string; until: string }[]>()
+  for (const row of rows) {
+    const list = byImpact.get(row.impact_id) ?? []
+    list.push({ status: row.status, until: row.until })
+    byImpact.set(row.impact_id, list)
+  }
+  return byImpact
+}
+
+/**
+ * The update statuses and dates of the incidents `impactsOfPageSince` reads, in each incident's order:
+ * when each was resolved, and reopened.
+ */
+export async function updateTimesOfPageSince(ctx: ServiceContext, pageId: string, sinceIso: string) {
+  return ctx.db
+    .selectFrom('incident_updates as u')
+    .innerJoin('incidents as n', 'n.id', 'u.incident_id')
+    .select(['u.incident_id', 'u.status', 'u.public_date'])
+    .where('n.status_page_id', '=', pageId)
+    .where((eb) =>
+      eb.or([
+        eb('n.last_update_status', '!=', 'RESOLVED'),
+        eb('n.started_at', '>=', sinceIso),
+        eb('n.resolved_at', '>=', sinceIso),
+      ]),
+    )
+    .orderBy('u.public_date')
+    .orderBy('u.seq')
+    .execute()
+}
+
 export async function ongoingIncidentsOfCheck(ctx: ServiceContext, checkId: string) {
   return ctx.db
     .selectFrom('incidents')
@@ -167,6 +240,18 @@ export async function setImpact(
   changes: Partial<Pick<IncidentComponentImpactsTable, 'status' | 'declared_status' | 'ended_at'>>,
 ): Promise<void> {
   await ctx.db.updateTable('incident_component_impacts').set(changes).where('id', '=', id).execute()
+}
+
+/** Records that an open impact held `status` until `until` (it changed to another non-operational status). */
+export async function recordImpactChange(
+  ctx: ServiceContext,
+  row: { impact_id: string; status: string; until: string },
+): Promise<void> {
+  await ctx.db
+    .insertInto('incident_impact_changes')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .execute()
 }
 
 /** Open impacts (no end yet) of the page's ongoing incidents: they set their components' status. */

@@ -246,7 +246,11 @@ async function reconcileImpacts(tx: ServiceContext, incidentId: string, listed: 
     if (status === 'OPERATIONAL') {
       if (current) await repo.setImpact(tx, current.id, { status, ended_at: at })
     } else if (current) {
-      if (current.status !== status) await repo.setImpact(tx, current.id, { status, declared_status: status })
+      if (current.status !== status) {
+        // The impact keeps its start; what it held until now stays for the page's past bars.
+        await repo.recordImpactChange(tx, { impact_id: current.id, status: current.status, until: at })
+        await repo.setImpact(tx, current.id, { status, declared_status: status })
+      }
     } else {
       await repo.insertImpact(tx, {
         id: randomUUID(),

@@ -29,6 +29,16 @@ export async function listWindows(
 }
 
 /** Every window of the account that may cover `atIso`: started, and not over for good. */
+/** The account's windows whose first occurrence started by `atIso` (ended ones too): for past days. */
+export async function windowsFirstStartedBy(ctx: ServiceContext, accountId: string, atIso: string) {
+  return ctx.db
+    .selectFrom('maintenance_windows')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('starts_at', '<=', atIso)
+    .execute()
+}
+
 export async function windowsStartedBy(ctx: ServiceContext, accountId: string, atIso: string) {
   return ctx.db
     .selectFrom('maintenance_windows')

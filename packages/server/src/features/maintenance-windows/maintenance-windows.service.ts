@@ -84,6 +84,30 @@ export function isActive(window: repo.WindowRow, at: Date): boolean {
   return atMs < occurrence + lengthMs
 }
 
+/**
+ * The occurrences ([start, end) in ms) of a window that overlap [fromMs, toMs], oldest first: the
+ * same occurrences `isActive` reads.
+ */
+export function occurrencesBetween(window: repo.WindowRow, fromMs: number, toMs: number): [number, number][] {
+  const start = dayjs.utc(window.starts_at)
+  const startMs = start.valueOf()
+  const lengthMs = Date.parse(window.ends_at) - startMs
+  if (!window.repeat_unit)
+    return startMs <= toMs && startMs + lengthMs > fromMs ? [[startMs, startMs + lengthMs]] : []
+  const unit = window.repeat_unit.toLowerCase() as 'day' | 'week' | 'month'
+  const interval = window.repeat_interval ?? 1
+  const repeatEndMs = window.repeat_ends_at ? Date.parse(window.repeat_ends_at) : Number.POSITIVE_INFINITY
+  // From an occurrence a little before the first that can overlap (an estimate, then exact steps).
+  let k = Math.max(0, Math.floor(dayjs.utc(fromMs - lengthMs).diff(start, unit) / interval) - 1)
+  const found: [number, number][] = []
+  for (; ; k++) {
+    const occurrence = start.add(k * interval, unit).valueOf()
+    if (occurrence > toMs || occurrence > repeatEndMs) break
+    if (occurrence + lengthMs > fromMs) found.push([occurrence, occurrence + lengthMs])
+  }
+  return found
+}
+
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {
   const row = await repo.findWindow(ctx, accountId, id)
   if (!row) throw notFound(`Maintenance window ${id} not found`)

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import type { WindowRow } from './maintenance-windows.repo.ts'
-import { isActive } from './maintenance-windows.service.ts'
+import { isActive, occurrencesBetween } from './maintenance-windows.service.ts'
 
 const window = (extra: Partial<WindowRow>): WindowRow => ({
   id: 1,
@@ -29,6 +29,40 @@ describe('maintenance window occurrences', () => {
     assert.equal(isActive(w, at('2026-01-05T23:29:59.999Z')), true)
     assert.equal(isActive(w, at('2026-01-05T23:30:00.000Z')), false)
     assert.equal(isActive(w, at('2026-01-06T22:30:00.000Z')), false)
+  })
+
+  test('the occurrences overlapping a time span are those isActive reads', () => {
+    const iso = (pairs: [number, number][]) => pairs.map((p) => p.map((ms) => new Date(ms).toISOString()))
+    const span = (from: string, to: string) => [Date.parse(from), Date.parse(to)] as const
+    assert.deepEqual(
+      iso(occurrencesBetween(window({}), ...span('2026-01-05T23:00:00Z', '2026-02-01T00:00:00Z'))),
+      [['2026-01-05T22:00:00.000Z', '2026-01-05T23:30:00.000Z']],
+    )
+    assert.deepEqual(
+      occurrencesBetween(window({}), ...span('2026-01-05T23:30:00Z', '2026-02-01T00:00:00Z')),
+      [],
+    )
+    const daily = window({
+      repeat_unit: 'DAY',
+      repeat_interval: 2,
+      repeat_ends_at: '2026-01-11T22:00:00.000Z',
+    })
+    assert.deepEqual(
+      iso(occurrencesBetween(daily, ...span('2026-01-07T23:00:00Z', '2026-03-01T00:00:00Z'))),
+      [
+        ['2026-01-07T22:00:00.000Z', '2026-01-07T23:30:00.000Z'],
+        ['2026-01-09T22:00:00.000Z', '2026-01-09T23:30:00.000Z'],
+        ['2026-01-11T22:00:00.000Z', '2026-01-11T23:30:00.000Z'],
+      ],
+    )
+    const monthly = window({ repeat_unit: 'MONTH', repeat_interval: 1 })
+    const months = occurrencesBetween(monthly, ...span('2026-03-01T00:00:00Z', '2026-05-05T22:00:00Z'))
+    assert.deepEqual(iso(months), [
+      ['2026-03-05T22:00:00.000Z', '2026-03-05T23:30:00.000Z'],
+      ['2026-04-05T22:00:00.000Z', '2026-04-05T23:30:00.000Z'],
+      ['2026-05-05T22:00:00.000Z', '2026-05-05T23:30:00.000Z'],
+    ])
+    for (const [from] of months) assert.equal(isActive(monthly, new Date(from)), true)
   })
 
   test('repeats every N days, weeks or months until repeatEndsAt', () => {

@@ -82,6 +82,57 @@ export async function checkIdsOfServices(
   return links
 }
 
+/** The services `checkId` is linked to. */
+export async function servicesOfCheck(ctx: ServiceContext, checkId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('status_page_service_checks')
+    .select('service_id')
+    .where('check_id', '=', checkId)
+    .execute()
+  return rows.map((row) => row.service_id)
+}
+
+/** Adds a deleted check's daily counts to what its services keep (`status_page_service_days`). */
+export async function addServiceDays(
+  ctx: ServiceContext,
+  rows: { service_id: string; day: string; total: number; failed: number; maintenance: number }[],
+): Promise<void> {
+  if (rows.length === 0) return
+  await ctx.db
+    .insertInto('status_page_service_days')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['service_id', 'day']).doUpdateSet((eb) => ({
+        total: eb('status_page_service_days.total', '+', eb.ref('excluded.total')),
+        failed: eb('status_page_service_days.failed', '+', eb.ref('excluded.failed')),
+        maintenance: eb('status_page_service_days.maintenance', '+', eb.ref('excluded.maintenance')),
+      })),
+    )
+    .execute()
+}
+
+/** The daily counts `serviceIds` kept of deleted checks, from `sinceDay` (YYYY-MM-DD). */
+export async function serviceDaysOf(ctx: ServiceContext, serviceIds: string[], sinceDay: string) {
+  if (serviceIds.length === 0) return []
+  return ctx.db
+    .selectFrom('status_page_service_days')
+    .selectAll()
+    .where('service_id', 'in', serviceIds)
+    .where('day', '>=', sinceDay)
+    .execute()
+}
+
+/** Drops the kept daily counts of the account's services before `beforeDay` (result retention). */
+export async function pruneServiceDays(ctx: ServiceContext, accountId: string, beforeDay: string) {
+  await ctx.db
+    .deleteFrom('status_page_service_days')
+    .where('day', '<', beforeDay)
+    .where('service_id', 'in', (eb) =>
+      eb.selectFrom('status_page_services').select('id').where('account_id', '=', accountId),
+    )
+    .execute()
+}
+
 export async function deleteService(ctx: ServiceContext, id: string): Promise<void> {
   await ctx.db.deleteFrom('status_page_services').where('id', '=', id).execute()
 }

@@ -8,13 +8,22 @@ import {
 } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { dailyFinalCounts } from '../check-results/check-results.repo.ts'
-import { impactsOfIncidents, recentIncidentsOfPage } from '../incidents/incidents.repo.ts'
+import {
+  impactChangesOfPageSince,
+  impactsOfPageSince,
+  recentIncidentsOfPage,
+  updateTimesOfPageSince,
+} from '../incidents/incidents.repo.ts'
 import { assemble } from '../incidents/incidents.service.ts'
-import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
+import {
+  checkIdsOfServices,
+  findServices,
+  serviceDaysOf,
+} from '../status-page-services/status-page-services.repo.ts'
 import { componentStatusesOfPage } from '../status-pages/component-status.ts'
 import { cardsOfPages } from '../status-pages/status-pages.repo.ts'
 import { themeColorsOf } from '../status-pages/status-pages.service.ts'
+import { HISTORY_DAYS, historyCounts } from './uptime-history.ts'
 
 /** Everything a public page shows, and nothing else: no account ids, no check ids or settings. */
 export interface PageView {
@@ -39,7 +48,7 @@ export type BarLevel = 'ok' | 'minor' | 'partial' | 'major' | 'maintenance' | 'n
 export interface DayBar {
   /** YYYY-MM-DD, UTC. */
   date: string
-  /** Percentage of passing final check runs that day; null without runs. */
+  /** Percentage of passing final check runs that day, runs during maintenance windows left out; null without runs. */
   uptime: number | null
   level: BarLevel
   /** The worst status an incident declared for the service that day. */
@@ -73,7 +82,6 @@ export interface IncidentView {
   updates: { id: string; status: IncidentStatus; description: string; publishedAt: string }[]
 }
 
-export const HISTORY_DAYS = 90
 const MAX_INCIDENTS = 100
 const DAY_MS = 86_400_000
 
@@ -92,39 +100,67 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   const firstDayMs = todayMs - (HISTORY_DAYS - 1) * DAY_MS
   const cards = (await cardsOfPages(ctx, [page.id])).get(page.id) ?? []
   const serviceIds = [...new Set(cards.flatMap((card) => card.serviceIds))]
-  const [services, checkIds, incidentRows] = await Promise.all([
+  const firstDay = new Date(firstDayMs).toISOString().slice(0, 10)
+  const [services, checkIds, incidentRows, keptDays] = await Promise.all([
     findServices(ctx, page.account_id, serviceIds),
     checkIdsOfServices(ctx, serviceIds),
     recentIncidentsOfPage(ctx, page.id, new Date(firstDayMs).toISOString(), MAX_INCIDENTS),
+    serviceDaysOf(ctx, serviceIds, firstDay),
   ])
   const serviceById = new Map(services.map((s) => [s.id, s]))
   const allCheckIds = [...new Set([...checkIds.values()].flat())]
-  const [statuses, counts, incidents, impactRows] = await Promise.all([
+  const [statuses, counts, incidents, pageImpacts, impactChanges, updateTimes] = await Promise.all([
     componentStatusesOfPage(ctx, page, checkIds),
-    dailyFinalCounts(ctx, allCheckIds, new Date(firstDayMs).toISOString()),
+    historyCounts(ctx, page.account_id, allCheckIds, new Date(firstDayMs).toISOString(), now),
     assemble(ctx, incidentRows),
-    impactsOfIncidents(
-      ctx,
-      incidentRows.map((i) => i.id),
-    ),
+    // Of every incident in the window, not only the ones listed: all colour the bars.
+    impactsOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
+    impactChangesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
+    updateTimesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
   ])
+  const impactRows = new Map<string, typeof pageImpacts>()
+  for (const impact of pageImpacts) {
+    const list = impactRows.get(impact.incident_id) ?? []
+    list.push(impact)
+    impactRows.set(impact.incident_id, list)
+  }
 
   const countsByCheckDay = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, c]))
+  // What deleted checks contributed: a service's past stays what the public saw.
+  const keptByServiceDay = new Map(keptDays.map((k) => [`${k.service_id}|${k.day}`, k]))
   const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
     new Date(firstDayMs + i * DAY_MS).toISOString().slice(0, 10),
   )
-  // Impacts colour the days they overlapped, so a declared outage shows even without failed runs.
+  // Impacts colour the days they overlapped, so a declared outage shows even without failed runs; each
+  // status an open impact held before a change colours the days it was held.
   const declared = new Map<string, ComponentStatus>()
-  for (const incident of incidentRows) {
-    for (const impact of impactRows.get(incident.id) ?? []) {
-      const status = impact.declared_status as ComponentStatus
-      const end = impact.ended_at ?? incident.resolved_at ?? now.toISOString()
-      for (const day of days) {
-        if (impact.started_at.slice(0, 10) <= day && end.slice(0, 10) >= day) {
+  const resolvedGaps = resolvedPeriods(updateTimes)
+  for (const impact of pageImpacts) {
+    // Still open: through now (so an incident reopened this instant colours today).
+    const end = impact.ended_at ?? impact.incident_resolved_at ?? new Date(now.getTime() + 1).toISOString()
+    let from = impact.started_at
+    const held: { status: string; from: string; to: string }[] = []
+    for (const change of impactChanges.get(impact.id) ?? []) {
+      held.push({ status: change.status, from, to: change.until })
+      from = change.until
+    }
+    held.push({ status: impact.declared_status, from, to: end })
+    const gaps = resolvedGaps.get(impact.incident_id) ?? []
+    for (const span of held) {
+      const status = span.status as ComponentStatus
+      if (status === 'OPERATIONAL') continue
+      // While its incident was resolved (before it reopened), the impact read as ended.
+      for (const [fromMs, toMs] of withoutGaps(Date.parse(span.from), Date.parse(span.to), gaps)) {
+        days.forEach((day, i) => {
+          const dayStartMs = firstDayMs + i * DAY_MS
+          // [from, to) overlaps the UTC day; a span of no length colours the day it was declared.
+          const overlaps =
+            fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
+          if (!overlaps) return
           const key = `${impact.service_id}|${day}`
           const previous = declared.get(key)
           declared.set(key, previous ? worseComponentStatus(previous, status) : status)
-        }
+        })
       }
     }
   }
@@ -135,20 +171,26 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
     let runs = 0
     let failed = 0
     const bars = days.map((date): DayBar => {
-      let dayRuns = 0
-      let dayFailed = 0
+      const kept = keptByServiceDay.get(`${id}|${date}`)
+      let dayRuns = kept?.total ?? 0
+      let dayFailed = kept?.failed ?? 0
+      let dayMaintenance = kept?.maintenance ?? 0
       for (const checkId of checkIds.get(id) ?? []) {
         const count = countsByCheckDay.get(`${checkId}|${date}`)
         if (count) {
           dayRuns += count.total
           dayFailed += count.failed
+          dayMaintenance += count.maintenance
         }
       }
       runs += dayRuns
       failed += dayFailed
       const uptime = dayRuns === 0 ? null : round2(((dayRuns - dayFailed) / dayRuns) * 100)
       const status = declared.get(`${id}|${date}`) ?? null
-      const level = worseLevel(levelOfUptime(uptime), status ? LEVEL_OF_IMPACT[status] : 'none')
+      const level = worseLevel(
+        worseLevel(levelOfUptime(uptime), dayMaintenance > 0 ? 'maintenance' : 'none'),
+        status ? LEVEL_OF_IMPACT[status] : 'none',
+      )
       return { date, uptime, level, declared: status }
     })
     return {
@@ -210,6 +252,42 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
     past: incidentViews.filter((i) => i.status === 'RESOLVED'),
     generatedAt: now.toISOString(),
   }
+}
+
+/**
+ * Per incident, the periods [resolved, reopened) in ms: from a RESOLVED update to the next unresolved
+ * one (updates in each incident's order). A final resolution is no gap: it ends the open impacts.
+ */
+function resolvedPeriods(updates: { incident_id: string; status: string; public_date: string }[]) {
+  const gaps = new Map<string, [number, number][]>()
+  const resolvedSince = new Map<string, number>()
+  for (const update of updates) {
+    const at = Date.parse(update.public_date)
+    const since = resolvedSince.get(update.incident_id)
+    if (update.status === 'RESOLVED') {
+      if (since === undefined) resolvedSince.set(update.incident_id, at)
+    } else if (since !== undefined) {
+      resolvedSince.delete(update.incident_id)
+      const list = gaps.get(update.incident_id) ?? []
+      list.push([since, at])
+      gaps.set(update.incident_id, list)
+    }
+  }
+  return gaps
+}
+
+/** [fromMs, toMs) without the sorted, disjoint `gaps`; a span of no length stays unless a gap holds it. */
+function withoutGaps(fromMs: number, toMs: number, gaps: [number, number][]): [number, number][] {
+  if (toMs <= fromMs) return gaps.some(([a, b]) => a <= fromMs && fromMs < b) ? [] : [[fromMs, toMs]]
+  const parts: [number, number][] = []
+  let from = fromMs
+  for (const [a, b] of gaps) {
+    if (b <= from || a >= toMs) continue
+    if (a > from) parts.push([from, a])
+    from = Math.max(from, b)
+  }
+  if (from < toMs) parts.push([from, toMs])
+  return parts
 }
 
 function levelOfUptime(uptime: number | null): BarLevel {

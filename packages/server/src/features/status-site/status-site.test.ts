@@ -6,7 +6,9 @@ import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
+import { pruneResults } from '../check-results/retention.ts'
 import { RENDER_TTL_MS, ROW_RECHECK_MS } from './page-cache.ts'
+import { buildPageView } from './page-view.ts'
 import { rewriteCustomDomainUrl } from './status-site.routes.ts'
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z')
@@ -778,6 +780,265 @@ for (const engine of testEngines()) {
       const own = await open('/status/owned', { host: 'status.owned.dev' })
       assert.equal(own.statusCode, 200)
       assert.match(own.body, /<h1>Owned<\/h1>/)
+    })
+
+    // These move the clock by days: they come last.
+    const viewOf = async (slug: string) =>
+      buildPageView(
+        t.ctx,
+        await t.ctx.db
+          .selectFrom('status_pages')
+          .selectAll()
+          .where('url', '=', slug)
+          .executeTakeFirstOrThrow(),
+      )
+    const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+    test('failed runs during a maintenance window are not downtime: the day shows maintenance', async () => {
+      const probe = await check('mw-history', '/mwh')
+      const tagged = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${probe.id}`,
+        payload: { tags: ['mwh'] },
+      })
+      assert.equal(tagged.statusCode, 200, tagged.body)
+      const svc = await service('MWH service', [probe.id])
+      await page({ name: 'MWH', url: 'mwh', cards: [{ name: 'c', services: [{ id: svc.id }] }] })
+      await run(probe.id)
+      const start = nowMs + 60_000
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/maintenance-windows',
+        payload: {
+          name: 'Upgrade',
+          tags: ['mwh'],
+          startsAt: new Date(start).toISOString(),
+          endsAt: new Date(start + 3_600_000).toISOString(),
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      nowMs = start + 1000
+      health.set('/mwh', 500)
+      await run(probe.id)
+      await run(probe.id)
+      nowMs = start + 3_600_000 + 1000
+      const service0 = (await viewOf('mwh')).cards[0]?.services[0]
+      assert.deepEqual(
+        service0?.days.at(-1),
+        { date: dayOf(nowMs), uptime: 100, level: 'maintenance', declared: null },
+        'the 2 failed runs during the window count neither up nor down',
+      )
+      assert.equal(service0?.uptime, 100)
+      await run(probe.id)
+      const after = (await viewOf('mwh')).cards[0]?.services[0]
+      assert.deepEqual(after?.days.at(-1), { date: dayOf(nowMs), uptime: 50, level: 'major', declared: null })
+      health.clear()
+    })
+
+    test('an open impact downgraded later keeps the worst status it declared on each day', async () => {
+      const svc = await service('Downgraded')
+      const created = await page({
+        name: 'Downgrade',
+        url: 'downgrade',
+        cards: [{ name: 'c', services: [{ id: svc.id }] }],
+      })
+      const first = nowMs
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Outage',
+            componentImpacts: [{ componentId: svc.id, status: 'MAJOR_OUTAGE' }],
+            incidentUpdates: [{ description: 'Down', status: 'INVESTIGATING' }],
+          },
+        }),
+      )
+      nowMs = first + 86_400_000
+      const downgraded = await t.call({
+        method: 'PUT',
+        url: `/v3/status-pages/${created.id}/incidents/${incident.id}`,
+        payload: {
+          name: 'Outage',
+          componentImpacts: [{ componentId: svc.id, status: 'DEGRADED_PERFORMANCE' }],
+        },
+      })
+      assert.equal(downgraded.statusCode, 200, downgraded.body)
+      nowMs = first + 2 * 86_400_000
+      const days = (await viewOf('downgrade')).cards[0]?.services[0]?.days ?? []
+      assert.deepEqual(
+        days.slice(-4).map((d) => [d.date, d.declared, d.level]),
+        [
+          [dayOf(first - 86_400_000), null, 'none'],
+          [dayOf(first), 'MAJOR_OUTAGE', 'major'],
+          [dayOf(first + 86_400_000), 'MAJOR_OUTAGE', 'major'],
+          [dayOf(first + 2 * 86_400_000), 'DEGRADED_PERFORMANCE', 'minor'],
+        ],
+      )
+    })
+
+    test('an incident resolved and reopened days later leaves the days in between clear', async () => {
+      const svc = await service('Reopened')
+      const created = await page({
+        name: 'Reopened',
+        url: 'reopened',
+        cards: [{ name: 'c', services: [{ id: svc.id }] }],
+      })
+      const first = nowMs
+      const incident = json(
+        await t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: 'Flaky',
+            componentImpacts: [{ componentId: svc.id, status: 'MAJOR_OUTAGE' }],
+            incidentUpdates: [{ description: 'Down', status: 'INVESTIGATING' }],
+          },
+        }),
+      )
+      const update = async (status: string) => {
+        const res = await t.call({
+          method: 'POST',
+          url: `/v1/incidents/${incident.id}/updates`,
+          payload: { description: status, status },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      nowMs = first + 3_600_000
+      await update('RESOLVED')
+      nowMs = first + 3 * 86_400_000
+      await update('INVESTIGATING')
+      const days = (await viewOf('reopened')).cards[0]?.services[0]?.days ?? []
+      assert.deepEqual(
+        days.slice(-4).map((d) => [d.date, d.declared]),
+        [
+          [dayOf(first), 'MAJOR_OUTAGE'],
+          [dayOf(first + 86_400_000), null],
+          [dayOf(first + 2 * 86_400_000), null],
+          [dayOf(nowMs), 'MAJOR_OUTAGE'],
+        ],
+      )
+    })
+
+    test('a busy page’s older incidents still colour their days, beyond the incidents it lists', async () => {
+      const svc = await service('Busy bars')
+      const created = await page({
+        name: 'Busy bars',
+        url: 'busy-bars',
+        cards: [{ name: 'c', services: [{ id: svc.id }] }],
+      })
+      const incident = (status: string) =>
+        t.call({
+          method: 'POST',
+          url: `/v3/status-pages/${created.id}/incidents`,
+          payload: {
+            name: status,
+            componentImpacts: [{ componentId: svc.id, status }],
+            incidentUpdates: [{ description: 'Over', status: 'RESOLVED' }],
+          },
+        })
+      const first = nowMs
+      assert.equal((await incident('MAJOR_OUTAGE')).statusCode, 201)
+      nowMs = first + 86_400_000
+      for (let i = 0; i < 100; i++) assert.equal((await incident('DEGRADED_PERFORMANCE')).statusCode, 201)
+      const view = await viewOf('busy-bars')
+      assert.equal(view.past.length, 100, 'the page lists the latest 100')
+      assert.deepEqual(
+        view.cards[0]?.services[0]?.days.slice(-2).map((d) => [d.date, d.declared]),
+        [
+          [dayOf(first), 'MAJOR_OUTAGE'],
+          [dayOf(nowMs), 'DEGRADED_PERFORMANCE'],
+        ],
+      )
+    })
+
+    test('deleting a check keeps what it showed in its services’ past bars, until retention drops it', async () => {
+      const old = await check('replaced', '/replaced')
+      const replacement = await check('replacement', '/replacement')
+      const svc = await service('Replaced', [old.id, replacement.id])
+      const other = await service('Replaced too', [old.id])
+      await page({
+        name: 'Replaced',
+        url: 'replaced',
+        cards: [{ name: 'c', services: [{ id: svc.id }, { id: other.id }] }],
+      })
+      const first = nowMs
+      health.set('/replaced', 500)
+      await run(old.id)
+      await run(replacement.id)
+      nowMs = first + 86_400_000
+      const bars = async () =>
+        ((await viewOf('replaced')).cards[0]?.services ?? []).map((s) => [
+          s.uptime,
+          s.days.slice(-2).map((d) => [d.date, d.uptime, d.level]),
+        ])
+      const before = await bars()
+      assert.deepEqual(before, [
+        [
+          50,
+          [
+            [dayOf(first), 50, 'major'],
+            [dayOf(nowMs), null, 'none'],
+          ],
+        ],
+        [
+          0,
+          [
+            [dayOf(first), 0, 'major'],
+            [dayOf(nowMs), null, 'none'],
+          ],
+        ],
+      ])
+      const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${old.id}` })
+      assert.equal(deleted.statusCode, 204, deleted.body)
+      assert.deepEqual(await bars(), before, 'the past bars are what the public saw')
+      health.clear()
+      await run(replacement.id)
+      assert.deepEqual((await bars())[0], [
+        66.66,
+        [
+          [dayOf(first), 50, 'major'],
+          [dayOf(nowMs), 100, 'ok'],
+        ],
+      ])
+
+      // Result retention drops the kept days with the results of that time; the service's deletion all.
+      nowMs = first + 3 * 86_400_000
+      await pruneResults(t.ctx, 1)
+      const kept = await t.ctx.db
+        .selectFrom('status_page_service_days')
+        .select('service_id')
+        .where('service_id', 'in', [svc.id, other.id])
+        .execute()
+      assert.deepEqual(kept, [])
+
+      // An account's deletion takes what its services kept.
+      const gone = await accounts.createAccount(t.ctx, { name: 'Gone' })
+      const now = new Date(nowMs).toISOString()
+      await t.ctx.db
+        .insertInto('status_page_services')
+        .values({
+          id: 'gone-service',
+          account_id: gone.id,
+          name: 'g',
+          description: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute()
+      await t.ctx.db
+        .insertInto('status_page_service_days')
+        .values({ service_id: 'gone-service', day: dayOf(nowMs), total: 1, failed: 1, maintenance: 0 })
+        .execute()
+      await t.ctx.db.deleteFrom('accounts').where('id', '=', gone.id).execute()
+      assert.deepEqual(
+        await t.ctx.db
+          .selectFrom('status_page_service_days')
+          .selectAll()
+          .where('service_id', '=', 'gone-service')
+          .execute(),
+        [],
+      )
     })
   })
 }

@@ -1,0 +1,119 @@
+import type { ServiceContext } from '../../context.ts'
+import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
+import { resolveChecksById } from '../checks/checks.service.ts'
+import { windowsFirstStartedBy } from '../maintenance-windows/maintenance-windows.repo.ts'
+import { coversTags, occurrencesBetween } from '../maintenance-windows/maintenance-windows.service.ts'
+import { addServiceDays, servicesOfCheck } from '../status-page-services/status-page-services.repo.ts'
+
+/** Days of history a public page shows (today included). */
+export const HISTORY_DAYS = 90
+const DAY_MS = 86_400_000
+
+export interface CheckDayCount {
+  checkId: string
+  /** YYYY-MM-DD, UTC. */
+  day: string
+  /** Final runs outside maintenance windows. */
+  total: number
+  /** Failed final runs outside maintenance windows. */
+  failed: number
+  /** Final runs during a maintenance window covering the check: neither up nor down time. */
+  maintenance: number
+}
+
+/** Intervals per query: two parameters each, well within both engines' limits. */
+const INTERVALS_PER_QUERY = 500
+
+/**
+ * The daily final-run counts of `checkIds` (of `accountId`) since `sinceIso`, with the runs that started
+ * during an occurrence of one of the account's maintenance windows covering the check (one of its or
+ * its group's current tags) counted apart: planned maintenance is not downtime, as on Atlassian
+ * Statuspage and Checkly (which runs no checks then). Without a window occurring in that time this is
+ * `dailyFinalCounts` and one small lookup of windows.
+ */
+export async function historyCounts(
+  ctx: ServiceContext,
+  accountId: string,
+  checkIds: string[],
+  sinceIso: string,
+  now: Date,
+): Promise<CheckDayCount[]> {
+  if (checkIds.length === 0) return []
+  const [counts, windows] = await Promise.all([
+    dailyFinalCounts(ctx, checkIds, sinceIso),
+    windowsFirstStartedBy(ctx, accountId, now.toISOString()),
+  ])
+  const byKey = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, { ...c, maintenance: 0 }]))
+  const fromMs = Date.parse(sinceIso)
+  const occurring = windows
+    .map((w) => ({
+      tags: JSON.parse(w.tags) as string[],
+      occurrences: occurrencesBetween(w, fromMs, now.getTime()),
+    }))
+    .filter((w) => w.occurrences.length > 0)
+  if (occurring.length === 0 || counts.length === 0) return [...byKey.values()]
+
+  // Checks covered by the same windows share their intervals: one query for them.
+  const sharing = new Map<string, { checkIds: string[]; windows: number[] }>()
+  for (const [id, check] of await resolveChecksById(ctx, checkIds)) {
+    if (check.row.account_id !== accountId) continue
+    const covering = occurring.flatMap((w, i) => (coversTags([w.tags], check.effective.tags) ? [i] : []))
+    if (covering.length === 0) continue
+    const key = covering.join(',')
+    const entry = sharing.get(key) ?? { checkIds: [], windows: covering }
+    entry.checkIds.push(id)
+    sharing.set(key, entry)
+  }
+  for (const { checkIds: ids, windows: covering } of sharing.values()) {
+    const intervals = mergeIntervals(covering.flatMap((i) => occurring[i]?.occurrences ?? [])).map(
+      ([from, to]): [string, string] => [new Date(from).toISOString(), new Date(to).toISOString()],
+    )
+    for (let at = 0; at < intervals.length; at += INTERVALS_PER_QUERY) {
+      const within = await dailyFinalCountsWithin(ctx, ids, intervals.slice(at, at + INTERVALS_PER_QUERY))
+      for (const m of within) {
+        const count = byKey.get(`${m.checkId}|${m.day}`)
+        if (!count) continue
+        count.total -= m.total
+        count.failed -= m.failed
+        count.maintenance += m.total
+      }
+    }
+  }
+  return [...byKey.values()]
+}
+
+/** Sorted, overlapping or touching intervals merged: a run is counted once however many windows cover it. */
+function mergeIntervals(intervals: [number, number][]): [number, number][] {
+  const merged: [number, number][] = []
+  for (const [from, to] of [...intervals].sort((a, b) => a[0] - b[0])) {
+    const last = merged.at(-1)
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to)
+    else merged.push([from, to])
+  }
+  return merged
+}
+
+/**
+ * Before a check is deleted (with its results): adds its daily counts of the page history's days to
+ * each service it is linked to, so the services' past bars stay what the public saw.
+ */
+export async function keepStatusHistory(ctx: ServiceContext, accountId: string, checkId: string) {
+  const serviceIds = await servicesOfCheck(ctx, checkId)
+  if (serviceIds.length === 0) return
+  const now = ctx.clock.now()
+  const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+  const sinceIso = new Date(todayMs - (HISTORY_DAYS - 1) * DAY_MS).toISOString()
+  const counts = await historyCounts(ctx, accountId, [checkId], sinceIso, now)
+  await addServiceDays(
+    ctx,
+    serviceIds.flatMap((serviceId) =>
+      counts.map((c) => ({
+        service_id: serviceId,
+        day: c.day,
+        total: c.total,
+        failed: c.failed,
+        maintenance: c.maintenance,
+      })),
+    ),
+  )
+}
