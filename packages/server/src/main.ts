@@ -41,10 +41,17 @@ async function main(): Promise<void> {
   const app = await buildApp(deps)
   const serviceContext = serviceContextOf(deps)
   await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EADDRINUSE') throw error
-    throw new ConfigError(
-      `PORT ${config.port} is in use on ${config.host}: stop what listens there or set PORT to a free port`,
-    )
+    if (error.code === 'EADDRINUSE') {
+      throw new ConfigError(
+        `PORT ${config.port} is in use on ${config.host}: stop what listens there or set PORT to a free port`,
+      )
+    }
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+      throw new ConfigError(
+        `HOST ${config.host} is not an address of this machine: set HOST to one of its addresses (0.0.0.0: all of them)`,
+      )
+    }
+    throw error
   })
   // The first account and key only once the server serves: a start that can't listen (a port in use)
   // must not create the key it can't show, since later starts never print it.

@@ -100,6 +100,26 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('a HOST that is no address of this machine stops the start saying so, without a stack trace', async () => {
+      const { env, dispose } = await baseEnv()
+      try {
+        for (const host of ['198.51.100.1', 'nowhere.invalid']) {
+          await assert.rejects(startServerProcess({ ...env, HOST: host }), (error: Error) => {
+            assert.match(
+              error.message,
+              new RegExp(
+                `svc: HOST ${host.replaceAll('.', '\\.')} is not an address of this machine: set HOST to one of its addresses \\(0\\.0\\.0\\.0: all of them\\)`,
+              ),
+            )
+            assert.doesNotMatch(error.message, /\n +at /, 'no stack trace')
+            return true
+          })
+        }
+      } finally {
+        await dispose()
+      }
+    })
+
     test('two processes share one rate-limit window: exactly 600 of 700 requests pass', async () => {
       const { env, dispose } = await baseEnv()
       const servers: ServerProcess[] = []
