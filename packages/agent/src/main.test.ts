@@ -29,6 +29,35 @@ test('without API_KEY the agent says so and exits 1; unknown options too', () =>
   assert.match(unknown.stderr, /Unknown option '--frobnicate'.*usage: npm run agent \[-- --refresh-cache\]/)
 })
 
+test('a health port in use: the agent names AGENT_HEALTH_PORT and exits 1', async () => {
+  const taken = createServer()
+  await new Promise<void>((done) => taken.listen(0, done))
+  const port = (taken.address() as AddressInfo).port
+  try {
+    const child = spawn(...node([]), {
+      env: {
+        PATH: process.env.PATH,
+        API_KEY: 'svc_pl_x',
+        SVC_API_URL: 'http://127.0.0.1:9',
+        AGENT_HEALTH_PORT: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    const code = await new Promise<number | null>((done) => child.on('exit', (exit) => done(exit)))
+    assert.equal(code, 1)
+    assert.equal(
+      stderr,
+      `svc agent: AGENT_HEALTH_PORT ${port} is in use: stop what listens there or set AGENT_HEALTH_PORT to a free port\n`,
+    )
+  } finally {
+    taken.close()
+  }
+})
+
 test('--refresh-cache clears the caches script runs share before the agent starts', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'svc-agent-tmp-'))
   const cache = join(tmp, 'svc-playwright-cache', 'transform')

@@ -66,7 +66,14 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', crash)
 
   if (values['refresh-cache']) log.info(`script caches cleared (${await agent.refreshCache()})`)
-  const health = await startHealthServer(config.healthPort, () => agent.readiness())
+  const health = await startHealthServer(config.healthPort, () => agent.readiness()).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error
+      throw new ConfigError(
+        `AGENT_HEALTH_PORT ${config.healthPort} is in use: stop what listens there or set AGENT_HEALTH_PORT to a free port`,
+      )
+    },
+  )
   const sandbox = await agent.scriptSandbox()
   agent.start()
   log.info(

@@ -34,3 +34,14 @@ test("SVC_REGION is what {{REGION}} renders in this node's alerts; unset, the fi
   assert.equal(loadConfig({ SVC_LOCATIONS: 'us-east-1,eu-west-1' }).alerting.region, 'us-east-1')
   assert.equal(loadConfig({}).alerting.region, 'local')
 })
+
+test('LOG_LEVEL: one of pino’s levels, in any case; another value names the variable instead of a stack trace', () => {
+  assert.equal(loadConfig({}).logLevel, 'info')
+  assert.equal(loadConfig({ LOG_LEVEL: 'debug' }).logLevel, 'debug')
+  assert.equal(loadConfig({ LOG_LEVEL: 'WARN' }).logLevel, 'warn')
+  assert.equal(loadConfig({ LOG_LEVEL: 'silent' }).logLevel, 'silent')
+  assert.throws(
+    () => loadConfig({ LOG_LEVEL: 'verbose' }),
+    new ConfigError('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got verbose'),
+  )
+})

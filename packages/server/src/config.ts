@@ -87,7 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
     bootstrapApiKey,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: parseLogLevel(env.LOG_LEVEL),
     locations,
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
@@ -274,6 +274,17 @@ function parsePositiveInteger(name: string, value: string): number {
   if (!Number.isInteger(number) || number < 1)
     throw new ConfigError(`${name} must be a positive integer, got ${value}`)
   return number
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** pino's levels, in any case (pino itself would stop the start with a stack trace). */
+function parseLogLevel(value: string | undefined): string {
+  if (!value) return 'info'
+  const level = value.toLowerCase()
+  if (!LOG_LEVELS.includes(level))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${value}`)
+  return level
 }
 
 function parsePort(value: string): number {

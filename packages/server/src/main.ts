@@ -40,8 +40,22 @@ async function main(): Promise<void> {
   }
   const app = await buildApp(deps)
   const serviceContext = serviceContextOf(deps)
+  await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') {
+      throw new ConfigError(
+        `PORT ${config.port} is in use on ${config.host}: stop what listens there or set PORT to a free port`,
+      )
+    }
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') {
+      throw new ConfigError(
+        `HOST ${config.host} is not an address of this machine: set HOST to one of its addresses (0.0.0.0: all of them)`,
+      )
+    }
+    throw error
+  })
+  // The first account and key only once the server serves: a start that can't listen (a port in use)
+  // must not create the key it can't show, since later starts never print it.
   const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
-  await app.listen({ port: config.port, host: config.host })
   // Before the first run: leftover run directories of crashed processes go, the sandbox is probed.
   const sandbox = await deps.scripts.pool.start()
   app.log.info(
@@ -67,6 +81,11 @@ async function main(): Promise<void> {
         log: app.log,
       })
     : undefined
+  if (!subscriberMail) {
+    app.log.warn(
+      'SVC_SMTP_URL is not set: status page subscribers get no mail (confirmations and updates wait in the store until a server with it starts) and EMAIL alert channels fail',
+    )
+  }
   // Root cause analyses: background jobs under leases, on every node.
   const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log: app.log })
   analyses.start()

@@ -27,6 +27,11 @@ for (const engine of testEngines()) {
       try {
         server = await startServerProcess(withoutPreset)
         assert.match(server.output(), /svc is running at http:\/\/localhost:\d+/)
+        // Without SVC_SMTP_URL the subscribe form still promises a link: the log says where it went.
+        assert.match(
+          server.output(),
+          /SVC_SMTP_URL is not set: status page subscribers get no mail \(confirmations and updates wait in the store until a server with it starts\) and EMAIL alert channels fail/,
+        )
         assert.ok(server.accountId)
         assert.match(server.apiKey ?? '', /^svc_[A-Za-z0-9_-]{43}$/)
         const key = server.apiKey ?? ''
@@ -53,6 +58,64 @@ for (const engine of testEngines()) {
         assert.equal(((await again.json()) as { id: string }).id, account.id)
       } finally {
         await server?.stop('SIGKILL')
+        await dispose()
+      }
+    })
+
+    test('a first start on a port in use says so, and the next start still prints the first key', async () => {
+      const { env, dispose } = await baseEnv()
+      const { SVC_BOOTSTRAP_API_KEY: _preset, ...withoutPreset } = env
+      const taken = createServer()
+      await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done))
+      const busyPort = (taken.address() as AddressInfo).port
+      let server: ServerProcess | undefined
+      try {
+        await assert.rejects(
+          startServerProcess({ ...withoutPreset, PORT: String(busyPort) }),
+          (error: Error) => {
+            assert.match(error.message, /exited with 1 before it was ready/)
+            assert.match(
+              error.message,
+              new RegExp(
+                `svc: PORT ${busyPort} is in use on 127\\.0\\.0\\.1: stop what listens there or set PORT to a free port`,
+              ),
+            )
+            assert.doesNotMatch(error.message, /API key:|at Server\./, 'no key printed, no stack trace')
+            return true
+          },
+        )
+        server = await startServerProcess(withoutPreset)
+        assert.match(
+          server.apiKey ?? '',
+          /^svc_[A-Za-z0-9_-]{43}$/,
+          'the first key is printed once it serves',
+        )
+        const me = await fetch(`${server.url}/v1/accounts/me`, { headers: bearer(server.apiKey ?? '') })
+        assert.equal(me.status, 200)
+        assert.equal(((await me.json()) as { id: string }).id, server.accountId)
+      } finally {
+        taken.close()
+        await server?.stop('SIGKILL')
+        await dispose()
+      }
+    })
+
+    test('a HOST that is no address of this machine stops the start saying so, without a stack trace', async () => {
+      const { env, dispose } = await baseEnv()
+      try {
+        for (const host of ['198.51.100.1', 'nowhere.invalid']) {
+          await assert.rejects(startServerProcess({ ...env, HOST: host }), (error: Error) => {
+            assert.match(
+              error.message,
+              new RegExp(
+                `svc: HOST ${host.replaceAll('.', '\\.')} is not an address of this machine: set HOST to one of its addresses \\(0\\.0\\.0\\.0: all of them\\)`,
+              ),
+            )
+            assert.doesNotMatch(error.message, /\n +at /, 'no stack trace')
+            return true
+          })
+        }
+      } finally {
         await dispose()
       }
     })

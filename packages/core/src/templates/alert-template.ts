@@ -385,6 +385,15 @@ function syntaxErrorOf(error: unknown): TemplateSyntaxError {
   ).Parser.lexer?.yylloc
   const firstLine = message.split('\n')[0] ?? message
   const expecting = message.match(/\n(Expecting [^\n]*)$/)?.[1]
+  // `{"ms": {{RESPONSE_TIME}}}`: Handlebars reads the last three braces as one token.
+  if (expecting?.endsWith("got 'CLOSE_UNESCAPED'")) {
+    return new TemplateSyntaxError(
+      '`}}}` closes a {{{raw}}} placeholder that was opened with `{{`: to close a JSON object right after a ' +
+        'placeholder, put a space between (`{{NAME}} }`)',
+      where?.first_line ?? 1,
+      (where?.first_column ?? 0) + 1,
+    )
+  }
   const summary = [firstLine.replace(/ on line \d+[:.]?$/, '').replace(/ on line \d+\./, '.'), expecting]
     .filter(Boolean)
     .join(': ')

@@ -56,6 +56,14 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     callers.set(request, agent)
     await enforceRouteRateLimit(ctx, `private-location:${agent.location.id}`, request, reply)
   })
+  // A server that is stopping answers its waiting long-polls at once, with no run: they would hold its
+  // shutdown for up to their waitSeconds (25 s by default), and a run leased now would only wait out
+  // its lease. The agents poll again, reaching another node (or this one once it is back).
+  let stopping = false
+  app.addHook('preClose', (done) => {
+    stopping = true
+    done()
+  })
   const agentOf = async (request: FastifyRequest) => {
     const agent = callers.get(request)
     if (!agent) throw new Error(`route ${request.routeOptions.url} ran without an agent`)
@@ -69,7 +77,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         tags,
         summary: 'Take due runs of the agent’s private location (long-poll)',
         description:
-          'Answers as soon as a run is due (within about 200 ms), or an empty list after waitSeconds. Each run is ' +
+          'Answers as soon as a run is due (within about 200 ms), or an empty list after waitSeconds (at once when ' +
+          'the server is stopping). Each run is ' +
           'leased to the calling agent; heartbeats keep the leases of runs in flight.',
         headers: AgentHeaders,
         querystring: PollQuery,
@@ -81,7 +90,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       return agents.pollJobs(ctx, agent, {
         max: request.query.max ?? 10,
         waitMs: (request.query.waitSeconds ?? 25) * 1000,
-        gone: () => request.raw.destroyed || request.raw.socket.destroyed,
+        gone: () => stopping || request.raw.destroyed || request.raw.socket.destroyed,
       })
     },
   )

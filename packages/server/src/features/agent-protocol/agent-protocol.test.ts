@@ -1115,3 +1115,71 @@ for (const engine of testEngines()) {
     })
   })
 }
+
+for (const engine of testEngines()) {
+  describe(`a server shutting down on ${engine.engine}`, () => {
+    test('answers a waiting long-poll at once with no run, and leases none: Ctrl-C does not wait out the poll', async () => {
+      let nowMs = Date.parse('2026-11-24T08:00:00.000Z')
+      let onClockRead: (() => void) | undefined
+      const t = await createTestApp(engine, {
+        clock: {
+          now: () => {
+            onClockRead?.()
+            return new Date(nowMs)
+          },
+        },
+      })
+      try {
+        const location = json(
+          await t.call({
+            method: 'POST',
+            url: '/v1/private-locations',
+            payload: { name: 'Office', slugName: 'office' },
+          }),
+        )
+        const { rawKey } = json(
+          await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+        )
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name: 'office',
+            locations: [],
+            privateLocations: ['office'],
+            doubleCheck: false,
+            request: { url: 'http://127.0.0.1:9/' },
+          },
+        })
+        assert.equal(created.statusCode, 201, created.body)
+        const checkId = json(created).id as string
+        const [slot] = await listSchedule(t.ctx, checkId)
+        const dueMs = Number(slot?.next_due_ms)
+        nowMs = dueMs - 60_000
+        // The poll waits: its first claim found nothing due and it asked the clock how long to sleep.
+        let reads = 0
+        const waiting = Promise.withResolvers<void>()
+        onClockRead = () => {
+          if (++reads === 2) waiting.resolve()
+        }
+        const poll = t.app.inject({
+          method: 'GET',
+          url: '/agent/v1/jobs?waitSeconds=30',
+          headers: { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': randomUUID() },
+        })
+        await waiting.promise
+        onClockRead = undefined
+        await t.app.close()
+        // The run falls due while the poll is still open: a server that is stopping gives it to no one.
+        nowMs = dueMs
+        const answer = await poll
+        assert.equal(answer.statusCode, 200, answer.body)
+        assert.deepEqual(json(answer), [])
+        const [after] = await listSchedule(t.ctx, checkId)
+        assert.equal(after?.lease_owner, null, 'the run stays for the agents of a server that keeps running')
+      } finally {
+        await t.close()
+      }
+    })
+  })
+}

@@ -121,6 +121,25 @@ for (const engine of testEngines()) {
       assert.equal(unknownField.statusCode, 400)
     })
 
+    test('a number placeholder closing a JSON object (`{{X}}}`) is 400 saying how to write it', async () => {
+      const res = await post(webhook({ template: '{"title": "{{ALERT_TITLE}}", "ms": {{RESPONSE_TIME}}}' }))
+      assert.equal(res.statusCode, 400, res.body)
+      assert.deepEqual(json(res).attributes.errors, [
+        {
+          path: 'body.config.template',
+          message:
+            'does not compile: `}}}` closes a {{{raw}}} placeholder that was opened with `{{`: ' +
+            'to close a JSON object right after a placeholder, put a space between (`{{NAME}} }`) (line 1, column 51)',
+          line: 1,
+          column: 51,
+        },
+      ])
+      const spaced = await post(
+        webhook({ template: '{"title": "{{ALERT_TITLE}}", "ms": {{RESPONSE_TIME}} }' }),
+      )
+      assert.equal(spaced.statusCode, 201, spaced.body)
+    })
+
     test('a webhook URL that can never be one is 400; a base URL from a variable saves', async () => {
       for (const url of ['not a url', 'hooks.example.com/alerts', '{{CHECK_NAME}}', '/{{CHECK_ID}}']) {
         const res = await post(webhook({ url }))

@@ -92,11 +92,11 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     const client = clientErrorOf(error)
     if (!client || !wantsHtml(request)) return handleError(error, request, reply)
     const title = client.statusCode === 404 ? 'Page not found' : 'That did not work'
-    return sendMessage(
-      reply.headers(client.headers),
-      client.statusCode,
-      renderMessagePage(title, client.message),
-    )
+    // The subscribe form sent empty (or without its field): the visitor reads what to do.
+    const message = /^body\.email (is required|must NOT have fewer)/.test(client.message)
+      ? 'Enter the email address to send updates to.'
+      : client.message
+    return sendMessage(reply.headers(client.headers), client.statusCode, renderMessagePage(title, message))
   })
 
   const ownHost = new URL(ctx.publicUrl).hostname
