@@ -94,7 +94,7 @@ for (const engine of testEngines()) {
       assert.match(String(res.headers['content-security-policy']), /default-src 'none'; style-src 'sha256-/)
       const html = res.body
       assert.match(html, /<html lang="en">/)
-      assert.match(html, /<title>Acme &amp; Co status<\/title>/)
+      assert.match(html, /<title>Acme &amp; Co<\/title>/)
       assert.match(html, /Degraded performance<\/h2>/, 'overall status')
       assert.match(html, /<h2 id="card-0">Core &lt;b&gt;services&lt;\/b&gt;<\/h2>/)
       assert.match(html, /API &lt;script&gt;alert\(1\)&lt;\/script&gt;/)
@@ -954,6 +954,20 @@ for (const engine of testEngines()) {
           [dayOf(nowMs), 'DEGRADED_PERFORMANCE'],
         ],
       )
+    })
+
+    test('the page and its feeds are titled by the page’s name, never "… status status"', async () => {
+      await page({ name: 'Acme status', url: 'acme-titled', cards: [] })
+      const [html, rss, atom] = await Promise.all(
+        ['', '/feed.rss', '/feed.atom'].map((p) => open(`/status/acme-titled${p}`, HTML)),
+      )
+      assert.equal(html?.body.match(/<title>([^<]*)<\/title>/)?.[1], 'Acme status')
+      assert.equal(rss?.body.match(/<channel><title>([^<]*)<\/title>/)?.[1], 'Acme status incident history')
+      assert.equal(
+        atom?.body.match(/<feed [^>]*><id>[^<]*<\/id><title>([^<]*)<\/title>/)?.[1],
+        'Acme status incident history',
+      )
+      for (const res of [html, rss, atom]) assert.doesNotMatch(res?.body ?? '', /status status/i)
     })
 
     test('taking a check off a service keeps what it showed in that service’s past bars', async () => {
