@@ -125,7 +125,13 @@ for (const engine of testEngines()) {
       const servers: ServerProcess[] = []
       try {
         servers.push(await startServerProcess(env))
-        assert.equal(servers[0]?.apiKey, env.SVC_BOOTSTRAP_API_KEY)
+        // The key the user chose is not printed: the first start says where it is.
+        const firstOutput = servers[0]?.output() ?? ''
+        assert.match(firstOutput, /API key: +the one set in SVC_BOOTSTRAP_API_KEY \(not printed\)/)
+        assert.match(firstOutput, /curl -H "Authorization: Bearer \$SVC_BOOTSTRAP_API_KEY" http/)
+        assert.equal(firstOutput.includes(env.SVC_BOOTSTRAP_API_KEY), false, 'the chosen key is not printed')
+        assert.doesNotMatch(firstOutput, /shown once/)
+        assert.ok(servers[0]?.accountId)
         servers.push(await startServerProcess(env))
         const key = env.SVC_BOOTSTRAP_API_KEY
         const statuses: number[] = []
