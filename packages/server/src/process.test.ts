@@ -27,7 +27,9 @@ for (const engine of testEngines()) {
       try {
         server = await startServerProcess(withoutPreset)
         assert.match(server.output(), /svc is running at http:\/\/localhost:\d+/)
-        // Without SVC_SMTP_URL the subscribe form still promises a link: the log says where it went.
+        // Without SVC_SMTP_URL the subscribe form still promises a link: the log says where it went (logs
+        // are written asynchronously, so they may come after the lines printed when ready).
+        await server.waitForOutput('SVC_SMTP_URL is not set')
         assert.match(
           server.output(),
           /SVC_SMTP_URL is not set: status page subscribers get no mail \(confirmations and updates wait in the store until a server with it starts\) and EMAIL alert channels fail/,
