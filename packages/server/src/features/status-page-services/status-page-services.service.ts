@@ -55,12 +55,17 @@ export async function updateService(
   const row = await findOrThrow(ctx, accountId, id)
   const checkIds = await existingCheckIds(ctx, accountId, body.checkIds ?? [])
   const changes = { name: body.name, description: body.description ?? null, updated_at: isoNow(ctx) }
-  // A check taken off leaves what it showed in the service's past bars, as a deleted check does.
-  const before = (await repo.checkIdsOfServices(ctx, [id])).get(id) ?? []
-  for (const checkId of before.filter((c) => !checkIds.includes(c))) {
-    await keepStatusHistory(ctx, accountId, checkId, [id])
+  // A check taken off leaves what it showed in the service's past bars, as a deleted check does: in the
+  // transaction that unlinks it.
+  const replace = async (tx: ServiceContext) => {
+    const before = (await repo.checkIdsOfServices(tx, [id])).get(id) ?? []
+    for (const checkId of before.filter((c) => !checkIds.includes(c))) {
+      await keepStatusHistory(tx, accountId, checkId, [id])
+    }
+    await repo.replaceService(tx, id, changes, checkIds)
   }
-  await repo.replaceService(ctx, id, changes, checkIds)
+  if (ctx.db.isTransaction) await replace(ctx)
+  else await ctx.db.transaction().execute((db) => replace({ ...ctx, db }))
   await touchPages(ctx, await pageIdsShowingServices(ctx, [id]))
   return toService({ ...row, ...changes }, checkIds)
 }
