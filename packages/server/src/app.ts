@@ -102,14 +102,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 /**
  * Clients that send `content-type: application/json` on every request (a DELETE, a trigger) send it
- * with no body too: an empty body is no body. Routes that take none run; routes that need one answer
+ * with no body too: an empty body (or one of only whitespace) is no body. Routes that take none run; routes that need one answer
  * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused).
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0) return done(null, undefined)
+    // JSON's own whitespace around nothing ("  \n" from a client that adds a newline) is no body too.
+    if (/^[ \t\n\r]*$/.test(body as string)) return done(null, undefined)
     return parseJson(request, body.toString(), done)
   })
 }

@@ -104,7 +104,14 @@ async function main(): Promise<void> {
   }, PRUNE_INTERVAL_MS)
 
   const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
-  if (first) {
+  if (first && config.bootstrapApiKey !== undefined) {
+    // A key the user chose is theirs already: not printed (logs are often kept and shared).
+    lines.push(
+      `  account id: ${first.accountId}`,
+      '  API key:    the one set in SVC_BOOTSTRAP_API_KEY (not printed)',
+      `  try:        curl -H "Authorization: Bearer $SVC_BOOTSTRAP_API_KEY" ${config.publicUrl}/v1/accounts/me`,
+    )
+  } else if (first) {
     lines.push(
       `  account id: ${first.accountId}`,
       `  API key:    ${first.apiKey}   (shown once: keep it now)`,

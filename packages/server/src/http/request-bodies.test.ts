@@ -95,6 +95,10 @@ for (const engine of testEngines()) {
       const forms: [string, Omit<InjectOptions, 'method' | 'url'>][] = [
         ['nothing', {}],
         ['an empty JSON body', { headers: { 'content-type': 'application/json' }, payload: '' }],
+        [
+          'a JSON body of only whitespace',
+          { headers: { 'content-type': 'application/json' }, payload: '  \n\t\r\n' },
+        ],
         ['{}', { payload: {} }],
         ['null', { headers: { 'content-type': 'application/json' }, payload: 'null' }],
         ['an empty text body', { headers: { 'content-type': 'text/plain' }, payload: '' }],
@@ -106,6 +110,21 @@ for (const engine of testEngines()) {
         assert.equal(res.statusCode, 204, `${label}: ${res.body}`)
         assert.equal((await t.call({ method: 'GET', url: `/v1/variables/${key}` })).statusCode, 404, label)
       }
+
+      // A route that needs a body answers whitespace as it answers an empty body: its 400 naming `body`.
+      const needing = async (payload: string) =>
+        t.call({
+          method: 'POST',
+          url: '/v1/variables',
+          headers: { 'content-type': 'application/json' },
+          payload,
+        })
+      const empty = await needing('')
+      assert.equal(empty.statusCode, 400, empty.body)
+      assert.match(json(empty).message, /^body/)
+      const blank = await needing(' \n ')
+      assert.equal(blank.statusCode, 400, blank.body)
+      assert.deepEqual(json(blank), json(empty))
 
       assert.equal((await variable('KEPT')).statusCode, 201)
       const refusals: [string, Omit<InjectOptions, 'method' | 'url'>][] = [

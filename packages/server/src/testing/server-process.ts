@@ -28,6 +28,11 @@ export interface ServerProcess {
   accountId: string | undefined
   apiKey: string | undefined
   output(): string
+  /**
+   * Resolves once the output holds `text`: logs (written asynchronously) may arrive after the lines the
+   * server prints when ready. Rejects with the output after `timeoutMs`.
+   */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>
   /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
@@ -114,6 +119,28 @@ async function startProcess(
     accountId: stdout.match(/account id: (\S+)/)?.[1],
     apiKey: stdout.match(/API key: +(svc_\S+)/)?.[1],
     output: () => stdout + stderr,
+    waitForOutput: (text, waitMs = 10_000) =>
+      new Promise<void>((found, fail) => {
+        const check = () => {
+          if (!(stdout + stderr).includes(text)) return
+          stop()
+          found()
+        }
+        const timer = setTimeout(() => {
+          stop()
+          fail(
+            new Error(`no ${JSON.stringify(text)} in the output within ${waitMs} ms:\n${stdout}\n${stderr}`),
+          )
+        }, waitMs)
+        const stop = () => {
+          clearTimeout(timer)
+          child.stdout?.off('data', check)
+          child.stderr?.off('data', check)
+        }
+        child.stdout?.on('data', check)
+        child.stderr?.on('data', check)
+        check()
+      }),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
       child.kill(signal)

@@ -174,11 +174,29 @@ function targetOf(request: unknown): string | null {
   return r.query ?? null
 }
 
-type Detail = Record<string, Record<string, unknown> | undefined>
+// A result's detail comes from the runner, or from a private location's agent (which may be buggy or
+// hostile): every read below checks the shape and skips what is not as expected, so an odd detail
+// (not JSON, null, wrong types, huge or deeply nested lists) never fails an analysis.
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+const numberOf = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined
+/** At most this many entries of a list in a detail are read. */
+const LIST_READ = 200
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value.slice(0, LIST_READ) : [])
+
 const detailOf = (row: CheckResultsTable | undefined): Record<string, unknown> => {
-  if (!row) return {}
-  const parsed = JSON.parse(row.detail) as Detail
-  return (Object.values(parsed)[0] ?? {}) as Record<string, unknown>
+  if (!row || typeof row.detail !== 'string') return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(row.detail)
+  } catch {
+    return {}
+  }
+  if (!isRecord(parsed)) return {}
+  const first = Object.values(parsed)[0]
+  return isRecord(first) ? first : {}
 }
 
 const SCRIPT_LOCATION = /([\w./-]+\.(?:[cm]?[jt]s)):(\d+)(?::(\d+))?/
@@ -229,26 +247,27 @@ export function failingPhase(
 
 /** The first failing step's `file:line`, or a script error's stack frame. */
 function scriptLocationOf(detail: Record<string, unknown>): RegExpExecArray | null {
-  type Step = { status?: string; location?: string | null; steps?: Step[] }
-  const tests = (detail.tests ?? []) as {
-    failed?: boolean
-    steps?: Step[]
-    errors?: { stack?: string | null }[]
-  }[]
-  const failedStep = (steps: Step[] = []): string | null => {
-    for (const step of steps) {
-      if (step.status !== 'failed') continue
-      return failedStep(step.steps) ?? step.location ?? null
+  const failedStep = (steps: unknown, depth: number): string | null => {
+    if (depth > 20) return null
+    for (const step of listOf(steps)) {
+      if (!isRecord(step) || step.status !== 'failed') continue
+      return failedStep(step.steps, depth + 1) ?? stringOf(step.location) ?? null
     }
     return null
   }
-  for (const test of tests.filter((t) => t.failed)) {
-    const found = failedStep(test.steps) ?? test.errors?.find((e) => e.stack)?.stack ?? null
+  const stackOf = (errors: unknown) =>
+    listOf(errors)
+      .map((error) => (isRecord(error) ? stringOf(error.stack) : undefined))
+      .find((stack) => stack)
+  for (const test of listOf(detail.tests)) {
+    if (!isRecord(test) || !test.failed) continue
+    const found = failedStep(test.steps, 0) ?? stackOf(test.errors) ?? null
     const match = found ? SCRIPT_LOCATION.exec(found) : null
     if (match) return match
   }
-  for (const error of (detail.errors ?? []) as { stack?: string | null }[]) {
-    const match = error.stack ? SCRIPT_LOCATION.exec(error.stack) : null
+  for (const error of listOf(detail.errors)) {
+    const stack = isRecord(error) ? stringOf(error.stack) : undefined
+    const match = stack ? SCRIPT_LOCATION.exec(stack) : null
     if (match) return match
   }
   return null
@@ -258,13 +277,46 @@ const minutesBetween = (a: string, b: string) => Math.round((Date.parse(b) - Dat
 
 interface HttpDetail {
   request?: { method?: string; url?: string }
-  response?: { status?: number; body?: string; headers?: Record<string, string> } | null
+  response?: { status?: number; body?: string; contentLength?: string } | null
   tls?: { subject?: string; issuer?: string; validTo?: string } | null
   timingPhases?: Record<string, number>
 }
 
+/** The HTTP parts of a result's detail that are of the expected types; the rest is left out. */
+function httpDetailOf(row: CheckResultsTable | undefined): HttpDetail {
+  const detail = detailOf(row)
+  const http: HttpDetail = {}
+  if (isRecord(detail.request)) {
+    http.request = { method: stringOf(detail.request.method), url: stringOf(detail.request.url) }
+  }
+  if (isRecord(detail.response)) {
+    const headers = isRecord(detail.response.headers) ? detail.response.headers : {}
+    const length = headers['content-length']
+    http.response = {
+      status: numberOf(detail.response.status),
+      body: stringOf(detail.response.body),
+      contentLength: typeof length === 'string' || typeof length === 'number' ? String(length) : undefined,
+    }
+  }
+  if (isRecord(detail.tls)) {
+    const { subject, issuer, validTo } = detail.tls
+    if (typeof issuer === 'string' || typeof validTo === 'string') {
+      http.tls = { subject: stringOf(subject), issuer: stringOf(issuer), validTo: stringOf(validTo) }
+    }
+  }
+  if (isRecord(detail.timingPhases)) {
+    const phases: Record<string, number> = {}
+    for (const [name, value] of Object.entries(detail.timingPhases).slice(0, LIST_READ)) {
+      const ms = numberOf(value)
+      if (ms !== undefined) phases[name] = ms
+    }
+    http.timingPhases = phases
+  }
+  return http
+}
+
 function sizeOf(detail: HttpDetail): number | null {
-  const header = detail.response?.headers?.['content-length']
+  const header = detail.response?.contentLength
   if (header && Number.isFinite(Number(header))) return Number(header)
   return typeof detail.response?.body === 'string' ? Buffer.byteLength(detail.response.body) : null
 }
@@ -293,8 +345,8 @@ function changesAround(
       description: `The check's configuration was changed at ${check.updated_at}, ${minutesBetween(check.updated_at, since)} minutes before the first failure.`,
     })
   }
-  const good = detailOf(lastGood) as HttpDetail
-  const bad = detailOf(firstBad) as HttpDetail
+  const good = httpDetailOf(lastGood)
+  const bad = httpDetailOf(firstBad)
   const goodRequest = good.request
   const badRequest = bad.request
   if (goodRequest && badRequest) {
@@ -306,10 +358,10 @@ function changesAround(
       })
     }
   }
-  const recentGood = before.slice(-20).map((row) => detailOf(row) as HttpDetail)
-  const failing = during.slice(0, 20).map((row) => detailOf(row) as HttpDetail)
+  const recentGood = before.slice(-20).map((row) => httpDetailOf(row))
+  const failing = during.slice(0, 20).map((row) => httpDetailOf(row))
   const lastCert = recentGood.findLast((d) => d.tls)?.tls
-  const newCert = [...failing, ...after.map((row) => detailOf(row) as HttpDetail)].find((d) => d.tls)?.tls
+  const newCert = [...failing, ...after.map((row) => httpDetailOf(row))].find((d) => d.tls)?.tls
   if (lastCert && newCert && (lastCert.validTo !== newCert.validTo || lastCert.issuer !== newCert.issuer)) {
     changes.push({
       kind: 'CERTIFICATE',
@@ -345,9 +397,7 @@ function changesAround(
   }
   // Phase by phase, the passing results of the last hours before the start against those since.
   const phasesOf = (rows: CheckResultsTable[]) =>
-    rows
-      .map((row) => (detailOf(row) as HttpDetail).timingPhases)
-      .filter((p): p is Record<string, number> => !!p)
+    rows.map((row) => httpDetailOf(row).timingPhases).filter((p): p is Record<string, number> => !!p)
   const beforePhases = phasesOf(
     before.filter(
       (row) => row.started_at >= new Date(Date.parse(since) - 6 * HOUR_MS).toISOString() && !row.has_failures,

@@ -110,6 +110,38 @@ test('the failing phase is named from the error and the sample result', () => {
   )
 })
 
+test("a result's malformed detail (from a buggy or hostile agent) is skipped, never thrown on", () => {
+  // Steps nested 50,000 deep (built as text: JSON.stringify itself would overflow the stack).
+  const depth = 50_000
+  const deep =
+    '{"status": "failed", "steps": ['.repeat(depth) +
+    '{"status": "failed", "location": "tests/deep.spec.ts:1:1"}' +
+    ']}'.repeat(depth)
+  const details = [
+    'not json',
+    'null',
+    '[1, 2]',
+    '"text"',
+    '{"browserCheckResult": null}',
+    '{"browserCheckResult": [1]}',
+    '{"browserCheckResult": {"tests": {"failed": true}}}',
+    '{"browserCheckResult": {"tests": [null, 5, "x", {"failed": true, "steps": 5, "errors": "x"}]}}',
+    '{"browserCheckResult": {"tests": [{"failed": true, "steps": [null, {"status": "failed", "steps": {}, "location": 7}]}]}}',
+    '{"browserCheckResult": {"errors": 5}}',
+    '{"browserCheckResult": {"errors": [null, {"stack": 12}]}}',
+    JSON.stringify({ browserCheckResult: { tests: Array(100_000).fill({ failed: true, steps: 'x' }) } }),
+    `{"browserCheckResult": {"tests": [{"failed": true, "steps": [${deep}]}]}}`,
+  ]
+  for (const detail of details) {
+    const found = failingPhase('BROWSER', 'SCRIPT', 'buy: Error: failed', { detail } as CheckResultsTable)
+    assert.deepEqual(found, { phase: 'SCRIPT', detail: null }, detail.slice(0, 100))
+  }
+  const dns = failingPhase('DNS', 'ASSERTION', 'Assertion failed', {
+    detail: '{"dnsCheckResult": {"responseCode": {"x": 1}}}',
+  } as CheckResultsTable)
+  assert.deepEqual(dns, { phase: 'ASSERTION', detail: 'Assertion failed' })
+})
+
 for (const engine of testEngines()) {
   describe(`root cause analysis on ${engine.engine}`, () => {
     let t: TestApp
@@ -298,6 +330,62 @@ for (const engine of testEngines()) {
       assert.match(analysis.nextSteps[0], /certificate/)
       assert.match(analysis.nextSteps[1], /configuration change/)
       assert.equal(analysis.userContext, '')
+    })
+
+    test('results with malformed details still give a completed analysis from what is readable', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const url = 'https://odd.shop.test/api'
+      const check = await newCheck('odd agent', url)
+      const T2 = Date.parse('2026-09-01T11:00:00.000Z')
+      // What an agent may post as a run's detail (its type is not checked), stored under the type's key.
+      const odd: unknown[] = [
+        null,
+        [1, 2],
+        'text',
+        7,
+        [{ request: 1 }],
+        {
+          request: 'GET /',
+          response: { status: '200', headers: null, body: 5 },
+          tls: 'R3',
+          timingPhases: null,
+        },
+        {
+          request: { method: {}, url: [] },
+          response: { status: 200, headers: { 'content-length': {} }, body: null },
+          tls: { issuer: 5, validTo: null },
+          timingPhases: { dns: 'slow', tcp: null, firstByte: { ms: 1 } },
+        },
+        { timingPhases: 7, tests: { failed: true }, errors: 5 },
+        { tests: Array(50_000).fill({ failed: true, steps: 'x' }), errors: [null, { stack: 3 }] },
+      ]
+      let i = 0
+      for (let at = T2 - 2 * HOUR; at < T2 + HOUR; at += 5 * MINUTE) {
+        const failing = at >= T2
+        await storeSeedResult(t.ctx, check, {
+          atMs: at,
+          location: 'local',
+          failed: failing,
+          responseTime: 50,
+          errorType: failing ? 'SCRIPT' : null,
+          errorMessage: failing ? 'Error: the agent says no' : null,
+          detail: { apiCheckResult: odd[i++ % odd.length] },
+        })
+      }
+      const [group] = await groupsOf(check.id)
+      const accepted = await request(group.id)
+      assert.equal(accepted.statusCode, 202, accepted.body)
+      await createRootCauseWorker(t.ctx).runOnce()
+      const done = await analysisOf(json(accepted).id)
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done))
+      assert.equal(done.analysis.failingPhase, 'SCRIPT')
+      assert.equal(done.analysis.phaseDetail, null)
+      assert.equal(done.analysis.since, iso(T2))
+      assert.deepEqual(
+        done.analysis.affectedLocations.map((l: any) => [l.location, l.failures]),
+        [['local', 12]],
+      )
+      assert.deepEqual(done.analysis.changes, [])
     })
 
     test('with SVC_LLM_URL the model writes the summary from the same evidence; its failure fails the job', async () => {

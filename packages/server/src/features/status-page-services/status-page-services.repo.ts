@@ -25,7 +25,7 @@ export async function replaceService(
   changes: Pick<StatusPageServicesTable, 'name' | 'description' | 'updated_at'>,
   checkIds: string[],
 ): Promise<void> {
-  await ctx.db.transaction().execute(async (tx) => {
+  const replace = async (tx: ServiceContext['db']) => {
     await tx.updateTable('status_page_services').set(changes).where('id', '=', id).execute()
     await tx.deleteFrom('status_page_service_checks').where('service_id', '=', id).execute()
     if (checkIds.length > 0) {
@@ -34,7 +34,9 @@ export async function replaceService(
         .values(checkIds.map((check_id) => ({ service_id: id, check_id })))
         .execute()
     }
-  })
+  }
+  if (ctx.db.isTransaction) await replace(ctx.db)
+  else await ctx.db.transaction().execute(replace)
 }
 
 export async function findService(ctx: ServiceContext, accountId: string, id: string) {

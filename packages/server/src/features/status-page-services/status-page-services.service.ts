@@ -7,6 +7,7 @@ import { findCheck, listChecksOfAccount } from '../checks/checks.repo.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { pageIdsShowingServices } from '../status-pages/status-pages.repo.ts'
 import { touchPages } from '../status-pages/status-pages.service.ts'
+import { keepStatusHistory } from '../status-site/uptime-history.ts'
 import * as repo from './status-page-services.repo.ts'
 import type { Service, ServiceBody } from './status-page-services.schemas.ts'
 
@@ -54,7 +55,17 @@ export async function updateService(
   const row = await findOrThrow(ctx, accountId, id)
   const checkIds = await existingCheckIds(ctx, accountId, body.checkIds ?? [])
   const changes = { name: body.name, description: body.description ?? null, updated_at: isoNow(ctx) }
-  await repo.replaceService(ctx, id, changes, checkIds)
+  // A check taken off leaves what it showed in the service's past bars, as a deleted check does: in the
+  // transaction that unlinks it.
+  const replace = async (tx: ServiceContext) => {
+    const before = (await repo.checkIdsOfServices(tx, [id])).get(id) ?? []
+    for (const checkId of before.filter((c) => !checkIds.includes(c))) {
+      await keepStatusHistory(tx, accountId, checkId, [id])
+    }
+    await repo.replaceService(tx, id, changes, checkIds)
+  }
+  if (ctx.db.isTransaction) await replace(ctx)
+  else await ctx.db.transaction().execute((db) => replace({ ...ctx, db }))
   await touchPages(ctx, await pageIdsShowingServices(ctx, [id]))
   return toService({ ...row, ...changes }, checkIds)
 }

@@ -39,6 +39,22 @@ export async function insertConfirmToken(
   await ctx.db.insertInto('status_page_confirm_tokens').values(row).execute()
 }
 
+/** Drops all but the newest `keep` confirmation links of a subscriber. */
+export async function pruneConfirmTokens(ctx: ServiceContext, subscriberId: string, keep: number) {
+  const newest = ctx.db
+    .selectFrom('status_page_confirm_tokens')
+    .select('token_hash')
+    .where('subscriber_id', '=', subscriberId)
+    .orderBy('created_at', 'desc')
+    .orderBy('token_hash', 'desc')
+    .limit(keep)
+  await ctx.db
+    .deleteFrom('status_page_confirm_tokens')
+    .where('subscriber_id', '=', subscriberId)
+    .where('token_hash', 'not in', newest)
+    .execute()
+}
+
 export async function findSubscriberByUnsubscribeToken(ctx: ServiceContext, token: string) {
   return ctx.db
     .selectFrom('status_page_subscribers')

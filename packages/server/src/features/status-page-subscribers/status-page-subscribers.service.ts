@@ -24,6 +24,8 @@ const RESEND_AFTER_MS = 10 * 60_000
  */
 export const CONFIRMATIONS_PER_PAGE_PER_HOUR = 100
 const HOUR_MS = 3_600_000
+/** The confirmation links of an address kept valid: its newest, so asking again stores no more. */
+export const CONFIRM_LINKS_KEPT = 5
 const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
@@ -107,6 +109,7 @@ async function sendConfirmation(
       subscriber_id: subscriber.id,
       created_at: now,
     })
+    await repo.pruneConfirmTokens(tx, subscriber.id, CONFIRM_LINKS_KEPT)
     const links = subscriberLinksOf(ctx, page)
     const pageUrl = links.page
     const confirmUrl = links.confirm(confirmToken)

@@ -302,6 +302,47 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('asking again and again keeps the newest 5 links of a pending address; removing it drops them', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Many asks', url: 'many-asks', cards: [] },
+        }),
+      )
+      const paths: string[] = []
+      for (let i = 0; i < 7; i++) {
+        assert.equal((await subscribeJson('many-asks', 'max@example.com')).statusCode, 202)
+        assert.deepEqual(await deliver(), { sent: 1, failed: 0 })
+        paths.push(anyLinkIn((await mailTo('max@example.com', smtp.received.length)).body, 'confirm').path)
+        nowMs += 11 * 60_000
+      }
+      const [subscriber] = await subscribers(page.id)
+      const links = () =>
+        t.ctx.db
+          .selectFrom('status_page_confirm_tokens')
+          .select('token_hash')
+          .where('subscriber_id', '=', subscriber.id)
+          .execute()
+      assert.equal((await links()).length, 5)
+      const opened = async (path: string) => (await t.call({ method: 'GET', url: path, as: null })).statusCode
+      assert.equal(await opened(paths[0] as string), 404, 'the oldest link no longer confirms')
+      assert.equal(await opened(paths[1] as string), 404)
+      assert.equal((await subscribers(page.id))[0].status, 'PENDING')
+      assert.equal(await opened(paths[2] as string), 200, 'the fifth newest still confirms')
+      assert.equal((await subscribers(page.id))[0].status, 'CONFIRMED')
+      for (const path of paths.slice(3))
+        assert.equal(await opened(path), 200, 'a link opened again still says so')
+
+      const removed = await t.call({
+        method: 'DELETE',
+        url: `/v3/status-pages/${page.id}/subscribers/${subscriber.id}`,
+      })
+      assert.equal(removed.statusCode, 204, removed.body)
+      assert.deepEqual(await links(), [])
+      assert.equal(await opened(paths[6] as string), 404)
+    })
+
     test('mail links keep working when the page’s slug changes, and use its custom domain', async () => {
       const payload = { name: 'Moving', url: 'moving', cards: [] }
       const page = json(await t.call({ method: 'POST', url: '/v3/status-pages', payload }))

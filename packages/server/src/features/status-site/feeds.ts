@@ -30,7 +30,7 @@ export function renderRss(view: PageView, pageUrl: string): string {
     )
     .join('')
   return `<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>${escapeHtml(view.name)} status</title><link>${escapeHtml(pageUrl)}</link><description>${escapeHtml(`Incidents of ${view.name}`)}</description><atom:link href="${escapeHtml(`${pageUrl}/feed.rss`)}" rel="self" type="application/rss+xml"/><lastBuildDate>${new Date(view.generatedAt).toUTCString()}</lastBuildDate>${items}</channel></rss>
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>${escapeHtml(`${view.name} incident history`)}</title><link>${escapeHtml(pageUrl)}</link><description>${escapeHtml(`Incidents of ${view.name}`)}</description><atom:link href="${escapeHtml(`${pageUrl}/feed.rss`)}" rel="self" type="application/rss+xml"/><lastBuildDate>${new Date(view.generatedAt).toUTCString()}</lastBuildDate>${items}</channel></rss>
 `
 }
 
@@ -45,7 +45,7 @@ export function renderAtom(view: PageView, pageUrl: string, pageId: string): str
     )
     .join('')
   return `<?xml version="1.0" encoding="UTF-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom"><id>urn:uuid:${pageId}</id><title>${escapeHtml(view.name)} status</title><updated>${updated}</updated><author><name>${escapeHtml(view.name)}</name></author><link rel="self" type="application/atom+xml" href="${escapeHtml(`${pageUrl}/feed.atom`)}"/><link rel="alternate" type="text/html" href="${escapeHtml(pageUrl)}"/>${entries}</feed>
+<feed xmlns="http://www.w3.org/2005/Atom"><id>urn:uuid:${pageId}</id><title>${escapeHtml(`${view.name} incident history`)}</title><updated>${updated}</updated><author><name>${escapeHtml(view.name)}</name></author><link rel="self" type="application/atom+xml" href="${escapeHtml(`${pageUrl}/feed.atom`)}"/><link rel="alternate" type="text/html" href="${escapeHtml(pageUrl)}"/>${entries}</feed>
 `
 }
 

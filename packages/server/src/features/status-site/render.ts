@@ -244,7 +244,7 @@ export function renderStatusPage(view: PageView, base: string): HtmlPage {
   const name = escapeHtml(view.name)
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${name} status</title>
+<title>${name}</title>
 <meta name="description" content="${escapeHtml(view.description ?? `Current status and incident history of ${view.name}`)}">
 <link rel="icon" href="${favicon}">
 <link rel="alternate" type="application/rss+xml" title="${name} incidents (RSS)" href="${base}/feed.rss">

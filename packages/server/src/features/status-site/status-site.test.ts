@@ -94,7 +94,7 @@ for (const engine of testEngines()) {
       assert.match(String(res.headers['content-security-policy']), /default-src 'none'; style-src 'sha256-/)
       const html = res.body
       assert.match(html, /<html lang="en">/)
-      assert.match(html, /<title>Acme &amp; Co status<\/title>/)
+      assert.match(html, /<title>Acme &amp; Co<\/title>/)
       assert.match(html, /Degraded performance<\/h2>/, 'overall status')
       assert.match(html, /<h2 id="card-0">Core &lt;b&gt;services&lt;\/b&gt;<\/h2>/)
       assert.match(html, /API &lt;script&gt;alert\(1\)&lt;\/script&gt;/)
@@ -954,6 +954,101 @@ for (const engine of testEngines()) {
           [dayOf(nowMs), 'DEGRADED_PERFORMANCE'],
         ],
       )
+    })
+
+    test('the page and its feeds are titled by the page’s name, never "… status status"', async () => {
+      await page({ name: 'Acme status', url: 'acme-titled', cards: [] })
+      const [html, rss, atom] = await Promise.all(
+        ['', '/feed.rss', '/feed.atom'].map((p) => open(`/status/acme-titled${p}`, HTML)),
+      )
+      assert.equal(html?.body.match(/<title>([^<]*)<\/title>/)?.[1], 'Acme status')
+      assert.equal(rss?.body.match(/<channel><title>([^<]*)<\/title>/)?.[1], 'Acme status incident history')
+      assert.equal(
+        atom?.body.match(/<feed [^>]*><id>[^<]*<\/id><title>([^<]*)<\/title>/)?.[1],
+        'Acme status incident history',
+      )
+      for (const res of [html, rss, atom]) assert.doesNotMatch(res?.body ?? '', /status status/i)
+    })
+
+    test('taking a check off a service keeps what it showed in that service’s past bars', async () => {
+      const old = await check('taken off', '/taken-off')
+      const staying = await check('staying', '/staying')
+      const svc = await service('Taken off', [old.id, staying.id])
+      const other = await service('Keeps it', [old.id])
+      await page({
+        name: 'Taken off',
+        url: 'taken-off',
+        cards: [{ name: 'c', services: [{ id: svc.id }, { id: other.id }] }],
+      })
+      const first = nowMs
+      health.set('/taken-off', 500)
+      await run(old.id)
+      await run(staying.id)
+      nowMs = first + 86_400_000
+      const bars = async () =>
+        ((await viewOf('taken-off')).cards[0]?.services ?? []).map((s) => [
+          s.uptime,
+          s.days.slice(-2).map((d) => [d.date, d.uptime, d.level]),
+        ])
+      const before = await bars()
+      assert.deepEqual(before, [
+        [
+          50,
+          [
+            [dayOf(first), 50, 'major'],
+            [dayOf(nowMs), null, 'none'],
+          ],
+        ],
+        [
+          0,
+          [
+            [dayOf(first), 0, 'major'],
+            [dayOf(nowMs), null, 'none'],
+          ],
+        ],
+      ])
+      const put = await t.call({
+        method: 'PUT',
+        url: `/v1/status-pages/services/${svc.id}`,
+        payload: { name: 'Taken off', checkIds: [staying.id] },
+      })
+      assert.equal(put.statusCode, 200, put.body)
+      assert.deepEqual(json(put).checkIds, [staying.id])
+      assert.deepEqual(await bars(), before, 'the past bars are what the public saw')
+      // From now on the check counts only where it still is.
+      health.clear()
+      await run(old.id)
+      await run(staying.id)
+      assert.deepEqual(await bars(), [
+        [
+          66.66,
+          [
+            [dayOf(first), 50, 'major'],
+            [dayOf(nowMs), 100, 'ok'],
+          ],
+        ],
+        [
+          50,
+          [
+            [dayOf(first), 0, 'major'],
+            [dayOf(nowMs), 100, 'ok'],
+          ],
+        ],
+      ])
+      // A PUT that keeps its checks keeps nothing twice.
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/status-pages/services/${other.id}`,
+        payload: { name: 'Keeps it still', checkIds: [old.id] },
+      })
+      assert.equal(renamed.statusCode, 200, renamed.body)
+      assert.deepEqual((await bars())[1], [
+        50,
+        [
+          [dayOf(first), 0, 'major'],
+          [dayOf(nowMs), 100, 'ok'],
+        ],
+      ])
     })
 
     test('deleting a check keeps what it showed in its services’ past bars, until retention drops it', async () => {

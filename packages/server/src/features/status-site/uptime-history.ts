@@ -94,19 +94,25 @@ function mergeIntervals(intervals: [number, number][]): [number, number][] {
 }
 
 /**
- * Before a check is deleted (with its results): adds its daily counts of the page history's days to
- * each service it is linked to, so the services' past bars stay what the public saw.
+ * Before a check is deleted (with its results), or taken off services (`serviceIds`): adds its daily
+ * counts of the page history's days to each service it is linked to (or leaves), so the services' past
+ * bars stay what the public saw.
  */
-export async function keepStatusHistory(ctx: ServiceContext, accountId: string, checkId: string) {
-  const serviceIds = await servicesOfCheck(ctx, checkId)
-  if (serviceIds.length === 0) return
+export async function keepStatusHistory(
+  ctx: ServiceContext,
+  accountId: string,
+  checkId: string,
+  serviceIds?: string[],
+) {
+  const services = serviceIds ?? (await servicesOfCheck(ctx, checkId))
+  if (services.length === 0) return
   const now = ctx.clock.now()
   const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
   const sinceIso = new Date(todayMs - (HISTORY_DAYS - 1) * DAY_MS).toISOString()
   const counts = await historyCounts(ctx, accountId, [checkId], sinceIso, now)
   await addServiceDays(
     ctx,
-    serviceIds.flatMap((serviceId) =>
+    services.flatMap((serviceId) =>
       counts.map((c) => ({
         service_id: serviceId,
         day: c.day,
