@@ -381,5 +381,38 @@ for (const engine of testEngines()) {
       )
       assert.deepEqual(await slotOf(check.id), [nowMs + 90 * SECOND, null])
     })
+
+    test('a ping in the very millisecond of the deadline wins over the miss stored just before it', async () => {
+      const check = await createHeartbeat()
+      const path = new URL(check.pingUrl).pathname
+      await ping(path)
+      const pingedAt = nowMs
+      nowMs += 90 * SECOND
+      const deadline = new Date(nowMs).toISOString()
+      const node = createScheduler(t.ctx, { locations: ['heartbeat'], concurrency: 100 })
+      await node.runDue()
+      assert.equal((await results(check.id))[0]?.heartbeatCheckResult.event, 'MISSED')
+      // Arrived by the deadline, stored after its miss: the later result, whatever the store returns first.
+      await ping(path)
+      const stored = (await results(check.id)) as unknown as {
+        startedAt: string
+        heartbeatCheckResult: { event: string }
+      }[]
+      assert.deepEqual(
+        stored.map((r) => [r.heartbeatCheckResult.event, r.startedAt]),
+        [
+          ['RECEIVED', deadline],
+          ['MISSED', deadline],
+          ['RECEIVED', new Date(pingedAt).toISOString()],
+        ],
+      )
+      const status = await statusOf(check.id)
+      assert.deepEqual([status.status, status.since], ['passing', deadline])
+      const listed = json(await t.call({ method: 'GET', url: '/v1/check-statuses?limit=100' })) as {
+        checkId: string
+        status: string
+      }[]
+      assert.equal(listed.find((s) => s.checkId === check.id)?.status, 'passing')
+    })
   })
 }
