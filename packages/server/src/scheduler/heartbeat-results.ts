@@ -36,8 +36,9 @@ export async function storeHeartbeatResult(
 /**
  * Fails a heartbeat whose deadline `slot` (claimed by `owner`) passed without a ping, and moves the
  * deadline to `nextDueMs`; answers whether the failure was stored. A ping committed since the claim
- * (or in the same batch) released the slot: then nothing is stored, as the ping came in time to be counted. The failure is
- * dated at the deadline, so a ping committed after it (it arrived after the claim) is the later result.
+ * (or in the same batch) released the slot: then nothing is stored, as the ping came in time to be
+ * counted. The failure is dated at the deadline, so a ping committed after it (it arrived after the
+ * claim) is the later result.
  */
 export async function storeMissedDeadline(
   ctx: ServiceContext,
