@@ -1,11 +1,11 @@
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 import { newResultId } from '../features/check-results/result-id.ts'
-import { type ResultWrite, writeResult, writeResultIf } from '../features/check-results/store-results.ts'
+import { type ResultWrite, writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import { slotKeyOf } from './jobs.ts'
-import { type ClaimedSlot, holdsSlot, type SlotMove } from './schedules.repo.ts'
+import type { ClaimedSlot, SlotMove } from './schedules.repo.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 
@@ -36,8 +36,9 @@ export async function storeHeartbeatResult(
 /**
  * Fails a heartbeat whose deadline `slot` (claimed by `owner`) passed without a ping, and moves the
  * deadline to `nextDueMs`; answers whether the failure was stored. A ping committed since the claim
- * released the slot: then nothing is stored, as the ping came in time to be counted. The failure is
- * dated at the deadline, so a ping committed after it (it arrived after the claim) is the later result.
+ * (or in the same batch) released the slot: then nothing is stored, as the ping came in time to be
+ * counted. The failure is dated at the deadline, so a ping committed after it (it arrived after the
+ * claim) is the later result.
  */
 export async function storeMissedDeadline(
   ctx: ServiceContext,
@@ -54,7 +55,9 @@ export async function storeMissedDeadline(
   } as const
   const slotMove = { checkId: slot.checkId, location: slot.location, leaseOwner: owner, nextDueMs }
   const write = heartbeatResultWrite(ctx, check.row, event, check, slotMove)
-  return writeResultIf(ctx, write, (tx) => holdsSlot(tx, slot, owner))
+  // Misses share the store's batches (one transaction for many after an outage), each stored only
+  // while the slot is still leased for this deadline.
+  return writeResult(ctx, { ...write, whileLeased: { ...slot, owner } })
 }
 
 /** The result write of a heartbeat event (see `storeHeartbeatResult`), for a batch of them. */

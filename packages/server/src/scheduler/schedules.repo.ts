@@ -127,20 +127,36 @@ export async function claimDueSlots(ctx: ServiceContext, claim: LeaseClaim): Pro
   }))
 }
 
+/** A slot as claimed: `owner` leased it for the run due at `dueMs`. */
+export interface SlotLease extends ClaimedSlot {
+  owner: string
+}
+
 /**
- * Whether `owner` still holds `slot` for the due time it claimed (a heartbeat ping since then released
- * it; another node may have taken it over). On PostgreSQL the row stays locked to the transaction.
+ * Which of `leases` their owners still hold for the due time claimed (a heartbeat ping since then
+ * released the slot; another node may have taken it over), in the order given. On PostgreSQL the rows
+ * stay locked to the transaction, taken in key order.
  */
-export async function holdsSlot(ctx: ServiceContext, slot: ClaimedSlot, owner: string): Promise<boolean> {
+export async function heldLeases(ctx: ServiceContext, leases: SlotLease[]): Promise<boolean[]> {
+  if (leases.length === 0) return []
+  const distinct = (values: string[]) => [...new Set(values)]
   let query = ctx.db
     .selectFrom('check_schedules')
-    .select('check_id')
-    .where('check_id', '=', slot.checkId)
-    .where('location', '=', slot.location)
-    .where('lease_owner', '=', owner)
-    .where('leased_due_ms', '=', slot.dueMs)
+    .select(['check_id', 'location', 'lease_owner', 'leased_due_ms'])
+    .where('check_id', 'in', distinct(leases.map((lease) => lease.checkId)))
+    .where('location', 'in', distinct(leases.map((lease) => lease.location)))
+    .where('lease_owner', 'in', distinct(leases.map((lease) => lease.owner)))
+    .orderBy('check_id')
+    .orderBy('location')
   if (ctx.engine === 'postgres') query = query.forUpdate()
-  return (await query.executeTakeFirst()) !== undefined
+  const key = (checkId: string, location: string, owner: string | null, dueMs: number) =>
+    `${checkId}|${location}|${owner}|${dueMs}`
+  const held = new Set(
+    (await query.execute()).map((row) =>
+      key(row.check_id, row.location, row.lease_owner, Number(row.leased_due_ms)),
+    ),
+  )
+  return leases.map((lease) => held.has(key(lease.checkId, lease.location, lease.owner, lease.dueMs)))
 }
 
 /**

@@ -36,7 +36,11 @@ export async function listResults(
   if (filter.location) query = query.where('run_location', '=', filter.location)
   if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
   if (filter.resultType) query = query.where('result_type', '=', filter.resultType)
-  return fetchPage(query, (q) => q.selectAll().orderBy('started_at', 'desc').orderBy('id'), page)
+  return fetchPage(
+    query,
+    (q) => q.selectAll().orderBy('started_at', 'desc').orderBy(MISSED_DEADLINE_LAST).orderBy('id'),
+    page,
+  )
 }
 
 export async function findResultByJobId(ctx: ServiceContext, jobId: string) {
@@ -80,10 +84,17 @@ export async function findResult(ctx: ServiceContext, checkId: string, resultId:
 
 const STATUS_OF_ROW = sql<string>`case when has_failures then 'failing' when is_degraded then 'degraded' else 'passing' end`
 
-/** The latest final result of each of `checkIds`. Cancelled runs count for none of the reads below. */
+/**
+ * Orders results of one millisecond: a heartbeat's missed deadline (dated at the deadline) after a ping
+ * of that millisecond, which arrived by the deadline, so the ping is the later result and the check's
+ * status. Else the result ids' order (time-ordered), for a deterministic answer.
+ */
+const MISSED_DEADLINE_LAST = sql<number>`case when check_type = 'HEARTBEAT' and error_type = 'TIMEOUT' then 1 else 0 end`
+
+/** The latest final result of each of `checkIds`, one each. Cancelled runs count for none of the reads below. */
 export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
   if (checkIds.length === 0) return []
-  return ctx.db
+  const rows = await ctx.db
     .selectFrom('check_results as r')
     .innerJoin(
       (eb) =>
@@ -100,7 +111,14 @@ export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
     .selectAll('r')
     .where('r.result_type', '=', 'FINAL')
     .where('r.is_cancelled', '=', false)
+    // Results of the latest millisecond in the order `listResults` gives them: the first of each wins.
+    .orderBy('r.check_id')
+    .orderBy(sql`case when r.check_type = 'HEARTBEAT' and r.error_type = 'TIMEOUT' then 1 else 0 end`)
+    .orderBy('r.id')
     .execute()
+  const first = new Map<string, (typeof rows)[number]>()
+  for (const row of rows) if (!first.has(row.check_id)) first.set(row.check_id, row)
+  return [...first.values()]
 }
 
 /** When the check's current status began: the first final result after the last one of another status. */
@@ -120,8 +138,9 @@ export async function currentStatusSince(
     .orderBy('started_at', 'desc')
     .limit(1)
     .executeTakeFirst()
-  let streak = finals.select('started_at')
-  if (lastOther) streak = streak.where('started_at', '>', lastOther.started_at)
+  let streak = finals.select('started_at').where(STATUS_OF_ROW, '=', status)
+  // `>=`: a ping in the millisecond of the missed deadline before it is the later result (see `latestResults`).
+  if (lastOther) streak = streak.where('started_at', '>=', lastOther.started_at)
   const first = await streak.orderBy('started_at').limit(1).executeTakeFirst()
   return first?.started_at ?? null
 }

@@ -1,7 +1,7 @@
 import type { CheckResultsTable, Database } from '@svc/db'
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
-import { moveSlots, type SlotMove } from '../../scheduler/schedules.repo.ts'
+import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../scheduler/schedules.repo.ts'
 import { lockStates } from '../alerting/alert-states.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
@@ -27,6 +27,12 @@ export interface ResultWrite {
   slotMove?: SlotMove
   /** Other store work that must commit with the result, stored or a duplicate (a retry planned). */
   alongside?: (tx: ServiceContext) => Promise<void>
+  /**
+   * Store the result (and do its `slotMove` and `alongside`) only while this lease still holds when its
+   * batch commits (a missed heartbeat deadline): a write that released the slot since wins, committed
+   * before or in the same batch (a ping), and this one is dropped (answered as not stored).
+   */
+  whileLeased?: SlotLease
 }
 
 /**
@@ -40,26 +46,6 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
   }
   // Results finishing in the same turn of the event loop join the first batch.
   return enqueue(ctx, write, { awaited: false })
-}
-
-/**
- * `writeResult` in a transaction of its own, done only if `holds` answers true inside it. `holds` runs
- * after the check's alert-state lock, the first lock every result write takes: a write of the same check
- * that committed meanwhile is seen, and one still in flight waits, in the same lock order (no deadlock).
- */
-export async function writeResultIf(
-  ctx: ServiceContext,
-  write: ResultWrite,
-  holds: (tx: ServiceContext) => Promise<boolean>,
-): Promise<boolean> {
-  const { stored, enqueued } = await ctx.db.transaction().execute(async (db) => {
-    const tx = { ...ctx, db }
-    await lockStates(tx, [write.row.check_id], ctx.clock.now().toISOString())
-    if (!(await holds(tx))) return { stored: [false], enqueued: 0 }
-    return storeResults(tx, [write])
-  })
-  if (enqueued > 0) alertSignals.emit('enqueued')
-  return stored[0] as boolean
 }
 
 /**
@@ -190,16 +176,18 @@ async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<boole
 /** Stores and folds `writes` in the caller's transaction; answers which were new and the notifications queued. */
 async function storeResults(
   tx: ServiceContext,
-  writes: ResultWrite[],
+  all: ResultWrite[],
 ): Promise<{ stored: boolean[]; enqueued: number }> {
+  const writes = await withLeasesHeld(tx, all)
   const inserted = await insertResults(
     tx,
     writes.map((w) => w.row),
   )
   // A result written twice in one batch (an agent's post retried while the first was in flight) is new once.
-  const stored = writes.map((w) => inserted.delete(w.row.id))
+  const isNew = new Map(writes.map((w) => [w, inserted.delete(w.row.id)]))
+  const stored = all.map((w) => isNew.get(w) ?? false)
   // A cancelled run is kept as a result but changes nothing: no alert state, analytics or error groups.
-  const fresh = writes.filter((w, i) => stored[i] && !w.row.is_cancelled)
+  const fresh = writes.filter((w) => isNew.get(w) && !w.row.is_cancelled)
   const enqueued = await foldResultsIntoAlerts(tx, fresh)
   const checks = new Map(fresh.flatMap((w) => (w.check ? [[w.row.check_id, w.check.row] as const] : [])))
   await foldResultsIntoAnalytics(
@@ -213,4 +201,31 @@ async function storeResults(
   )
   for (const write of writes) await write.alongside?.(tx)
   return { stored, enqueued }
+}
+
+/**
+ * `writes` without those whose `whileLeased` lease is gone: released by a write committed since the
+ * claim, or by one in this batch (a ping's new deadline); lost to another node. The leases are read after
+ * the alert-state locks of every check in the batch, taken in check order, the first lock every result
+ * write takes (see `foldResultsIntoAlerts`): a write of one of these checks that committed meanwhile is
+ * seen, one still in flight is waited for, and batches never wait on each other in a cycle (no deadlock).
+ */
+async function withLeasesHeld(tx: ServiceContext, writes: ResultWrite[]): Promise<ResultWrite[]> {
+  const conditional = writes.filter((w) => w.whileLeased)
+  if (conditional.length === 0) return writes
+  await lockStates(
+    tx,
+    writes.map((w) => w.row.check_id),
+    tx.clock.now().toISOString(),
+  )
+  const held = await heldLeases(
+    tx,
+    conditional.map((w) => w.whileLeased as SlotLease),
+  )
+  const lost = new Set(conditional.filter((_, i) => !held[i]))
+  const slotKey = (slot: { checkId: string; location: string }) => `${slot.checkId}|${slot.location}`
+  const released = new Set(
+    writes.flatMap((w) => (w.slotMove && w.slotMove.leaseOwner === undefined ? [slotKey(w.slotMove)] : [])),
+  )
+  return writes.filter((w) => !w.whileLeased || (!lost.has(w) && !released.has(slotKey(w.whileLeased))))
 }

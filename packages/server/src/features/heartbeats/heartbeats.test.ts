@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { heartbeatResultWrite } from '../../scheduler/heartbeat-results.ts'
+import { slotKeyOf } from '../../scheduler/jobs.ts'
 import { createScheduler } from '../../scheduler/scheduler.ts'
+import { claimDueSlots } from '../../scheduler/schedules.repo.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { writeResults } from '../check-results/store-results.ts'
+import { resolveChecksById } from '../checks/checks.service.ts'
 
 const SECOND = 1000
 
@@ -261,6 +266,153 @@ for (const engine of testEngines()) {
       await ping(path)
       const status = json(await t.call({ method: 'GET', url: `/v1/check-statuses/${check.id}` }))
       assert.equal(status.status, 'passing')
+    })
+
+    const slotOf = (checkId: string) =>
+      t.store.db
+        .selectFrom('check_schedules')
+        .select(['next_due_ms', 'lease_owner'])
+        .where('check_id', '=', checkId)
+        .executeTakeFirstOrThrow()
+        .then((slot) => [Number(slot.next_due_ms), slot.lease_owner])
+    const statusOf = async (checkId: string) =>
+      json(await t.call({ method: 'GET', url: `/v1/check-statuses/${checkId}` })) as {
+        status: string
+        since: string
+      }
+
+    test('misses claimed together are stored together; only the one pinged between claim and store is dropped', async () => {
+      const checks = [await createHeartbeat(), await createHeartbeat(), await createHeartbeat()]
+      const paths = checks.map((check) => new URL(check.pingUrl).pathname)
+      for (const path of paths) await ping(path)
+      nowMs += 91 * SECOND
+      const ours = new Set(checks.map((check) => check.id))
+      const pinged = checks[1]?.id
+      let pingStored!: () => void
+      const gate = new Promise<void>((open) => {
+        pingStored = open
+      })
+      const claimed: string[] = []
+      const node = createScheduler(t.ctx, {
+        locations: ['heartbeat'],
+        concurrency: 100,
+        // All three are claimed; one check's ping commits before any of their misses is stored, and the
+        // misses then reach the store in the same turn (one batch).
+        beforeMissedDeadlineStored: async (slot) => {
+          if (!ours.has(slot.checkId)) return
+          claimed.push(slot.checkId)
+          if (slot.checkId === pinged) {
+            assert.equal((await ping(paths[1] as string)).statusCode, 200)
+            pingStored()
+          }
+          await gate
+        },
+      })
+      await node.runDue()
+      assert.deepEqual(claimed.toSorted(), [...ours].sort())
+      const events = async (checkId: string) =>
+        (await results(checkId)).map((r) => [r.heartbeatCheckResult.event, r.hasFailures])
+      const missed = [
+        ['MISSED', true],
+        ['RECEIVED', false],
+      ]
+      assert.deepEqual(
+        [await events(checks[0]?.id), await events(checks[1]?.id), await events(checks[2]?.id)],
+        [
+          missed,
+          [
+            ['RECEIVED', false],
+            ['RECEIVED', false],
+          ],
+          missed,
+        ],
+      )
+      assert.deepEqual(
+        [
+          (await statusOf(checks[0]?.id)).status,
+          (await statusOf(checks[1]?.id)).status,
+          (await statusOf(checks[2]?.id)).status,
+        ],
+        ['failing', 'passing', 'failing'],
+      )
+      // The misses moved their deadlines a period on; the ping's deadline (period + grace) holds.
+      assert.deepEqual(
+        [await slotOf(checks[0]?.id), await slotOf(checks[1]?.id), await slotOf(checks[2]?.id)],
+        [
+          [nowMs + 60 * SECOND, null],
+          [nowMs + 90 * SECOND, null],
+          [nowMs + 60 * SECOND, null],
+        ],
+      )
+    })
+
+    test('a ping stored in the same batch as a claimed miss of its check wins; the miss is dropped', async () => {
+      const check = await createHeartbeat()
+      await ping(new URL(check.pingUrl).pathname)
+      nowMs += 91 * SECOND
+      const owner = 'node-same-batch'
+      const claim = { owner, nowMs, leaseMs: 30_000, locations: ['heartbeat'], limit: 1000 }
+      const slot = (await claimDueSlots(t.ctx, claim)).find((claimed) => claimed.checkId === check.id)
+      assert.ok(slot)
+      const resolved = (await resolveChecksById(t.ctx, [check.id])).get(check.id)
+      assert.ok(resolved)
+      const at = (ms: number) => ({ checkId: check.id, location: 'heartbeat', nextDueMs: ms })
+      const miss = heartbeatResultWrite(
+        t.ctx,
+        resolved.row,
+        { jobId: slotKeyOf(slot), kind: 'MISSED', at: new Date(slot.dueMs) },
+        resolved,
+        { ...at(nowMs + 60 * SECOND), leaseOwner: owner },
+      )
+      const received = heartbeatResultWrite(
+        t.ctx,
+        resolved.row,
+        { kind: 'RECEIVED', method: 'GET' },
+        resolved,
+        at(nowMs + 90 * SECOND),
+      )
+      const stored = await Promise.all(
+        writeResults(t.ctx, [{ ...miss, whileLeased: { ...slot, owner } }, received]),
+      )
+      assert.deepEqual(stored, [false, true])
+      assert.deepEqual(
+        (await results(check.id)).map((r) => r.heartbeatCheckResult.event),
+        ['RECEIVED', 'RECEIVED'],
+      )
+      assert.deepEqual(await slotOf(check.id), [nowMs + 90 * SECOND, null])
+    })
+
+    test('a ping in the very millisecond of the deadline wins over the miss stored just before it', async () => {
+      const check = await createHeartbeat()
+      const path = new URL(check.pingUrl).pathname
+      await ping(path)
+      const pingedAt = nowMs
+      nowMs += 90 * SECOND
+      const deadline = new Date(nowMs).toISOString()
+      const node = createScheduler(t.ctx, { locations: ['heartbeat'], concurrency: 100 })
+      await node.runDue()
+      assert.equal((await results(check.id))[0]?.heartbeatCheckResult.event, 'MISSED')
+      // Arrived by the deadline, stored after its miss: the later result, whatever the store returns first.
+      await ping(path)
+      const stored = (await results(check.id)) as unknown as {
+        startedAt: string
+        heartbeatCheckResult: { event: string }
+      }[]
+      assert.deepEqual(
+        stored.map((r) => [r.heartbeatCheckResult.event, r.startedAt]),
+        [
+          ['RECEIVED', deadline],
+          ['MISSED', deadline],
+          ['RECEIVED', new Date(pingedAt).toISOString()],
+        ],
+      )
+      const status = await statusOf(check.id)
+      assert.deepEqual([status.status, status.since], ['passing', deadline])
+      const listed = json(await t.call({ method: 'GET', url: '/v1/check-statuses?limit=100' })) as {
+        checkId: string
+        status: string
+      }[]
+      assert.equal(listed.find((s) => s.checkId === check.id)?.status, 'passing')
     })
   })
 }
