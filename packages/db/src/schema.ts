@@ -20,6 +20,7 @@ export interface Database {
   check_retries: CheckRetriesTable
   suite_runs: SuiteRunsTable
   agent_script_runs: AgentScriptRunsTable
+  agent_script_run_artifacts: AgentScriptRunArtifactsTable
   runner_nodes: RunnerNodesTable
   variable_references: VariableReferencesTable
   alert_channels: AlertChannelsTable
@@ -207,6 +208,15 @@ export interface AgentScriptRunsTable {
   slot_key: string
   attempt: number
   issued_ms: number
+  /** What its agent's uploads hold or have reserved, in bytes (never past the per-run artifact limit). */
+  artifact_bytes: Generated<number>
+}
+
+/** The size of each artifact path a script run given to an agent holds: a re-upload replaces, not adds. */
+export interface AgentScriptRunArtifactsTable {
+  result_id: string
+  path: string
+  bytes: number
 }
 
 export interface CheckRetriesTable {

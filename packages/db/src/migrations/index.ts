@@ -15,6 +15,7 @@ import * as agentScriptRuns from './0012-agent-script-runs.ts'
 import * as agentsPerLocation from './0013-agents-per-location.ts'
 import * as confirmTokens from './0014-confirm-tokens.ts'
 import * as statusHistory from './0015-status-history.ts'
+import * as artifactBytes from './0016-artifact-bytes.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0013-agents-per-location': agentsPerLocation,
   '0014-confirm-tokens': confirmTokens,
   '0015-status-history': statusHistory,
+  '0016-artifact-bytes': artifactBytes,
 }

@@ -58,7 +58,14 @@ import { type ResolvedCheck, resolveChecksById } from '../checks/checks.service.
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
-import { findScriptRun, pruneScriptRuns, saveScriptRuns } from './agent-protocol.repo.ts'
+import {
+  findScriptRun,
+  pruneScriptRuns,
+  recordArtifact,
+  releaseArtifactBytes,
+  reserveArtifactBytes,
+  saveScriptRuns,
+} from './agent-protocol.repo.ts'
 
 /**
  * The agent protocol: agents of a private location take that location's due runs (long-polling), run
@@ -420,34 +427,23 @@ export async function uploadArtifact(
   if (await isResultStored(ctx, resultId))
     throw conflict(`Result ${resultId} is stored: its artifacts can no longer change`)
   const store = ctx.scripts.artifacts
-  await oneAtATime(`${checkId}/${resultId}`, async () => {
-    // Counts what the run already stored (a re-upload of a path counts twice: the limit errs safe).
-    if ((await store.size(checkId, resultId)) + bytes.length > store.limitBytes) {
-      throw new HttpError(
-        413,
-        `The artifacts of result ${resultId} would exceed ${store.limitBytes} bytes, the per-run limit`,
-      )
-    }
-    await store.put(checkId, resultId, path, bytes)
-  })
-}
-
-/** The last upload of each run under way on this node, by `checkId/resultId`. */
-const uploading = new Map<string, Promise<void>>()
-
-/**
- * Runs a run's uploads one after the other: each counts what those before it stored, so uploads sent
- * at once can't add up past the limit together.
- */
-async function oneAtATime(run: string, upload: () => Promise<void>): Promise<void> {
-  const mine = (uploading.get(run) ?? Promise.resolve()).then(upload)
-  const settled = mine.catch(() => {})
-  uploading.set(run, settled)
-  try {
-    await mine
-  } finally {
-    if (uploading.get(run) === settled) uploading.delete(run)
+  // Reserved in the store every node shares before a byte is written, so uploads of the run sent at once,
+  // to one node or spread over several, add up to the limit at most. A re-upload of a path reserves its
+  // new size while the old one is still counted (the limit errs safe), and gives the old one back once
+  // written: the run counts each path once.
+  if (!(await reserveArtifactBytes(ctx, resultId, bytes.length, store.limitBytes))) {
+    throw new HttpError(
+      413,
+      `The artifacts of result ${resultId} would exceed ${store.limitBytes} bytes, the per-run limit`,
+    )
   }
+  try {
+    await store.put(checkId, resultId, path, bytes)
+  } catch (error) {
+    await releaseArtifactBytes(ctx, resultId, bytes.length)
+    throw error
+  }
+  await recordArtifact(ctx, resultId, path, bytes.length)
 }
 
 /** Script runs given out this long ago are long over (runs last minutes, uploads are retried for two). */

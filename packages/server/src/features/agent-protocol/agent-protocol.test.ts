@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -8,12 +8,17 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, type RunnerJob, runJob } from '@svc/runner'
+import { chromiumAvailable, PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../app.ts'
+import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
+import { artifactBytesOf } from './agent-protocol.repo.ts'
+import { forgetOldScriptRuns } from './agent-protocol.service.ts'
 
 /** A script that passes without a page: its run needs no target. */
 const SCRIPT = `
@@ -1061,13 +1066,10 @@ for (const engine of testEngines()) {
       rmSync(dir, { recursive: true, force: true })
     })
 
-    test('uploads sent at once add up to the limit at most: the ones past it are 413', async () => {
+    /** A browser check on a new private location, and a run of it that location's agent took. */
+    const claimRun = async (slugName: string) => {
       const location = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/private-locations',
-          payload: { name: 'Sigma', slugName: 'sigma' },
-        }),
+        await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: slugName, slugName } }),
       )
       const { rawKey } = json(
         await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
@@ -1080,38 +1082,125 @@ for (const engine of testEngines()) {
           script: SCRIPT,
           doubleCheck: false,
           activated: false,
-          privateLocations: ['sigma'],
+          privateLocations: [slugName],
         },
       })
       assert.equal(created.statusCode, 201, created.body)
       const checkId = json(created).id as string
       const nowMs = t.ctx.clock.now().getTime()
       const slotKey = `trigger:${randomUUID()}`
-      const key = `private:${location.id}`
       await insertTriggerJob(t.ctx, {
         slotKey,
         checkId,
-        location: key,
+        location: `private:${location.id}`,
         attempt: 1,
         dueMs: nowMs,
         firstStartedMs: nowMs,
       })
-      const agentId = randomUUID()
-      const headers = { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': agentId }
+      const headers = { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': randomUUID() }
       const [job] = json(await t.app.inject({ method: 'GET', url: '/agent/v1/jobs?waitSeconds=0', headers }))
       assert.equal(job?.slotKey, slotKey)
+      const upload = (node: FastifyInstance, path: string, bytes: Buffer) =>
+        node.inject({
+          method: 'PUT',
+          url: `/agent/v1/checks/${checkId}/results/${job.resultId}/artifacts/${path}`,
+          headers: { ...headers, 'content-type': 'application/octet-stream' },
+          payload: bytes,
+        })
+      return { checkId, resultId: job.resultId as string, headers, upload }
+    }
+
+    test('uploads sent at once add up to the limit at most: the ones past it are 413', async () => {
+      const { checkId, resultId, upload } = await claimRun('sigma')
       const answers = await Promise.all(
-        ['trace-1.zip', 'trace-2.zip', 'trace-3.zip'].map((path) =>
-          t.app.inject({
-            method: 'PUT',
-            url: `/agent/v1/checks/${checkId}/results/${job.resultId}/artifacts/${path}`,
-            headers: { ...headers, 'content-type': 'application/octet-stream' },
-            payload: Buffer.alloc(400),
-          }),
-        ),
+        ['trace-1.zip', 'trace-2.zip', 'trace-3.zip'].map((path) => upload(t.app, path, Buffer.alloc(400))),
       )
       assert.deepEqual(answers.map((answer) => answer.statusCode).sort(), [204, 204, 413])
-      assert.equal(await t.ctx.scripts.artifacts.size(checkId, job.resultId), 800)
+      assert.equal(await t.ctx.scripts.artifacts.size(checkId, resultId), 800)
+    })
+
+    test('uploads of one run spread over two server nodes add up to the limit at most: past it is 413', async () => {
+      const { checkId, resultId, upload } = await claimRun('tau')
+      // A second node on the same store and artifact directory; its first write waits until the first
+      // node has answered an upload of the same run, so both count the run's bytes before either writes.
+      const writing = Promise.withResolvers<void>()
+      const answered = Promise.withResolvers<void>()
+      class HeldStore extends LocalArtifactStore {
+        override async put(checkId: string, resultId: string, path: string, bytes: Buffer) {
+          writing.resolve()
+          await answered.promise
+          await super.put(checkId, resultId, path, bytes)
+        }
+      }
+      const pool = new PlaywrightPool({ concurrency: 1 })
+      const otherNode = await buildApp({
+        store: t.store,
+        secretBox: createSecretBox(randomBytes(32)),
+        publicUrl: t.ctx.publicUrl,
+        scripts: { pool, artifacts: new HeldStore(dir, limitBytes) },
+      })
+      try {
+        const first = upload(otherNode, 'trace-1.zip', Buffer.alloc(600, 1))
+        // (An upload the other node refuses before writing fails below instead of waiting forever.)
+        await Promise.race([writing.promise, first])
+        const second = await upload(t.app, 'trace-2.zip', Buffer.alloc(600, 2))
+        answered.resolve()
+        assert.equal((await first).statusCode, 204, (await first).body)
+        assert.equal(second.statusCode, 413, second.body)
+        assert.deepEqual(json(second), {
+          statusCode: 413,
+          error: 'Payload Too Large',
+          message: `The artifacts of result ${resultId} would exceed 1000 bytes, the per-run limit`,
+        })
+        assert.equal(await t.ctx.scripts.artifacts.size(checkId, resultId), 600)
+      } finally {
+        answered.resolve()
+        await otherNode.close()
+        await pool.close()
+      }
+    })
+
+    test('a failed write gives its bytes back, and a re-upload of a path replaces it: the run counts it once', async () => {
+      const { checkId, resultId, upload } = await claimRun('upsilon')
+      let failWrites = 1
+      class FlakyStore extends LocalArtifactStore {
+        override async put(checkId: string, resultId: string, path: string, bytes: Buffer) {
+          if (failWrites-- > 0) throw new Error('disk full')
+          await super.put(checkId, resultId, path, bytes)
+        }
+      }
+      const pool = new PlaywrightPool({ concurrency: 1 })
+      const otherNode = await buildApp({
+        store: t.store,
+        secretBox: createSecretBox(randomBytes(32)),
+        publicUrl: t.ctx.publicUrl,
+        scripts: { pool, artifacts: new FlakyStore(dir, limitBytes) },
+      })
+      try {
+        const failed = await upload(otherNode, 'trace-1.zip', Buffer.alloc(600, 1))
+        assert.equal(failed.statusCode, 500, failed.body)
+        assert.equal((await upload(otherNode, 'trace-1.zip', Buffer.alloc(600, 1))).statusCode, 204)
+        // Replaced by 300 bytes: the run holds 300, so 700 more still fit.
+        assert.equal((await upload(t.app, 'trace-1.zip', Buffer.alloc(300, 2))).statusCode, 204)
+        assert.equal((await upload(t.app, 'trace-2.zip', Buffer.alloc(700, 3))).statusCode, 204)
+        assert.equal((await upload(otherNode, 'screenshot-1.png', Buffer.alloc(1, 4))).statusCode, 413)
+        assert.equal(await t.ctx.scripts.artifacts.size(checkId, resultId), 1000)
+        assert.deepEqual(await artifactBytesOf(t.ctx, resultId), {
+          total: 1000,
+          paths: { 'trace-1.zip': 300, 'trace-2.zip': 700 },
+        })
+        // Runs given out over a day ago are forgotten, with what their artifacts counted.
+        await t.store.db
+          .updateTable('agent_script_runs')
+          .set({ issued_ms: 0 })
+          .where('result_id', '=', resultId)
+          .execute()
+        assert.ok((await forgetOldScriptRuns(t.ctx)) >= 1)
+        assert.deepEqual(await artifactBytesOf(t.ctx, resultId), { total: undefined, paths: {} })
+      } finally {
+        await otherNode.close()
+        await pool.close()
+      }
     })
   })
 }

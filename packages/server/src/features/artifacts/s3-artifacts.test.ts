@@ -16,6 +16,7 @@ import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testi
 import { startServerProcess, storeEnv } from '../../testing/server-process.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
 import { pruneArtifacts } from '../check-results/retention.ts'
+import type { ArtifactStore } from './artifact-store.ts'
 import { createS3ArtifactStore } from './s3-artifact-store.ts'
 
 const skip =
@@ -470,6 +471,77 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
       assert.match(json(refused).message, /exceed 3145728 bytes/)
       const keys = [...(await s3.objects(bucket)).keys()].filter((k) => k.startsWith(`${check.id}/`))
       assert.deepEqual(keys, [`${check.id}/${resultId}/trace-1.zip`])
+    })
+
+    test('uploads of one run spread over two server nodes on one bucket add up to the limit at most', async () => {
+      const location = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/private-locations',
+          payload: { name: 'Den', slugName: 'den' },
+        }),
+      )
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/browser',
+          payload: { name: 'agent', script: SCRIPT, activated: false, privateLocations: ['den'] },
+        }),
+      )
+      const key = json(await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }))
+      const { resultId } = await claimScriptRun(t, check.id, location.id, key.rawKey)
+      // The other node's first write waits until this node has answered an upload of the same run.
+      const bucketStore = await createS3ArtifactStore(s3.config(bucket), { limitBytes })
+      const writing = Promise.withResolvers<void>()
+      const answered = Promise.withResolvers<void>()
+      const held: ArtifactStore = {
+        kind: bucketStore.kind,
+        limitBytes,
+        stage: (...args) => bucketStore.stage(...args),
+        put: async (...args) => {
+          writing.resolve()
+          await answered.promise
+          await bucketStore.put(...args)
+        },
+        open: (...args) => bucketStore.open(...args),
+        size: (...args) => bucketStore.size(...args),
+        removeResult: (...args) => bucketStore.removeResult(...args),
+        removeCheck: (...args) => bucketStore.removeCheck(...args),
+        listResults: () => bucketStore.listResults(),
+      }
+      const pool = new PlaywrightPool({ concurrency: 1 })
+      const otherNode = await buildApp({
+        store: t.store,
+        secretBox: createSecretBox(randomBytes(32)),
+        publicUrl: t.ctx.publicUrl,
+        scripts: { pool, artifacts: held },
+      })
+      const upload = (node: typeof otherNode, path: string, bytes: Buffer) =>
+        node.inject({
+          method: 'PUT',
+          url: `/agent/v1/checks/${check.id}/results/${resultId}/artifacts/${path}`,
+          headers: {
+            authorization: `Bearer ${key.rawKey}`,
+            'x-svc-agent-id': randomUUID(),
+            'content-type': 'application/octet-stream',
+          },
+          payload: bytes,
+        })
+      try {
+        const first = upload(otherNode, 'trace-1.zip', randomBytes(2 * 1024 * 1024))
+        await Promise.race([writing.promise, first])
+        const second = await upload(t.app, 'trace-2.zip', randomBytes(2 * 1024 * 1024))
+        answered.resolve()
+        assert.equal((await first).statusCode, 204, (await first).body)
+        assert.equal(second.statusCode, 413, second.body)
+        assert.match(json(second).message, /exceed 3145728 bytes/)
+        const keys = [...(await s3.objects(bucket)).keys()].filter((k) => k.startsWith(`${check.id}/`))
+        assert.deepEqual(keys, [`${check.id}/${resultId}/trace-1.zip`])
+      } finally {
+        answered.resolve()
+        await otherNode.close()
+        await pool.close()
+      }
     })
   })
 })
