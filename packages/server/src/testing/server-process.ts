@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '@svc/runner/testing'
@@ -40,7 +40,23 @@ export interface ServerProcess {
 /** The env that points a server process at an isolated test store URL from `TestEngine.createUrl()`. */
 export function storeEnv(storeUrl: string): Record<string, string> {
   if (storeUrl.startsWith('sqlite:')) return { SVC_DATA_DIR: resolve(storeUrl.slice('sqlite:'.length), '..') }
-  return { DATABASE_URL: storeUrl, SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')) }
+  return { DATABASE_URL: storeUrl, SVC_DATA_DIR: testDataDir() }
+}
+
+const createdDataDirs: string[] = []
+/**
+ * A data directory for a server process, removed when the test process exits: every suite run left
+ * hundreds in /tmp, and a machine's /tmp is what a sandbox test lists.
+ */
+export function testDataDir(): string {
+  if (createdDataDirs.length === 0) {
+    process.once('exit', () => {
+      for (const dir of createdDataDirs) rmSync(dir, { recursive: true, force: true })
+    })
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-data-'))
+  createdDataDirs.push(dir)
+  return dir
 }
 
 /** Starts `packages/server/src/main.ts` as a real process and waits until it serves. */
@@ -79,8 +95,8 @@ async function startProcess(
       ...process.env,
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
-      SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')),
       ...env,
+      SVC_DATA_DIR: env.SVC_DATA_DIR ?? testDataDir(),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

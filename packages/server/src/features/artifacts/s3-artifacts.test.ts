@@ -13,7 +13,7 @@ import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testing/s3-server.ts'
-import { startServerProcess, storeEnv } from '../../testing/server-process.ts'
+import { startServerProcess, storeEnv, testDataDir } from '../../testing/server-process.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
 import { pruneArtifacts } from '../check-results/retention.ts'
 import type { ArtifactStore } from './artifact-store.ts'
@@ -340,7 +340,7 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
     // Its own empty data directory, and it runs nothing: all it has is the store and the bucket.
     const serving = await startServerProcess({
       ...env,
-      SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')),
+      SVC_DATA_DIR: testDataDir(),
       SVC_RUNNER_LOCATIONS: 'none',
     })
     const call = async (base: string, method: string, path: string, body?: object) => {
