@@ -1,5 +1,5 @@
-import { type CheckResultsTable, fetchPage } from '@svc/db'
-import { sql } from 'kysely'
+import { type CheckResultsTable, type Database, fetchPage } from '@svc/db'
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `check_results`. Results are written through store-results.ts, which folds them. */
@@ -161,6 +161,29 @@ export async function deleteResultsBefore(
 
 /** Final results per check and UTC day (`YYYY-MM-DD`) since `sinceIso`, and how many of them failed. */
 export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], sinceIso: string) {
+  return dailyFinalCountsWhere(ctx, checkIds, (eb) => eb('started_at', '>=', sinceIso))
+}
+
+/**
+ * `dailyFinalCounts` of the runs of `checkIds` that started within one of `intervals` ([from, to) ISO
+ * pairs): the runs during maintenance windows, for the status page.
+ */
+export async function dailyFinalCountsWithin(
+  ctx: ServiceContext,
+  checkIds: string[],
+  intervals: [string, string][],
+) {
+  if (intervals.length === 0) return []
+  return dailyFinalCountsWhere(ctx, checkIds, (eb) =>
+    eb.or(intervals.map(([from, to]) => eb.and([eb('started_at', '>=', from), eb('started_at', '<', to)]))),
+  )
+}
+
+async function dailyFinalCountsWhere(
+  ctx: ServiceContext,
+  checkIds: string[],
+  started: (eb: ExpressionBuilder<Database, 'check_results'>) => Expression<SqlBool>,
+) {
   if (checkIds.length === 0) return []
   const day = sql<string>`substr(started_at, 1, 10)`
   const rows = await ctx.db
@@ -174,42 +197,7 @@ export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], 
     .where('check_id', 'in', checkIds)
     .where('result_type', '=', 'FINAL')
     .where('is_cancelled', '=', false)
-    .where('started_at', '>=', sinceIso)
-    .groupBy(['check_id', day])
-    .execute()
-  return rows.map((r) => ({
-    checkId: r.check_id,
-    day: r.day,
-    total: Number(r.total),
-    failed: Number(r.failed),
-  }))
-}
-
-/**
- * `dailyFinalCounts` of the runs of `checkIds` that started within one of `intervals` ([from, to) ISO
- * pairs): the runs during maintenance windows, for the status page.
- */
-export async function dailyFinalCountsWithin(
-  ctx: ServiceContext,
-  checkIds: string[],
-  intervals: [string, string][],
-) {
-  if (checkIds.length === 0 || intervals.length === 0) return []
-  const day = sql<string>`substr(started_at, 1, 10)`
-  const rows = await ctx.db
-    .selectFrom('check_results')
-    .select([
-      'check_id',
-      day.as('day'),
-      sql<number>`count(*)`.as('total'),
-      sql<number>`sum(case when has_failures then 1 else 0 end)`.as('failed'),
-    ])
-    .where('check_id', 'in', checkIds)
-    .where('result_type', '=', 'FINAL')
-    .where('is_cancelled', '=', false)
-    .where((eb) =>
-      eb.or(intervals.map(([from, to]) => eb.and([eb('started_at', '>=', from), eb('started_at', '<', to)]))),
-    )
+    .where(started)
     .groupBy(['check_id', day])
     .execute()
   return rows.map((r) => ({

@@ -37,6 +37,11 @@ export async function listIncidents(
   return fetchPage(query, (q) => q.selectAll().orderBy('updated_at', 'desc').orderBy('id'), page)
 }
 
+/** Incidents (as `n`) that overlapped the window since `sinceIso`: ongoing, started in it, or resolved in it. */
+function overlappedWindowSince(sinceIso: string) {
+  return sql<boolean>`(n.last_update_status != 'RESOLVED' or n.started_at >= ${sinceIso} or n.resolved_at >= ${sinceIso})`
+}
+
 /**
  * The page's incidents that are ongoing, or started or resolved at or after `sinceIso`: the ongoing ones
  * first (so however many incidents started since, one still going is never cut off), each part newest
@@ -48,25 +53,16 @@ export async function recentIncidentsOfPage(
   sinceIso: string,
   limit: number,
 ) {
-  return (
-    ctx.db
-      .selectFrom('incidents')
-      .selectAll()
-      .where('status_page_id', '=', pageId)
-      // Every incident that overlapped the window: ongoing, started in it, or resolved in it.
-      .where((eb) =>
-        eb.or([
-          eb('last_update_status', '!=', 'RESOLVED'),
-          eb('started_at', '>=', sinceIso),
-          eb('resolved_at', '>=', sinceIso),
-        ]),
-      )
-      .orderBy(sql`case when last_update_status = 'RESOLVED' then 1 else 0 end`)
-      .orderBy('started_at', 'desc')
-      .orderBy('id')
-      .limit(limit)
-      .execute()
-  )
+  return ctx.db
+    .selectFrom('incidents as n')
+    .selectAll('n')
+    .where('n.status_page_id', '=', pageId)
+    .where(overlappedWindowSince(sinceIso))
+    .orderBy(sql`case when last_update_status = 'RESOLVED' then 1 else 0 end`)
+    .orderBy('started_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
 }
 
 /**
@@ -81,13 +77,7 @@ export async function impactsOfPageSince(ctx: ServiceContext, pageId: string, si
     .selectAll('i')
     .select('n.resolved_at as incident_resolved_at')
     .where('n.status_page_id', '=', pageId)
-    .where((eb) =>
-      eb.or([
-        eb('n.last_update_status', '!=', 'RESOLVED'),
-        eb('n.started_at', '>=', sinceIso),
-        eb('n.resolved_at', '>=', sinceIso),
-      ]),
-    )
+    .where(overlappedWindowSince(sinceIso))
     .orderBy('i.started_at')
     .orderBy('i.created_at')
     .orderBy('i.id')
@@ -102,13 +92,7 @@ export async function impactChangesOfPageSince(ctx: ServiceContext, pageId: stri
     .innerJoin('incidents as n', 'n.id', 'i.incident_id')
     .select(['c.impact_id', 'c.status', 'c.until'])
     .where('n.status_page_id', '=', pageId)
-    .where((eb) =>
-      eb.or([
-        eb('n.last_update_status', '!=', 'RESOLVED'),
-        eb('n.started_at', '>=', sinceIso),
-        eb('n.resolved_at', '>=', sinceIso),
-      ]),
-    )
+    .where(overlappedWindowSince(sinceIso))
     .orderBy('c.until')
     .execute()
   const byImpact = new Map<string, { status: string; until: string }[]>()
@@ -130,13 +114,7 @@ export async function updateTimesOfPageSince(ctx: ServiceContext, pageId: string
     .innerJoin('incidents as n', 'n.id', 'u.incident_id')
     .select(['u.incident_id', 'u.status', 'u.public_date'])
     .where('n.status_page_id', '=', pageId)
-    .where((eb) =>
-      eb.or([
-        eb('n.last_update_status', '!=', 'RESOLVED'),
-        eb('n.started_at', '>=', sinceIso),
-        eb('n.resolved_at', '>=', sinceIso),
-      ]),
-    )
+    .where(overlappedWindowSince(sinceIso))
     .orderBy('u.public_date')
     .orderBy('u.seq')
     .execute()
