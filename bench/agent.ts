@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { CHECK_BODIES } from '@svc/core'
 import { createDb, migrateToLatest, type Store } from '@svc/db'
+import { serviceContextOf } from '../packages/server/src/app.ts'
 import type { ServiceContext } from '../packages/server/src/context.ts'
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
@@ -219,13 +220,11 @@ async function countResults(ids: string[]): Promise<number> {
 }
 
 function serviceContext(store: Store, key: Buffer): ServiceContext {
-  return {
-    db: store.db,
-    engine: store.engine,
+  return serviceContextOf({
+    store,
     clock: { now: () => new Date() },
     secretBox: createSecretBox(key),
     publicUrl: 'http://localhost:3000',
-    locations: { served: ['local'], defaults: ['local'] },
     scripts: scriptRunnerOf({
       chromiumPath: '/usr/bin/chromium',
       browserConcurrency: 1,
@@ -233,8 +232,7 @@ function serviceContext(store: Store, key: Buffer): ServiceContext {
       scriptSandbox: 'auto',
       scriptHiddenPaths: [],
     }),
-    runnerLeaseMs: 30_000,
-  }
+  })
 }
 
 async function seedChecks(ctx: ServiceContext, count: number, where: Record<string, unknown>) {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { parseArgs } from 'node:util'
 import { CHECK_BODIES } from '@svc/core'
 import { createDb, migrateToLatest } from '@svc/db'
+import { serviceContextOf } from '../packages/server/src/app.ts'
 import type { ServiceContext } from '../packages/server/src/context.ts'
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
@@ -35,13 +36,11 @@ const { url: storeUrl, dispose } = await benchStoreUrl()
 const store = createDb(storeUrl)
 await migrateToLatest(store)
 let nowMs = Date.parse('2026-01-05T12:00:00.000Z')
-const ctx: ServiceContext = {
-  db: store.db,
-  engine: store.engine,
+const ctx: ServiceContext = serviceContextOf({
+  store,
   clock: { now: () => new Date(nowMs) },
   secretBox: createSecretBox(randomBytes(32)),
   publicUrl: 'http://localhost:3000',
-  locations: { served: ['local'], defaults: ['local'] },
   scripts: scriptRunnerOf({
     chromiumPath: '/usr/bin/chromium',
     browserConcurrency: 1,
@@ -49,8 +48,7 @@ const ctx: ServiceContext = {
     scriptSandbox: 'auto',
     scriptHiddenPaths: [],
   }),
-  runnerLeaseMs: 30_000,
-}
+})
 
 const account = await createAccount(ctx, { name: 'bench' })
 // The route's validation fills in the defaults; the API's rate limit would make N POSTs slow.

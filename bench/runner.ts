@@ -17,6 +17,7 @@ import { CHECK_BODIES } from '@svc/core'
 import { createDb, migrateToLatest, type Store } from '@svc/db'
 import { type HttpJob, runHttpCheck } from '@svc/runner'
 import { Client } from 'undici'
+import { serviceContextOf } from '../packages/server/src/app.ts'
 import type { ServiceContext } from '../packages/server/src/context.ts'
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
@@ -269,13 +270,11 @@ async function driftWithActiveChecks() {
 }
 
 function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): ServiceContext {
-  return {
-    db: store.db,
-    engine: store.engine,
-    clock: { now },
+  return serviceContextOf({
+    store,
+    clock: { now: now },
     secretBox: createSecretBox(key),
     publicUrl: 'http://localhost:3000',
-    locations: { served: ['local'], defaults: ['local'] },
     scripts: scriptRunnerOf({
       chromiumPath: '/usr/bin/chromium',
       browserConcurrency: 1,
@@ -283,8 +282,7 @@ function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): S
       scriptSandbox: 'auto',
       scriptHiddenPaths: [],
     }),
-    runnerLeaseMs: 30_000,
-  }
+  })
 }
 
 async function seedChecks(ctx: ServiceContext, count: number): Promise<void> {
