@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { getCACertificates, setDefaultCACertificates } from 'node:tls'
+import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls'
 import type { RunnerContext } from '../types.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
@@ -426,6 +426,21 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
     assert.ok(skipped.checkResult.timingPhases.tls > 0)
     assert.equal(skipped.checkResult.tls?.subject, 'localhost')
     assert.ok([29, 30].includes(skipped.checkResult.tls?.daysRemaining ?? -1))
+  })
+
+  test('every HTTPS run makes a full TLS handshake: no session is resumed from an earlier check', async () => {
+    const resumed: boolean[] = []
+    const onSecure = (socket: TLSSocket) => resumed.push(socket.isSessionReused())
+    https.on('secureConnection', onSecure)
+    try {
+      for (let run = 0; run < 3; run++) {
+        const result = await runHttpCheck(job(`${httpsBase}/json`, {}, { skipSSL: true }), ctx)
+        assert.equal(result.hasFailures, false, JSON.stringify(result.error))
+      }
+    } finally {
+      https.off('secureConnection', onSecure)
+    }
+    assert.deepEqual(resumed, [false, false, false])
   })
 
   test('a URL that does not parse (a space, a variable value) is a failed result, not a thrown error', async () => {
