@@ -488,9 +488,11 @@ export interface IncidentImpactChangesTable {
   until: string
 }
 
-/** Daily final-run counts (maintenance runs apart) that deleted checks contributed to a service. */
+/** Daily final-run counts (maintenance runs apart) that checks deleted or taken off contributed to a service. */
 export interface StatusPageServiceDaysTable {
   service_id: string
+  /** The check they were counted of; '' for days kept before they were kept per check. */
+  check_id: string
   /** YYYY-MM-DD, UTC. */
   day: string
   /** Final runs outside maintenance windows. */

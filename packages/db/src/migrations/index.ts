@@ -16,6 +16,7 @@ import * as agentsPerLocation from './0013-agents-per-location.ts'
 import * as confirmTokens from './0014-confirm-tokens.ts'
 import * as statusHistory from './0015-status-history.ts'
 import * as artifactBytes from './0016-artifact-bytes.ts'
+import * as serviceDaysByCheck from './0017-service-days-by-check.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0014-confirm-tokens': confirmTokens,
   '0015-status-history': statusHistory,
   '0016-artifact-bytes': artifactBytes,
+  '0017-service-days-by-check': serviceDaysByCheck,
 }

@@ -192,5 +192,34 @@ for (const { engine, createUrl } of testEngines()) {
         )
       })
     })
+
+    test('0017: days a service kept before stay in its bars, of no check in particular, and go with it', async () => {
+      await atMigration(createUrl, '0016-artifact-bytes', async ({ store, migrateTo, now }) => {
+        await sql`insert into status_page_services (id, account_id, name, description, created_at, updated_at)
+          values ('s1', 'a1', 'S', null, ${now}, ${now})`.execute(store.db)
+        await sql`insert into status_page_service_days (service_id, day, total, failed, maintenance)
+          values ('s1', '2026-01-01', 10, 2, 1), ('s1', '2026-01-02', 5, 0, 0)`.execute(store.db)
+
+        await migrateTo('0017-service-days-by-check')
+        const days = () =>
+          store.db.selectFrom('status_page_service_days').selectAll().orderBy('day').execute()
+        assert.deepEqual(
+          (await days()).map((row) => ({ ...row })),
+          [
+            { service_id: 's1', check_id: '', day: '2026-01-01', total: 10, failed: 2, maintenance: 1 },
+            { service_id: 's1', check_id: '', day: '2026-01-02', total: 5, failed: 0, maintenance: 0 },
+          ],
+        )
+        // One row per service, check and day.
+        const keep = (checkId: string) =>
+          sql`insert into status_page_service_days (service_id, check_id, day, total, failed, maintenance)
+            values ('s1', ${checkId}, '2026-01-01', 1, 1, 0)`.execute(store.db)
+        await keep('c1')
+        await assert.rejects(keep('c1'))
+        assert.equal((await days()).length, 3)
+        await sql`delete from status_page_services where id = 's1'`.execute(store.db)
+        assert.deepEqual(await days(), [], 'kept days go with their service')
+      })
+    })
   })
 }

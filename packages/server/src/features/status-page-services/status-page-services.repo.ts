@@ -94,26 +94,46 @@ export async function servicesOfCheck(ctx: ServiceContext, checkId: string): Pro
   return rows.map((row) => row.service_id)
 }
 
-/** Adds a deleted check's daily counts to what its services keep (`status_page_service_days`). */
-export async function addServiceDays(
+/** Rows per insert: six parameters each, well within both engines' limits. */
+const KEPT_DAYS_PER_QUERY = 1000
+
+/**
+ * Keeps `days` of `checkId` for each of `serviceIds` (`status_page_service_days`) in place of what they
+ * kept of it before: keeping a check's days twice at once (simultaneous requests) keeps them once.
+ */
+export async function keepServiceDays(
   ctx: ServiceContext,
-  rows: { service_id: string; day: string; total: number; failed: number; maintenance: number }[],
+  checkId: string,
+  serviceIds: string[],
+  days: { day: string; total: number; failed: number; maintenance: number }[],
 ): Promise<void> {
-  if (rows.length === 0) return
+  if (serviceIds.length === 0) return
   await ctx.db
-    .insertInto('status_page_service_days')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns(['service_id', 'day']).doUpdateSet((eb) => ({
-        total: eb('status_page_service_days.total', '+', eb.ref('excluded.total')),
-        failed: eb('status_page_service_days.failed', '+', eb.ref('excluded.failed')),
-        maintenance: eb('status_page_service_days.maintenance', '+', eb.ref('excluded.maintenance')),
-      })),
-    )
+    .deleteFrom('status_page_service_days')
+    .where('service_id', 'in', serviceIds)
+    .where('check_id', '=', checkId)
     .execute()
+  // In key order, so that two transactions keeping the same rows wait on each other instead of deadlocking.
+  const inOrder = [...days].sort((a, b) => a.day.localeCompare(b.day))
+  const rows = [...serviceIds]
+    .sort()
+    .flatMap((service_id) => inOrder.map((d) => ({ service_id, check_id: checkId, ...d })))
+  for (let at = 0; at < rows.length; at += KEPT_DAYS_PER_QUERY) {
+    await ctx.db
+      .insertInto('status_page_service_days')
+      .values(rows.slice(at, at + KEPT_DAYS_PER_QUERY))
+      .onConflict((oc) =>
+        oc.columns(['service_id', 'check_id', 'day']).doUpdateSet((eb) => ({
+          total: eb.ref('excluded.total'),
+          failed: eb.ref('excluded.failed'),
+          maintenance: eb.ref('excluded.maintenance'),
+        })),
+      )
+      .execute()
+  }
 }
 
-/** The daily counts `serviceIds` kept of deleted checks, from `sinceDay` (YYYY-MM-DD). */
+/** The daily counts `serviceIds` kept of checks deleted or taken off, from `sinceDay` (YYYY-MM-DD). */
 export async function serviceDaysOf(ctx: ServiceContext, serviceIds: string[], sinceDay: string) {
   if (serviceIds.length === 0) return []
   return ctx.db

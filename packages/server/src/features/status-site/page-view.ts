@@ -126,8 +126,19 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
   }
 
   const countsByCheckDay = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, c]))
-  // What deleted checks contributed: a service's past stays what the public saw.
-  const keptByServiceDay = new Map(keptDays.map((k) => [`${k.service_id}|${k.day}`, k]))
+  // What checks deleted or taken off contributed: a service's past stays what the public saw. A check
+  // put back counts its own runs instead of what was kept of it, so its days count once.
+  const keptByServiceDay = new Map<string, { total: number; failed: number; maintenance: number }>()
+  for (const k of keptDays) {
+    if (checkIds.get(k.service_id)?.includes(k.check_id)) continue
+    const key = `${k.service_id}|${k.day}`
+    const sum = keptByServiceDay.get(key) ?? { total: 0, failed: 0, maintenance: 0 }
+    keptByServiceDay.set(key, {
+      total: sum.total + k.total,
+      failed: sum.failed + k.failed,
+      maintenance: sum.maintenance + k.maintenance,
+    })
+  }
   const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
     new Date(firstDayMs + i * DAY_MS).toISOString().slice(0, 10),
   )

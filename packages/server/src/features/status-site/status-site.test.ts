@@ -2,8 +2,10 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { pruneResults } from '../check-results/retention.ts'
@@ -1127,7 +1129,14 @@ for (const engine of testEngines()) {
         .execute()
       await t.ctx.db
         .insertInto('status_page_service_days')
-        .values({ service_id: 'gone-service', day: dayOf(nowMs), total: 1, failed: 1, maintenance: 0 })
+        .values({
+          service_id: 'gone-service',
+          check_id: 'gone-check',
+          day: dayOf(nowMs),
+          total: 1,
+          failed: 1,
+          maintenance: 0,
+        })
         .execute()
       await t.ctx.db.deleteFrom('accounts').where('id', '=', gone.id).execute()
       assert.deepEqual(
@@ -1138,6 +1147,160 @@ for (const engine of testEngines()) {
           .execute(),
         [],
       )
+    })
+
+    test('a check put back on a service counts its days once there, taken off again or deleted', async () => {
+      const back = await check('put back', '/put-back')
+      const steady = await check('steady', '/steady')
+      const svc = await service('Put back', [back.id, steady.id])
+      await page({ name: 'Put back', url: 'put-back', cards: [{ name: 'c', services: [{ id: svc.id }] }] })
+      const first = nowMs
+      health.set('/put-back', 500)
+      await run(back.id)
+      await run(steady.id)
+      nowMs = first + 86_400_000
+      const bars = async () => {
+        const [s] = (await viewOf('put-back')).cards[0]?.services ?? []
+        return [s?.uptime, s?.days.slice(-2).map((d) => [d.date, d.uptime])]
+      }
+      const linked = (checkIds: string[]) =>
+        t.call({
+          method: 'PUT',
+          url: `/v1/status-pages/services/${svc.id}`,
+          payload: { name: 'Put back', checkIds },
+        })
+      const firstDay = [
+        50,
+        [
+          [dayOf(first), 50],
+          [dayOf(nowMs), null],
+        ],
+      ]
+      assert.deepEqual(await bars(), firstDay)
+      for (const checkIds of [[steady.id], [back.id, steady.id]]) {
+        const put = await linked(checkIds)
+        assert.equal(put.statusCode, 200, put.body)
+        assert.deepEqual(await bars(), firstDay, `linked to ${checkIds.length} check(s)`)
+      }
+      // Runs while it is back count there as any linked check's do; taken off again, nothing counts twice.
+      health.clear()
+      await run(back.id)
+      await run(steady.id)
+      const both = [
+        75,
+        [
+          [dayOf(first), 50],
+          [dayOf(nowMs), 100],
+        ],
+      ]
+      assert.deepEqual(await bars(), both)
+      for (const checkIds of [[steady.id], [back.id, steady.id], [steady.id], [back.id, steady.id]]) {
+        const put = await linked(checkIds)
+        assert.equal(put.statusCode, 200, put.body)
+        assert.deepEqual(await bars(), both, `linked to ${checkIds.length} check(s)`)
+      }
+      // Deleted while back: its days are kept once, not beside what an earlier taking off kept.
+      const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${back.id}` })
+      assert.equal(deleted.statusCode, 204, deleted.body)
+      assert.deepEqual(await bars(), both)
+    })
+
+    test('simultaneous requests taking a check off a service keep its days once', async () => {
+      // On PostgreSQL, both requests are held where both have read the links and wait to write the
+      // service's kept days; SQLite runs one write transaction at a time.
+      const together = async (requests: (() => Promise<{ statusCode: number; body: string }>)[]) => {
+        if (engine.engine !== 'postgres') return Promise.all(requests.map((request) => request()))
+        const holder = Promise.withResolvers<number>()
+        const release = Promise.withResolvers<void>()
+        const held = t.ctx.db.transaction().execute(async (tx) => {
+          await sql`lock table status_page_service_days in exclusive mode`.execute(tx)
+          holder.resolve(
+            (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]?.pid ?? 0,
+          )
+          await release.promise
+        })
+        const pid = await holder.promise
+        let settled = 0
+        const sent = requests.map((request) =>
+          request().finally(() => {
+            settled++
+          }),
+        )
+        // Waiting on the holder, or on a request that waits on it.
+        const waiting = async () => {
+          const { rows } = await sql<{ n: number }>`
+            with recursive blocked(pid) as (
+              select pid from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))
+              union
+              select a.pid from pg_stat_activity a join blocked b on b.pid = any(pg_blocking_pids(a.pid))
+            )
+            select count(*)::int as n from blocked`.execute(t.ctx.db)
+          return rows[0]?.n ?? 0
+        }
+        while (settled + (await waiting()) < requests.length) await sleep(5)
+        release.resolve()
+        await held
+        return Promise.all(sent)
+      }
+      const bars = async (slug: string) => {
+        const [s] = (await viewOf(slug)).cards[0]?.services ?? []
+        return [s?.uptime, s?.days.slice(-1).map((d) => [d.date, d.uptime])]
+      }
+      health.set('/off-twice', 500)
+      health.set('/off-and-deleted', 500)
+      const offTwice = await check('off twice', '/off-twice')
+      const offAndDeleted = await check('off and deleted', '/off-and-deleted')
+      const steady = await check('steady', '/steady')
+      const twice = await service('Off twice', [offTwice.id, steady.id])
+      const deleted = await service('Off and deleted', [offAndDeleted.id, steady.id])
+      await page({
+        name: 'Off twice',
+        url: 'off-twice',
+        cards: [{ name: 'c', services: [{ id: twice.id }] }],
+      })
+      await page({
+        name: 'Off and deleted',
+        url: 'off-and-deleted',
+        cards: [{ name: 'c', services: [{ id: deleted.id }] }],
+      })
+      await run(offTwice.id)
+      await run(offAndDeleted.id)
+      await run(steady.id)
+      const half = [50, [[dayOf(nowMs), 50]]]
+      assert.deepEqual(await bars('off-twice'), half)
+      assert.deepEqual(await bars('off-and-deleted'), half)
+
+      const putOff = () =>
+        t.call({
+          method: 'PUT',
+          url: `/v1/status-pages/services/${twice.id}`,
+          payload: { name: 'Off twice', checkIds: [steady.id] },
+        })
+      const puts = await together([putOff, putOff])
+      assert.deepEqual(
+        puts.map((res) => res.statusCode),
+        [200, 200],
+        puts.map((res) => res.body).join('\n'),
+      )
+      assert.deepEqual(await bars('off-twice'), half)
+
+      const both = await together([
+        () =>
+          t.call({
+            method: 'PUT',
+            url: `/v1/status-pages/services/${deleted.id}`,
+            payload: { name: 'Off and deleted', checkIds: [steady.id] },
+          }),
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${offAndDeleted.id}` }),
+      ])
+      assert.deepEqual(
+        both.map((res) => res.statusCode),
+        [200, 204],
+        both.map((res) => res.body).join('\n'),
+      )
+      assert.deepEqual(await bars('off-and-deleted'), half)
+
+      health.clear()
     })
   })
 }

@@ -3,7 +3,7 @@ import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check
 import { resolveChecksById } from '../checks/checks.service.ts'
 import { windowsFirstStartedBy } from '../maintenance-windows/maintenance-windows.repo.ts'
 import { coversTags, occurrencesBetween } from '../maintenance-windows/maintenance-windows.service.ts'
-import { addServiceDays, servicesOfCheck } from '../status-page-services/status-page-services.repo.ts'
+import { keepServiceDays, servicesOfCheck } from '../status-page-services/status-page-services.repo.ts'
 
 /** Days of history a public page shows (today included). */
 export const HISTORY_DAYS = 90
@@ -94,9 +94,10 @@ function mergeIntervals(intervals: [number, number][]): [number, number][] {
 }
 
 /**
- * Before a check is deleted (with its results), or taken off services (`serviceIds`): adds its daily
- * counts of the page history's days to each service it is linked to (or leaves), so the services' past
- * bars stay what the public saw.
+ * Before a check is deleted (with its results), or taken off services (`serviceIds`): keeps its daily
+ * counts of the page history's days with each service it is linked to (or leaves), so the services' past
+ * bars stay what the public saw. Kept per check, in place of what an earlier taking off kept: a check put
+ * back counts its own runs again (the page leaves out what is kept of a linked check), never twice.
  */
 export async function keepStatusHistory(
   ctx: ServiceContext,
@@ -110,16 +111,10 @@ export async function keepStatusHistory(
   const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
   const sinceIso = new Date(todayMs - (HISTORY_DAYS - 1) * DAY_MS).toISOString()
   const counts = await historyCounts(ctx, accountId, [checkId], sinceIso, now)
-  await addServiceDays(
+  await keepServiceDays(
     ctx,
-    services.flatMap((serviceId) =>
-      counts.map((c) => ({
-        service_id: serviceId,
-        day: c.day,
-        total: c.total,
-        failed: c.failed,
-        maintenance: c.maintenance,
-      })),
-    ),
+    checkId,
+    services,
+    counts.map((c) => ({ day: c.day, total: c.total, failed: c.failed, maintenance: c.maintenance })),
   )
 }
