@@ -97,7 +97,7 @@ const drift = driftChecks > 0 ? await driftWithActiveChecks() : undefined
 targetProcess.kill()
 
 const line = (name: string, r: Rate) =>
-  `${name.padEnd(44)} ${perSecond(r).toFixed(0).padStart(6)} checks/s   ${(r.cpuMicros / r.count).toFixed(0).padStart(4)} µs CPU per check`
+  `${name.padEnd(44)} ${perSecond(r).toFixed(0).padStart(6)} checks/s   ${(r.cpuMicros / r.count).toFixed(0).padStart(4)} µs CPU per check   target ${(r.targetCpuMicros / r.count).toFixed(0).padStart(3)} µs`
 console.log(
   `store: ${benchEngine}, ${concurrency} runs in flight, ${checks} checks, median of ${rounds.length} rounds, target a bare Fastify route in its own process`,
 )
@@ -144,6 +144,8 @@ interface Rate {
   seconds: number
   /** CPU time of this process (user + system), less sensitive to a busy machine than wall time. */
   cpuMicros: number
+  /** CPU time of the target's process meanwhile: the share of the machine's two cores it leaves us. */
+  targetCpuMicros: number
 }
 
 function perSecond(rate: Rate): number {
@@ -312,9 +314,15 @@ async function inParallel(count: number, task: () => Promise<void>): Promise<voi
 async function timed(count: number, run: () => Promise<void>): Promise<Rate> {
   const started = performance.now()
   const cpu = process.cpuUsage()
+  const targetCpu = cpuMicrosOf(targetProcess.pid ?? 0)
   await run()
   const { user, system } = process.cpuUsage(cpu)
-  return { count, seconds: (performance.now() - started) / 1000, cpuMicros: user + system }
+  return {
+    count,
+    seconds: (performance.now() - started) / 1000,
+    cpuMicros: user + system,
+    targetCpuMicros: cpuMicrosOf(targetProcess.pid ?? 0) - targetCpu,
+  }
 }
 
 /** A process's user + system CPU time so far (clock ticks of 10 ms, from /proc). */
