@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -85,7 +85,9 @@ test('--refresh-cache clears the caches script runs share before the agent start
     assert.equal(existsSync(join(cache, 'entry')), false)
     assert.equal(existsSync(cache), false)
   } finally {
-    child?.kill('SIGKILL')
+    // The agent writes in its TMPDIR until it is gone.
+    if (child?.kill('SIGKILL')) await new Promise((done) => child?.once('exit', done))
+    rmSync(tmp, { recursive: true, force: true })
   }
 })
 

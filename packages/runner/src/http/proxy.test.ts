@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { type AddressInfo, connect } from 'node:net'
@@ -93,20 +93,24 @@ describe('URL and API checks through a forward proxy', () => {
       return (server.address() as AddressInfo).port
     }
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'))
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost'].concat([
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ]),
-      { stdio: 'ignore' },
-    )
-    https = createHttpsServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-      handler,
-    )
+    try {
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost'].concat([
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ]),
+        { stdio: 'ignore' },
+      )
+      https = createHttpsServer(
+        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+        handler,
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
     base = `http://127.0.0.1:${await listen(http)}`
     httpsBase = `https://localhost:${await listen(https)}`
     proxyUrl = `http://127.0.0.1:${await listen(proxy)}`

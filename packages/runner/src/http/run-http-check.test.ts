@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -98,29 +98,33 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
   before(async () => {
     base = `http://127.0.0.1:${await listen(http)}`
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'))
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '30',
-        '-subj',
-        '/CN=localhost',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    )
-    https = createHttpsServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-      handler,
-    )
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '30',
+          '-subj',
+          '/CN=localhost',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      )
+      https = createHttpsServer(
+        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+        handler,
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
     httpsBase = `https://localhost:${await listen(https)}`
   })
   after(() => {
@@ -537,66 +541,70 @@ function opensslDate(date: Date): string {
  */
 function expiredCertificate(notAfter: Date): { ca: string; key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-expired-'))
-  const file = (name: string) => join(dir, name)
-  writeFileSync(file('index.txt'), '')
-  writeFileSync(file('serial'), '01\n')
-  writeFileSync(
-    file('ca.cnf'),
-    [
-      '[ca]',
-      'default_ca = test',
-      '[test]',
-      `database = ${file('index.txt')}`,
-      `serial = ${file('serial')}`,
-      `new_certs_dir = ${dir}`,
-      'default_md = sha256',
-      'policy = any',
-      'x509_extensions = leaf',
-      'unique_subject = no',
-      '[any]',
-      'commonName = supplied',
-      '[leaf]',
-      'basicConstraints = CA:FALSE',
-      'subjectAltName = DNS:localhost,IP:127.0.0.1',
-      '',
-    ].join('\n'),
-  )
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' })
-  const subject = (cn: string) => ['-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`]
-  openssl(
-    'req',
-    '-x509',
-    ...subject('svc test CA'),
-    '-days',
-    '2',
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-  )
-  openssl('req', '-new', ...subject('localhost'), '-keyout', file('key.pem'), '-out', file('leaf.csr'))
-  const notBefore = new Date(notAfter.getTime() - 30 * 86_400_000)
-  openssl(
-    'ca',
-    '-batch',
-    '-notext',
-    '-config',
-    file('ca.cnf'),
-    '-cert',
-    file('ca.pem'),
-    '-keyfile',
-    file('ca.key'),
-    '-in',
-    file('leaf.csr'),
-    '-out',
-    file('cert.pem'),
-    '-startdate',
-    opensslDate(notBefore),
-    '-enddate',
-    opensslDate(notAfter),
-  )
-  const read = (name: string) => readFileSync(file(name), 'utf8')
-  return { ca: read('ca.pem'), key: read('key.pem'), cert: read('cert.pem') }
+  try {
+    const file = (name: string) => join(dir, name)
+    writeFileSync(file('index.txt'), '')
+    writeFileSync(file('serial'), '01\n')
+    writeFileSync(
+      file('ca.cnf'),
+      [
+        '[ca]',
+        'default_ca = test',
+        '[test]',
+        `database = ${file('index.txt')}`,
+        `serial = ${file('serial')}`,
+        `new_certs_dir = ${dir}`,
+        'default_md = sha256',
+        'policy = any',
+        'x509_extensions = leaf',
+        'unique_subject = no',
+        '[any]',
+        'commonName = supplied',
+        '[leaf]',
+        'basicConstraints = CA:FALSE',
+        'subjectAltName = DNS:localhost,IP:127.0.0.1',
+        '',
+      ].join('\n'),
+    )
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' })
+    const subject = (cn: string) => ['-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`]
+    openssl(
+      'req',
+      '-x509',
+      ...subject('svc test CA'),
+      '-days',
+      '2',
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      file('ca.pem'),
+    )
+    openssl('req', '-new', ...subject('localhost'), '-keyout', file('key.pem'), '-out', file('leaf.csr'))
+    const notBefore = new Date(notAfter.getTime() - 30 * 86_400_000)
+    openssl(
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      file('ca.cnf'),
+      '-cert',
+      file('ca.pem'),
+      '-keyfile',
+      file('ca.key'),
+      '-in',
+      file('leaf.csr'),
+      '-out',
+      file('cert.pem'),
+      '-startdate',
+      opensslDate(notBefore),
+      '-enddate',
+      opensslDate(notAfter),
+    )
+    const read = (name: string) => readFileSync(file(name), 'utf8')
+    return { ca: read('ca.pem'), key: read('key.pem'), cert: read('cert.pem') }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 describe('an HTTPS target whose certificate expired', () => {

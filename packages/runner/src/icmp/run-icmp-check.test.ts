@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -137,6 +137,7 @@ describe('ICMP checks through the system ping', () => {
       assert.deepEqual([expected.hasFailures, expected.isDegraded], [false, false])
     } finally {
       process.env.PATH = path
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -24,12 +24,16 @@ test('seals and opens values; every seal differs; tampering and wrong keys fail'
 
 test('the key is generated once into the data dir (0600), reused, and a configured key wins', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-key-'))
-  const first = loadOrCreateEncryptionKey(undefined, dir)
-  assert.equal(first.length, 32)
-  assert.equal(statSync(join(dir, 'encryption.key')).mode & 0o777, 0o600)
-  assert.deepEqual(loadOrCreateEncryptionKey(undefined, dir), first)
-  const configured = randomBytes(32)
-  assert.deepEqual(loadOrCreateEncryptionKey(configured, dir), configured)
+  try {
+    const first = loadOrCreateEncryptionKey(undefined, dir)
+    assert.equal(first.length, 32)
+    assert.equal(statSync(join(dir, 'encryption.key')).mode & 0o777, 0o600)
+    assert.deepEqual(loadOrCreateEncryptionKey(undefined, dir), first)
+    const configured = randomBytes(32)
+    assert.deepEqual(loadOrCreateEncryptionKey(configured, dir), configured)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('SVC_ENCRYPTION_KEY takes 64 hex characters or base64 of 32 bytes', () => {

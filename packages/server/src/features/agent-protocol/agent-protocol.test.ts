@@ -1062,7 +1062,7 @@ for (const engine of testEngines()) {
       t = await createTestApp(engine, { artifacts: new LocalArtifactStore(dir, limitBytes) })
     })
     after(async () => {
-      await t.close()
+      await t?.close()
       rmSync(dir, { recursive: true, force: true })
     })
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtempSync, readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -111,6 +111,8 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
       let bucket = ''
       let nowMs = Date.now()
       const staging = mkdtempSync(join(tmpdir(), 'svc-staging-'))
+      /** The staging root of a second node on the same store and bucket. */
+      const otherStaging = mkdtempSync(join(tmpdir(), 'svc-other-node-'))
       const prefix = 'svc/artifacts/'
       before(async () => {
         bucket = await s3.createBucket()
@@ -120,6 +122,7 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
       })
       after(async () => {
         await t?.close()
+        for (const dir of [staging, otherStaging]) rmSync(dir, { recursive: true, force: true })
       })
 
       const triggerBrowserCheck = async (script = SCRIPT) => {
@@ -206,7 +209,7 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
           scripts: {
             pool,
             artifacts: await createS3ArtifactStore(s3.config(bucket, prefix), {
-              stagingRoot: mkdtempSync(join(tmpdir(), 'svc-other-node-')),
+              stagingRoot: otherStaging,
             }),
           },
         })

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -139,6 +139,7 @@ describe('the public status page in a real browser', {
     await browser?.close()
     await t?.close()
     logos.close()
+    rmSync(shots, { recursive: true, force: true })
   })
 
   /** Opens `path` in a fresh context of `colorScheme`, failing the test on any console error or failed request. */
