@@ -10,7 +10,9 @@ export async function insertResults(ctx: ServiceContext, rows: CheckResultsTable
   const inserted = await ctx.db
     .insertInto('check_results')
     .values(rows)
-    .onConflict((oc) => oc.column('job_id').doNothing())
+    // No conflict target: a result posted twice at once has the same id as well as the same job id, and
+    // PostgreSQL only waits out concurrent inserts on the indexes a target names (the id's raised 23505).
+    .onConflict((oc) => oc.doNothing())
     .returning('id')
     .execute()
   return new Set(inserted.map((row) => row.id))

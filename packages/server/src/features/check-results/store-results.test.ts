@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { InsertQueryNode, type KyselyPlugin, ValuesNode } from 'kysely'
@@ -6,6 +7,7 @@ import { heartbeatResultWrite, storeHeartbeatResult } from '../../scheduler/hear
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { storeResult } from '../alerting/testing.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
+import { insertResults } from './check-results.repo.ts'
 import { writeResult, writeResults } from './store-results.ts'
 
 const MINUTE = 60_000
@@ -279,6 +281,31 @@ for (const engine of testEngines()) {
       )
       assert.deepEqual(await rollupTotals(check.id), { failure: 1 })
       assert.deepEqual(await alertTypes(check.id), ['ALERT_FAILURE'])
+    })
+
+    test('one result inserted by two transactions at once is stored once, neither fails', async () => {
+      // An agent's post retried while the first is in flight carries the same result id and job id; on
+      // PostgreSQL both transactions can pass the job id check before either inserts.
+      const check = await apiCheck()
+      await storeResult(t.ctx, check, { status: 'passing', jobId: 'template' })
+      const template = await t.ctx.db
+        .selectFrom('check_results')
+        .selectAll()
+        .where('job_id', '=', 'template')
+        .executeTakeFirstOrThrow()
+      for (let round = 0; round < 100; round++) {
+        const row = { ...template, id: randomUUID(), job_id: `twice-${round}` }
+        const inserted = await Promise.all(
+          [1, 2].map(() =>
+            t.ctx.db.transaction().execute((db) => insertResults({ ...t.ctx, db }, [{ ...row }])),
+          ),
+        )
+        assert.deepEqual(
+          inserted.map((ids) => [...ids]).sort((a, b) => b.length - a.length),
+          [[row.id], []],
+          `round ${round}`,
+        )
+      }
     })
   })
 }
