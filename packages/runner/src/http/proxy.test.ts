@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { type AddressInfo, connect } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { selfSignedCertificate } from '../testing/certificate.ts'
 import { proxyFor } from './proxy.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
@@ -92,25 +89,7 @@ describe('URL and API checks through a forward proxy', () => {
       await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
       return (server.address() as AddressInfo).port
     }
-    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'))
-    try {
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost'].concat([
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-        ]),
-        { stdio: 'ignore' },
-      )
-      https = createHttpsServer(
-        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-        handler,
-      )
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    https = createHttpsServer(selfSignedCertificate(), handler)
     base = `http://127.0.0.1:${await listen(http)}`
     httpsBase = `https://localhost:${await listen(https)}`
     proxyUrl = `http://127.0.0.1:${await listen(proxy)}`

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls'
+import { selfSignedCertificate } from '../testing/certificate.ts'
 import type { RunnerContext } from '../types.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
@@ -97,34 +98,7 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
   let https: Server
   before(async () => {
     base = `http://127.0.0.1:${await listen(http)}`
-    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'))
-    try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-days',
-          '30',
-          '-subj',
-          '/CN=localhost',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-        ],
-        { stdio: 'ignore' },
-      )
-      https = createHttpsServer(
-        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-        handler,
-      )
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
+    https = createHttpsServer(selfSignedCertificate(), handler)
     httpsBase = `https://localhost:${await listen(https)}`
   })
   after(() => {

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, ffmpegPath } from '@svc/runner'
+import { selfSignedCertificate } from '@svc/runner/testing'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
@@ -269,32 +266,7 @@ test('waits', async ({ page }) => {
     })
 
     test("a browser check's sslCheckDomain is read on each run and raises ALERT_SSL near expiry", async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-ssl-'))
-      let certificate: { key: Buffer; cert: Buffer }
-      try {
-        execFileSync(
-          'openssl',
-          [
-            'req',
-            '-x509',
-            '-newkey',
-            'rsa:2048',
-            '-nodes',
-            '-days',
-            '5',
-            '-subj',
-            '/CN=shop.test',
-            '-keyout',
-            join(dir, 'key.pem'),
-            '-out',
-            join(dir, 'cert.pem'),
-          ],
-          { stdio: 'ignore' },
-        )
-        certificate = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
+      const certificate = selfSignedCertificate('shop.test', 5)
       const tlsServer = createHttpsServer(certificate, (_request, response) => response.end('ok'))
       await new Promise<void>((done) => tlsServer.listen(0, '127.0.0.1', done))
       const domain = `127.0.0.1:${(tlsServer.address() as AddressInfo).port}`
