@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { isUniqueViolation } from './errors.ts'
+import { isForeignKeyViolation, isUniqueViolation } from './errors.ts'
 import { testEngines } from './testing.ts'
 
 for (const { engine, createStore } of testEngines()) {
@@ -72,6 +72,7 @@ for (const { engine, createStore } of testEngines()) {
           )
         assert.ok(error, 'second insert must fail')
         assert.equal(isUniqueViolation(error), true)
+        assert.equal(isForeignKeyViolation(error), false)
         assert.equal(isUniqueViolation(new Error('something else')), false)
       } finally {
         await store.dispose()
@@ -90,6 +91,66 @@ for (const { engine, createStore } of testEngines()) {
         )
         const rows = await sql<{ n: number }>`select count(*) as n from memberships`.execute(store.db)
         assert.equal(Number(rows.rows[0]?.n), 0)
+      } finally {
+        await store.dispose()
+      }
+    })
+
+    test('reports foreign-key violations the same way on both engines, a dangling reference or a deleted target', async () => {
+      const store = await createStore()
+      const failure = (query: { execute(): Promise<unknown> }) =>
+        query.execute().then(
+          () => assert.fail('the write must fail'),
+          (e: unknown) => e,
+        )
+      try {
+        const now = new Date().toISOString()
+        const dangling = await failure(
+          store.db
+            .insertInto('memberships')
+            .values({ user_id: 'nobody', account_id: 'nothing', role: 'OWNER', created_at: now }),
+        )
+        assert.equal(isForeignKeyViolation(dangling), true)
+        assert.equal(isUniqueViolation(dangling), false)
+        assert.equal(isForeignKeyViolation(new Error('something else')), false)
+        assert.equal(isForeignKeyViolation(null), false)
+
+        const stamps = { created_at: now, updated_at: now }
+        await store.db
+          .insertInto('accounts')
+          .values({
+            id: 'a1',
+            name: 'A',
+            runtime_id: '2025.04',
+            settings: '{}',
+            alert_settings: '{}',
+            ...stamps,
+          })
+          .execute()
+        const group = await store.db
+          .insertInto('check_groups')
+          .values({ account_id: 'a1', name: 'G', activated: true, muted: false, definition: '{}', ...stamps })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        await store.db
+          .insertInto('checks')
+          .values({
+            id: 'c1',
+            account_id: 'a1',
+            check_type: 'TCP',
+            name: 'C',
+            activated: true,
+            muted: false,
+            group_id: group.id,
+            group_order: null,
+            heartbeat_token: null,
+            definition: '{}',
+            ...stamps,
+          })
+          .execute()
+        // A check's group has no cascade: deleting it while it holds the check is refused.
+        const referenced = await failure(store.db.deleteFrom('check_groups').where('id', '=', group.id))
+        assert.equal(isForeignKeyViolation(referenced), true)
       } finally {
         await store.dispose()
       }

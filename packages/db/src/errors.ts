@@ -7,3 +7,15 @@ export function isUniqueViolation(error: unknown): boolean {
   if (errcode === 2067 || errcode === 1555) return true
   return typeof message === 'string' && message.includes('UNIQUE constraint failed')
 }
+
+/**
+ * True when `error` is a foreign-key violation, on either engine: a write naming a row that is gone
+ * (deleted meanwhile), or the deletion of a row still named without a cascade.
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { code, errcode, message } = error as { code?: unknown; errcode?: unknown; message?: unknown }
+  if (code === '23503') return true // PostgreSQL foreign_key_violation
+  if (errcode === 787) return true // node:sqlite: SQLITE_CONSTRAINT_FOREIGNKEY
+  return typeof message === 'string' && message.includes('FOREIGN KEY constraint failed')
+}

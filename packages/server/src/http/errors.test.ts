@@ -3,6 +3,7 @@ import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import Fastify from 'fastify'
+import { insertService } from '../features/status-page-services/status-page-services.repo.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { handleError } from './errors.ts'
 
@@ -208,3 +209,73 @@ describe('unexpected failures', () => {
     await app.close()
   })
 })
+
+for (const storeEngine of testEngines()) {
+  describe(`store constraints a request breaks on ${storeEngine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(storeEngine)
+    })
+    after(() => t.close())
+
+    const now = new Date().toISOString()
+    const serviceRow = (id: string) => ({
+      id,
+      account_id: t.owner.accountId,
+      name: 'Checkout',
+      description: null,
+      created_at: now,
+      updated_at: now,
+    })
+    /** An app whose one route saves a service (and its links) as the service layer does. */
+    const appSaving = async (id: string, checkIds: string[]) => {
+      const lines: Record<string, unknown>[] = []
+      const stream = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)))
+          done()
+        },
+      })
+      const app = Fastify({ logger: { level: 'warn', stream } })
+      app.setErrorHandler(handleError)
+      app.post('/save', async (_request, reply) => {
+        await insertService(t.ctx, serviceRow(id), checkIds)
+        return reply.status(201).send({ id })
+      })
+      return { app, lines }
+    }
+    const serviceIds = async (id: string) =>
+      (await t.store.db.selectFrom('status_page_services').select('id').where('id', '=', id).execute()).length
+
+    test('a write naming a row that is gone is 409 in the error shape, its transaction rolled back', async () => {
+      const { app, lines } = await appSaving('svc-dangling', ['no-such-check'])
+      const res = await app.inject({ method: 'POST', url: '/save' })
+      assert.equal(res.statusCode, 409, res.body)
+      assert.deepEqual(json(res), {
+        statusCode: 409,
+        error: 'Conflict',
+        message: 'A resource this request refers to was deleted at the same time: nothing was saved',
+      })
+      // The service row written before the link that failed is gone with it.
+      assert.equal(await serviceIds('svc-dangling'), 0)
+      // The log says which constraint, for whoever wonders why (no 500, so not an error).
+      const logged = lines.find((line) => line.msg === 'request conflicted with a concurrent change')
+      assert.equal(logged?.level, 40)
+      await app.close()
+    })
+
+    test('a unique key taken (by a write at the same time) is 409 in the error shape', async () => {
+      const { app } = await appSaving('svc-twice', [])
+      assert.equal((await app.inject({ method: 'POST', url: '/save' })).statusCode, 201)
+      const res = await app.inject({ method: 'POST', url: '/save' })
+      assert.equal(res.statusCode, 409, res.body)
+      assert.deepEqual(json(res), {
+        statusCode: 409,
+        error: 'Conflict',
+        message: 'A resource with the same unique key was saved at the same time: nothing was saved',
+      })
+      assert.equal(await serviceIds('svc-twice'), 1)
+      await app.close()
+    })
+  })
+}

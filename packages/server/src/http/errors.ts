@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { NOT_BLANK_PATTERN } from '@svc/core'
+import { isForeignKeyViolation, isUniqueViolation } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** A failure the client caused or may see; anything else thrown is a bug and answers a bare 500. */
@@ -81,6 +82,7 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
     request.log.error({ err: error }, 'request failed')
     return reply.status(500).send(errorBody(500, 'Internal Server Error'))
   }
+  if (storeConflictOf(error)) request.log.warn({ err: error }, 'request conflicted with a concurrent change')
   const { statusCode, message, attributes, headers } = client
   return reply
     .headers(headers)
@@ -96,8 +98,13 @@ export interface ClientError {
   headers: Record<string, string>
 }
 
-/** The client's part of an error (validation, HttpError, Fastify's 4xx); undefined for a 5xx. */
+/**
+ * The client's part of an error (validation, HttpError, Fastify's 4xx, a store conflict); undefined for
+ * a 5xx.
+ */
 export function clientErrorOf(error: FastifyError | HttpError): ClientError | undefined {
+  const conflict = storeConflictOf(error)
+  if (conflict) return { statusCode: 409, message: conflict, headers: {} }
   if ('validation' in error && error.validation) {
     const { statusCode, message, attributes } = validationError(
       error.validationContext ?? 'request',
@@ -112,6 +119,21 @@ export function clientErrorOf(error: FastifyError | HttpError): ClientError | un
   // Fastify's own client errors (bad JSON, body too large, unsupported media type): keep the status and a plain message.
   const attributes = statusCode === 401 ? {} : undefined
   return { statusCode, message: fastifyClientMessage(error), attributes, headers: {} }
+}
+
+/**
+ * A constraint of the store that a request broke because another changed the store at the same time
+ * (a service that checks what it can answers more precisely before): a row it names was deleted after it
+ * was found, or a unique key it takes was taken after it was found free. Writes that go together are
+ * one transaction, so the request saved nothing; the client may retry. Undefined for anything else.
+ */
+function storeConflictOf(error: unknown): string | undefined {
+  if (error instanceof HttpError) return undefined
+  if (isForeignKeyViolation(error))
+    return 'A resource this request refers to was deleted at the same time: nothing was saved'
+  if (isUniqueViolation(error))
+    return 'A resource with the same unique key was saved at the same time: nothing was saved'
+  return undefined
 }
 
 function fastifyClientMessage(error: FastifyError): string {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely'
 import type { ServiceContext } from '../context.ts'
+import { lockReferencedCheck } from '../features/checks/checks.repo.ts'
 import { privateLocationIdOf } from '../features/private-locations/location-keys.ts'
+import { inTransaction } from '../transactions.ts'
 
 /** The only SQL for `check_schedules`. */
 
@@ -23,8 +25,12 @@ export async function replaceSchedule(
 ): Promise<void> {
   const planned = rows.map((row) => row.location)
   const inFlightKept = planned.filter((location) => privateLocationIdOf(location))
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx
+  await inTransaction(ctx, async (tx) => {
+    // The check first, as its deletion takes it: a check deleted meanwhile has no runs to plan, and its
+    // deletion and this never hold each other's rows.
+    if (!(await lockReferencedCheck(tx, checkId))) return
+    const { db } = tx
+    await db
       .deleteFrom('check_schedules')
       .where('check_id', '=', checkId)
       .$if(options.keepDue === true && planned.length > 0, (query) =>
@@ -35,7 +41,7 @@ export async function replaceSchedule(
       )
       .execute()
     if (rows.length === 0) return
-    await tx
+    await db
       .insertInto('check_schedules')
       .values(rows.map((row) => ({ check_id: checkId, location: row.location, next_due_ms: row.nextDueMs })))
       .onConflict((oc) => oc.columns(['check_id', 'location']).doNothing())

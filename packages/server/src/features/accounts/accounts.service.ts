@@ -4,6 +4,7 @@ import type { AccountsTable } from '@svc/db'
 import { isUniqueViolation } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts'
+import { inTransaction } from '../../transactions.ts'
 import * as repo from './accounts.repo.ts'
 import type { Account, AccountPatch, AccountSettings, AlertSettings, Member } from './accounts.schemas.ts'
 
@@ -168,11 +169,6 @@ export async function listMembers(
 ): Promise<{ items: Member[]; total: number }> {
   const { rows, total } = await repo.listMembers(ctx, accountId, page)
   return { items: rows.map((m) => ({ ...m, role: m.role as Role })), total }
-}
-
-/** Runs `work` in one transaction, its queries on `tx`. */
-function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
-  return ctx.db.transaction().execute((db) => work({ ...ctx, db }))
 }
 
 /**

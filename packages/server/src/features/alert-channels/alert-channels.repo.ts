@@ -1,6 +1,7 @@
 import { type AlertChannelsTable, fetchPage } from '@svc/db'
 import type { Insertable, Selectable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { inTransaction, locked } from '../../transactions.ts'
 
 /** The only SQL for `alert_channels` and `alert_subscriptions`. */
 
@@ -39,19 +40,20 @@ export async function listChannelIds(ctx: ServiceContext, accountId: string, onl
   return (await query.orderBy('id').execute()).map((row) => row.id)
 }
 
-export async function countChannelsOf(
+/** Which of `ids` are channels of the account, locked as referenced until the transaction ends. */
+export async function lockReferencedChannels(
   ctx: ServiceContext,
   accountId: string,
   ids: number[],
 ): Promise<number[]> {
   if (ids.length === 0) return []
-  const rows = await ctx.db
+  const query = ctx.db
     .selectFrom('alert_channels')
     .select('id')
     .where('account_id', '=', accountId)
     .where('id', 'in', ids)
-    .execute()
-  return rows.map((row) => row.id)
+    .orderBy('id')
+  return (await locked(ctx, query, 'referenced').execute()).map((row) => row.id)
 }
 
 export async function updateChannel(
@@ -135,7 +137,7 @@ export async function replaceSubscriptions(
   subscriber: Subscriber,
   subscriptions: { alertChannelId: number; activated: boolean }[],
 ) {
-  const run = async (db: ServiceContext['db']) => {
+  await inTransaction(ctx, async ({ db }) => {
     const scoped = db.deleteFrom('alert_subscriptions')
     await ('checkId' in subscriber
       ? scoped.where('check_id', '=', subscriber.checkId)
@@ -153,7 +155,5 @@ export async function replaceSubscriptions(
         })),
       )
       .execute()
-  }
-  if (ctx.db.isTransaction) return run(ctx.db)
-  await ctx.db.transaction().execute(run)
+  })
 }

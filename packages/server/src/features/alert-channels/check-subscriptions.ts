@@ -14,7 +14,10 @@ export interface SubscriptionInput {
   activated: boolean
 }
 
-/** 400 unless every subscription names a channel of the account. */
+/**
+ * 400 unless every subscription names a channel of the account. In a transaction, the channels stay
+ * (a deletion waits for it to end) and one deleted meanwhile is unknown.
+ */
 export async function assertChannelsOfAccount(
   ctx: ServiceContext,
   accountId: string,
@@ -22,7 +25,7 @@ export async function assertChannelsOfAccount(
   path: string,
 ): Promise<void> {
   const ids = [...new Set((subscriptions ?? []).map((s) => s.alertChannelId))]
-  const found = new Set(await repo.countChannelsOf(ctx, accountId, ids))
+  const found = new Set(await repo.lockReferencedChannels(ctx, accountId, ids))
   const unknown = ids.find((id) => !found.has(id))
   if (unknown !== undefined) {
     const message = `unknown alert channel ${unknown}`

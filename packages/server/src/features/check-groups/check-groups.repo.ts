@@ -1,6 +1,7 @@
 import { type CheckGroupsTable, fetchPage } from '@svc/db'
 import type { Insertable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `check_groups`. */
 
@@ -15,6 +16,16 @@ export async function findGroup(ctx: ServiceContext, accountId: string, id: numb
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** `findGroup` in a transaction, the row locked as `lock` says (see RowLock) until it ends. */
+export async function lockGroup(ctx: ServiceContext, accountId: string, id: number, lock: RowLock) {
+  const query = ctx.db
+    .selectFrom('check_groups')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+  return locked(ctx, query, lock).executeTakeFirst()
 }
 
 export async function listGroups(

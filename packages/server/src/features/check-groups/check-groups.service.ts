@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { inTransaction } from '../../transactions.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
 import { assertPrivateLocations, invalid, resyncGroupChecks } from '../checks/checks.service.ts'
@@ -16,25 +17,30 @@ export async function createGroup(
   accountId: string,
   body: CheckGroupBody,
 ): Promise<CheckGroup> {
-  await assertPrivateLocations(ctx, accountId, body.privateLocations ?? [])
-  const definition = normalize(ctx, body, [])
-  await alerting.assertChannelsOfAccount(
-    ctx,
-    accountId,
-    body.alertChannelSubscriptions,
-    'body.alertChannelSubscriptions',
-  )
-  const now = isoNow(ctx)
-  const row = await repo.insertGroup(ctx, {
-    account_id: accountId,
-    name: body.name,
-    activated: body.activated ?? true,
-    muted: body.muted ?? false,
-    definition: JSON.stringify(definition),
-    created_at: now,
-    updated_at: now,
+  // One transaction: what it names (channels, private locations) can't go before it commits, and a
+  // failure saves nothing.
+  const row = await inTransaction(ctx, async (tx) => {
+    await assertPrivateLocations(tx, accountId, body.privateLocations ?? [])
+    const definition = normalize(tx, body, [])
+    await alerting.assertChannelsOfAccount(
+      tx,
+      accountId,
+      body.alertChannelSubscriptions,
+      'body.alertChannelSubscriptions',
+    )
+    const now = isoNow(tx)
+    const row = await repo.insertGroup(tx, {
+      account_id: accountId,
+      name: body.name,
+      activated: body.activated ?? true,
+      muted: body.muted ?? false,
+      definition: JSON.stringify(definition),
+      created_at: now,
+      updated_at: now,
+    })
+    await alerting.replaceSubscriptionsIfGiven(tx, { groupId: row.id }, body.alertChannelSubscriptions)
+    return row
   })
-  await alerting.replaceSubscriptionsIfGiven(ctx, { groupId: row.id }, body.alertChannelSubscriptions)
   return respond(ctx, row)
 }
 
@@ -49,35 +55,48 @@ export async function listGroups(ctx: ServiceContext, accountId: string, page: P
 
 /** Replaces the group's settings; its checks pick them up on their next run. */
 export async function updateGroup(ctx: ServiceContext, accountId: string, id: number, body: CheckGroupBody) {
-  const row = await findOrThrow(ctx, accountId, id)
-  const previous = (JSON.parse(row.definition) as Definition).environmentVariables
-  await assertPrivateLocations(ctx, accountId, body.privateLocations ?? [])
-  await alerting.assertChannelsOfAccount(
-    ctx,
-    accountId,
-    body.alertChannelSubscriptions,
-    'body.alertChannelSubscriptions',
-  )
-  const changes = {
-    name: body.name,
-    activated: body.activated ?? true,
-    muted: body.muted ?? false,
-    definition: JSON.stringify(normalize(ctx, body, previous)),
-    updated_at: isoNow(ctx),
-  }
-  await repo.updateGroup(ctx, id, changes)
-  await alerting.replaceSubscriptionsIfGiven(ctx, { groupId: id }, body.alertChannelSubscriptions)
+  // One transaction, the group locked: a deletion waits for it (or it finds the group gone), what it
+  // names can't go before it commits, and a failure saves nothing.
+  const saved = await inTransaction(ctx, async (tx) => {
+    const row = await repo.lockGroup(tx, accountId, id, 'change')
+    if (!row) throw notFound(`Check group ${id} not found`)
+    const previous = (JSON.parse(row.definition) as Definition).environmentVariables
+    await assertPrivateLocations(tx, accountId, body.privateLocations ?? [])
+    await alerting.assertChannelsOfAccount(
+      tx,
+      accountId,
+      body.alertChannelSubscriptions,
+      'body.alertChannelSubscriptions',
+    )
+    const changes = {
+      name: body.name,
+      activated: body.activated ?? true,
+      muted: body.muted ?? false,
+      definition: JSON.stringify(normalize(tx, body, previous)),
+      updated_at: isoNow(tx),
+    }
+    await repo.updateGroup(tx, id, changes)
+    await alerting.replaceSubscriptionsIfGiven(tx, { groupId: id }, body.alertChannelSubscriptions)
+    return { ...row, ...changes }
+  })
+  // After the commit, each check's schedule in a transaction of its own, as any change of a check's:
+  // one holding the schedules of many checks at once could wait in a cycle with the results of runs.
   await resyncGroupChecks(ctx, accountId, id)
-  return respond(ctx, { ...row, ...changes })
+  return respond(ctx, saved)
 }
 
-/** A group that still holds checks can't be deleted: move or delete them first. */
+/**
+ * A group that still holds checks can't be deleted: move or delete them first. The group is locked
+ * first: a check being saved into it commits before (and is counted), or waits and finds it gone.
+ */
 export async function deleteGroup(ctx: ServiceContext, accountId: string, id: number) {
-  await findOrThrow(ctx, accountId, id)
-  const checks = await repo.countChecksInGroup(ctx, id)
-  if (checks > 0)
-    throw conflict(`Check group ${id} still holds ${checks} check(s): move or delete them first`)
-  await repo.deleteGroup(ctx, id)
+  await inTransaction(ctx, async (tx) => {
+    if (!(await repo.lockGroup(tx, accountId, id, 'exclusive'))) throw notFound(`Check group ${id} not found`)
+    const checks = await repo.countChecksInGroup(tx, id)
+    if (checks > 0)
+      throw conflict(`Check group ${id} still holds ${checks} check(s): move or delete them first`)
+    await repo.deleteGroup(tx, id)
+  })
 }
 
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {

@@ -1,14 +1,15 @@
 import { type ChecksTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { inTransaction, locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `checks` and `check_tags`. */
 
 export async function insertCheck(ctx: ServiceContext, row: ChecksTable, tags: string[]): Promise<void> {
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx.insertInto('checks').values(row).execute()
+  await inTransaction(ctx, async ({ db }) => {
+    await db.insertInto('checks').values(row).execute()
     if (tags.length > 0) {
-      await tx
+      await db
         .insertInto('check_tags')
         .values(tags.map((tag) => ({ check_id: row.id, tag })))
         .execute()
@@ -22,11 +23,11 @@ export async function replaceCheck(
   changes: Omit<ChecksTable, 'id' | 'account_id' | 'check_type' | 'created_at' | 'heartbeat_token'>,
   tags: string[],
 ): Promise<void> {
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx.updateTable('checks').set(changes).where('id', '=', id).execute()
-    await tx.deleteFrom('check_tags').where('check_id', '=', id).execute()
+  await inTransaction(ctx, async ({ db }) => {
+    await db.updateTable('checks').set(changes).where('id', '=', id).execute()
+    await db.deleteFrom('check_tags').where('check_id', '=', id).execute()
     if (tags.length > 0) {
-      await tx
+      await db
         .insertInto('check_tags')
         .values(tags.map((tag) => ({ check_id: id, tag })))
         .execute()
@@ -41,6 +42,34 @@ export async function findCheck(ctx: ServiceContext, accountId: string, id: stri
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** `findCheck` in a transaction, the row locked as `lock` says (see RowLock) until it ends. */
+export async function lockCheck(ctx: ServiceContext, accountId: string, id: string, lock: RowLock) {
+  const query = ctx.db
+    .selectFrom('checks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+  return locked(ctx, query, lock).executeTakeFirst()
+}
+
+/** Which of `ids` are checks of the account, locked as referenced until the transaction ends. */
+export async function lockReferencedChecks(ctx: ServiceContext, accountId: string, ids: string[]) {
+  if (ids.length === 0) return new Set<string>()
+  const query = ctx.db
+    .selectFrom('checks')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+  return new Set((await locked(ctx, query, 'referenced').execute()).map((row) => row.id))
+}
+
+/** Whether check `id` (of any account) exists, locked as referenced until the transaction ends. */
+export async function lockReferencedCheck(ctx: ServiceContext, id: string): Promise<boolean> {
+  const query = ctx.db.selectFrom('checks').select('id').where('id', '=', id)
+  return (await locked(ctx, query, 'referenced').executeTakeFirst()) !== undefined
 }
 
 export interface CheckFilter {

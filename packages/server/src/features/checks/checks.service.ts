@@ -26,6 +26,7 @@ import { cancelledBeforeStart, runAttempt, storeAttempt } from '../../scheduler/
 import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
 import { PROCESS_RUNNER, waitCancellable } from '../../scheduler/suite-cancellation.ts'
 import { requestSuiteCancel } from '../../scheduler/suite-runs.repo.ts'
+import { inTransaction } from '../../transactions.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
@@ -92,29 +93,34 @@ export async function createCheck(
   body: Record<string, unknown>,
   options: { sentFields: ReadonlySet<string>; autoAssignAlerts?: boolean },
 ): Promise<AnyCheck> {
-  const definition = await normalize(ctx, accountId, checkType, body, [], options.sentFields)
-  const now = isoNow(ctx)
-  const row: ChecksTable = {
-    id: randomUUID(),
-    account_id: accountId,
-    check_type: checkType,
-    ...columnsOf(definition),
-    heartbeat_token: checkType === 'HEARTBEAT' ? randomBytes(18).toString('base64url') : null,
-    definition: JSON.stringify(definition),
-    created_at: now,
-    updated_at: now,
-  }
-  await repo.insertCheck(ctx, row, definition.tags)
-  await recordReferences(ctx, accountId, { type: 'check', id: row.id }, definition)
-  await alerting.subscribeNewCheck(
-    ctx,
-    accountId,
-    row.id,
-    subscriptionsIn(body),
-    options.autoAssignAlerts ?? true,
-  )
-  const resolved = await resolveCheck(ctx, row)
-  await syncCheckSchedule(ctx, schedulable(resolved))
+  // One transaction: what it names (group, channels, ...) can't go before it commits, and a failure
+  // saves nothing.
+  const resolved = await inTransaction(ctx, async (tx) => {
+    const definition = await normalize(tx, accountId, checkType, body, [], options.sentFields)
+    const now = isoNow(tx)
+    const row: ChecksTable = {
+      id: randomUUID(),
+      account_id: accountId,
+      check_type: checkType,
+      ...columnsOf(definition),
+      heartbeat_token: checkType === 'HEARTBEAT' ? randomBytes(18).toString('base64url') : null,
+      definition: JSON.stringify(definition),
+      created_at: now,
+      updated_at: now,
+    }
+    await repo.insertCheck(tx, row, definition.tags)
+    await recordReferences(tx, accountId, { type: 'check', id: row.id }, definition)
+    await alerting.subscribeNewCheck(
+      tx,
+      accountId,
+      row.id,
+      subscriptionsIn(body),
+      options.autoAssignAlerts ?? true,
+    )
+    const resolved = await resolveCheck(tx, row)
+    await syncCheckSchedule(tx, schedulable(resolved))
+    return resolved
+  })
   return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, body))
 }
 
@@ -146,47 +152,55 @@ export async function updateCheck(
   body: Record<string, unknown>,
   options: { mode: 'replace' | 'merge'; checkType?: CheckType; sentFields: ReadonlySet<string> },
 ): Promise<AnyCheck> {
-  const row = await repo.findCheck(ctx, accountId, id)
-  if (!row) throw notFound(`Check ${id} not found`)
-  const checkType = row.check_type as CheckType
-  if (options.checkType && options.checkType !== checkType) {
-    throw badRequest(`Check ${id} is a ${checkType} check, not ${options.checkType}`)
-  }
-  const current = JSON.parse(row.definition) as Definition
-  let input = body
-  let sentFields = options.sentFields
-  if (options.mode === 'merge') {
-    input = { ...publicDefinition(current), ...body }
-    sentFields = new Set([...Object.keys(current), ...sentFields])
-    validators[checkType](input)
-  }
-  const definition = await normalize(
-    ctx,
-    accountId,
-    checkType,
-    input,
-    current.environmentVariables,
-    sentFields,
+  // One transaction, the check locked: a deletion waits for it (or it finds the check gone), what it
+  // names can't go before it commits, and a failure saves nothing.
+  const saved = await inTransaction(ctx, async (tx) => {
+    const row = await repo.lockCheck(tx, accountId, id, 'change')
+    if (!row) throw notFound(`Check ${id} not found`)
+    const checkType = row.check_type as CheckType
+    if (options.checkType && options.checkType !== checkType) {
+      throw badRequest(`Check ${id} is a ${checkType} check, not ${options.checkType}`)
+    }
+    const current = JSON.parse(row.definition) as Definition
+    let input = body
+    let sentFields = options.sentFields
+    if (options.mode === 'merge') {
+      input = { ...publicDefinition(current), ...body }
+      sentFields = new Set([...Object.keys(current), ...sentFields])
+      validators[checkType](input)
+    }
+    const definition = await normalize(
+      tx,
+      accountId,
+      checkType,
+      input,
+      current.environmentVariables,
+      sentFields,
+    )
+    const updated = {
+      ...columnsOf(definition),
+      definition: JSON.stringify(definition),
+      updated_at: isoNow(tx),
+    }
+    await repo.replaceCheck(tx, id, updated, definition.tags)
+    await recordReferences(tx, accountId, { type: 'check', id }, definition)
+    await alerting.replaceSubscriptionsIfGiven(tx, { checkId: id }, subscriptionsIn(body))
+    const resolved = await resolveCheck(tx, { ...row, ...updated })
+    const heartbeatChanged = HEARTBEAT_FIELDS.some(
+      (field) =>
+        (current.heartbeat as HeartbeatSettings)?.[field] !==
+        (definition.heartbeat as HeartbeatSettings)?.[field],
+    )
+    await syncCheckSchedule(tx, schedulable(resolved), { heartbeatChanged })
+    return { resolved, input, before: triggerOf(current), after: triggerOf(definition) }
+  })
+  if (saved.before && !saved.after)
+    await resolveOpenedIncidents(ctx, accountId, id, saved.before, 'no longer opens incidents')
+  const { resolved, input } = saved
+  return withSaveWarnings(
+    await checkResponse(ctx, resolved),
+    ignoredPlaces(resolved.row.check_type as CheckType, input),
   )
-  const updated = {
-    ...columnsOf(definition),
-    definition: JSON.stringify(definition),
-    updated_at: isoNow(ctx),
-  }
-  await repo.replaceCheck(ctx, id, updated, definition.tags)
-  await recordReferences(ctx, accountId, { type: 'check', id }, definition)
-  await alerting.replaceSubscriptionsIfGiven(ctx, { checkId: id }, subscriptionsIn(body))
-  const trigger = triggerOf(current)
-  if (trigger && !triggerOf(definition))
-    await resolveOpenedIncidents(ctx, accountId, id, trigger, 'no longer opens incidents')
-  const resolved = await resolveCheck(ctx, { ...row, ...updated })
-  const heartbeatChanged = HEARTBEAT_FIELDS.some(
-    (field) =>
-      (current.heartbeat as HeartbeatSettings)?.[field] !==
-      (definition.heartbeat as HeartbeatSettings)?.[field],
-  )
-  await syncCheckSchedule(ctx, schedulable(resolved), { heartbeatChanged })
-  return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, input))
 }
 
 /**
@@ -209,15 +223,16 @@ function withSaveWarnings(check: AnyCheck, warnings: string[]): AnyCheck {
 }
 
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
-  const row = await repo.findCheck(ctx, accountId, id)
-  if (!row) throw notFound(`Check ${id} not found`)
-  // Its services keep what it showed on status pages, in the transaction that deletes its results.
-  const remove = async (tx: ServiceContext) => {
+  // The check locked first: a save naming it (a service's checks) that holds it commits before, and the
+  // services it links are kept; one that comes after waits, then finds it gone. Its services keep what it
+  // showed on status pages, in the transaction that deletes its results.
+  const row = await inTransaction(ctx, async (tx) => {
+    const row = await repo.lockCheck(tx, accountId, id, 'exclusive')
+    if (!row) throw notFound(`Check ${id} not found`)
     await keepStatusHistory(tx, accountId, id)
     await repo.deleteCheck(tx, id)
-  }
-  if (ctx.db.isTransaction) await remove(ctx)
-  else await ctx.db.transaction().execute((db) => remove({ ...ctx, db }))
+    return row
+  })
   // Its runs stop at once: suite runs in flight (minutes long) are cancelled; their results are dropped.
   if (row.check_type === 'AUTOMATION') await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
@@ -311,9 +326,10 @@ async function normalize(
     subscriptionsIn(body),
     'body.alertChannelSubscriptions',
   )
+  // Inside the save's transaction, what it names stays until it commits (or, deleted meanwhile, is unknown).
   if (
     definition.groupId !== null &&
-    !(await groupsRepo.findGroup(ctx, accountId, definition.groupId as number))
+    !(await groupsRepo.lockGroup(ctx, accountId, definition.groupId as number, 'referenced'))
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
   }
@@ -344,12 +360,13 @@ async function normalize(
   return definition as Definition
 }
 
-/** Each slug must name one of the account's private locations. */
+/**
+ * Each slug must name one of the account's private locations. In a transaction, they stay (a deletion
+ * or a new slug waits for it to end) and one deleted or renamed meanwhile is unknown.
+ */
 export async function assertPrivateLocations(ctx: ServiceContext, accountId: string, slugs: string[]) {
   if (slugs.length === 0) return
-  const known = new Set(
-    (await privateLocationsRepo.listAccountLocations(ctx, accountId)).map((l) => l.slug_name),
-  )
+  const known = await privateLocationsRepo.lockReferencedSlugs(ctx, accountId, slugs)
   const unknown = slugs.find((slug) => !known.has(slug))
   if (unknown) throw invalid('body.privateLocations', `unknown private location ${unknown}`)
 }

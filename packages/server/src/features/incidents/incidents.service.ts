@@ -4,6 +4,7 @@ import type { IncidentComponentImpactsTable, IncidentsTable, IncidentUpdatesTabl
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { inTransaction } from '../../transactions.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { enqueueUpdateNotifications } from '../status-page-subscribers/status-page-subscribers.service.ts'
 import { cardsOfPages, findPageById } from '../status-pages/status-pages.repo.ts'
@@ -314,10 +315,6 @@ async function incidentOfPage(ctx: ServiceContext, accountId: string, pageId: st
   const row = await incidentOfAccount(ctx, accountId, id)
   if (row.status_page_id !== pageId) throw notFound(`Incident ${id} not found`)
   return row
-}
-
-function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
-  return ctx.db.transaction().execute((db) => work({ ...ctx, db }))
 }
 
 export async function assemble(ctx: ServiceContext, rows: IncidentsTable[]): Promise<Incident[]> {

@@ -6,6 +6,7 @@ import {
 } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `private_locations`, `private_location_keys`, `agents` and `agent_events`. */
 
@@ -20,6 +21,28 @@ export async function findLocation(ctx: ServiceContext, accountId: string, id: s
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** `findLocation` in a transaction, the row locked as `lock` says (see RowLock) until it ends. */
+export async function lockLocation(ctx: ServiceContext, accountId: string, id: string, lock: RowLock) {
+  const query = ctx.db
+    .selectFrom('private_locations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+  return locked(ctx, query, lock).executeTakeFirst()
+}
+
+/** The slugs among `slugs` of the account's locations, locked as referenced until the transaction ends. */
+export async function lockReferencedSlugs(ctx: ServiceContext, accountId: string, slugs: string[]) {
+  if (slugs.length === 0) return new Set<string>()
+  const query = ctx.db
+    .selectFrom('private_locations')
+    .select('slug_name')
+    .where('account_id', '=', accountId)
+    .where('slug_name', 'in', slugs)
+    .orderBy('id')
+  return new Set((await locked(ctx, query, 'referenced').execute()).map((row) => row.slug_name))
 }
 
 /** Every private location of an account (checks name them by slug). */

@@ -3,6 +3,7 @@ import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { inTransaction } from '../../transactions.ts'
 import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
@@ -65,29 +66,41 @@ export async function updateLocation(
   body: PrivateLocationBody,
 ) {
   refuseUnusableProxy(body.proxyUrl)
-  const row = await findOrThrow(ctx, accountId, id)
-  if (body.slugName !== row.slug_name) await refuseWhileUsed(ctx, row, 'change the slugName of')
-  const changes = {
-    name: body.name,
-    slug_name: body.slugName,
-    icon: body.icon ?? null,
-    proxy_url: withStoredProxyPassword(body.proxyUrl ?? null, row.proxy_url),
-    updated_at: isoNow(ctx),
-  }
-  try {
-    await repo.updateLocation(ctx, id, changes)
-  } catch (error) {
-    if (isUniqueViolation(error))
-      throw conflict(`A private location with slugName ${body.slugName} exists already`)
-    throw error
-  }
-  return (await describe(ctx, [{ ...row, ...changes }]))[0] as PrivateLocation
+  const saved = await inTransaction(ctx, async (tx) => {
+    // Exclusive: a new slug is as a deletion to what names the old one (see deleteLocation).
+    const current = await repo.lockLocation(tx, accountId, id, 'exclusive')
+    if (!current) throw notFound(`Private location ${id} not found`)
+    if (body.slugName !== current.slug_name) await refuseWhileUsed(tx, current, 'change the slugName of')
+    const changes = {
+      name: body.name,
+      slug_name: body.slugName,
+      icon: body.icon ?? null,
+      proxy_url: withStoredProxyPassword(body.proxyUrl ?? null, current.proxy_url),
+      updated_at: isoNow(tx),
+    }
+    try {
+      await repo.updateLocation(tx, id, changes)
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw conflict(`A private location with slugName ${body.slugName} exists already`)
+      throw error
+    }
+    return { ...current, ...changes }
+  })
+  return (await describe(ctx, [saved]))[0] as PrivateLocation
 }
 
+/**
+ * Refused while checks or groups run there. The location is locked first: one being saved with it
+ * commits before (and is counted), or waits and finds it gone.
+ */
 export async function deleteLocation(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
-  const row = await findOrThrow(ctx, accountId, id)
-  await refuseWhileUsed(ctx, row, 'delete')
-  await repo.deleteLocation(ctx, id)
+  await inTransaction(ctx, async (tx) => {
+    const row = await repo.lockLocation(tx, accountId, id, 'exclusive')
+    if (!row) throw notFound(`Private location ${id} not found`)
+    await refuseWhileUsed(tx, row, 'delete')
+    await repo.deleteLocation(tx, id)
+  })
 }
 
 /** A new key for the location's agents; `rawKey` is shown only in this answer. */

@@ -1,5 +1,6 @@
 import { fetchPage, type StatusPageServicesTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
+import { inTransaction, locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `status_page_services` and `status_page_service_checks`. */
 
@@ -8,10 +9,10 @@ export async function insertService(
   row: StatusPageServicesTable,
   checkIds: string[],
 ): Promise<void> {
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx.insertInto('status_page_services').values(row).execute()
+  await inTransaction(ctx, async ({ db }) => {
+    await db.insertInto('status_page_services').values(row).execute()
     if (checkIds.length > 0) {
-      await tx
+      await db
         .insertInto('status_page_service_checks')
         .values(checkIds.map((check_id) => ({ service_id: row.id, check_id })))
         .execute()
@@ -25,18 +26,16 @@ export async function replaceService(
   changes: Pick<StatusPageServicesTable, 'name' | 'description' | 'updated_at'>,
   checkIds: string[],
 ): Promise<void> {
-  const replace = async (tx: ServiceContext['db']) => {
-    await tx.updateTable('status_page_services').set(changes).where('id', '=', id).execute()
-    await tx.deleteFrom('status_page_service_checks').where('service_id', '=', id).execute()
+  await inTransaction(ctx, async ({ db }) => {
+    await db.updateTable('status_page_services').set(changes).where('id', '=', id).execute()
+    await db.deleteFrom('status_page_service_checks').where('service_id', '=', id).execute()
     if (checkIds.length > 0) {
-      await tx
+      await db
         .insertInto('status_page_service_checks')
         .values(checkIds.map((check_id) => ({ service_id: id, check_id })))
         .execute()
     }
-  }
-  if (ctx.db.isTransaction) await replace(ctx.db)
-  else await ctx.db.transaction().execute(replace)
+  })
 }
 
 export async function findService(ctx: ServiceContext, accountId: string, id: string) {
@@ -46,6 +45,35 @@ export async function findService(ctx: ServiceContext, accountId: string, id: st
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** `findService` in a transaction, the row locked as `lock` says (see RowLock) until it ends. */
+export async function lockService(ctx: ServiceContext, accountId: string, id: string, lock: RowLock) {
+  const query = ctx.db
+    .selectFrom('status_page_services')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+  return locked(ctx, query, lock).executeTakeFirst()
+}
+
+/** `findServices`, locked as referenced until the transaction ends. */
+export async function lockReferencedServices(ctx: ServiceContext, accountId: string, ids: string[]) {
+  if (ids.length === 0) return []
+  const query = ctx.db
+    .selectFrom('status_page_services')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+  return locked(ctx, query, 'referenced').execute()
+}
+
+/** Which of `ids` are services (of any account), locked as referenced until the transaction ends. */
+export async function lockReferencedServiceIds(ctx: ServiceContext, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return []
+  const query = ctx.db.selectFrom('status_page_services').select('id').where('id', 'in', ids).orderBy('id')
+  return (await locked(ctx, query, 'referenced').execute()).map((row) => row.id)
 }
 
 export async function findServices(ctx: ServiceContext, accountId: string, ids: string[]) {

@@ -3,7 +3,8 @@ import type { StatusPageServicesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
-import { findCheck, listChecksOfAccount } from '../checks/checks.repo.ts'
+import { inTransaction } from '../../transactions.ts'
+import { listChecksOfAccount, lockReferencedChecks } from '../checks/checks.repo.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { pageIdsShowingServices } from '../status-pages/status-pages.repo.ts'
 import { touchPages } from '../status-pages/status-pages.service.ts'
@@ -16,7 +17,6 @@ export async function createService(
   accountId: string,
   body: ServiceBody,
 ): Promise<Service> {
-  const checkIds = await existingCheckIds(ctx, accountId, body.checkIds ?? [])
   const now = isoNow(ctx)
   const row: StatusPageServicesTable = {
     id: randomUUID(),
@@ -26,7 +26,11 @@ export async function createService(
     created_at: now,
     updated_at: now,
   }
-  await repo.insertService(ctx, row, checkIds)
+  const checkIds = await inTransaction(ctx, async (tx) => {
+    const checkIds = await lockLinkedChecks(tx, accountId, body.checkIds ?? [])
+    await repo.insertService(tx, row, checkIds)
+    return checkIds
+  })
   return toService(row, checkIds)
 }
 
@@ -52,20 +56,22 @@ export async function updateService(
   id: string,
   body: ServiceBody,
 ): Promise<Service> {
-  const row = await findOrThrow(ctx, accountId, id)
-  const checkIds = await existingCheckIds(ctx, accountId, body.checkIds ?? [])
   const changes = { name: body.name, description: body.description ?? null, updated_at: isoNow(ctx) }
-  // A check taken off leaves what it showed in the service's past bars, as a deleted check does: in the
-  // transaction that unlinks it.
-  const replace = async (tx: ServiceContext) => {
+  // The service, then its checks locked before anything is written (as a check's deletion locks the check,
+  // then its services): a deletion of either waits for this, or this finds it gone. A check taken off
+  // leaves what it showed in the service's past bars, as a deleted check does: in the transaction that
+  // unlinks it.
+  const { row, checkIds } = await inTransaction(ctx, async (tx) => {
+    const row = await repo.lockService(tx, accountId, id, 'change')
+    if (!row) throw notFound(`Service ${id} not found`)
+    const checkIds = await lockLinkedChecks(tx, accountId, body.checkIds ?? [])
     const before = (await repo.checkIdsOfServices(tx, [id])).get(id) ?? []
     for (const checkId of before.filter((c) => !checkIds.includes(c))) {
       await keepStatusHistory(tx, accountId, checkId, [id])
     }
     await repo.replaceService(tx, id, changes, checkIds)
-  }
-  if (ctx.db.isTransaction) await replace(ctx)
-  else await ctx.db.transaction().execute((db) => replace({ ...ctx, db }))
+    return { row, checkIds }
+  })
   await touchPages(ctx, await pageIdsShowingServices(ctx, [id]))
   return toService({ ...row, ...changes }, checkIds)
 }
@@ -75,31 +81,42 @@ export async function updateService(
  * check's triggerIncident names: the check would stop opening incidents and refuse every later update.
  */
 export async function deleteService(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
-  await findOrThrow(ctx, accountId, id)
-  const pages = await pageIdsShowingServices(ctx, [id])
-  if (pages.length > 0) {
-    throw conflict(`Service ${id} is shown on ${pages.length} status page(s): take it off their cards first`)
-  }
-  const names = (check: { definition: string }) =>
-    (JSON.parse(check.definition) as { triggerIncident?: { serviceId?: string } | null }).triggerIncident
-      ?.serviceId === id
-  const checks = (await listChecksOfAccount(ctx, accountId)).filter(names).length
-  if (checks > 0) {
-    throw conflict(
-      `Service ${id} is named by the triggerIncident of ${checks} check(s): change or remove it there first`,
-    )
-  }
-  await repo.deleteService(ctx, id)
+  // Locked first: a page or check being saved with it commits before (and is seen), or waits and finds
+  // it gone.
+  await inTransaction(ctx, async (tx) => {
+    if (!(await repo.lockService(tx, accountId, id, 'exclusive'))) throw notFound(`Service ${id} not found`)
+    const pages = await pageIdsShowingServices(tx, [id])
+    if (pages.length > 0) {
+      throw conflict(
+        `Service ${id} is shown on ${pages.length} status page(s): take it off their cards first`,
+      )
+    }
+    const names = (check: { definition: string }) =>
+      (JSON.parse(check.definition) as { triggerIncident?: { serviceId?: string } | null }).triggerIncident
+        ?.serviceId === id
+    const checks = (await listChecksOfAccount(tx, accountId)).filter(names).length
+    if (checks > 0) {
+      throw conflict(
+        `Service ${id} is named by the triggerIncident of ${checks} check(s): change or remove it there first`,
+      )
+    }
+    await repo.deleteService(tx, id)
+  })
 }
 
-/** The account's services among `ids`, in the order asked; 400 naming `path` for an unknown one. */
+/**
+ * The account's services among `ids`, in the order asked; 400 naming `path` for an unknown one. In a
+ * transaction, they stay (a deletion waits for it to end) and one deleted meanwhile is unknown.
+ */
 export async function servicesOfAccount(
   ctx: ServiceContext,
   accountId: string,
   ids: string[],
   pathOf: (index: number) => string,
 ) {
-  const found = new Map((await repo.findServices(ctx, accountId, [...new Set(ids)])).map((r) => [r.id, r]))
+  const found = new Map(
+    (await repo.lockReferencedServices(ctx, accountId, [...new Set(ids)])).map((r) => [r.id, r]),
+  )
   return ids.map((id, index) => {
     const row = found.get(id)
     if (!row) throw invalid(pathOf(index), `unknown service ${id}`)
@@ -107,15 +124,13 @@ export async function servicesOfAccount(
   })
 }
 
-async function existingCheckIds(ctx: ServiceContext, accountId: string, ids: string[]): Promise<string[]> {
+/** `ids` without repeats, each a check of the account locked as referenced; 400 naming an unknown one. */
+async function lockLinkedChecks(ctx: ServiceContext, accountId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)]
-  const checks = await Promise.all(unique.map((id) => findCheck(ctx, accountId, id)))
-  const missing = unique.findIndex((_, i) => !checks[i])
-  if (missing >= 0)
-    throw invalid(
-      `body.checkIds.${ids.indexOf(unique[missing] as string)}`,
-      `unknown check ${unique[missing]}`,
-    )
+  const found = await lockReferencedChecks(ctx, accountId, unique)
+  const missing = unique.find((id) => !found.has(id))
+  if (missing !== undefined)
+    throw invalid(`body.checkIds.${ids.indexOf(missing)}`, `unknown check ${missing}`)
   return unique
 }
 

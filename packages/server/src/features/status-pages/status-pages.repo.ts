@@ -6,6 +6,7 @@ import {
 } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { inTransaction } from '../../transactions.ts'
 
 /** The only SQL for `status_pages`, `status_page_cards`, `status_page_card_services` and access tokens. */
 
@@ -36,10 +37,9 @@ async function writeCards(ctx: ServiceContext, pageId: string, cards: CardRow[])
 }
 
 export async function insertPage(ctx: ServiceContext, row: StatusPagesTable, cards: CardRow[]) {
-  await ctx.db.transaction().execute(async (tx) => {
-    const inTx = { ...ctx, db: tx }
-    await tx.insertInto('status_pages').values(row).execute()
-    await writeCards(inTx, row.id, cards)
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('status_pages').values(row).execute()
+    await writeCards(tx, row.id, cards)
   })
 }
 
@@ -50,8 +50,8 @@ export async function replacePage(
   changes: Omit<StatusPagesTable, 'id' | 'account_id' | 'created_at' | 'version' | 'content_version'>,
   cards: CardRow[],
 ) {
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx
+  await inTransaction(ctx, async (tx) => {
+    await tx.db
       .updateTable('status_pages')
       .set({
         ...changes,
@@ -60,7 +60,7 @@ export async function replacePage(
       })
       .where('id', '=', id)
       .execute()
-    await writeCards({ ...ctx, db: tx }, id, cards)
+    await writeCards(tx, id, cards)
   })
 }
 

@@ -4,6 +4,7 @@ import { isUniqueViolation, type StatusPageServicesTable, type StatusPagesTable 
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { inTransaction } from '../../transactions.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
@@ -23,7 +24,6 @@ export async function createStatusPage(
   const id = randomUUID()
   const now = isoNow(ctx)
   const fields = await normalize(ctx, accountId, id, body)
-  const cards = await cardRows(ctx, accountId, id, body, [], now)
   const row: StatusPagesTable = {
     id,
     account_id: accountId,
@@ -33,7 +33,12 @@ export async function createStatusPage(
     created_at: now,
     updated_at: now,
   }
-  await uniquely(() => repo.insertPage(ctx, row, cards))
+  // The services its cards show can't go before it commits (or, deleted meanwhile, are unknown).
+  await uniquely(() =>
+    inTransaction(ctx, async (tx) => {
+      await repo.insertPage(tx, row, await cardRows(tx, accountId, id, body, [], now))
+    }),
+  )
   forgetPublicPage(ctx, id)
   return getStatusPage(ctx, accountId, id)
 }
@@ -59,8 +64,13 @@ export async function updateStatusPage(
   const now = isoNow(ctx)
   const fields = await normalize(ctx, accountId, id, body)
   const existing = (await repo.cardsOfPages(ctx, [id])).get(id) ?? []
-  const cards = await cardRows(ctx, accountId, id, body, existing, now)
-  await uniquely(() => repo.replacePage(ctx, id, { ...fields, updated_at: now }, cards))
+  // The services its cards show can't go before it commits (or, deleted meanwhile, are unknown).
+  await uniquely(() =>
+    inTransaction(ctx, async (tx) => {
+      const cards = await cardRows(tx, accountId, id, body, existing, now)
+      await repo.replacePage(tx, id, { ...fields, updated_at: now }, cards)
+    }),
+  )
   forgetPublicPage(ctx, id)
   return getStatusPage(ctx, accountId, id)
 }

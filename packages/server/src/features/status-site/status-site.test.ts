@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { pruneResults } from '../check-results/retention.ts'
@@ -1206,42 +1206,13 @@ for (const engine of testEngines()) {
     })
 
     test('simultaneous requests taking a check off a service keep its days once', async () => {
-      // On PostgreSQL, both requests are held where both have read the links and wait to write the
-      // service's kept days; SQLite runs one write transaction at a time.
-      const together = async (requests: (() => Promise<{ statusCode: number; body: string }>)[]) => {
-        if (engine.engine !== 'postgres') return Promise.all(requests.map((request) => request()))
-        const holder = Promise.withResolvers<number>()
-        const release = Promise.withResolvers<void>()
-        const held = t.ctx.db.transaction().execute(async (tx) => {
-          await sql`lock table status_page_service_days in exclusive mode`.execute(tx)
-          holder.resolve(
-            (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]?.pid ?? 0,
-          )
-          await release.promise
-        })
-        const pid = await holder.promise
-        let settled = 0
-        const sent = requests.map((request) =>
-          request().finally(() => {
-            settled++
-          }),
+      // On PostgreSQL, both requests are held where they write the service's kept days (see inTurnWhileHeld).
+      const together = (requests: (() => Promise<{ statusCode: number; body: string }>)[]) =>
+        inTurnWhileHeld(
+          t.ctx,
+          (tx) => sql`lock table status_page_service_days in exclusive mode`.execute(tx),
+          requests,
         )
-        // Waiting on the holder, or on a request that waits on it.
-        const waiting = async () => {
-          const { rows } = await sql<{ n: number }>`
-            with recursive blocked(pid) as (
-              select pid from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))
-              union
-              select a.pid from pg_stat_activity a join blocked b on b.pid = any(pg_blocking_pids(a.pid))
-            )
-            select count(*)::int as n from blocked`.execute(t.ctx.db)
-          return rows[0]?.n ?? 0
-        }
-        while (settled + (await waiting()) < requests.length) await sleep(5)
-        release.resolve()
-        await held
-        return Promise.all(sent)
-      }
       const bars = async (slug: string) => {
         const [s] = (await viewOf(slug)).cards[0]?.services ?? []
         return [s?.uptime, s?.days.slice(-1).map((d) => [d.date, d.uptime])]

@@ -3,7 +3,11 @@ import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check
 import { resolveChecksById } from '../checks/checks.service.ts'
 import { windowsFirstStartedBy } from '../maintenance-windows/maintenance-windows.repo.ts'
 import { coversTags, occurrencesBetween } from '../maintenance-windows/maintenance-windows.service.ts'
-import { keepServiceDays, servicesOfCheck } from '../status-page-services/status-page-services.repo.ts'
+import {
+  keepServiceDays,
+  lockReferencedServiceIds,
+  servicesOfCheck,
+} from '../status-page-services/status-page-services.repo.ts'
 
 /** Days of history a public page shows (today included). */
 export const HISTORY_DAYS = 90
@@ -105,7 +109,9 @@ export async function keepStatusHistory(
   checkId: string,
   serviceIds?: string[],
 ) {
-  const services = serviceIds ?? (await servicesOfCheck(ctx, checkId))
+  // Of the services it is on, those that stay until this commits (one deleted meanwhile takes its kept
+  // days along anyway).
+  const services = serviceIds ?? (await lockReferencedServiceIds(ctx, await servicesOfCheck(ctx, checkId)))
   if (services.length === 0) return
   const now = ctx.clock.now()
   const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())

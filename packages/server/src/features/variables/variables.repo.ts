@@ -1,6 +1,7 @@
 import { fetchPage, type VariablesTable } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { inTransaction } from '../../transactions.ts'
 
 /** The only SQL for `variables` and `variable_references`. */
 
@@ -71,14 +72,14 @@ export async function replaceReferences(
   owner: ReferenceOwner,
   keys: string[],
 ): Promise<void> {
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx
+  await inTransaction(ctx, async ({ db }) => {
+    await db
       .deleteFrom('variable_references')
       .where('owner_type', '=', owner.type)
       .where('owner_id', '=', String(owner.id))
       .execute()
     if (keys.length === 0) return
-    await tx
+    await db
       .insertInto('variable_references')
       .values(
         keys.map((key) => ({
