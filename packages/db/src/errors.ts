@@ -19,3 +19,13 @@ export function isForeignKeyViolation(error: unknown): boolean {
   if (errcode === 787) return true // node:sqlite: SQLITE_CONSTRAINT_FOREIGNKEY
   return typeof message === 'string' && message.includes('FOREIGN KEY constraint failed')
 }
+
+/**
+ * True when PostgreSQL ended a transaction because of others running at the same time: it was chosen to
+ * break a deadlock (40P01), or it could not be serialized with them (40001). Nothing it wrote was kept.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { code } = error as { code?: unknown }
+  return code === '40P01' || code === '40001'
+}

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Database } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import Fastify from 'fastify'
+import { type Kysely, sql } from 'kysely'
 import { insertService } from '../features/status-page-services/status-page-services.repo.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { handleError } from './errors.ts'
@@ -277,5 +280,59 @@ for (const storeEngine of testEngines()) {
       assert.equal(await serviceIds('svc-twice'), 1)
       await app.close()
     })
+
+    // SQLite has one writer at a time: no deadlock to break.
+    if (storeEngine.engine === 'postgres')
+      test('a transaction PostgreSQL ends to break a deadlock is 409 in the error shape, nothing saved', async () => {
+        await insertService(t.ctx, serviceRow('svc-first'), [])
+        await insertService(t.ctx, serviceRow('svc-second'), [])
+        const rename = (db: Kysely<Database>, id: string, name: string) =>
+          db.updateTable('status_page_services').set({ name }).where('id', '=', id).execute()
+        const routeHoldsFirst = Promise.withResolvers<void>()
+        const testHoldsSecond = Promise.withResolvers<void>()
+        const app = Fastify()
+        app.setErrorHandler(handleError)
+        app.post('/rename', async () => {
+          await t.ctx.db.transaction().execute(async (tx) => {
+            await rename(tx, 'svc-first', 'by the request')
+            routeHoldsFirst.resolve()
+            await testHoldsSecond.promise
+            await rename(tx, 'svc-second', 'by the request')
+          })
+          return {}
+        })
+        const answered = app.inject({ method: 'POST', url: '/rename' })
+        await t.ctx.db.transaction().execute(async (tx) => {
+          await routeHoldsFirst.promise
+          await rename(tx, 'svc-second', 'by the other')
+          const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]?.pid
+          testHoldsSecond.resolve()
+          // The request waits first, so PostgreSQL's deadlock check ends its transaction, not this one.
+          const waiting = async () =>
+            (
+              await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+                where ${pid}::int = any(pg_blocking_pids(pid))`.execute(t.ctx.db)
+            ).rows[0]?.n
+          while ((await waiting()) === 0) await sleep(5)
+          await rename(tx, 'svc-first', 'by the other')
+        })
+        const res = await answered
+        assert.equal(res.statusCode, 409, res.body)
+        assert.deepEqual(json(res), {
+          statusCode: 409,
+          error: 'Conflict',
+          message: 'A change made at the same time got in the way: nothing was saved; try again',
+        })
+        const names = await t.store.db
+          .selectFrom('status_page_services')
+          .select('name')
+          .where('id', 'in', ['svc-first', 'svc-second'])
+          .execute()
+        assert.deepEqual(
+          names.map((row) => row.name),
+          ['by the other', 'by the other'],
+        )
+        await app.close()
+      })
   })
 }

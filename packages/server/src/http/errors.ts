@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { NOT_BLANK_PATTERN } from '@svc/core'
-import { isForeignKeyViolation, isUniqueViolation } from '@svc/db'
+import { isForeignKeyViolation, isTransactionConflict, isUniqueViolation } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** A failure the client caused or may see; anything else thrown is a bug and answers a bare 500. */
@@ -124,7 +124,8 @@ export function clientErrorOf(error: FastifyError | HttpError): ClientError | un
 /**
  * A constraint of the store that a request broke because another changed the store at the same time
  * (a service that checks what it can answers more precisely before): a row it names was deleted after it
- * was found, or a unique key it takes was taken after it was found free. Writes that go together are
+ * was found, a unique key it takes was taken after it was found free, or PostgreSQL ended its
+ * transaction to break a deadlock with another. Writes that go together are
  * one transaction, so the request saved nothing; the client may retry. Undefined for anything else.
  */
 function storeConflictOf(error: unknown): string | undefined {
@@ -133,6 +134,8 @@ function storeConflictOf(error: unknown): string | undefined {
     return 'A resource this request refers to was deleted at the same time: nothing was saved'
   if (isUniqueViolation(error))
     return 'A resource with the same unique key was saved at the same time: nothing was saved'
+  if (isTransactionConflict(error))
+    return 'A change made at the same time got in the way: nothing was saved; try again'
   return undefined
 }
 
