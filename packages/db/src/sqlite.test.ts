@@ -118,3 +118,53 @@ test('SQLite: an open, idle store does not keep a process alive, and one being c
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('SQLite: a transaction that reads and then writes is not failed by another process committing in between', async () => {
+  const { dir, path, store } = sqliteStore()
+  try {
+    await sql`create table counters (id integer primary key, n integer not null)`.execute(store.db)
+    await sql`insert into counters (id, n) values (1, 0)`.execute(store.db)
+    // Another process (a runner beside the server) writes while the transaction below is between its
+    // read and its write; it gives up at once instead of waiting its busy timeout, and says so.
+    const otherProcessWrites = () =>
+      spawnSync(
+        process.execPath,
+        [
+          '--disable-warning=ExperimentalWarning',
+          '--input-type=module',
+          '-e',
+          `import { DatabaseSync } from 'node:sqlite'
+          const db = new DatabaseSync(${JSON.stringify(path)})
+          db.exec('PRAGMA busy_timeout = 0')
+          try {
+            db.exec('update counters set n = n + 10 where id = 1')
+            console.log('written')
+          } catch (error) {
+            console.log(error.errcode === 5 ? 'busy' : String(error))
+          }`,
+        ],
+        { encoding: 'utf8', timeout: 30_000 },
+      ).stdout.trim()
+    let other = ''
+    await store.db.transaction().execute(async (tx) => {
+      const { n } = await tx
+        .selectFrom('counters' as never)
+        .select(sql<number>`n`.as('n'))
+        .executeTakeFirstOrThrow()
+      other = otherProcessWrites()
+      await sql`update counters set n = ${n + 1} where id = 1`.execute(tx)
+    })
+    // The transaction held the store's write lock from its start: the other process waits its turn
+    // (for up to its busy timeout) instead of invalidating what the transaction read.
+    assert.equal(other, 'busy')
+    assert.equal(otherProcessWrites(), 'written')
+    const { rows } = await sql<{ n: number }>`select n from counters where id = 1`.execute(store.db)
+    assert.deepEqual(
+      rows.map((row) => row.n),
+      [11],
+    )
+  } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

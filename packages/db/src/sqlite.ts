@@ -34,7 +34,11 @@ export function openSqlite(path: string): SqliteStore {
         if (checkpointer) checkpointer.close().then(closed.resolve)
         else closed.resolve()
       },
-      prepare(sql: string): SqliteStatement {
+      prepare(query: string): SqliteStatement {
+        // Kysely begins transactions deferred: one that read before another process (a runner beside
+        // the server) committed then failed its first write at once with SQLITE_BUSY_SNAPSHOT, whatever
+        // the busy timeout. Taking the write lock at the start makes the others wait their turn instead.
+        const sql = query === 'begin' ? 'begin immediate' : query
         const cached = statements.get(sql)
         if (cached) return cached
         const statement = database.prepare(sql)
