@@ -104,7 +104,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         summary: 'Post the outcome of a run',
         description:
           'Only for a run the server gave this key’s location and that is still open (404 otherwise). Stored ' +
-          'once per job id: posting the same outcome again stores nothing new and answers 204 again. Under ' +
+          `once per job id: posting the same outcome again stores nothing new and answers 204 again. A detail ` +
+          `nested deeper than ${agents.MAX_DETAIL_DEPTH} levels is 400. Under ` +
           'the resultId its job carried: another run’s result id is 409.',
         headers: AgentHeaders,
         body: JobResultBody,
@@ -127,7 +128,9 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         description:
           `Up to ${MAX_RESULTS_PER_POST} outcomes, each stored as POST /agent/v1/results stores one, sharing ` +
           'commits. Answers what became of each, in order: 204 stored (or stored before), 400 a script ' +
-          'outcome’s artifact lists are malformed, 404 its check is ' +
+          `outcome’s artifact lists are malformed or an outcome’s detail nests deeper than ${agents.MAX_DETAIL_DEPTH} ` +
+          'levels, ' +
+          '404 its check is ' +
           'gone, or the job was not given to this location or its run is over, 409 its resultId is another ' +
           'run’s (stored, or earlier in the batch). A failure of the store ' +
           'answers 5xx: post them all again.',

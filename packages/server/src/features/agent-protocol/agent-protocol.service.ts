@@ -302,7 +302,7 @@ export async function postResults(
       if (body.location !== agent.key) return notFound(`Job ${body.slotKey} is not one of this location's`)
       const check = checks.get(body.checkId)
       if (!check || check.row.account_id !== accountId) return notFound(`Check ${body.checkId} not found`)
-      const malformed = artifactListProblem(check.row.check_type, body.outcome.detail)
+      const malformed = detailProblem(check.row.check_type, body.outcome.detail)
       if (malformed !== undefined) {
         const path = `${pathOf(i)}.outcome.detail${malformed.field ? `.${malformed.field}` : ''}`
         return badRequest(`${path} ${malformed.message}`, { errors: [{ path, message: malformed.message }] })
@@ -370,6 +370,31 @@ export async function postResults(
     agent.owner,
   )
   return refused
+}
+
+/**
+ * How deep a posted detail may nest objects and lists: far beyond any run's (each nested `test.step` of a
+ * script adds two levels), and well within what the store's JSON.stringify and the readers of a detail
+ * can walk (thousands of levels overflowed the stack: a 500 and no result).
+ */
+export const MAX_DETAIL_DEPTH = 500
+
+/** What is wrong with a posted detail, if anything: its nesting, or a script outcome's artifact lists. */
+function detailProblem(checkType: string, detail: unknown): { field: string; message: string } | undefined {
+  if (nestedDeeperThan(detail, MAX_DETAIL_DEPTH))
+    return { field: '', message: `is nested deeper than ${MAX_DETAIL_DEPTH} levels` }
+  return artifactListProblem(checkType, detail)
+}
+
+/** Whether `value` nests objects and lists more than `max` levels deep; walked without recursion. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: { value: unknown; level: number }[] = [{ value, level: 1 }]
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.value === null || typeof next.value !== 'object') continue
+    if (next.level > max) return true
+    for (const inner of Object.values(next.value)) pending.push({ value: inner, level: next.level + 1 })
+  }
+  return false
 }
 
 /**

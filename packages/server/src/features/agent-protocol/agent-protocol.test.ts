@@ -760,6 +760,50 @@ for (const engine of testEngines()) {
       assert.deepEqual(stored.error, { type: 'ASSERTION', message: 'got a\ufffdb' })
     })
 
+    test('a detail nested deeper than 500 levels is 400, alone or in a batch, never a 500; 500 levels are stored', async () => {
+      const chi = await locationWithKey('chi')
+      const checkId = await createCheck('deep detail', ['chi'])
+      nowMs = await dueOf(checkId)
+      const agentId = randomUUID()
+      const [job] = await as(chi.rawKey, agentId).poll()
+      assert.ok(job)
+      const body = jobResultBody(job, { ...(await outcomeOf(job)), detail: '<detail>' })
+      /** A detail of objects nested `levels` deep, as text: JSON.stringify overflows its stack on deep ones. */
+      const nested = (levels: number) => `${'{"inner": '.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`
+      const post = (url: string, detail: string, batch: boolean) =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          headers: {
+            authorization: `Bearer ${chi.rawKey}`,
+            'x-svc-agent-id': agentId,
+            'content-type': 'application/json',
+          },
+          payload: JSON.stringify(batch ? { results: [body] } : body).replace('"<detail>"', () => detail),
+        })
+      for (const levels of [501, 10_000]) {
+        const alone = await post('/agent/v1/results', nested(levels), false)
+        assert.equal(alone.statusCode, 400, `${levels}: ${alone.body}`)
+        assert.deepEqual(json(alone).attributes.errors, [
+          { path: 'body.outcome.detail', message: 'is nested deeper than 500 levels' },
+        ])
+        const inBatch = await post('/agent/v1/results/batch', nested(levels), true)
+        assert.equal(inBatch.statusCode, 200, inBatch.body)
+        assert.deepEqual(json(inBatch).results, [
+          {
+            resultId: job.resultId,
+            statusCode: 400,
+            message: 'body.results.0.outcome.detail is nested deeper than 500 levels',
+          },
+        ])
+      }
+      assert.deepEqual(await resultsOf(checkId), [])
+      const stored = await post('/agent/v1/results', nested(500), false)
+      assert.equal(stored.statusCode, 204, stored.body)
+      const [result] = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+      assert.equal(JSON.stringify(result.urlCheckResult), nested(500).replaceAll(' ', ''))
+    })
+
     test('run times that contradict each other, a first start and a cancel an agent could not have seen are 400; a skewed clock moves the run into its job window', async () => {
       const phi = await locationWithKey('phi')
       const checkId = await createCheck('claims', ['phi'], ONE_RETRY)

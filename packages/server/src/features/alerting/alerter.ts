@@ -9,6 +9,7 @@ import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
 import { type ChannelPolicy, policyOf } from '../alert-channels/alert-channels.service.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
+import { integerOf, isRecord, numberOf, parsedDetailOf, stringOf } from '../check-results/result-detail.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheck } from '../checks/checks.service.ts'
 import type { EffectiveSettings } from '../checks/effective-check.ts'
@@ -303,26 +304,41 @@ function statusOf(result: CheckResultsTable): RunStatus {
   return result.is_degraded ? 'degraded' : 'passing'
 }
 
+/** At most this many characters of a status text are shown (an HTTP reason phrase is a few words). */
+const STATUS_TEXT_MAX = 200
+/** At most this many characters of an error message are shown: the most the runner itself reports. */
+const ERROR_MESSAGE_MAX = 4000
+/** The longest DNS name. */
+const HOST_NAME_MAX = 253
+
+/** What alerts show of a result's detail; each value of its expected type, else absent (null). */
 interface HttpDetail {
-  response?: { status?: number; statusText?: string } | null
-  /** The checked certificate: the request's host, or a browser check's `sslCheckDomain`. */
-  tls?: { daysRemaining?: number; domain?: string } | null
+  status: number | null
+  statusText: string | null
+  sslDaysRemaining: number | null
+  /** The checked certificate's: the request's host, or a browser check's `sslCheckDomain`. */
+  sslDomain: string | null
 }
 
 function detailOf(result: CheckResultsTable | undefined): HttpDetail {
-  if (!result) return {}
-  const detail = JSON.parse(result.detail) as Record<string, HttpDetail | undefined>
-  return detail.apiCheckResult ?? detail.urlCheckResult ?? detail.browserCheckResult ?? {}
+  const parsed = parsedDetailOf(result)
+  const detail =
+    [parsed.apiCheckResult, parsed.urlCheckResult, parsed.browserCheckResult].find(isRecord) ?? {}
+  const response = isRecord(detail.response) ? detail.response : {}
+  const tls = isRecord(detail.tls) ? detail.tls : {}
+  const domain = stringOf(tls.domain)
+  return {
+    status: integerOf(response.status, 100, 999) ?? null,
+    statusText: stringOf(response.statusText, STATUS_TEXT_MAX) ?? null,
+    sslDaysRemaining: integerOf(tls.daysRemaining) ?? null,
+    sslDomain: domain && domain.length <= HOST_NAME_MAX ? domain : null,
+  }
 }
 
-function sslDaysOf(result: CheckResultsTable): number | null {
-  const days = detailOf(result).tls?.daysRemaining
-  return typeof days === 'number' ? days : null
-}
+const sslDaysOf = (result: CheckResultsTable): number | null => detailOf(result).sslDaysRemaining
 
-function sslDomainOf(result: CheckResultsTable | undefined, url: string | undefined): string | null {
-  const domain = detailOf(result).tls?.domain
-  if (domain) return domain
+function sslDomainOf(detail: HttpDetail, url: string | undefined): string | null {
+  if (detail.sslDomain) return detail.sslDomain
   return url && URL.canParse(url) ? new URL(url).hostname : null
 }
 
@@ -345,7 +361,7 @@ function eventVariables(
   },
 ): TemplateVariables {
   const { check, definition, result, alert } = input
-  const response = detailOf(result).response
+  const detail = detailOf(result)
   let title = TITLES[alert.alertType](check.name)
   if (alert.reminder) title = `${check.name} is still failing (reminder ${alert.reminder})`
   if (alert.alertType === 'ALERT_SSL') title = `${title}: ${alert.sslDaysRemaining} days left`
@@ -357,14 +373,14 @@ function eventVariables(
     ALERT_TITLE: title,
     ALERT_TYPE: alert.alertType,
     CHECK_RESULT_ID: result?.id ?? '',
-    CHECK_ERROR_MESSAGE: result?.error_message ?? '',
-    RESPONSE_TIME: result?.response_time ?? null,
-    API_CHECK_RESPONSE_STATUS_CODE: check.check_type === 'API' ? (response?.status ?? null) : null,
-    API_CHECK_RESPONSE_STATUS_TEXT: check.check_type === 'API' ? (response?.statusText ?? null) : null,
+    CHECK_ERROR_MESSAGE: stringOf(result?.error_message, ERROR_MESSAGE_MAX) ?? '',
+    RESPONSE_TIME: numberOf(result?.response_time) ?? null,
+    API_CHECK_RESPONSE_STATUS_CODE: check.check_type === 'API' ? detail.status : null,
+    API_CHECK_RESPONSE_STATUS_TEXT: check.check_type === 'API' ? detail.statusText : null,
     RUN_LOCATION: result?.run_location ?? '',
     RESULT_LINK: result ? `${ctx.publicUrl}/v1/check-results/${check.id}/${result.id}` : '',
     SSL_DAYS_REMAINING: alert.alertType === 'ALERT_SSL' ? (alert.sslDaysRemaining ?? null) : null,
-    SSL_CHECK_DOMAIN: alert.alertType === 'ALERT_SSL' ? sslDomainOf(result, url) : null,
+    SSL_CHECK_DOMAIN: alert.alertType === 'ALERT_SSL' ? sslDomainOf(detail, url) : null,
     STARTED_AT: result?.started_at ?? '',
     TAGS: definition.tags,
     GROUP_NAME: input.group,

@@ -299,6 +299,13 @@ for (const engine of testEngines()) {
       assert.equal(receiver.received[0]?.signatureValid, true)
     })
 
+    test('a TE header goes as trailers, the one form HTTP/2 takes, however it was written', async () => {
+      const channel = await webhookChannel({}, { headers: [{ key: 'te', value: ' Trailers ' }] })
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
+      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(receiver.received[0]?.headers.te, 'trailers')
+    })
+
     test('a JSON body goes compacted as JSON.stringify writes it, so a receiver re-serializing it verifies the signature', async () => {
       const channel = await webhookChannel(
         {},

@@ -155,6 +155,8 @@ export function webhookRequest(
   const headers: Record<string, string> = { 'user-agent': USER_AGENT }
   for (const { key, value } of webhook.headers)
     headers[key.toLowerCase()] = headerValue(render(value, 'text'))
+  // Saved only as trailers, in any case: HTTP/2 takes nothing but the lower-case word.
+  if (headers.te !== undefined) headers.te = headers.te.trim().toLowerCase()
   headers['content-type'] ??= 'application/json'
   let body: Buffer | undefined
   if (webhook.method !== 'GET' && webhook.method !== 'HEAD') {

@@ -1,6 +1,14 @@
 import type { CheckResultsTable, ChecksTable, ErrorGroupsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { finalResultsAround } from '../check-results/check-results.repo.ts'
+import {
+  cutText,
+  integerOf,
+  isRecord,
+  numberOf,
+  parsedDetailOf,
+  stringOf,
+} from '../check-results/result-detail.ts'
 import { findCheck } from '../checks/checks.repo.ts'
 import { resolveCheck } from '../checks/checks.service.ts'
 import { groupsOverlapping } from '../error-groups/error-groups.repo.ts'
@@ -176,33 +184,37 @@ function targetOf(request: unknown): string | null {
 
 // A result's detail comes from the runner, or from a private location's agent (which may be buggy or
 // hostile): every read below checks the shape and skips what is not as expected, so an odd detail
-// (not JSON, null, wrong types, huge or deeply nested lists) never fails an analysis.
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
-const numberOf = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) ? value : undefined
+// (not JSON, null, wrong types, huge or deeply nested lists, endless texts) never fails an analysis.
 /** At most this many entries of a list in a detail are read. */
 const LIST_READ = 200
+/** At most this many characters of a text from a result (its error, its detail) are shown in evidence. */
+const TEXT_SHOWN = 2048
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value.slice(0, LIST_READ) : [])
 
 const detailOf = (row: CheckResultsTable | undefined): Record<string, unknown> => {
-  if (!row || typeof row.detail !== 'string') return {}
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(row.detail)
-  } catch {
-    return {}
-  }
-  if (!isRecord(parsed)) return {}
-  const first = Object.values(parsed)[0]
+  const first = Object.values(parsedDetailOf(row))[0]
   return isRecord(first) ? first : {}
 }
 
-const SCRIPT_LOCATION = /([\w./-]+\.(?:[cm]?[jt]s)):(\d+)(?::(\d+))?/
+// A path starts where no path character precedes it: tried from inside a long run of them as well, the
+// scan was quadratic (a 100 KB error took 13 s, freezing the node).
+const SCRIPT_LOCATION = /(?<![\w./-])([\w./-]+\.(?:[cm]?[jt]s)):(\d+)(?::(\d+))?/
+// An assertion's message names what it got within a few hundred characters (its target is shown cut at
+// 200): unbounded, `.*` scanned the rest of the line from every STATUS_CODE (a 1 MB error took minutes).
+const ASSERTED_STATUS = /Status code (\d{3})|STATUS_CODE.{0,300}got (\d{3})/
 
-/** Which phase of a run fails, from the error and the sample result's detail. */
+/** Which phase of a run fails, from the error and the sample result's detail; what in it cut to be shown. */
 export function failingPhase(
+  checkType: string,
+  errorType: string | null,
+  message: string,
+  sample?: CheckResultsTable,
+): { phase: Phase; detail: string | null } {
+  const found = phaseOf(checkType, errorType, message, sample)
+  return found.detail === null ? found : { ...found, detail: cutText(found.detail, TEXT_SHOWN) }
+}
+
+function phaseOf(
   checkType: string,
   errorType: string | null,
   message: string,
@@ -214,8 +226,9 @@ export function failingPhase(
   if (/DNS|ENOTFOUND|EAI_AGAIN|getaddrinfo|NXDOMAIN|SERVFAIL|ERR_NAME_NOT_RESOLVED/i.test(message)) {
     return { phase: 'DNS', detail: host?.[1] ?? host?.[2] ?? null }
   }
-  if (checkType === 'DNS' && typeof detail.responseCode === 'string' && detail.responseCode !== 'NOERROR') {
-    return { phase: 'DNS', detail: `response code ${detail.responseCode}` }
+  const responseCode = stringOf(detail.responseCode)
+  if (checkType === 'DNS' && responseCode !== undefined && responseCode !== 'NOERROR') {
+    return { phase: 'DNS', detail: `response code ${responseCode}` }
   }
   if (/\bTLS\b|SSL|CERT_|certificate|self[- ]signed/i.test(message)) return { phase: 'TLS', detail: null }
   if (
@@ -226,7 +239,7 @@ export function failingPhase(
     return { phase: 'TCP', detail: /ECONN\w+|EHOST\w+|ENET\w+|ERR_CONNECTION_\w+/.exec(message)?.[0] ?? null }
   }
   if (/Packet loss/i.test(message)) return { phase: 'PACKET_LOSS', detail: message }
-  const status = /Status code (\d{3})|STATUS_CODE.*got (\d{3})/.exec(message)
+  const status = ASSERTED_STATUS.exec(message)
   if (status) return { phase: 'HTTP_STATUS', detail: status[1] ?? status[2] ?? null }
   if (errorType === 'TIMEOUT' || /timed? ?out|Timeout \d+ms/i.test(message)) {
     const script = SCRIPT_LOCATION.exec(message) ?? scriptLocationOf(detail)
@@ -260,7 +273,7 @@ function scriptLocationOf(detail: Record<string, unknown>): RegExpExecArray | nu
       .map((error) => (isRecord(error) ? stringOf(error.stack) : undefined))
       .find((stack) => stack)
   for (const test of listOf(detail.tests)) {
-    if (!isRecord(test) || !test.failed) continue
+    if (!isRecord(test) || test.failed !== true) continue
     const found = failedStep(test.steps, 0) ?? stackOf(test.errors) ?? null
     const match = found ? SCRIPT_LOCATION.exec(found) : null
     if (match) return match
@@ -287,13 +300,16 @@ function httpDetailOf(row: CheckResultsTable | undefined): HttpDetail {
   const detail = detailOf(row)
   const http: HttpDetail = {}
   if (isRecord(detail.request)) {
-    http.request = { method: stringOf(detail.request.method), url: stringOf(detail.request.url) }
+    http.request = {
+      method: stringOf(detail.request.method, TEXT_SHOWN),
+      url: stringOf(detail.request.url, TEXT_SHOWN),
+    }
   }
   if (isRecord(detail.response)) {
     const headers = isRecord(detail.response.headers) ? detail.response.headers : {}
     const length = headers['content-length']
     http.response = {
-      status: numberOf(detail.response.status),
+      status: integerOf(detail.response.status, 100, 999),
       body: stringOf(detail.response.body),
       contentLength: typeof length === 'string' || typeof length === 'number' ? String(length) : undefined,
     }
@@ -301,7 +317,11 @@ function httpDetailOf(row: CheckResultsTable | undefined): HttpDetail {
   if (isRecord(detail.tls)) {
     const { subject, issuer, validTo } = detail.tls
     if (typeof issuer === 'string' || typeof validTo === 'string') {
-      http.tls = { subject: stringOf(subject), issuer: stringOf(issuer), validTo: stringOf(validTo) }
+      http.tls = {
+        subject: stringOf(subject, TEXT_SHOWN),
+        issuer: stringOf(issuer, TEXT_SHOWN),
+        validTo: stringOf(validTo, TEXT_SHOWN),
+      }
     }
   }
   if (isRecord(detail.timingPhases)) {

@@ -142,6 +142,45 @@ test("a result's malformed detail (from a buggy or hostile agent) is skipped, ne
   assert.deepEqual(dns, { phase: 'ASSERTION', detail: 'Assertion failed' })
 })
 
+// Scanned the quadratic way, texts this long took tens of minutes (a node's event loop frozen all along),
+// where they now take milliseconds.
+test('long texts in an error or a detail are scanned in one pass, and cut where the evidence shows them', () => {
+  const long = 'a'.repeat(1_000_000)
+  const sample = (detail: unknown) => ({ detail: JSON.stringify(detail) }) as CheckResultsTable
+  assert.deepEqual(failingPhase('BROWSER', 'SCRIPT', long), { phase: 'SCRIPT', detail: null })
+  const unlocated = sample({
+    browserCheckResult: {
+      tests: [{ failed: true, steps: [{ status: 'failed', location: long }], errors: [{ stack: long }] }],
+      errors: [{ stack: `${long}.ts:` }],
+    },
+  })
+  assert.deepEqual(failingPhase('BROWSER', 'SCRIPT', 'Error: failed', unlocated), {
+    phase: 'SCRIPT',
+    detail: null,
+  })
+  // A location is found however far into the text it is; one absurdly long is cut as it is shown.
+  const located = failingPhase('BROWSER', 'SCRIPT', `${long} at tests/checkout.spec.ts:12:5`)
+  assert.deepEqual(located, { phase: 'SCRIPT', detail: 'tests/checkout.spec.ts:12' })
+  const longPath = failingPhase('BROWSER', 'SCRIPT', `Error at ${long}.spec.ts:12:5`)
+  assert.equal(longPath.detail?.length, 2048)
+  assert.ok(longPath.detail?.endsWith('aaa…'))
+  const dns = failingPhase('DNS', 'ASSERTION', 'x', sample({ dnsCheckResult: { responseCode: long } }))
+  assert.equal(dns.detail, `response code ${'a'.repeat(2048 - 'response code '.length - 1)}…`)
+  const status = failingPhase('API', 'ASSERTION', `${'STATUS_CODE '.repeat(100_000)}EQUALS "200", got 503`)
+  assert.deepEqual(status, { phase: 'HTTP_STATUS', detail: '503' })
+  const assertion = failingPhase('API', 'ASSERTION', `Assertion failed: ${long}`)
+  assert.deepEqual([assertion.phase, assertion.detail?.length], ['ASSERTION', 2048])
+  const tcp = failingPhase('TCP', 'NETWORK_ERROR', `connect ECONNREFUSED${long}`)
+  assert.deepEqual([tcp.phase, tcp.detail?.length], ['TCP', 2048])
+  // Only a test marked failed (true) is looked into.
+  const notFailed = sample({
+    browserCheckResult: {
+      tests: [{ failed: 'no', steps: [{ status: 'failed', location: 'tests/a.spec.ts:1:1' }] }],
+    },
+  })
+  assert.deepEqual(failingPhase('BROWSER', 'SCRIPT', 'x', notFailed), { phase: 'SCRIPT', detail: null })
+})
+
 for (const engine of testEngines()) {
   describe(`root cause analysis on ${engine.engine}`, () => {
     let t: TestApp
@@ -330,6 +369,51 @@ for (const engine of testEngines()) {
       assert.match(analysis.nextSteps[0], /certificate/)
       assert.match(analysis.nextSteps[1], /configuration change/)
       assert.equal(analysis.userContext, '')
+    })
+
+    test('texts of a detail the changes show (an agent may send any length) are cut at 2,048 characters', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const check = await newCheck('long texts', 'https://long.shop.test/api')
+      const T3 = Date.parse('2026-09-01T11:00:00.000Z')
+      const url = (letter: string) => `https://long.shop.test/${letter.repeat(100_000)}`
+      const store = (at: number, failing: boolean) => {
+        const detail = failing
+          ? httpDetail(url('b'), { status: 503, body: '', issuer: 'E'.repeat(100_000), firstByte: 100 })
+          : httpDetail(url('a'), { status: 200, body: '', issuer: 'R'.repeat(100_000), firstByte: 100 })
+        detail.apiCheckResult.request.method = failing ? 'P'.repeat(100_000) : 'GET'
+        return storeSeedResult(t.ctx, check, {
+          atMs: at,
+          location: 'local',
+          failed: failing,
+          responseTime: 117,
+          errorType: failing ? 'ASSERTION' : null,
+          errorMessage: failing ? 'Status code 503 is not below 400' : null,
+          statusCode: failing ? 503 : 200,
+          detail,
+        })
+      }
+      for (let at = T3 - HOUR; at < T3; at += 10 * MINUTE) await store(at, false)
+      for (let at = T3; at < T3 + HOUR; at += 10 * MINUTE) await store(at, true)
+      const [group] = await groupsOf(check.id)
+      const { id } = json(await request(group.id))
+      await createRootCauseWorker(t.ctx).runOnce()
+      const { status, analysis } = await analysisOf(id)
+      assert.equal(status, 'COMPLETED')
+      const changes = Object.fromEntries(analysis.changes.map((c: any) => [c.kind, c.description]))
+      const cut = (text: string) => `${text.slice(0, 2047)}…`
+      assert.ok(
+        changes.REQUEST ===
+          `The request changed from GET ${cut(url('a'))} to ${cut('P'.repeat(100_000))} ${cut(url('b'))}.`,
+        String(changes.REQUEST).slice(0, 200),
+      )
+      assert.ok(
+        changes.CERTIFICATE?.startsWith(
+          `The certificate changed around the start: issuer ${cut('R'.repeat(100_000))} → ${cut('E'.repeat(100_000))},`,
+        ),
+        String(changes.CERTIFICATE).slice(0, 200),
+      )
+      // The changes, the summary and the evidence each show them (uncut, they made 1.2 MB).
+      assert.ok(JSON.stringify(analysis).length < 100_000, `${JSON.stringify(analysis).length} characters`)
     })
 
     test('results with malformed details still give a completed analysis from what is readable', async () => {
