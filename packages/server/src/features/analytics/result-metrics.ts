@@ -1,5 +1,6 @@
 import { ANALYTICS_KINDS, type AnalyticsKind } from '@svc/core'
 import type { CheckResultsTable } from '@svc/db'
+import { integerOf, isRecord, numberOf, parsedDetailOf, stringOf } from '../check-results/result-detail.ts'
 
 /**
  * What analytics reads from one stored result: the value of each of its type's base metrics, and for
@@ -27,15 +28,10 @@ export function metricSlots(kind: AnalyticsKind): string[] {
   return Object.keys(kind.metrics)
 }
 
-type Detail = Record<string, Record<string, unknown> | undefined>
-
-const num = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) ? value : undefined
-
 /** The base metric values of `row` (a stored result of a check of `kind`). */
-export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable, parsed?: Detail): ResultMetrics {
+export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable): ResultMetrics {
   const slots = metricSlots(kind)
-  const detail = parsed ?? (JSON.parse(row.detail) as Detail)
+  const parsed = parsedDetailOf(row)
   const valuesOf = (named: Record<string, number | undefined>): Sample[] => {
     const samples: Sample[] = []
     slots.forEach((name, slot) => {
@@ -44,59 +40,60 @@ export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable, parse
     })
     return samples
   }
+  // Each value of the detail is checked where it is read (see check-results/result-detail.ts).
+  const fieldOf = (keys: string[], field: string) => {
+    const detail = keys.map((key) => parsed[key]).find(isRecord)
+    return detail && isRecord(detail[field]) ? detail[field] : {}
+  }
   const responseTime = Number(row.response_time)
   switch (row.check_type) {
     case 'URL':
     case 'API': {
-      const phases = (detail.urlCheckResult ?? detail.apiCheckResult)?.timingPhases as
-        | Record<string, unknown>
-        | undefined
+      const phases = fieldOf(['urlCheckResult', 'apiCheckResult'], 'timingPhases')
       return {
         run: valuesOf({
           responseTime,
-          wait: num(phases?.wait),
-          dns: num(phases?.dns),
-          tcp: num(phases?.tcp),
-          firstByte: num(phases?.firstByte),
-          download: num(phases?.download),
+          wait: numberOf(phases.wait),
+          dns: numberOf(phases.dns),
+          tcp: numberOf(phases.tcp),
+          firstByte: numberOf(phases.firstByte),
+          download: numberOf(phases.download),
         }),
         pages: [],
       }
     }
     case 'TCP': {
-      const phases = detail.tcpCheckResult?.timingPhases as Record<string, unknown> | undefined
+      const phases = fieldOf(['tcpCheckResult'], 'timingPhases')
       return {
         run: valuesOf({
-          total: num(phases?.total) ?? responseTime,
-          dns: num(phases?.dns),
-          connection: num(phases?.connection),
-          data: num(phases?.data),
+          total: numberOf(phases.total) ?? responseTime,
+          dns: numberOf(phases.dns),
+          connection: numberOf(phases.connection),
+          data: numberOf(phases.data),
         }),
         pages: [],
       }
     }
     case 'DNS': {
-      const phases = detail.dnsCheckResult?.timingPhases as Record<string, unknown> | undefined
-      return { run: valuesOf({ total: num(phases?.total) ?? responseTime }), pages: [] }
+      const phases = fieldOf(['dnsCheckResult'], 'timingPhases')
+      return { run: valuesOf({ total: numberOf(phases.total) ?? responseTime }), pages: [] }
     }
     case 'ICMP': {
-      const summary = detail.icmpCheckResult?.summary as
-        | { packetLoss?: unknown; latency?: Record<string, unknown> | null }
-        | null
-        | undefined
+      const summary = fieldOf(['icmpCheckResult'], 'summary')
+      const latency = isRecord(summary.latency) ? summary.latency : {}
       return {
         run: valuesOf({
-          packetLoss: num(summary?.packetLoss),
-          latencyMin: num(summary?.latency?.min),
-          latencyMax: num(summary?.latency?.max),
-          latencyAvg: num(summary?.latency?.avg),
-          latencyStdDev: num(summary?.latency?.stdDev),
+          packetLoss: numberOf(summary.packetLoss),
+          latencyMin: numberOf(latency.min),
+          latencyMax: numberOf(latency.max),
+          latencyAvg: numberOf(latency.avg),
+          latencyStdDev: numberOf(latency.stdDev),
         }),
         pages: [],
       }
     }
     case 'BROWSER':
-      return browserMetrics(detail.browserCheckResult, responseTime, valuesOf)
+      return browserMetrics(parsed.browserCheckResult, responseTime, valuesOf)
     case 'MULTI_STEP':
     case 'AUTOMATION':
       return { run: valuesOf({ responseTime }), pages: [] }
@@ -105,59 +102,89 @@ export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable, parse
   }
 }
 
-interface BrowserDetail {
-  errors?: unknown[]
-  logs?: { level?: string; text?: string; pageIndex?: number | null }[]
-  network?: { pageIndex?: number | null; status?: number | null; failure?: string | null }[]
-  pages?: { pageIndex?: number; webVitals?: Record<string, { value?: unknown } | null> }[]
-}
-
 const VITALS = ['TTFB', 'FCP', 'LCP', 'CLS', 'TBT'] as const
 /** Uncaught exceptions of a page are logged as errors starting like this (runner preload). */
 const UNCAUGHT = 'Uncaught '
+/**
+ * The page indexes a detail may name: others read as absent. -1 is the run's own rollup row, and the
+ * store's column holds 32 bits.
+ */
+const MAX_PAGE_INDEX = 2 ** 31 - 1
+
+const pageIndexOf = (value: unknown) => integerOf(value, 0, MAX_PAGE_INDEX)
+/** The objects of `value`, a list; anything else (and each entry of another type) reads as absent. */
+const entriesOf = (value: unknown): Record<string, unknown>[] =>
+  Array.isArray(value) ? value.filter(isRecord) : []
+
+interface ErrorCounts {
+  consoleErrors: number
+  documentErrors: number
+  networkErrors: number
+}
 
 /**
  * Browser runs: web vitals per page; console errors (the page's `console.error`), document errors (its
  * uncaught exceptions), network errors (failed requests and responses of 400 or more) per page; user
- * script errors of the run. A run takes every page's vitals (so its vitals aggregate over all pages);
- * each page takes its own, with the run's response time and script errors.
+ * script errors of the run. A run takes every page's vitals (so its vitals aggregate over all pages) and
+ * the errors of every page (not the script's own output, which names no page); each page takes its own,
+ * with the run's response time and script errors.
  */
 function browserMetrics(
   raw: unknown,
   responseTime: number,
   valuesOf: (named: Record<string, number | undefined>) => Sample[],
 ): ResultMetrics {
-  const detail = (raw ?? {}) as BrowserDetail
-  const logs = detail.logs ?? []
-  const network = detail.network ?? []
-  const pages = (detail.pages ?? []).map((page, position) => ({
-    pageIndex: page.pageIndex ?? position,
-    vitals: Object.fromEntries(VITALS.map((name) => [name, num(page.webVitals?.[name]?.value)])),
-  }))
-  const userScriptErrors = detail.errors?.length ?? 0
-  const counts = (pageIndex: number | null) => {
-    const onPage = (entry: { pageIndex?: number | null }) =>
-      pageIndex === null
-        ? entry.pageIndex !== null && entry.pageIndex !== undefined
-        : entry.pageIndex === pageIndex
-    const errors = logs.filter((log) => onPage(log) && log.level === 'error')
-    const documentErrors = errors.filter((log) => log.text?.startsWith(UNCAUGHT)).length
-    return {
-      consoleErrors: errors.length - documentErrors,
-      documentErrors,
-      networkErrors: network.filter(
-        (entry) => onPage(entry) && (Boolean(entry.failure) || (entry.status ?? 0) >= 400),
-      ).length,
+  const detail = isRecord(raw) ? raw : {}
+  const pages = (Array.isArray(detail.pages) ? detail.pages : []).flatMap((page: unknown, position) => {
+    if (!isRecord(page)) return []
+    const webVitals = isRecord(page.webVitals) ? page.webVitals : {}
+    const vitalOf = (name: string) => {
+      const vital = webVitals[name]
+      return isRecord(vital) ? numberOf(vital.value) : undefined
     }
+    return [
+      {
+        pageIndex: pageIndexOf(page.pageIndex) ?? position,
+        vitals: Object.fromEntries(VITALS.map((name) => [name, vitalOf(name)])),
+      },
+    ]
+  })
+  const userScriptErrors = entriesOf(detail.errors).length
+  // Counted in one pass per list: a page's counts are looked up, never by scanning the lists again.
+  const run: ErrorCounts = { consoleErrors: 0, documentErrors: 0, networkErrors: 0 }
+  const byPage = new Map<number, ErrorCounts>()
+  const add = (pageIndex: unknown, counted: keyof ErrorCounts) => {
+    const index = pageIndexOf(pageIndex)
+    if (index === undefined) return
+    run[counted]++
+    let page = byPage.get(index)
+    if (!page) {
+      page = { consoleErrors: 0, documentErrors: 0, networkErrors: 0 }
+      byPage.set(index, page)
+    }
+    page[counted]++
   }
+  for (const log of entriesOf(detail.logs)) {
+    if (stringOf(log.level) !== 'error') continue
+    add(log.pageIndex, stringOf(log.text)?.startsWith(UNCAUGHT) ? 'documentErrors' : 'consoleErrors')
+  }
+  for (const entry of entriesOf(detail.network)) {
+    if (stringOf(entry.failure) || (numberOf(entry.status) ?? 0) >= 400) add(entry.pageIndex, 'networkErrors')
+  }
+  const none: ErrorCounts = { consoleErrors: 0, documentErrors: 0, networkErrors: 0 }
   return {
     run: [
-      ...valuesOf({ responseTime, userScriptErrors, ...counts(null) }),
+      ...valuesOf({ responseTime, userScriptErrors, ...run }),
       ...pages.flatMap((page) => valuesOf(page.vitals)),
     ],
     pages: pages.map((page) => ({
       pageIndex: page.pageIndex,
-      samples: valuesOf({ responseTime, userScriptErrors, ...counts(page.pageIndex), ...page.vitals }),
+      samples: valuesOf({
+        responseTime,
+        userScriptErrors,
+        ...(byPage.get(page.pageIndex) ?? none),
+        ...page.vitals,
+      }),
     })),
   }
 }
