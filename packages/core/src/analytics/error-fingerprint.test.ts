@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import fc from 'fast-check'
 import { errorFingerprint, normalizeErrorMessage } from './error-fingerprint.ts'
 
 test('real error strings lose what varies between runs and keep what names the failure', () => {
@@ -55,5 +56,140 @@ test('same error, same fingerprint; another status code or type, another fingerp
   assert.notEqual(
     errorFingerprint('TIMEOUT', 'The request timed out').hash,
     errorFingerprint('NETWORK_ERROR', 'The request timed out').hash,
+  )
+})
+
+/** The normalization as it was before it was made linear: every fingerprint stored since must stay. */
+function quadraticNormalization(message: string): string {
+  return message
+    .replace(/\b((?:https?|wss?):\/\/[^\s?#'"<>)]*)[?#][^\s'"<>)]*/gi, '$1')
+    .replace(/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT\b/g, '<timestamp>')
+    .replace(
+      /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g,
+      '<timestamp>',
+    )
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<id>')
+    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<id>')
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g, '<ip>')
+    .replace(
+      /(?<![\w:])(?=[0-9a-f:]*[a-f]|[0-9a-f:]*::)(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:])/gi,
+      '<ip>',
+    )
+    .replace(
+      /\b(status(?: code)?:? ?|STATUS_CODE[^\n]*?got |HTTP\/\d(?:\.\d)? )([1-5]\d\d)\b/gi,
+      '$1KEPTSTATUS$2',
+    )
+    .replace(/(?<![A-Za-z_<\d])\d+(?:\.\d+)?/g, '<n>')
+    .replaceAll('KEPTSTATUS', '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 1000)
+}
+
+/** Pieces the patterns look for, so that random messages hit their edges (and their failing starts). */
+const fragment = fc.oneof(
+  fc.constantFrom(
+    'http://',
+    'https://',
+    'wss://',
+    'ws://',
+    'HTTP://',
+    'shop.test',
+    '/cart',
+    '?',
+    '#',
+    '=',
+    '&',
+    "'",
+    '"',
+    '<',
+    '>',
+    ')',
+    '(',
+    ' ',
+    '\n',
+    '\t',
+    ':',
+    '::',
+    '.',
+    ',',
+    '-',
+    '+',
+    '_',
+    'Z',
+    'T',
+    'STATUS_CODE',
+    'status_code',
+    'STATUS_CODE EQUALS "200", ',
+    'STATUS_CODE EQUALS "200", got 502',
+    'got ',
+    'got',
+    'got 503',
+    'status',
+    'status 404',
+    'Status code ',
+    'status code 503',
+    ' code',
+    'status: ',
+    'HTTP/1.1 ',
+    'HTTP/2 ',
+    'HTTP/1.1 503',
+    '503',
+    '404',
+    '200',
+    '600',
+    '2026-07-21',
+    'T10:15:02',
+    '.113Z',
+    '+02:00',
+    'Tue, 21 Jul 2026 10:15:02 GMT',
+    '0f8fad5b-d9cb-469f-a165-70867728950e',
+    'deadbeef',
+    '8f14e45fceea167a',
+    '10.0.3.17',
+    ':5432',
+    '2001:db8::1',
+    'fe80::',
+    'KEPTSTATUS',
+    '<n>',
+  ),
+  fc.stringMatching(/^[0-9a-fA-F:.]{1,12}$/),
+  fc.string({ maxLength: 8 }),
+)
+const line = fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join(''))
+const message = fc.oneof(
+  fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join('')),
+  fc.array(fragment, { maxLength: 200 }).map((parts) => parts.join('')),
+  fc.array(line, { maxLength: 8 }).map((lines) => lines.join('\n')),
+  fc.string({ maxLength: 300 }),
+)
+
+test('normalizing a message gives what it gave before it was made linear, so no error group splits', () => {
+  fc.assert(
+    fc.property(message, (raw) => {
+      assert.equal(normalizeErrorMessage(raw), quadraticNormalization(raw))
+    }),
+    { numRuns: 20_000 },
+  )
+})
+
+test('a long message of URLs without a query is normalized (each failed URL start once rescanned the rest)', () => {
+  const urls = 'http://'.repeat(150_000)
+  const cleaned = normalizeErrorMessage(
+    `Redirect loop: ${urls} (last https://shop.test/cart?session=8f14e45f)`,
+  )
+  assert.equal(cleaned, `Redirect loop: ${urls}`.slice(0, 1000))
+})
+
+test('a long line of assertion names that never get a status code is normalized, other status codes kept', () => {
+  const cleaned = normalizeErrorMessage(
+    `Assertion failed: STATUS_CODE EQUALS "200", status 404 ${'STATUS_CODE got '.repeat(65_000)}`,
+  )
+  assert.equal(
+    cleaned,
+    `Assertion failed: STATUS_CODE EQUALS "<n>", status 404 ${'STATUS_CODE got '.repeat(65_000)}`.slice(
+      0,
+      1000,
+    ),
   )
 })

@@ -5,9 +5,16 @@ import { createHash } from 'node:crypto'
  * are taken out. Stripped: URLs' query strings and fragments, timestamps, UUIDs and other long hex ids,
  * IP addresses and numbers; HTTP status codes are kept ("status code 503" and "404" are different
  * failures).
+ *
+ * Every failing result is normalized as it is stored, and agents send messages of up to 100 KB: each
+ * pattern must take time linear in the message, never rescan the rest of it from each place it could
+ * start (a long line of those froze the node for minutes). The patterns that did are rewritten to match
+ * exactly what they matched before, so the groups stored since keep their fingerprints.
  */
 
-const URL_QUERY = /\b((?:https?|wss?):\/\/[^\s?#'"<>)]*)[?#][^\s'"<>)]*/gi
+// The query is optional so that a URL without one is passed over whole; were it required, each URL
+// start in a long run of them would scan to the run's end before failing.
+const URL_QUERY = /\b((?:https?|wss?):\/\/[^\s?#'"<>)]*)(?:[?#][^\s'"<>)]*)?/gi
 const ISO_TIMESTAMP =
   /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g
 const HTTP_DATE = /\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT\b/g
@@ -16,7 +23,13 @@ const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi
 const IPV4 = /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g
 // Two or more groups of hex and colons with a hex letter or a `::` in them (so a bare time is not one).
 const IPV6 = /(?<![\w:])(?=[0-9a-f:]*[a-f]|[0-9a-f:]*::)(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:])/gi
-const STATUS_CODE = /\b(status(?: code)?:? ?|STATUS_CODE[^\n]*?got |HTTP\/\d(?:\.\d)? )([1-5]\d\d)\b/gi
+const STATUS = /\b(status(?: code)?:? ?|HTTP\/\d(?:\.\d)? )([1-5]\d\d)\b/gi
+// An asserted status (`STATUS_CODE … got 502`) is looked for to the end of its line. When a line has
+// none, no later `STATUS_CODE` of that line has one either: the last alternative takes the rest of the
+// line at once, and only the other status forms are looked for in it, instead of each `STATUS_CODE`
+// there scanning the line again.
+const STATUS_CODE =
+  /\b(?:(status(?: code)?:? ?|STATUS_CODE[^\n]*?got |HTTP\/\d(?:\.\d)? )([1-5]\d\d)\b|STATUS_CODE[^\n]*)/gi
 const NUMBER = /(?<![A-Za-z_<\d])\d+(?:\.\d+)?/g
 // A status code is parked as `<KEPT>code` while numbers are stripped: digits after a letter stay.
 const KEPT = 'KEPTSTATUS'
@@ -30,12 +43,18 @@ export function normalizeErrorMessage(message: string): string {
     .replace(HEX_ID, '<id>')
     .replace(IPV4, '<ip>')
     .replace(IPV6, '<ip>')
-    .replace(STATUS_CODE, `$1${KEPT}$2`)
+    .replace(STATUS_CODE, keepStatusCodes)
     .replace(NUMBER, '<n>')
     .replaceAll(KEPT, '')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 1000)
+}
+
+function keepStatusCodes(match: string, label: string | undefined, code: string | undefined): string {
+  // The rest of the line is searched with its `STATUS_CODE` in front, so `\b` sees what it saw before.
+  if (code === undefined) return match.replace(STATUS, `$1${KEPT}$2`)
+  return `${label}${KEPT}${code}`
 }
 
 export interface ErrorFingerprint {
