@@ -14,6 +14,7 @@ import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
@@ -126,15 +127,7 @@ for (const engine of testEngines()) {
           payload: bytes,
         }),
     })
-    const locationWithKey = async (slugName: string) => {
-      const location = json(
-        await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: slugName, slugName } }),
-      )
-      const { rawKey } = json(
-        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-      )
-      return { id: location.id as string, key: `private:${location.id}`, rawKey: rawKey as string }
-    }
+    const locationWithKey = (slugName: string) => privateLocationWithKey(t, slugName)
     const createCheck = async (name: string, privateLocations: string[], extra: object = {}) => {
       const created = await t.call({
         method: 'POST',
@@ -162,8 +155,7 @@ for (const engine of testEngines()) {
       return json(created).id as string
     }
     /** When every location's next run of the check is due. */
-    const dueOf = async (checkId: string) =>
-      Math.max(...(await listSchedule(t.ctx, checkId)).map((slot) => Number(slot.next_due_ms)))
+    const dueOf = (checkId: string) => latestDueMs(t, [checkId])
     /** Runs what `job` says, against `path` of the target. */
     const outcomeOf = (job: AgentJob, path = '/') => {
       const { checkType, definition } = job.job as RunnerJob & { definition: { request: object } }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { MAX_DETAIL_DEPTH } from '../agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './dispatcher.ts'
@@ -72,12 +72,7 @@ for (const engine of testEngines()) {
       cases: Record<string, { detail?: unknown; detailJson?: string; message?: string }>,
     ): Promise<Record<string, Record<string, string>[]>> {
       receiver.received.length = 0
-      const location = json(
-        await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: slugName, slugName } }),
-      )
-      const { rawKey } = json(
-        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-      )
+      const { rawKey } = await privateLocationWithKey(t, slugName)
       const channel = await t.call({
         method: 'POST',
         url: '/v1/alert-channels',
@@ -106,11 +101,7 @@ for (const engine of testEngines()) {
         assert.equal(created.statusCode, 201, created.body)
         names.set(json(created).id, name)
       }
-      for (const checkId of names.keys())
-        nowMs = Math.max(
-          nowMs,
-          ...(await listSchedule(t.ctx, checkId)).map((slot) => Number(slot.next_due_ms)),
-        )
+      nowMs = Math.max(nowMs, await latestDueMs(t, names.keys()))
       const jobs: AgentJob[] = json(
         await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=100' }),
       )

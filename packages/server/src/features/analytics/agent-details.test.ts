@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 /**
@@ -75,12 +75,7 @@ for (const engine of testEngines()) {
      * (asserting 204) and answers the check ids by case name.
      */
     async function posted(slugName: string, type: 'browser' | 'api', cases: Record<string, unknown>) {
-      const location = json(
-        await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: slugName, slugName } }),
-      )
-      const { rawKey } = json(
-        await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-      )
+      const { rawKey } = await privateLocationWithKey(t, slugName)
       const ids = new Map<string, string>()
       for (const name of Object.keys(cases)) {
         const created = await t.call({
@@ -97,11 +92,7 @@ for (const engine of testEngines()) {
         assert.equal(created.statusCode, 201, created.body)
         ids.set(name, json(created).id)
       }
-      for (const checkId of ids.values())
-        nowMs = Math.max(
-          nowMs,
-          ...(await listSchedule(t.ctx, checkId)).map((slot) => Number(slot.next_due_ms)),
-        )
+      nowMs = Math.max(nowMs, await latestDueMs(t, ids.values()))
       const jobs: AgentJob[] = json(
         await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=100' }),
       )

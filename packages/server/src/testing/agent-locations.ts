@@ -1,0 +1,22 @@
+import { listSchedule } from '../scheduler/schedules.repo.ts'
+import { json, type TestApp } from './test-app.ts'
+
+/** A new private location of the test's account, and a key for it as its agent holds it. */
+export async function privateLocationWithKey(
+  t: TestApp,
+  slugName: string,
+): Promise<{ id: string; key: string; rawKey: string }> {
+  const location = json(
+    await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: slugName, slugName } }),
+  )
+  const { rawKey } = json(await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }))
+  return { id: location.id, key: `private:${location.id}`, rawKey }
+}
+
+/** The latest due time of the slots of `checkIds`: with the clock there, all of them are due. */
+export async function latestDueMs(t: TestApp, checkIds: Iterable<string>): Promise<number> {
+  let latest = Number.NEGATIVE_INFINITY
+  for (const checkId of checkIds)
+    for (const slot of await listSchedule(t.ctx, checkId)) latest = Math.max(latest, Number(slot.next_due_ms))
+  return latest
+}
