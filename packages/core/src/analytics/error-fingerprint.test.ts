@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { errorFingerprint, normalizeErrorMessage } from './error-fingerprint.ts'
+import {
+  errorFingerprint,
+  normalizeErrorMessage,
+  normalizeWholeErrorMessage,
+  safeCutOfErrorMessage,
+} from './error-fingerprint.ts'
 
 test('real error strings lose what varies between runs and keep what names the failure', () => {
   const cases: [string, string][] = [
@@ -152,6 +157,8 @@ const fragment = fc.oneof(
     'fe80::',
     'KEPTSTATUS',
     '<n>',
+    '\r',
+    '\r\n',
   ),
   fc.stringMatching(/^[0-9a-fA-F:.]{1,12}$/),
   fc.string({ maxLength: 8 }),
@@ -171,6 +178,63 @@ test('normalizing a message gives what it gave before it was made linear, so no 
     }),
     { numRuns: 20_000 },
   )
+})
+
+test('the whole message normalized starts with the text before any cut normalized', () => {
+  fc.assert(
+    fc.property(message, fc.nat(), (raw, at) => {
+      const cut = safeCutOfErrorMessage(raw, at % (raw.length + 1))
+      if (cut === undefined) return
+      const whole = normalizeWholeErrorMessage(raw)
+      const before = normalizeWholeErrorMessage(raw.slice(0, cut))
+      assert.equal(whole.slice(0, before.length), before, `cut at ${cut}`)
+    }),
+    { numRuns: 20_000 },
+  )
+})
+
+/**
+ * Messages long enough to be cut (a fingerprint keeps the first 1,000 characters of the normalized one,
+ * and a cut is made in the first quarter of a message): some text, then more of it.
+ */
+const longMessage = fc
+  .tuple(
+    fc.oneof(
+      fc.array(fragment, { minLength: 300, maxLength: 1500 }).map((parts) => parts.join('')),
+      fc.array(line, { minLength: 50, maxLength: 200 }).map((lines) => lines.join('\n')),
+      // Cuts a long way apart: long lines without any, or lines naming `STATUS_CODE` early on.
+      fc
+        .array(fc.tuple(fc.array(fragment, { maxLength: 12 }), fc.nat({ max: 400 })), { maxLength: 12 })
+        .map((pieces) =>
+          pieces.map(([parts, filler]) => `${parts.join('')}${'x1 '.repeat(filler)}`).join(''),
+        ),
+    ),
+    fc.integer({ min: 1, max: 6 }),
+  )
+  .map(([text, times]) => text.repeat(times))
+
+test('a long message normalized up to a cut gives the first 1,000 characters of the whole, wherever the cut is looked for', () => {
+  fc.assert(
+    fc.property(
+      longMessage,
+      fc.option(fc.nat({ max: 2000 }), { nil: undefined, freq: 10 }),
+      (raw, firstCutAt) => {
+        assert.equal(normalizeErrorMessage(raw, firstCutAt), quadraticNormalization(raw))
+      },
+    ),
+    // Shrinking messages this long against the old normalization takes minutes: the first failure is shown.
+    { numRuns: 3_000, endOnFailure: true },
+  )
+})
+
+test('a line naming STATUS_CODE is not cut before its end: a later status code changes what came before', () => {
+  const filler = '"x" '.repeat(2_000)
+  for (const end of [' got 502', ' got nothing']) {
+    const raw = `Assertion failed: STATUS_CODE EQUALS "200", status 404 ${filler}${end}\nnext line 7`
+    assert.equal(normalizeErrorMessage(raw, 100), quadraticNormalization(raw), end)
+  }
+  assert.match(normalizeErrorMessage(`STATUS_CODE status 404 ${filler} got 502`, 100), /status <n>/)
+  assert.match(normalizeErrorMessage(`STATUS_CODE status 404 ${filler}`, 100), /status 404/)
 })
 
 test('a long message of URLs without a query is normalized (each failed URL start once rescanned the rest)', () => {

@@ -34,7 +34,53 @@ const NUMBER = /(?<![A-Za-z_<\d])\d+(?:\.\d+)?/g
 // A status code is parked as `<KEPT>code` while numbers are stripped: digits after a letter stay.
 const KEPT = 'KEPTSTATUS'
 
-export function normalizeErrorMessage(message: string): string {
+/** How much of the normalized message a fingerprint keeps. */
+const KEPT_CHARS = 1000
+/** Where the first cut is looked for. */
+const FIRST_CUT_AT = 4096
+// No step's match holds one of these characters (URLs end before them, no other pattern takes one); the
+// asserted status is the exception, see `safeCutOfErrorMessage`.
+const NO_MATCH_HOLDS = /[\n\r\t"'<>)]/g
+const STATUS_CODE_NAME = /status_code/i
+
+/**
+ * The message with what varies between runs taken out, its first 1,000 characters. A long message is
+ * normalized only as far as it takes to give them, up to a cut (`safeCutOfErrorMessage`): normalizing a
+ * 100 KB message whole copies it once per step. `firstCutAt` lets tests cut early.
+ */
+export function normalizeErrorMessage(message: string, firstCutAt = FIRST_CUT_AT): string {
+  // Each cut tried is at least 4 times as far as the one before and in the message's first quarter, so
+  // a message that needs all of it costs at most a third more than normalizing it whole at once.
+  let cut = safeCutOfErrorMessage(message, firstCutAt)
+  while (cut !== undefined && cut <= message.length / 4) {
+    const cleaned = normalizeWholeErrorMessage(message.slice(0, cut))
+    if (cleaned.length >= KEPT_CHARS) return cleaned.slice(0, KEPT_CHARS)
+    cut = safeCutOfErrorMessage(message, cut * 4)
+  }
+  return normalizeWholeErrorMessage(message).slice(0, KEPT_CHARS)
+}
+
+/**
+ * A cut at or after `from`, before the message's end, such that the whole message's normalization
+ * starts with that of the text before the cut: the end of a character no match of any step holds. No
+ * match crosses it, each step keeps it, and what a pattern sees of the text before it is the same
+ * either way. An asserted status (`STATUS_CODE … got 502`) is looked for to the end of its line, so a
+ * line naming `STATUS_CODE` before the cut is cut only at its end (no step makes a `STATUS_CODE`).
+ */
+export function safeCutOfErrorMessage(message: string, from: number): number | undefined {
+  NO_MATCH_HOLDS.lastIndex = from
+  const found = NO_MATCH_HOLDS.exec(message)
+  if (!found) return undefined
+  let cut = found.index + 1
+  if (found[0] !== '\n') {
+    const lineStart = message.lastIndexOf('\n', found.index) + 1
+    if (STATUS_CODE_NAME.test(message.slice(lineStart, cut))) cut = message.indexOf('\n', cut) + 1
+  }
+  return cut > 0 && cut < message.length ? cut : undefined
+}
+
+/** The whole message normalized, whitespace collapsed and trimmed (not cut to 1,000 characters). */
+export function normalizeWholeErrorMessage(message: string): string {
   return message
     .replace(URL_QUERY, '$1')
     .replace(HTTP_DATE, '<timestamp>')
@@ -48,7 +94,6 @@ export function normalizeErrorMessage(message: string): string {
     .replaceAll(KEPT, '')
     .replace(/\s+/g, ' ')
     .trim()
-    .slice(0, 1000)
 }
 
 function keepStatusCodes(match: string, label: string | undefined, code: string | undefined): string {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import { type AgentJob, jobResultBody } from '@svc/core'
+import { type AgentJob, jobResultBody, ROLLUP_RESOLUTIONS } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
+import { countRollups } from './analytics.repo.ts'
 
 /**
  * A private location's agent posts its runs' details as it likes (the protocol types only the verdict).
@@ -115,6 +116,16 @@ for (const engine of testEngines()) {
       return ids
     }
 
+    // The analytics limit is 30 queries a minute per key: a fresh reader every 25 queries.
+    let queries = 0
+    let reader: Tenant
+    const analytics = async (url: string) => {
+      if (queries++ % 25 === 0) reader = await t.addUser('READ_ONLY')
+      const res = await t.call({ method: 'GET', url, as: reader })
+      assert.equal(res.statusCode, 200, res.body)
+      return json(res)
+    }
+
     /** `series` rows folded into one: each metric's non-null value (one result: one row has it). */
     const totalsOf = (data: Record<string, unknown>[], names: string[]) => {
       const sums: Sums = {}
@@ -128,12 +139,10 @@ for (const engine of testEngines()) {
     async function rolledUp(path: string, checkId: string, names: string[], groupBy?: string) {
       const fromS = Math.floor(nowMs / 1000) - 3600
       const query = `from=${fromS}&to=${fromS + 7200}&aggregationInterval=60&metrics=${names.map((n) => `${n}_sum`).join(',')}`
-      const res = await t.call({
-        method: 'GET',
-        url: `/v1/analytics/${path}/${checkId}?${query}${groupBy ? `&groupBy=${groupBy}` : ''}`,
-      })
-      assert.equal(res.statusCode, 200, res.body)
-      return json(res).series.map((s: { data: Record<string, unknown>[]; pageIndex?: number }) =>
+      const body = await analytics(
+        `/v1/analytics/${path}/${checkId}?${query}${groupBy ? `&groupBy=${groupBy}` : ''}`,
+      )
+      return body.series.map((s: { data: Record<string, unknown>[]; pageIndex?: number }) =>
         groupBy ? [s.pageIndex, totalsOf(s.data, names)] : totalsOf(s.data, names),
       )
     }
@@ -141,12 +150,10 @@ for (const engine of testEngines()) {
     /** The raw point of a check's one result (the first page's vitals). */
     async function rawPoint(path: string, checkId: string, names: string[]) {
       const fromS = Math.floor(nowMs / 1000) - 3600
-      const res = await t.call({
-        method: 'GET',
-        url: `/v1/analytics/${path}/${checkId}?from=${fromS}&to=${fromS + 7200}&metrics=${names.join(',')}`,
-      })
-      assert.equal(res.statusCode, 200, res.body)
-      const [row] = json(res).series[0].data
+      const body = await analytics(
+        `/v1/analytics/${path}/${checkId}?from=${fromS}&to=${fromS + 7200}&metrics=${names.join(',')}`,
+      )
+      const [row] = body.series[0].data
       const { timestamp, ...values } = row
       return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null))
     }
@@ -305,6 +312,102 @@ for (const engine of testEngines()) {
         )
         assert.deepEqual(await rawPoint('browser-checks', checkId, BROWSER_METRICS), want.raw, `${name} raw`)
       }
+    })
+
+    test('browser: per page, a result counts its pages 0 to 49 once each; the run counts every page', async () => {
+      const MANY = 5000
+      const ids = await posted('browser-pages', 'browser', {
+        '5,000 pages': {
+          errors: [],
+          logs: Array.from({ length: MANY }, (_, i) => ({ level: 'error', text: 'Failed', pageIndex: i })),
+          network: [],
+          pages: Array.from({ length: MANY }, (_, i) => ({
+            pageIndex: i,
+            url: `https://shop.test/${i}`,
+            webVitals: { TTFB: { value: i + 1 } },
+          })),
+        },
+        'three pages': {
+          errors: [],
+          logs: [{ level: 'error', text: 'Failed', pageIndex: 2 }],
+          network: [{ pageIndex: 1, status: 500, failure: null }],
+          pages: [0, 1, 2].map((i) => ({ pageIndex: i, webVitals: { TTFB: { value: 10 * (i + 1) } } })),
+        },
+        'a page listed twice': {
+          errors: [],
+          logs: [{ level: 'error', text: 'Failed', pageIndex: 0 }],
+          network: [{ pageIndex: 0, status: 500, failure: null }],
+          pages: [
+            { pageIndex: 0, webVitals: { TTFB: { value: 10 } } },
+            { pageIndex: 0, webVitals: { TTFB: { value: 20 } } },
+            { pageIndex: 1, webVitals: { TTFB: { value: 5 } } },
+          ],
+        },
+        'only pages past the 50th': {
+          errors: [],
+          logs: [{ level: 'error', text: 'Failed', pageIndex: 60 }],
+          network: [],
+          pages: [{ pageIndex: 60, webVitals: { TTFB: { value: 7 } } }],
+        },
+      })
+      const kept = Array.from({ length: 50 }, (_, i) => i)
+      const expected: Record<string, { run: Sums; pages: [number, Sums][] }> = {
+        '5,000 pages': {
+          run: { ...runOnly, consoleErrors: MANY, TTFB: (MANY * (MANY + 1)) / 2 },
+          pages: kept.map((i) => [i, { ...runOnly, consoleErrors: 1, TTFB: i + 1 }]),
+        },
+        'three pages': {
+          run: { ...runOnly, consoleErrors: 1, networkErrors: 1, TTFB: 60 },
+          pages: [
+            [0, { ...runOnly, TTFB: 10 }],
+            [1, { ...runOnly, networkErrors: 1, TTFB: 20 }],
+            [2, { ...runOnly, consoleErrors: 1, TTFB: 30 }],
+          ],
+        },
+        // One run of page 0: its response time and errors once, both of its listed vitals.
+        'a page listed twice': {
+          run: { ...runOnly, consoleErrors: 1, networkErrors: 1, TTFB: 35 },
+          pages: [
+            [0, { ...runOnly, consoleErrors: 1, networkErrors: 1, TTFB: 30 }],
+            [1, { ...runOnly, TTFB: 5 }],
+          ],
+        },
+        'only pages past the 50th': { run: { ...runOnly, consoleErrors: 1, TTFB: 7 }, pages: [] },
+      }
+      for (const [name, checkId] of ids) {
+        const want = expected[name] as (typeof expected)[string]
+        assert.equal(
+          await countRollups(t.ctx, checkId),
+          ROLLUP_RESOLUTIONS.length * (1 + want.pages.length),
+          `${name}: one rollup row per resolution for the run and for each page counted`,
+        )
+        assert.deepEqual(await rolledUp('browser-checks', checkId, BROWSER_METRICS), [want.run], name)
+        assert.deepEqual(
+          await rolledUp('browser-checks', checkId, BROWSER_METRICS, 'pageIndex'),
+          want.pages,
+          `${name} per page`,
+        )
+        const fromS = Math.floor(nowMs / 1000) - 3600
+        const raw = await analytics(
+          `/v1/analytics/browser-checks/${checkId}?from=${fromS}&to=${fromS + 7200}&metrics=TTFB&groupBy=pageIndex`,
+        )
+        assert.deepEqual(
+          raw.series.map((s: { pageIndex: number }) => s.pageIndex),
+          want.pages.map(([pageIndex]) => pageIndex),
+          `${name}: raw points per page`,
+        )
+      }
+      // The result itself is kept as posted.
+      const checkId = ids.get('5,000 pages') as string
+      const [{ id }] = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
+      const stored = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}/${id}` }))
+      assert.equal(stored.browserCheckResult.pages.length, MANY)
+      assert.equal(stored.browserCheckResult.logs.length, MANY)
+      assert.deepEqual(stored.browserCheckResult.pages[MANY - 1], {
+        pageIndex: MANY - 1,
+        url: `https://shop.test/${MANY - 1}`,
+        webVitals: { TTFB: { value: MANY } },
+      })
     })
 
     test('API: wrong-typed timing phases add no metric', async () => {

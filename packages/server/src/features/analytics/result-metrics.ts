@@ -11,6 +11,7 @@ import { integerOf, isRecord, numberOf, parsedDetailOf, stringOf } from '../chec
 export interface ResultMetrics {
   /** [slot, value] samples of the run; a slot may repeat (a browser run's vitals, one per page). */
   run: Sample[]
+  /** One entry per page rolled up (`PAGES_ROLLED_UP`). */
   pages: { pageIndex: number; samples: Sample[] }[]
 }
 
@@ -111,7 +112,15 @@ const UNCAUGHT = 'Uncaught '
  */
 const MAX_PAGE_INDEX = 2 ** 31 - 1
 
+/**
+ * Pages 0 to 49 have rollup rows of their own; a page after them counts only in its run's. Each page rolled
+ * up is a row per resolution and bucket, and a script (or an agent) may report any number of pages: bounding
+ * the indexes bounds a bucket's rows however many results it holds. A user journey visits far fewer.
+ */
+export const PAGES_ROLLED_UP = 50
+
 const pageIndexOf = (value: unknown) => integerOf(value, 0, MAX_PAGE_INDEX)
+const isRolledUp = (pageIndex: number) => pageIndex < PAGES_ROLLED_UP
 /** The objects of `value`, a list; anything else (and each entry of another type) reads as absent. */
 const entriesOf = (value: unknown): Record<string, unknown>[] =>
   Array.isArray(value) ? value.filter(isRecord) : []
@@ -126,8 +135,8 @@ interface ErrorCounts {
  * Browser runs: web vitals per page; console errors (the page's `console.error`), document errors (its
  * uncaught exceptions), network errors (failed requests and responses of 400 or more) per page; user
  * script errors of the run. A run takes every page's vitals (so its vitals aggregate over all pages) and
- * the errors of every page (not the script's own output, which names no page); each page takes its own,
- * with the run's response time and script errors.
+ * the errors of every page (not the script's own output, which names no page); each page rolled up takes
+ * its own, with the run's response time and script errors, once however often `pages` lists it.
  */
 function browserMetrics(
   raw: unknown,
@@ -135,19 +144,23 @@ function browserMetrics(
   valuesOf: (named: Record<string, number | undefined>) => Sample[],
 ): ResultMetrics {
   const detail = isRecord(raw) ? raw : {}
-  const pages = (Array.isArray(detail.pages) ? detail.pages : []).flatMap((page: unknown, position) => {
-    if (!isRecord(page)) return []
+  const vitals: Sample[] = []
+  /** The vitals of each page rolled up, by page index, in the order `pages` first lists them. */
+  const vitalsByPage = new Map<number, Sample[]>()
+  ;(Array.isArray(detail.pages) ? detail.pages : []).forEach((page: unknown, position) => {
+    if (!isRecord(page)) return
     const webVitals = isRecord(page.webVitals) ? page.webVitals : {}
     const vitalOf = (name: string) => {
       const vital = webVitals[name]
       return isRecord(vital) ? numberOf(vital.value) : undefined
     }
-    return [
-      {
-        pageIndex: pageIndexOf(page.pageIndex) ?? position,
-        vitals: Object.fromEntries(VITALS.map((name) => [name, vitalOf(name)])),
-      },
-    ]
+    const samples = valuesOf(Object.fromEntries(VITALS.map((name) => [name, vitalOf(name)])))
+    vitals.push(...samples)
+    const pageIndex = pageIndexOf(page.pageIndex) ?? position
+    if (!isRolledUp(pageIndex)) return
+    const pageVitals = vitalsByPage.get(pageIndex)
+    if (pageVitals) pageVitals.push(...samples)
+    else vitalsByPage.set(pageIndex, samples)
   })
   const userScriptErrors = entriesOf(detail.errors).length
   // Counted in one pass per list: a page's counts are looked up, never by scanning the lists again.
@@ -157,6 +170,7 @@ function browserMetrics(
     const index = pageIndexOf(pageIndex)
     if (index === undefined) return
     run[counted]++
+    if (!isRolledUp(index)) return
     let page = byPage.get(index)
     if (!page) {
       page = { consoleErrors: 0, documentErrors: 0, networkErrors: 0 }
@@ -173,18 +187,13 @@ function browserMetrics(
   }
   const none: ErrorCounts = { consoleErrors: 0, documentErrors: 0, networkErrors: 0 }
   return {
-    run: [
-      ...valuesOf({ responseTime, userScriptErrors, ...run }),
-      ...pages.flatMap((page) => valuesOf(page.vitals)),
-    ],
-    pages: pages.map((page) => ({
-      pageIndex: page.pageIndex,
-      samples: valuesOf({
-        responseTime,
-        userScriptErrors,
-        ...(byPage.get(page.pageIndex) ?? none),
-        ...page.vitals,
-      }),
+    run: [...valuesOf({ responseTime, userScriptErrors, ...run }), ...vitals],
+    pages: [...vitalsByPage].map(([pageIndex, pageVitals]) => ({
+      pageIndex,
+      samples: [
+        ...valuesOf({ responseTime, userScriptErrors, ...(byPage.get(pageIndex) ?? none) }),
+        ...pageVitals,
+      ],
     })),
   }
 }
