@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { HEADER_NAME_PATTERN } from './request-headers.ts'
 import { Name, Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
 
 export const ALERT_TYPES = [
@@ -46,9 +47,8 @@ const KeyValue = StrictObject({
   locked: Type.Optional(Type.Boolean({ default: false })),
 })
 
-/** A header name is an HTTP token (RFC 9110): anything else could never be sent. */
 const Header = StrictObject({
-  key: Type.String({ minLength: 1, maxLength: 1024, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }),
+  key: Type.String({ minLength: 1, maxLength: 1024, pattern: HEADER_NAME_PATTERN }),
   value: Type.String({ maxLength: 10_000 }),
   locked: Type.Optional(Type.Boolean({ default: false })),
 })

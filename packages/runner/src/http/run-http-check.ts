@@ -1,7 +1,13 @@
 import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
 import { isIP, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
-import { type Assertion, type AssertionOutcome, evaluateAssertion } from '@svc/core'
+import {
+  type Assertion,
+  type AssertionOutcome,
+  evaluateAssertion,
+  refusedHeaderName,
+  sendableHeaders,
+} from '@svc/core'
 import { buildConnector, Client } from 'undici'
 import { describeAssertionFailure } from '../describe-assertion.ts'
 import type {
@@ -142,7 +148,15 @@ function buildRequest(job: HttpJob): PreparedRequest {
     const { username, password } = job.request.basicAuth
     headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`
   }
-  for (const { key, value } of job.request.headers ?? []) headers[key.toLowerCase()] = value
+  const given = job.request.headers ?? []
+  for (const { key } of given) {
+    // Such a name can't go out at all, and leaving it out would send another request than the one set.
+    const malformed = refusedHeaderName(key)
+    if (malformed) throw new Error(`Request header ${malformed.message}`)
+  }
+  // The rest a save refuses only svc's HTTP client manages (framing, connection options): a check stored
+  // before that rule runs without them rather than fail every run.
+  for (const { key, value } of sendableHeaders(given)) headers[key.toLowerCase()] = value
   return { method, url: url.toString(), headers, body }
 }
 

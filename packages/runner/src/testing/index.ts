@@ -1,4 +1,5 @@
 export { readZip } from '../playwright/zip.ts'
 export { selfSignedCertificate } from './certificate.ts'
 export { freePort } from './free-port.ts'
+export { type Http2Request, startHttp2Server } from './http2-server.ts'
 export { type RecordedRequest, type RecordingProxy, startRecordingProxy } from './recording-proxy.ts'

@@ -5,6 +5,7 @@ import {
   type AlertChannelType,
   cachedAlertTemplate,
   compileAlertTemplate,
+  refusedRequestHeader,
   TEMPLATE_HELPERS,
   TemplateSyntaxError,
 } from '@svc/core'
@@ -70,15 +71,6 @@ export interface ChannelPolicy {
 const configValidators = Object.fromEntries(
   Object.entries(ALERT_CHANNEL_CONFIGS).map(([type, schema]) => [type, compileBodyValidator(schema)]),
 ) as Record<AlertChannelType, (body: unknown) => void>
-
-/** Headers the HTTP client sets itself and refuses from callers: with one, every delivery would fail. */
-const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'expect', 'keep-alive', 'upgrade'])
-/**
- * Connection-specific headers, which HTTP/2 forbids: the HTTP client speaks HTTP/2 to a receiver that
- * offers it (over TLS) and refuses a request with one before sending it.
- */
-const HTTP1_ONLY_HEADERS = new Set(['proxy-connection', 'http2-settings'])
-const HTTP2_REFUSES = 'svc speaks HTTP/2 to receivers that offer it, and HTTP/2 refuses'
 
 /** The body a webhook sends when its template is empty: every event variable, JSON-encoded. */
 export const DEFAULT_WEBHOOK_TEMPLATE = `{\n${ALERT_EVENT_VARIABLES.map((name) =>
@@ -221,31 +213,8 @@ async function prepareConfig(
     throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
   compile('body.config.template', webhook.template)
   webhook.headers.forEach(({ key, value }, index) => {
-    const name = key.toLowerCase()
-    const keyPath = `body.config.headers.${index}.key`
-    const valuePath = `body.config.headers.${index}.value`
-    if (FRAMING_HEADERS.has(name))
-      throw invalid(keyPath, `${key} can't be set: svc frames each request itself`)
-    if (HTTP1_ONLY_HEADERS.has(name)) {
-      throw invalid(
-        keyPath,
-        `${key} can't be set: ${HTTP2_REFUSES} connection-specific headers: every delivery to one would fail`,
-      )
-    }
-    // The HTTP client sends close or keep-alive of its own, whatever list it is given.
-    if (name === 'connection' && !/^\s*(close|keep-alive)\s*$/i.test(value)) {
-      throw invalid(
-        valuePath,
-        `${key} may only be close or keep-alive: svc's HTTP client manages connections itself, sends one ` +
-          'of these two and drops any other connection option, so this value would not be sent as written',
-      )
-    }
-    if (name === 'te' && !/^\s*trailers\s*$/i.test(value)) {
-      throw invalid(
-        valuePath,
-        `${key} may only be trailers: ${HTTP2_REFUSES} any other TE: every delivery to one would fail`,
-      )
-    }
+    const refusal = refusedRequestHeader(key, value)
+    if (refusal) throw invalid(`body.config.headers.${index}.${refusal.field}`, refusal.message)
   })
   const seal = (field: 'headers' | 'queryParameters') =>
     webhook[field].map((item, index): StoredKeyValue => {

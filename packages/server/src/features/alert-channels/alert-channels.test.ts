@@ -219,8 +219,8 @@ for (const engine of testEngines()) {
           {
             path: 'body.config.headers.0.key',
             message:
-              `${key} can't be set: svc speaks HTTP/2 to receivers that offer it, and HTTP/2 refuses ` +
-              'connection-specific headers: every delivery to one would fail',
+              `${key} can't be set: svc speaks HTTP/2 to servers that offer it, and HTTP/2 refuses ` +
+              'connection-specific headers: every request to one would fail',
           },
         ])
       }
@@ -231,8 +231,8 @@ for (const engine of testEngines()) {
           {
             path: 'body.config.headers.0.value',
             message:
-              'TE may only be trailers: svc speaks HTTP/2 to receivers that offer it, and HTTP/2 refuses any ' +
-              'other TE: every delivery to one would fail',
+              'TE may only be trailers: svc speaks HTTP/2 to servers that offer it, and HTTP/2 refuses any ' +
+              'other TE: every request to one would fail',
           },
         ])
       }

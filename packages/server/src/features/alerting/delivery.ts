@@ -5,6 +5,7 @@ import {
   type EscapeContext,
   type RenderOptions,
   Scrubber,
+  sendableHeaders,
   type TemplateVariables,
   textOf,
 } from '@svc/core'
@@ -153,10 +154,9 @@ export function webhookRequest(
     url.search = url.search.length > 1 ? `${url.search.slice(1)}&${added}` : added.toString()
   }
   const headers: Record<string, string> = { 'user-agent': USER_AGENT }
-  for (const { key, value } of webhook.headers)
+  // One stored before the save-time rule refused it would fail every delivery (or hang the next): left out.
+  for (const { key, value } of sendableHeaders(webhook.headers))
     headers[key.toLowerCase()] = headerValue(render(value, 'text'))
-  // Saved only as trailers, in any case: HTTP/2 takes nothing but the lower-case word.
-  if (headers.te !== undefined) headers.te = headers.te.trim().toLowerCase()
   headers['content-type'] ??= 'application/json'
   let body: Buffer | undefined
   if (webhook.method !== 'GET' && webhook.method !== 'HEAD') {

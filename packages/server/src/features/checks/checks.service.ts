@@ -9,6 +9,7 @@ import {
   MAX_RESPONSE_TIME_MS,
   parseNameServer,
   referencedVariableKeys,
+  refusedRequestHeader,
   ScriptProjectError,
   type ScriptProjectSource,
   scriptProjectOf,
@@ -338,6 +339,8 @@ async function normalize(
     await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
+  if (checkType === 'API')
+    checkRequestHeaders((definition.request as { headers?: { key: string; value: string }[] }).headers ?? [])
   if (checkType === 'DNS') checkNameServer((definition.request as { nameServer?: string | null }).nameServer)
   checkAssertionPatterns((definition.request as { assertions?: Assertion[] } | undefined)?.assertions ?? [])
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
@@ -407,6 +410,18 @@ function checkRequestUrl(url: string) {
   if (!url.includes('{{') && !URL.canParse(url)) {
     throw invalid('body.request.url', 'must be a valid http(s) URL')
   }
+}
+
+/**
+ * Headers svc's HTTP client would refuse or change are refused as for webhook channels (the rule of
+ * @svc/core); a name with `{{VARIABLES}}` is judged at run time, once they are filled in.
+ */
+function checkRequestHeaders(headers: { key: string; value: string }[]) {
+  headers.forEach(({ key, value }, index) => {
+    if (key.includes('{{')) return
+    const refusal = refusedRequestHeader(key, value)
+    if (refusal) throw invalid(`body.request.headers.${index}.${refusal.field}`, refusal.message)
+  })
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * The one rule for the request headers users give svc to send (webhook channels, API checks): saves
+ * refuse what it refuses (400), and senders leave out what an older version stored before the rule.
+ */
+
+/** A header name is an HTTP token (RFC 9110): anything else could never be sent. */
+export const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+const HEADER_NAME = new RegExp(HEADER_NAME_PATTERN)
+
+/** Headers the HTTP client sets itself and refuses from callers: with one, every request would fail. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'expect', 'keep-alive', 'upgrade'])
+/**
+ * Connection-specific headers, which HTTP/2 forbids: the HTTP client speaks HTTP/2 to a server that
+ * offers it (over TLS) and refuses a request with one before sending it.
+ */
+const HTTP1_ONLY_HEADERS = new Set(['proxy-connection', 'http2-settings'])
+const HTTP2_REFUSES = 'svc speaks HTTP/2 to servers that offer it, and HTTP/2 refuses'
+
+export interface HeaderRefusal {
+  /** The part at fault. */
+  field: 'key' | 'value'
+  /** Why, naming the header as written: `Keep-Alive can't be set: …`. */
+  message: string
+}
+
+/** Why `key` can never be a header name, or null. */
+export function refusedHeaderName(key: string): HeaderRefusal | null {
+  if (HEADER_NAME.test(key)) return null
+  return {
+    field: 'key',
+    message: `${key} can't be set: a header name is an HTTP token (letters, digits and !#$%&'*+-.^_\`|~)`,
+  }
+}
+
+/** Why svc won't send this header as written, or null. */
+export function refusedRequestHeader(key: string, value: string): HeaderRefusal | null {
+  const malformed = refusedHeaderName(key)
+  if (malformed) return malformed
+  const name = key.toLowerCase()
+  if (FRAMING_HEADERS.has(name))
+    return { field: 'key', message: `${key} can't be set: svc frames each request itself` }
+  if (HTTP1_ONLY_HEADERS.has(name)) {
+    return {
+      field: 'key',
+      message: `${key} can't be set: ${HTTP2_REFUSES} connection-specific headers: every request to one would fail`,
+    }
+  }
+  // The HTTP client sends close or keep-alive of its own, whatever list it is given.
+  if (name === 'connection' && !/^\s*(close|keep-alive)\s*$/i.test(value)) {
+    return {
+      field: 'value',
+      message:
+        `${key} may only be close or keep-alive: svc's HTTP client manages connections itself, sends one ` +
+        'of these two and drops any other connection option, so this value would not be sent as written',
+    }
+  }
+  if (name === 'te' && !/^\s*trailers\s*$/i.test(value)) {
+    return {
+      field: 'value',
+      message: `${key} may only be trailers: ${HTTP2_REFUSES} any other TE: every request to one would fail`,
+    }
+  }
+  return null
+}
+
+/**
+ * The headers as svc sends them: without those the rule refuses (stored by a version before it), TE as
+ * lower-case `trailers`, the one form HTTP/2 takes.
+ */
+export function sendableHeaders<T extends { key: string; value: string }>(headers: readonly T[]): T[] {
+  return headers
+    .filter(({ key, value }) => refusedRequestHeader(key, value) === null)
+    .map((header) => (header.key.toLowerCase() === 'te' ? { ...header, value: 'trailers' } : header))
+}

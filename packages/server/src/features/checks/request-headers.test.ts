@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { startHttp2Server } from '@svc/runner/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+const HTTP2_REFUSES = 'svc speaks HTTP/2 to servers that offer it, and HTTP/2 refuses'
+
+/** Every header svc's HTTP client can't send as written: [key, value, the 400's field, its message]. */
+const REFUSED: [string, string, 'key' | 'value', string][] = [
+  ...['Content-Length', 'transfer-encoding', 'Expect', 'Keep-Alive', 'UPGRADE'].map(
+    (key): [string, string, 'key', string] => [
+      key,
+      '5',
+      'key',
+      `${key} can't be set: svc frames each request itself`,
+    ],
+  ),
+  ...['Proxy-Connection', 'HTTP2-Settings'].map((key): [string, string, 'key', string] => [
+    key,
+    'keep-alive',
+    'key',
+    `${key} can't be set: ${HTTP2_REFUSES} connection-specific headers: every request to one would fail`,
+  ]),
+  ...['gzip', 'trailers, deflate', '{{TE}}'].map((value): [string, string, 'value', string] => [
+    'TE',
+    value,
+    'value',
+    `TE may only be trailers: ${HTTP2_REFUSES} any other TE: every request to one would fail`,
+  ]),
+  ...['Upgrade', 'close, X-Foo'].map((value): [string, string, 'value', string] => [
+    'Connection',
+    value,
+    'value',
+    "Connection may only be close or keep-alive: svc's HTTP client manages connections itself, sends one " +
+      'of these two and drops any other connection option, so this value would not be sent as written',
+  ]),
+  [
+    'X Team',
+    'ops',
+    'key',
+    "X Team can't be set: a header name is an HTTP token (letters, digits and !#$%&'*+-.^_`|~)",
+  ],
+]
+
+for (const engine of testEngines()) {
+  describe(`API check request headers on ${engine.engine}`, () => {
+    let t: TestApp
+    const seen: IncomingHttpHeaders[] = []
+    const http1 = createServer((request, response) => {
+      seen.push(request.headers)
+      request.resume()
+      request.on('end', () => response.end('ok'))
+    })
+    let http1Url = ''
+    let http2: Awaited<ReturnType<typeof startHttp2Server>>
+    before(async () => {
+      await new Promise<void>((done) => http1.listen(0, '127.0.0.1', done))
+      http1Url = `http://127.0.0.1:${(http1.address() as AddressInfo).port}`
+      http2 = await startHttp2Server()
+      t = await createTestApp(engine)
+    })
+    after(async () => {
+      await t.close()
+      http1.close()
+      await http2.close()
+    })
+
+    const apiCheck = (headers: { key: string; value: string }[], url = 'https://api.example.com/health') => ({
+      name: 'Orders API',
+      activated: false,
+      request: { url, method: 'POST', headers },
+    })
+
+    test('a header that could never be sent as written is a 400 naming it, on create, replace and merge', async () => {
+      const created = await t.call({ method: 'POST', url: '/v1/checks/api', payload: apiCheck([]) })
+      assert.equal(created.statusCode, 201, created.body)
+      const id = json(created).id as string
+      for (const [key, value, field, message] of REFUSED) {
+        const headers = [
+          { key: 'X-Team', value: 'ops' },
+          { key, value },
+        ]
+        const calls = [
+          { method: 'POST' as const, url: '/v1/checks/api', payload: apiCheck(headers) },
+          { method: 'PUT' as const, url: `/v1/checks/api/${id}`, payload: apiCheck(headers) },
+          {
+            method: 'PUT' as const,
+            url: `/v1/checks/${id}`,
+            payload: { request: apiCheck(headers).request },
+          },
+        ]
+        for (const call of calls) {
+          const res = await t.call(call)
+          assert.equal(res.statusCode, 400, `${call.method} ${call.url} ${key}: ${value}: ${res.body}`)
+          assert.deepEqual(json(res).attributes.errors, [
+            { path: `body.request.headers.1.${field}`, message },
+          ])
+        }
+      }
+      const stored = json(await t.call({ method: 'GET', url: `/v1/checks/${id}` }))
+      assert.deepEqual(stored.request.headers, [], 'no refused save changed the check')
+    })
+
+    test('Host, Connection close or keep-alive, TE trailers and a name from a variable save', async () => {
+      const headers = [
+        { key: 'Host', value: 'orders.example.com' },
+        { key: 'Connection', value: ' Close ' },
+        { key: 'connection', value: 'keep-alive' },
+        { key: 'TE', value: 'Trailers' },
+        // Judged when the run fills it in: the runner fails a name that is no token, naming it.
+        { key: '{{HEADER_NAME}}', value: 'v' },
+      ]
+      const res = await t.call({ method: 'POST', url: '/v1/checks/api', payload: apiCheck(headers) })
+      assert.equal(res.statusCode, 201, res.body)
+      assert.deepEqual(
+        json(res).request.headers.map((h: { key: string; value: string }) => [h.key, h.value]),
+        headers.map((h) => [h.key, h.value]),
+      )
+    })
+
+    test('a check stored with them before the rule runs without them against HTTP/1 and HTTP/2 targets', async () => {
+      const legacy = REFUSED.filter(([key]) => key !== 'X Team').map(([key, value]) => ({
+        key,
+        value: key === 'Content-Length' ? '0' : value,
+      }))
+      for (const url of [`${http1Url}/orders`, `${http2.url}/orders`]) {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: { ...apiCheck([{ key: 'X-Team', value: 'ops' }], url), activated: true },
+        })
+        assert.equal(created.statusCode, 201, created.body)
+        const id = json(created).id as string
+        // As an older version stored it: no save-time rule looked at its headers.
+        const row = await t.store.db
+          .selectFrom('checks')
+          .select('definition')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+        const definition = JSON.parse(row.definition)
+        definition.request.headers.push(...legacy.map((h) => ({ ...h, locked: false })))
+        await t.store.db
+          .updateTable('checks')
+          .set({ definition: JSON.stringify(definition) })
+          .where('id', '=', id)
+          .execute()
+
+        seen.length = 0
+        http2.received.length = 0
+        const run = await t.call({ method: 'POST', url: `/v1/checks/${id}/trigger` })
+        assert.equal(run.statusCode, 200, run.body)
+        const result = json(run)
+        assert.equal(result.hasFailures, false, `${url}: ${run.body}`)
+        const got = url.startsWith('https') ? http2.received.map((r) => r.headers) : seen
+        assert.equal(got.length, 1, url)
+        const sent = result.apiCheckResult.request.headers as Record<string, string>
+        for (const headers of [got[0] ?? {}, sent]) {
+          assert.equal(headers['x-team'], 'ops')
+          for (const name of ['transfer-encoding', 'expect', 'keep-alive', 'upgrade', 'proxy-connection'])
+            assert.equal(headers[name], undefined, `${url} ${name}`)
+          assert.equal(headers['http2-settings'], undefined, url)
+          assert.equal(headers.te, undefined, url)
+        }
+        assert.equal(sent['content-length'], undefined)
+      }
+    })
+  })
+}
