@@ -45,3 +45,20 @@ test('LOG_LEVEL: one of pino’s levels, in any case; another value names the va
     new ConfigError('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got verbose'),
   )
 })
+
+test('SVC_SMS_HEADERS: string values, and no header the request-header rule refuses (it would fail every SMS)', () => {
+  const sms = (headers: string) =>
+    loadConfig({ SVC_SMS_URL: 'https://sms.example.com/send', SVC_SMS_HEADERS: headers }).alerting.sms
+  assert.deepEqual(sms('{"Authorization": "Bearer t", "TE": "trailers"}')?.headers, {
+    Authorization: 'Bearer t',
+    TE: 'trailers',
+  })
+  assert.throws(
+    () => sms('{"Keep-Alive": "timeout=5"}'),
+    new ConfigError("SVC_SMS_HEADERS: Keep-Alive can't be set: svc frames each request itself"),
+  )
+  assert.throws(
+    () => sms('{"X-Token": 5}'),
+    new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to string values'),
+  )
+})

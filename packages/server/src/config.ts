@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
+import { refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
@@ -187,10 +188,19 @@ function parseAlerting(env: NodeJS.ProcessEnv): DeliveryConfig {
     try {
       headers = JSON.parse(env.SVC_SMS_HEADERS || '{}')
     } catch {
-      throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to values')
+      throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to string values')
     }
-    if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
-      throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to values')
+    if (
+      typeof headers !== 'object' ||
+      headers === null ||
+      Array.isArray(headers) ||
+      Object.values(headers).some((value) => typeof value !== 'string')
+    )
+      throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to string values')
+    for (const [key, value] of Object.entries(headers)) {
+      const refusal = refusedRequestHeader(key, value)
+      if (refusal) throw new ConfigError(`SVC_SMS_HEADERS: ${refusal.message}`)
+    }
     alerting.sms = {
       url: env.SVC_SMS_URL,
       method: (env.SVC_SMS_METHOD || 'POST').toUpperCase(),
