@@ -424,16 +424,16 @@ function checkRequestHeaders(headers: { key: string; value: string }[]) {
   })
 }
 
-/**
- * A name server is a host name or IP address, optionally with a port (`host:port`, `[IPv6]:port`); one
- * with `{{VARIABLES}}` is judged at run time.
- */
 /** An explicit IPv6 for an IPv4 address can't be pinged (the runner says so too, for values from variables). */
 function checkPingFamily({ hostname, ipFamily }: { hostname: string; ipFamily?: string }) {
   if (ipFamily === 'IPv6' && isIPv4(hostname))
     throw invalid('body.request.ipFamily', `is IPv6 but hostname ${hostname} is an IPv4 address`)
 }
 
+/**
+ * A name server is a host name or IP address, optionally with a port (`host:port`, `[IPv6]:port`); one
+ * with `{{VARIABLES}}` is judged at run time.
+ */
 function checkNameServer(nameServer: string | null | undefined) {
   if (nameServer && !nameServer.includes('{{') && !parseNameServer(nameServer)) {
     throw invalid(
