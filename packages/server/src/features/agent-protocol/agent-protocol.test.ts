@@ -625,11 +625,11 @@ for (const engine of testEngines()) {
     })
 
     test('an outcome whose check is deleted while it is stored is 404, alone in its batch: the others are stored', async () => {
-      const pi = await locationWithKey('pi')
-      const deletedId = await createCheck('deleted while posted', ['pi'])
-      const keptId = await createCheck('kept while posted', ['pi'])
+      const where = await locationWithKey('deleted-meanwhile')
+      const deletedId = await createCheck('deleted while posted', ['deleted-meanwhile'])
+      const keptId = await createCheck('kept while posted', ['deleted-meanwhile'])
       nowMs = Math.max(await dueOf(deletedId), await dueOf(keptId))
-      const agent = as(pi.rawKey)
+      const agent = as(where.rawKey)
       const jobs = await agent.poll()
       const bodies = await Promise.all(
         [deletedId, keptId].map(async (checkId) => {
