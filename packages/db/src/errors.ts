@@ -29,3 +29,14 @@ export function isTransactionConflict(error: unknown): boolean {
   const { code } = error as { code?: unknown }
   return code === '40P01' || code === '40001'
 }
+
+/**
+ * True when SQLite gave up waiting (its busy timeout) for the write lock another connection holds (a
+ * runner process writing to the same file in a long transaction): nothing was written.
+ */
+export function isStoreBusy(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { errcode } = error as { errcode?: unknown }
+  // SQLITE_BUSY (5) and its extended codes (SQLITE_BUSY_RECOVERY, _SNAPSHOT, _TIMEOUT).
+  return typeof errcode === 'number' && (errcode & 0xff) === 5
+}

@@ -1,4 +1,4 @@
 export { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
-export { isForeignKeyViolation, isTransactionConflict, isUniqueViolation } from './errors.ts'
+export { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from './errors.ts'
 export { fetchPage } from './paging.ts'
 export type * from './schema.ts'

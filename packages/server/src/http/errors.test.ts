@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -336,3 +338,97 @@ for (const storeEngine of testEngines()) {
       })
   })
 }
+
+describe('a SQLite store whose write lock another process holds', () => {
+  let t: TestApp
+  const logLines: Record<string, unknown>[] = []
+  before(async () => {
+    assert.equal(engine.engine, 'sqlite')
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line))
+        done()
+      },
+    })
+    t = await createTestApp(engine, { logger: { level: 'warn', stream } })
+    // Waits 100 ms for the lock instead of 5 s: the answer is the same, the suite quicker.
+    await sql`pragma busy_timeout = 100`.execute(t.store.db)
+  })
+  after(() => t.close())
+
+  /** Another process (a runner sharing the file) in a transaction holding the write lock until released. */
+  async function writeLockHeldElsewhere() {
+    const path = t.store.url.replace(/^sqlite:/, '')
+    const holder = spawn(
+      process.execPath,
+      [
+        '--disable-warning=ExperimentalWarning',
+        '--input-type=module',
+        '-e',
+        `import { DatabaseSync } from 'node:sqlite'
+        const db = new DatabaseSync(${JSON.stringify(path)})
+        db.exec('begin immediate')
+        console.log('held')
+        process.stdin.on('end', () => { db.exec('rollback'); db.close() })
+        process.stdin.resume()`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    )
+    const exited = once(holder, 'exit')
+    const [line] = await once(holder.stdout, 'data')
+    assert.equal(String(line).trim(), 'held')
+    return {
+      async release() {
+        holder.stdin.end()
+        const [code] = await exited
+        assert.equal(code, 0)
+      },
+    }
+  }
+
+  test('a request that waited out the busy timeout is 503 with Retry-After in the error shape, nothing saved', async () => {
+    const heartbeat = json(
+      await t.call({
+        method: 'POST',
+        url: '/v1/checks/heartbeat',
+        payload: {
+          name: 'busy',
+          heartbeat: { period: 1, periodUnit: 'hours', grace: 1, graceUnit: 'hours' },
+        },
+      }),
+    )
+    const lock = await writeLockHeldElsewhere()
+    let answers: Awaited<ReturnType<TestApp['call']>>[]
+    try {
+      answers = [
+        await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'WHILE_BUSY', value: 'x' } }),
+        await t.app.inject({ method: 'GET', url: new URL(heartbeat.pingUrl).pathname }),
+      ]
+    } finally {
+      await lock.release()
+    }
+    for (const res of answers) {
+      assert.equal(res.statusCode, 503, res.body)
+      assert.deepEqual(json(res), {
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message: 'The store is busy: nothing was saved; try again in a few seconds',
+      })
+      assert.equal(res.headers['retry-after'], '5')
+    }
+    const logged = logLines.filter((line) => line.msg === 'the store was busy with another write')
+    assert.deepEqual(
+      logged.map((line) => line.level),
+      [40, 40],
+    )
+    const results = json(await t.call({ method: 'GET', url: `/v1/check-results/${heartbeat.id}` }))
+    assert.deepEqual(results, [])
+    const saved = await t.call({
+      method: 'POST',
+      url: '/v1/variables',
+      payload: { key: 'WHILE_BUSY', value: 'y' },
+    })
+    assert.equal(saved.statusCode, 201, saved.body)
+    assert.equal(json(await t.call({ method: 'GET', url: '/v1/variables/WHILE_BUSY' })).value, 'y')
+  })
+})

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { NOT_BLANK_PATTERN } from '@svc/core'
-import { isForeignKeyViolation, isTransactionConflict, isUniqueViolation } from '@svc/db'
+import { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 
 /** A failure the client caused or may see; anything else thrown is a bug and answers a bare 500. */
@@ -75,8 +75,23 @@ export function validationError(context: string, issues: AjvIssue[]): HttpError 
   return badRequest(`${first.path} ${first.message}`, { errors })
 }
 
+/**
+ * How long a client waits before it tries again after a 503 of a busy store: a writer that held the
+ * store for all of the busy timeout (5 s) is in a long transaction.
+ */
+const STORE_BUSY_RETRY_AFTER_SECONDS = 5
+
 /** The one error handler: every error leaves in the spec's shape, and a 5xx says nothing internal. */
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  // SQLite waited out its busy timeout for another process's write (a runner sharing the file): the
+  // request wrote nothing and may be sent again; not a bug, so no 500.
+  if (isStoreBusy(error)) {
+    request.log.warn({ err: error }, 'the store was busy with another write')
+    return reply
+      .header('retry-after', String(STORE_BUSY_RETRY_AFTER_SECONDS))
+      .status(503)
+      .send(errorBody(503, 'The store is busy: nothing was saved; try again in a few seconds'))
+  }
   const client = clientErrorOf(error)
   if (!client) {
     request.log.error({ err: error }, 'request failed')

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
 import { newResultId } from '../features/check-results/result-id.ts'
+import { CheckDeletedError } from '../features/check-results/store-results.ts'
 import { type ResolvedCheck, resolveChecksById } from '../features/checks/checks.service.ts'
 import { SVC_VERSION } from '../version.ts'
 import { storeMissedDeadline } from './heartbeat-results.ts'
@@ -149,8 +150,12 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
    * batch commits, and the next batch is bigger for it (one commit and one statement each per batch).
    */
   function track(attempt: Promise<Finished>, checkId: string, location: string): Promise<void> {
-    // A bug, not a failing target: leave the lease to expire so another pass retries the job.
-    const failed = (error: unknown) => log.error({ err: error, checkId, location }, 'check run failed')
+    // A bug, not a failing target: leave the lease to expire so another pass retries the job. A check
+    // deleted while it ran took its slots with it: nothing to retry, nothing wrong.
+    const failed = (error: unknown) => {
+      if (error instanceof CheckDeletedError) return
+      log.error({ err: error, checkId, location }, 'check run failed')
+    }
     running++
     const tracked = attempt
       .finally(() => {

@@ -53,6 +53,7 @@ import {
 } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
+import { CheckDeletedError } from '../check-results/store-results.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveChecksById } from '../checks/checks.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
@@ -355,13 +356,19 @@ export async function postResults(
         attempt: body.attempt,
         firstStartedMs: body.firstStartedMs,
       }
-      await recordOutcome(ctx, agent.owner, check, job, outcome, {
+      return recordOutcome(ctx, agent.owner, check, job, outcome, {
         resultId: body.resultId,
         locationName: agent.location.slug_name,
         slotMove:
           body.attempt === 1 && !isTriggerJob(job) ? slotMoveOf(ctx, agent, check, body.slotKey) : undefined,
-      })
-      return null
+      }).then(
+        () => null,
+        // Deleted since it was looked up: refused as a deleted check is, the others still stored.
+        (error: unknown) => {
+          if (error instanceof CheckDeletedError) return error
+          throw error
+        },
+      )
     }),
   )
   await deleteSuiteRuns(

@@ -10,11 +10,13 @@ import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
 import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
@@ -620,6 +622,35 @@ for (const engine of testEngines()) {
           [1440, 1],
         ],
       )
+    })
+
+    test('an outcome whose check is deleted while it is stored is 404, alone in its batch: the others are stored', async () => {
+      const where = await locationWithKey('deleted-meanwhile')
+      const deletedId = await createCheck('deleted while posted', ['deleted-meanwhile'])
+      const keptId = await createCheck('kept while posted', ['deleted-meanwhile'])
+      nowMs = Math.max(await dueOf(deletedId), await dueOf(keptId))
+      const agent = as(where.rawKey)
+      const jobs = await agent.poll()
+      const bodies = await Promise.all(
+        [deletedId, keptId].map(async (checkId) => {
+          const job = jobs.find((each) => each.checkId === checkId) as AgentJob
+          return jobResultBody(job, await outcomeOf(job))
+        }),
+      )
+      // The deletion has locked the check and waits where it deletes what names it; then the post.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
+        [() => t.call({ method: 'DELETE', url: `/v1/checks/${deletedId}` }), () => agent.postBatch(bodies)],
+      )
+      const [deleted, posted] = answers as [(typeof answers)[0], (typeof answers)[0]]
+      assert.equal(deleted.statusCode, 204, deleted.body)
+      assert.equal(posted.statusCode, 200, posted.body)
+      const [refused, stored] = json(posted).results as { statusCode: number; message?: string }[]
+      assert.equal(refused?.statusCode, 404)
+      assert.match(refused?.message ?? '', new RegExp(`^Check ${deletedId} not found`))
+      assert.equal(stored?.statusCode, 204)
+      assert.equal((await resultsOf(keptId)).length, 1)
     })
 
     test('an open run posted under the result id of another run is 409 and stores nothing; the run stays open', async () => {

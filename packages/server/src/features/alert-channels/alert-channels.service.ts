@@ -13,6 +13,7 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
+import { inTransaction } from '../../transactions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import type { StoredVariable } from '../checks/check-variables.ts'
 import * as checksRepo from '../checks/checks.repo.ts'
@@ -140,16 +141,24 @@ export async function updateSubscription(
   id: number,
   body: SubscriptionBody,
 ): Promise<AlertChannelSubscriptionOut> {
-  await findOrThrow(ctx, accountId, id)
   const hasCheck = body.checkId !== undefined && body.checkId !== null
   const hasGroup = body.groupId !== undefined && body.groupId !== null
-  if (hasCheck === hasGroup) throw invalid('body', 'must name exactly one of checkId and groupId')
-  if (hasCheck && !(await checksRepo.findCheck(ctx, accountId, body.checkId as string)))
-    throw invalid('body.checkId', `check ${body.checkId} not found`)
-  if (hasGroup && !(await groupsRepo.findGroup(ctx, accountId, body.groupId as number)))
-    throw invalid('body.groupId', `check group ${body.groupId} not found`)
-  const subscriber = hasCheck ? { checkId: body.checkId as string } : { groupId: body.groupId as number }
-  return subscriptionOut(await repo.upsertSubscription(ctx, id, subscriber, body.activated))
+  // One transaction holding the channel and what subscribes: a deletion of either waits for the
+  // subscription, or went first (the usual 404 or 400).
+  return inTransaction(ctx, async (tx) => {
+    if ((await repo.lockReferencedChannels(tx, accountId, [id])).length === 0)
+      throw notFound(`Alert channel ${id} not found`)
+    if (hasCheck === hasGroup) throw invalid('body', 'must name exactly one of checkId and groupId')
+    if (
+      hasCheck &&
+      (await checksRepo.lockReferencedChecks(tx, accountId, [body.checkId as string])).size === 0
+    )
+      throw invalid('body.checkId', `check ${body.checkId} not found`)
+    if (hasGroup && !(await groupsRepo.lockGroup(tx, accountId, body.groupId as number, 'referenced')))
+      throw invalid('body.groupId', `check group ${body.groupId} not found`)
+    const subscriber = hasCheck ? { checkId: body.checkId as string } : { groupId: body.groupId as number }
+    return subscriptionOut(await repo.upsertSubscription(tx, id, subscriber, body.activated))
+  })
 }
 
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {

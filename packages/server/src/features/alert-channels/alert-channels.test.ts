@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 const webhook = (extra: object = {}) => ({
@@ -442,6 +444,64 @@ for (const engine of testEngines()) {
         [],
       )
       assert.equal((await t.call({ method: 'GET', url: `/v1/alert-channels/${email.id}` })).statusCode, 404)
+    })
+
+    test('a subscription saved while its check or channel is deleted: the usual 400 or 404, not 409', async () => {
+      const channel = json(await post(webhook()))
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/tcp?autoAssignAlerts=false',
+          payload: { name: 'going', activated: false, request: { hostname: '127.0.0.1', port: 9 } },
+        }),
+      )
+      const subscribe = (channelId: number) => () =>
+        t.call({
+          method: 'PUT',
+          url: `/v1/alert-channels/${channelId}/subscriptions`,
+          payload: { checkId: check.id, activated: true },
+        })
+      // Each deletion waits where it deletes what names its row; the subscription found both, then waits.
+      const checkGone = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
+        [() => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }), subscribe(channel.id)],
+      )
+      const other = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/tcp?autoAssignAlerts=false',
+          payload: { name: 'staying', activated: false, request: { hostname: '127.0.0.1', port: 9 } },
+        }),
+      )
+      const channelGone = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table alert_notifications in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v1/alert-channels/${channel.id}` }),
+          () =>
+            t.call({
+              method: 'PUT',
+              url: `/v1/alert-channels/${channel.id}/subscriptions`,
+              payload: { checkId: other.id, activated: true },
+            }),
+        ],
+      )
+      assert.deepEqual(
+        [...checkGone, ...channelGone].map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [400, `body.checkId check ${check.id} not found`],
+          [204, ''],
+          [404, `Alert channel ${channel.id} not found`],
+        ],
+      )
+      const subscriptions = await t.store.db
+        .selectFrom('alert_subscriptions')
+        .select('id')
+        .where('channel_id', '=', channel.id)
+        .execute()
+      assert.deepEqual(subscriptions, [])
     })
 
     test('autoAssignAlerts (default true) subscribes a new check to every channel', async () => {

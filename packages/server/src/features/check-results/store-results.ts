@@ -1,10 +1,12 @@
-import type { CheckResultsTable, Database } from '@svc/db'
+import { type CheckResultsTable, type Database, isStoreBusy } from '@svc/db'
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { HttpError } from '../../http/errors.ts'
 import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../scheduler/schedules.repo.ts'
 import { lockStates } from '../alerting/alert-states.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
+import { lockReferencedChecksById } from '../checks/checks.repo.ts'
 import type { ResolvedCheck } from '../checks/checks.service.ts'
 import { insertResults } from './check-results.repo.ts'
 
@@ -36,13 +38,27 @@ export interface ResultWrite {
 }
 
 /**
+ * A result refused because its check was deleted before its batch committed: nothing of it was stored.
+ * Answers the 404 of an unknown check where nobody answers more precisely.
+ */
+export class CheckDeletedError extends HttpError {
+  readonly checkId: string
+
+  constructor(checkId: string) {
+    super(404, `Check ${checkId} not found: it was deleted while its result was stored`)
+    this.checkId = checkId
+  }
+}
+
+/**
  * Stores a result once per job id (a job re-run after a lost lease can't store it twice) and folds it
- * if new; resolves after the commit with whether it was new. Inside a transaction it joins it.
+ * if new; resolves after the commit with whether it was new, rejects with `CheckDeletedError` when its
+ * check is gone. Inside a transaction it joins it.
  */
 export async function writeResult(ctx: ServiceContext, write: ResultWrite): Promise<boolean> {
   if (ctx.db.isTransaction) {
-    const { stored } = await storeResults(ctx, [write])
-    return stored[0] as boolean
+    const { outcomes } = await storeResults(ctx, [write])
+    return settled(outcomes[0] as Outcome)
   }
   // Results finishing in the same turn of the event loop join the first batch.
   return enqueue(ctx, write, { awaited: false })
@@ -55,8 +71,8 @@ export async function writeResult(ctx: ServiceContext, write: ResultWrite): Prom
  */
 export function writeResults(ctx: ServiceContext, writes: ResultWrite[]): Promise<boolean>[] {
   if (ctx.db.isTransaction) {
-    const stored = storeResults(ctx, writes).then((batch) => batch.stored)
-    return writes.map((_, i) => stored.then((all) => all[i] as boolean))
+    const outcomes = storeResults(ctx, writes).then((batch) => batch.outcomes)
+    return writes.map((_, i) => outcomes.then((all) => settled(all[i] as Outcome)))
   }
   return writes.map((write) => enqueue(ctx, write, { awaited: true }))
 }
@@ -81,7 +97,7 @@ function enqueue(ctx: ServiceContext, write: ResultWrite, { awaited }: { awaited
 
 /**
  * Batches committing at once per store. SQLite has one writer. PostgreSQL commits in parallel; batches
- * touching one check queue on its alert-state lock, taken first and in check order.
+ * touching one check queue on its alert-state lock, taken in check order after their checks' locks.
  */
 const concurrentBatches = (ctx: ServiceContext) => (ctx.engine === 'postgres' ? 4 : 1)
 
@@ -127,20 +143,22 @@ async function flush(queue: Queue): Promise<void> {
     if (batch.length === 0) break
     const ctx = (batch[0] as Pending).ctx
     try {
-      const stored = await commit(
+      const outcomes = await commit(
         ctx,
         batch.map((p) => p.write),
       )
-      for (const [i, p] of batch.entries()) p.resolve(stored[i] as boolean)
+      for (const [i, p] of batch.entries()) settle(p, outcomes[i] as Outcome)
     } catch (error) {
-      if (batch.length === 1) {
-        ;(batch[0] as Pending).reject(error)
+      // A store busy with another process's write failed the batch as a whole: alone, each would wait
+      // out the busy timeout again.
+      if (batch.length === 1 || isStoreBusy(error)) {
+        for (const p of batch) p.reject(error)
         continue
       }
-      // One bad write (its check deleted meanwhile, say) must not fail the others: each alone.
+      // One bad write must not fail the others: each alone.
       for (const p of batch) {
         await commit(p.ctx, [p.write]).then(
-          (stored) => p.resolve(stored[0] as boolean),
+          (outcomes) => settle(p, outcomes[0] as Outcome),
           (alone: unknown) => p.reject(alone),
         )
       }
@@ -165,27 +183,55 @@ async function gather(queue: Queue): Promise<void> {
   })
 }
 
-async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<boolean[]> {
-  const { stored, enqueued } = await ctx.db
+async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<Outcome[]> {
+  const { outcomes, enqueued } = await ctx.db
     .transaction()
     .execute((db) => storeResults({ ...ctx, db }, writes))
   if (enqueued > 0) alertSignals.emit('enqueued')
-  return stored
+  return outcomes
 }
 
-/** Stores and folds `writes` in the caller's transaction; answers which were new and the notifications queued. */
+/** What became of a write: new (true), a duplicate or dropped (false), or refused, its check gone. */
+type Outcome = boolean | CheckDeletedError
+
+function settled(outcome: Outcome): boolean {
+  if (outcome instanceof CheckDeletedError) throw outcome
+  return outcome
+}
+
+function settle(pending: Pending, outcome: Outcome): void {
+  if (outcome instanceof CheckDeletedError) pending.reject(outcome)
+  else pending.resolve(outcome)
+}
+
+/**
+ * Stores and folds `writes` in the caller's transaction; answers what became of each and the
+ * notifications queued.
+ */
 async function storeResults(
   tx: ServiceContext,
   all: ResultWrite[],
-): Promise<{ stored: boolean[]; enqueued: number }> {
-  const writes = await withLeasesHeld(tx, all)
+): Promise<{ outcomes: Outcome[]; enqueued: number }> {
+  // The checks first, in id order, as their deletion locks them before the rows that name them (alert
+  // states, slots, rollups): a deletion that came first is waited for, and its check's results refused;
+  // one that comes later waits for this commit. Neither holds what the other waits for: no deadlock.
+  const present = await lockReferencedChecksById(
+    tx,
+    all.map((w) => w.row.check_id),
+  )
+  const writes = await withLeasesHeld(
+    tx,
+    all.filter((w) => present.has(w.row.check_id)),
+  )
   const inserted = await insertResults(
     tx,
     writes.map((w) => w.row),
   )
   // A result written twice in one batch (an agent's post retried while the first was in flight) is new once.
   const isNew = new Map(writes.map((w) => [w, inserted.delete(w.row.id)]))
-  const stored = all.map((w) => isNew.get(w) ?? false)
+  const outcomes = all.map((w) =>
+    present.has(w.row.check_id) ? (isNew.get(w) ?? false) : new CheckDeletedError(w.row.check_id),
+  )
   // A cancelled run is kept as a result but changes nothing: no alert state, analytics or error groups.
   const fresh = writes.filter((w) => isNew.get(w) && !w.row.is_cancelled)
   const enqueued = await foldResultsIntoAlerts(tx, fresh)
@@ -200,15 +246,16 @@ async function storeResults(
     writes.flatMap((w) => (w.slotMove ? [w.slotMove] : [])),
   )
   for (const write of writes) await write.alongside?.(tx)
-  return { stored, enqueued }
+  return { outcomes, enqueued }
 }
 
 /**
  * `writes` without those whose `whileLeased` lease is gone: released by a write committed since the
  * claim, or by one in this batch (a ping's new deadline); lost to another node. The leases are read after
  * the alert-state locks of every check in the batch, taken in check order, the first lock every result
- * write takes (see `foldResultsIntoAlerts`): a write of one of these checks that committed meanwhile is
- * seen, one still in flight is waited for, and batches never wait on each other in a cycle (no deadlock).
+ * write takes after its checks' (see `foldResultsIntoAlerts`): a write of one of these checks that
+ * committed meanwhile is seen, one still in flight is waited for, and batches never wait on each other in
+ * a cycle (no deadlock).
  */
 async function withLeasesHeld(tx: ServiceContext, writes: ResultWrite[]): Promise<ResultWrite[]> {
   const conditional = writes.filter((w) => w.whileLeased)

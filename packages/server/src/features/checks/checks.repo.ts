@@ -68,8 +68,18 @@ export async function lockReferencedChecks(ctx: ServiceContext, accountId: strin
 
 /** Whether check `id` (of any account) exists, locked as referenced until the transaction ends. */
 export async function lockReferencedCheck(ctx: ServiceContext, id: string): Promise<boolean> {
-  const query = ctx.db.selectFrom('checks').select('id').where('id', '=', id)
-  return (await locked(ctx, query, 'referenced').executeTakeFirst()) !== undefined
+  return (await lockReferencedChecksById(ctx, [id])).has(id)
+}
+
+/** Which of `ids` are checks (of any account), locked as referenced until the transaction ends. */
+export async function lockReferencedChecksById(ctx: ServiceContext, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const query = ctx.db
+    .selectFrom('checks')
+    .select('id')
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('id')
+  return new Set((await locked(ctx, query, 'referenced').execute()).map((row) => row.id))
 }
 
 export interface CheckFilter {

@@ -154,7 +154,8 @@ export async function updateCheck(
   options: { mode: 'replace' | 'merge'; checkType?: CheckType; sentFields: ReadonlySet<string> },
 ): Promise<AnyCheck> {
   // One transaction, the check locked: a deletion waits for it (or it finds the check gone), what it
-  // names can't go before it commits, and a failure saves nothing.
+  // names can't go before it commits, a failure saves nothing, and the incidents it no longer opens are
+  // resolved with the save.
   const saved = await inTransaction(ctx, async (tx) => {
     const row = await repo.lockCheck(tx, accountId, id, 'change')
     if (!row) throw notFound(`Check ${id} not found`)
@@ -193,10 +194,11 @@ export async function updateCheck(
         (definition.heartbeat as HeartbeatSettings)?.[field],
     )
     await syncCheckSchedule(tx, schedulable(resolved), { heartbeatChanged })
-    return { resolved, input, before: triggerOf(current), after: triggerOf(definition) }
+    const trigger = triggerOf(current)
+    if (trigger && !triggerOf(definition))
+      await resolveOpenedIncidents(tx, accountId, id, trigger, 'no longer opens incidents')
+    return { resolved, input }
   })
-  if (saved.before && !saved.after)
-    await resolveOpenedIncidents(ctx, accountId, id, saved.before, 'no longer opens incidents')
   const { resolved, input } = saved
   return withSaveWarnings(
     await checkResponse(ctx, resolved),
@@ -226,20 +228,21 @@ function withSaveWarnings(check: AnyCheck, warnings: string[]): AnyCheck {
 export async function deleteCheck(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
   // The check locked first: a save naming it (a service's checks) that holds it commits before, and the
   // services it links are kept; one that comes after waits, then finds it gone. Its services keep what it
-  // showed on status pages, in the transaction that deletes its results.
+  // showed on status pages, in the transaction that deletes its results, as do the variables it used and
+  // the incidents it opened.
   const row = await inTransaction(ctx, async (tx) => {
     const row = await repo.lockCheck(tx, accountId, id, 'exclusive')
     if (!row) throw notFound(`Check ${id} not found`)
     await keepStatusHistory(tx, accountId, id)
     await repo.deleteCheck(tx, id)
+    await replaceReferences(tx, accountId, { type: 'check', id }, [])
+    await resolveOpenedIncidents(tx, accountId, id, triggerOf(JSON.parse(row.definition)), 'was deleted')
     return row
   })
   // Its runs stop at once: suite runs in flight (minutes long) are cancelled; their results are dropped.
   if (row.check_type === 'AUTOMATION') await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
-  await replaceReferences(ctx, accountId, { type: 'check', id }, [])
-  await resolveOpenedIncidents(ctx, accountId, id, triggerOf(JSON.parse(row.definition)), 'was deleted')
 }
 
 const triggerOf = (definition: object) =>

@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import type { FastifyError } from 'fastify'
+import { sql } from 'kysely'
+import { clientErrorOf } from '../../http/errors.ts'
 import { heartbeatResultWrite } from '../../scheduler/heartbeat-results.ts'
 import { slotKeyOf } from '../../scheduler/jobs.ts'
 import { createScheduler } from '../../scheduler/scheduler.ts'
 import { claimDueSlots } from '../../scheduler/schedules.repo.ts'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { writeResults } from '../check-results/store-results.ts'
 import { resolveChecksById } from '../checks/checks.service.ts'
+import { createPingIntake } from './heartbeats.ts'
 
 const SECOND = 1000
 
@@ -209,6 +214,50 @@ for (const engine of testEngines()) {
       assert.equal((await ping(new URL(inPausedGroup.pingUrl).pathname)).statusCode, 200)
       assert.equal((await ping(`${new URL(inPausedGroup.pingUrl).pathname}/fail`)).statusCode, 200)
       assert.deepEqual(await results(inPausedGroup.id), [], 'a paused group pauses its heartbeats too')
+    })
+
+    test('a ping racing its check’s deletion answers as an unknown token does: 404 in the error shape', async () => {
+      const check = await createHeartbeat({ name: 'deleted while pinged' })
+      const token = new URL(check.pingUrl).pathname.split('/')[2] as string
+      // The deletion commits between the lookup of the token and the store of the ping's result.
+      const intake = createPingIntake(t.ctx, {
+        beforeStore: async () => {
+          const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` })
+          assert.equal(deleted.statusCode, 204, deleted.body)
+        },
+      })
+      const answerTo = (token: string) =>
+        intake.record({ token, kind: 'RECEIVED', method: 'GET' }).then(
+          () => 'OK',
+          (error: FastifyError) => clientErrorOf(error),
+        )
+      const unknown = await answerTo('never-a-token')
+      assert.deepEqual(unknown, {
+        statusCode: 404,
+        message: 'Unknown heartbeat',
+        attributes: undefined,
+        headers: {},
+      })
+      assert.deepEqual(await answerTo(token), unknown)
+
+      // Over HTTP, on PostgreSQL at once: the deletion has locked the check and waits where it deletes
+      // what names it; the ping found the check and stores its result then.
+      const other = await createHeartbeat({ name: 'deleted while pinged over HTTP' })
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v1/checks/${other.id}` }),
+          () => ping(new URL(other.pingUrl).pathname),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body]),
+        [
+          [204, ''],
+          [404, JSON.stringify({ statusCode: 404, error: 'Not Found', message: 'Unknown heartbeat' })],
+        ],
+      )
     })
 
     test('a ping that arrives after the scheduler claimed a missed deadline, before it stored the failure, wins', async () => {

@@ -9,7 +9,7 @@ import {
   type HeartbeatSettings,
   heartbeatWindowMs,
 } from '../../scheduler/heartbeat-window.ts'
-import { type ResultWrite, writeResults } from '../check-results/store-results.ts'
+import { CheckDeletedError, type ResultWrite, writeResults } from '../check-results/store-results.ts'
 import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheckRows } from '../checks/checks.service.ts'
 
@@ -36,12 +36,15 @@ interface PendingPing {
  * later, when the next turn's pings would split it), each check's deadline moved once (by its latest
  * ping) in the same transaction. Each ping resolves once its result is committed.
  */
-export function createPingIntake(ctx: ServiceContext): { record(ping: Ping): Promise<void> } {
+export function createPingIntake(
+  ctx: ServiceContext,
+  hooks: PingHooks = {},
+): { record(ping: Ping): Promise<void> } {
   let pending: PendingPing[] = []
   const flush = () => {
     const batch = pending
     pending = []
-    handlePings(ctx, batch).catch((error: unknown) => {
+    handlePings(ctx, batch, hooks).catch((error: unknown) => {
       for (const p of batch) p.reject(error)
     })
   }
@@ -55,7 +58,12 @@ export function createPingIntake(ctx: ServiceContext): { record(ping: Ping): Pro
   }
 }
 
-async function handlePings(ctx: ServiceContext, batch: PendingPing[]): Promise<void> {
+/** For tests: what runs between the lookup of a batch's checks and the store of its results. */
+export interface PingHooks {
+  beforeStore?: () => Promise<void>
+}
+
+async function handlePings(ctx: ServiceContext, batch: PendingPing[], hooks: PingHooks): Promise<void> {
   const checks = await checksByToken(ctx, [...new Set(batch.map((p) => p.ping.token))])
   const latestPing = new Map<string, PendingPing>()
   for (const p of batch) {
@@ -67,7 +75,7 @@ async function handlePings(ctx: ServiceContext, batch: PendingPing[]): Promise<v
   for (const p of batch) {
     const check = checks.get(p.ping.token)
     if (!check) {
-      p.reject(notFound('Unknown heartbeat'))
+      p.reject(unknownHeartbeat())
       continue
     }
     const { row, definition, groupActivated } = check
@@ -90,13 +98,20 @@ async function handlePings(ctx: ServiceContext, batch: PendingPing[]): Promise<v
     writes.push(heartbeatResultWrite(ctx, row, event, check, slotMove))
     writers.push(p)
   }
+  if (writes.length > 0) await hooks.beforeStore?.()
   await Promise.all(
     writeResults(ctx, writes).map((stored, i) => {
       const p = writers[i] as PendingPing
-      return stored.then(() => p.resolve(), p.reject)
+      // Its check deleted since the lookup: the token is unknown now.
+      return stored.then(
+        () => p.resolve(),
+        (error: unknown) => p.reject(error instanceof CheckDeletedError ? unknownHeartbeat() : error),
+      )
     }),
   )
 }
+
+const unknownHeartbeat = () => notFound('Unknown heartbeat')
 
 /** Bounds the tokens per lookup, well within both engines' parameter limits. */
 const TOKENS_PER_LOOKUP = 500

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { type CallOptions, createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { openIncidentFromCheck, resolveIncidentFromCheck } from './incident-triggers.ts'
+import type { Incident } from './incidents.schemas.ts'
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z')
 
@@ -245,6 +248,108 @@ for (const engine of testEngines()) {
         after.componentImpacts.map((c: any) => [c.status, c.endedAt]),
         [['OPERATIONAL', new Date(nowMs).toISOString()]],
       )
+    })
+
+    /**
+     * A check with `triggerIncident` whose incidents on two pages are open, the first of them being
+     * deleted when `change` (of the check) is sent: on PostgreSQL the deletion waits on a lock the test
+     * holds, the change comes then, and finds the incident still there. Answers both answers.
+     */
+    async function incidentDeletedWhile(name: string, change: (checkId: string) => CallOptions) {
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name } }),
+      )
+      const trigger = {
+        serviceId: service.id,
+        severity: 'MAJOR' as const,
+        name: `${name} is down`,
+        description: 'It fails.',
+        notifySubscribers: false,
+      }
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: {
+            name,
+            activated: false,
+            request: { url: 'http://127.0.0.1:9/' },
+            triggerIncident: trigger,
+          },
+        }),
+      )
+      for (const url of [`${name}-public`, `${name}-internal`]) {
+        const page = await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: url, url, cards: [{ name: 'S', services: [{ id: service.id }] }] },
+        })
+        assert.equal(page.statusCode, 201, page.body)
+      }
+      const [deleted, kept] = await openIncidentFromCheck(
+        t.ctx,
+        { id: check.id, accountId: t.owner.accountId },
+        trigger,
+      )
+      assert.ok(deleted && kept)
+      nowMs += 60_000
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`select 1 from incidents where id = ${deleted.id} for update`.execute(tx),
+        [
+          () =>
+            t.call({
+              method: 'DELETE',
+              url: `/v3/status-pages/${deleted.statusPageId}/incidents/${deleted.id}`,
+            }),
+          () => t.call(change(check.id)),
+        ],
+      )
+      return { checkId: check.id as string, answers, deleted, kept }
+    }
+    /** The deleted incident is gone, the other resolved by the check's change. */
+    async function assertOtherResolved({ deleted, kept }: { deleted: Incident; kept: Incident }) {
+      const incidentOf = (incident: Incident) =>
+        t.call({ method: 'GET', url: `/v3/status-pages/${incident.statusPageId}/incidents/${incident.id}` })
+      assert.equal((await incidentOf(deleted)).statusCode, 404)
+      const resolved = json(await incidentOf(kept))
+      assert.equal(resolved.lastUpdateStatus, 'RESOLVED')
+      assert.deepEqual(
+        resolved.componentImpacts.map((c: any) => [c.status, c.endedAt]),
+        [['OPERATIONAL', new Date(nowMs).toISOString()]],
+      )
+    }
+    const statusesOf = (answers: Awaited<ReturnType<TestApp['call']>>[]) => [
+      answers.map((res) => res.statusCode),
+      answers.map((res) => res.body).join('\n'),
+    ]
+
+    test('an incident deleted while the check that opened it is saved without triggerIncident: 200, saved', async () => {
+      nowMs = T0 + 6 * 3_600_000
+      const raced = await incidentDeletedWhile('cart', (id) => ({
+        method: 'PUT',
+        url: `/v1/checks/${id}`,
+        payload: { triggerIncident: null },
+      }))
+      const [statuses, bodies] = statusesOf(raced.answers)
+      assert.deepEqual(statuses, [204, 200], bodies as string)
+      assert.equal(
+        json(await t.call({ method: 'GET', url: `/v1/checks/${raced.checkId}` })).triggerIncident,
+        null,
+      )
+      await assertOtherResolved(raced)
+    })
+
+    test('an incident deleted while the check that opened it is deleted: 204, the check gone', async () => {
+      nowMs = T0 + 8 * 3_600_000
+      const raced = await incidentDeletedWhile('basket', (id) => ({
+        method: 'DELETE',
+        url: `/v1/checks/${id}`,
+      }))
+      const [statuses, bodies] = statusesOf(raced.answers)
+      assert.deepEqual(statuses, [204, 204], bodies as string)
+      assert.equal((await t.call({ method: 'GET', url: `/v1/checks/${raced.checkId}` })).statusCode, 404)
+      await assertOtherResolved(raced)
     })
   })
 }

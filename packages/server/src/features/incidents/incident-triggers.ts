@@ -3,12 +3,7 @@ import type { ServiceContext } from '../../context.ts'
 import { findService } from '../status-page-services/status-page-services.repo.ts'
 import { pageIdsShowingServices } from '../status-pages/status-pages.repo.ts'
 import type { Incident } from './incidents.schemas.ts'
-import {
-  addIncidentUpdate,
-  createIncident,
-  ongoingIncidentsOfCheck,
-  updateIncident,
-} from './incidents.service.ts'
+import { createIncident, ongoingIncidentsOfCheck, resolveIncident } from './incidents.service.ts'
 
 /** A check's `triggerIncident` (the spec's check field). */
 export interface IncidentTrigger {
@@ -72,27 +67,23 @@ export async function openIncidentFromCheck(
 }
 
 /**
- * Called by the alerter when such a check recovers: every incident the check opened and that is still
- * ongoing gets its components back to OPERATIONAL and a RESOLVED update. Answers the incidents resolved.
+ * Called by the alerter when such a check recovers (and by the check's save or deletion, in its
+ * transaction): every incident the check opened and that is still ongoing gets its components back to
+ * OPERATIONAL and a RESOLVED update. One deleted meanwhile is passed over. Answers the incidents resolved.
  */
 export async function resolveIncidentFromCheck(
   ctx: ServiceContext,
   check: TriggeringCheck,
   options: { description?: string; notifySubscribers?: boolean } = {},
 ): Promise<string[]> {
-  const resolved: string[] = []
-  for (const incident of await ongoingIncidentsOfCheck(ctx, check.id)) {
-    await updateIncident(ctx, check.accountId, incident.status_page_id, incident.id, {
-      name: incident.name,
-      componentImpacts: [],
-    })
-    await addIncidentUpdate(ctx, check.accountId, incident.id, {
-      description:
-        options.description ?? 'The issue is resolved: our monitoring shows the service working again.',
-      status: 'RESOLVED',
-      notifySubscribers: options.notifySubscribers ?? false,
-    })
-    resolved.push(incident.id)
+  const update = {
+    description:
+      options.description ?? 'The issue is resolved: our monitoring shows the service working again.',
+    notifySubscribers: options.notifySubscribers ?? false,
   }
+  // In id order, so two resolutions of one check's incidents lock them in the same order.
+  const ongoing = (await ongoingIncidentsOfCheck(ctx, check.id)).sort((a, b) => (a.id < b.id ? -1 : 1))
+  const resolved: string[] = []
+  for (const incident of ongoing) if (await resolveIncident(ctx, incident, update)) resolved.push(incident.id)
   return resolved
 }

@@ -7,7 +7,7 @@ import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { invalid } from '../checks/checks.service.ts'
 import { enqueueUpdateNotifications } from '../status-page-subscribers/status-page-subscribers.service.ts'
-import { cardsOfPages, findPageById } from '../status-pages/status-pages.repo.ts'
+import { cardsOfPages, findPageById, lockPage } from '../status-pages/status-pages.repo.ts'
 import { findOrThrow as findPageOrThrow, touchPages } from '../status-pages/status-pages.service.ts'
 import { incidentStateOf } from './incident-state.ts'
 import * as repo from './incidents.repo.ts'
@@ -71,6 +71,8 @@ export async function createIncident(
     updated_at: now,
   }
   await inTransaction(ctx, async (tx) => {
+    // The page locked: its deletion waits for the incident, or went first (404).
+    if (!(await lockPage(tx, pageId, 'referenced'))) throw notFound(`Status page ${pageId} not found`)
     await repo.insertIncident(tx, row)
     await repo.insertUpdates(tx, updates)
     // The impacts began when the incident did, backdated or not.
@@ -109,7 +111,7 @@ export async function updateIncident(
   const impacts = await validImpacts(ctx, pageId, body.componentImpacts)
   const now = isoNow(ctx)
   await inTransaction(ctx, async (tx) => {
-    await repo.lockIncident(tx, id)
+    await lockedIncident(tx, id)
     const changes: Partial<IncidentsTable> = { name: body.name, updated_at: now }
     if (body.severity !== undefined) changes.severity = body.severity
     await repo.setIncident(tx, id, changes)
@@ -136,7 +138,7 @@ export async function addIncidentUpdate(
   const now = isoNow(ctx)
   const date = publicDate(ctx, body.publicIncidentUpdateDate, 'body') ?? now
   const row = await inTransaction(ctx, async (tx) => {
-    await repo.lockIncident(tx, incidentId)
+    await lockedIncident(tx, incidentId)
     const update: IncidentUpdatesTable = {
       id: randomUUID(),
       incident_id: incidentId,
@@ -169,7 +171,7 @@ export async function replaceIncidentUpdate(
   const now = isoNow(ctx)
   const date = publicDate(ctx, body.publicIncidentUpdateDate, 'body')
   const row = await inTransaction(ctx, async (tx) => {
-    await repo.lockIncident(tx, incidentId)
+    await lockedIncident(tx, incidentId)
     const existing = await repo.findUpdate(tx, incidentId, updateId)
     if (!existing) throw notFound(`Incident update ${updateId} not found`)
     const changes = {
@@ -199,7 +201,7 @@ export async function deleteIncidentUpdate(
 ): Promise<void> {
   const incident = await incidentOfAccount(ctx, accountId, incidentId)
   await inTransaction(ctx, async (tx) => {
-    await repo.lockIncident(tx, incidentId)
+    await lockedIncident(tx, incidentId)
     const updates = (await repo.updatesOfIncidents(tx, [incidentId])).get(incidentId) ?? []
     if (!updates.some((u) => u.id === updateId)) throw notFound(`Incident update ${updateId} not found`)
     if (updates.length === 1)
@@ -208,6 +210,42 @@ export async function deleteIncidentUpdate(
     await recompute(tx, incidentId, isoNow(ctx))
   })
   await touchPages(ctx, [incident.status_page_id])
+}
+
+/**
+ * Resolves an incident a check opened, as the check's recovery does: its components back to OPERATIONAL
+ * and a RESOLVED update, in one transaction (the caller's, if any). Its page is locked first, then the
+ * incident, the order the page's deletion takes them in. Answers false, changing nothing, when either is
+ * gone or the incident was resolved meanwhile.
+ */
+export async function resolveIncident(
+  ctx: ServiceContext,
+  incident: Pick<IncidentsTable, 'id' | 'status_page_id'>,
+  update: { description: string; notifySubscribers: boolean },
+): Promise<boolean> {
+  return inTransaction(ctx, async (tx) => {
+    if (!(await lockPage(tx, incident.status_page_id, 'referenced'))) return false
+    const locked = await repo.lockIncident(tx, incident.id)
+    if (!locked || locked.last_update_status === 'RESOLVED') return false
+    const now = isoNow(tx)
+    await reconcileImpacts(tx, incident.id, [], now)
+    const row: IncidentUpdatesTable = {
+      id: randomUUID(),
+      incident_id: incident.id,
+      description: update.description,
+      status: 'RESOLVED',
+      public_date: now,
+      seq: await repo.nextUpdateSeq(tx, incident.id),
+      notify_subscribers: update.notifySubscribers,
+      created_at: now,
+      updated_at: now,
+    }
+    await repo.insertUpdates(tx, [row])
+    const refreshed = await recompute(tx, incident.id, now)
+    if (row.notify_subscribers) await notify(tx, refreshed, row)
+    await touchPages(tx, [incident.status_page_id])
+    return true
+  })
 }
 
 /** Ongoing incidents opened by `checkId`'s triggerIncident. */
@@ -226,9 +264,7 @@ async function recompute(tx: ServiceContext, incidentId: string, now: string): P
     updated_at: now,
   }
   await repo.setIncident(tx, incidentId, changes)
-  const row = await repo.lockIncident(tx, incidentId)
-  if (!row) throw notFound(`Incident ${incidentId} not found`)
-  return row
+  return lockedIncident(tx, incidentId)
 }
 
 type ImpactRequest = { componentId: string; status: ComponentStatus }
@@ -303,6 +339,13 @@ function publicDate(ctx: ServiceContext, value: string | undefined, path: string
 async function notify(tx: ServiceContext, incident: IncidentsTable, update: IncidentUpdatesTable) {
   const page = await findPageById(tx, incident.status_page_id)
   if (page) await enqueueUpdateNotifications(tx, page, incident, update)
+}
+
+/** The incident, locked until the transaction ends; 404 when it was deleted since it was found. */
+async function lockedIncident(tx: ServiceContext, id: string) {
+  const row = await repo.lockIncident(tx, id)
+  if (!row) throw notFound(`Incident ${id} not found`)
+  return row
 }
 
 async function incidentOfAccount(ctx: ServiceContext, accountId: string, id: string) {

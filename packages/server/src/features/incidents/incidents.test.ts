@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 
@@ -550,6 +552,79 @@ for (const engine of testEngines()) {
         payload: { name: 'x' },
       })
       assert.equal(wrongPage.statusCode, 404)
+    })
+
+    test('an incident deleted while updates are posted to it or it is renamed: 404, never 409 or 500', async () => {
+      const incident = await createOk({
+        name: 'Going away',
+        incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
+      })
+      // The deletion waits on a lock the test holds; the writes find the incident, then wait behind it.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`select 1 from incidents where id = ${incident.id} for update`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${pageId}/incidents/${incident.id}` }),
+          () => post(incident.id, { description: 'Fixed', status: 'RESOLVED' }),
+          () =>
+            put(incident.id, {
+              name: 'Renamed',
+              componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+            }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, `Incident ${incident.id} not found`],
+          [404, `Incident ${incident.id} not found`],
+        ],
+      )
+    })
+
+    test('a page deleted while an incident is opened on it: 404, nothing saved', async () => {
+      const doomed = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: {
+            name: 'Doomed',
+            url: 'doomed-incidents',
+            cards: [{ name: 'All', services: [{ id: api.id }] }],
+          },
+        }),
+      )
+      // The page's deletion waits where it deletes its cards; the incident's creation found the page.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${doomed.id}` }),
+          () =>
+            create(
+              {
+                name: 'On a doomed page',
+                componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+                incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
+              },
+              doomed.id,
+            ),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, `Status page ${doomed.id} not found`],
+        ],
+      )
+      const incidents = await t.store.db
+        .selectFrom('incidents')
+        .select('id')
+        .where('name', '=', 'On a doomed page')
+        .execute()
+      assert.deepEqual(incidents, [])
     })
 
     test('tenancy and roles: another account sees 404, READ_ONLY cannot write', async () => {

@@ -116,7 +116,12 @@ export async function createKey(ctx: ServiceContext, accountId: string, id: stri
     created_at: now,
     updated_at: now,
   }
-  await repo.insertKey(ctx, row)
+  // The location locked: its deletion waits for the key, or went first (404).
+  await inTransaction(ctx, async (tx) => {
+    if (!(await repo.lockLocation(tx, accountId, id, 'referenced')))
+      throw notFound(`Private location ${id} not found`)
+    await repo.insertKey(tx, row)
+  })
   return { id: row.id, rawKey, maskedKey: row.masked_key, created_at: now, updated_at: now }
 }
 

@@ -6,7 +6,9 @@ import { after, before, describe, test } from 'node:test'
 import { jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { runJob } from '@svc/runner'
+import { sql } from 'kysely'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {
@@ -301,6 +303,38 @@ for (const engine of testEngines()) {
         ).statusCode,
         401,
       )
+    })
+
+    test('a key created while its location is deleted: 404, no key left behind', async () => {
+      const location = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/private-locations',
+          payload: { name: 'going', slugName: 'going' },
+        }),
+      )
+      // The deletion has locked the location and waits where it deletes what names it; then the key.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table agent_events in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` }),
+          () => t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, `Private location ${location.id} not found`],
+        ],
+      )
+      const keys = await t.store.db
+        .selectFrom('private_location_keys')
+        .select('id')
+        .where('private_location_id', '=', location.id)
+        .execute()
+      assert.deepEqual(keys, [])
     })
 
     test('a proxyUrl agents could not use is refused with 400; its password reads ***masked***', async () => {

@@ -6,7 +6,7 @@ import {
 } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
-import { inTransaction } from '../../transactions.ts'
+import { inTransaction, locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `status_pages`, `status_page_cards`, `status_page_card_services` and access tokens. */
 
@@ -71,6 +71,12 @@ export async function findPage(ctx: ServiceContext, accountId: string, id: strin
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** Whether page `id` exists, locked as `lock` until the transaction ends. */
+export async function lockPage(ctx: ServiceContext, id: string, lock: RowLock): Promise<boolean> {
+  const query = ctx.db.selectFrom('status_pages').select('id').where('id', '=', id)
+  return (await locked(ctx, query, lock).executeTakeFirst()) !== undefined
 }
 
 export async function findPageById(ctx: ServiceContext, id: string) {

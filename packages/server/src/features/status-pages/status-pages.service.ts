@@ -160,7 +160,11 @@ export async function createAccessToken(
     masked_token: `${TOKEN_PREFIX}${'*'.repeat(8)}${token.slice(-4)}`,
     created_at: isoNow(ctx),
   }
-  await repo.insertAccessToken(ctx, row)
+  // The page locked: its deletion waits for the token, or went first (404).
+  await inTransaction(ctx, async (tx) => {
+    if (!(await repo.lockPage(tx, pageId, 'referenced'))) throw notFound(`Status page ${pageId} not found`)
+    await repo.insertAccessToken(tx, row)
+  })
   return { ...toAccessToken(row), token }
 }
 

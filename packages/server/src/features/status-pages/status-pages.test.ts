@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DEFAULT_THEME_COLORS, THEME_COLOR_NAMES } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 
@@ -496,6 +498,44 @@ for (const engine of testEngines()) {
         ).statusCode,
         403,
       )
+    })
+
+    test('an access token created while its page is deleted: 404, no token left behind', async () => {
+      const page = json(
+        await createPage({
+          name: 'Going',
+          url: 'going-tokens',
+          isPrivate: true,
+          cards: [{ name: 'All', services: [] }],
+        }),
+      )
+      // The page's deletion has locked it and waits where it deletes what names it; then the token.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
+          () =>
+            t.call({
+              method: 'POST',
+              url: `/v3/status-pages/${page.id}/access-tokens`,
+              payload: { name: 'ci' },
+            }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, `Status page ${page.id} not found`],
+        ],
+      )
+      const tokens = await t.store.db
+        .selectFrom('status_page_access_tokens')
+        .select('id')
+        .where('status_page_id', '=', page.id)
+        .execute()
+      assert.deepEqual(tokens, [])
     })
 
     test('access tokens are listed a page at a time with content-range', async () => {
