@@ -63,6 +63,36 @@ export function refusedRequestHeader(key: string, value: string): HeaderRefusal 
   return null
 }
 
+/** Control characters but tab: HTTP can't carry them in a header value (a line break would end it). */
+const CONTROL_CHARACTERS = /[^\P{Cc}\t]+/gu
+
+/** Why a header value can't be sent, or null: `{{VARIABLES}}` hold none, so one found is there as written. */
+export function refusedHeaderValue(key: string, value: string): HeaderRefusal | null {
+  if (!new RegExp(CONTROL_CHARACTERS.source, 'u').test(value)) return null
+  return {
+    field: 'value',
+    message:
+      `${key} can't be sent: its value holds a control character (such as a line break or NUL), ` +
+      "which HTTP can't carry in a header (a tab can)",
+  }
+}
+
+/** The value with each run of control characters as one space: what webhook channels send. */
+export function withoutControlCharacters(value: string): string {
+  return value.replace(CONTROL_CHARACTERS, ' ')
+}
+
+/**
+ * A header value as the HTTP client takes it: text (each character one byte, which it sends as
+ * Latin-1). One with characters beyond Latin-1 (`€`, `✓`) goes as its UTF-8 bytes, as curl sends it;
+ * one without (`é` too) as it is.
+ */
+export function encodedHeaderValue(value: string): string {
+  return [...value].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
+    ? Buffer.from(value, 'utf8').toString('latin1')
+    : value
+}
+
 /**
  * The headers as svc sends them: without those the rule refuses (stored by a version before it), TE as
  * lower-case `trailers`, the one form HTTP/2 takes.

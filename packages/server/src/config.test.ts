@@ -58,6 +58,13 @@ test('SVC_SMS_HEADERS: string values, and no header the request-header rule refu
     new ConfigError("SVC_SMS_HEADERS: Keep-Alive can't be set: svc frames each request itself"),
   )
   assert.throws(
+    () => sms('{"Authorization": "Bearer t\\n"}'),
+    new ConfigError(
+      "SVC_SMS_HEADERS: Authorization can't be sent: its value holds a control character (such as a line " +
+        "break or NUL), which HTTP can't carry in a header (a tab can)",
+    ),
+  )
+  assert.throws(
     () => sms('{"X-Token": 5}'),
     new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to string values'),
   )

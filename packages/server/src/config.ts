@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
-import { refusedRequestHeader } from '@svc/core'
+import { refusedHeaderValue, refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
@@ -198,7 +198,7 @@ function parseAlerting(env: NodeJS.ProcessEnv): DeliveryConfig {
     )
       throw new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to string values')
     for (const [key, value] of Object.entries(headers)) {
-      const refusal = refusedRequestHeader(key, value)
+      const refusal = refusedRequestHeader(key, value) ?? refusedHeaderValue(key, value)
       if (refusal) throw new ConfigError(`SVC_SMS_HEADERS: ${refusal.message}`)
     }
     alerting.sms = {

@@ -114,3 +114,73 @@ describe('request headers a save refuses, in a check stored before the rule', ()
     assert.equal(received.length, 0)
   })
 })
+
+describe('header values HTTP carries only as bytes', () => {
+  const received: IncomingHttpHeaders[] = []
+  const http1 = createServer((request, response) => {
+    received.push(request.headers)
+    request.resume()
+    request.on('end', () => response.end('thanks'))
+  })
+  let http1Url = ''
+  let http2: Awaited<ReturnType<typeof startHttp2Server>>
+  before(async () => {
+    await new Promise<void>((done) => http1.listen(0, '127.0.0.1', done))
+    http1Url = `http://127.0.0.1:${(http1.address() as AddressInfo).port}`
+    http2 = await startHttp2Server()
+  })
+  after(async () => {
+    http1.close()
+    await http2.close()
+  })
+
+  /** Node hands header bytes over as Latin-1 text. */
+  const utf8 = (text: unknown) => Buffer.from(String(text), 'latin1').toString('utf8')
+
+  test('beyond Latin-1 go as their UTF-8 bytes to HTTP/1 and HTTP/2 targets; the result shows them as given', async () => {
+    const headers = [
+      { key: 'X-Price', value: '5 €' },
+      { key: 'X-Check', value: 'Café ✓' },
+      { key: 'X-City', value: 'Zürich' },
+    ]
+    received.length = 0
+    http2.received.length = 0
+    for (const url of [`${http1Url}/orders`, `${http2.url}/orders`]) {
+      const run = await runHttpCheck(post(url, headers), ctx)
+      assert.equal(run.error, null, url)
+      assert.equal(run.checkResult.request.headers['x-price'], '5 €')
+      assert.equal(run.checkResult.request.headers['x-check'], 'Café ✓')
+      assert.equal(run.checkResult.request.headers['x-city'], 'Zürich')
+    }
+    for (const got of [received[0], http2.received[0]?.headers]) {
+      assert.equal(utf8(got?.['x-price']), '5 €')
+      assert.equal(utf8(got?.['x-check']), 'Café ✓')
+      // Latin-1 text alone goes as it always has: one byte a character.
+      assert.equal(got?.['x-city'], 'Zürich')
+    }
+  })
+
+  test('a control character (from a variable, or stored before the rule) fails the run naming the header; nothing is sent', async () => {
+    for (const value of ['Bearer t0ken\n', 'a\r\nX-Injected: 1', 'a\u0000b', 'a\u0007b']) {
+      received.length = 0
+      const run = await runHttpCheck(
+        post(`${http1Url}/orders`, [
+          { key: 'X-Team', value: 'ops' },
+          { key: 'Authorization', value },
+        ]),
+        ctx,
+      )
+      assert.equal(run.hasFailures, true)
+      assert.deepEqual(run.error, {
+        type: 'NETWORK_ERROR',
+        message:
+          "Request header Authorization can't be sent: its value holds a control character (such as a " +
+          "line break or NUL), which HTTP can't carry in a header (a tab can)",
+      })
+      assert.equal(received.length, 0)
+    }
+    const tabbed = await runHttpCheck(post(`${http1Url}/orders`, [{ key: 'X-Note', value: 'a\tb' }]), ctx)
+    assert.equal(tabbed.error, null)
+    assert.equal(received[0]?.['x-note'], 'a\tb')
+  })
+})

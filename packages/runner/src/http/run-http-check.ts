@@ -4,8 +4,10 @@ import type { TLSSocket } from 'node:tls'
 import {
   type Assertion,
   type AssertionOutcome,
+  encodedHeaderValue,
   evaluateAssertion,
   refusedHeaderName,
+  refusedHeaderValue,
   sendableHeaders,
 } from '@svc/core'
 import { buildConnector, Client } from 'undici'
@@ -156,7 +158,12 @@ function buildRequest(job: HttpJob): PreparedRequest {
   }
   // The rest a save refuses only svc's HTTP client manages (framing, connection options): a check stored
   // before that rule runs without them rather than fail every run.
-  for (const { key, value } of sendableHeaders(given)) headers[key.toLowerCase()] = value
+  for (const { key, value } of sendableHeaders(given)) {
+    // A control character, from a variable's value (or stored before the save refused it), can't go out.
+    const unsendable = refusedHeaderValue(key, value)
+    if (unsendable) throw new Error(`Request header ${unsendable.message}`)
+    headers[key.toLowerCase()] = value
+  }
   return { method, url: url.toString(), headers, body }
 }
 
@@ -176,6 +183,10 @@ function redirectedRequest(request: PreparedRequest, status: number, from: URL, 
     next = { ...next, headers: without(next.headers, CREDENTIAL_HEADERS) }
   }
   return next
+}
+
+function encodedHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, encodedHeaderValue(value)]))
 }
 
 const BODY_HEADERS = ['content-type', 'content-length']
@@ -269,9 +280,10 @@ async function fetchOnce(
       path: viaProxy
         ? `${target.origin}${target.pathname}${target.search}`
         : `${target.pathname}${target.search}`,
-      headers: viaProxy
-        ? { ...request.headers, host: target.host, ...proxyAuthorization(proxy) }
-        : request.headers,
+      // Encoded only here: the result shows (and scrubs) values as given, `€` rather than its bytes.
+      headers: encodedHeaders(
+        viaProxy ? { ...request.headers, host: target.host, ...proxyAuthorization(proxy) } : request.headers,
+      ),
       body: request.body,
       signal,
     })

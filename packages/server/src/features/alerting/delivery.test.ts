@@ -258,6 +258,36 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('an SMS provider header beyond Latin-1 goes as its UTF-8 bytes (it failed every SMS)', async () => {
+      const app = await createTestApp(engine, {
+        clock: { now: () => new Date(nowMs) },
+        alerting: {
+          sms: {
+            url: `${receiver.url}/sms`,
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Sender': 'Zürich Ops ✓' },
+            body: 'To={{NUMBER}}&Body={{MESSAGE}}',
+          },
+        },
+      })
+      try {
+        const created = json(
+          await app.call({
+            method: 'POST',
+            url: '/v1/alert-channels',
+            payload: { type: 'SMS', config: { number: '+15550001111', name: 'On call' } },
+          }),
+        )
+        const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
+        assert.equal(res.status, 'DELIVERED', JSON.stringify(res.lastResponse))
+        // Header bytes are UTF-8; Node hands them over as Latin-1 text.
+        const sent = receiver.received[0]?.headers['x-sender']
+        assert.equal(Buffer.from(String(sent), 'latin1').toString('utf8'), 'Zürich Ops ✓')
+      } finally {
+        await app.close()
+      }
+    })
+
     test('the status decides a delivery: a body that never ends or never stops is read only to 2 KiB', async () => {
       const served = { endless: false, huge: false }
       const server = createServer((request, response) => {

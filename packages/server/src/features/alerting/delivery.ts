@@ -3,11 +3,13 @@ import {
   bodyContextOf,
   cachedAlertTemplate,
   type EscapeContext,
+  encodedHeaderValue,
   type RenderOptions,
   Scrubber,
   sendableHeaders,
   type TemplateVariables,
   textOf,
+  withoutControlCharacters,
 } from '@svc/core'
 import nodemailer, { type Transporter } from 'nodemailer'
 import { type Dispatcher, request as undiciRequest } from 'undici'
@@ -212,14 +214,11 @@ function decodedUserinfo(text: string): string {
 }
 
 /**
- * Header values travel as bytes: text beyond Latin-1 goes as its UTF-8 bytes; control characters (line
- * breaks, and others the HTTP client refuses, which failed every attempt) become spaces, tabs stay.
+ * Control characters (line breaks, and others the HTTP client refuses, which failed every attempt) go as
+ * spaces, tabs stay; text beyond Latin-1 goes as its UTF-8 bytes.
  */
 function headerValue(text: string): string {
-  const flat = text.replace(/[^\P{Cc}\t]+/gu, ' ')
-  return [...flat].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
-    ? Buffer.from(flat, 'utf8').toString('latin1')
-    : flat
+  return encodedHeaderValue(withoutControlCharacters(text))
 }
 
 /**
@@ -443,7 +442,8 @@ async function sendSms(
     MESSAGE: `${textOf(variables.ALERT_TITLE)}${variables.RUN_LOCATION ? ` (${textOf(variables.RUN_LOCATION)})` : ''}`,
   }
   const headers: Record<string, string> = { 'user-agent': USER_AGENT }
-  for (const [key, value] of Object.entries(provider.headers)) headers[key.toLowerCase()] = value
+  for (const [key, value] of Object.entries(provider.headers))
+    headers[key.toLowerCase()] = encodedHeaderValue(value)
   headers['content-type'] ??= 'application/json'
   let body = rendered(provider.body, all, bodyContextOf(headers['content-type']), options)
   if (bodyContextOf(headers['content-type']) === 'json') body = compactJson(body)

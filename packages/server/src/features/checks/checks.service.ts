@@ -9,6 +9,7 @@ import {
   MAX_RESPONSE_TIME_MS,
   parseNameServer,
   referencedVariableKeys,
+  refusedHeaderValue,
   refusedRequestHeader,
   ScriptProjectError,
   type ScriptProjectSource,
@@ -417,12 +418,14 @@ function checkRequestUrl(url: string) {
 
 /**
  * Headers svc's HTTP client would refuse or change are refused as for webhook channels (the rule of
- * @svc/core); a name with `{{VARIABLES}}` is judged at run time, once they are filled in.
+ * @svc/core); a name with `{{VARIABLES}}` is judged at run time, once they are filled in. A control
+ * character in a value is refused too (webhook channels send it as a space): a check sends its request
+ * as written or not at all.
  */
 function checkRequestHeaders(headers: { key: string; value: string }[]) {
   headers.forEach(({ key, value }, index) => {
-    if (key.includes('{{')) return
-    const refusal = refusedRequestHeader(key, value)
+    const refusal =
+      (key.includes('{{') ? null : refusedRequestHeader(key, value)) ?? refusedHeaderValue(key, value)
     if (refusal) throw invalid(`body.request.headers.${index}.${refusal.field}`, refusal.message)
   })
 }

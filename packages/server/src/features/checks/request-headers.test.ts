@@ -104,6 +104,98 @@ for (const engine of testEngines()) {
       assert.deepEqual(stored.request.headers, [], 'no refused save changed the check')
     })
 
+    test('a value with a control character is a 400 naming the header, on create, replace and merge', async () => {
+      const created = await t.call({ method: 'POST', url: '/v1/checks/api', payload: apiCheck([]) })
+      assert.equal(created.statusCode, 201, created.body)
+      const id = json(created).id as string
+      for (const value of ['Bearer t0ken\n', 'a\r\nX-Injected: 1', 'a\u0007b', '{{TOKEN}}\u007f']) {
+        const headers = [
+          { key: 'X-Team', value: 'ops' },
+          { key: 'Authorization', value },
+        ]
+        for (const call of [
+          { method: 'POST' as const, url: '/v1/checks/api', payload: apiCheck(headers) },
+          { method: 'PUT' as const, url: `/v1/checks/api/${id}`, payload: apiCheck(headers) },
+          {
+            method: 'PUT' as const,
+            url: `/v1/checks/${id}`,
+            payload: { request: apiCheck(headers).request },
+          },
+        ]) {
+          const res = await t.call(call)
+          assert.equal(
+            res.statusCode,
+            400,
+            `${call.method} ${call.url} ${JSON.stringify(value)}: ${res.body}`,
+          )
+          assert.deepEqual(json(res).attributes.errors, [
+            {
+              path: 'body.request.headers.1.value',
+              message:
+                "Authorization can't be sent: its value holds a control character (such as a line break or " +
+                "NUL), which HTTP can't carry in a header (a tab can)",
+            },
+          ])
+        }
+      }
+      const stored = json(await t.call({ method: 'GET', url: `/v1/checks/${id}` }))
+      assert.deepEqual(stored.request.headers, [], 'no refused save changed the check')
+    })
+
+    test('values beyond Latin-1, as written or from variables, go as UTF-8 bytes; a control character from a variable fails the run naming the header', async () => {
+      for (const [key, value] of [
+        ['PRICE_LABEL', '5 €'],
+        ['MULTILINE_TOKEN', 't0ken\r\nX-Injected: 1'],
+      ]) {
+        const res = await t.call({ method: 'POST', url: '/v1/variables', payload: { key, value } })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      // Node hands header bytes over as Latin-1 text.
+      const utf8 = (text: unknown) => Buffer.from(String(text), 'latin1').toString('utf8')
+      for (const url of [`${http1Url}/orders`, `${http2.url}/orders`]) {
+        const headers = [
+          { key: 'X-Check', value: 'Café ✓' },
+          { key: 'X-Price', value: '{{PRICE_LABEL}}' },
+          { key: 'X-Tab', value: 'a\tb' },
+        ]
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: apiCheck(headers, url),
+        })
+        assert.equal(created.statusCode, 201, created.body)
+        seen.length = 0
+        http2.received.length = 0
+        const run = await t.call({ method: 'POST', url: `/v1/checks/${json(created).id}/trigger` })
+        assert.equal(run.statusCode, 200, run.body)
+        assert.equal(json(run).hasFailures, false, `${url}: ${run.body}`)
+        const got = url.startsWith('https') ? http2.received.map((r) => r.headers) : seen
+        assert.equal(got.length, 1, url)
+        assert.equal(utf8(got[0]?.['x-check']), 'Café ✓')
+        assert.equal(utf8(got[0]?.['x-price']), '5 €')
+        assert.equal(got[0]?.['x-tab'], 'a\tb')
+        const shown = json(run).apiCheckResult.request.headers as Record<string, string>
+        assert.deepEqual([shown['x-check'], shown['x-price']], ['Café ✓', '5 €'])
+
+        const multiline = await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: apiCheck([{ key: 'Authorization', value: 'Bearer {{MULTILINE_TOKEN}}' }], url),
+        })
+        assert.equal(multiline.statusCode, 201, multiline.body)
+        seen.length = 0
+        http2.received.length = 0
+        const failed = json(await t.call({ method: 'POST', url: `/v1/checks/${json(multiline).id}/trigger` }))
+        assert.equal(failed.hasFailures, true)
+        assert.equal(
+          failed.error?.message,
+          "Request header Authorization can't be sent: its value holds a control character (such as a line " +
+            "break or NUL), which HTTP can't carry in a header (a tab can)",
+        )
+        assert.equal(seen.length + http2.received.length, 0, 'nothing is sent')
+      }
+    })
+
     test('Host, Connection close or keep-alive, TE trailers and a name from a variable save', async () => {
       const headers = [
         { key: 'Host', value: 'orders.example.com' },
