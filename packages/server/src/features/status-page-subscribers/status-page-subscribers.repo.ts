@@ -6,11 +6,18 @@ import {
 } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `status_page_subscribers`, `status_page_confirm_tokens` and `status_page_emails`. */
 
 export async function insertSubscriber(ctx: ServiceContext, row: StatusPageSubscribersTable): Promise<void> {
   await ctx.db.insertInto('status_page_subscribers').values(row).execute()
+}
+
+/** Whether subscriber `id` is still there, locked as `lock` until the transaction ends. */
+export async function lockSubscriber(ctx: ServiceContext, id: string, lock: RowLock): Promise<boolean> {
+  const query = ctx.db.selectFrom('status_page_subscribers').select('id').where('id', '=', id)
+  return (await locked(ctx, query, lock).executeTakeFirst()) !== undefined
 }
 
 export async function findSubscriberByEmail(ctx: ServiceContext, pageId: string, email: string) {

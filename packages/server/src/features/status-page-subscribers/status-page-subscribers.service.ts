@@ -10,8 +10,9 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { countHit } from '../../rate-limit/rate-limit.repo.ts'
+import { inTransaction } from '../../transactions.ts'
 import { invalid } from '../checks/checks.service.ts'
-import { findPageById } from '../status-pages/status-pages.repo.ts'
+import { findPageById, lockPage } from '../status-pages/status-pages.repo.ts'
 import { findOrThrow as findPageOrThrow, publicUrlOf } from '../status-pages/status-pages.service.ts'
 import * as repo from './status-page-subscribers.repo.ts'
 import { enqueueSubscriberEmail } from './subscriber-mail.ts'
@@ -85,10 +86,11 @@ async function sendConfirmation(
   confirmToken: string,
   now: string,
 ): Promise<void> {
-  await ctx.db.transaction().execute(async (db) => {
-    const tx = { ...ctx, db }
+  await inTransaction(ctx, async (tx) => {
+    // The page locked, then the subscriber: their deletion waits for this link, or went first.
+    if (!(await lockPage(tx, page.id, 'referenced'))) throw notFound('Status page not found')
     let subscriber: StatusPageSubscribersTable
-    if (existing) {
+    if (existing && (await repo.lockSubscriber(tx, existing.id, 'referenced'))) {
       await repo.setSubscriber(tx, existing.id, { confirmation_sent_at: now })
       subscriber = existing
     } else {

@@ -5,6 +5,7 @@ import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
 import { createTransport } from 'nodemailer'
 import { SMTPServer } from 'smtp-server'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { startServerProcess } from '../../testing/server-process.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { listEmails } from './status-page-subscribers.repo.ts'
@@ -654,6 +655,38 @@ for (const engine of testEngines()) {
         'an hour later',
       )
       assert.equal((await listEmails(t.ctx, page.id)).length, CONFIRMATIONS_PER_PAGE_PER_HOUR + 1)
+    })
+
+    test('subscribing while the page is deleted: 404 as for a page gone, no subscriber left behind', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Going', url: 'going-subscribers', cards: [] },
+        }),
+      )
+      // The page's deletion has locked it and waits where it deletes what names it; then the subscription.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
+          () => subscribeJson('going-subscribers', 'late@example.com'),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, 'Status page not found'],
+        ],
+      )
+      const left = await t.store.db
+        .selectFrom('status_page_subscribers')
+        .select('id')
+        .where('status_page_id', '=', page.id)
+        .execute()
+      assert.deepEqual(left, [])
     })
 
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {
