@@ -61,7 +61,7 @@ export async function subscribe(
     await sendConfirmation(ctx, page, email, existing, confirmToken, now)
   } catch (error) {
     // The same address subscribing twice at once (a double click): the other request's email confirms it.
-    if (!existing && isUniqueViolation(error)) return
+    if (isUniqueViolation(error)) return
     throw error
   }
 }

@@ -689,6 +689,37 @@ for (const engine of testEngines()) {
       assert.deepEqual(left, [])
     })
 
+    test('asking again while the subscriber is removed subscribes the address anew, never a 409', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Removing', url: 'removing-subscribers', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('removing-subscribers', 'again@example.com')).statusCode, 202)
+      const [first] = await subscribers(page.id)
+      nowMs += 11 * 60_000
+      // The removal has locked the subscriber and waits where it deletes its links; then the new request.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${first.id}` }),
+          () => subscribeJson('removing-subscribers', 'again@example.com'),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [204, 202],
+      )
+      const now = await subscribers(page.id)
+      assert.deepEqual(
+        now.map((s: any) => [s.email, s.status, s.id === first.id]),
+        [['again@example.com', 'PENDING', false]],
+      )
+    })
+
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {
       const page = json(
         await t.call({
