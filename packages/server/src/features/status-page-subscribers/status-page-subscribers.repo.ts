@@ -74,8 +74,13 @@ export async function setSubscriber(
   ctx: ServiceContext,
   id: string,
   changes: Partial<Pick<StatusPageSubscribersTable, 'confirmation_sent_at' | 'confirmed_at'>>,
-): Promise<void> {
-  await ctx.db.updateTable('status_page_subscribers').set(changes).where('id', '=', id).execute()
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('status_page_subscribers')
+    .set(changes)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
 }
 
 export async function subscriberWithTokenExists(ctx: ServiceContext, pageId: string, token: string) {

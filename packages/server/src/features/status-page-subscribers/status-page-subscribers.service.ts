@@ -138,8 +138,9 @@ async function sendConfirmation(
 export async function confirmSubscription(ctx: ServiceContext, page: StatusPagesTable, token: string) {
   const subscriber = await repo.findSubscriberByConfirmHash(ctx, hashToken(token))
   if (!subscriber || subscriber.status_page_id !== page.id) return false
-  if (!subscriber.confirmed_at) await repo.setSubscriber(ctx, subscriber.id, { confirmed_at: isoNow(ctx) })
-  return true
+  if (subscriber.confirmed_at) return true
+  // False when it was removed meanwhile (the update waited for that on PostgreSQL).
+  return repo.setSubscriber(ctx, subscriber.id, { confirmed_at: isoNow(ctx) })
 }
 
 /** One click: the token in every email removes its subscriber. False when it is already gone. */

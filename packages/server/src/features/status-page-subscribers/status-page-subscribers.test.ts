@@ -720,6 +720,35 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a confirmation link opened while its subscriber is removed: 404 as for a link of one gone', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Unconfirmed', url: 'removed-unconfirmed', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('removed-unconfirmed', 'late@example.com')).statusCode, 202)
+      const [subscriber] = await subscribers(page.id)
+      const [email] = await listEmails(t.ctx, page.id)
+      const confirmPath = linkIn(email?.text_body ?? '', 'confirm')
+      // The removal has locked the subscriber and waits where it deletes its links; then the link opened.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${subscriber.id}` }),
+          () => t.call({ method: 'GET', url: confirmPath, as: null }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [204, 404],
+      )
+      assert.match(answers[1]?.body ?? '', /This confirmation link is unknown/)
+      assert.deepEqual(await subscribers(page.id), [])
+    })
+
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {
       const page = json(
         await t.call({
