@@ -602,7 +602,7 @@ for (const engine of testEngines()) {
         .where('id', '=', group.id)
         .execute()
       // Retention has deleted the group and waits where it deletes what names it; then the request.
-      const answers = await inTurnWhileHeld(
+      const answers = await inTurnWhileHeld<unknown>(
         t.ctx,
         (tx) => sql`lock table root_cause_analyses in exclusive mode`.execute(tx),
         [
