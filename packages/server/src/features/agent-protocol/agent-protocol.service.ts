@@ -44,6 +44,7 @@ import {
   renewSuiteRuns,
   saveSuiteRuns,
 } from '../../scheduler/suite-runs.repo.ts'
+import { inTransaction } from '../../transactions.ts'
 import { artifactKey } from '../artifacts/artifact-store.ts'
 import {
   findResultByJobId,
@@ -615,10 +616,12 @@ export async function agentHeartbeat(
   body: { version: string; hostname: string; runningJobs: number },
 ): Promise<HeartbeatReply> {
   const now = ctx.clock.now()
-  await locationsRepo.saveAgent(
-    ctx,
-    { id: agent.id, locationId: agent.location.id, ...body },
-    { ms: now.getTime(), iso: now.toISOString() },
+  await withLocation(ctx, agent, (tx) =>
+    locationsRepo.saveAgent(
+      tx,
+      { id: agent.id, locationId: agent.location.id, ...body },
+      { ms: now.getTime(), iso: now.toISOString() },
+    ),
   )
   await renewLeases(ctx, agent.owner, now.getTime() + ctx.runnerLeaseMs)
   const leaseSeconds = ctx.runnerLeaseMs / 1000
@@ -633,18 +636,36 @@ export async function agentGoodbye(ctx: ServiceContext, agent: CallingAgent): Pr
   await locationsRepo.deleteAgent(ctx, agent.location.id, agent.id, ctx.clock.now().getTime())
 }
 
-export async function recordAgentError(ctx: ServiceContext, agent: CallingAgent, body: AgentErrorBody) {
-  await locationsRepo.insertAgentEvent(ctx, {
-    id: randomUUID(),
-    private_location_id: agent.location.id,
-    agent_id: agent.id,
-    message: body.message,
-    stack: body.stack ?? null,
-    agent_version: body.agentVersion,
-    platform: body.platform,
-    runtime_version: body.runtimeVersion,
-    created_at: ctx.clock.now().toISOString(),
+/**
+ * Runs `work`, which writes a row naming the agent's location, with the location locked: its deletion
+ * waits for it, or went first, and then the agent's key is gone as when it calls after the deletion (401).
+ */
+async function withLocation<T>(
+  ctx: ServiceContext,
+  agent: CallingAgent,
+  work: (tx: ServiceContext) => Promise<T>,
+): Promise<T> {
+  return inTransaction(ctx, async (tx) => {
+    const { account_id, id } = agent.location
+    if (!(await locationsRepo.lockLocation(tx, account_id, id, 'referenced'))) throw unauthorized('Bad Token')
+    return work(tx)
   })
+}
+
+export async function recordAgentError(ctx: ServiceContext, agent: CallingAgent, body: AgentErrorBody) {
+  await withLocation(ctx, agent, (tx) =>
+    locationsRepo.insertAgentEvent(tx, {
+      id: randomUUID(),
+      private_location_id: agent.location.id,
+      agent_id: agent.id,
+      message: body.message,
+      stack: body.stack ?? null,
+      agent_version: body.agentVersion,
+      platform: body.platform,
+      runtime_version: body.runtimeVersion,
+      created_at: ctx.clock.now().toISOString(),
+    }),
+  )
 }
 
 /** How long a triggered run on an agent is waited for, by type (scripts take longer). */

@@ -653,6 +653,48 @@ for (const engine of testEngines()) {
       assert.equal((await resultsOf(keptId)).length, 1)
     })
 
+    test('a heartbeat or error event while the agent’s location is deleted: 401 as for its key once gone', async () => {
+      const where = await locationWithKey('going-agents')
+      const agentId = randomUUID()
+      const agentCall = (url: string, payload: object) =>
+        t.app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${where.rawKey}`, 'x-svc-agent-id': agentId },
+          payload,
+        })
+      // The deletion has locked the location and waits where it deletes what names it; then the agent.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table private_location_keys in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v1/private-locations/${where.id}` }),
+          () => agentCall('/agent/v1/heartbeat', { version: '1.0.0', hostname: 'box', runningJobs: 0 }),
+          () =>
+            agentCall('/agent/v1/errors', {
+              message: 'boom',
+              agentVersion: '1.0.0',
+              platform: 'linux',
+              runtimeVersion: 'v24',
+            }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [401, 'Bad Token'],
+          [401, 'Bad Token'],
+        ],
+      )
+      const left = await Promise.all(
+        (['agents', 'agent_events'] as const).map((table) =>
+          t.store.db.selectFrom(table).select('id').where('private_location_id', '=', where.id).execute(),
+        ),
+      )
+      assert.deepEqual(left, [[], []])
+    })
+
     test('an open run posted under the result id of another run is 409 and stores nothing; the run stays open', async () => {
       const xi = await locationWithKey('xi')
       const checkId = await createCheck('reused id', ['xi'])

@@ -1,5 +1,6 @@
 import { type ErrorGroupsTable, fetchPage } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
+import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `error_groups`. */
 
@@ -75,6 +76,16 @@ export async function findGroup(ctx: ServiceContext, accountId: string, id: stri
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** `findGroup` in a transaction, the row locked as `lock` says (see RowLock) until it ends. */
+export async function lockGroupById(ctx: ServiceContext, accountId: string, id: string, lock: RowLock) {
+  const query = ctx.db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+  return locked(ctx, query, lock).executeTakeFirst()
 }
 
 /** Groups of an account's other checks seen between `fromIso` and `toIso` (root cause analysis). */

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { RootCauseAnalysesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
-import { findCheck } from '../checks/checks.repo.ts'
-import { findGroup } from '../error-groups/error-groups.repo.ts'
+import { inTransaction } from '../../transactions.ts'
+import { findCheck, lockCheck } from '../checks/checks.repo.ts'
+import { findGroup, lockGroupById } from '../error-groups/error-groups.repo.ts'
 import * as repo from './root-cause-analyses.repo.ts'
 import type { RootCauseAnalysis } from './root-cause-analyses.schemas.ts'
 import { analysisSignals } from './worker.ts'
@@ -37,7 +38,13 @@ export async function requestAnalysis(
     updated_at: now,
     completed_at: null,
   }
-  await repo.insertAnalysis(ctx, row)
+  // Its check locked, then it: their deletion waits for the analysis, or went first (404).
+  await inTransaction(ctx, async (tx) => {
+    const gone = () => notFound(`Error group ${errorGroupId} not found`)
+    if (!(await lockCheck(tx, accountId, group.check_id, 'referenced'))) throw gone()
+    if (!(await lockGroupById(tx, accountId, group.id, 'referenced'))) throw gone()
+    await repo.insertAnalysis(tx, row)
+  })
   analysisSignals.emit('requested')
   return { id: row.id, status: 'PENDING' as const }
 }

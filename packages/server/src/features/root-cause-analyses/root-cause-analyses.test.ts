@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { CheckResultsTable } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
+import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
 import { failingPhase } from './evidence.ts'
 import { claimNext } from './root-cause-analyses.repo.ts'
 import { createRootCauseWorker } from './worker.ts'
@@ -544,6 +547,81 @@ for (const engine of testEngines()) {
       const given = await analysisOf(doomed.id)
       assert.equal(given.status, 'FAILED')
       assert.match(given.failureReason, /interrupted 3 times/)
+    })
+
+    test('an analysis requested while its check is deleted: the group’s 404, no analysis left behind', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const check = await newCheck('going', 'https://going.shop.test/')
+      await storeSeedResult(t.ctx, check, {
+        atMs: T0,
+        location: 'local',
+        failed: true,
+        responseTime: 2,
+        errorType: 'NETWORK_ERROR',
+        errorMessage: 'DNS lookup failed: getaddrinfo ENOTFOUND going.shop.test',
+        detail: {},
+      })
+      const [group] = await groupsOf(check.id)
+      // The check's deletion has locked it and waits where it deletes what names it; then the request.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
+        [() => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }), () => request(group.id, {})],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, `Error group ${group.id} not found`],
+        ],
+      )
+      const left = await t.store.db
+        .selectFrom('root_cause_analyses')
+        .select('id')
+        .where('check_id', '=', check.id)
+        .execute()
+      assert.deepEqual(left, [])
+    })
+
+    test('an analysis requested while retention deletes its archived group: 404, no analysis left behind', async () => {
+      writer = await t.addUser('READ_WRITE')
+      const check = await newCheck('archived', 'https://archived.shop.test/')
+      await storeSeedResult(t.ctx, check, {
+        atMs: T0,
+        location: 'local',
+        failed: true,
+        responseTime: 2,
+        errorType: 'NETWORK_ERROR',
+        errorMessage: 'DNS lookup failed: getaddrinfo ENOTFOUND archived.shop.test',
+        detail: {},
+      })
+      const [group] = await groupsOf(check.id)
+      await t.store.db
+        .updateTable('error_groups')
+        .set({ archived: true })
+        .where('id', '=', group.id)
+        .execute()
+      // Retention has deleted the group and waits where it deletes what names it; then the request.
+      const answers = await inTurnWhileHeld<unknown>(
+        t.ctx,
+        (tx) => sql`lock table root_cause_analyses in exclusive mode`.execute(tx),
+        [
+          () => deleteGroupsBefore(t.ctx, t.owner.accountId, new Date(T0 + HOUR).toISOString()),
+          () => request(group.id, {}),
+        ],
+      )
+      const [deleted, requested] = answers as [number, Awaited<ReturnType<typeof request>>]
+      assert.equal(deleted, 1)
+      assert.deepEqual(
+        [requested.statusCode, json(requested).message],
+        [404, `Error group ${group.id} not found`],
+      )
+      const left = await t.store.db
+        .selectFrom('root_cause_analyses')
+        .select('id')
+        .where('error_group_id', '=', group.id)
+        .execute()
+      assert.deepEqual(left, [])
     })
 
     test('bad requests: unknown group, long context, another account, roles, 10 per minute', async () => {

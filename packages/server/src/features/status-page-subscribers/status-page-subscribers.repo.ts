@@ -6,11 +6,18 @@ import {
 } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `status_page_subscribers`, `status_page_confirm_tokens` and `status_page_emails`. */
 
 export async function insertSubscriber(ctx: ServiceContext, row: StatusPageSubscribersTable): Promise<void> {
   await ctx.db.insertInto('status_page_subscribers').values(row).execute()
+}
+
+/** Whether subscriber `id` is still there, locked as `lock` until the transaction ends. */
+export async function lockSubscriber(ctx: ServiceContext, id: string, lock: RowLock): Promise<boolean> {
+  const query = ctx.db.selectFrom('status_page_subscribers').select('id').where('id', '=', id)
+  return (await locked(ctx, query, lock).executeTakeFirst()) !== undefined
 }
 
 export async function findSubscriberByEmail(ctx: ServiceContext, pageId: string, email: string) {
@@ -67,8 +74,13 @@ export async function setSubscriber(
   ctx: ServiceContext,
   id: string,
   changes: Partial<Pick<StatusPageSubscribersTable, 'confirmation_sent_at' | 'confirmed_at'>>,
-): Promise<void> {
-  await ctx.db.updateTable('status_page_subscribers').set(changes).where('id', '=', id).execute()
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('status_page_subscribers')
+    .set(changes)
+    .where('id', '=', id)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
 }
 
 export async function subscriberWithTokenExists(ctx: ServiceContext, pageId: string, token: string) {

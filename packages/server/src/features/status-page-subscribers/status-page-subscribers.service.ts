@@ -10,8 +10,9 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { countHit } from '../../rate-limit/rate-limit.repo.ts'
+import { inTransaction } from '../../transactions.ts'
 import { invalid } from '../checks/checks.service.ts'
-import { findPageById } from '../status-pages/status-pages.repo.ts'
+import { findPageById, lockPage } from '../status-pages/status-pages.repo.ts'
 import { findOrThrow as findPageOrThrow, publicUrlOf } from '../status-pages/status-pages.service.ts'
 import * as repo from './status-page-subscribers.repo.ts'
 import { enqueueSubscriberEmail } from './subscriber-mail.ts'
@@ -60,7 +61,7 @@ export async function subscribe(
     await sendConfirmation(ctx, page, email, existing, confirmToken, now)
   } catch (error) {
     // The same address subscribing twice at once (a double click): the other request's email confirms it.
-    if (!existing && isUniqueViolation(error)) return
+    if (isUniqueViolation(error)) return
     throw error
   }
 }
@@ -85,10 +86,11 @@ async function sendConfirmation(
   confirmToken: string,
   now: string,
 ): Promise<void> {
-  await ctx.db.transaction().execute(async (db) => {
-    const tx = { ...ctx, db }
+  await inTransaction(ctx, async (tx) => {
+    // The page locked, then the subscriber: their deletion waits for this link, or went first.
+    if (!(await lockPage(tx, page.id, 'referenced'))) throw notFound('Status page not found')
     let subscriber: StatusPageSubscribersTable
-    if (existing) {
+    if (existing && (await repo.lockSubscriber(tx, existing.id, 'referenced'))) {
       await repo.setSubscriber(tx, existing.id, { confirmation_sent_at: now })
       subscriber = existing
     } else {
@@ -136,8 +138,9 @@ async function sendConfirmation(
 export async function confirmSubscription(ctx: ServiceContext, page: StatusPagesTable, token: string) {
   const subscriber = await repo.findSubscriberByConfirmHash(ctx, hashToken(token))
   if (!subscriber || subscriber.status_page_id !== page.id) return false
-  if (!subscriber.confirmed_at) await repo.setSubscriber(ctx, subscriber.id, { confirmed_at: isoNow(ctx) })
-  return true
+  if (subscriber.confirmed_at) return true
+  // False when it was removed meanwhile (the update waited for that on PostgreSQL).
+  return repo.setSubscriber(ctx, subscriber.id, { confirmed_at: isoNow(ctx) })
 }
 
 /** One click: the token in every email removes its subscriber. False when it is already gone. */

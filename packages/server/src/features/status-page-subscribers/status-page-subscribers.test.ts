@@ -5,6 +5,7 @@ import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
 import { createTransport } from 'nodemailer'
 import { SMTPServer } from 'smtp-server'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { startServerProcess } from '../../testing/server-process.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { listEmails } from './status-page-subscribers.repo.ts'
@@ -654,6 +655,98 @@ for (const engine of testEngines()) {
         'an hour later',
       )
       assert.equal((await listEmails(t.ctx, page.id)).length, CONFIRMATIONS_PER_PAGE_PER_HOUR + 1)
+    })
+
+    test('subscribing while the page is deleted: 404 as for a page gone, no subscriber left behind', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Going', url: 'going-subscribers', cards: [] },
+        }),
+      )
+      // The page's deletion has locked it and waits where it deletes what names it; then the subscription.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
+          () => subscribeJson('going-subscribers', 'late@example.com'),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => [res.statusCode, res.body && json(res).message]),
+        [
+          [204, ''],
+          [404, 'Status page not found'],
+        ],
+      )
+      const left = await t.store.db
+        .selectFrom('status_page_subscribers')
+        .select('id')
+        .where('status_page_id', '=', page.id)
+        .execute()
+      assert.deepEqual(left, [])
+    })
+
+    test('asking again while the subscriber is removed subscribes the address anew, never a 409', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Removing', url: 'removing-subscribers', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('removing-subscribers', 'again@example.com')).statusCode, 202)
+      const [first] = await subscribers(page.id)
+      nowMs += 11 * 60_000
+      // The removal has locked the subscriber and waits where it deletes its links; then the new request.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${first.id}` }),
+          () => subscribeJson('removing-subscribers', 'again@example.com'),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [204, 202],
+      )
+      const now = await subscribers(page.id)
+      assert.deepEqual(
+        now.map((s: any) => [s.email, s.status, s.id === first.id]),
+        [['again@example.com', 'PENDING', false]],
+      )
+    })
+
+    test('a confirmation link opened while its subscriber is removed: 404 as for a link of one gone', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Unconfirmed', url: 'removed-unconfirmed', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('removed-unconfirmed', 'late@example.com')).statusCode, 202)
+      const [subscriber] = await subscribers(page.id)
+      const [email] = await listEmails(t.ctx, page.id)
+      const confirmPath = linkIn(email?.text_body ?? '', 'confirm')
+      // The removal has locked the subscriber and waits where it deletes its links; then the link opened.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${subscriber.id}` }),
+          () => t.call({ method: 'GET', url: confirmPath, as: null }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [204, 404],
+      )
+      assert.match(answers[1]?.body ?? '', /This confirmation link is unknown/)
+      assert.deepEqual(await subscribers(page.id), [])
     })
 
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {

@@ -204,6 +204,9 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         try {
           await subscribe(ctx, page, (request.body as { email: string }).email)
         } catch (error) {
+          // The page deleted meanwhile: as if it had been gone already.
+          if (error instanceof HttpError && error.statusCode === 404)
+            return refuse(request, reply, 'html', 404, error.message)
           if (wantsHtml(request) && error instanceof HttpError && error.statusCode === 400)
             return answer(request, reply, 400, 'That is not an email address', error.message, back)
           if (wantsHtml(request) && error instanceof HttpError && error.statusCode === 429)
