@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { decodeMetricStats, encodeMetricStats, MetricStats, mergeEncodedMetricStats } from './metric-stats.ts'
+import fc from 'fast-check'
+import {
+  decodeMetricStats,
+  encodeMetricStats,
+  MetricStats,
+  mergeEncodedMetricStats,
+  mergeStoredMetricStats,
+} from './metric-stats.ts'
 import { SKETCH_RELATIVE_ACCURACY } from './sketch.ts'
 
 function random(seed: number) {
@@ -74,4 +81,49 @@ test('encoding round-trips every slot; empty stats aggregate to null', () => {
   assert.equal(new MetricStats().aggregate('avg'), null)
   assert.equal(new MetricStats().quantile(0.5), null)
   assert.equal(encodeMetricStats(new Map([[1, new MetricStats()]])).length, 1, 'empty slots are left out')
+})
+
+/** Stats of `values` per slot, as a stored row would hold them. */
+const statsArbitrary = fc
+  .dictionary(
+    fc.integer({ min: 0, max: 40 }).map(String),
+    fc.array(
+      fc.oneof(
+        fc.constant(0),
+        fc.double({ min: 1e-7, max: 1e9, noNaN: true }),
+        fc.integer({ min: 1, max: 5_000 }),
+      ),
+      { maxLength: 30 },
+    ),
+    { maxKeys: 6 },
+  )
+  .map((bySlot) => {
+    const stats = new Map<number, MetricStats>()
+    for (const [slot, values] of Object.entries(bySlot)) {
+      const metric = new MetricStats()
+      for (const value of values) metric.add(value)
+      stats.set(Number(slot), metric)
+    }
+    return stats
+  })
+
+test('merging two stored forms writes the bytes that encoding their merged stats writes', () => {
+  fc.assert(
+    fc.property(statsArbitrary, statsArbitrary, (into, other) => {
+      const expected = decodeMetricStats(encodeMetricStats(into))
+      mergeEncodedMetricStats(encodeMetricStats(other), (slot) => {
+        let metric = expected.get(slot)
+        if (!metric) {
+          metric = new MetricStats()
+          expected.set(slot, metric)
+        }
+        return metric
+      })
+      assert.deepEqual(
+        mergeStoredMetricStats(encodeMetricStats(into), encodeMetricStats(other)),
+        encodeMetricStats(expected),
+      )
+    }),
+    { numRuns: 500 },
+  )
 })

@@ -237,6 +237,126 @@ export function mergeEncodedMetricStats(
   }
 }
 
+/**
+ * The stored form of `into`'s stats merged with `other`'s: the bytes `encodeMetricStats` writes for that
+ * merge, made without decoding either into bins. Slots of one side only are copied as they are; a slot of
+ * both has its bins merged in index order. A stored row grows to hundreds of bins, and a result adds one.
+ */
+export function mergeStoredMetricStats(into: Uint8Array, other: Uint8Array): Uint8Array {
+  const left = storedReader(into)
+  const right = storedReader(other)
+  const writer = rowWriter.reset()
+  writer.byte(FORMAT_VERSION)
+  // Slots are written in ascending order: walk both like a merge of two sorted lists.
+  while (left.position < into.length || right.position < other.length) {
+    const leftSlot = left.position < into.length ? left.peekByte() : Number.POSITIVE_INFINITY
+    const rightSlot = right.position < other.length ? right.peekByte() : Number.POSITIVE_INFINITY
+    if (leftSlot === rightSlot) mergeSlot(left, right, writer)
+    else copySlot(leftSlot < rightSlot ? left : right, writer)
+  }
+  return writer.bytes()
+}
+
+/** Writes the merge of the slot at `left` and the same slot at `right`, as `MetricStats.merge` makes it. */
+function mergeSlot(left: ByteReader, right: ByteReader, writer: ByteWriter): void {
+  const slot = left.byte()
+  right.byte()
+  const leftEnd = left.varint() + left.position
+  const rightEnd = right.varint() + right.position
+  const body = slotWriter.reset()
+  // count, zeros, sum, sumSq, min, max, then the bins.
+  body.varint(left.varint() + right.varint())
+  body.varint(left.varint() + right.varint())
+  body.float64(left.float64() + right.float64())
+  body.float64(left.float64() + right.float64())
+  // Compared as `MetricStats.merge` compares them: Math.min and Math.max differ for NaN and -0.
+  const leftMin = left.float64()
+  const rightMin = right.float64()
+  // biome-ignore lint/complexity/useMathMinMax: see above
+  body.float64(rightMin < leftMin ? rightMin : leftMin)
+  const leftMax = left.float64()
+  const rightMax = right.float64()
+  // biome-ignore lint/complexity/useMathMinMax: see above
+  body.float64(rightMax > leftMax ? rightMax : leftMax)
+  mergeBins(left, right, body)
+  writer.byte(slot)
+  writer.varint(body.length)
+  writer.append(body)
+  left.position = leftEnd
+  right.position = rightEnd
+}
+
+function storedReader(bytes: Uint8Array): ByteReader {
+  const reader = new ByteReader(bytes)
+  if (bytes.length > 0 && reader.byte() !== FORMAT_VERSION) throw new Error('unknown rollup stats format')
+  return reader
+}
+
+/** Copies the slot at `reader` (slot byte, length, body) as it is. */
+function copySlot(reader: ByteReader, writer: ByteWriter): void {
+  const start = reader.position
+  reader.byte()
+  const length = reader.varint()
+  reader.position += length
+  writer.appendBytes(reader.bytesFrom(start))
+}
+
+/** Writes the bin count and bins of two slots' bins (at `left` and `right`) merged in index order. */
+function mergeBins(left: ByteReader, right: ByteReader, body: ByteWriter): void {
+  const a = new BinCursor(left)
+  const b = new BinCursor(right)
+  const bins = binWriter.reset()
+  let written = 0
+  let previous = 0
+  while (a.index !== NONE || b.index !== NONE) {
+    const index = Math.min(a.index, b.index)
+    let count = 0
+    if (a.index === index) {
+      count += a.count
+      a.next()
+    }
+    if (b.index === index) {
+      count += b.count
+      b.next()
+    }
+    bins.varint(written === 0 ? zigzag(index) : index - previous)
+    bins.varint(count)
+    previous = index
+    written++
+  }
+  body.varint(written)
+  body.append(bins)
+}
+
+const NONE = Number.POSITIVE_INFINITY
+
+/** Reads a slot's bins one at a time, in index order: `index` is NONE once all are read. */
+class BinCursor {
+  index = NONE
+  count = 0
+  private readonly reader: ByteReader
+  private left: number
+  private first = true
+
+  constructor(reader: ByteReader) {
+    this.reader = reader
+    this.left = reader.varint()
+    this.next()
+  }
+
+  next(): void {
+    if (this.left === 0) {
+      this.index = NONE
+      return
+    }
+    this.left--
+    const step = this.reader.varint()
+    this.index = this.first ? unzigzag(step) : this.index + step
+    this.first = false
+    this.count = this.reader.varint()
+  }
+}
+
 /** Decodes every slot of a stored row. */
 export function decodeMetricStats(bytes: Uint8Array): Map<number, MetricStats> {
   const stats = new Map<number, MetricStats>()
@@ -295,9 +415,13 @@ class ByteWriter {
   }
 
   append(other: ByteWriter): void {
-    this.reserve(other.length)
-    this.buffer.set(other.buffer.subarray(0, other.length), this.length)
-    this.length += other.length
+    this.appendBytes(other.buffer.subarray(0, other.length))
+  }
+
+  appendBytes(bytes: Uint8Array): void {
+    this.reserve(bytes.length)
+    this.buffer.set(bytes, this.length)
+    this.length += bytes.length
   }
 
   /** A copy of what was written: the writer is reused. */
@@ -308,6 +432,7 @@ class ByteWriter {
 
 const rowWriter = new ByteWriter()
 const slotWriter = new ByteWriter()
+const binWriter = new ByteWriter()
 
 class ByteReader {
   position = 0
@@ -321,6 +446,15 @@ class ByteReader {
 
   byte(): number {
     return this.buffer[this.position++] as number
+  }
+
+  peekByte(): number {
+    return this.buffer[this.position] as number
+  }
+
+  /** The bytes from `start` to the current position (a view, not a copy). */
+  bytesFrom(start: number): Uint8Array {
+    return this.buffer.subarray(start, this.position)
   }
 
   varint(): number {

@@ -1,10 +1,4 @@
-import {
-  encodeMetricStats,
-  MetricStats,
-  mergeEncodedMetricStats,
-  ROLLUP_RESOLUTIONS,
-  type RollupRange,
-} from '@svc/core'
+import { encodeMetricStats, mergeStoredMetricStats, ROLLUP_RESOLUTIONS, type RollupRange } from '@svc/core'
 import type { AnalyticsRollupsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
@@ -22,7 +16,8 @@ export interface RollupKey {
 export interface RollupDelta extends RollupKey {
   results: number
   retries: number
-  stats: Map<number, MetricStats>
+  /** Stored form (encodeMetricStats); never changed here, so deltas may share it. */
+  stats: Uint8Array
 }
 
 const keyOf = (checkId: string, k: RollupKey) =>
@@ -48,16 +43,12 @@ export async function addToRollups(
       const key = keyOf(checkId, delta)
       const into = merged.get(key)
       if (!into) {
-        merged.set(key, { ...delta, checkId, stats: new Map(delta.stats) })
+        merged.set(key, { ...delta, checkId })
         continue
       }
       into.results += delta.results
       into.retries += delta.retries
-      for (const [slot, stats] of delta.stats) {
-        const target = into.stats.get(slot)
-        if (target) target.merge(stats)
-        else into.stats.set(slot, stats)
-      }
+      into.stats = mergeStoredMetricStats(into.stats, delta.stats)
     }
   }
   if (merged.size === 0) return
@@ -133,22 +124,13 @@ export async function addToRollups(
     if (!delta || row.results === 0) continue
     delta.results += Number(row.results)
     delta.retries += Number(row.retries)
-    mergeEncodedMetricStats(row.stats, (slot) => {
-      let target = delta.stats.get(slot)
-      if (!target) {
-        target = new MetricStats()
-        delta.stats.set(slot, target)
-      }
-      return target
-    })
+    delta.stats = mergeStoredMetricStats(delta.stats, row.stats)
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
     await ctx.db
       .insertInto('analytics_rollups')
       .values(
-        rows
-          .slice(i, i + CHUNK)
-          .map((row) => toRow(row.checkId, row, row.results, row.retries, encodeMetricStats(row.stats))),
+        rows.slice(i, i + CHUNK).map((row) => toRow(row.checkId, row, row.results, row.retries, row.stats)),
       )
       .onConflict((oc) =>
         oc
@@ -321,10 +303,23 @@ export async function findZones(ctx: ServiceContext, checkIds: string[]) {
   return new Map(rows.map((row) => [row.check_id, { zone: row.zone, sinceMs: Number(row.since_ms) }]))
 }
 
-export async function saveZone(ctx: ServiceContext, checkId: string, zone: string, sinceMs: number) {
-  await ctx.db
-    .insertInto('analytics_zones')
-    .values({ check_id: checkId, zone, since_ms: sinceMs })
-    .onConflict((oc) => oc.column('check_id').doUpdateSet({ zone, since_ms: sinceMs }))
-    .execute()
+/** Sets the zones of checks (each named once), in one statement per `CHUNK`. */
+export async function saveZones(
+  ctx: ServiceContext,
+  zones: { checkId: string; zone: string; sinceMs: number }[],
+): Promise<void> {
+  for (let i = 0; i < zones.length; i += CHUNK) {
+    await ctx.db
+      .insertInto('analytics_zones')
+      .values(
+        zones.slice(i, i + CHUNK).map((z) => ({ check_id: z.checkId, zone: z.zone, since_ms: z.sinceMs })),
+      )
+      .onConflict((oc) =>
+        oc.column('check_id').doUpdateSet((eb) => ({
+          zone: eb.ref('excluded.zone'),
+          since_ms: eb.ref('excluded.since_ms'),
+        })),
+      )
+      .execute()
+  }
 }

@@ -1,4 +1,11 @@
-import { type AnalyticsKind, localDateAt, MetricStats, ROLLUP_RESOLUTIONS, startOfLocalDay } from '@svc/core'
+import {
+  type AnalyticsKind,
+  encodeMetricStats,
+  localDateAt,
+  MetricStats,
+  ROLLUP_RESOLUTIONS,
+  startOfLocalDay,
+} from '@svc/core'
 import type { CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { type HeartbeatSettings, heartbeatPeriodMs } from '../../scheduler/heartbeat-window.ts'
@@ -7,7 +14,7 @@ import { toAccount } from '../accounts/accounts.service.ts'
 import { type PreviousResult, previousHeartbeatResults } from '../check-results/check-results.repo.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import type { RollupDelta } from './analytics.repo.ts'
-import { addToRollups, findZones, saveZone } from './analytics.repo.ts'
+import { addToRollups, findZones, saveZones } from './analytics.repo.ts'
 import { kindOfCheckType, resultMetrics, type Sample } from './result-metrics.ts'
 
 /**
@@ -53,14 +60,16 @@ async function zonesOfFold(ctx: ServiceContext, rows: CheckResultsTable[]): Prom
   }
   const current = await findZones(ctx, [...firstMs.keys()])
   const zones = new Map<string, string>()
+  const changed: { checkId: string; zone: string; sinceMs: number }[] = []
   for (const row of rows) {
     if (zones.has(row.check_id)) continue
     const zone = accountZones.get(row.account_id) as string
     zones.set(row.check_id, zone)
     if (current.get(row.check_id)?.zone !== zone) {
-      await saveZone(ctx, row.check_id, zone, firstMs.get(row.check_id) as number)
+      changed.push({ checkId: row.check_id, zone, sinceMs: firstMs.get(row.check_id) as number })
     }
   }
+  await saveZones(ctx, changed)
   return zones
 }
 
@@ -84,15 +93,19 @@ export function rollupDeltas(
     results: 1,
     retries: Math.max(0, row.attempts - 1),
   }
+  // Encoded once, the same bytes in every resolution's row.
+  const run = encodeMetricStats(statsOf(metrics.run))
+  const pages = metrics.pages.map((page) => ({
+    pageIndex: page.pageIndex,
+    stats: encodeMetricStats(statsOf(page.samples)),
+  }))
   const deltas: RollupDelta[] = []
   for (const resolution of ROLLUP_RESOLUTIONS) {
     const stepMs = resolution * 60_000
     const bucketMs =
       resolution === 1440 ? localDayStart(startedMs, zone) : Math.floor(startedMs / stepMs) * stepMs
-    deltas.push({ ...base, resolution, bucketMs, pageIndex: -1, stats: statsOf(metrics.run) })
-    for (const page of metrics.pages) {
-      deltas.push({ ...base, resolution, bucketMs, pageIndex: page.pageIndex, stats: statsOf(page.samples) })
-    }
+    deltas.push({ ...base, resolution, bucketMs, pageIndex: -1, stats: run })
+    for (const page of pages) deltas.push({ ...base, resolution, bucketMs, ...page })
   }
   return deltas
 }
