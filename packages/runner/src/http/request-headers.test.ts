@@ -3,23 +3,12 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { startHttp2Server } from '../testing/http2-server.ts'
+import { HEADERS_REFUSED_AT_SAVE } from '../testing/refused-headers.ts'
 import type { RunnerContext } from '../types.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
 const ctx: RunnerContext = { now: () => new Date() }
 
-/** Headers a save refuses (400); a check stored before that rule may still carry them. */
-const REFUSED = [
-  { key: 'Keep-Alive', value: 'timeout=5' },
-  { key: 'Upgrade', value: 'websocket' },
-  { key: 'Transfer-Encoding', value: 'chunked' },
-  { key: 'Content-Length', value: '0' },
-  { key: 'Expect', value: '100-continue' },
-  { key: 'Proxy-Connection', value: 'keep-alive' },
-  { key: 'HTTP2-Settings', value: 'AAMAAABkAARAAAAAAAIAAAAA' },
-  { key: 'TE', value: 'gzip' },
-  { key: 'Connection', value: 'close, X-Foo' },
-]
 const LEFT_OUT = [
   'keep-alive',
   'upgrade',
@@ -70,7 +59,7 @@ describe('request headers a save refuses, in a check stored before the rule', ()
   }
 
   test('are left out: the run passes against HTTP/1 and HTTP/2 targets, and its request shows what went', async () => {
-    const headers = [{ key: 'X-Team', value: 'ops' }, ...REFUSED]
+    const headers = [{ key: 'X-Team', value: 'ops' }, ...HEADERS_REFUSED_AT_SAVE]
     received.length = 0
     const overHttp1 = await runHttpCheck(post(`${http1Url}/orders`, headers), ctx)
     assert.equal(overHttp1.error, null)
