@@ -26,6 +26,7 @@ export interface Database {
   alert_channels: AlertChannelsTable
   alert_subscriptions: AlertSubscriptionsTable
   maintenance_windows: MaintenanceWindowsTable
+  maintenance_periods: MaintenancePeriodsTable
   check_alert_states: CheckAlertStatesTable
   alert_notifications: AlertNotificationsTable
   private_locations: PrivateLocationsTable
@@ -289,8 +290,20 @@ export interface MaintenanceWindowsTable {
   repeat_unit: string | null
   repeat_interval: number | null
   repeat_ends_at: string | null
+  /** Its occurrences count in the status history from then on: its creation, or its schedule's or tags' last change. */
+  history_from: string
   created_at: string
   updated_at: string
+}
+
+/** A past stretch of maintenance kept of a window deleted, or whose schedule or tags changed since. */
+export interface MaintenancePeriodsTable {
+  id: Generated<number>
+  account_id: string
+  /** JSON array of the tags the window covered then. */
+  tags: string
+  starts_at: string
+  ends_at: string
 }
 
 export interface CheckAlertStatesTable {

@@ -17,6 +17,7 @@ import * as confirmTokens from './0014-confirm-tokens.ts'
 import * as statusHistory from './0015-status-history.ts'
 import * as artifactBytes from './0016-artifact-bytes.ts'
 import * as serviceDaysByCheck from './0017-service-days-by-check.ts'
+import * as maintenanceHistory from './0018-maintenance-history.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0015-status-history': statusHistory,
   '0016-artifact-bytes': artifactBytes,
   '0017-service-days-by-check': serviceDaysByCheck,
+  '0018-maintenance-history': maintenanceHistory,
 }

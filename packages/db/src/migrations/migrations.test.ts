@@ -221,5 +221,26 @@ for (const { engine, createUrl } of testEngines()) {
         assert.deepEqual(await days(), [], 'kept days go with their service')
       })
     })
+
+    test('0018: windows from before count in the status history from their start; kept periods go with the account', async () => {
+      await atMigration(createUrl, '0017-service-days-by-check', async ({ store, migrateTo, now }) => {
+        await sql`insert into maintenance_windows
+            (account_id, name, tags, starts_at, ends_at, repeat_unit, repeat_interval, repeat_ends_at, created_at, updated_at)
+          values ('a1', 'W', '["db"]', '2026-01-01T02:00:00.000Z', '2026-01-01T03:00:00.000Z', 'DAY', 1, null, ${now}, ${now})`.execute(
+          store.db,
+        )
+
+        await migrateTo('0018-maintenance-history')
+        const windows = await store.db.selectFrom('maintenance_windows').select('history_from').execute()
+        assert.deepEqual(
+          windows.map((row) => ({ ...row })),
+          [{ history_from: '2026-01-01T02:00:00.000Z' }],
+        )
+        await sql`insert into maintenance_periods (account_id, tags, starts_at, ends_at)
+          values ('a1', '["db"]', '2026-01-01T02:00:00.000Z', '2026-01-01T03:00:00.000Z')`.execute(store.db)
+        await sql`delete from accounts where id = 'a1'`.execute(store.db)
+        assert.deepEqual(await store.db.selectFrom('maintenance_periods').selectAll().execute(), [])
+      })
+    })
   })
 }

@@ -1,8 +1,9 @@
-import { fetchPage, type MaintenanceWindowsTable } from '@svc/db'
+import { fetchPage, type MaintenancePeriodsTable, type MaintenanceWindowsTable } from '@svc/db'
 import type { Insertable, Selectable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { locked, type RowLock } from '../../transactions.ts'
 
-/** The only SQL for `maintenance_windows`. */
+/** The only SQL for `maintenance_windows` and `maintenance_periods`. */
 
 export type WindowRow = Selectable<MaintenanceWindowsTable>
 
@@ -10,13 +11,13 @@ export async function insertWindow(ctx: ServiceContext, row: Insertable<Maintena
   return ctx.db.insertInto('maintenance_windows').values(row).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function findWindow(ctx: ServiceContext, accountId: string, id: number) {
-  return ctx.db
+export async function findWindow(ctx: ServiceContext, accountId: string, id: number, lock?: RowLock) {
+  const query = ctx.db
     .selectFrom('maintenance_windows')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', '=', id)
-    .executeTakeFirst()
+  return (lock ? locked(ctx, query, lock) : query).executeTakeFirst()
 }
 
 export async function listWindows(
@@ -28,7 +29,6 @@ export async function listWindows(
   return fetchPage(query, (q) => q.selectAll().orderBy('id'), page)
 }
 
-/** Every window of the account that may cover `atIso`: started, and not over for good. */
 /** The account's windows whose first occurrence started by `atIso` (ended ones too): for past days. */
 export async function windowsFirstStartedBy(ctx: ServiceContext, accountId: string, atIso: string) {
   return ctx.db
@@ -39,6 +39,7 @@ export async function windowsFirstStartedBy(ctx: ServiceContext, accountId: stri
     .execute()
 }
 
+/** Every window of the account that may cover `atIso`: started, and not over for good. */
 export async function windowsStartedBy(ctx: ServiceContext, accountId: string, atIso: string) {
   return ctx.db
     .selectFrom('maintenance_windows')
@@ -67,4 +68,35 @@ export async function updateWindow(
 
 export async function deleteWindow(ctx: ServiceContext, id: number) {
   await ctx.db.deleteFrom('maintenance_windows').where('id', '=', id).execute()
+}
+
+/** Rows per insert: four parameters each, well within both engines' limits. */
+const PERIODS_PER_QUERY = 1000
+
+export async function insertPeriods(ctx: ServiceContext, rows: Insertable<MaintenancePeriodsTable>[]) {
+  for (let at = 0; at < rows.length; at += PERIODS_PER_QUERY)
+    await ctx.db
+      .insertInto('maintenance_periods')
+      .values(rows.slice(at, at + PERIODS_PER_QUERY))
+      .execute()
+}
+
+/** The account's kept periods overlapping [fromIso, toIso]. */
+export async function periodsBetween(ctx: ServiceContext, accountId: string, fromIso: string, toIso: string) {
+  return ctx.db
+    .selectFrom('maintenance_periods')
+    .select(['tags', 'starts_at', 'ends_at'])
+    .where('account_id', '=', accountId)
+    .where('ends_at', '>', fromIso)
+    .where('starts_at', '<=', toIso)
+    .execute()
+}
+
+/** Drops the account's kept periods over by `beforeIso` (result retention). */
+export async function prunePeriods(ctx: ServiceContext, accountId: string, beforeIso: string) {
+  await ctx.db
+    .deleteFrom('maintenance_periods')
+    .where('account_id', '=', accountId)
+    .where('ends_at', '<=', beforeIso)
+    .execute()
 }

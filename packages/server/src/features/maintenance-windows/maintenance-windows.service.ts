@@ -4,6 +4,8 @@ import utc from 'dayjs/plugin/utc.js'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { inTransaction, type RowLock } from '../../transactions.ts'
+import { historyStartMs } from '../status-site/history-days.ts'
 import * as repo from './maintenance-windows.repo.ts'
 import type { MaintenanceWindow } from './maintenance-windows.schemas.ts'
 
@@ -14,6 +16,8 @@ export async function createWindow(ctx: ServiceContext, accountId: string, body:
   const row = await repo.insertWindow(ctx, {
     account_id: accountId,
     ...columnsOf(body),
+    // Planned ahead, not declared after the fact: runs before now stay what they were.
+    history_from: now,
     created_at: now,
     updated_at: now,
   })
@@ -35,15 +39,94 @@ export async function updateWindow(
   id: number,
   body: MaintenanceWindowBody,
 ) {
-  const row = await findOrThrow(ctx, accountId, id)
-  const changes = { ...columnsOf(body), updated_at: isoNow(ctx) }
-  await repo.updateWindow(ctx, id, changes)
-  return toResponse({ ...row, ...changes })
+  const columns = columnsOf(body)
+  return inTransaction(ctx, async (tx) => {
+    const row = await findOrThrow(tx, accountId, id, 'change')
+    const now = tx.clock.now()
+    // A change to what it gave the past keeps that past as it was, and counts the new schedule and tags
+    // from now on.
+    const past = countedPast(row, now)
+    const pastChanged =
+      !sameTags(row.tags, columns.tags) || !sameIntervals(past, countedPast({ ...row, ...columns }, now))
+    if (pastChanged) await keepPast(tx, row, past)
+    const changes = {
+      ...columns,
+      history_from: pastChanged ? now.toISOString() : row.history_from,
+      updated_at: now.toISOString(),
+    }
+    await repo.updateWindow(tx, id, changes)
+    return toResponse({ ...row, ...changes })
+  })
 }
 
 export async function deleteWindow(ctx: ServiceContext, accountId: string, id: number) {
-  await findOrThrow(ctx, accountId, id)
-  await repo.deleteWindow(ctx, id)
+  await inTransaction(ctx, async (tx) => {
+    const row = await findOrThrow(tx, accountId, id, 'exclusive')
+    await keepPast(tx, row, countedPast(row, tx.clock.now()))
+    await repo.deleteWindow(tx, id)
+  })
+}
+
+/**
+ * The maintenance of the account over [fromMs, toMs], for the status history: the periods kept of
+ * windows deleted or changed, and the occurrences of the windows as they are since they were created
+ * or last changed. Each with the tags it covered (see `coversTags`).
+ */
+export async function maintenanceHistory(
+  ctx: ServiceContext,
+  accountId: string,
+  fromMs: number,
+  toMs: number,
+): Promise<{ tags: string[]; occurrences: [number, number][] }[]> {
+  const toIso = new Date(toMs).toISOString()
+  // Windows first: a deletion or change committing in between then shows in both reads (counted once),
+  // never in neither.
+  const windows = await repo.windowsFirstStartedBy(ctx, accountId, toIso)
+  const periods = await repo.periodsBetween(ctx, accountId, new Date(fromMs).toISOString(), toIso)
+  const byTags = new Map<string, [number, number][]>()
+  const add = (tags: string, occurrences: [number, number][]) => {
+    if (occurrences.length > 0) byTags.set(tags, [...(byTags.get(tags) ?? []), ...occurrences])
+  }
+  for (const w of windows) add(w.tags, countedOccurrences(w, fromMs, toMs))
+  for (const p of periods) add(p.tags, [[Date.parse(p.starts_at), Date.parse(p.ends_at)]])
+  return [...byTags].map(([tags, occurrences]) => ({ tags: JSON.parse(tags) as string[], occurrences }))
+}
+
+/** The occurrences of `window` over [fromMs, toMs] that count in the status history: from `history_from` on. */
+function countedOccurrences(window: repo.WindowRow, fromMs: number, toMs: number): [number, number][] {
+  const historyFromMs = Date.parse(window.history_from)
+  return occurrencesBetween(window, Math.max(fromMs, historyFromMs), toMs)
+    .map(([from, to]): [number, number] => [Math.max(from, historyFromMs), to])
+    .filter(([from, to]) => from < to)
+}
+
+/** What `window` gave the status history up to `now` (as far back as a page shows), cut at `now`. */
+function countedPast(window: repo.WindowRow, now: Date): [number, number][] {
+  const nowMs = now.getTime()
+  return countedOccurrences(window, historyStartMs(now), nowMs)
+    .map(([from, to]): [number, number] => [from, Math.min(to, nowMs)])
+    .filter(([from, to]) => from < to)
+}
+
+function sameTags(a: string, b: string): boolean {
+  const sorted = (tags: string) => (JSON.parse(tags) as string[]).sort().join('\n')
+  return sorted(a) === sorted(b)
+}
+
+function sameIntervals(a: [number, number][], b: [number, number][]): boolean {
+  return a.length === b.length && a.every(([from, to], i) => from === b[i]?.[0] && to === b[i]?.[1])
+}
+
+async function keepPast(ctx: ServiceContext, window: repo.WindowRow, past: [number, number][]) {
+  await repo.insertPeriods(
+    ctx,
+    past.map(([from, to]) => ({
+      account_id: window.account_id,
+      tags: window.tags,
+      starts_at: new Date(from).toISOString(),
+      ends_at: new Date(to).toISOString(),
+    })),
+  )
 }
 
 /** Whether a check with `tags` is in a maintenance window of its account at `at`. */
@@ -108,8 +191,8 @@ export function occurrencesBetween(window: repo.WindowRow, fromMs: number, toMs:
   return found
 }
 
-async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {
-  const row = await repo.findWindow(ctx, accountId, id)
+async function findOrThrow(ctx: ServiceContext, accountId: string, id: number, lock?: RowLock) {
+  const row = await repo.findWindow(ctx, accountId, id, lock)
   if (!row) throw notFound(`Maintenance window ${id} not found`)
   return row
 }

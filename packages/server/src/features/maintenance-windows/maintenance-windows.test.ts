@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { sql } from 'kysely'
+import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import type { WindowRow } from './maintenance-windows.repo.ts'
 import { isActive, occurrencesBetween } from './maintenance-windows.service.ts'
@@ -15,6 +17,7 @@ const window = (extra: Partial<WindowRow>): WindowRow => ({
   repeat_unit: null,
   repeat_interval: null,
   repeat_ends_at: null,
+  history_from: '2026-01-01T00:00:00.000Z',
   created_at: '',
   updated_at: '',
   ...extra,
@@ -100,8 +103,9 @@ describe('maintenance window occurrences', () => {
 for (const engine of testEngines()) {
   describe(`maintenance windows API on ${engine.engine}`, () => {
     let t: TestApp
+    let nowMs = Date.parse('2026-01-05T12:00:00.000Z')
     before(async () => {
-      t = await createTestApp(engine)
+      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
     })
     after(() => t.close())
 
@@ -166,6 +170,60 @@ for (const engine of testEngines()) {
         204,
       )
       assert.equal((await t.call({ method: 'GET', url: `/v1/maintenance-windows/${w.id}` })).statusCode, 404)
+    })
+
+    test('simultaneous changes and deletions of a window keep what it gave the past once', async () => {
+      const HOUR = 3_600_000
+      const body = (startsAtMs: number) => ({
+        name: 'Nightly',
+        tags: ['simultaneous'],
+        startsAt: new Date(startsAtMs).toISOString(),
+        endsAt: new Date(startsAtMs + HOUR).toISOString(),
+        repeatUnit: 'DAY',
+      })
+      const created = json(
+        await t.call({ method: 'POST', url: '/v1/maintenance-windows', payload: body(nowMs + HOUR) }),
+      )
+      const first = nowMs + HOUR
+      nowMs += 25 * HOUR + HOUR / 2
+      const kept = async () =>
+        (
+          await t.ctx.db
+            .selectFrom('maintenance_periods')
+            .select(['starts_at', 'ends_at'])
+            .where('tags', '=', '["simultaneous"]')
+            .orderBy('starts_at')
+            .execute()
+        ).map((p) => [p.starts_at, p.ends_at])
+      const iso = (ms: number) => new Date(ms).toISOString()
+      const together = (requests: (() => Promise<{ statusCode: number; body: string }>)[]) =>
+        inTurnWhileHeld(
+          t.ctx,
+          (tx) => sql`lock table maintenance_periods in exclusive mode`.execute(tx),
+          requests,
+        )
+      const moved = body(nowMs + 2 * HOUR)
+      const put = () =>
+        t.call({ method: 'PUT', url: `/v1/maintenance-windows/${created.id}`, payload: moved })
+      const puts = await together([put, put])
+      assert.deepEqual(
+        puts.map((res) => res.statusCode),
+        [200, 200],
+      )
+      const past = [
+        [iso(first), iso(first + HOUR)],
+        [iso(first + 24 * HOUR), iso(nowMs)],
+      ]
+      assert.deepEqual(await kept(), past, 'the occurrences begun, the running one cut at the change, once')
+
+      nowMs += 3 * HOUR
+      const remove = () => t.call({ method: 'DELETE', url: `/v1/maintenance-windows/${created.id}` })
+      const deletes = await together([remove, remove])
+      assert.deepEqual(
+        deletes.map((res) => res.statusCode),
+        [204, 404],
+      )
+      assert.deepEqual(await kept(), [...past, [iso(nowMs - HOUR), iso(nowMs)]])
     })
   })
 }

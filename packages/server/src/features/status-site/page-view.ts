@@ -23,7 +23,8 @@ import {
 import { componentStatusesOfPage } from '../status-pages/component-status.ts'
 import { cardsOfPages } from '../status-pages/status-pages.repo.ts'
 import { themeColorsOf } from '../status-pages/status-pages.service.ts'
-import { HISTORY_DAYS, historyCounts } from './uptime-history.ts'
+import { HISTORY_DAYS, historyStartMs } from './history-days.ts'
+import { historyCounts } from './uptime-history.ts'
 
 /** Everything a public page shows, and nothing else: no account ids, no check ids or settings. */
 export interface PageView {
@@ -96,8 +97,7 @@ const LEVEL_RANK: BarLevel[] = ['none', 'ok', 'maintenance', 'minor', 'partial',
 
 export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable): Promise<PageView> {
   const now = ctx.clock.now()
-  const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
-  const firstDayMs = todayMs - (HISTORY_DAYS - 1) * DAY_MS
+  const firstDayMs = historyStartMs(now)
   const cards = (await cardsOfPages(ctx, [page.id])).get(page.id) ?? []
   const serviceIds = [...new Set(cards.flatMap((card) => card.serviceIds))]
   const firstDay = new Date(firstDayMs).toISOString().slice(0, 10)

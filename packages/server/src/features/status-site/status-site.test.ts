@@ -1273,5 +1273,196 @@ for (const engine of testEngines()) {
 
       health.clear()
     })
+
+    // Maintenance history: days of a fixed UTC day `d0` on (two days ahead of the tests before), and a
+    // check tagged `tag` alone on a service of a page of its own.
+    const DAY = 86_400_000
+    const HOUR = 3_600_000
+    const nextDays = () => {
+      const d0 = nowMs - (nowMs % DAY) + 2 * DAY
+      return [d0, d0 + DAY] as const
+    }
+    const taggedProbe = async (tag: string) => {
+      const probe = await check(`probe ${tag}`, `/${tag}`)
+      const tagged = await t.call({ method: 'PUT', url: `/v1/checks/${probe.id}`, payload: { tags: [tag] } })
+      assert.equal(tagged.statusCode, 200, tagged.body)
+      const svc = await service(`Service ${tag}`, [probe.id])
+      await page({ name: `Page ${tag}`, url: tag, cards: [{ name: 'c', services: [{ id: svc.id }] }] })
+      const runAt = async (ms: number, status: number) => {
+        nowMs = ms
+        health.set(`/${tag}`, status)
+        const res = await run(probe.id)
+        assert.equal(res.statusCode < 300, true, res.body)
+      }
+      const dayBar = async (ms: number) => {
+        const bar = (await viewOf(tag)).cards[0]?.services[0]?.days.find((d) => d.date === dayOf(ms))
+        return bar && [bar.uptime, bar.level]
+      }
+      return { probe, runAt, dayBar }
+    }
+    const dailyWindow = (tags: string[], startsAtMs: number) => ({
+      name: `Nightly ${tags.join(' ')}`,
+      tags,
+      startsAt: new Date(startsAtMs).toISOString(),
+      endsAt: new Date(startsAtMs + HOUR).toISOString(),
+      repeatUnit: 'DAY',
+    })
+    const createWindow = async (payload: object) => {
+      const res = await t.call({ method: 'POST', url: '/v1/maintenance-windows', payload })
+      assert.equal(res.statusCode, 201, res.body)
+      return json(res)
+    }
+    const putWindow = async (id: number, payload: object) => {
+      const res = await t.call({ method: 'PUT', url: `/v1/maintenance-windows/${id}`, payload })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+
+    test('deleting a maintenance window keeps the past days it covered as maintenance', async () => {
+      const [d0, d1] = nextDays()
+      const { runAt, dayBar } = await taggedProbe('mw-deleted')
+      const window = await createWindow(dailyWindow(['mw-deleted'], d0 + 10 * HOUR))
+      await runAt(d0 + 10 * HOUR + 1000, 500)
+      await runAt(d0 + 12 * HOUR, 200)
+      nowMs = d1 + HOUR
+      assert.deepEqual(await dayBar(d0), [100, 'maintenance'])
+
+      const deleted = await t.call({ method: 'DELETE', url: `/v1/maintenance-windows/${window.id}` })
+      assert.equal(deleted.statusCode, 204, deleted.body)
+      assert.deepEqual(await dayBar(d0), [100, 'maintenance'], 'the past day is what the public saw')
+      await runAt(d1 + 10 * HOUR + 1000, 500)
+      assert.deepEqual(await dayBar(d1), [0, 'major'], 'no maintenance after the deletion')
+      health.clear()
+    })
+
+    test('a window’s schedule changed: past days keep the old schedule, later runs follow the new one', async () => {
+      const [d0, d1] = nextDays()
+      const { runAt, dayBar } = await taggedProbe('mw-moved')
+      const window = await createWindow(dailyWindow(['mw-moved'], d0 + 10 * HOUR))
+      await runAt(d0 + 10 * HOUR + 1000, 500)
+      await runAt(d0 + 12 * HOUR, 200)
+      nowMs = d1 + 9 * HOUR
+      assert.deepEqual(await dayBar(d0), [100, 'maintenance'])
+
+      // Moved from 10:00 to 13:00 every day, from d1 on.
+      await putWindow(window.id, dailyWindow(['mw-moved'], d1 + 13 * HOUR))
+      assert.deepEqual(await dayBar(d0), [100, 'maintenance'], 'the past day keeps the schedule it had')
+      await runAt(d1 + 10 * HOUR + 1000, 500)
+      await runAt(d1 + 13 * HOUR + 1000, 500)
+      await runAt(d1 + 15 * HOUR, 200)
+      assert.deepEqual(
+        await dayBar(d1),
+        [50, 'major'],
+        'the 10:00 failure is downtime, the 13:00 one maintenance',
+      )
+      assert.deepEqual(await dayBar(d0), [100, 'maintenance'])
+      health.clear()
+    })
+
+    test('a window’s tags changed: past days keep the checks it covered then', async () => {
+      const [d0, d1] = nextDays()
+      const leaving = await taggedProbe('mw-tag-old')
+      const joining = await taggedProbe('mw-tag-new')
+      const window = await createWindow(dailyWindow(['mw-tag-old'], d0 + 10 * HOUR))
+      await leaving.runAt(d0 + 10 * HOUR + 1000, 500)
+      await joining.runAt(d0 + 10 * HOUR + 2000, 500)
+      await leaving.runAt(d0 + 12 * HOUR, 200)
+      await joining.runAt(d0 + 12 * HOUR + 1000, 200)
+      nowMs = d1 + 9 * HOUR
+      assert.deepEqual(await leaving.dayBar(d0), [100, 'maintenance'])
+      assert.deepEqual(await joining.dayBar(d0), [50, 'major'])
+
+      await putWindow(window.id, dailyWindow(['mw-tag-new'], d0 + 10 * HOUR))
+      assert.deepEqual(
+        await leaving.dayBar(d0),
+        [100, 'maintenance'],
+        'still maintenance for the check it covered',
+      )
+      assert.deepEqual(await joining.dayBar(d0), [50, 'major'], 'still downtime for the check it did not')
+      await leaving.runAt(d1 + 10 * HOUR + 1000, 500)
+      await joining.runAt(d1 + 10 * HOUR + 2000, 500)
+      assert.deepEqual(await leaving.dayBar(d1), [0, 'major'])
+      assert.deepEqual(await joining.dayBar(d1), [null, 'maintenance'], 'its one run was in maintenance')
+      health.clear()
+    })
+
+    test('a window created now does not turn past failures into maintenance, even those of its current occurrence', async () => {
+      const [d0, d1] = nextDays()
+      const { runAt, dayBar } = await taggedProbe('mw-late')
+      await runAt(d0 + 10 * HOUR + 1000, 500)
+      await runAt(d0 + 12 * HOUR, 200)
+      await runAt(d1 + 10 * HOUR + 1000, 500)
+      nowMs = d1 + 10 * HOUR + 30 * 60_000
+      // Every day from 10:00, d0 included, created at 10:30 on d1.
+      await createWindow(dailyWindow(['mw-late'], d0 + 10 * HOUR))
+      const status = await summary('mw-late')
+      assert.equal(JSON.stringify(status).includes('UNDER_MAINTENANCE'), true, 'it is in maintenance now')
+      await runAt(d1 + 10 * HOUR + 31 * 60_000, 500)
+      assert.deepEqual(await dayBar(d0), [50, 'major'], 'the past day is what the public saw')
+      assert.deepEqual(
+        await dayBar(d1),
+        [0, 'major'],
+        'the failure before the window was created stays downtime',
+      )
+      await runAt(d1 + 12 * HOUR, 200)
+      assert.deepEqual(await dayBar(d1), [50, 'major'], 'the failure after it is maintenance')
+      health.clear()
+    })
+
+    test('renaming a window, or stretching its running occurrence, changes no past and keeps nothing apart', async () => {
+      const [d0] = nextDays()
+      const { runAt, dayBar } = await taggedProbe('mw-stretched')
+      const window = await createWindow({
+        ...dailyWindow(['mw-stretched'], d0 + 10 * HOUR),
+        repeatUnit: null,
+      })
+      await runAt(d0 + 10 * HOUR + 1000, 500)
+      nowMs = d0 + 10 * HOUR + 30 * 60_000
+      await putWindow(window.id, {
+        ...dailyWindow(['mw-stretched'], d0 + 10 * HOUR),
+        name: 'Taking longer',
+        repeatUnit: null,
+        endsAt: new Date(d0 + 12 * HOUR).toISOString(),
+      })
+      await runAt(d0 + 11 * HOUR + 30 * 60_000, 500)
+      await runAt(d0 + 12 * HOUR, 200)
+      assert.deepEqual(await dayBar(d0), [100, 'maintenance'], 'both failures are maintenance')
+      const kept = await t.ctx.db
+        .selectFrom('maintenance_periods')
+        .select('tags')
+        .where('tags', 'like', '%mw-stretched%')
+        .execute()
+      assert.deepEqual(kept, [])
+      health.clear()
+    })
+
+    test('result retention drops the maintenance kept of windows deleted or changed', async () => {
+      const [d0, d1] = nextDays()
+      const { runAt, dayBar } = await taggedProbe('mw-pruned')
+      const window = await createWindow(dailyWindow(['mw-pruned'], d0 + 10 * HOUR))
+      await runAt(d0 + 10 * HOUR + 1000, 500)
+      nowMs = d1 + 10 * HOUR + 30 * 60_000
+      const deleted = await t.call({ method: 'DELETE', url: `/v1/maintenance-windows/${window.id}` })
+      assert.equal(deleted.statusCode, 204, deleted.body)
+      const kept = () =>
+        t.ctx.db
+          .selectFrom('maintenance_periods')
+          .select(['starts_at', 'ends_at'])
+          .where('tags', '=', '["mw-pruned"]')
+          .orderBy('starts_at')
+          .execute()
+      assert.deepEqual(
+        (await kept()).map((p) => [p.starts_at, p.ends_at]),
+        [
+          [new Date(d0 + 10 * HOUR).toISOString(), new Date(d0 + 11 * HOUR).toISOString()],
+          [new Date(d1 + 10 * HOUR).toISOString(), new Date(nowMs).toISOString()],
+        ],
+        'the occurrences begun, the running one cut at the deletion',
+      )
+      assert.deepEqual(await dayBar(d0), [null, 'maintenance'])
+
+      nowMs = d1 + 2 * DAY
+      await pruneResults(t.ctx, 1)
+      assert.deepEqual(await kept(), [])
+    })
   })
 }

@@ -1,17 +1,13 @@
 import type { ServiceContext } from '../../context.ts'
 import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
 import { resolveChecksById } from '../checks/checks.service.ts'
-import { windowsFirstStartedBy } from '../maintenance-windows/maintenance-windows.repo.ts'
-import { coversTags, occurrencesBetween } from '../maintenance-windows/maintenance-windows.service.ts'
+import { coversTags, maintenanceHistory } from '../maintenance-windows/maintenance-windows.service.ts'
 import {
   keepServiceDays,
   lockReferencedServiceIds,
   servicesOfCheck,
 } from '../status-page-services/status-page-services.repo.ts'
-
-/** Days of history a public page shows (today included). */
-export const HISTORY_DAYS = 90
-const DAY_MS = 86_400_000
+import { historyStartMs } from './history-days.ts'
 
 export interface CheckDayCount {
   checkId: string
@@ -30,10 +26,11 @@ const INTERVALS_PER_QUERY = 500
 
 /**
  * The daily final-run counts of `checkIds` (of `accountId`) since `sinceIso`, with the runs that started
- * during an occurrence of one of the account's maintenance windows covering the check (one of its or
- * its group's current tags) counted apart: planned maintenance is not downtime, as on Atlassian
- * Statuspage and Checkly (which runs no checks then). Without a window occurring in that time this is
- * `dailyFinalCounts` and one small lookup of windows.
+ * during the account's maintenance covering the check (one of its or its group's current tags) counted
+ * apart: planned maintenance is not downtime, as on Atlassian Statuspage and Checkly (which runs no
+ * checks then). That maintenance is what the windows gave each moment as they were then
+ * (`maintenanceHistory`): deleting or changing a window, or creating one now, leaves past days as they
+ * were. Without maintenance in that time this is `dailyFinalCounts` and two small lookups.
  */
 export async function historyCounts(
   ctx: ServiceContext,
@@ -43,18 +40,11 @@ export async function historyCounts(
   now: Date,
 ): Promise<CheckDayCount[]> {
   if (checkIds.length === 0) return []
-  const [counts, windows] = await Promise.all([
+  const [counts, occurring] = await Promise.all([
     dailyFinalCounts(ctx, checkIds, sinceIso),
-    windowsFirstStartedBy(ctx, accountId, now.toISOString()),
+    maintenanceHistory(ctx, accountId, Date.parse(sinceIso), now.getTime()),
   ])
   const byKey = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, { ...c, maintenance: 0 }]))
-  const fromMs = Date.parse(sinceIso)
-  const occurring = windows
-    .map((w) => ({
-      tags: JSON.parse(w.tags) as string[],
-      occurrences: occurrencesBetween(w, fromMs, now.getTime()),
-    }))
-    .filter((w) => w.occurrences.length > 0)
   if (occurring.length === 0 || counts.length === 0) return [...byKey.values()]
 
   // Checks covered by the same windows share their intervals: one query for them.
@@ -114,8 +104,7 @@ export async function keepStatusHistory(
   const services = serviceIds ?? (await lockReferencedServiceIds(ctx, await servicesOfCheck(ctx, checkId)))
   if (services.length === 0) return
   const now = ctx.clock.now()
-  const todayMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
-  const sinceIso = new Date(todayMs - (HISTORY_DAYS - 1) * DAY_MS).toISOString()
+  const sinceIso = new Date(historyStartMs(now)).toISOString()
   const counts = await historyCounts(ctx, accountId, [checkId], sinceIso, now)
   await keepServiceDays(
     ctx,
