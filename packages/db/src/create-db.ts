@@ -29,7 +29,7 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
   }
   const path = url.replace(/^sqlite:/, '')
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const sqlite = openSqlite(path)
+  const sqlite = openSqlite(path, (work) => db.connection().execute(work))
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite.database }) })
   return {
     db,

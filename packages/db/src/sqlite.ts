@@ -13,17 +13,24 @@ export interface SqliteStore {
 }
 
 /**
- * Opens the SQLite file at `path` (or `:memory:`), with a checkpointer thread beside it.
+ * Runs `work` while no statement of the store runs or starts, and resolves when it has (Kysely's one
+ * connection held: statements queue meanwhile, the event loop stays free).
+ */
+export type HoldStatements = (work: () => Promise<void>) => Promise<void>
+
+/**
+ * Opens the SQLite file at `path` (or `:memory:`), with a checkpointer thread beside it that holds the
+ * store's statements through `holdStatements` while it starts the log over.
  * SQLite has no boolean type and node:sqlite refuses to bind JS booleans, so they become 1/0 here,
  * once, instead of in every repository.
  */
-export function openSqlite(path: string): SqliteStore {
+export function openSqlite(path: string, holdStatements: HoldStatements): SqliteStore {
   const database = new DatabaseSync(path)
   database.exec('PRAGMA journal_mode = WAL')
   database.exec('PRAGMA synchronous = NORMAL')
   database.exec('PRAGMA foreign_keys = ON')
   database.exec('PRAGMA busy_timeout = 5000')
-  const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path)
+  const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path, holdStatements)
   // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
   const statements = new Map<string, SqliteStatement>()
   const closed = Promise.withResolvers<void>()
@@ -75,14 +82,52 @@ const CHECKPOINT_INTERVAL_MS = 1000
  * when the checkpointer falls far behind (SQLite's default is 1000 pages, about 4 MB).
  */
 const BACKSTOP_CHECKPOINT_PAGES = 50_000
+/**
+ * Pages of log past which the checkpointer has the log started over (see sqlite-checkpointer.js):
+ * SQLite's own checkpoint size (~4 MB).
+ */
+const RESTART_LOG_PAGES = 1000
 
-function startCheckpointer(database: DatabaseSync, path: string): { close(): Promise<void> } {
+function startCheckpointer(
+  database: DatabaseSync,
+  path: string,
+  holdStatements: HoldStatements,
+): { close(): Promise<void> } {
   database.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`)
   const worker = new Worker(new URL('./sqlite-checkpointer.js', import.meta.url), {
-    workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
+    workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS, restartPages: RESTART_LOG_PAGES },
   })
   const exited = new Promise<void>((done) => worker.once('exit', () => done()))
   let closed = false
+  // A commit of ours waiting on the restart would wait in SQLite's busy handler, which sleeps the main
+  // thread: held statements wait without blocking it.
+  let restarting = false
+  let restarted: (() => void) | undefined
+  let gone = false
+  worker.on('message', (message) => {
+    if (message === 'restarted') restarted?.()
+    if (message !== 'log-long' || restarting || closed) return
+    restarting = true
+    holdStatements(
+      () =>
+        new Promise<void>((resolve) => {
+          // A thread that stopped while the hold waited its turn would never answer.
+          if (gone) return resolve()
+          restarted = resolve
+          worker.postMessage('restart')
+        }),
+    )
+      // A store closed meanwhile: nothing to hold any more.
+      .catch(() => {})
+      .finally(() => {
+        restarting = false
+        restarted = undefined
+      })
+  })
+  exited.then(() => {
+    gone = true
+    restarted?.()
+  })
   // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
   worker.unref()
   worker.on('error', (error) => {
