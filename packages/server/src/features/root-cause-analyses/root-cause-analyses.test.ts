@@ -247,6 +247,23 @@ for (const engine of testEngines()) {
       })
     const analysisOf = async (id: string) =>
       json(await t.call({ method: 'GET', url: `/v1/root-cause-analyses/${id}` }))
+    /** A new check (at `https://${name}.shop.test/`) whose one run failed its DNS lookup, and its error group. */
+    const failedOnce = async (name: string) => {
+      const check = await newCheck(name, `https://${name}.shop.test/`)
+      await storeSeedResult(t.ctx, check, {
+        atMs: T0,
+        location: 'local',
+        failed: true,
+        responseTime: 2,
+        errorType: 'NETWORK_ERROR',
+        errorMessage: `DNS lookup failed: getaddrinfo ENOTFOUND ${name}.shop.test`,
+        detail: {},
+      })
+      const [group] = await groupsOf(check.id)
+      return { check, group }
+    }
+    const analysesWhere = (column: 'check_id' | 'error_group_id', id: string) =>
+      t.store.db.selectFrom('root_cause_analyses').select('id').where(column, '=', id).execute()
 
     test('a staged DNS incident in one location: phase, start, location and a shared dependency', async () => {
       writer = await t.addUser('READ_WRITE')
@@ -551,17 +568,7 @@ for (const engine of testEngines()) {
 
     test('an analysis requested while its check is deleted: the group’s 404, no analysis left behind', async () => {
       writer = await t.addUser('READ_WRITE')
-      const check = await newCheck('going', 'https://going.shop.test/')
-      await storeSeedResult(t.ctx, check, {
-        atMs: T0,
-        location: 'local',
-        failed: true,
-        responseTime: 2,
-        errorType: 'NETWORK_ERROR',
-        errorMessage: 'DNS lookup failed: getaddrinfo ENOTFOUND going.shop.test',
-        detail: {},
-      })
-      const [group] = await groupsOf(check.id)
+      const { check, group } = await failedOnce('going')
       // The check's deletion has locked it and waits where it deletes what names it; then the request.
       const answers = await inTurnWhileHeld(
         t.ctx,
@@ -575,27 +582,12 @@ for (const engine of testEngines()) {
           [404, `Error group ${group.id} not found`],
         ],
       )
-      const left = await t.store.db
-        .selectFrom('root_cause_analyses')
-        .select('id')
-        .where('check_id', '=', check.id)
-        .execute()
-      assert.deepEqual(left, [])
+      assert.deepEqual(await analysesWhere('check_id', check.id), [])
     })
 
     test('an analysis requested while retention deletes its archived group: 404, no analysis left behind', async () => {
       writer = await t.addUser('READ_WRITE')
-      const check = await newCheck('archived', 'https://archived.shop.test/')
-      await storeSeedResult(t.ctx, check, {
-        atMs: T0,
-        location: 'local',
-        failed: true,
-        responseTime: 2,
-        errorType: 'NETWORK_ERROR',
-        errorMessage: 'DNS lookup failed: getaddrinfo ENOTFOUND archived.shop.test',
-        detail: {},
-      })
-      const [group] = await groupsOf(check.id)
+      const { group } = await failedOnce('archived')
       await t.store.db
         .updateTable('error_groups')
         .set({ archived: true })
@@ -616,12 +608,7 @@ for (const engine of testEngines()) {
         [requested.statusCode, json(requested).message],
         [404, `Error group ${group.id} not found`],
       )
-      const left = await t.store.db
-        .selectFrom('root_cause_analyses')
-        .select('id')
-        .where('error_group_id', '=', group.id)
-        .execute()
-      assert.deepEqual(left, [])
+      assert.deepEqual(await analysesWhere('error_group_id', group.id), [])
     })
 
     test('bad requests: unknown group, long context, another account, roles, 10 per minute', async () => {
