@@ -10,13 +10,12 @@ import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
 import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
@@ -638,11 +637,10 @@ for (const engine of testEngines()) {
         }),
       )
       // The deletion has locked the check and waits where it deletes what names it; then the post.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
-        [() => t.call({ method: 'DELETE', url: `/v1/checks/${deletedId}` }), () => agent.postBatch(bodies)],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${deletedId}` }),
+        () => agent.postBatch(bodies),
+      ])
       const [deleted, posted] = answers as [(typeof answers)[0], (typeof answers)[0]]
       assert.equal(deleted.statusCode, 204, deleted.body)
       assert.equal(posted.statusCode, 200, posted.body)
@@ -664,21 +662,17 @@ for (const engine of testEngines()) {
           payload,
         })
       // The deletion has locked the location and waits where it deletes what names it; then the agent.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table private_location_keys in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v1/private-locations/${where.id}` }),
-          () => agentCall('/agent/v1/heartbeat', { version: '1.0.0', hostname: 'box', runningJobs: 0 }),
-          () =>
-            agentCall('/agent/v1/errors', {
-              message: 'boom',
-              agentVersion: '1.0.0',
-              platform: 'linux',
-              runtimeVersion: 'v24',
-            }),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('private_location_keys'), [
+        () => t.call({ method: 'DELETE', url: `/v1/private-locations/${where.id}` }),
+        () => agentCall('/agent/v1/heartbeat', { version: '1.0.0', hostname: 'box', runningJobs: 0 }),
+        () =>
+          agentCall('/agent/v1/errors', {
+            message: 'boom',
+            agentVersion: '1.0.0',
+            platform: 'linux',
+            runtimeVersion: 'v24',
+          }),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [

@@ -6,9 +6,8 @@ import { after, before, describe, test } from 'node:test'
 import { jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { runJob } from '@svc/runner'
-import { sql } from 'kysely'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {
@@ -314,14 +313,10 @@ for (const engine of testEngines()) {
         }),
       )
       // The deletion has locked the location and waits where it deletes what names it; then the key.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table agent_events in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` }),
-          () => t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('agent_events'), [
+        () => t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` }),
+        () => t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [

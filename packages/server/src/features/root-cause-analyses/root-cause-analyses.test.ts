@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { CheckResultsTable } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
 import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
@@ -570,11 +569,10 @@ for (const engine of testEngines()) {
       writer = await t.addUser('READ_WRITE')
       const { check, group } = await failedOnce('going')
       // The check's deletion has locked it and waits where it deletes what names it; then the request.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
-        [() => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }), () => request(group.id, {})],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }),
+        () => request(group.id, {}),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [
@@ -594,14 +592,10 @@ for (const engine of testEngines()) {
         .where('id', '=', group.id)
         .execute()
       // Retention has deleted the group and waits where it deletes what names it; then the request.
-      const answers = await inTurnWhileHeld<unknown>(
-        t.ctx,
-        (tx) => sql`lock table root_cause_analyses in exclusive mode`.execute(tx),
-        [
-          () => deleteGroupsBefore(t.ctx, t.owner.accountId, new Date(T0 + HOUR).toISOString()),
-          () => request(group.id, {}),
-        ],
-      )
+      const answers = await inTurnWhileHeld<unknown>(t.ctx, holdingTable('root_cause_analyses'), [
+        () => deleteGroupsBefore(t.ctx, t.owner.accountId, new Date(T0 + HOUR).toISOString()),
+        () => request(group.id, {}),
+      ])
       const [deleted, requested] = answers as [number, Awaited<ReturnType<typeof request>>]
       assert.equal(deleted, 1)
       assert.deepEqual(

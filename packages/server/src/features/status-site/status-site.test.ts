@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { pruneResults } from '../check-results/retention.ts'
@@ -1208,11 +1207,7 @@ for (const engine of testEngines()) {
     test('simultaneous requests taking a check off a service keep its days once', async () => {
       // On PostgreSQL, both requests are held where they write the service's kept days (see inTurnWhileHeld).
       const together = (requests: (() => Promise<{ statusCode: number; body: string }>)[]) =>
-        inTurnWhileHeld(
-          t.ctx,
-          (tx) => sql`lock table status_page_service_days in exclusive mode`.execute(tx),
-          requests,
-        )
+        inTurnWhileHeld(t.ctx, holdingTable('status_page_service_days'), requests)
       const bars = async (slug: string) => {
         const [s] = (await viewOf(slug)).cards[0]?.services ?? []
         return [s?.uptime, s?.days.slice(-1).map((d) => [d.date, d.uptime])]
