@@ -14,7 +14,10 @@ export async function privateLocationWithKey(
   return { id: location.id, key: `private:${location.id}`, rawKey }
 }
 
-/** Sends `options` to the agent API as agent `agentId` with the location key `key`, its body as JSON. */
+/**
+ * Sends `options` to the agent API as agent `agentId` with the location key `key`: a body as JSON unless
+ * `options.headers` say otherwise.
+ */
 export function asAgent(
   t: TestApp,
   key: string,
@@ -27,6 +30,7 @@ export function asAgent(
       authorization: `Bearer ${key}`,
       'x-svc-agent-id': agentId,
       'content-type': 'application/json',
+      ...options.headers,
     },
   })
 }
