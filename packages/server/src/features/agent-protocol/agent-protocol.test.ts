@@ -521,17 +521,23 @@ for (const engine of testEngines()) {
       assert.equal(await artifact(both, madeUp, 'trace-1.zip'), 404)
     })
 
-    test('after a lost lease each agent uploads under its own result id until the run’s outcome is stored', async () => {
-      const iota = await locationWithKey('iota')
-      const checkId = await createScriptCheck('taken over', { locations: [], privateLocations: ['iota'] })
+    /** A script check's run in a new location `slug`: polled by a first agent, whose lease ran out, then by a second. */
+    async function runTakenOver(slug: string, name: string) {
+      const location = await locationWithKey(slug)
+      const checkId = await createScriptCheck(name, { locations: [], privateLocations: [slug] })
       nowMs = await dueOf(checkId)
-      const first = as(iota.rawKey)
-      const second = as(iota.rawKey)
+      const first = as(location.rawKey)
+      const second = as(location.rawKey)
       const [lost] = await first.poll()
       nowMs += t.ctx.runnerLeaseMs + 1
       const [taken] = await second.poll()
       assert.ok(lost && taken)
-      assert.equal(taken.jobId, lost.jobId, 'the same run, taken over')
+      assert.equal(taken.jobId, lost.jobId, 'the same run, taken over: still open')
+      return { checkId, first, second, lost, taken }
+    }
+
+    test('after a lost lease each agent uploads under its own result id until the run’s outcome is stored', async () => {
+      const { checkId, first, second, lost, taken } = await runTakenOver('iota', 'taken over')
       assert.notEqual(taken.resultId, lost.resultId)
       const upload = (agent: typeof first, job: AgentJob) =>
         agent.upload(checkId, job.resultId, 'trace-1.zip', Buffer.from(job.resultId))
@@ -555,16 +561,7 @@ for (const engine of testEngines()) {
     })
 
     test('a stored outcome posted again while its run is still open changes nothing: its artifacts stay, it counts once', async () => {
-      const mu = await locationWithKey('mu')
-      const checkId = await createScriptCheck('reposted', { locations: [], privateLocations: ['mu'] })
-      nowMs = await dueOf(checkId)
-      const first = as(mu.rawKey)
-      const second = as(mu.rawKey)
-      const [lost] = await first.poll()
-      nowMs += t.ctx.runnerLeaseMs + 1
-      const [taken] = await second.poll()
-      assert.ok(lost && taken)
-      assert.equal(taken.jobId, lost.jobId, 'the run is still open, held by the second agent')
+      const { checkId, first, lost } = await runTakenOver('mu', 'reposted')
       const trace = `/v1/check-results/${checkId}/${lost.resultId}/artifacts/trace-1.zip`
       assert.equal(
         (await first.upload(checkId, lost.resultId, 'trace-1.zip', Buffer.from('trace'))).statusCode,
