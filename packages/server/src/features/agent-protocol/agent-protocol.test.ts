@@ -14,7 +14,7 @@ import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
-import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
+import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
@@ -95,36 +95,16 @@ for (const engine of testEngines()) {
 
     const as = (key: string, agentId: string = randomUUID()) => ({
       poll: async (): Promise<AgentJob[]> =>
-        json(
-          await t.app.inject({
-            method: 'GET',
-            url: '/agent/v1/jobs?waitSeconds=0&max=20',
-            headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId },
-          }),
-        ),
+        json(await asAgent(t, key, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=20' })),
       post: (body: unknown) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/agent/v1/results',
-          headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId },
-          payload: body as object,
-        }),
+        asAgent(t, key, agentId, { method: 'POST', url: '/agent/v1/results', payload: body as object }),
       postBatch: (results: unknown[]) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/agent/v1/results/batch',
-          headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId },
-          payload: { results },
-        }),
+        asAgent(t, key, agentId, { method: 'POST', url: '/agent/v1/results/batch', payload: { results } }),
       upload: (checkId: string, resultId: string, path: string, bytes: Buffer) =>
-        t.app.inject({
+        asAgent(t, key, agentId, {
           method: 'PUT',
           url: `/agent/v1/checks/${checkId}/results/${resultId}/artifacts/${path}`,
-          headers: {
-            authorization: `Bearer ${key}`,
-            'x-svc-agent-id': agentId,
-            'content-type': 'application/octet-stream',
-          },
+          headers: { 'content-type': 'application/octet-stream' },
           payload: bytes,
         }),
     })
