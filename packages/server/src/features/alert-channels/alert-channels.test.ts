@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 
 const webhook = (extra: object = {}) => ({
   type: 'WEBHOOK',
@@ -314,20 +314,7 @@ for (const engine of testEngines()) {
       assert.equal(unknown.statusCode, 400)
       assert.equal(json(unknown).message, 'body.alertChannelSubscriptions unknown alert channel 999999')
 
-      const other = await t.addUser(
-        'OWNER',
-        (
-          await t
-            .call({
-              method: 'POST',
-              url: '/admin/v1/accounts',
-              headers: { authorization: 'Bearer test-admin-token-0123456789' },
-              as: null,
-              payload: { name: 'Other' },
-            })
-            .then(json)
-        ).id,
-      )
+      const other = await ownerOfAnotherAccount(t)
       const foreign = json(
         await t.call({
           as: other,

@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test'
 import type { CheckResultsTable } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
-import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
+import {
+  createTestApp,
+  json,
+  ownerOfAnotherAccount,
+  type Tenant,
+  type TestApp,
+} from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
 import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
 import { failingPhase } from './evidence.ts'
@@ -614,14 +620,7 @@ for (const engine of testEngines()) {
       assert.equal((await request(dnsGroupId, { other: 1 })).statusCode, 400)
       const reader = await t.addUser('READ_ONLY')
       assert.equal((await request(dnsGroupId, {}, reader)).statusCode, 403)
-      const other = await t.call({
-        method: 'POST',
-        url: '/admin/v1/accounts',
-        headers: { authorization: 'Bearer test-admin-token-0123456789' },
-        payload: { name: 'Other' },
-        as: null,
-      })
-      const stranger = await t.addUser('OWNER', json(other).id)
+      const stranger = await ownerOfAnotherAccount(t)
       assert.equal((await request(dnsGroupId, {}, stranger)).statusCode, 404)
       const mine = json(await request(dnsGroupId, {}))
       assert.equal(
