@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingHttpHeaders } from 'node:http'
 import { after, before, describe, test } from 'node:test'
+import { startHeaderRecorder } from '../testing/header-recorder.ts'
 import { startHttp2Server } from '../testing/http2-server.ts'
 import { HEADERS_REFUSED_AT_SAVE } from '../testing/refused-headers.ts'
 import type { RunnerContext } from '../types.ts'
@@ -29,30 +29,18 @@ function post(url: string, headers: { key: string; value: string }[]): HttpJob {
   }
 }
 
-describe('request headers a save refuses, in a check stored before the rule', () => {
-  const received: { headers: IncomingHttpHeaders; body: string }[] = []
-  const http1 = createServer((request, response) => {
-    let body = ''
-    request.on('data', (chunk) => {
-      body += chunk
-    })
-    request.on('end', () => {
-      received.push({ headers: request.headers, body })
-      response.end('thanks')
-    })
-  })
-  let http1Url = ''
-  let http2: Awaited<ReturnType<typeof startHttp2Server>>
-  before(async () => {
-    await new Promise<void>((done) => http1.listen(0, '127.0.0.1', done))
-    http1Url = `http://127.0.0.1:${(http1.address() as AddressInfo).port}`
-    http2 = await startHttp2Server()
-  })
-  after(async () => {
-    http1.close()
-    await http2.close()
-  })
+let http1: Awaited<ReturnType<typeof startHeaderRecorder>>
+let http2: Awaited<ReturnType<typeof startHttp2Server>>
+before(async () => {
+  http1 = await startHeaderRecorder()
+  http2 = await startHttp2Server()
+})
+after(async () => {
+  await http1.close()
+  await http2.close()
+})
 
+describe('request headers a save refuses, in a check stored before the rule', () => {
   function assertLeftOut(headers: IncomingHttpHeaders | Record<string, string>) {
     assert.equal(headers['x-team'], 'ops')
     for (const name of LEFT_OUT) assert.equal(headers[name], undefined, name)
@@ -60,13 +48,14 @@ describe('request headers a save refuses, in a check stored before the rule', ()
 
   test('are left out: the run passes against HTTP/1 and HTTP/2 targets, and its request shows what went', async () => {
     const headers = [{ key: 'X-Team', value: 'ops' }, ...HEADERS_REFUSED_AT_SAVE]
-    received.length = 0
-    const overHttp1 = await runHttpCheck(post(`${http1Url}/orders`, headers), ctx)
+    http1.received.length = 0
+    http2.received.length = 0
+    const overHttp1 = await runHttpCheck(post(`${http1.url}/orders`, headers), ctx)
     assert.equal(overHttp1.error, null)
-    assert.equal(received.length, 1)
-    assertLeftOut(received[0]?.headers ?? {})
-    assert.equal(received[0]?.headers['content-length'], '11')
-    assert.equal(received[0]?.body, '{"order":1}')
+    assert.equal(http1.received.length, 1)
+    assertLeftOut(http1.received[0]?.headers ?? {})
+    assert.equal(http1.received[0]?.headers['content-length'], '11')
+    assert.equal(http1.received[0]?.body, '{"order":1}')
     assertLeftOut(overHttp1.checkResult.request.headers)
 
     const overHttp2 = await runHttpCheck(post(`${http2.url}/orders`, headers), ctx)
@@ -85,9 +74,9 @@ describe('request headers a save refuses, in a check stored before the rule', ()
   })
 
   test('a header name that is no HTTP token fails the run naming it; nothing is sent', async () => {
-    received.length = 0
+    http1.received.length = 0
     const run = await runHttpCheck(
-      post(`${http1Url}/orders`, [
+      post(`${http1.url}/orders`, [
         { key: 'X-Team', value: 'ops' },
         { key: 'Authorization:', value: 'Bearer t0ken' },
       ]),
@@ -100,29 +89,11 @@ describe('request headers a save refuses, in a check stored before the rule', ()
         "Request header Authorization: can't be set: a header name is an HTTP token (letters, digits and " +
         "!#$%&'*+-.^_`|~)",
     })
-    assert.equal(received.length, 0)
+    assert.equal(http1.received.length, 0)
   })
 })
 
 describe('header values HTTP carries only as bytes', () => {
-  const received: IncomingHttpHeaders[] = []
-  const http1 = createServer((request, response) => {
-    received.push(request.headers)
-    request.resume()
-    request.on('end', () => response.end('thanks'))
-  })
-  let http1Url = ''
-  let http2: Awaited<ReturnType<typeof startHttp2Server>>
-  before(async () => {
-    await new Promise<void>((done) => http1.listen(0, '127.0.0.1', done))
-    http1Url = `http://127.0.0.1:${(http1.address() as AddressInfo).port}`
-    http2 = await startHttp2Server()
-  })
-  after(async () => {
-    http1.close()
-    await http2.close()
-  })
-
   /** Node hands header bytes over as Latin-1 text. */
   const utf8 = (text: unknown) => Buffer.from(String(text), 'latin1').toString('utf8')
 
@@ -132,16 +103,16 @@ describe('header values HTTP carries only as bytes', () => {
       { key: 'X-Check', value: 'Café ✓' },
       { key: 'X-City', value: 'Zürich' },
     ]
-    received.length = 0
+    http1.received.length = 0
     http2.received.length = 0
-    for (const url of [`${http1Url}/orders`, `${http2.url}/orders`]) {
+    for (const url of [`${http1.url}/orders`, `${http2.url}/orders`]) {
       const run = await runHttpCheck(post(url, headers), ctx)
       assert.equal(run.error, null, url)
       assert.equal(run.checkResult.request.headers['x-price'], '5 €')
       assert.equal(run.checkResult.request.headers['x-check'], 'Café ✓')
       assert.equal(run.checkResult.request.headers['x-city'], 'Zürich')
     }
-    for (const got of [received[0], http2.received[0]?.headers]) {
+    for (const got of [http1.received[0]?.headers, http2.received[0]?.headers]) {
       assert.equal(utf8(got?.['x-price']), '5 €')
       assert.equal(utf8(got?.['x-check']), 'Café ✓')
       // Latin-1 text alone goes as it always has: one byte a character.
@@ -151,9 +122,9 @@ describe('header values HTTP carries only as bytes', () => {
 
   test('a control character (from a variable, or stored before the rule) fails the run naming the header; nothing is sent', async () => {
     for (const value of ['Bearer t0ken\n', 'a\r\nX-Injected: 1', 'a\u0000b', 'a\u0007b']) {
-      received.length = 0
+      http1.received.length = 0
       const run = await runHttpCheck(
-        post(`${http1Url}/orders`, [
+        post(`${http1.url}/orders`, [
           { key: 'X-Team', value: 'ops' },
           { key: 'Authorization', value },
         ]),
@@ -166,10 +137,10 @@ describe('header values HTTP carries only as bytes', () => {
           "Request header Authorization can't be sent: its value holds a control character (such as a " +
           "line break or NUL), which HTTP can't carry in a header (a tab can)",
       })
-      assert.equal(received.length, 0)
+      assert.equal(http1.received.length, 0)
     }
-    const tabbed = await runHttpCheck(post(`${http1Url}/orders`, [{ key: 'X-Note', value: 'a\tb' }]), ctx)
+    const tabbed = await runHttpCheck(post(`${http1.url}/orders`, [{ key: 'X-Note', value: 'a\tb' }]), ctx)
     assert.equal(tabbed.error, null)
-    assert.equal(received[0]?.['x-note'], 'a\tb')
+    assert.equal(http1.received[0]?.headers['x-note'], 'a\tb')
   })
 })

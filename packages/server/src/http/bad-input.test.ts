@@ -3,16 +3,14 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { InjectOptions } from 'fastify'
+import {
+  type ApiOperation,
+  apiOperations,
+  jsonBodySchema,
+  leapingClock,
+  validPathValue,
+} from '../testing/api-operations.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
-
-type Schema = { type?: string; format?: string; properties?: Record<string, Schema> }
-interface Operation {
-  method: string
-  path: string
-  admin: boolean
-  parameters: { in: string; name: string; schema?: Schema }[]
-  body?: Schema
-}
 
 const LONG = 'x'.repeat(100_000)
 /** Values of every wrong kind, put in every field a body declares. */
@@ -35,36 +33,11 @@ const WRONG_TEXTS = ['99999999999999999999999', '-1', '1e309', 'NaN', '0x10', ' 
 for (const engine of testEngines()) {
   describe(`bad input to every route on ${engine.engine}`, () => {
     let t: TestApp
-    const operations: Operation[] = []
+    const operations: ApiOperation[] = []
     let agentHeaders: Record<string, string> = {}
     before(async () => {
-      // Time leaps a minute per reading, so the rate limit never masks a route behind 429s.
-      let ms = Date.parse('2026-01-01T00:00:00Z')
-      t = await createTestApp(engine, {
-        clock: {
-          now() {
-            ms += 61_000
-            return new Date(ms)
-          },
-        },
-      })
-      for (const [url, admin] of [
-        ['/openapi.json', false],
-        ['/admin/openapi.json', true],
-      ] as const) {
-        const doc = json(await t.call({ method: 'GET', url, as: null }))
-        for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
-          for (const [method, op] of Object.entries(item)) {
-            operations.push({
-              method: method.toUpperCase(),
-              path,
-              admin,
-              parameters: op.parameters ?? [],
-              body: op.requestBody?.content?.['application/json']?.schema,
-            })
-          }
-        }
-      }
+      t = await createTestApp(engine, { clock: leapingClock() })
+      operations.push(...(await apiOperations(t)))
       const location = json(
         await t.call({
           method: 'POST',
@@ -79,19 +52,12 @@ for (const engine of testEngines()) {
     })
     after(() => t.close())
 
-    const valid = (schema: Schema = {}): string =>
-      schema.type === 'integer' || schema.type === 'number'
-        ? '987654'
-        : schema.format === 'uuid'
-          ? randomUUID()
-          : 'p'
-
     /** Sends `options` to `op` with path parameters from `path` (default: valid ones), as its caller. */
     const send = async (
-      op: Operation,
+      op: ApiOperation,
       options: Omit<InjectOptions, 'method' | 'url'>,
       query = '',
-      path = valid,
+      path = validPathValue,
     ) => {
       let url = op.path
       for (const param of op.parameters.filter((p) => p.in === 'path')) {
@@ -141,7 +107,7 @@ for (const engine of testEngines()) {
         ]) {
           await send(op, { headers: jsonHeaders, payload })
         }
-        const fields = Object.keys(op.body?.properties ?? {})
+        const fields = Object.keys(jsonBodySchema(op)?.properties ?? {})
         for (const value of WRONG_VALUES) {
           await send(op, { payload: Object.fromEntries(fields.map((field) => [field, value])) })
           // One field at a time, the others left out: the per-field checks after validation run too.

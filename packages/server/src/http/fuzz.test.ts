@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import fc from 'fast-check'
 import type { InjectOptions } from 'fastify'
+import { type ApiOperation, apiOperations, jsonBodySchema, leapingClock } from '../testing/api-operations.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
 
 /**
@@ -34,35 +35,12 @@ const jsonValue = fc.jsonValue({ maxDepth: 3 })
 for (const engine of testEngines()) {
   describe(`fuzzing every route on ${engine.engine}`, () => {
     let t: TestApp
-    let operations: {
-      method: string
-      path: string
-      bodySchema?: { properties?: Record<string, unknown> }
-    }[] = []
+    let operations: ApiOperation[] = []
     before(async () => {
-      // Time leaps a minute per reading, so the rate limit never masks a route behind 429s.
-      let ms = Date.parse('2026-01-01T00:00:00Z')
-      const leapingClock = {
-        now() {
-          ms += 61_000
-          return new Date(ms)
-        },
-      }
-      t = await createTestApp(engine, { clock: leapingClock })
-      const publicDoc = json(await t.call({ method: 'GET', url: '/openapi.json', as: null }))
-      const adminDoc = json(await t.call({ method: 'GET', url: '/admin/openapi.json', as: null }))
-      for (const doc of [publicDoc, adminDoc]) {
-        for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
-          for (const [method, op] of Object.entries(item)) {
-            operations.push({
-              method: method.toUpperCase(),
-              path,
-              bodySchema: op.requestBody?.content?.['application/json']?.schema,
-            })
-          }
-        }
-      }
-      operations = operations.filter((op) => op.method !== 'DELETE' || !op.path.includes('members'))
+      t = await createTestApp(engine, { clock: leapingClock() })
+      operations = (await apiOperations(t)).filter(
+        (op) => op.method !== 'DELETE' || !op.path.includes('members'),
+      )
     })
     after(() => t.close())
 
@@ -114,7 +92,7 @@ for (const engine of testEngines()) {
           }),
           seed: fc.nat(),
         })
-        .chain((r) => bodyFor(r.operation.bodySchema).map((body) => ({ ...r, body })))
+        .chain((r) => bodyFor(jsonBodySchema(r.operation)).map((body) => ({ ...r, body })))
 
       await fc.assert(
         fc.asyncProperty(request, async (r) => {

@@ -1,58 +1,27 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { InjectOptions } from 'fastify'
+import { type ApiOperation, apiOperations, validPathValue } from '../testing/api-operations.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
 
-interface Operation {
-  method: string
-  path: string
-  admin: boolean
-  parameters: { in: string; name: string; schema?: { type?: string; format?: string } }[]
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: { nullable?: boolean } }> }
-}
-
-/** A value its path parameter's schema accepts, so validation reaches the body. */
-function placeholder(schema: { type?: string; format?: string } = {}): string {
-  if (schema.type === 'integer' || schema.type === 'number') return '987654'
-  if (schema.format === 'uuid') return randomUUID()
-  return 'placeholder'
-}
-
 /** Routes of API keys and the admin token: open routes and agents take bodies of their own. */
-const keyed = (op: Operation) => !/^\/(status|ping|agent)\//.test(op.path)
+const keyed = (op: ApiOperation) => !/^\/(status|ping|agent)\//.test(op.path)
 
 for (const engine of testEngines()) {
   describe(`request bodies on ${engine.engine}`, () => {
     let t: TestApp
-    const operations: Operation[] = []
+    const operations: ApiOperation[] = []
     before(async () => {
       t = await createTestApp(engine)
-      for (const [url, admin] of [
-        ['/openapi.json', false],
-        ['/admin/openapi.json', true],
-      ] as const) {
-        const doc = json(await t.call({ method: 'GET', url, as: null }))
-        for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
-          for (const [method, op] of Object.entries(item)) {
-            operations.push({
-              method: method.toUpperCase(),
-              path,
-              admin,
-              parameters: op.parameters ?? [],
-              requestBody: op.requestBody,
-            })
-          }
-        }
-      }
+      operations.push(...(await apiOperations(t)))
     })
     after(() => t.close())
 
-    const send = (op: Operation, options: Omit<InjectOptions, 'method' | 'url'>) => {
+    const send = (op: ApiOperation, options: Omit<InjectOptions, 'method' | 'url'>) => {
       let url = op.path
       for (const param of op.parameters.filter((p) => p.in === 'path')) {
-        url = url.replace(`{${param.name}}`, placeholder(param.schema))
+        url = url.replace(`{${param.name}}`, validPathValue(param.schema))
       }
       const request = { ...options, method: op.method as InjectOptions['method'], url }
       if (!op.admin) return t.call(request)

@@ -1,41 +1,17 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { InjectOptions } from 'fastify'
+import { type ApiOperation, apiOperations, validPathValue } from '../testing/api-operations.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
-
-interface Operation {
-  method: string
-  path: string
-  admin: boolean
-  parameters: { in: string; name: string; schema?: { type?: string; format?: string } }[]
-}
-
-/** A value its path parameter's schema accepts, so validation reaches the query string. */
-function placeholder(schema: { type?: string; format?: string } = {}): string {
-  if (schema.type === 'integer' || schema.type === 'number') return '987654'
-  if (schema.format === 'uuid') return randomUUID()
-  return 'placeholder'
-}
 
 for (const engine of testEngines()) {
   describe(`unknown query parameters on ${engine.engine}`, () => {
     let t: TestApp
-    const operations: Operation[] = []
+    const operations: ApiOperation[] = []
     before(async () => {
       t = await createTestApp(engine)
-      for (const [url, admin] of [
-        ['/openapi.json', false],
-        ['/admin/openapi.json', true],
-      ] as const) {
-        const doc = json(await t.call({ method: 'GET', url, as: null }))
-        for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
-          for (const [method, op] of Object.entries(item)) {
-            operations.push({ method: method.toUpperCase(), path, admin, parameters: op.parameters ?? [] })
-          }
-        }
-      }
+      operations.push(...(await apiOperations(t)))
     })
     after(() => t.close())
 
@@ -75,7 +51,7 @@ for (const engine of testEngines()) {
       for (const op of keyed) {
         let path = op.path
         for (const param of op.parameters.filter((p) => p.in === 'path')) {
-          path = path.replace(`{${param.name}}`, placeholder(param.schema))
+          path = path.replace(`{${param.name}}`, validPathValue(param.schema))
         }
         const where = `${op.method} ${op.path}`
         const options: InjectOptions = {

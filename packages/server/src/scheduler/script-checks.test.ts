@@ -7,7 +7,7 @@ import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, ffmpegPath } from '@svc/runner'
 import { selfSignedCertificate } from '@svc/runner/testing'
 import { holdingServer } from '../testing/holding-page.ts'
-import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
 
@@ -100,17 +100,7 @@ for (const engine of testEngines()) {
         url: `/v1/check-results/${check.id}/${result.id}/artifacts/..%2F..%2Fsvc.db`,
       })
       assert.equal(traversal.statusCode, 404)
-      const other = await t.addUser(
-        'OWNER',
-        (
-          await t.call({
-            method: 'POST',
-            url: '/admin/v1/accounts',
-            headers: { authorization: 'Bearer test-admin-token-0123456789' },
-            payload: { name: 'Other' },
-          })
-        ).json().id,
-      )
+      const other = await ownerOfAnotherAccount(t)
       assert.equal(
         (await t.call({ method: 'GET', url: detail.traceUrl.replace(t.ctx.publicUrl, ''), as: other }))
           .statusCode,

@@ -1,3 +1,4 @@
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { listSchedule } from '../scheduler/schedules.repo.ts'
 import { json, type TestApp } from './test-app.ts'
 
@@ -11,6 +12,27 @@ export async function privateLocationWithKey(
   )
   const { rawKey } = json(await t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }))
   return { id: location.id, key: `private:${location.id}`, rawKey }
+}
+
+/**
+ * Sends `options` to the agent API as agent `agentId` with the location key `key`: a body as JSON unless
+ * `options.headers` say otherwise.
+ */
+export function asAgent(
+  t: TestApp,
+  key: string,
+  agentId: string,
+  options: InjectOptions,
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    ...options,
+    headers: {
+      authorization: `Bearer ${key}`,
+      'x-svc-agent-id': agentId,
+      'content-type': 'application/json',
+      ...options.headers,
+    },
+  })
 }
 
 /** The latest due time of the slots of `checkIds`: with the clock there, all of them are due. */

@@ -47,6 +47,13 @@ export async function inTurnWhileHeld<T>(
   return Promise.all(sent)
 }
 
+/**
+ * A `lock` for `inTurnWhileHeld` that holds `table` against writes: a save writing it, or a deletion
+ * cascading into it, waits there.
+ */
+export const holdingTable = (table: string) => (tx: Transaction<Database>) =>
+  sql`lock table ${sql.table(table)} in exclusive mode`.execute(tx)
+
 /** How many sessions wait on session `pid`, directly or through another waiting one. */
 async function waitingOn(db: Kysely<Database>, pid: number): Promise<number> {
   const { rows } = await sql<{ n: number }>`

@@ -108,6 +108,18 @@ export async function createTestApp(
   }
 }
 
+/** The owner of a new account, made through the admin API: a stranger to the test's owner. */
+export async function ownerOfAnotherAccount(t: TestApp): Promise<Tenant> {
+  const created = await t.call({
+    method: 'POST',
+    url: '/admin/v1/accounts',
+    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    payload: { name: 'Other' },
+    as: null,
+  })
+  return t.addUser('OWNER', json(created).id)
+}
+
 /** Parses a JSON response body (typed loosely: tests assert on values). */
 export function json(response: LightMyRequestResponse): any {
   return JSON.parse(response.body)

@@ -10,13 +10,12 @@ import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
-import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
@@ -96,36 +95,16 @@ for (const engine of testEngines()) {
 
     const as = (key: string, agentId: string = randomUUID()) => ({
       poll: async (): Promise<AgentJob[]> =>
-        json(
-          await t.app.inject({
-            method: 'GET',
-            url: '/agent/v1/jobs?waitSeconds=0&max=20',
-            headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId },
-          }),
-        ),
+        json(await asAgent(t, key, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=20' })),
       post: (body: unknown) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/agent/v1/results',
-          headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId },
-          payload: body as object,
-        }),
+        asAgent(t, key, agentId, { method: 'POST', url: '/agent/v1/results', payload: body as object }),
       postBatch: (results: unknown[]) =>
-        t.app.inject({
-          method: 'POST',
-          url: '/agent/v1/results/batch',
-          headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId },
-          payload: { results },
-        }),
+        asAgent(t, key, agentId, { method: 'POST', url: '/agent/v1/results/batch', payload: { results } }),
       upload: (checkId: string, resultId: string, path: string, bytes: Buffer) =>
-        t.app.inject({
+        asAgent(t, key, agentId, {
           method: 'PUT',
           url: `/agent/v1/checks/${checkId}/results/${resultId}/artifacts/${path}`,
-          headers: {
-            authorization: `Bearer ${key}`,
-            'x-svc-agent-id': agentId,
-            'content-type': 'application/octet-stream',
-          },
+          headers: { 'content-type': 'application/octet-stream' },
           payload: bytes,
         }),
     })
@@ -522,17 +501,23 @@ for (const engine of testEngines()) {
       assert.equal(await artifact(both, madeUp, 'trace-1.zip'), 404)
     })
 
-    test('after a lost lease each agent uploads under its own result id until the run’s outcome is stored', async () => {
-      const iota = await locationWithKey('iota')
-      const checkId = await createScriptCheck('taken over', { locations: [], privateLocations: ['iota'] })
+    /** A script check's run in a new location `slug`: polled by a first agent, whose lease ran out, then by a second. */
+    async function runTakenOver(slug: string, name: string) {
+      const location = await locationWithKey(slug)
+      const checkId = await createScriptCheck(name, { locations: [], privateLocations: [slug] })
       nowMs = await dueOf(checkId)
-      const first = as(iota.rawKey)
-      const second = as(iota.rawKey)
+      const first = as(location.rawKey)
+      const second = as(location.rawKey)
       const [lost] = await first.poll()
       nowMs += t.ctx.runnerLeaseMs + 1
       const [taken] = await second.poll()
       assert.ok(lost && taken)
-      assert.equal(taken.jobId, lost.jobId, 'the same run, taken over')
+      assert.equal(taken.jobId, lost.jobId, 'the same run, taken over: still open')
+      return { checkId, first, second, lost, taken }
+    }
+
+    test('after a lost lease each agent uploads under its own result id until the run’s outcome is stored', async () => {
+      const { checkId, first, second, lost, taken } = await runTakenOver('iota', 'taken over')
       assert.notEqual(taken.resultId, lost.resultId)
       const upload = (agent: typeof first, job: AgentJob) =>
         agent.upload(checkId, job.resultId, 'trace-1.zip', Buffer.from(job.resultId))
@@ -556,16 +541,7 @@ for (const engine of testEngines()) {
     })
 
     test('a stored outcome posted again while its run is still open changes nothing: its artifacts stay, it counts once', async () => {
-      const mu = await locationWithKey('mu')
-      const checkId = await createScriptCheck('reposted', { locations: [], privateLocations: ['mu'] })
-      nowMs = await dueOf(checkId)
-      const first = as(mu.rawKey)
-      const second = as(mu.rawKey)
-      const [lost] = await first.poll()
-      nowMs += t.ctx.runnerLeaseMs + 1
-      const [taken] = await second.poll()
-      assert.ok(lost && taken)
-      assert.equal(taken.jobId, lost.jobId, 'the run is still open, held by the second agent')
+      const { checkId, first, lost } = await runTakenOver('mu', 'reposted')
       const trace = `/v1/check-results/${checkId}/${lost.resultId}/artifacts/trace-1.zip`
       assert.equal(
         (await first.upload(checkId, lost.resultId, 'trace-1.zip', Buffer.from('trace'))).statusCode,
@@ -638,11 +614,10 @@ for (const engine of testEngines()) {
         }),
       )
       // The deletion has locked the check and waits where it deletes what names it; then the post.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
-        [() => t.call({ method: 'DELETE', url: `/v1/checks/${deletedId}` }), () => agent.postBatch(bodies)],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${deletedId}` }),
+        () => agent.postBatch(bodies),
+      ])
       const [deleted, posted] = answers as [(typeof answers)[0], (typeof answers)[0]]
       assert.equal(deleted.statusCode, 204, deleted.body)
       assert.equal(posted.statusCode, 200, posted.body)
@@ -664,21 +639,17 @@ for (const engine of testEngines()) {
           payload,
         })
       // The deletion has locked the location and waits where it deletes what names it; then the agent.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table private_location_keys in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v1/private-locations/${where.id}` }),
-          () => agentCall('/agent/v1/heartbeat', { version: '1.0.0', hostname: 'box', runningJobs: 0 }),
-          () =>
-            agentCall('/agent/v1/errors', {
-              message: 'boom',
-              agentVersion: '1.0.0',
-              platform: 'linux',
-              runtimeVersion: 'v24',
-            }),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('private_location_keys'), [
+        () => t.call({ method: 'DELETE', url: `/v1/private-locations/${where.id}` }),
+        () => agentCall('/agent/v1/heartbeat', { version: '1.0.0', hostname: 'box', runningJobs: 0 }),
+        () =>
+          agentCall('/agent/v1/errors', {
+            message: 'boom',
+            agentVersion: '1.0.0',
+            platform: 'linux',
+            runtimeVersion: 'v24',
+          }),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [

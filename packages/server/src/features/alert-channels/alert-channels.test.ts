@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 
 const webhook = (extra: object = {}) => ({
   type: 'WEBHOOK',
@@ -315,20 +314,7 @@ for (const engine of testEngines()) {
       assert.equal(unknown.statusCode, 400)
       assert.equal(json(unknown).message, 'body.alertChannelSubscriptions unknown alert channel 999999')
 
-      const other = await t.addUser(
-        'OWNER',
-        (
-          await t
-            .call({
-              method: 'POST',
-              url: '/admin/v1/accounts',
-              headers: { authorization: 'Bearer test-admin-token-0123456789' },
-              as: null,
-              payload: { name: 'Other' },
-            })
-            .then(json)
-        ).id,
-      )
+      const other = await ownerOfAnotherAccount(t)
       const foreign = json(
         await t.call({
           as: other,
@@ -462,11 +448,10 @@ for (const engine of testEngines()) {
           payload: { checkId: check.id, activated: true },
         })
       // Each deletion waits where it deletes what names its row; the subscription found both, then waits.
-      const checkGone = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
-        [() => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }), subscribe(channel.id)],
-      )
+      const checkGone = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }),
+        subscribe(channel.id),
+      ])
       const other = json(
         await t.call({
           method: 'POST',
@@ -474,19 +459,15 @@ for (const engine of testEngines()) {
           payload: { name: 'staying', activated: false, request: { hostname: '127.0.0.1', port: 9 } },
         }),
       )
-      const channelGone = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table alert_notifications in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v1/alert-channels/${channel.id}` }),
-          () =>
-            t.call({
-              method: 'PUT',
-              url: `/v1/alert-channels/${channel.id}/subscriptions`,
-              payload: { checkId: other.id, activated: true },
-            }),
-        ],
-      )
+      const channelGone = await inTurnWhileHeld(t.ctx, holdingTable('alert_notifications'), [
+        () => t.call({ method: 'DELETE', url: `/v1/alert-channels/${channel.id}` }),
+        () =>
+          t.call({
+            method: 'PUT',
+            url: `/v1/alert-channels/${channel.id}/subscriptions`,
+            payload: { checkId: other.id, activated: true },
+          }),
+      ])
       assert.deepEqual(
         [...checkGone, ...channelGone].map((res) => [res.statusCode, res.body && json(res).message]),
         [

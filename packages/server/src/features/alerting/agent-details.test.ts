@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
+import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { MAX_DETAIL_DEPTH } from '../agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './dispatcher.ts'
@@ -32,15 +32,6 @@ for (const engine of testEngines()) {
     })
 
     const agentId = randomUUID()
-    const asAgent = (key: string, options: object) =>
-      t.app.inject({
-        ...options,
-        headers: {
-          authorization: `Bearer ${key}`,
-          'x-svc-agent-id': agentId,
-          'content-type': 'application/json',
-        },
-      })
 
     /** A failed run as an agent posts it, with `detail` as the API check's detail. */
     const failedOutcome = (detail: unknown, message: string) => {
@@ -103,7 +94,7 @@ for (const engine of testEngines()) {
       }
       nowMs = Math.max(nowMs, await latestDueMs(t, names.keys()))
       const jobs: AgentJob[] = json(
-        await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=100' }),
+        await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=100' }),
       )
       assert.deepEqual(jobs.map((job) => job.checkId).sort(), [...names.keys()].sort())
       for (const job of jobs) {
@@ -118,7 +109,7 @@ for (const engine of testEngines()) {
         }
         // Sent as text: JSON.stringify overflows its stack on a deep detail before the server sees it.
         const body = JSON.stringify(jobResultBody(job, failedOutcome('<detail>', message) as never))
-        const posted = await asAgent(rawKey, {
+        const posted = await asAgent(t, rawKey, agentId, {
           method: 'POST',
           url: '/agent/v1/results',
           payload: body.replace('"<detail>"', () => detailJson ?? JSON.stringify(detail)),

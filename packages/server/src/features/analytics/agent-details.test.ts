@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody, ROLLUP_RESOLUTIONS } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
+import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import { countRollups } from './analytics.repo.ts'
 
@@ -42,15 +42,6 @@ for (const engine of testEngines()) {
     after(() => t.close())
 
     const agentId = randomUUID()
-    const asAgent = (key: string, options: object) =>
-      t.app.inject({
-        ...options,
-        headers: {
-          authorization: `Bearer ${key}`,
-          'x-svc-agent-id': agentId,
-          'content-type': 'application/json',
-        },
-      })
 
     const passedOutcome = (detail: unknown) => {
       const at = new Date(nowMs).toISOString()
@@ -95,12 +86,12 @@ for (const engine of testEngines()) {
       }
       nowMs = Math.max(nowMs, await latestDueMs(t, ids.values()))
       const jobs: AgentJob[] = json(
-        await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=100' }),
+        await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=100' }),
       )
       assert.deepEqual(jobs.map((job) => job.checkId).sort(), [...ids.values()].sort())
       for (const [name, checkId] of ids) {
         const job = jobs.find((j) => j.checkId === checkId) as AgentJob
-        const post = await asAgent(rawKey, {
+        const post = await asAgent(t, rawKey, agentId, {
           method: 'POST',
           url: '/agent/v1/results',
           payload: jobResultBody(job, passedOutcome(cases[name]) as never),

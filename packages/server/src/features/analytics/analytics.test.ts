@@ -3,7 +3,13 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
+import {
+  createTestApp,
+  json,
+  ownerOfAnotherAccount,
+  type Tenant,
+  type TestApp,
+} from '../../testing/test-app.ts'
 import { pruneResults } from '../check-results/retention.ts'
 import { countRollups } from './analytics.repo.ts'
 import { exactAggregates, PERCENTILES, random, type SeedResult, storeSeedResult } from './testing.ts'
@@ -450,14 +456,7 @@ for (const engine of testEngines()) {
         assert.equal(body.error, 'Bad Request')
         assert.match(body.message, message, path)
       }
-      const other = await t.call({
-        method: 'POST',
-        url: '/admin/v1/accounts',
-        headers: { authorization: 'Bearer test-admin-token-0123456789' },
-        payload: { name: 'Other' },
-        as: null,
-      })
-      const stranger = await t.addUser('OWNER', json(other).id)
+      const stranger = await ownerOfAnotherAccount(t)
       const res = await t.call({ method: 'GET', url: base, as: stranger })
       assert.equal(res.statusCode, 404)
     })

@@ -14,7 +14,7 @@ import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testing/s3-server.ts'
 import { startServerProcess, storeEnv, testDataDir } from '../../testing/server-process.ts'
-import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { pruneArtifacts } from '../check-results/retention.ts'
 import type { ArtifactStore } from './artifact-store.ts'
 import { createS3ArtifactStore } from './s3-artifact-store.ts'
@@ -179,15 +179,7 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
           url: `/v1/check-results/${check.id}/${result.id}/artifacts/..%2F..%2F${check.id}%2F${result.id}%2F${detail.traces[0].path}`,
         })
         assert.equal(traversal.statusCode, 404)
-        const otherAccount = json(
-          await t.call({
-            method: 'POST',
-            url: '/admin/v1/accounts',
-            headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
-            payload: { name: 'Other' },
-          }),
-        )
-        const stranger = await t.addUser('OWNER', otherAccount.id)
+        const stranger = await ownerOfAnotherAccount(t)
         const denied = await t.call({
           method: 'GET',
           url: detail.traceUrl.replace(t.ctx.publicUrl, ''),

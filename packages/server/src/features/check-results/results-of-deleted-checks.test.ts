@@ -4,7 +4,7 @@ import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
 import { heartbeatResultWrite, storeMissedDeadline } from '../../scheduler/heartbeat-results.ts'
 import { claimDueSlots } from '../../scheduler/schedules.repo.ts'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { resolveChecksById } from '../checks/checks.service.ts'
 import { CheckDeletedError, writeResults } from './store-results.ts'
@@ -74,8 +74,7 @@ for (const engine of testEngines()) {
     test('a check being deleted when its missed deadline is stored: 204, and the miss is not stored', async () => {
       const miss = await claimedMiss('deleted, then missed', 'node-delete-first')
       // The deletion has locked the check and waits where it deletes what names it; then the batch.
-      const holdTags = (tx: Tx) => sql`lock table check_tags in exclusive mode`.execute(tx)
-      const answers = await inTurnWhileHeld(t.ctx, holdTags, [remove(miss.id), miss.store])
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [remove(miss.id), miss.store])
       assert.deepEqual(answers, ['204', 'check deleted'])
       assert.equal(await resultCount(miss.id), 0)
     })

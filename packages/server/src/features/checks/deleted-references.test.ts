@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 /**
@@ -41,9 +40,6 @@ for (const engine of testEngines()) {
     const putGroup = (id: number, payload: object) => () =>
       t.call({ method: 'PUT', url: `/v1/check-groups/${id}`, payload: { locations: ['local'], ...payload } })
     const remove = (url: string) => () => t.call({ method: 'DELETE', url })
-    /** Holds `table` against writes: a deletion cascading into it, or a save writing it, waits there. */
-    const holding = (table: string) => (tx: Parameters<Parameters<typeof inTurnWhileHeld>[1]>[0]) =>
-      sql`lock table ${sql.table(table)} in exclusive mode`.execute(tx)
     type Answer = Awaited<ReturnType<TestApp['call']>>
     const statuses = (answers: Answer[]) => answers.map((res) => res.statusCode)
     const messages = (answers: Answer[]) => answers.map((res) => json(res).message)
@@ -53,7 +49,7 @@ for (const engine of testEngines()) {
       const kept = await check('kept')
       const grouped = await group('kept group')
       const subscriptions = [{ alertChannelId: gone.id, activated: true }]
-      const answers = await inTurnWhileHeld(t.ctx, holding('alert_notifications'), [
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('alert_notifications'), [
         remove(`/v1/alert-channels/${gone.id}`),
         putCheck(kept.id, { name: 'Renamed', alertChannelSubscriptions: subscriptions }),
         postCheck({ name: 'New', alertChannelSubscriptions: subscriptions }),
@@ -72,7 +68,7 @@ for (const engine of testEngines()) {
     test('a group deleted while checks are saved into it: 400, nothing saved', async () => {
       const gone = await group('gone group')
       const kept = await check('kept out')
-      const answers = await inTurnWhileHeld(t.ctx, holding('alert_subscriptions'), [
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('alert_subscriptions'), [
         remove(`/v1/check-groups/${gone.id}`),
         putCheck(kept.id, { name: 'Moved', groupId: gone.id }),
         postCheck({ name: 'New in group', groupId: gone.id }),
@@ -89,7 +85,7 @@ for (const engine of testEngines()) {
 
     test('a group deleted while a check is created in it: the deletion waits and is 409', async () => {
       const busy = await group('busy group')
-      const answers = await inTurnWhileHeld(t.ctx, holding('check_tags'), [
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
         postCheck({ name: 'Joins', groupId: busy.id, tags: ['joins'] }),
         remove(`/v1/check-groups/${busy.id}`),
       ])
@@ -106,7 +102,7 @@ for (const engine of testEngines()) {
       const kept = await check('kept here')
       const grouped = await group('kept group here')
       const places = { privateLocations: ['gone-place'] }
-      const answers = await inTurnWhileHeld(t.ctx, holding('agent_events'), [
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('agent_events'), [
         remove(`/v1/private-locations/${gone.id}`),
         putCheck(kept.id, { name: 'Moved', ...places }),
         postCheck({ name: 'New there', ...places }),
@@ -126,7 +122,7 @@ for (const engine of testEngines()) {
     test('a private location deleted or renamed while a check is assigned to it: that waits and is 409', async () => {
       const busy = await location('busy-place')
       const assigned = await check('assigned')
-      const answers = await inTurnWhileHeld(t.ctx, holding('check_tags'), [
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
         putCheck(assigned.id, { privateLocations: ['busy-place'], tags: ['moved'] }),
         remove(`/v1/private-locations/${busy.id}`),
         () =>
@@ -176,7 +172,7 @@ for (const engine of testEngines()) {
         },
       ]
       for (const { url, held, put, gone } of cases) {
-        const answers = await inTurnWhileHeld(t.ctx, holding(held), [
+        const answers = await inTurnWhileHeld(t.ctx, holdingTable(held), [
           remove(url),
           () => t.call({ method: 'PUT', url, payload: put }),
           remove(url),
@@ -195,7 +191,7 @@ for (const engine of testEngines()) {
       const ACTIVE = { ...TCP, activated: true, groupId: saved.id }
       const gone = await created('/v1/checks/tcp', { name: 'deleted in group', ...ACTIVE })
       const staying = await created('/v1/checks/tcp', { name: 'stays in group', ...ACTIVE })
-      const answers = await inTurnWhileHeld(t.ctx, holding('check_tags'), [
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
         remove(`/v1/checks/${gone.id}`),
         putGroup(saved.id, { name: 'Replanned', locations: ['local', 'eu-west-1'] }),
       ])
@@ -228,7 +224,7 @@ for (const engine of testEngines()) {
       })
       const gone = await service('gone service')
       const kept = await check('triggers nothing')
-      const first = await inTurnWhileHeld(t.ctx, holding('incident_component_impacts'), [
+      const first = await inTurnWhileHeld(t.ctx, holdingTable('incident_component_impacts'), [
         remove(`/v1/status-pages/services/${gone.id}`),
         putCheck(kept.id, { name: 'Triggers', ...trigger(gone.id) }),
         postCheck({ name: 'New trigger', ...trigger(gone.id) }),
@@ -243,7 +239,7 @@ for (const engine of testEngines()) {
       assert.equal(await checksNamed('New trigger'), 0)
 
       const busy = await service('busy service')
-      const second = await inTurnWhileHeld(t.ctx, holding('check_tags'), [
+      const second = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
         putCheck(kept.id, { ...trigger(busy.id), tags: ['triggers'] }),
         remove(`/v1/status-pages/services/${busy.id}`),
       ])

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { startHttp2Server } from '@svc/runner/testing'
+import { startHeaderRecorder, startHttp2Server } from '@svc/runner/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 const HTTP2_REFUSES = 'svc speaks HTTP/2 to servers that offer it, and HTTP/2 refuses'
@@ -48,23 +46,16 @@ const REFUSED: [string, string, 'key' | 'value', string][] = [
 for (const engine of testEngines()) {
   describe(`API check request headers on ${engine.engine}`, () => {
     let t: TestApp
-    const seen: IncomingHttpHeaders[] = []
-    const http1 = createServer((request, response) => {
-      seen.push(request.headers)
-      request.resume()
-      request.on('end', () => response.end('ok'))
-    })
-    let http1Url = ''
+    let http1: Awaited<ReturnType<typeof startHeaderRecorder>>
     let http2: Awaited<ReturnType<typeof startHttp2Server>>
     before(async () => {
-      await new Promise<void>((done) => http1.listen(0, '127.0.0.1', done))
-      http1Url = `http://127.0.0.1:${(http1.address() as AddressInfo).port}`
+      http1 = await startHeaderRecorder()
       http2 = await startHttp2Server()
       t = await createTestApp(engine)
     })
     after(async () => {
       await t.close()
-      http1.close()
+      await http1.close()
       await http2.close()
     })
 
@@ -152,7 +143,7 @@ for (const engine of testEngines()) {
       }
       // Node hands header bytes over as Latin-1 text.
       const utf8 = (text: unknown) => Buffer.from(String(text), 'latin1').toString('utf8')
-      for (const url of [`${http1Url}/orders`, `${http2.url}/orders`]) {
+      for (const url of [`${http1.url}/orders`, `${http2.url}/orders`]) {
         const headers = [
           { key: 'X-Check', value: 'Café ✓' },
           { key: 'X-Price', value: '{{PRICE_LABEL}}' },
@@ -164,12 +155,12 @@ for (const engine of testEngines()) {
           payload: apiCheck(headers, url),
         })
         assert.equal(created.statusCode, 201, created.body)
-        seen.length = 0
+        http1.received.length = 0
         http2.received.length = 0
         const run = await t.call({ method: 'POST', url: `/v1/checks/${json(created).id}/trigger` })
         assert.equal(run.statusCode, 200, run.body)
         assert.equal(json(run).hasFailures, false, `${url}: ${run.body}`)
-        const got = url.startsWith('https') ? http2.received.map((r) => r.headers) : seen
+        const got = (url.startsWith('https') ? http2 : http1).received.map((r) => r.headers)
         assert.equal(got.length, 1, url)
         assert.equal(utf8(got[0]?.['x-check']), 'Café ✓')
         assert.equal(utf8(got[0]?.['x-price']), '5 €')
@@ -183,7 +174,7 @@ for (const engine of testEngines()) {
           payload: apiCheck([{ key: 'Authorization', value: 'Bearer {{MULTILINE_TOKEN}}' }], url),
         })
         assert.equal(multiline.statusCode, 201, multiline.body)
-        seen.length = 0
+        http1.received.length = 0
         http2.received.length = 0
         const failed = json(await t.call({ method: 'POST', url: `/v1/checks/${json(multiline).id}/trigger` }))
         assert.equal(failed.hasFailures, true)
@@ -192,7 +183,7 @@ for (const engine of testEngines()) {
           "Request header Authorization can't be sent: its value holds a control character (such as a line " +
             "break or NUL), which HTTP can't carry in a header (a tab can)",
         )
-        assert.equal(seen.length + http2.received.length, 0, 'nothing is sent')
+        assert.equal(http1.received.length + http2.received.length, 0, 'nothing is sent')
       }
     })
 
@@ -218,7 +209,7 @@ for (const engine of testEngines()) {
         key,
         value: key === 'Content-Length' ? '0' : value,
       }))
-      for (const url of [`${http1Url}/orders`, `${http2.url}/orders`]) {
+      for (const url of [`${http1.url}/orders`, `${http2.url}/orders`]) {
         const created = await t.call({
           method: 'POST',
           url: '/v1/checks/api',
@@ -240,13 +231,13 @@ for (const engine of testEngines()) {
           .where('id', '=', id)
           .execute()
 
-        seen.length = 0
+        http1.received.length = 0
         http2.received.length = 0
         const run = await t.call({ method: 'POST', url: `/v1/checks/${id}/trigger` })
         assert.equal(run.statusCode, 200, run.body)
         const result = json(run)
         assert.equal(result.hasFailures, false, `${url}: ${run.body}`)
-        const got = url.startsWith('https') ? http2.received.map((r) => r.headers) : seen
+        const got = (url.startsWith('https') ? http2 : http1).received.map((r) => r.headers)
         assert.equal(got.length, 1, url)
         const sent = result.apiCheckResult.request.headers as Record<string, string>
         for (const headers of [got[0] ?? {}, sent]) {

@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
 import { pruneResults } from '../check-results/retention.ts'
 
@@ -172,14 +172,7 @@ for (const engine of testEngines()) {
       })
       const { list } = await groupsOf(check.id)
       assert.equal(list.length, 2)
-      const other = await t.call({
-        method: 'POST',
-        url: '/admin/v1/accounts',
-        headers: { authorization: 'Bearer test-admin-token-0123456789' },
-        payload: { name: 'Other' },
-        as: null,
-      })
-      const stranger = await t.addUser('OWNER', json(other).id)
+      const stranger = await ownerOfAnotherAccount(t)
       for (const url of [`/v1/error-groups/${list[0].id}`, `/v1/error-groups/checks/${check.id}`]) {
         assert.equal((await t.call({ method: 'GET', url, as: stranger })).statusCode, 404)
       }

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { FastifyError } from 'fastify'
-import { sql } from 'kysely'
 import { clientErrorOf } from '../../http/errors.ts'
 import { heartbeatResultWrite } from '../../scheduler/heartbeat-results.ts'
 import { slotKeyOf } from '../../scheduler/jobs.ts'
 import { createScheduler } from '../../scheduler/scheduler.ts'
 import { claimDueSlots } from '../../scheduler/schedules.repo.ts'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { writeResults } from '../check-results/store-results.ts'
 import { resolveChecksById } from '../checks/checks.service.ts'
@@ -243,14 +242,10 @@ for (const engine of testEngines()) {
       // Over HTTP, on PostgreSQL at once: the deletion has locked the check and waits where it deletes
       // what names it; the ping found the check and stores its result then.
       const other = await createHeartbeat({ name: 'deleted while pinged over HTTP' })
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v1/checks/${other.id}` }),
-          () => ping(new URL(other.pingUrl).pathname),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${other.id}` }),
+        () => ping(new URL(other.pingUrl).pathname),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body]),
         [

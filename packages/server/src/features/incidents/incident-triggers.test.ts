@@ -4,7 +4,7 @@ import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
 import { inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { type CallOptions, createTestApp, json, type TestApp } from '../../testing/test-app.ts'
-import { openIncidentFromCheck, resolveIncidentFromCheck } from './incident-triggers.ts'
+import { type IncidentTrigger, openIncidentFromCheck, resolveIncidentFromCheck } from './incident-triggers.ts'
 import type { Incident } from './incidents.schemas.ts'
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z')
@@ -17,6 +17,40 @@ for (const engine of testEngines()) {
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
     })
     after(() => t.close())
+
+    /** A service named `name`, a URL check (not activated) opening `incident` on it, and the trigger saved. */
+    async function triggeringCheck(
+      name: string,
+      incident: Pick<IncidentTrigger, 'severity' | 'name' | 'description'>,
+    ) {
+      const service = json(
+        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name } }),
+      )
+      const trigger = { serviceId: service.id as string, ...incident, notifySubscribers: false }
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/url',
+        payload: {
+          name,
+          activated: false,
+          request: { url: 'http://127.0.0.1:9/' },
+          triggerIncident: trigger,
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const check = json(created)
+      return { service, check, trigger, opening: { id: check.id as string, accountId: t.owner.accountId } }
+    }
+    /** A status page named and addressed `url` with one card showing `serviceId`. */
+    async function pageShowing(serviceId: string, url: string) {
+      const page = await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: url, url, cards: [{ name: 'S', services: [{ id: serviceId }] }] },
+      })
+      assert.equal(page.statusCode, 201, page.body)
+      return json(page)
+    }
 
     test('opens one incident per page showing the service, once; resolves them when the check recovers', async () => {
       const check = json(
@@ -117,44 +151,13 @@ for (const engine of testEngines()) {
 
     test('taking triggerIncident off the check resolves the incidents it opened, saying why', async () => {
       nowMs = T0 + 4 * 3_600_000
-      const service = json(
-        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Login' } }),
-      )
-      const trigger = {
-        serviceId: service.id,
-        severity: 'MINOR' as const,
+      const { service, check, trigger, opening } = await triggeringCheck('Login', {
+        severity: 'MINOR',
         name: 'Login is slow',
         description: 'Logins take long.',
-        notifySubscribers: false,
-      }
-      const check = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/checks/url',
-          payload: {
-            name: 'login',
-            activated: false,
-            request: { url: 'http://127.0.0.1:9/' },
-            triggerIncident: trigger,
-          },
-        }),
-      )
-      const page = json(
-        await t.call({
-          method: 'POST',
-          url: '/v3/status-pages',
-          payload: {
-            name: 'untriggered',
-            url: 'untriggered',
-            cards: [{ name: 'S', services: [{ id: service.id }] }],
-          },
-        }),
-      )
-      const [incident] = await openIncidentFromCheck(
-        t.ctx,
-        { id: check.id, accountId: t.owner.accountId },
-        trigger,
-      )
+      })
+      const page = await pageShowing(service.id, 'untriggered')
+      const [incident] = await openIncidentFromCheck(t.ctx, opening, trigger)
       assert.ok(incident)
       const renamed = await t.call({
         method: 'PUT',
@@ -186,28 +189,11 @@ for (const engine of testEngines()) {
 
     test('deleting the check resolves the incidents it opened, saying why', async () => {
       nowMs = T0 + 2 * 3_600_000
-      const service = json(
-        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name: 'Search' } }),
-      )
-      const trigger = {
-        serviceId: service.id,
-        severity: 'MAJOR' as const,
+      const { service, check, trigger, opening } = await triggeringCheck('Search', {
+        severity: 'MAJOR',
         name: 'Search is down',
         description: 'Searches fail.',
-        notifySubscribers: false,
-      }
-      const check = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/checks/url',
-          payload: {
-            name: 'search',
-            activated: false,
-            request: { url: 'http://127.0.0.1:9/' },
-            triggerIncident: trigger,
-          },
-        }),
-      )
+      })
       json(
         await t.call({
           method: 'PUT',
@@ -215,22 +201,8 @@ for (const engine of testEngines()) {
           payload: { name: 'Search', checkIds: [check.id] },
         }),
       )
-      const page = json(
-        await t.call({
-          method: 'POST',
-          url: '/v3/status-pages',
-          payload: {
-            name: 'deleted',
-            url: 'deleted-trigger',
-            cards: [{ name: 'S', services: [{ id: service.id }] }],
-          },
-        }),
-      )
-      const [incident] = await openIncidentFromCheck(
-        t.ctx,
-        { id: check.id, accountId: t.owner.accountId },
-        trigger,
-      )
+      const page = await pageShowing(service.id, 'deleted-trigger')
+      const [incident] = await openIncidentFromCheck(t.ctx, opening, trigger)
       assert.ok(incident)
 
       nowMs += 5 * 60_000
@@ -256,41 +228,13 @@ for (const engine of testEngines()) {
      * holds, the change comes then, and finds the incident still there. Answers both answers.
      */
     async function incidentDeletedWhile(name: string, change: (checkId: string) => CallOptions) {
-      const service = json(
-        await t.call({ method: 'POST', url: '/v1/status-pages/services', payload: { name } }),
-      )
-      const trigger = {
-        serviceId: service.id,
-        severity: 'MAJOR' as const,
+      const { service, check, trigger, opening } = await triggeringCheck(name, {
+        severity: 'MAJOR',
         name: `${name} is down`,
         description: 'It fails.',
-        notifySubscribers: false,
-      }
-      const check = json(
-        await t.call({
-          method: 'POST',
-          url: '/v1/checks/url',
-          payload: {
-            name,
-            activated: false,
-            request: { url: 'http://127.0.0.1:9/' },
-            triggerIncident: trigger,
-          },
-        }),
-      )
-      for (const url of [`${name}-public`, `${name}-internal`]) {
-        const page = await t.call({
-          method: 'POST',
-          url: '/v3/status-pages',
-          payload: { name: url, url, cards: [{ name: 'S', services: [{ id: service.id }] }] },
-        })
-        assert.equal(page.statusCode, 201, page.body)
-      }
-      const [deleted, kept] = await openIncidentFromCheck(
-        t.ctx,
-        { id: check.id, accountId: t.owner.accountId },
-        trigger,
-      )
+      })
+      for (const url of [`${name}-public`, `${name}-internal`]) await pageShowing(service.id, url)
+      const [deleted, kept] = await openIncidentFromCheck(t.ctx, opening, trigger)
       assert.ok(deleted && kept)
       nowMs += 60_000
       const answers = await inTurnWhileHeld(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 
@@ -596,22 +596,18 @@ for (const engine of testEngines()) {
         }),
       )
       // The page's deletion waits where it deletes its cards; the incident's creation found the page.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${doomed.id}` }),
-          () =>
-            create(
-              {
-                name: 'On a doomed page',
-                componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
-                incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
-              },
-              doomed.id,
-            ),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('status_page_cards'), [
+        () => t.call({ method: 'DELETE', url: `/v3/status-pages/${doomed.id}` }),
+        () =>
+          create(
+            {
+              name: 'On a doomed page',
+              componentImpacts: [{ componentId: api.id, status: 'MAJOR_OUTAGE' }],
+              incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
+            },
+            doomed.id,
+          ),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [

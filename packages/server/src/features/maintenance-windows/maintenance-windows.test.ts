@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import type { WindowRow } from './maintenance-windows.repo.ts'
 import { isActive, occurrencesBetween } from './maintenance-windows.service.ts'
@@ -197,11 +196,7 @@ for (const engine of testEngines()) {
         ).map((p) => [p.starts_at, p.ends_at])
       const iso = (ms: number) => new Date(ms).toISOString()
       const together = (requests: (() => Promise<{ statusCode: number; body: string }>)[]) =>
-        inTurnWhileHeld(
-          t.ctx,
-          (tx) => sql`lock table maintenance_periods in exclusive mode`.execute(tx),
-          requests,
-        )
+        inTurnWhileHeld(t.ctx, holdingTable('maintenance_periods'), requests)
       const moved = body(nowMs + 2 * HOUR)
       const put = () =>
         t.call({ method: 'PUT', url: `/v1/maintenance-windows/${created.id}`, payload: moved })

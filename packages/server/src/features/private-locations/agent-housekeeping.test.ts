@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { AgentEventsTable } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { asAgent } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { AGENT_ERRORS_PER_WINDOW } from '../agent-protocol/agent-protocol.routes.ts'
@@ -33,11 +34,6 @@ for (const engine of testEngines()) {
     })
     after(() => t.close())
 
-    const asAgent = (key: string, agentId: string, options: any) =>
-      t.app.inject({
-        ...options,
-        headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId, ...options.headers },
-      })
     const locationWithKey = async (slugName: string) => {
       const location = json(
         await t.call({ method: 'POST', url: '/v1/private-locations', payload: { name: slugName, slugName } }),
@@ -48,7 +44,7 @@ for (const engine of testEngines()) {
       return { id: location.id as string, rawKey: await newKey(), newKey }
     }
     const heartbeat = async (key: string, agentId: string) => {
-      const beat = await asAgent(key, agentId, {
+      const beat = await asAgent(t, key, agentId, {
         method: 'POST',
         url: '/agent/v1/heartbeat',
         payload: { version: '1.0.0', hostname: agentId, runningJobs: 0 },
@@ -97,7 +93,7 @@ for (const engine of testEngines()) {
       nowMs = start + 2 * HOUR
       await heartbeat(b.rawKey, agent(12))
       assert.equal(
-        (await asAgent(b.rawKey, agent(12), { method: 'DELETE', url: '/agent/v1/heartbeat' })).statusCode,
+        (await asAgent(t, b.rawKey, agent(12), { method: 'DELETE', url: '/agent/v1/heartbeat' })).statusCode,
         204,
       )
 
@@ -197,7 +193,7 @@ for (const engine of testEngines()) {
       const secondKey = await loc.newKey()
       const quiet = await locationWithKey('quiet')
       const report = (key: string, agentId = agent(21)) =>
-        asAgent(key, agentId, { method: 'POST', url: '/agent/v1/errors', payload: event })
+        asAgent(t, key, agentId, { method: 'POST', url: '/agent/v1/errors', payload: event })
 
       const first = await report(loc.rawKey)
       assert.equal(first.statusCode, 202)

@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test'
 import { jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { runJob } from '@svc/runner'
-import { sql } from 'kysely'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { asAgent } from '../../testing/agent-locations.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {
@@ -30,11 +30,6 @@ for (const engine of testEngines()) {
       await t.close()
     })
     const agentId = randomUUID()
-    const asAgent = (key: string, options: any) =>
-      t.app.inject({
-        ...options,
-        headers: { authorization: `Bearer ${key}`, 'x-svc-agent-id': agentId, ...options.headers },
-      })
 
     const locationWithKey = async (name: string, slugName: string) => {
       const location = json(
@@ -142,10 +137,11 @@ for (const engine of testEngines()) {
       )
 
       assert.equal(
-        (await asAgent('svc_pl_wrong', { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })).statusCode,
+        (await asAgent(t, 'svc_pl_wrong', agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' }))
+          .statusCode,
         401,
       )
-      const beat = await asAgent(rawKey, {
+      const beat = await asAgent(t, rawKey, agentId, {
         method: 'POST',
         url: '/agent/v1/heartbeat',
         payload: { version: '1.0.0', hostname: 'lab-1', runningJobs: 0 },
@@ -159,13 +155,16 @@ for (const engine of testEngines()) {
 
       // A goodbye takes the agent off the list, but the location still tells when one was last seen.
       nowMs += 5_000
-      assert.equal((await asAgent(rawKey, { method: 'DELETE', url: '/agent/v1/heartbeat' })).statusCode, 204)
+      assert.equal(
+        (await asAgent(t, rawKey, agentId, { method: 'DELETE', url: '/agent/v1/heartbeat' })).statusCode,
+        204,
+      )
       const left = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` }))
       assert.deepEqual([left.healthy, left.agents], [false, []])
       assert.equal(left.lastSeenAt, new Date(nowMs).toISOString(), 'seen until its goodbye')
       assert.equal(
         (
-          await asAgent(rawKey, {
+          await asAgent(t, rawKey, agentId, {
             method: 'POST',
             url: '/agent/v1/heartbeat',
             payload: { version: '1.0.0', hostname: 'lab-1', runningJobs: 0 },
@@ -175,11 +174,13 @@ for (const engine of testEngines()) {
       )
 
       assert.deepEqual(
-        json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
+        json(await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
         [],
       )
       nowMs = Number(slot?.next_due_ms)
-      const [job] = json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' }))
+      const [job] = json(
+        await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' }),
+      )
       assert.equal(job.checkId, check.id)
       assert.equal(job.location, `private:${location.id}`)
       assert.deepEqual(job.hidden, ['very-secret-token'])
@@ -189,14 +190,14 @@ for (const engine of testEngines()) {
         'the agent gets what it runs',
       )
       assert.deepEqual(
-        json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
+        json(await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })),
         [],
         'leased once',
       )
 
       const outcome = await runJob(job.job, { now: () => new Date(nowMs) })
       const post = () =>
-        asAgent(rawKey, {
+        asAgent(t, rawKey, agentId, {
           method: 'POST',
           url: '/agent/v1/results',
           payload: jobResultBody(job, outcome),
@@ -215,7 +216,8 @@ for (const engine of testEngines()) {
       const keys = json(await t.call({ method: 'GET', url: `/v1/private-locations/${location.id}` })).keys
       await t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}/keys/${keys[0].id}` })
       assert.equal(
-        (await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' })).statusCode,
+        (await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0' }))
+          .statusCode,
         401,
       )
     })
@@ -239,7 +241,9 @@ for (const engine of testEngines()) {
       }
       const slots = await Promise.all(checks.map(async (check) => (await listSchedule(t.ctx, check.id))[0]))
       nowMs = Math.max(...slots.map((slot) => Number(slot?.next_due_ms)))
-      const jobs = json(await asAgent(rawKey, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=10' }))
+      const jobs = json(
+        await asAgent(t, rawKey, agentId, { method: 'GET', url: '/agent/v1/jobs?waitSeconds=0&max=10' }),
+      )
       const jobOf = (check: { id: string }) => jobs.find((job: any) => job.checkId === check.id)
       assert.deepEqual(jobs.map((job: any) => job.checkId).sort(), checks.map((check) => check.id).sort())
       await t.call({ method: 'DELETE', url: `/v1/checks/${checks[1].id}` })
@@ -258,8 +262,8 @@ for (const engine of testEngines()) {
           resultId: randomUUID(),
         }),
       ]
-      const post = (payload: unknown) =>
-        asAgent(rawKey, { method: 'POST', url: '/agent/v1/results/batch', payload })
+      const post = (payload: object) =>
+        asAgent(t, rawKey, agentId, { method: 'POST', url: '/agent/v1/results/batch', payload })
       const expected = {
         results: [
           { resultId: first.resultId, statusCode: 204 },
@@ -295,7 +299,7 @@ for (const engine of testEngines()) {
       assert.equal((await post({ results: [{ ...results[0], extra: 1 }] })).statusCode, 400)
       assert.equal(
         (
-          await asAgent('svc_pl_wrong', {
+          await asAgent(t, 'svc_pl_wrong', agentId, {
             method: 'POST',
             url: '/agent/v1/results/batch',
             payload: { results },
@@ -314,14 +318,10 @@ for (const engine of testEngines()) {
         }),
       )
       // The deletion has locked the location and waits where it deletes what names it; then the key.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table agent_events in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` }),
-          () => t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('agent_events'), [
+        () => t.call({ method: 'DELETE', url: `/v1/private-locations/${location.id}` }),
+        () => t.call({ method: 'POST', url: `/v1/private-locations/${location.id}/keys` }),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [
@@ -408,7 +408,11 @@ for (const engine of testEngines()) {
           assert.deepEqual(Object.keys(json(answer)).sort(), ['attributes', 'error', 'message', 'statusCode'])
         }
       }
-      const known = await asAgent(rawKey, { method: 'POST', url: '/agent/v1/results/batch', payload: {} })
+      const known = await asAgent(t, rawKey, agentId, {
+        method: 'POST',
+        url: '/agent/v1/results/batch',
+        payload: {},
+      })
       assert.equal(known.statusCode, 400, 'a known key gets the validation error')
       const noAgentId = await t.app.inject({
         method: 'GET',
@@ -438,10 +442,11 @@ for (const engine of testEngines()) {
         runtimeVersion: 'v24.9.0',
       }
       assert.equal(
-        (await asAgent(rawKey, { method: 'POST', url: '/agent/v1/errors', payload: event })).statusCode,
+        (await asAgent(t, rawKey, agentId, { method: 'POST', url: '/agent/v1/errors', payload: event }))
+          .statusCode,
         202,
       )
-      const extra = await asAgent(rawKey, {
+      const extra = await asAgent(t, rawKey, agentId, {
         method: 'POST',
         url: '/agent/v1/errors',
         payload: { ...event, url: 'https://internal/' },

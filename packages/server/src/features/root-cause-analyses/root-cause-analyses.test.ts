@@ -4,9 +4,14 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { CheckResultsTable } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
-import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
+import {
+  createTestApp,
+  json,
+  ownerOfAnotherAccount,
+  type Tenant,
+  type TestApp,
+} from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
 import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
 import { failingPhase } from './evidence.ts'
@@ -247,6 +252,23 @@ for (const engine of testEngines()) {
       })
     const analysisOf = async (id: string) =>
       json(await t.call({ method: 'GET', url: `/v1/root-cause-analyses/${id}` }))
+    /** A new check (at `https://${name}.shop.test/`) whose one run failed its DNS lookup, and its error group. */
+    const failedOnce = async (name: string) => {
+      const check = await newCheck(name, `https://${name}.shop.test/`)
+      await storeSeedResult(t.ctx, check, {
+        atMs: T0,
+        location: 'local',
+        failed: true,
+        responseTime: 2,
+        errorType: 'NETWORK_ERROR',
+        errorMessage: `DNS lookup failed: getaddrinfo ENOTFOUND ${name}.shop.test`,
+        detail: {},
+      })
+      const [group] = await groupsOf(check.id)
+      return { check, group }
+    }
+    const analysesWhere = (column: 'check_id' | 'error_group_id', id: string) =>
+      t.store.db.selectFrom('root_cause_analyses').select('id').where(column, '=', id).execute()
 
     test('a staged DNS incident in one location: phase, start, location and a shared dependency', async () => {
       writer = await t.addUser('READ_WRITE')
@@ -551,23 +573,12 @@ for (const engine of testEngines()) {
 
     test('an analysis requested while its check is deleted: the group’s 404, no analysis left behind', async () => {
       writer = await t.addUser('READ_WRITE')
-      const check = await newCheck('going', 'https://going.shop.test/')
-      await storeSeedResult(t.ctx, check, {
-        atMs: T0,
-        location: 'local',
-        failed: true,
-        responseTime: 2,
-        errorType: 'NETWORK_ERROR',
-        errorMessage: 'DNS lookup failed: getaddrinfo ENOTFOUND going.shop.test',
-        detail: {},
-      })
-      const [group] = await groupsOf(check.id)
+      const { check, group } = await failedOnce('going')
       // The check's deletion has locked it and waits where it deletes what names it; then the request.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table check_tags in exclusive mode`.execute(tx),
-        [() => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }), () => request(group.id, {})],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('check_tags'), [
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${check.id}` }),
+        () => request(group.id, {}),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [
@@ -575,53 +586,29 @@ for (const engine of testEngines()) {
           [404, `Error group ${group.id} not found`],
         ],
       )
-      const left = await t.store.db
-        .selectFrom('root_cause_analyses')
-        .select('id')
-        .where('check_id', '=', check.id)
-        .execute()
-      assert.deepEqual(left, [])
+      assert.deepEqual(await analysesWhere('check_id', check.id), [])
     })
 
     test('an analysis requested while retention deletes its archived group: 404, no analysis left behind', async () => {
       writer = await t.addUser('READ_WRITE')
-      const check = await newCheck('archived', 'https://archived.shop.test/')
-      await storeSeedResult(t.ctx, check, {
-        atMs: T0,
-        location: 'local',
-        failed: true,
-        responseTime: 2,
-        errorType: 'NETWORK_ERROR',
-        errorMessage: 'DNS lookup failed: getaddrinfo ENOTFOUND archived.shop.test',
-        detail: {},
-      })
-      const [group] = await groupsOf(check.id)
+      const { group } = await failedOnce('archived')
       await t.store.db
         .updateTable('error_groups')
         .set({ archived: true })
         .where('id', '=', group.id)
         .execute()
       // Retention has deleted the group and waits where it deletes what names it; then the request.
-      const answers = await inTurnWhileHeld<unknown>(
-        t.ctx,
-        (tx) => sql`lock table root_cause_analyses in exclusive mode`.execute(tx),
-        [
-          () => deleteGroupsBefore(t.ctx, t.owner.accountId, new Date(T0 + HOUR).toISOString()),
-          () => request(group.id, {}),
-        ],
-      )
+      const answers = await inTurnWhileHeld<unknown>(t.ctx, holdingTable('root_cause_analyses'), [
+        () => deleteGroupsBefore(t.ctx, t.owner.accountId, new Date(T0 + HOUR).toISOString()),
+        () => request(group.id, {}),
+      ])
       const [deleted, requested] = answers as [number, Awaited<ReturnType<typeof request>>]
       assert.equal(deleted, 1)
       assert.deepEqual(
         [requested.statusCode, json(requested).message],
         [404, `Error group ${group.id} not found`],
       )
-      const left = await t.store.db
-        .selectFrom('root_cause_analyses')
-        .select('id')
-        .where('error_group_id', '=', group.id)
-        .execute()
-      assert.deepEqual(left, [])
+      assert.deepEqual(await analysesWhere('error_group_id', group.id), [])
     })
 
     test('bad requests: unknown group, long context, another account, roles, 10 per minute', async () => {
@@ -633,14 +620,7 @@ for (const engine of testEngines()) {
       assert.equal((await request(dnsGroupId, { other: 1 })).statusCode, 400)
       const reader = await t.addUser('READ_ONLY')
       assert.equal((await request(dnsGroupId, {}, reader)).statusCode, 403)
-      const other = await t.call({
-        method: 'POST',
-        url: '/admin/v1/accounts',
-        headers: { authorization: 'Bearer test-admin-token-0123456789' },
-        payload: { name: 'Other' },
-        as: null,
-      })
-      const stranger = await t.addUser('OWNER', json(other).id)
+      const stranger = await ownerOfAnotherAccount(t)
       assert.equal((await request(dnsGroupId, {}, stranger)).statusCode, 404)
       const mine = json(await request(dnsGroupId, {}))
       assert.equal(

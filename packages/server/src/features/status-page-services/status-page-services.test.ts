@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 /**
@@ -52,8 +51,7 @@ for (const engine of testEngines()) {
           .execute()
       ).map((day) => [Number(day.total), Number(day.failed)])
     /** Holds the deletion of a check after it read its services (its cascade reaches check_tags first). */
-    const holdingCheckDeletes = (tx: Parameters<Parameters<typeof inTurnWhileHeld>[1]>[0]) =>
-      sql`lock table check_tags in exclusive mode`.execute(tx)
+    const holdingCheckDeletes = holdingTable('check_tags')
 
     test('a check deleted while services are saved with it: they wait, answer 400 naming it and save nothing', async () => {
       const gone = await ranCheck('gone')
@@ -110,7 +108,7 @@ for (const engine of testEngines()) {
       const answers = await inTurnWhileHeld(
         t.ctx,
         // Holds the update where it relinks the service's checks.
-        (tx) => sql`lock table status_page_service_checks in exclusive mode`.execute(tx),
+        holdingTable('status_page_service_checks'),
         [
           () =>
             t.call({
@@ -148,7 +146,7 @@ for (const engine of testEngines()) {
       const first = await inTurnWhileHeld(
         t.ctx,
         // Holds the service's deletion in its cascade, past the service's row.
-        (tx) => sql`lock table incident_component_impacts in exclusive mode`.execute(tx),
+        holdingTable('incident_component_impacts'),
         [
           () => t.call({ method: 'DELETE', url: `/v1/status-pages/services/${gone}` }),
           () => t.call({ method: 'POST', url: '/v3/status-pages', payload: pageBody('shows-gone', gone) }),
@@ -179,7 +177,7 @@ for (const engine of testEngines()) {
       const second = await inTurnWhileHeld(
         t.ctx,
         // Holds the page's save where it writes its cards.
-        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
+        holdingTable('status_page_cards'),
         [
           () =>
             t.call({
@@ -207,7 +205,7 @@ for (const engine of testEngines()) {
       const answers = await inTurnWhileHeld(
         t.ctx,
         // Holds the service's deletion in its cascade, past the service's row.
-        (tx) => sql`lock table incident_component_impacts in exclusive mode`.execute(tx),
+        holdingTable('incident_component_impacts'),
         [
           () => t.call({ method: 'DELETE', url: `/v1/status-pages/services/${svc}` }),
           () => t.call({ method: 'DELETE', url: `/v1/checks/${check}` }),

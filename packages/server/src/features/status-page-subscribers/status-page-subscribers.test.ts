@@ -5,7 +5,7 @@ import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
 import { createTransport } from 'nodemailer'
 import { SMTPServer } from 'smtp-server'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { startServerProcess } from '../../testing/server-process.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { listEmails } from './status-page-subscribers.repo.ts'
@@ -666,14 +666,10 @@ for (const engine of testEngines()) {
         }),
       )
       // The page's deletion has locked it and waits where it deletes what names it; then the subscription.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
-          () => subscribeJson('going-subscribers', 'late@example.com'),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('status_page_cards'), [
+        () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
+        () => subscribeJson('going-subscribers', 'late@example.com'),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [
@@ -701,14 +697,10 @@ for (const engine of testEngines()) {
       const [first] = await subscribers(page.id)
       nowMs += 11 * 60_000
       // The removal has locked the subscriber and waits where it deletes its links; then the new request.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${first.id}` }),
-          () => subscribeJson('removing-subscribers', 'again@example.com'),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('status_page_confirm_tokens'), [
+        () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${first.id}` }),
+        () => subscribeJson('removing-subscribers', 'again@example.com'),
+      ])
       assert.deepEqual(
         answers.map((res) => res.statusCode),
         [204, 202],
@@ -733,14 +725,10 @@ for (const engine of testEngines()) {
       const [email] = await listEmails(t.ctx, page.id)
       const confirmPath = linkIn(email?.text_body ?? '', 'confirm')
       // The removal has locked the subscriber and waits where it deletes its links; then the link opened.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${subscriber.id}` }),
-          () => t.call({ method: 'GET', url: confirmPath, as: null }),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('status_page_confirm_tokens'), [
+        () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}/subscribers/${subscriber.id}` }),
+        () => t.call({ method: 'GET', url: confirmPath, as: null }),
+      ])
       assert.deepEqual(
         answers.map((res) => res.statusCode),
         [204, 404],

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { DEFAULT_THEME_COLORS, THEME_COLOR_NAMES } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 
@@ -510,19 +509,15 @@ for (const engine of testEngines()) {
         }),
       )
       // The page's deletion has locked it and waits where it deletes what names it; then the token.
-      const answers = await inTurnWhileHeld(
-        t.ctx,
-        (tx) => sql`lock table status_page_cards in exclusive mode`.execute(tx),
-        [
-          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
-          () =>
-            t.call({
-              method: 'POST',
-              url: `/v3/status-pages/${page.id}/access-tokens`,
-              payload: { name: 'ci' },
-            }),
-        ],
-      )
+      const answers = await inTurnWhileHeld(t.ctx, holdingTable('status_page_cards'), [
+        () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
+        () =>
+          t.call({
+            method: 'POST',
+            url: `/v3/status-pages/${page.id}/access-tokens`,
+            payload: { name: 'ci' },
+          }),
+      ])
       assert.deepEqual(
         answers.map((res) => [res.statusCode, res.body && json(res).message]),
         [

@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
-import { sql } from 'kysely'
-import { inTurnWhileHeld } from '../../testing/held-lock.ts'
+import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { pruneResults } from '../check-results/retention.ts'
@@ -972,23 +971,24 @@ for (const engine of testEngines()) {
       for (const res of [html, rss, atom]) assert.doesNotMatch(res?.body ?? '', /status status/i)
     })
 
-    test('taking a check off a service keeps what it showed in that service’s past bars', async () => {
-      const old = await check('taken off', '/taken-off')
-      const staying = await check('staying', '/staying')
-      const svc = await service('Taken off', [old.id, staying.id])
-      const other = await service('Keeps it', [old.id])
-      await page({
-        name: 'Taken off',
-        url: 'taken-off',
-        cards: [{ name: 'c', services: [{ id: svc.id }, { id: other.id }] }],
-      })
+    /**
+     * Page `slug` shows service `name` (checks `old`, failing, and `kept`) and service `${name} too`
+     * (`old` alone); each check has run once, a day ago. Answers them, that day's time, and the services'
+     * uptime and last two days' bars as the page shows them, and those bars now.
+     */
+    async function servicesWithAFailedDay(slug: string, name: string) {
+      const old = await check(`${name} old`, `/${slug}`)
+      const kept = await check(`${name} kept`, `/${slug}-kept`)
+      const svc = await service(name, [old.id, kept.id])
+      const other = await service(`${name} too`, [old.id])
+      await page({ name, url: slug, cards: [{ name: 'c', services: [{ id: svc.id }, { id: other.id }] }] })
       const first = nowMs
-      health.set('/taken-off', 500)
+      health.set(`/${slug}`, 500)
       await run(old.id)
-      await run(staying.id)
+      await run(kept.id)
       nowMs = first + 86_400_000
       const bars = async () =>
-        ((await viewOf('taken-off')).cards[0]?.services ?? []).map((s) => [
+        ((await viewOf(slug)).cards[0]?.services ?? []).map((s) => [
           s.uptime,
           s.days.slice(-2).map((d) => [d.date, d.uptime, d.level]),
         ])
@@ -1009,6 +1009,19 @@ for (const engine of testEngines()) {
           ],
         ],
       ])
+      return { old, kept, svc, other, first, bars, before }
+    }
+
+    test('taking a check off a service keeps what it showed in that service’s past bars', async () => {
+      const {
+        old,
+        kept: staying,
+        svc,
+        other,
+        first,
+        bars,
+        before,
+      } = await servicesWithAFailedDay('taken-off', 'Taken off')
       const put = await t.call({
         method: 'PUT',
         url: `/v1/status-pages/services/${svc.id}`,
@@ -1054,42 +1067,15 @@ for (const engine of testEngines()) {
     })
 
     test('deleting a check keeps what it showed in its services’ past bars, until retention drops it', async () => {
-      const old = await check('replaced', '/replaced')
-      const replacement = await check('replacement', '/replacement')
-      const svc = await service('Replaced', [old.id, replacement.id])
-      const other = await service('Replaced too', [old.id])
-      await page({
-        name: 'Replaced',
-        url: 'replaced',
-        cards: [{ name: 'c', services: [{ id: svc.id }, { id: other.id }] }],
-      })
-      const first = nowMs
-      health.set('/replaced', 500)
-      await run(old.id)
-      await run(replacement.id)
-      nowMs = first + 86_400_000
-      const bars = async () =>
-        ((await viewOf('replaced')).cards[0]?.services ?? []).map((s) => [
-          s.uptime,
-          s.days.slice(-2).map((d) => [d.date, d.uptime, d.level]),
-        ])
-      const before = await bars()
-      assert.deepEqual(before, [
-        [
-          50,
-          [
-            [dayOf(first), 50, 'major'],
-            [dayOf(nowMs), null, 'none'],
-          ],
-        ],
-        [
-          0,
-          [
-            [dayOf(first), 0, 'major'],
-            [dayOf(nowMs), null, 'none'],
-          ],
-        ],
-      ])
+      const {
+        old,
+        kept: replacement,
+        svc,
+        other,
+        first,
+        bars,
+        before,
+      } = await servicesWithAFailedDay('replaced', 'Replaced')
       const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${old.id}` })
       assert.equal(deleted.statusCode, 204, deleted.body)
       assert.deepEqual(await bars(), before, 'the past bars are what the public saw')
@@ -1208,11 +1194,7 @@ for (const engine of testEngines()) {
     test('simultaneous requests taking a check off a service keep its days once', async () => {
       // On PostgreSQL, both requests are held where they write the service's kept days (see inTurnWhileHeld).
       const together = (requests: (() => Promise<{ statusCode: number; body: string }>)[]) =>
-        inTurnWhileHeld(
-          t.ctx,
-          (tx) => sql`lock table status_page_service_days in exclusive mode`.execute(tx),
-          requests,
-        )
+        inTurnWhileHeld(t.ctx, holdingTable('status_page_service_days'), requests)
       const bars = async (slug: string) => {
         const [s] = (await viewOf(slug)).cards[0]?.services ?? []
         return [s?.uptime, s?.days.slice(-1).map((d) => [d.date, d.uptime])]
