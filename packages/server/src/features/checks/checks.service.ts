@@ -418,8 +418,8 @@ function checkRequestUrl(url: string) {
 /**
  * Headers svc's HTTP client would refuse or change are refused as for webhook channels (the rule of
  * @svc/core); a name with `{{VARIABLES}}` is judged at run time, once they are filled in. A control
- * character in a value is refused too (webhook channels send it as a space): a check sends its request
- * as written or not at all.
+ * character in a value is refused too, as for webhook channels (which send one a variable brings in as a
+ * space, where a check's run fails): a check sends its request as written or not at all.
  */
 function checkRequestHeaders(headers: { key: string; value: string }[]) {
   headers.forEach(({ key, value }, index) => {
