@@ -6,6 +6,8 @@ import { testEngines } from '@svc/db/testing'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
 import { insertService } from '../features/status-page-services/status-page-services.repo.ts'
+import { countHit } from '../rate-limit/rate-limit.repo.ts'
+import { deleteSuiteRuns, renewSuiteRuns, saveSuiteRuns } from '../scheduler/suite-runs.repo.ts'
 import { writeLockHeldElsewhere } from '../testing/sqlite-write-lock.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { handleError } from './errors.ts'
@@ -124,6 +126,23 @@ for (const storeEngine of testEngines()) {
         await t.ctx.db.selectFrom('checks').select('id').execute()
       })
       const res = await send('/save?second=svc-after-reads', () => deleteCheck(checkId))
+      assert.equal(
+        json(res).message,
+        'A resource this request refers to was deleted at the same time: nothing was saved',
+      )
+      await app.close()
+    })
+
+    test('bookkeeping committed before the failing step (a hit counted, a suite run recorded) is no save', async () => {
+      const checkId = await createCheck()
+      const { app, send } = await appSavingInSteps(checkId, async () => {
+        await countHit(t.ctx, 'partial-saves-test', Date.now(), 60_000)
+        const run = { jobId: 'trigger:partial-saves', checkId, runner: 'test' }
+        await saveSuiteRuns(t.ctx, [run], Date.now() + 60_000)
+        await renewSuiteRuns(t.ctx, { jobIds: [run.jobId] }, Date.now(), Date.now() + 60_000)
+        await deleteSuiteRuns(t.ctx, [run.jobId])
+      })
+      const res = await send('/save?second=svc-after-bookkeeping', () => deleteCheck(checkId))
       assert.equal(
         json(res).message,
         'A resource this request refers to was deleted at the same time: nothing was saved',
