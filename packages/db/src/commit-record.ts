@@ -29,8 +29,8 @@ export function currentCommitRecord(): CommitRecord | undefined {
 }
 
 /**
- * Runs `work` outside any record: for writes done on behalf of many callers at once (a group commit),
- * whose commits are none of the caller's who happened to start them; each marks its own.
+ * Runs `work` outside any record: for writes that are none of the caller's changes (bookkeeping such as
+ * a rate-limit hit), or done for many callers at once (a group commit, where each marks its own).
  */
 export function apartFromCommitRecords<T>(work: () => T): T {
   return records.exit(work)
