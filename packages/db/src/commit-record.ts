@@ -119,22 +119,24 @@ class CommitRecordingDriver implements Driver {
   /** `inner` with its writes noted: committed at once outside a transaction, at its commit inside. */
   #recording(inner: DatabaseConnection): DatabaseConnection {
     const transactions = this.#transactions
-    const executeQuery = async <R>(query: CompiledQuery, options?: AbortableOperationOptions) => {
-      const result = await inner.executeQuery<R>(query, options)
-      if (!isRead(query)) {
-        const transaction = transactions.get(wrapped)
-        if (transaction) transaction.wrote = true
-        else markCommitted()
-      }
-      return result
-    }
-    const wrapped: DatabaseConnection = new Proxy(inner, {
-      get(target, key) {
-        if (key === 'executeQuery') return executeQuery
-        const value = Reflect.get(target, key, target)
-        return typeof value === 'function' ? value.bind(target) : value
+    const wrapped: DatabaseConnection = {
+      executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions) {
+        const result = inner.executeQuery<R>(query, options)
+        if (isRead(query)) return result
+        return result.then((done) => {
+          const transaction = transactions.get(wrapped)
+          if (transaction) transaction.wrote = true
+          else markCommitted()
+          return done
+        })
       },
-    })
+      streamQuery: (query, chunkSize, options) => inner.streamQuery(query, chunkSize, options),
+    }
+    // What a driver may offer beside (cancelling a query, ...), as it offers it.
+    for (const key of ['cancelQuery', 'collectSessionInfo', 'killSession'] as const) {
+      const method = inner[key]
+      if (method) Object.assign(wrapped, { [key]: method.bind(inner) })
+    }
     return wrapped
   }
 }
