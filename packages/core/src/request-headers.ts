@@ -83,14 +83,12 @@ export function withoutControlCharacters(value: string): string {
 }
 
 /**
- * A header value as the HTTP client takes it: text (each character one byte, which it sends as
- * Latin-1). One with characters beyond Latin-1 (`€`, `✓`) goes as its UTF-8 bytes, as curl sends it;
- * one without (`é` too) as it is.
+ * A header value as the HTTP client takes it: text of one byte a character, which it sends as Latin-1.
+ * Every value goes as its UTF-8 bytes, as curl sends what is typed in a UTF-8 terminal: `é` is the same
+ * two bytes alone as beside `€`, and receivers decoding UTF-8 read what was written.
  */
 export function encodedHeaderValue(value: string): string {
-  return [...value].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
-    ? Buffer.from(value, 'utf8').toString('latin1')
-    : value
+  return Buffer.from(value, 'utf8').toString('latin1')
 }
 
 /**

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import { type Migration, Migrator } from 'kysely/migration'
 import pg from 'pg'
+import { withCommitRecords } from './commit-record.ts'
 import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
 import { openSqlite } from './sqlite.ts'
@@ -24,13 +25,15 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: pgTypes })
     // An idle client that loses its connection emits 'error' on the pool; without a listener it kills the process.
     pool.on('error', () => {})
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const db = new Kysely<Database>({ dialect: withCommitRecords(new PostgresDialect({ pool })) })
     return { db, engine: 'postgres', close: () => db.destroy() }
   }
   const path = url.replace(/^sqlite:/, '')
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const sqlite = openSqlite(path, (work) => db.connection().execute(work))
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite.database }) })
+  const db = new Kysely<Database>({
+    dialect: withCommitRecords(new SqliteDialect({ database: sqlite.database })),
+  })
   return {
     db,
     engine: 'sqlite',

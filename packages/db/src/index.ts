@@ -1,3 +1,9 @@
+export {
+  apartFromCommitRecords,
+  type CommitRecord,
+  currentCommitRecord,
+  recordingCommits,
+} from './commit-record.ts'
 export { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
 export { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from './errors.ts'
 export { fetchPage } from './paging.ts'

@@ -33,6 +33,7 @@ import { statusPagesRoutes } from './features/status-pages/status-pages.routes.t
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
+import { recordRequestCommits } from './http/request-commits.ts'
 import { withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installValidators(app)
   acceptEmptyJsonBodies(app)
   app.setErrorHandler(handleError)
+  recordRequestCommits(app)
   app.setNotFoundHandler(handleNotFound)
   app.decorateRequest('auth', undefined)
   app.addHook('onSend', async (request, reply) => {

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -9,6 +7,7 @@ import { testEngines } from '@svc/db/testing'
 import Fastify from 'fastify'
 import { type Kysely, sql } from 'kysely'
 import { insertService } from '../features/status-page-services/status-page-services.repo.ts'
+import { writeLockHeldElsewhere } from '../testing/sqlite-write-lock.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { handleError } from './errors.ts'
 
@@ -356,36 +355,6 @@ describe('a SQLite store whose write lock another process holds', () => {
   })
   after(() => t.close())
 
-  /** Another process (a runner sharing the file) in a transaction holding the write lock until released. */
-  async function writeLockHeldElsewhere() {
-    const path = t.store.url.replace(/^sqlite:/, '')
-    const holder = spawn(
-      process.execPath,
-      [
-        '--disable-warning=ExperimentalWarning',
-        '--input-type=module',
-        '-e',
-        `import { DatabaseSync } from 'node:sqlite'
-        const db = new DatabaseSync(${JSON.stringify(path)})
-        db.exec('begin immediate')
-        console.log('held')
-        process.stdin.on('end', () => { db.exec('rollback'); db.close() })
-        process.stdin.resume()`,
-      ],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    )
-    const exited = once(holder, 'exit')
-    const [line] = await once(holder.stdout, 'data')
-    assert.equal(String(line).trim(), 'held')
-    return {
-      async release() {
-        holder.stdin.end()
-        const [code] = await exited
-        assert.equal(code, 0)
-      },
-    }
-  }
-
   test('a request that waited out the busy timeout is 503 with Retry-After in the error shape, nothing saved', async () => {
     const heartbeat = json(
       await t.call({
@@ -397,7 +366,7 @@ describe('a SQLite store whose write lock another process holds', () => {
         },
       }),
     )
-    const lock = await writeLockHeldElsewhere()
+    const lock = await writeLockHeldElsewhere(t.store.url)
     let answers: Awaited<ReturnType<TestApp['call']>>[]
     try {
       answers = [

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import { NOT_BLANK_PATTERN } from '@svc/core'
 import { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { savedPartOf } from './request-commits.ts'
 
 /** A failure the client caused or may see; anything else thrown is a bug and answers a bare 500. */
 export class HttpError extends Error {
@@ -84,15 +85,18 @@ const STORE_BUSY_RETRY_AFTER_SECONDS = 5
 /** The one error handler: every error leaves in the spec's shape, and a 5xx says nothing internal. */
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
   // SQLite waited out its busy timeout for another process's write (a runner sharing the file): the
-  // request wrote nothing and may be sent again; not a bug, so no 500.
+  // write failed and may be sent again; not a bug, so no 500.
   if (isStoreBusy(error)) {
     request.log.warn({ err: error }, 'the store was busy with another write')
+    const saved = savedPartOf(request)
+      ? `${PART_SAVED}; see what it changed before sending it again`
+      : 'nothing was saved; try again in a few seconds'
     return reply
       .header('retry-after', String(STORE_BUSY_RETRY_AFTER_SECONDS))
       .status(503)
-      .send(errorBody(503, 'The store is busy: nothing was saved; try again in a few seconds'))
+      .send(errorBody(503, `The store is busy: ${saved}`))
   }
-  const client = clientErrorOf(error)
+  const client = clientErrorOf(error, request)
   if (!client) {
     request.log.error({ err: error }, 'request failed')
     return reply.status(500).send(errorBody(500, 'Internal Server Error'))
@@ -114,12 +118,20 @@ export interface ClientError {
 }
 
 /**
- * The client's part of an error (validation, HttpError, Fastify's 4xx, a store conflict); undefined for
- * a 5xx.
+ * The client's part of an error (validation, HttpError, Fastify's 4xx, a store conflict) of `request`;
+ * undefined for a 5xx.
  */
-export function clientErrorOf(error: FastifyError | HttpError): ClientError | undefined {
+export function clientErrorOf(
+  error: FastifyError | HttpError,
+  request?: FastifyRequest,
+): ClientError | undefined {
   const conflict = storeConflictOf(error)
-  if (conflict) return { statusCode: 409, message: conflict, headers: {} }
+  if (conflict) {
+    const saved = savedPartOf(request)
+      ? PART_SAVED
+      : `nothing was saved${conflict.retry ? '; try again' : ''}`
+    return { statusCode: 409, message: `${conflict.cause}: ${saved}`, headers: {} }
+  }
   if ('validation' in error && error.validation) {
     const { statusCode, message, attributes } = validationError(
       error.validationContext ?? 'request',
@@ -137,20 +149,27 @@ export function clientErrorOf(error: FastifyError | HttpError): ClientError | un
 }
 
 /**
+ * What a request that saves in steps (see request-commits.ts) says when a step fails after another
+ * committed: the client can't just send it again.
+ */
+const PART_SAVED = 'the request stopped part way, after some of its changes were saved'
+
+/**
  * A constraint of the store that a request broke because another changed the store at the same time
  * (a service that checks what it can answers more precisely before): a row it names was deleted after it
  * was found, a unique key it takes was taken after it was found free, or PostgreSQL ended its
- * transaction to break a deadlock with another. Writes that go together are
- * one transaction, so the request saved nothing; the client may retry. Undefined for anything else.
+ * transaction to break a deadlock with another. Writes that go together are one transaction, so the
+ * failed one saved nothing (an earlier step of a request saving in steps stays saved). Undefined for
+ * anything else.
  */
-function storeConflictOf(error: unknown): string | undefined {
+function storeConflictOf(error: unknown): { cause: string; retry?: boolean } | undefined {
   if (error instanceof HttpError) return undefined
   if (isForeignKeyViolation(error))
-    return 'A resource this request refers to was deleted at the same time: nothing was saved'
+    return { cause: 'A resource this request refers to was deleted at the same time' }
   if (isUniqueViolation(error))
-    return 'A resource with the same unique key was saved at the same time: nothing was saved'
+    return { cause: 'A resource with the same unique key was saved at the same time' }
   if (isTransactionConflict(error))
-    return 'A change made at the same time got in the way: nothing was saved; try again'
+    return { cause: 'A change made at the same time got in the way', retry: true }
   return undefined
 }
 

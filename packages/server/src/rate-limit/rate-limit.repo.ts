@@ -1,3 +1,4 @@
+import { apartFromCommitRecords } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../context.ts'
 
@@ -6,20 +7,23 @@ import type { ServiceContext } from '../context.ts'
 /**
  * Counts one hit in `bucket`'s fixed window, atomically on both engines: the window restarts at the
  * first hit after the previous one ended. Returns the window's start and its hits including this one.
+ * A hit counted is none of the request's changes: a request failing after it still saved nothing.
  */
 export async function countHit(ctx: ServiceContext, bucket: string, nowMs: number, windowMs: number) {
   const expired = sql<boolean>`rate_limit_windows.window_start_ms + ${windowMs} <= ${nowMs}`
-  return ctx.db
-    .insertInto('rate_limit_windows')
-    .values({ bucket, window_start_ms: nowMs, hits: 1 })
-    .onConflict((oc) =>
-      oc.column('bucket').doUpdateSet({
-        window_start_ms: sql`CASE WHEN ${expired} THEN ${nowMs} ELSE rate_limit_windows.window_start_ms END`,
-        hits: sql`CASE WHEN ${expired} THEN 1 ELSE rate_limit_windows.hits + 1 END`,
-      }),
-    )
-    .returning(['window_start_ms', 'hits'])
-    .executeTakeFirstOrThrow()
+  return apartFromCommitRecords(() =>
+    ctx.db
+      .insertInto('rate_limit_windows')
+      .values({ bucket, window_start_ms: nowMs, hits: 1 })
+      .onConflict((oc) =>
+        oc.column('bucket').doUpdateSet({
+          window_start_ms: sql`CASE WHEN ${expired} THEN ${nowMs} ELSE rate_limit_windows.window_start_ms END`,
+          hits: sql`CASE WHEN ${expired} THEN 1 ELSE rate_limit_windows.hits + 1 END`,
+        }),
+      )
+      .returning(['window_start_ms', 'hits'])
+      .executeTakeFirstOrThrow(),
+  )
 }
 
 /** Windows that started before `beforeMs` (ended long since) go; answers how many. */

@@ -1,8 +1,11 @@
+import { apartFromCommitRecords } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 
 /**
  * The only SQL for `suite_runs`: Playwright check suite runs in flight, wherever they run, and those
  * waiting for their turn in a group trigger, so a cancel asked of any node reaches them through the store.
+ * Recording, renewing and forgetting runs is bookkeeping, none of a request's changes (a request failing
+ * after it saved nothing); a cancel asked is one.
  */
 
 export interface SuiteRun {
@@ -23,25 +26,27 @@ export async function saveSuiteRuns(
   aliveUntilMs: number,
 ): Promise<string[]> {
   if (runs.length === 0) return []
-  const saved = await ctx.db
-    .insertInto('suite_runs')
-    .values(
-      runs.map((run) => ({
-        job_id: run.jobId,
-        check_id: run.checkId,
-        runner: run.runner,
-        alive_until_ms: aliveUntilMs,
-        cancel_requested_ms: null,
-      })),
-    )
-    .onConflict((oc) =>
-      oc.column('job_id').doUpdateSet((eb) => ({
-        runner: eb.ref('excluded.runner'),
-        alive_until_ms: eb.ref('excluded.alive_until_ms'),
-      })),
-    )
-    .returning(['job_id', 'cancel_requested_ms'])
-    .execute()
+  const saved = await apartFromCommitRecords(() =>
+    ctx.db
+      .insertInto('suite_runs')
+      .values(
+        runs.map((run) => ({
+          job_id: run.jobId,
+          check_id: run.checkId,
+          runner: run.runner,
+          alive_until_ms: aliveUntilMs,
+          cancel_requested_ms: null,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.column('job_id').doUpdateSet((eb) => ({
+          runner: eb.ref('excluded.runner'),
+          alive_until_ms: eb.ref('excluded.alive_until_ms'),
+        })),
+      )
+      .returning(['job_id', 'cancel_requested_ms'])
+      .execute(),
+  )
   return saved.filter((row) => row.cancel_requested_ms !== null).map((row) => row.job_id)
 }
 
@@ -50,7 +55,7 @@ export async function deleteSuiteRuns(ctx: ServiceContext, jobIds: string[], run
   if (jobIds.length === 0) return
   let query = ctx.db.deleteFrom('suite_runs').where('job_id', 'in', jobIds)
   if (runner) query = query.where('runner', '=', runner)
-  await query.execute()
+  await apartFromCommitRecords(() => query.execute())
 }
 
 /**
@@ -67,8 +72,10 @@ export async function renewSuiteRuns(
   if ('runner' in mine) renew = renew.where('runner', '=', mine.runner)
   else if (mine.jobIds.length > 0) renew = renew.where('job_id', 'in', mine.jobIds)
   else return
-  await renew.execute()
-  await ctx.db.deleteFrom('suite_runs').where('alive_until_ms', '<', nowMs).execute()
+  await apartFromCommitRecords(async () => {
+    await renew.execute()
+    await ctx.db.deleteFrom('suite_runs').where('alive_until_ms', '<', nowMs).execute()
+  })
 }
 
 /** Which of these runs (`jobIds` of this process, or every run of an agent) were asked to stop. */

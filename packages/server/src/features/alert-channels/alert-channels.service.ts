@@ -5,6 +5,7 @@ import {
   type AlertChannelType,
   cachedAlertTemplate,
   compileAlertTemplate,
+  refusedHeaderValue,
   refusedRequestHeader,
   TEMPLATE_HELPERS,
   TemplateSyntaxError,
@@ -221,8 +222,10 @@ async function prepareConfig(
   if (!isHttpUrl(webhook.url, ctx))
     throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
   compile('body.config.template', webhook.template)
+  // As for checks: a value as written with a control character is refused (one stored before, or that a
+  // variable brings in, still goes with spaces: an alert must get through). A masked value stays as stored.
   webhook.headers.forEach(({ key, value }, index) => {
-    const refusal = refusedRequestHeader(key, value)
+    const refusal = refusedRequestHeader(key, value) ?? refusedHeaderValue(key, value)
     if (refusal) throw invalid(`body.config.headers.${index}.${refusal.field}`, refusal.message)
   })
   const seal = (field: 'headers' | 'queryParameters') =>

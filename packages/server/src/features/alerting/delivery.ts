@@ -214,8 +214,8 @@ function decodedUserinfo(text: string): string {
 }
 
 /**
- * Control characters (line breaks, and others the HTTP client refuses, which failed every attempt) go as
- * spaces, tabs stay; text beyond Latin-1 goes as its UTF-8 bytes.
+ * Control characters (refused at save; from a variable, or stored before, they failed every attempt) go
+ * as spaces, tabs stay; the text goes as its UTF-8 bytes.
  */
 function headerValue(text: string): string {
   return encodedHeaderValue(withoutControlCharacters(text))

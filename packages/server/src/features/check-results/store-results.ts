@@ -1,4 +1,11 @@
-import { type CheckResultsTable, type Database, isStoreBusy } from '@svc/db'
+import {
+  apartFromCommitRecords,
+  type CheckResultsTable,
+  type CommitRecord,
+  currentCommitRecord,
+  type Database,
+  isStoreBusy,
+} from '@svc/db'
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
@@ -85,12 +92,14 @@ function enqueue(ctx: ServiceContext, write: ResultWrite, { awaited }: { awaited
   }
   const batches = queue
   return new Promise<boolean>((resolve, reject) => {
-    batches.pending.push({ ctx, write, awaited, resolve, reject })
+    batches.pending.push({ ctx, write, awaited, record: currentCommitRecord(), resolve, reject })
     if (awaited || batches.pending.length >= GATHERED) for (const gathered of batches.gathering) gathered()
     if (batches.flushers < concurrentBatches(ctx)) {
       batches.flushers++
-      if (awaited) queueMicrotask(() => void flush(batches))
-      else setImmediate(() => void flush(batches))
+      // A batch commits for every caller in it: each marks its own record (see settle).
+      const flushApart = () => apartFromCommitRecords(() => void flush(batches))
+      if (awaited) queueMicrotask(flushApart)
+      else setImmediate(flushApart)
     }
   })
 }
@@ -118,6 +127,8 @@ interface Pending {
   write: ResultWrite
   /** A request waits on it: its batch doesn't wait to gather more. */
   awaited: boolean
+  /** What the caller committed (an HTTP request's): marked once this write is. */
+  record: CommitRecord | undefined
   resolve(stored: boolean): void
   reject(error: unknown): void
 }
@@ -200,8 +211,12 @@ function settled(outcome: Outcome): boolean {
 }
 
 function settle(pending: Pending, outcome: Outcome): void {
-  if (outcome instanceof CheckDeletedError) pending.reject(outcome)
-  else pending.resolve(outcome)
+  if (outcome instanceof CheckDeletedError) {
+    pending.reject(outcome)
+    return
+  }
+  if (outcome && pending.record) pending.record.committed = true
+  pending.resolve(outcome)
 }
 
 /**

@@ -230,18 +230,17 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   // The check locked first: a save naming it (a service's checks) that holds it commits before, and the
   // services it links are kept; one that comes after waits, then finds it gone. Its services keep what it
   // showed on status pages, in the transaction that deletes its results, as do the variables it used and
-  // the incidents it opened.
-  const row = await inTransaction(ctx, async (tx) => {
+  // the incidents it opened. Its suite runs in flight (minutes long) are asked to stop in it too (their
+  // results are dropped), so a deletion that fails leaves them running and one that answers stopped them.
+  await inTransaction(ctx, async (tx) => {
     const row = await repo.lockCheck(tx, accountId, id, 'exclusive')
     if (!row) throw notFound(`Check ${id} not found`)
     await keepStatusHistory(tx, accountId, id)
     await repo.deleteCheck(tx, id)
     await replaceReferences(tx, accountId, { type: 'check', id }, [])
     await resolveOpenedIncidents(tx, accountId, id, triggerOf(JSON.parse(row.definition)), 'was deleted')
-    return row
+    if (row.check_type === 'AUTOMATION') await requestSuiteCancel(tx, id, tx.clock.now().getTime())
   })
-  // Its runs stop at once: suite runs in flight (minutes long) are cancelled; their results are dropped.
-  if (row.check_type === 'AUTOMATION') await requestSuiteCancel(ctx, id, ctx.clock.now().getTime())
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
 }
@@ -419,8 +418,8 @@ function checkRequestUrl(url: string) {
 /**
  * Headers svc's HTTP client would refuse or change are refused as for webhook channels (the rule of
  * @svc/core); a name with `{{VARIABLES}}` is judged at run time, once they are filled in. A control
- * character in a value is refused too (webhook channels send it as a space): a check sends its request
- * as written or not at all.
+ * character in a value is refused too, as for webhook channels (which send one a variable brings in as a
+ * space, where a check's run fails): a check sends its request as written or not at all.
  */
 function checkRequestHeaders(headers: { key: string; value: string }[]) {
   headers.forEach(({ key, value }, index) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
+import { apartFromCommitRecords } from '@svc/db'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
@@ -52,7 +53,9 @@ export function createPingIntake(
     record(ping) {
       return new Promise<void>((resolve, reject) => {
         pending.push({ ping, at: ctx.clock.now(), resolve, reject })
-        if (pending.length === 1) setImmediate(flush)
+        // Handled for every ping of the turn: apart from the first one's request (a ping saves one
+        // result, so a failed one saved nothing).
+        if (pending.length === 1) setImmediate(() => apartFromCommitRecords(flush))
       })
     },
   }

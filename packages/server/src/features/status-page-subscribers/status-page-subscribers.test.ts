@@ -737,6 +737,40 @@ for (const engine of testEngines()) {
       assert.deepEqual(await subscribers(page.id), [])
     })
 
+    test('a confirmation link opened while its page is deleted: 404 as for a link of one gone', async () => {
+      const page = json(
+        await t.call({
+          method: 'POST',
+          url: '/v3/status-pages',
+          payload: { name: 'Closing', url: 'closing-unconfirmed', cards: [] },
+        }),
+      )
+      assert.equal((await subscribeJson('closing-unconfirmed', 'late@example.com')).statusCode, 202)
+      const [email] = await listEmails(t.ctx, page.id)
+      const confirmPath = linkIn(email?.text_body ?? '', 'confirm')
+      // The page's deletion has locked its subscriber (deleting it with the page) and waits where it
+      // deletes the subscriber's links; then the link opened, whose confirmation waits for the subscriber.
+      const answers = await inTurnWhileHeld(
+        t.ctx,
+        (tx) => sql`lock table status_page_confirm_tokens in exclusive mode`.execute(tx),
+        [
+          () => t.call({ method: 'DELETE', url: `/v3/status-pages/${page.id}` }),
+          () => t.call({ method: 'GET', url: confirmPath, as: null }),
+        ],
+      )
+      assert.deepEqual(
+        answers.map((res) => res.statusCode),
+        [204, 404],
+      )
+      assert.match(answers[1]?.body ?? '', /This confirmation link is unknown/)
+      const left = await t.store.db
+        .selectFrom('status_page_subscribers')
+        .select('id')
+        .where('status_page_id', '=', page.id)
+        .execute()
+      assert.deepEqual(left, [])
+    })
+
     test('the same address subscribing several times at once (a double click) is one subscriber, never a 500', async () => {
       const page = json(
         await t.call({

@@ -89,7 +89,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
 
   // Visitors' browsers get a page for what they got wrong (a form field, a link cut short), not JSON.
   app.setErrorHandler<FastifyError>((error, request, reply) => {
-    const client = clientErrorOf(error)
+    const client = clientErrorOf(error, request)
     if (!client || !wantsHtml(request)) return handleError(error, request, reply)
     const title = client.statusCode === 404 ? 'Page not found' : 'That did not work'
     // The subscribe form sent empty (or without its field): the visitor reads what to do.
