@@ -88,10 +88,11 @@ export function withoutControlCharacters(value: string): string {
  * one without (`é` too) as it is.
  */
 export function encodedHeaderValue(value: string): string {
-  return [...value].some((char) => (char.codePointAt(0) ?? 0) > 0xff)
-    ? Buffer.from(value, 'utf8').toString('latin1')
-    : value
+  return BEYOND_LATIN1.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value
 }
+
+/** A UTF-16 unit above 0xff: a character beyond Latin-1, or half of one beyond the BMP. */
+const BEYOND_LATIN1 = /[\u0100-\uffff]/
 
 /**
  * The headers as svc sends them: without those the rule refuses (stored by a version before it), TE as
