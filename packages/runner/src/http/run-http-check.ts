@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
-import { isIP, type LookupFunction, type Socket } from 'node:net'
+import { isIP, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import {
   type Assertion,
@@ -222,19 +222,30 @@ async function fetchOnce(
   // Expired between hops: no request would hear it.
   if (timeout.expired) throw new FailedHop(new Error('The request timed out'), phasesOf(marks))
   let tls: TlsCertificate | null = null
+  const watchConnect = (socket: Socket) => {
+    socket.once('connect', () => {
+      marks.connect = performance.now()
+    })
+  }
   const watch = (socket: Socket) => {
     socket.once('lookup', () => {
       marks.lookup = performance.now()
     })
-    socket.once('connect', () => {
-      marks.connect = performance.now()
-    })
+    watchConnect(socket)
   }
   const secured = (socket: TLSSocket) => {
     marks.secure = performance.now()
     tls = certificateOf(socket, ctx.now())
   }
-  const connector = connectorFor(!job.request.skipSSL, job.request.ipFamily, ctx.lookup)
+  const connector = buildConnector({
+    rejectUnauthorized: !job.request.skipSSL,
+    ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
+    ...(job.request.ipFamily === 'IPv6'
+      ? { family: 6 }
+      : job.request.ipFamily === 'IPv4'
+        ? { family: 4 }
+        : {}),
+  } as buildConnector.BuildOptions)
   // Through a proxy, phases time the connection to the proxy; https:// targets get TLS inside a
   // CONNECT tunnel, http:// ones are asked of the proxy in absolute form.
   const tunnel = proxy !== null && target.protocol === 'https:'
@@ -269,7 +280,9 @@ async function fetchOnce(
       }
       // undici's connector returns the socket it opens, though its type says void.
       const socket = connector(options, callback) as unknown as TLSSocket
-      watch(socket)
+      // An IP address is connected to without a lookup (and its event).
+      if (isIP(options.hostname)) watchConnect(socket)
+      else watch(socket)
       socket.once('secureConnect', () => secured(socket))
       return socket
     },
@@ -307,41 +320,10 @@ async function fetchOnce(
     // What was measured before the failure tells where it happened (a slow connect, a silent server).
     throw new FailedHop(error, phasesOf(marks))
   } finally {
-    await client.destroy(CHECK_OVER).catch(() => {})
+    try {
+      await client.destroy(CHECK_OVER)
+    } catch {}
   }
-}
-
-type Connector = ReturnType<typeof buildConnector>
-const connectors = new Map<string, Connector>()
-const connectorsByLookup = new WeakMap<LookupFunction, Map<string, Connector>>()
-
-/**
- * Shared by the checks that connect alike: building one per check cost a session cache and a
- * FinalizationRegistry each. `maxCachedSessions: 0` keeps every run's TLS handshake a full one.
- */
-function connectorFor(
-  rejectUnauthorized: boolean,
-  ipFamily: HttpJob['request']['ipFamily'],
-  lookup: LookupFunction | undefined,
-): Connector {
-  let byOptions = connectors
-  if (lookup) {
-    byOptions = connectorsByLookup.get(lookup) ?? new Map()
-    connectorsByLookup.set(lookup, byOptions)
-  }
-  const key = `${rejectUnauthorized} ${ipFamily}`
-  let connector = byOptions.get(key)
-  if (!connector) {
-    const family = ipFamily === 'IPv6' ? 6 : ipFamily === 'IPv4' ? 4 : undefined
-    connector = buildConnector({
-      rejectUnauthorized,
-      maxCachedSessions: 0,
-      ...(lookup ? { lookup } : {}),
-      ...(family ? { family } : {}),
-    } as buildConnector.BuildOptions)
-    byOptions.set(key, connector)
-  }
-  return connector
 }
 
 /**
