@@ -30,6 +30,25 @@ function handler(request: IncomingMessage, response: ServerResponse) {
     const items = Array.from({ length: 20_000 }, (_, id) => ({ id, name: `item ${id}` }))
     return response.end(JSON.stringify({ items }))
   }
+  if (url.pathname === '/huge') {
+    // 21 MiB in 1 MiB chunks, no Content-Length: only reading it tells it is too large.
+    const chunk = Buffer.alloc(1024 * 1024, 'x')
+    let sent = 0
+    const more = () => {
+      while (sent < 21 && !response.destroyed) {
+        sent++
+        if (!response.write(chunk)) return void response.once('drain', more)
+      }
+      response.end()
+    }
+    return more()
+  }
+  if (url.pathname === '/cut') {
+    // Promises 100 bytes, sends 10, hangs up.
+    response.setHeader('content-length', '100')
+    response.write('0123456789')
+    return setTimeout(() => request.socket.destroy(), 20)
+  }
   if (url.pathname === '/fail') {
     response.statusCode = 500
     return response.end('boom')
@@ -345,6 +364,18 @@ describe('URL and API checks against local HTTP and HTTPS servers', () => {
       message,
     )
     assert.ok(message.length <= 300 && message.endsWith('…'), `${message.length} characters`)
+  })
+
+  test('a body over 20 MB fails the run; one cut short is a network error', async () => {
+    const huge = await runHttpCheck(job(`${base}/huge`), ctx)
+    assert.deepEqual(huge.error, {
+      type: 'NETWORK_ERROR',
+      message: 'BODY_TOO_LARGE: Response body over 20 MB',
+    })
+    assert.equal(huge.checkResult.response, null)
+    const cut = await runHttpCheck(job(`${base}/cut`), ctx)
+    assert.deepEqual(cut.error, { type: 'NETWORK_ERROR', message: 'Connection reset: other side closed' })
+    assert.ok(cut.checkResult.timingPhases.firstByte > 0, 'the headers came')
   })
 
   test('bodies, headers and basic auth are sent', async () => {

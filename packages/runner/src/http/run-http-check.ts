@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
 import { isIP, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
@@ -65,7 +66,7 @@ const CONTENT_TYPES = {
 export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<HttpRunResult> {
   const startedAt = ctx.now()
   const started = performance.now()
-  const signal = AbortSignal.timeout(job.maxResponseTime)
+  const timeout = new RunTimeout(job.maxResponseTime)
   let request: PreparedRequest | undefined
   let hop: Hop | undefined
   let failedPhases: Hop['phases'] | undefined
@@ -73,10 +74,10 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   try {
     // Inside: a URL that doesn't parse (a space, a variable's value) is a failed run, not a throw.
     request = buildRequest(job)
-    let url = request.url
+    let url = request.target
     let sent = request
     for (let redirects = 0; ; redirects++) {
-      hop = await fetchOnce(url, sent, job, ctx, signal)
+      hop = await fetchOnce(url, sent, job, ctx, timeout)
       const location = hop.response.headers.location
       const redirected = hop.response.status >= 300 && hop.response.status < 400 && location
       if (!redirected || job.request.followRedirects === false) break
@@ -85,13 +86,15 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
         break
       }
       const next = new URL(location, url)
-      sent = redirectedRequest(sent, hop.response.status, new URL(url), next)
-      url = next.toString()
+      sent = redirectedRequest(sent, hop.response.status, url, next)
+      url = next
     }
   } catch (caught) {
     const failed = caught instanceof FailedHop
-    error = classifyNetworkError(failed ? caught.cause : caught, signal.aborted)
+    error = classifyNetworkError(failed ? caught.cause : caught, timeout.expired)
     if (failed) failedPhases = caught.phases
+  } finally {
+    timeout.clear()
   }
   const total = performance.now() - started
   const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
@@ -122,6 +125,8 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
 interface PreparedRequest {
   method: string
   url: string
+  /** `url` parsed. */
+  target: URL
   headers: Record<string, string>
   body: string | undefined
 }
@@ -164,7 +169,7 @@ function buildRequest(job: HttpJob): PreparedRequest {
     if (unsendable) throw new Error(`Request header ${unsendable.message}`)
     headers[key.toLowerCase()] = value
   }
-  return { method, url: url.toString(), headers, body }
+  return { method, url: url.toString(), target: url, headers, body }
 }
 
 /**
@@ -186,7 +191,9 @@ function redirectedRequest(request: PreparedRequest, status: number, from: URL, 
 }
 
 function encodedHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, encodedHeaderValue(value)]))
+  const encoded: Record<string, string> = {}
+  for (const name in headers) encoded[name] = encodedHeaderValue(headers[name] as string)
+  return encoded
 }
 
 const BODY_HEADERS = ['content-type', 'content-length']
@@ -204,23 +211,27 @@ interface Hop {
 }
 
 async function fetchOnce(
-  url: string,
+  target: URL,
   request: PreparedRequest,
   job: HttpJob,
   ctx: RunnerContext,
-  signal: AbortSignal,
+  timeout: RunTimeout,
 ): Promise<Hop> {
-  const target = new URL(url)
   const proxy = proxyFor(target, ctx.proxy)
   const marks = { start: performance.now(), lookup: 0, connect: 0, secure: 0, headers: 0, end: 0 }
+  // Expired between hops: no request would hear it.
+  if (timeout.expired) throw new FailedHop(new Error('The request timed out'), phasesOf(marks))
   let tls: TlsCertificate | null = null
+  const watchConnect = (socket: Socket) => {
+    socket.once('connect', () => {
+      marks.connect = performance.now()
+    })
+  }
   const watch = (socket: Socket) => {
     socket.once('lookup', () => {
       marks.lookup = performance.now()
     })
-    socket.once('connect', () => {
-      marks.connect = performance.now()
-    })
+    watchConnect(socket)
   }
   const secured = (socket: TLSSocket) => {
     marks.secure = performance.now()
@@ -269,7 +280,9 @@ async function fetchOnce(
       }
       // undici's connector returns the socket it opens, though its type says void.
       const socket = connector(options, callback) as unknown as TLSSocket
-      watch(socket)
+      // An IP address is connected to without a lookup (and its event).
+      if (isIP(options.hostname)) watchConnect(socket)
+      else watch(socket)
       socket.once('secureConnect', () => secured(socket))
       return socket
     },
@@ -285,7 +298,7 @@ async function fetchOnce(
         viaProxy ? { ...request.headers, host: target.host, ...proxyAuthorization(proxy) } : request.headers,
       ),
       body: request.body,
-      signal,
+      signal: timeout,
     })
     marks.headers = performance.now()
     const body = await readBody(response.body)
@@ -297,7 +310,7 @@ async function fetchOnce(
         status: response.statusCode,
         statusText: statusText(response.statusCode),
         headers,
-        body: body.subarray(0, STORED_BODY_BYTES).toString('utf8'),
+        body: body.length <= STORED_BODY_BYTES ? text : body.subarray(0, STORED_BODY_BYTES).toString('utf8'),
       },
       phases: phasesOf(marks),
       tls,
@@ -307,7 +320,28 @@ async function fetchOnce(
     // What was measured before the failure tells where it happened (a slow connect, a silent server).
     throw new FailedHop(error, phasesOf(marks))
   } finally {
-    await client.destroy(CHECK_OVER).catch(() => {})
+    try {
+      await client.destroy(CHECK_OVER)
+    } catch {}
+  }
+}
+
+/**
+ * The run's time limit, as the signal undici takes: an EventEmitter costs less per request than an
+ * AbortSignal, and the timer is cleared when the run is over (AbortSignal.timeout's stays until it fires).
+ */
+class RunTimeout extends EventEmitter {
+  expired = false
+  private timer: NodeJS.Timeout
+  constructor(ms: number) {
+    super()
+    this.timer = setTimeout(() => {
+      this.expired = true
+      this.emit('abort')
+    }, ms)
+  }
+  clear() {
+    clearTimeout(this.timer)
   }
 }
 
@@ -395,7 +429,8 @@ function evaluateAssertions(job: HttpJob, hop: Hop, total: number): AssertionOut
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {}
-  for (const [key, value] of Object.entries(headers)) {
+  for (const key in headers) {
+    const value = headers[key]
     if (value !== undefined) flat[key] = Array.isArray(value) ? value.join(', ') : value
   }
   return flat
