@@ -88,11 +88,11 @@ export function withoutControlCharacters(value: string): string {
  * two bytes alone as beside `€`, and receivers decoding UTF-8 read what was written.
  */
 export function encodedHeaderValue(value: string): string {
-  return ASCII_ONLY.test(value) ? value : Buffer.from(value, 'utf8').toString('latin1')
+  return BEYOND_ASCII.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value
 }
 
-/** Text whose UTF-8 bytes are its characters: most values, which then need no copy. */
-const ASCII_ONLY = /^[\x00-\x7f]*$/
+/** A character whose UTF-8 bytes are more than itself; most values have none and need no copy. */
+const BEYOND_ASCII = /[\u0080-\uffff]/
 
 /**
  * The headers as svc sends them: without those the rule refuses (stored by a version before it), TE as
