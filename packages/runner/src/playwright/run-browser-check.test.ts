@@ -805,6 +805,37 @@ describe('the Playwright pool', () => {
     }
   })
 
+  test("a run's directory is gone before its slot is free: the next run in the slot keeps its own", async () => {
+    const pool = new PlaywrightPool({ concurrency: 1 })
+    const { ctx, cleanup } = scriptTestContext(pool)
+    // What the slot's directory held when each lease was given back.
+    const leftAtRelease: boolean[] = []
+    const acquire = pool.acquire.bind(pool)
+    pool.acquire = async (signal) => {
+      const lease = await acquire(signal)
+      const dir = join(pool.workRoot, `svc-run-${process.pid}-${pool.id}-${lease.slot}`)
+      return {
+        ...lease,
+        release: () => {
+          leftAtRelease.push(existsSync(dir))
+          lease.release()
+        },
+      }
+    }
+    try {
+      const result = await runBrowserCheck(
+        { name: 'one', runLocation: 'local', script: `console.log('done')\n` },
+        ctx(),
+      )
+      assert.equal(result.error, null)
+      // The account's warm-up run and this one.
+      assert.deepEqual(leftAtRelease, [false, false])
+    } finally {
+      await pool.close()
+      cleanup()
+    }
+  })
+
   test('at most `concurrency` runs at once, each in its own slot; the rest wait their turn', async () => {
     const pool = new PlaywrightPool({ concurrency: 2 })
     const first = await pool.acquire()

@@ -217,8 +217,9 @@ async function runScript(
     return refuse('INTERNAL', `The run could not be carried out: ${(error as Error).message}`)
   } finally {
     browser?.release()
-    release()
+    // Gone before the slot is free: the next run in the slot makes the same path its own directory.
     if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => {})
+    release()
   }
 }
 
