@@ -304,11 +304,13 @@ for (const storeEngine of testEngines()) {
         })
         const answered = app.inject({ method: 'POST', url: '/rename' })
         await t.ctx.db.transaction().execute(async (tx) => {
+          // The backend that checks first ends its own transaction: on a busy machine this one's check
+          // could come first though the request waited first. Checked this late, it never does.
+          await sql`set local deadlock_timeout = '60s'`.execute(tx)
           await routeHoldsFirst.promise
           await rename(tx, 'svc-second', 'by the other')
           const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]?.pid
           testHoldsSecond.resolve()
-          // The request waits first, so PostgreSQL's deadlock check ends its transaction, not this one.
           const waiting = async () =>
             (
               await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
