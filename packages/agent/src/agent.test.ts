@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { SvcAgent } from './agent.ts'
 import { AgentApi, type AgentJob, ApiError, dispatcherOf, type JobResultBody } from './api-client.ts'
 import { loadAgentConfig } from './config.ts'
@@ -13,8 +13,7 @@ const target = createServer((_request, response) => {
 })
 let url = ''
 before(async () => {
-  await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-  url = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
+  url = `${(await listenOnLoopback(target)).url}/`
 })
 after(() => target.close())
 
@@ -239,13 +238,13 @@ test('an error event the server refuses with 429 (its per-location limit) is dro
       }),
     )
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { url: apiUrl } = await listenOnLoopback(server)
   const dispatcher = dispatcherOf({ httpProxy: '', httpsProxy: '', noProxy: '' })
   const warnings: string[] = []
   const agent = new SvcAgent({
     config: loadAgentConfig({ API_KEY: 'svc_pl_test' }),
     api: new AgentApi({
-      apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      apiUrl,
       apiKey: 'svc_pl_test',
       agentId: '00000000-0000-4000-8000-000000000001',
       dispatcher,

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { freePort } from '@svc/runner/testing'
+import { freePort, listenOnLoopback } from '@svc/runner/testing'
 
 const MAIN = join(import.meta.dirname, 'main.ts')
 const node = (args: string[]) =>
@@ -137,8 +137,8 @@ async function htmlServer(status: number): Promise<{ url: string; paths: string[
     response.writeHead(status, { 'content-type': 'text/html; charset=utf-8' })
     response.end('<!DOCTYPE html>\n<html><body><h1>Welcome to nginx!</h1></body></html>\n')
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, server }
+  const { url } = await listenOnLoopback(server)
+  return { url, paths, server }
 }
 
 test('an SVC_API_URL that is not svc (404 or 200 with a web page): the agent says what it got there and exits 1', async () => {

@@ -65,10 +65,12 @@ export function refusedRequestHeader(key: string, value: string): HeaderRefusal 
 
 /** Control characters but tab: HTTP can't carry them in a header value (a line break would end it). */
 const CONTROL_CHARACTERS = /[^\P{Cc}\t]+/gu
+/** The same class without the global flag, whose `test` would carry `lastIndex` from one call to the next. */
+const CONTROL_CHARACTER = /[^\P{Cc}\t]/u
 
 /** Why a header value can't be sent, or null: `{{VARIABLES}}` hold none, so one found is there as written. */
 export function refusedHeaderValue(key: string, value: string): HeaderRefusal | null {
-  if (!new RegExp(CONTROL_CHARACTERS.source, 'u').test(value)) return null
+  if (!CONTROL_CHARACTER.test(value)) return null
   return {
     field: 'value',
     message:

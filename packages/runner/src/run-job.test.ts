@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { REDACTED } from '@svc/core'
 import { runJob } from './run-job.ts'
+import { listenOnLoopback } from './testing/loopback.ts'
 
 const server = createServer((request, response) => {
   response.setHeader('set-cookie', 'session=abc123')
@@ -12,8 +12,7 @@ const server = createServer((request, response) => {
 })
 let url = ''
 before(async () => {
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  url = `${(await listenOnLoopback(server)).url}/`
 })
 after(() => server.close())
 

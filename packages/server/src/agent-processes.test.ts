@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Scrubber } from '@svc/core'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, ffmpegPath } from '@svc/runner'
-import { readZip, startRecordingProxy } from '@svc/runner/testing'
+import { listenOnLoopback, readZip, startRecordingProxy } from '@svc/runner/testing'
 import { type AgentProcess, startAgentProcess } from './testing/agent-process.ts'
 import { pidOfClient } from './testing/client-pid.ts'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
@@ -601,8 +600,7 @@ async function startTarget(pids: () => number[]): Promise<Target> {
       response.end('ok')
     }
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  const port = (server.address() as AddressInfo).port
+  const { port } = await listenOnLoopback(server)
   target.url = `http://127.0.0.1:${port}`
   return target
 }

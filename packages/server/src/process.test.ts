@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
 
 /** Real server processes on one store: first start, shared rate limits, durability, shutdown. */
@@ -68,8 +68,7 @@ for (const engine of testEngines()) {
       const { env, dispose } = await baseEnv()
       const { SVC_BOOTSTRAP_API_KEY: _preset, ...withoutPreset } = env
       const taken = createServer()
-      await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done))
-      const busyPort = (taken.address() as AddressInfo).port
+      const { port: busyPort } = await listenOnLoopback(taken)
       let server: ServerProcess | undefined
       try {
         await assert.rejects(
@@ -208,7 +207,7 @@ for (const engine of testEngines()) {
       }
     })
 
-    test('SIGTERM: no new requests at once, while the scheduled run in flight finishes and is stored; exit 0', async () => {
+    test('SIGTERM: no new requests at once, while the scheduled run in flight finishes and is stored; exit 0', async (context) => {
       const { env, storeUrl, dispose } = await baseEnv()
       let releaseTarget: () => void = () => {}
       const targetHit = Promise.withResolvers<void>()
@@ -216,7 +215,7 @@ for (const engine of testEngines()) {
         targetHit.resolve()
         releaseTarget = () => response.end('late but fine')
       })
-      await new Promise<void>((listening) => target.listen(0, '127.0.0.1', listening))
+      const { url: targetUrl } = await listenOnLoopback(target, context)
       let server: ServerProcess | undefined
       const store = createDb(storeUrl)
       try {
@@ -229,7 +228,7 @@ for (const engine of testEngines()) {
             name: 'slow',
             frequency: 1,
             doubleCheck: false,
-            request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+            request: { url: `${targetUrl}/` },
           }),
         })
         const check = (await created.json()) as { id: string }
@@ -267,7 +266,6 @@ for (const engine of testEngines()) {
       } finally {
         await server?.stop('SIGKILL')
         await store.close()
-        target.close()
         await dispose()
       }
     })

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable } from '@svc/runner'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { holdingServer } from './testing/holding-page.ts'
 import {
   type ServerProcess,
@@ -21,7 +21,7 @@ if (skip) console.warn(`\n!!! ${skip}\n`)
 /** `npm run runner -- --location X` processes beside a server on one store. */
 for (const engine of testEngines()) {
   describe(`runner processes on ${engine.engine}`, () => {
-    test('a runner serves its location; killed mid-run, its slot is re-run by another runner once', async () => {
+    test('a runner serves its location; killed mid-run, its slot is re-run by another runner once', async (context) => {
       let hangs = true
       const started: string[] = []
       const target = createServer((request, response) => {
@@ -29,8 +29,7 @@ for (const engine of testEngines()) {
         if (!hangs) return response.end('ok')
         // Held open: the runner that sent this is killed before an answer comes.
       })
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/work`
+      const targetUrl = `${(await listenOnLoopback(target, context)).url}/work`
       const store = await engine.createUrl()
       const key = `svc_${randomBytes(32).toString('base64url')}`
       const env = {
@@ -125,8 +124,6 @@ for (const engine of testEngines()) {
         assert.equal(await euRunners(), 1)
       } finally {
         for (const process of processes) await process.stop('SIGKILL')
-        target.closeAllConnections()
-        target.close()
         await db.close()
         await store.dispose()
       }

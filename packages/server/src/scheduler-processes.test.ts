@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { pidOfClient } from './testing/client-pid.ts'
 import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
 
@@ -129,8 +129,7 @@ async function startTarget(pids: () => number[]) {
     else hitsByPid.set(pid, (hitsByPid.get(pid) ?? 0) + 1)
     response.end('ok')
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  const port = (server.address() as AddressInfo).port
+  const { port } = await listenOnLoopback(server)
   return {
     server,
     url: `http://127.0.0.1:${port}`,

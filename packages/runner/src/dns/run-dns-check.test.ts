@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net'
+import { createServer as createTcpServer, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import dns2 from 'dns2'
 import { freePort } from '../testing/free-port.ts'
+import { listenOnLoopback } from '../testing/loopback.ts'
 import { type DnsJob, runDnsCheck } from './run-dns-check.ts'
 
 const { Packet } = dns2
@@ -348,7 +349,7 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
     assert.equal(result.error?.type, 'TIMEOUT')
   })
 
-  test('over TCP, a name server that accepts but never answers times out, and its connection is closed', async () => {
+  test('over TCP, a name server that accepts but never answers times out, and its connection is closed', async (t) => {
     const sockets: Socket[] = []
     let closed = 0
     const mute = createTcpServer((socket) => {
@@ -357,13 +358,10 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
       socket.on('close', () => closed++)
       socket.resume()
     })
-    await new Promise<void>((done) => mute.listen(0, '127.0.0.1', done))
+    const { port } = await listenOnLoopback(mute, t)
     try {
       const result = await runDnsCheck(
-        job(
-          { protocol: 'TCP', port: (mute.address() as AddressInfo).port },
-          { maxResponseTime: 300, degradedResponseTime: 100 },
-        ),
+        job({ protocol: 'TCP', port }, { maxResponseTime: 300, degradedResponseTime: 100 }),
         ctx,
       )
       assert.equal(result.error?.type, 'TIMEOUT')
@@ -371,7 +369,6 @@ describe('DNS checks against a local DNS server over UDP and TCP', () => {
       assert.deepEqual([sockets.length, closed], [1, 1], 'the runner closed its connection')
     } finally {
       for (const socket of sockets) socket.destroy()
-      mute.close()
     }
   })
 })

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import { type AddressInfo, connect } from 'node:net'
+import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { selfSignedCertificate } from '../testing/certificate.ts'
+import { listenOnLoopback } from '../testing/loopback.ts'
 import { proxyFor } from './proxy.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
@@ -86,8 +87,7 @@ describe('URL and API checks through a forward proxy', () => {
   })
   before(async () => {
     const listen = async (server: Server) => {
-      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-      return (server.address() as AddressInfo).port
+      return (await listenOnLoopback(server)).port
     }
     https = createHttpsServer(selfSignedCertificate(), handler)
     base = `http://127.0.0.1:${await listen(http)}`

@@ -3,12 +3,12 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls'
 import { selfSignedCertificate } from '../testing/certificate.ts'
+import { listenOnLoopback } from '../testing/loopback.ts'
 import type { RunnerContext } from '../types.ts'
 import { type HttpJob, runHttpCheck } from './run-http-check.ts'
 
@@ -95,8 +95,7 @@ function handler(request: IncomingMessage, response: ServerResponse) {
 }
 
 async function listen(server: Server): Promise<number> {
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  return (server.address() as AddressInfo).port
+  return (await listenOnLoopback(server)).port
 }
 
 function job(url: string, extra: Partial<HttpJob> = {}, request: Partial<HttpJob['request']> = {}): HttpJob {

@@ -1,8 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { listenOnLoopback } from '../testing/loopback.ts'
 import { ffmpegPath } from './ffmpeg.ts'
 import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, PlaywrightPool } from './pool.ts'
 import type { ScriptRunnerContext } from './types.ts'
@@ -49,9 +49,9 @@ export async function startSite(
       response.end('not found')
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { url } = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

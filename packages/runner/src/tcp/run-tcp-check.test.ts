@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { type AddressInfo, createServer, type LookupFunction, type Server } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { listenOnLoopback } from '../testing/loopback.ts'
 import { runTcpCheck, type TcpJob } from './run-tcp-check.ts'
 
 const ctx = { now: () => new Date() }
 
 async function listen(server: Server): Promise<number> {
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-  return (server.address() as AddressInfo).port
+  return (await listenOnLoopback(server)).port
 }
 
 function job(port: number, request: Partial<TcpJob['request']> = {}, extra: Partial<TcpJob> = {}): TcpJob {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOnLoopback } from './loopback.ts'
 
 export interface Http1Request {
   method: string
@@ -31,9 +31,9 @@ export async function startHeaderRecorder() {
       response.end('thanks')
     })
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { url } = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     received,
     /** Ends kept-alive connections too, so `close` doesn't wait for clients to drop theirs. */
     async close() {

@@ -1,7 +1,7 @@
 import { createSecureServer, type IncomingHttpHeaders, type ServerHttp2Session } from 'node:http2'
-import type { AddressInfo } from 'node:net'
 import { getCACertificates, setDefaultCACertificates } from 'node:tls'
 import { selfSignedCertificate } from './certificate.ts'
+import { listenOnLoopback } from './loopback.ts'
 
 export interface Http2Request {
   method: string
@@ -40,9 +40,9 @@ export async function startHttp2Server() {
       stream.end('thanks')
     })
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { port } = await listenOnLoopback(server)
   return {
-    url: `https://localhost:${(server.address() as AddressInfo).port}`,
+    url: `https://localhost:${port}`,
     received,
     /** Ends every session (clients keep theirs open) and stops trusting the certificate. */
     async close() {

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http'
-import { type AddressInfo, connect } from 'node:net'
+import { connect } from 'node:net'
+import { listenOnLoopback } from './loopback.ts'
 
 export interface RecordedRequest {
   /** The `host:port` it went to. */
@@ -119,9 +120,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions = {}): 
     upstream.on('error', () => socket.destroy())
     socket.on('error', () => upstream.destroy())
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { url } = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     server,
     requests,
     refused,

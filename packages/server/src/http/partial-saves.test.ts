@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
 import { insertService } from '../features/status-page-services/status-page-services.repo.ts'
@@ -183,14 +183,13 @@ for (const storeEngine of testEngines()) {
     // A real request saving in steps, on the app as built: the store held by another process while the
     // group's second check runs (its target server takes the lock), so only the first result is stored.
     if (storeEngine.engine === 'sqlite')
-      test('a group trigger whose second result finds the store busy: 503 saying part was saved', async () => {
+      test('a group trigger whose second result finds the store busy: 503 saying part was saved', async (context) => {
         let lock: Awaited<ReturnType<typeof writeLockHeldElsewhere>> | undefined
         const target = createServer(async (request, response) => {
           if (request.url === '/second') lock = await writeLockHeldElsewhere(t.store.url)
           response.end('ok')
         })
-        await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-        const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+        const { url: base } = await listenOnLoopback(target, context)
         const group = json(
           await t.call({
             method: 'POST',
@@ -221,7 +220,6 @@ for (const storeEngine of testEngines()) {
         } finally {
           await lock?.release()
           await sql`pragma busy_timeout = 5000`.execute(t.store.db)
-          target.close()
         }
         assert.equal(res.statusCode, 503, res.body)
         assert.equal(

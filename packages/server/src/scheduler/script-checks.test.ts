@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, ffmpegPath } from '@svc/runner'
-import { selfSignedCertificate } from '@svc/runner/testing'
+import { listenOnLoopback, selfSignedCertificate } from '@svc/runner/testing'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
@@ -40,8 +39,7 @@ for (const engine of testEngines()) {
       response.end('<!doctype html><html><head><title>t</title></head><body><h1>Hello</h1></body></html>')
     })
     before(async () => {
-      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-      site = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+      site = `${(await listenOnLoopback(server)).url}/`
       t = await createTestApp(engine)
       await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'SITE_URL', value: site } })
       await t.call({
@@ -255,49 +253,45 @@ test('waits', async ({ page }) => {
       }
     })
 
-    test("a browser check's sslCheckDomain is read on each run and raises ALERT_SSL near expiry", async () => {
+    test("a browser check's sslCheckDomain is read on each run and raises ALERT_SSL near expiry", async (context) => {
       const certificate = selfSignedCertificate('shop.test', 5)
       const tlsServer = createHttpsServer(certificate, (_request, response) => response.end('ok'))
-      await new Promise<void>((done) => tlsServer.listen(0, '127.0.0.1', done))
-      const domain = `127.0.0.1:${(tlsServer.address() as AddressInfo).port}`
-      try {
-        const channel = await t.call({
+      const { port } = await listenOnLoopback(tlsServer, context)
+      const domain = `127.0.0.1:${port}`
+      const channel = await t.call({
+        method: 'POST',
+        url: '/v1/alert-channels',
+        payload: {
+          type: 'WEBHOOK',
+          sslExpiry: true,
+          sslExpiryThreshold: 30,
+          config: { name: 'ssl', url: 'http://127.0.0.1:9/hook' },
+        },
+      })
+      assert.equal(channel.statusCode, 201, channel.body)
+      const check = json(
+        await t.call({
           method: 'POST',
-          url: '/v1/alert-channels',
-          payload: {
-            type: 'WEBHOOK',
-            sslExpiry: true,
-            sslExpiryThreshold: 30,
-            config: { name: 'ssl', url: 'http://127.0.0.1:9/hook' },
-          },
-        })
-        assert.equal(channel.statusCode, 201, channel.body)
-        const check = json(
-          await t.call({
-            method: 'POST',
-            url: '/v1/checks/browser',
-            payload: { name: 'shop', script: PASSING, sslCheckDomain: domain, doubleCheck: false },
-          }),
-        )
-        const result = json(await t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` }))
-        assert.equal(result.browserCheckResult.tls.domain, domain)
-        assert.equal(result.browserCheckResult.tls.subject, 'shop.test')
-        assert.ok([4, 5].includes(result.browserCheckResult.tls.daysRemaining))
-        const notifications = json(
-          await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
-        )
-        const ssl = notifications.find((n: any) => n.alertType === 'ALERT_SSL')
-        assert.ok(ssl, JSON.stringify(notifications))
-        assert.match(ssl.title, /^The SSL certificate of shop expires soon: [45] days left$/)
-        const stored = await t.store.db
-          .selectFrom('alert_notifications')
-          .select('event')
-          .where('id', '=', ssl.id)
-          .executeTakeFirstOrThrow()
-        assert.equal(JSON.parse(stored.event).variables.SSL_CHECK_DOMAIN, domain)
-      } finally {
-        tlsServer.close()
-      }
+          url: '/v1/checks/browser',
+          payload: { name: 'shop', script: PASSING, sslCheckDomain: domain, doubleCheck: false },
+        }),
+      )
+      const result = json(await t.call({ method: 'POST', url: `/v1/checks/${check.id}/trigger` }))
+      assert.equal(result.browserCheckResult.tls.domain, domain)
+      assert.equal(result.browserCheckResult.tls.subject, 'shop.test')
+      assert.ok([4, 5].includes(result.browserCheckResult.tls.daysRemaining))
+      const notifications = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
+      const ssl = notifications.find((n: any) => n.alertType === 'ALERT_SSL')
+      assert.ok(ssl, JSON.stringify(notifications))
+      assert.match(ssl.title, /^The SSL certificate of shop expires soon: [45] days left$/)
+      const stored = await t.store.db
+        .selectFrom('alert_notifications')
+        .select('event')
+        .where('id', '=', ssl.id)
+        .executeTakeFirstOrThrow()
+      assert.equal(JSON.parse(stored.event).variables.SSL_CHECK_DOMAIN, domain)
     })
   })
 }

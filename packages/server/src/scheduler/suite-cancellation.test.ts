@@ -6,6 +6,7 @@ import { chromiumAvailable } from '@svc/runner'
 import { cancelCheckRuns } from '../features/checks/checks.service.ts'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { unreachableWebhookChannel } from '../testing/webhook-channel.ts'
 import { jobIdOf } from './jobs.ts'
 import { claimDueRetries } from './retries.repo.ts'
 import { createScheduler } from './scheduler.ts'
@@ -47,13 +48,7 @@ for (const engine of testEngines()) {
     let channelId = 0
     before(async () => {
       t = await createTestApp(engine)
-      const channel = await t.call({
-        method: 'POST',
-        url: '/v1/alert-channels',
-        payload: { type: 'WEBHOOK', config: { name: 'hook', url: 'http://127.0.0.1:9/hook' } },
-      })
-      assert.equal(channel.statusCode, 201, channel.body)
-      channelId = json(channel).id
+      channelId = await unreachableWebhookChannel(t)
     })
     after(async () => {
       await t.close()

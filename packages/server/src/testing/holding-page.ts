@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenOnLoopback } from '@svc/runner/testing'
 
 /** A page that answers only when released: a run waits on it, in flight, as long as a test needs. */
 export async function holdingServer() {
@@ -9,9 +9,9 @@ export async function holdingServer() {
     held.push(response)
     entered.resolve()
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { url } = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    url: `${url}/`,
     /** Resolves once a request came in. */
     inFlight: entered.promise,
     release: (body: string) => {

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
+import { listenOnLoopback } from '@svc/runner/testing'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
@@ -77,8 +77,7 @@ for (const engine of testEngines()) {
       response.end('ok')
     })
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      base = (await listenOnLoopback(target)).url
       t = await createTestApp(engine, {
         clock: {
           now: () => {

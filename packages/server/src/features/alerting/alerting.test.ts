@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { sql } from 'kysely'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { claimDue } from './alert-notifications.repo.ts'
@@ -440,7 +440,7 @@ for (const engine of testEngines()) {
       )
     })
 
-    test("a receiver that hangs holds up only its own alerts, not other channels' alerts", async () => {
+    test("a receiver that hangs holds up only its own alerts, not other channels' alerts", async (context) => {
       // Holds every request open until released, and tells whether the client gave up meanwhile.
       const held = { requests: 0, clientGaveUp: false, release: () => {} }
       const hanging = createServer((request, response) => {
@@ -451,8 +451,7 @@ for (const engine of testEngines()) {
         })
         held.release = () => response.end('late')
       })
-      await new Promise<void>((done) => hanging.listen(0, '127.0.0.1', done))
-      const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+      const { url: hangingUrl } = await listenOnLoopback(hanging, context)
       const until = async (what: string, condition: () => boolean) => {
         for (let i = 0; i < 2000 && !condition(); i++) await new Promise((done) => setTimeout(done, 10))
         assert.ok(condition(), what)
@@ -471,8 +470,6 @@ for (const engine of testEngines()) {
       } finally {
         held.release()
         await node.stop()
-        hanging.closeAllConnections()
-        await new Promise<void>((done) => hanging.close(() => done()))
       }
     })
 
@@ -1017,7 +1014,7 @@ for (const engine of testEngines()) {
       assert.equal((await t.call({ method: 'POST', url: '/v1/alert-channels/999999/test' })).statusCode, 404)
     })
 
-    test('a receiver that echoes the request never shows locked values in the recorded response', async () => {
+    test('a receiver that echoes the request never shows locked values in the recorded response', async (context) => {
       // Error pages and debugging endpoints often echo what they got: URL, headers and body.
       const echo = createServer((request, response) => {
         let body = ''
@@ -1029,41 +1026,35 @@ for (const engine of testEngines()) {
           response.end(JSON.stringify({ url: request.url, headers: request.headers, body }))
         })
       })
-      await new Promise<void>((done) => echo.listen(0, '127.0.0.1', done))
-      try {
-        const variable = await t.call({
-          method: 'POST',
-          url: '/v1/variables',
-          payload: { key: 'ECHO_LOCKED', value: 'locked-variable-value', locked: true },
-        })
-        assert.equal(variable.statusCode, 201, variable.body)
-        const created = await t.call({
-          method: 'POST',
-          url: '/v1/alert-channels',
-          payload: {
-            type: 'WEBHOOK',
-            config: {
-              name: 'echo',
-              url: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/hook?v={{ECHO_LOCKED}}`,
-              headers: [{ key: 'Authorization', value: 'Bearer locked-header-value', locked: true }],
-              queryParameters: [{ key: 'q', value: 'locked-query-value', locked: true }],
-              template: '{"v": "{{ECHO_LOCKED}}"}',
-            },
+      const { url: echoUrl } = await listenOnLoopback(echo, context)
+      const variable = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'ECHO_LOCKED', value: 'locked-variable-value', locked: true },
+      })
+      assert.equal(variable.statusCode, 201, variable.body)
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/alert-channels',
+        payload: {
+          type: 'WEBHOOK',
+          config: {
+            name: 'echo',
+            url: `${echoUrl}/hook?v={{ECHO_LOCKED}}`,
+            headers: [{ key: 'Authorization', value: 'Bearer locked-header-value', locked: true }],
+            queryParameters: [{ key: 'q', value: 'locked-query-value', locked: true }],
+            template: '{"v": "{{ECHO_LOCKED}}"}',
           },
-        })
-        assert.equal(created.statusCode, 201, created.body)
-        const sent = json(
-          await t.call({ method: 'POST', url: `/v1/alert-channels/${json(created).id}/test` }),
-        )
-        assert.equal(sent.status, 'FAILED')
-        const listed = await t.call({ method: 'GET', url: `/v1/alert-notifications/${sent.id}` })
-        const shown = `${JSON.stringify(sent)} ${listed.body}`
-        for (const value of ['locked-variable-value', 'locked-header-value', 'locked-query-value'])
-          assert.equal(shown.includes(value), false, value)
-        assert.match(json(listed).lastResponse.body, /\[REDACTED\]/)
-      } finally {
-        await new Promise<void>((done) => echo.close(() => done()))
-      }
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${json(created).id}/test` }))
+      assert.equal(sent.status, 'FAILED')
+      const listed = await t.call({ method: 'GET', url: `/v1/alert-notifications/${sent.id}` })
+      const shown = `${JSON.stringify(sent)} ${listed.body}`
+      for (const value of ['locked-variable-value', 'locked-header-value', 'locked-query-value'])
+        assert.equal(shown.includes(value), false, value)
+      assert.match(json(listed).lastResponse.body, /\[REDACTED\]/)
     })
   })
 }

@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { SMTPServer } from 'smtp-server'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { createDispatcher, RETRY_DELAY_MS } from './dispatcher.ts'
@@ -288,7 +289,7 @@ for (const engine of testEngines()) {
       }
     })
 
-    test('the status decides a delivery: a body that never ends or never stops is read only to 2 KiB', async () => {
+    test('the status decides a delivery: a body that never ends or never stops is read only to 2 KiB', async (context) => {
       const served = { endless: false, huge: false }
       const server = createServer((request, response) => {
         request.resume()
@@ -313,8 +314,7 @@ for (const engine of testEngines()) {
           pump()
         })
       })
-      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const { url: base } = await listenOnLoopback(server, context)
       const app = await createTestApp(engine, {
         clock: { now: () => new Date(nowMs) },
         alerting: { timeoutMs: 500 },
@@ -338,12 +338,10 @@ for (const engine of testEngines()) {
         assert.equal(served.huge, false, 'the 64 MiB body was not read to its end')
       } finally {
         await app.close()
-        server.closeAllConnections()
-        await new Promise<void>((done) => server.close(() => done()))
       }
     })
 
-    test('a receiver that never answers times out and is retried 20 s later; a 3xx is its answer, not followed', async () => {
+    test('a receiver that never answers times out and is retried 20 s later; a 3xx is its answer, not followed', async (context) => {
       const state = { answer: false, requests: 0, followed: 0 }
       const server = createServer((request, response) => {
         request.resume()
@@ -356,8 +354,7 @@ for (const engine of testEngines()) {
         state.requests++
         if (state.answer) response.end('ok') // else never answers
       })
-      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const { url: base } = await listenOnLoopback(server, context)
       // The silent attempt waits out this limit (any limit ends it); it is generous for the ones that answer.
       const app = await createTestApp(engine, {
         clock: { now: () => new Date(nowMs) },
@@ -421,8 +418,6 @@ for (const engine of testEngines()) {
         assert.equal(state.followed, 0)
       } finally {
         await app.close()
-        server.closeAllConnections()
-        await new Promise<void>((done) => server.close(() => done()))
       }
     })
 

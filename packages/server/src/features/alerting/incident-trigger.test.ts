@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { createScheduler } from '../../scheduler/scheduler.ts'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
@@ -17,8 +17,9 @@ for (const engine of testEngines()) {
       response.statusCode = failing ? 503 : 200
       response.end()
     })
+    let base = ''
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      base = (await listenOnLoopback(target)).url
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
     })
     after(async () => {
@@ -50,7 +51,7 @@ for (const engine of testEngines()) {
             name: 'checkout',
             frequency: 1,
             doubleCheck: false,
-            request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+            request: { url: `${base}/` },
             triggerIncident: {
               serviceId: service.id,
               severity: 'MAJOR',

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { type ServerProcess, startServerProcess, storeEnv } from '../../testing/server-process.ts'
 import { startReceiver } from './testing.ts'
 
@@ -28,14 +28,14 @@ async function until<T>(
 
 for (const engine of testEngines()) {
   describe(`alert delivery across a server crash on ${engine.engine}`, () => {
-    test('a server killed between retries resumes them after restart: delivered exactly once', async () => {
+    test('a server killed between retries resumes them after restart: delivered exactly once', async (context) => {
       const store = await engine.createUrl()
       const receiver = await startReceiver(SECRET)
       const target = createServer((_request, response) => {
         response.statusCode = 503
         response.end('down')
       })
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      const { url: targetUrl } = await listenOnLoopback(target, context)
       const key = `svc_${randomBytes(32).toString('base64url')}`
       const env = {
         ...storeEnv(store.url),
@@ -65,7 +65,7 @@ for (const engine of testEngines()) {
         const check = await call('POST', '/v1/checks/api', {
           name: 'down',
           activated: false,
-          request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+          request: { url: `${targetUrl}/` },
         })
         assert.equal(check.status, 201)
 
@@ -108,7 +108,6 @@ for (const engine of testEngines()) {
         assert.equal(one?.body, two?.body, 'the same event both times')
       } finally {
         await server?.stop('SIGKILL')
-        target.close()
         await receiver.close()
         await store.dispose()
       }

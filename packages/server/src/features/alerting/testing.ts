@@ -1,7 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { CheckResultsTable } from '@svc/db'
+import { listenOnLoopback } from '@svc/runner/testing'
 import type { ServiceContext } from '../../context.ts'
 import { writeResult } from '../check-results/store-results.ts'
 
@@ -46,9 +46,9 @@ export async function startReceiver(secret?: string) {
       response.end('thanks')
     })
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { url } = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     received,
     /** Answers `status` to the next `count` requests. */
     failNext(count: number, status = 500) {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import {
   createTestApp,
   json,
@@ -131,7 +131,7 @@ for (const engine of testEngines()) {
     }
 
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      const { url } = await listenOnLoopback(target)
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
       const res = await t.call({
         method: 'POST',
@@ -142,7 +142,7 @@ for (const engine of testEngines()) {
           tags: ['shop'],
           locations: LOCATIONS,
           frequency: 1,
-          request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+          request: { url: `${url}/` },
         },
       })
       assert.equal(res.statusCode, 201, res.body)

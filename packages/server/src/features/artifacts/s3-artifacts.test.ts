@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { AgentJob } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable, ffmpegPath, PlaywrightPool } from '@svc/runner'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
@@ -95,8 +95,7 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
     response.end(request.url === '/noise' ? NOISE_PAGE : page('<h1>Hello</h1>'))
   })
   before(async () => {
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
-    site.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    site.url = `${(await listenOnLoopback(server)).url}/`
     s3 = await startS3Server()
   })
   after(async () => {

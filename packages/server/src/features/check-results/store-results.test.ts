@@ -5,6 +5,7 @@ import { testEngines } from '@svc/db/testing'
 import { InsertQueryNode, type KyselyPlugin, ValuesNode } from 'kysely'
 import { heartbeatResultWrite, storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { unreachableWebhookChannel } from '../../testing/webhook-channel.ts'
 import { storeResult } from '../alerting/testing.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import { insertResults } from './check-results.repo.ts'
@@ -19,13 +20,7 @@ for (const engine of testEngines()) {
     let channelId: number
     before(async () => {
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
-      const channel = await t.call({
-        method: 'POST',
-        url: '/v1/alert-channels',
-        payload: { type: 'WEBHOOK', config: { name: 'hook', url: 'http://127.0.0.1:9/hook' } },
-      })
-      assert.equal(channel.statusCode, 201, channel.body)
-      channelId = json(channel).id
+      channelId = await unreachableWebhookChannel(t)
     })
     after(() => t.close())
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {
@@ -15,8 +15,7 @@ for (const engine of testEngines()) {
     })
     let base = ''
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      base = (await listenOnLoopback(target)).url
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
     })
     after(async () => {

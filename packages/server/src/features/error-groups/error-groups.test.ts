@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
 import { pruneResults } from '../check-results/retention.ts'
@@ -17,8 +17,9 @@ for (const engine of testEngines()) {
       response.statusCode = 500
       response.end('down')
     })
+    let base = ''
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      base = (await listenOnLoopback(target)).url
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
     })
     after(async () => {
@@ -34,7 +35,7 @@ for (const engine of testEngines()) {
           name: 'shop',
           activated: false,
           locations: ['local', 'eu-west-1'],
-          request: { url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/` },
+          request: { url: `${base}/` },
           ...extra,
         },
       })

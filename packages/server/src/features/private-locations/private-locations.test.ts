@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { runJob } from '@svc/runner'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { listSchedule } from '../../scheduler/schedules.repo.ts'
 import { asAgent } from '../../testing/agent-locations.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
@@ -21,8 +21,7 @@ for (const engine of testEngines()) {
       response.end(`seen ${request.headers.authorization ?? ''}`)
     })
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      base = (await listenOnLoopback(target)).url
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
     })
     after(async () => {

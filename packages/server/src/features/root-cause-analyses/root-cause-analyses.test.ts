@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { CheckResultsTable } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import {
   createTestApp,
@@ -57,9 +57,9 @@ async function fakeModel() {
       )
     })
   })
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+  const { url } = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    url: `${url}/v1`,
     requests,
     state,
     close: () => new Promise<void>((done) => server.close(() => done())),

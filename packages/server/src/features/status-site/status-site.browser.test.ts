@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
@@ -53,8 +54,7 @@ describe('the public status page in a real browser', {
   })
 
   before(async () => {
-    await new Promise<void>((done) => logos.listen(0, '127.0.0.1', done))
-    assets = `http://127.0.0.1:${(logos.address() as AddressInfo).port}`
+    assets = (await listenOnLoopback(logos)).url
     t = await createTestApp(sqlite!)
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { gunzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
@@ -27,8 +27,7 @@ for (const engine of testEngines()) {
       response.end('ok')
     })
     before(async () => {
-      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      base = (await listenOnLoopback(target)).url
       t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
       const other = await accounts.createAccount(t.ctx, { name: 'Other' })
       stranger = await t.addUser('OWNER', other.id)
