@@ -108,6 +108,24 @@ for (const engine of testEngines()) {
       assert.equal(write.statusCode, 403)
     })
 
+    test('a user key of a user removed from every account is 403, with or without an account header', async () => {
+      const user = await t.addUser('READ_WRITE')
+      assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })).statusCode, 200)
+      await accounts.removeMember(t.ctx, { ...t.owner, role: 'OWNER' }, user.userId ?? '')
+
+      const unnamed = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
+      assert.equal(unnamed.statusCode, 403)
+      assert.equal(json(unnamed).message, 'The key’s user belongs to no account')
+      const named = await t.call({
+        method: 'GET',
+        url: '/v1/accounts/me',
+        as: user,
+        account: t.owner.accountId,
+      })
+      assert.equal(named.statusCode, 403)
+      assert.equal(json(named).message, 'The key has no access to that account')
+    })
+
     test('a bad account header is 400, before anything else', async () => {
       for (const value of ['not-a-uuid', "1' OR '1'='1", '🙂']) {
         const res = await t.call({

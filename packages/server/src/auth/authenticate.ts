@@ -1,7 +1,6 @@
 import { type Role, roleAtLeast } from '@svc/core'
 import type { FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.ts'
-import * as accountsRepo from '../features/accounts/accounts.repo.ts'
 import * as keysRepo from '../features/api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
 import { badRequest, forbidden, unauthorized } from '../http/errors.ts'
@@ -75,9 +74,8 @@ export async function authenticate(
   await onKey({ keyId: key.id })
 
   const auth = key.user_id
-    ? await resolveUserKey(
-        ctx,
-        { keyId: key.id, userId: key.user_id, membershipRole: key.membership_role },
+    ? resolveUserKey(
+        { keyId: key.id, userId: key.user_id, memberships: key.memberships },
         requestedAccount,
         request.routeOptions.config.userLevel === true,
       )
@@ -95,22 +93,21 @@ function bearerToken(header: string | undefined): string | undefined {
   return match?.[1]
 }
 
-async function resolveUserKey(
-  ctx: ServiceContext,
-  key: { keyId: string; userId: string; membershipRole: string | null },
+function resolveUserKey(
+  key: { keyId: string; userId: string; memberships: { accountId: string; role: string }[] },
   requestedAccount: string | undefined,
   userLevel: boolean,
-): Promise<AuthContext> {
+): AuthContext {
   const base = { keyId: key.keyId, keyType: 'USER' as const, userId: key.userId }
+  // With an account named, the memberships are the one in that account, if any.
+  const [only, another] = key.memberships
   if (requestedAccount) {
-    if (!key.membershipRole) throw forbidden('The key has no access to that account')
-    return { ...base, accountId: requestedAccount, role: key.membershipRole as Role }
+    if (!only) throw forbidden('The key has no access to that account')
+    return { ...base, accountId: requestedAccount, role: only.role as Role }
   }
-  const memberships = await accountsRepo.firstMembershipsOfUser(ctx, key.userId)
-  const [only, another] = memberships
   if (!only) throw forbidden('The key’s user belongs to no account')
   if (another && !userLevel) throw badRequest(`${ACCOUNT_HEADER} header is required`)
-  return { ...base, accountId: only.account_id, role: only.role as Role }
+  return { ...base, accountId: only.accountId, role: only.role as Role }
 }
 
 function resolveServiceKey(

@@ -68,11 +68,6 @@ export async function findMembership(ctx: ServiceContext, userId: string, accoun
     .executeTakeFirst()
 }
 
-/** Up to two memberships of a user: enough to tell "exactly one account" from "several". */
-export async function firstMembershipsOfUser(ctx: ServiceContext, userId: string) {
-  return ctx.db.selectFrom('memberships').selectAll().where('user_id', '=', userId).limit(2).execute()
-}
-
 export async function listMembers(
   ctx: ServiceContext,
   accountId: string,

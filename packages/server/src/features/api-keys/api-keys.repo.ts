@@ -7,25 +7,38 @@ export async function insertApiKey(ctx: ServiceContext, key: ApiKeysTable): Prom
   await ctx.db.insertInto('api_keys').values(key).execute()
 }
 
-/** The live key with this hash, with the caller's membership role in `accountId` for user keys. */
+/**
+ * The live key with this hash and, for user keys, the user's memberships: the one in `accountId`, or
+ * with no account named up to two of them (enough to tell "exactly one account" from "several").
+ * One statement: every keyed request runs it.
+ */
 export async function findLiveKeyByHash(ctx: ServiceContext, keyHash: string, accountId: string | undefined) {
-  return ctx.db
+  const rows = await ctx.db
     .selectFrom('api_keys')
-    .leftJoin('memberships', (join) =>
-      join
-        .onRef('memberships.user_id', '=', 'api_keys.user_id')
-        .on('memberships.account_id', '=', accountId ?? ''),
-    )
+    .leftJoin('memberships', (join) => {
+      const ofUser = join.onRef('memberships.user_id', '=', 'api_keys.user_id')
+      return accountId === undefined ? ofUser : ofUser.on('memberships.account_id', '=', accountId)
+    })
     .select([
       'api_keys.id',
       'api_keys.user_id',
       'api_keys.account_id',
       'api_keys.role',
+      'memberships.account_id as membership_account_id',
       'memberships.role as membership_role',
     ])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst()
+    .limit(2)
+    .execute()
+  const [key] = rows
+  if (!key) return undefined
+  const memberships = rows.flatMap((row) =>
+    row.membership_account_id !== null && row.membership_role !== null
+      ? [{ accountId: row.membership_account_id, role: row.membership_role }]
+      : [],
+  )
+  return { id: key.id, user_id: key.user_id, account_id: key.account_id, role: key.role, memberships }
 }
 
 export async function findApiKey(ctx: ServiceContext, id: string) {

@@ -428,7 +428,8 @@ async function viewablePage(
   }
   if (bearer?.startsWith('svc_')) {
     const key = await findLiveKeyByHash(ctx, hashApiKey(bearer), page.account_id)
-    if (key && ((key.user_id && key.membership_role) || key.account_id === page.account_id)) return page
+    if (key && ((key.user_id && key.memberships.length > 0) || key.account_id === page.account_id))
+      return page
     // An unknown or revoked key is no key (401, as on the API); a live one of a non-member is 403.
     if (key) {
       refuse(request, reply, kind, 403, 'This key has no access to this status page')
