@@ -6,7 +6,9 @@
  * 40 results or 5 ms), as raw prepared statements on a SQLite file, with no rollups, error groups, alert
  * states or query builder. It is an experiment, not a path svc could ship, and gives the ratio that the
  * target of bench:runner (>= 0.7 of the ceiling) would have to beat with all of that added.
- * Usage: npm run bench:runner-floor [-- --checks 5000 --rounds 3 --concurrency 20]
+ * With `--http-threads N`, the floor's checks run on N worker threads while the main thread claims and
+ * stores: the best case for moving checks off the store's thread (jobs and results cross in batches).
+ * Usage: npm run bench:runner-floor [-- --checks 5000 --rounds 3 --concurrency 20 --http-threads 0]
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -15,19 +17,23 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { parseArgs } from 'node:util'
-import { type HttpJob, type HttpRunResult, runHttpCheck } from '@svc/runner'
+import { Worker } from 'node:worker_threads'
+import { type HttpRunResult, runHttpCheck } from '@svc/runner'
 import { Client } from 'undici'
 import { freePort } from '../packages/server/src/testing/server-process.ts'
+import { floorJob } from './runner-floor-job.ts'
 
 const { values } = parseArgs({
   options: {
     checks: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '20' },
+    'http-threads': { type: 'string', default: '0' },
   },
 })
 const checks = Number(values.checks)
 const concurrency = Number(values.concurrency)
+const httpThreads = Number(values['http-threads'])
 const CLAIM_SIZE = 20
 const COMMIT_SIZE = 40
 const COMMIT_WAIT_MS = 5
@@ -42,14 +48,10 @@ targetProcess.stdin.end('ok')
 await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
 const origin = `http://127.0.0.1:${targetPort}`
 const REQUEST_OVER = new Error('The request is over')
-const job: HttpJob = {
-  checkType: 'URL',
-  request: { url: `${origin}/health` },
-  degradedResponseTime: 10_000,
-  maxResponseTime: 20_000,
-  shouldFail: false,
-}
+const job = floorJob(origin)
 const checkOnce = () => runHttpCheck(job, { now: () => new Date() })
+const checkOnThreads = httpThreads > 0 ? checksOnWorkerThreads(httpThreads) : undefined
+const floorCheck = checkOnThreads?.check ?? checkOnce
 
 const storeDir = mkdtempSync(join(tmpdir(), 'svc-runner-floor-'))
 const store = minimalStore(join(storeDir, 'floor.db'))
@@ -58,6 +60,7 @@ let nowMs = 0
 // Warm up both paths first: the first thousands of requests run slower while V8 compiles them.
 await inParallel(checks, bareRequest)
 await inParallel(checks, async () => void (await checkOnce()))
+if (checkOnThreads) await inParallel(checks, async () => void (await checkOnThreads.check()))
 const rounds: { ceiling: Rate; runnerOnly: Rate; floor: Rate }[] = []
 for (let round = 0; round < Number(values.rounds); round++) {
   rounds.push({
@@ -69,6 +72,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 const stored = store.resultCount()
 store.close()
 rmSync(storeDir, { recursive: true, force: true })
+await checkOnThreads?.close()
 targetProcess.kill()
 if (stored !== checks * rounds.length)
   throw new Error(`${stored} results stored for ${checks * rounds.length} runs`)
@@ -80,7 +84,9 @@ const median = (pick: (r: (typeof rounds)[number]) => Rate): Rate => {
 const ceiling = median((r) => r.ceiling)
 const line = (name: string, r: Rate) =>
   `${name.padEnd(46)} ${r.perSecond.toFixed(0).padStart(6)} checks/s   ${r.cpuMicrosPerCheck.toFixed(0).padStart(4)} µs CPU per check   ${(r.perSecond / ceiling.perSecond).toFixed(2)} of the ceiling`
-console.log(`SQLite, ${concurrency} in flight, ${checks} checks, median of ${rounds.length} rounds`)
+console.log(
+  `SQLite, ${concurrency} in flight, ${checks} checks, median of ${rounds.length} rounds, floor's checks on ${httpThreads > 0 ? `${httpThreads} worker thread(s)` : 'the main thread'}`,
+)
 console.log(
   `rounds (checks/s, ceiling / runner / floor): ${rounds.map((r) => [r.ceiling, r.runnerOnly, r.floor].map((x) => x.perSecond.toFixed(0)).join(' / ')).join(',  ')}`,
 )
@@ -167,7 +173,7 @@ async function runAllDue(): Promise<void> {
       claimed.push(...store.claim(dueMs, Math.min(CLAIM_SIZE, concurrency - inFlight)))
     for (let checkId = claimed.shift(); checkId !== undefined; checkId = claimed.shift()) {
       inFlight++
-      checkOnce().then((result) => {
+      floorCheck().then((result) => {
         inFlight--
         pending.push({ checkId, result })
         if (pending.length >= COMMIT_SIZE || stored + pending.length === checks) commit()
@@ -186,6 +192,49 @@ async function runAllDue(): Promise<void> {
   }
   fill()
   await done.promise
+}
+
+/**
+ * Checks run on `threads` worker threads, handed out in turn; the checks asked for in one turn of the
+ * event loop go to the threads in one message each.
+ */
+function checksOnWorkerThreads(threads: number) {
+  const workers = Array.from(
+    { length: threads },
+    () => new Worker(new URL('./runner-floor-worker.ts', import.meta.url), { workerData: { origin } }),
+  )
+  const waiting = new Map<number, (result: HttpRunResult) => void>()
+  for (const worker of workers)
+    worker.on('message', (finished: { ticket: number; result: HttpRunResult }[]) => {
+      for (const { ticket, result } of finished) {
+        waiting.get(ticket)?.(result)
+        waiting.delete(ticket)
+      }
+    })
+  let tickets = 0
+  let toSend: number[][] = workers.map(() => [])
+  const send = () => {
+    toSend.forEach((batch, i) => {
+      if (batch.length > 0) workers[i]?.postMessage(batch)
+    })
+    toSend = workers.map(() => [])
+  }
+  let sendQueued = false
+  return {
+    check(): Promise<HttpRunResult> {
+      const ticket = tickets++
+      toSend[ticket % threads]?.push(ticket)
+      if (!sendQueued) {
+        sendQueued = true
+        queueMicrotask(() => {
+          sendQueued = false
+          send()
+        })
+      }
+      return new Promise((resolve) => waiting.set(ticket, resolve))
+    },
+    close: () => Promise.all(workers.map((worker) => worker.terminate())),
+  }
 }
 
 async function bareRequest(): Promise<void> {
