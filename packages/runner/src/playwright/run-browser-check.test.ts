@@ -332,10 +332,15 @@ test('typed', async ({ page }) => {
     assert.equal(after.error, null)
   })
 
-  test('a test that hangs times out as that test: named, with its steps, screenshot and trace', async () => {
+  test('a test that hangs times out as that test: named, with its steps, screenshot and trace, after a slow start', async () => {
     const result = await runBrowserCheck(
       job(
-        `import { test } from '@playwright/test'
+        // Playwright's global timeout counts from its start: a worker slow to start (as on a busy machine)
+        // must still leave the test its own timeout.
+        `import { test as base } from '@playwright/test'
+const test = base.extend({
+  slowStart: [async ({}, use) => { await new Promise((r) => setTimeout(r, 6000)); await use() }, { scope: 'worker', auto: true, timeout: 10000 }],
+})
 test('hangs', async ({ page }) => {
   await test.step('open', async () => { await page.goto(process.env.SITE + '/welcome') })
   await test.step('wait for ever', async () => { await new Promise(() => {}) })

@@ -51,13 +51,14 @@ const MAX_MESSAGE = 4000
 /** One log entry or script error keeps this much text; a run's logs keep at most MAX_LOG_CHARS. */
 const MAX_LOG_TEXT = 16 * 1024
 const MAX_LOG_CHARS = 1024 * 1024
-/** After its own timeout Playwright needs a moment to report; a run still going then is killed. */
-const TEST_RUNNER_GRACE_MS = 10_000
+/** After its global timeout Playwright needs a moment to report; a run still going then is killed. */
+const TEST_RUNNER_GRACE_MS = 20_000
 /**
  * A check's test times out first, so it is reported with its steps, screenshot and trace; the global
- * timeout, later, only stops a run whose teardown hangs too.
+ * timeout, later, only stops a run whose teardown hangs too. It counts from the runner's start, so it
+ * also covers starting Playwright's worker and browser, which took over 5 s on a busy 2-core machine.
  */
-const TEARDOWN_GRACE_MS = 5_000
+const TEARDOWN_GRACE_MS = 15_000
 const MEMORY_SAMPLE_MS = 1000
 /** A cancelled test run gets this long to stop its tests and write their traces before it is killed. */
 const CANCEL_GRACE_MS = 5_000
