@@ -73,11 +73,17 @@ export function scriptTestContext(pool: PlaywrightPool): {
   ctx: () => ScriptRunnerContext
   cleanup: () => void
 } {
-  const root = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
+  // Made at the first run: a describe whose tests a --test-name-pattern filters out never runs its `after`.
+  let root: string | undefined
   let runs = 0
   return {
-    ctx: () => ({ now: () => new Date(), playwright: pool, artifactsDir: join(root, `run-${++runs}`) }),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
+    ctx: () => {
+      root ??= mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
+      return { now: () => new Date(), playwright: pool, artifactsDir: join(root, `run-${++runs}`) }
+    },
+    cleanup: () => {
+      if (root !== undefined) rmSync(root, { recursive: true, force: true })
+    },
   }
 }
 
