@@ -6,7 +6,6 @@
  * Targets: agent / in-process >= 0.8; due-to-start p99 < 1 s.
  * Usage: npm run bench:agent [-- --checks 1000 --rounds 3 --concurrency 20 --delay-checks 300 --delay-seconds 30]
  */
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,7 +27,8 @@ import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
 import { startAgentProcess } from '../packages/server/src/testing/agent-process.ts'
-import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
+import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
+import { startUrlTarget } from './url-target.ts'
 
 const { values } = parseArgs({
   options: {
@@ -45,19 +45,13 @@ const delayChecks = Number(values['delay-checks'])
 const delaySeconds = Number(values['delay-seconds'])
 const DAY = 86_400_000
 
-// The target runs in its own process, as a monitored site would.
-const targetPort = await freePort()
-const targetProcess = spawn(process.execPath, ['bench/bare-server.ts'], {
-  env: { ...process.env, PORT: String(targetPort), ROUTE: '/health', CONTENT_TYPE: 'text/plain' },
-})
-const cleanups: (() => unknown)[] = [() => targetProcess.kill()]
+const target = await startUrlTarget()
+const { url } = target
+const cleanups: (() => unknown)[] = []
 // A bench that throws must not leave its processes running.
 process.on('exit', () => {
   for (const cleanup of cleanups) cleanup()
 })
-targetProcess.stdin.end('ok')
-await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
-const url = `http://127.0.0.1:${targetPort}/health`
 
 // --- Seed the store before the server starts: one account, a private location with a key, `checks`
 // URL checks in "local", `checks` + `delayChecks` on the private location, none due for a day.
@@ -120,7 +114,7 @@ const delays = await dueToStart(delayed, agentLocation)
 await agent.stop('SIGTERM')
 await server.stop('SIGTERM')
 await store.close()
-targetProcess.kill()
+target.stop()
 rmSync(dir, { recursive: true, force: true })
 
 console.log(

@@ -10,7 +10,6 @@
  * stores: the best case for moving checks off the store's thread (jobs and results cross in batches).
  * Usage: npm run bench:runner-floor [-- --checks 5000 --rounds 3 --concurrency 20 --http-threads 0]
  */
-import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,9 +18,8 @@ import { DatabaseSync } from 'node:sqlite'
 import { parseArgs } from 'node:util'
 import { Worker } from 'node:worker_threads'
 import { type HttpRunResult, runHttpCheck } from '@svc/runner'
-import { Client } from 'undici'
-import { freePort } from '../packages/server/src/testing/server-process.ts'
 import { floorJob } from './runner-floor-job.ts'
+import { bareRequest as bareRequestTo, inParallel as inParallelOf, startUrlTarget } from './url-target.ts'
 
 const { values } = parseArgs({
   options: {
@@ -39,15 +37,10 @@ const COMMIT_SIZE = 40
 const COMMIT_WAIT_MS = 5
 const MINUTE = 60_000
 
-const targetPort = await freePort()
-const targetProcess = spawn(process.execPath, ['bench/bare-server.ts'], {
-  env: { ...process.env, PORT: String(targetPort), ROUTE: '/health', CONTENT_TYPE: 'text/plain' },
-})
-process.on('exit', () => targetProcess.kill())
-targetProcess.stdin.end('ok')
-await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
-const origin = `http://127.0.0.1:${targetPort}`
-const REQUEST_OVER = new Error('The request is over')
+const target = await startUrlTarget()
+const { origin } = target
+const bareRequest = () => bareRequestTo(origin)
+const inParallel = (count: number, task: () => Promise<void>) => inParallelOf(count, concurrency, task)
 const job = floorJob(origin)
 const checkOnce = () => runHttpCheck(job, { now: () => new Date() })
 const checkOnThreads = httpThreads > 0 ? checksOnWorkerThreads(httpThreads) : undefined
@@ -73,7 +66,7 @@ const stored = store.resultCount()
 store.close()
 rmSync(storeDir, { recursive: true, force: true })
 await checkOnThreads?.close()
-targetProcess.kill()
+target.stop()
 if (stored !== checks * rounds.length)
   throw new Error(`${stored} results stored for ${checks * rounds.length} runs`)
 
@@ -235,27 +228,6 @@ function checksOnWorkerThreads(threads: number) {
     },
     close: () => Promise.all(workers.map((worker) => worker.terminate())),
   }
-}
-
-async function bareRequest(): Promise<void> {
-  const client = new Client(origin)
-  try {
-    const response = await client.request({ method: 'GET', path: '/health' })
-    await response.body.arrayBuffer()
-  } finally {
-    await client.destroy(REQUEST_OVER)
-  }
-}
-
-async function inParallel(count: number, task: () => Promise<void>): Promise<void> {
-  let started = 0
-  const worker = async () => {
-    while (started < count) {
-      started++
-      await task()
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
 }
 
 interface Rate {

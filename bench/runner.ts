@@ -8,7 +8,6 @@
  * Usage: npm run bench:runner [-- --checks 5000 --rounds 3 --concurrency 20 --drift-checks 10000 --drift-seconds 90
  *   --server-concurrency 20]
  */
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +15,6 @@ import { parseArgs } from 'node:util'
 import { CHECK_BODIES } from '@svc/core'
 import { createDb, migrateToLatest, type Store } from '@svc/db'
 import { type HttpJob, runHttpCheck } from '@svc/runner'
-import { Client } from 'undici'
 import { serviceContextOf } from '../packages/server/src/app.ts'
 import type { ServiceContext } from '../packages/server/src/context.ts'
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
@@ -26,8 +24,9 @@ import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
 import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
 import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
-import { freePort, startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import { startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
 import { benchEngine, benchStoreUrl } from './store.ts'
+import { bareRequest as bareRequestTo, inParallel as inParallelOf, startUrlTarget } from './url-target.ts'
 
 const { values } = parseArgs({
   options: {
@@ -46,19 +45,10 @@ const driftSeconds = Number(values['drift-seconds'])
 const serverConcurrency = values['server-concurrency']
 const MINUTE = 60_000
 
-// The target runs in its own process, as a monitored site would.
-const targetPort = await freePort()
-const targetProcess = spawn(process.execPath, ['bench/bare-server.ts'], {
-  env: { ...process.env, PORT: String(targetPort), ROUTE: '/health', CONTENT_TYPE: 'text/plain' },
-})
-// A bench that throws must not leave its target running.
-process.on('exit', () => targetProcess.kill())
-targetProcess.stdin.end('ok')
-await new Promise<void>((ready) => targetProcess.stdout.once('data', () => ready()))
-const origin = `http://127.0.0.1:${targetPort}`
-const url = `${origin}/health`
-/** What the bare loop hands `client.destroy`, as runHttpCheck does (see there). */
-const REQUEST_OVER = new Error('The request is over')
+const target = await startUrlTarget()
+const { url } = target
+const bareRequest = () => bareRequestTo(target.origin)
+const inParallel = (count: number, task: () => Promise<void>) => inParallelOf(count, concurrency, task)
 
 // --- Throughput: the same number of requests three ways, `concurrency` in flight each time, in
 // interleaved rounds (the machine is shared: each figure is its rounds' median).
@@ -94,7 +84,7 @@ const scheduled = median((r) => r.scheduled)
 
 // --- Drift and memory: a real server process with `driftChecks` active 1-minute checks.
 const drift = driftChecks > 0 ? await driftWithActiveChecks() : undefined
-targetProcess.kill()
+target.stop()
 
 const line = (name: string, r: Rate) =>
   `${name.padEnd(44)} ${perSecond(r).toFixed(0).padStart(6)} checks/s   ${(r.cpuMicros / r.count).toFixed(0).padStart(4)} µs CPU per check   target ${(r.targetCpuMicros / r.count).toFixed(0).padStart(3)} µs`
@@ -126,17 +116,6 @@ if (drift) {
   console.log(
     `  server RSS                                 max ${drift.maxRssMb.toFixed(0)} MB   (target < 300 MB)   at start ${drift.startRssMb.toFixed(0)} MB   max / start ${(drift.maxRssMb / drift.startRssMb).toFixed(2)}`,
   )
-}
-
-async function bareRequest(): Promise<void> {
-  const client = new Client(origin)
-  try {
-    const response = await client.request({ method: 'GET', path: '/health' })
-    await response.body.arrayBuffer()
-    if (response.statusCode !== 200) throw new Error(`the target answered ${response.statusCode}`)
-  } finally {
-    await client.destroy(REQUEST_OVER)
-  }
 }
 
 interface Rate {
@@ -299,29 +278,17 @@ async function seedChecks(ctx: ServiceContext, count: number): Promise<void> {
   }
 }
 
-/** Runs `task` `count` times with `concurrency` in flight. */
-async function inParallel(count: number, task: () => Promise<void>): Promise<void> {
-  let started = 0
-  const worker = async () => {
-    while (started < count) {
-      started++
-      await task()
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
-}
-
 async function timed(count: number, run: () => Promise<void>): Promise<Rate> {
   const started = performance.now()
   const cpu = process.cpuUsage()
-  const targetCpu = cpuMicrosOf(targetProcess.pid ?? 0)
+  const targetCpu = cpuMicrosOf(target.pid)
   await run()
   const { user, system } = process.cpuUsage(cpu)
   return {
     count,
     seconds: (performance.now() - started) / 1000,
     cpuMicros: user + system,
-    targetCpuMicros: cpuMicrosOf(targetProcess.pid ?? 0) - targetCpu,
+    targetCpuMicros: cpuMicrosOf(target.pid) - targetCpu,
   }
 }
 
