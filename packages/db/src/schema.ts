@@ -15,6 +15,7 @@ export interface Database {
   check_groups: CheckGroupsTable
   checks: ChecksTable
   check_tags: CheckTagsTable
+  check_tag_history: CheckTagHistoryTable
   check_schedules: CheckSchedulesTable
   check_results: CheckResultsTable
   check_retries: CheckRetriesTable
@@ -144,6 +145,16 @@ export interface ChecksTable {
 export interface CheckTagsTable {
   check_id: string
   tag: string
+}
+
+/** The tags a check had (its own and its group's) until they changed, for the status history. */
+export interface CheckTagHistoryTable {
+  id: Generated<number>
+  account_id: string
+  check_id: string
+  /** JSON array of its tags until `ends_at`, since the `ends_at` of its row before (if any). */
+  tags: string
+  ends_at: string
 }
 
 export interface CheckSchedulesTable {

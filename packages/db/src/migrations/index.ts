@@ -18,6 +18,7 @@ import * as statusHistory from './0015-status-history.ts'
 import * as artifactBytes from './0016-artifact-bytes.ts'
 import * as serviceDaysByCheck from './0017-service-days-by-check.ts'
 import * as maintenanceHistory from './0018-maintenance-history.ts'
+import * as checkTagHistory from './0019-check-tag-history.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0016-artifact-bytes': artifactBytes,
   '0017-service-days-by-check': serviceDaysByCheck,
   '0018-maintenance-history': maintenanceHistory,
+  '0019-check-tag-history': checkTagHistory,
 }

@@ -242,5 +242,25 @@ for (const { engine, createUrl } of testEngines()) {
         assert.deepEqual(await store.db.selectFrom('maintenance_periods').selectAll().execute(), [])
       })
     })
+
+    test('0019: the tags kept of a check go with the check, and with the account', async () => {
+      await atMigration(createUrl, '0018-maintenance-history', async ({ store, migrateTo, now }) => {
+        await migrateTo('0019-check-tag-history')
+        for (const id of ['c1', 'c2']) {
+          await sql`insert into checks (id, account_id, check_type, name, activated, muted, definition, created_at, updated_at)
+            values (${id}, 'a1', 'URL', ${id}, ${true}, ${false}, '{}', ${now}, ${now})`.execute(store.db)
+          await sql`insert into check_tag_history (account_id, check_id, tags, ends_at)
+            values ('a1', ${id}, '["db"]', ${now})`.execute(store.db)
+        }
+        const kept = async () =>
+          (await store.db.selectFrom('check_tag_history').select('check_id').execute()).map(
+            (row) => row.check_id,
+          )
+        await sql`delete from checks where id = 'c1'`.execute(store.db)
+        assert.deepEqual(await kept(), ['c2'])
+        await sql`delete from accounts where id = 'a1'`.execute(store.db)
+        assert.deepEqual(await kept(), [])
+      })
+    })
   })
 }

@@ -6,7 +6,12 @@ import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
-import { assertPrivateLocations, invalid, resyncGroupChecks } from '../checks/checks.service.ts'
+import {
+  assertPrivateLocations,
+  invalid,
+  keepTagHistoryOfGroup,
+  resyncGroupChecks,
+} from '../checks/checks.service.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
 
@@ -60,7 +65,7 @@ export async function updateGroup(ctx: ServiceContext, accountId: string, id: nu
   const saved = await inTransaction(ctx, async (tx) => {
     const row = await repo.lockGroup(tx, accountId, id, 'change')
     if (!row) throw notFound(`Check group ${id} not found`)
-    const previous = (JSON.parse(row.definition) as Definition).environmentVariables
+    const previous = JSON.parse(row.definition) as Definition
     await assertPrivateLocations(tx, accountId, body.privateLocations ?? [])
     await alerting.assertChannelsOfAccount(
       tx,
@@ -68,11 +73,16 @@ export async function updateGroup(ctx: ServiceContext, accountId: string, id: nu
       body.alertChannelSubscriptions,
       'body.alertChannelSubscriptions',
     )
+    const definition = normalize(tx, body, previous.environmentVariables)
+    await keepTagHistoryOfGroup(tx, accountId, id, {
+      before: previous.tags ?? [],
+      after: definition.tags ?? [],
+    })
     const changes = {
       name: body.name,
       activated: body.activated ?? true,
       muted: body.muted ?? false,
-      definition: JSON.stringify(normalize(tx, body, previous)),
+      definition: JSON.stringify(definition),
       updated_at: isoNow(tx),
     }
     await repo.updateGroup(tx, id, changes)

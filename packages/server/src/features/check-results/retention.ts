@@ -3,7 +3,7 @@ import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
 import { deleteFinishedNotificationsBefore } from '../alerting/alert-notifications.repo.ts'
 import { pruneAnalytics } from '../analytics/fold.ts'
-import { accountIdsOfChecks } from '../checks/checks.repo.ts'
+import { accountIdsOfChecks, pruneTagHistory } from '../checks/checks.repo.ts'
 import { prunePeriods } from '../maintenance-windows/maintenance-windows.repo.ts'
 import { pruneServiceDays } from '../status-page-services/status-page-services.repo.ts'
 import { deleteResultsBefore } from './check-results.repo.ts'
@@ -13,8 +13,8 @@ const DAY_MS = 86_400_000
 /**
  * Deletes results older than each account's `resultRetentionDays`, never keeping any longer than
  * `maxRetentionDays` (SVC_RESULT_RETENTION_DAYS), with what analytics and the alert-delivery log keep
- * of that time (pending deliveries stay) and the status-page history deleted checks and maintenance
- * windows left of it. Returns how many results went.
+ * of that time (pending deliveries stay) and what the status-page history keeps of it (of deleted
+ * checks, of changed or deleted maintenance windows, of checks' changed tags). Returns how many results went.
  */
 export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number): Promise<number> {
   const nowMs = ctx.clock.now().getTime()
@@ -28,6 +28,8 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
     await pruneServiceDays(ctx, row.id, new Date(cutoffMs).toISOString().slice(0, 10))
     // And the maintenance windows deleted or changed left of it, over before the cutoff.
     await prunePeriods(ctx, row.id, new Date(cutoffMs).toISOString())
+    // And the tags checks had before a change: those ended by the cutoff only judged runs now gone.
+    await pruneTagHistory(ctx, row.id, new Date(cutoffMs).toISOString())
     await deleteFinishedNotificationsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
   }
   return deleted

@@ -1,9 +1,9 @@
-import { type ChecksTable, fetchPage } from '@svc/db'
-import { sql } from 'kysely'
+import { type ChecksTable, type CheckTagHistoryTable, fetchPage } from '@svc/db'
+import { type Insertable, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { inTransaction, locked, type RowLock } from '../../transactions.ts'
 
-/** The only SQL for `checks` and `check_tags`. */
+/** The only SQL for `checks`, `check_tags` and `check_tag_history`. */
 
 export async function insertCheck(ctx: ServiceContext, row: ChecksTable, tags: string[]): Promise<void> {
   await inTransaction(ctx, async ({ db }) => {
@@ -132,6 +132,22 @@ export async function listChecksOfGroup(ctx: ServiceContext, accountId: string, 
     .execute()
 }
 
+/** `listChecksOfGroup` in a transaction, in key order, the rows locked as `lock` says until it ends. */
+export async function lockChecksOfGroup(
+  ctx: ServiceContext,
+  accountId: string,
+  groupId: number,
+  lock: RowLock,
+) {
+  const query = ctx.db
+    .selectFrom('checks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('group_id', '=', groupId)
+    .orderBy('id')
+  return locked(ctx, query, lock).execute()
+}
+
 /** A check by id in any account: for the scheduler, which runs every account's checks. */
 export async function findCheckById(ctx: ServiceContext, id: string) {
   return ctx.db.selectFrom('checks').selectAll().where('id', '=', id).executeTakeFirst()
@@ -159,4 +175,38 @@ export async function accountIdsOfChecks(ctx: ServiceContext, ids: string[]): Pr
 /** Every check of an account (for rules that look into definitions, e.g. who names a location). */
 export async function listChecksOfAccount(ctx: ServiceContext, accountId: string) {
   return ctx.db.selectFrom('checks').selectAll().where('account_id', '=', accountId).execute()
+}
+
+/** Rows per insert: four parameters each, well within both engines' limits. */
+const TAG_HISTORY_PER_QUERY = 1000
+
+export async function insertTagHistory(ctx: ServiceContext, rows: Insertable<CheckTagHistoryTable>[]) {
+  for (let at = 0; at < rows.length; at += TAG_HISTORY_PER_QUERY)
+    await ctx.db
+      .insertInto('check_tag_history')
+      .values(rows.slice(at, at + TAG_HISTORY_PER_QUERY))
+      .execute()
+}
+
+/** The kept tags of `checkIds` that ended after `afterIso`, oldest first per check. */
+export async function tagHistoryAfter(ctx: ServiceContext, checkIds: string[], afterIso: string) {
+  if (checkIds.length === 0) return []
+  return ctx.db
+    .selectFrom('check_tag_history')
+    .select(['check_id', 'tags', 'ends_at'])
+    .where('check_id', 'in', checkIds)
+    .where('ends_at', '>', afterIso)
+    .orderBy('check_id')
+    .orderBy('ends_at')
+    .orderBy('id')
+    .execute()
+}
+
+/** Drops the account's kept tags that ended by `beforeIso` (result retention). */
+export async function pruneTagHistory(ctx: ServiceContext, accountId: string, beforeIso: string) {
+  await ctx.db
+    .deleteFrom('check_tag_history')
+    .where('account_id', '=', accountId)
+    .where('ends_at', '<=', beforeIso)
+    .execute()
 }

@@ -48,6 +48,7 @@ import type { AnyCheck } from './checks.schemas.ts'
 import {
   type EffectiveSettings,
   effectiveSettings,
+  effectiveTags,
   type GroupSettings,
   type OwnSettings,
 } from './effective-check.ts'
@@ -165,6 +166,7 @@ export async function updateCheck(
       throw badRequest(`Check ${id} is a ${checkType} check, not ${options.checkType}`)
     }
     const current = JSON.parse(row.definition) as Definition
+    const tagsBefore = (await resolveCheck(tx, row)).effective.tags
     let input = body
     let sentFields = options.sentFields
     if (options.mode === 'merge') {
@@ -189,6 +191,7 @@ export async function updateCheck(
     await recordReferences(tx, accountId, { type: 'check', id }, definition)
     await alerting.replaceSubscriptionsIfGiven(tx, { checkId: id }, subscriptionsIn(body))
     const resolved = await resolveCheck(tx, { ...row, ...updated })
+    await keepTagHistory(tx, accountId, [{ checkId: id, before: tagsBefore, after: resolved.effective.tags }])
     const heartbeatChanged = HEARTBEAT_FIELDS.some(
       (field) =>
         (current.heartbeat as HeartbeatSettings)?.[field] !==
@@ -243,6 +246,56 @@ export async function deleteCheck(ctx: ServiceContext, accountId: string, id: st
   })
   // Left over when the store is unreachable now: pruning removes the artifacts of deleted checks.
   await ctx.scripts.artifacts.removeCheck(id).catch(() => {})
+}
+
+/**
+ * Before a group's tags change: keeps the tags each of its checks had, for the status history. Its checks
+ * are locked as referenced first, in key order, so one being deleted meanwhile goes before or after.
+ */
+export async function keepTagHistoryOfGroup(
+  ctx: ServiceContext,
+  accountId: string,
+  groupId: number,
+  groupTags: { before: string[]; after: string[] },
+): Promise<void> {
+  if (sameTags(groupTags.before, groupTags.after)) return
+  const rows = await repo.lockChecksOfGroup(ctx, accountId, groupId, 'referenced')
+  const changes = rows.map((row) => {
+    const own = (JSON.parse(row.definition) as Definition).tags
+    return {
+      checkId: row.id,
+      before: effectiveTags(own, groupTags.before),
+      after: effectiveTags(own, groupTags.after),
+    }
+  })
+  await keepTagHistory(ctx, accountId, changes)
+}
+
+/**
+ * Maintenance covers a check by the tags it had at the time (status history): when they change, the
+ * ones it had until now are kept, and the new ones count from now on.
+ */
+async function keepTagHistory(
+  ctx: ServiceContext,
+  accountId: string,
+  changes: { checkId: string; before: string[]; after: string[] }[],
+): Promise<void> {
+  const endsAt = isoNow(ctx)
+  await repo.insertTagHistory(
+    ctx,
+    changes
+      .filter(({ before, after }) => !sameTags(before, after))
+      .map(({ checkId, before }) => ({
+        account_id: accountId,
+        check_id: checkId,
+        tags: JSON.stringify(before),
+        ends_at: endsAt,
+      })),
+  )
+}
+
+function sameTags(a: string[], b: string[]): boolean {
+  return a.length === b.length && new Set([...a, ...b]).size === a.length
 }
 
 const triggerOf = (definition: object) =>

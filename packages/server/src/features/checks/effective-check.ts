@@ -86,7 +86,7 @@ export function effectiveSettings(
       ? check.privateLocations
       : (group?.privateLocations ?? []),
     frequency: check.frequency ?? group?.frequency ?? DEFAULT_FREQUENCY,
-    tags: [...new Set([...check.tags, ...(group?.tags ?? [])])],
+    tags: effectiveTags(check.tags, group?.tags),
     environmentVariables: [
       ...(group?.environmentVariables ?? []).filter((v) => !checkKeys.has(v.key)),
       ...check.environmentVariables,
@@ -99,4 +99,9 @@ export function effectiveSettings(
       ((check.doubleCheck ?? true) ? DOUBLE_CHECK_STRATEGY : null),
     muted: check.muted || Boolean(group?.muted),
   }
+}
+
+/** A check's tags and its group's: what maintenance windows match. */
+export function effectiveTags(own: string[], group: string[] | undefined): string[] {
+  return [...new Set([...own, ...(group ?? [])])]
 }

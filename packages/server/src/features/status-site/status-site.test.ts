@@ -1445,5 +1445,184 @@ for (const engine of testEngines()) {
       await pruneResults(t.ctx, 1)
       assert.deepEqual(await kept(), [])
     })
+
+    // A check's tags (its own and its group's) count for maintenance from when it had them: changing
+    // them, or its group, leaves past days as they were.
+    const putCheck = async (id: string, payload: object) => {
+      const res = await t.call({ method: 'PUT', url: `/v1/checks/${id}`, payload })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+    const group = async (name: string, tags: string[]) => {
+      const res = await t.call({ method: 'POST', url: '/v1/check-groups', payload: { name, tags } })
+      assert.equal(res.statusCode, 201, res.body)
+      return json(res)
+    }
+    const putGroup = async (id: number, payload: object) => {
+      const res = await t.call({ method: 'PUT', url: `/v1/check-groups/${id}`, payload })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+    const keptTags = (checkId: string) =>
+      t.ctx.db
+        .selectFrom('check_tag_history')
+        .select(['tags', 'ends_at'])
+        .where('check_id', '=', checkId)
+        .orderBy('ends_at')
+        .execute()
+
+    test('a check losing a tag keeps its past maintenance; one gaining a tag keeps its past downtime', async () => {
+      const [d0, d1] = nextDays()
+      const losing = await taggedProbe('mw-lost')
+      const gaining = await taggedProbe('mw-gaining')
+      await createWindow(dailyWindow(['mw-lost', 'mw-gained'], d0 + 10 * HOUR))
+      await losing.runAt(d0 + 10 * HOUR + 1000, 500)
+      await gaining.runAt(d0 + 10 * HOUR + 2000, 500)
+      await losing.runAt(d0 + 12 * HOUR, 200)
+      await gaining.runAt(d0 + 12 * HOUR + 1000, 200)
+      nowMs = d1 + 9 * HOUR
+      assert.deepEqual(await losing.dayBar(d0), [100, 'maintenance'])
+      assert.deepEqual(await gaining.dayBar(d0), [50, 'major'])
+
+      await putCheck(losing.probe.id, { tags: [] })
+      await putCheck(gaining.probe.id, { tags: ['mw-gaining', 'mw-gained'] })
+      assert.deepEqual(
+        await losing.dayBar(d0),
+        [100, 'maintenance'],
+        'still maintenance: it had the tag then',
+      )
+      assert.deepEqual(await gaining.dayBar(d0), [50, 'major'], 'still downtime: it had no such tag then')
+      await losing.runAt(d1 + 10 * HOUR + 1000, 500)
+      await gaining.runAt(d1 + 10 * HOUR + 2000, 500)
+      assert.deepEqual(await losing.dayBar(d1), [0, 'major'], 'the new tags count from the change on')
+      assert.deepEqual(await gaining.dayBar(d1), [null, 'maintenance'])
+
+      const deleted = await t.call({ method: 'DELETE', url: `/v1/checks/${losing.probe.id}` })
+      assert.equal(deleted.statusCode, 204, deleted.body)
+      assert.deepEqual(await losing.dayBar(d0), [100, 'maintenance'], 'and what a deleted check kept')
+      assert.deepEqual(await keptTags(losing.probe.id), [], 'its tags go with it')
+      health.clear()
+    })
+
+    test('leaving a group, or a group’s tags changed, leaves past days as they were', async () => {
+      const [d0, d1] = nextDays()
+      const covered = await group('MW covered', ['mw-group'])
+      const uncovered = await group('MW uncovered', [])
+      const leaving = await taggedProbe('mw-group-leaving')
+      const staying = await taggedProbe('mw-group-staying')
+      const joining = await taggedProbe('mw-group-joining')
+      await putCheck(leaving.probe.id, { groupId: covered.id })
+      await putCheck(staying.probe.id, { groupId: covered.id })
+      await putCheck(joining.probe.id, { groupId: uncovered.id })
+      await createWindow(dailyWindow(['mw-group'], d0 + 10 * HOUR))
+      const probes = [leaving, staying, joining]
+      for (const [i, probe] of probes.entries()) await probe.runAt(d0 + 10 * HOUR + i * 1000, 500)
+      for (const [i, probe] of probes.entries()) await probe.runAt(d0 + 12 * HOUR + i * 1000, 200)
+      nowMs = d1 + 9 * HOUR
+      const bars = async (day: number) => Promise.all(probes.map((probe) => probe.dayBar(day)))
+      const before = [
+        [100, 'maintenance'],
+        [100, 'maintenance'],
+        [50, 'major'],
+      ]
+      assert.deepEqual(await bars(d0), before)
+
+      await putCheck(leaving.probe.id, { groupId: null })
+      await putGroup(covered.id, { name: 'MW covered', tags: [] })
+      await putGroup(uncovered.id, { name: 'MW uncovered', tags: ['mw-group'] })
+      assert.deepEqual(await bars(d0), before, 'the past days keep the tags the checks had then')
+      for (const [i, probe] of probes.entries()) await probe.runAt(d1 + 10 * HOUR + i * 1000, 500)
+      assert.deepEqual(
+        await bars(d1),
+        [
+          [0, 'major'],
+          [0, 'major'],
+          [null, 'maintenance'],
+        ],
+        'the new tags count from the changes on',
+      )
+      health.clear()
+    })
+
+    test('a tag gained or lost during a window: in maintenance at once, earlier runs keep what they were', async () => {
+      const [d0] = nextDays()
+      const gaining = await taggedProbe('mw-now-gaining')
+      const losing = await taggedProbe('mw-now-lost')
+      await createWindow(dailyWindow(['mw-now', 'mw-now-lost'], d0 + 10 * HOUR))
+      const underMaintenance = async (slug: string) =>
+        JSON.stringify(await summary(slug)).includes('UNDER_MAINTENANCE')
+      await gaining.runAt(d0 + 10 * HOUR + 1000, 500)
+      await losing.runAt(d0 + 10 * HOUR + 2000, 500)
+      assert.deepEqual(
+        [await underMaintenance('mw-now-gaining'), await underMaintenance('mw-now-lost')],
+        [false, true],
+      )
+
+      nowMs = d0 + 10 * HOUR + 10 * 60_000
+      await putCheck(gaining.probe.id, { tags: ['mw-now-gaining', 'mw-now'] })
+      await putCheck(losing.probe.id, { tags: [] })
+      assert.deepEqual(
+        [await underMaintenance('mw-now-gaining'), await underMaintenance('mw-now-lost')],
+        [true, false],
+        'the new tags count at once',
+      )
+      await gaining.runAt(d0 + 10 * HOUR + 11 * 60_000, 500)
+      await losing.runAt(d0 + 10 * HOUR + 11 * 60_000 + 1000, 500)
+      await gaining.runAt(d0 + 12 * HOUR, 200)
+      await losing.runAt(d0 + 12 * HOUR + 1000, 200)
+      // Each: one failure in maintenance, one downtime, one pass.
+      assert.deepEqual(await gaining.dayBar(d0), [50, 'major'], 'the failure before the tag is downtime')
+      assert.deepEqual(await losing.dayBar(d0), [50, 'major'], 'the failure before losing it is maintenance')
+      health.clear()
+    })
+
+    test('simultaneous saves of a check keep its tags once; a group saved while its check is deleted', async () => {
+      // On PostgreSQL, the requests are held where they write the kept tags (see inTurnWhileHeld).
+      const together = (requests: (() => Promise<{ statusCode: number; body: string }>)[]) =>
+        inTurnWhileHeld(t.ctx, holdingTable('check_tag_history'), requests)
+      nowMs += HOUR
+      const twice = await taggedProbe('mw-saved-twice')
+      later(1000)
+      const put = () => t.call({ method: 'PUT', url: `/v1/checks/${twice.probe.id}`, payload: { tags: [] } })
+      const puts = await together([put, put])
+      assert.deepEqual(
+        puts.map((res) => res.statusCode),
+        [200, 200],
+        puts.map((res) => res.body).join('\n'),
+      )
+      assert.deepEqual(
+        (await keptTags(twice.probe.id)).map((row) => row.tags),
+        ['[]', '["mw-saved-twice"]'],
+        'no tags until tagged, then its tag until untagged, once',
+      )
+
+      const holder = await group('MW deleted meanwhile', [])
+      const doomed = await taggedProbe('mw-deleted-meanwhile')
+      await putCheck(doomed.probe.id, { groupId: holder.id })
+      const both = await together([
+        () =>
+          t.call({
+            method: 'PUT',
+            url: `/v1/check-groups/${holder.id}`,
+            payload: { name: 'MW deleted meanwhile', tags: ['mw-meanwhile'] },
+          }),
+        () => t.call({ method: 'DELETE', url: `/v1/checks/${doomed.probe.id}` }),
+      ])
+      assert.deepEqual(
+        both.map((res) => res.statusCode),
+        [200, 204],
+        both.map((res) => res.body).join('\n'),
+      )
+      assert.deepEqual(await keptTags(doomed.probe.id), [])
+    })
+
+    test('result retention drops the tags kept of checks', async () => {
+      const [d0] = nextDays()
+      const { probe } = await taggedProbe('mw-tags-pruned')
+      nowMs = d0
+      await putCheck(probe.id, { tags: [] })
+      assert.equal((await keptTags(probe.id)).length, 2)
+      nowMs = d0 + 2 * DAY
+      await pruneResults(t.ctx, 1)
+      assert.deepEqual(await keptTags(probe.id), [])
+    })
   })
 }

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts'
 import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
+import { tagHistoryAfter } from '../checks/checks.repo.ts'
 import { resolveChecksById } from '../checks/checks.service.ts'
 import { coversTags, maintenanceHistory } from '../maintenance-windows/maintenance-windows.service.ts'
 import {
@@ -26,11 +27,12 @@ const INTERVALS_PER_QUERY = 500
 
 /**
  * The daily final-run counts of `checkIds` (of `accountId`) since `sinceIso`, with the runs that started
- * during the account's maintenance covering the check (one of its or its group's current tags) counted
- * apart: planned maintenance is not downtime, as on Atlassian Statuspage and Checkly (which runs no
- * checks then). That maintenance is what the windows gave each moment as they were then
- * (`maintenanceHistory`): deleting or changing a window, or creating one now, leaves past days as they
- * were. Without maintenance in that time this is `dailyFinalCounts` and two small lookups.
+ * during the account's maintenance covering the check (one of its or its group's tags, as they were
+ * then) counted apart: planned maintenance is not downtime, as on Atlassian Statuspage and Checkly (which
+ * runs no checks then). That maintenance is what the windows gave each moment as they were then
+ * (`maintenanceHistory`), matched against the tags the check had then (`check_tag_history`): changing a
+ * window or a check's tags, or creating a window now, leaves past days as they were. Without
+ * maintenance in that time this is `dailyFinalCounts` and two small lookups.
  */
 export async function historyCounts(
   ctx: ServiceContext,
@@ -47,21 +49,56 @@ export async function historyCounts(
   const byKey = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, { ...c, maintenance: 0 }]))
   if (occurring.length === 0 || counts.length === 0) return [...byKey.values()]
 
-  // Checks covered by the same windows share their intervals: one query for them.
-  const sharing = new Map<string, { checkIds: string[]; windows: number[] }>()
-  for (const [id, check] of await resolveChecksById(ctx, checkIds)) {
-    if (check.row.account_id !== accountId) continue
-    const covering = occurring.flatMap((w, i) => (coversTags([w.tags], check.effective.tags) ? [i] : []))
-    if (covering.length === 0) continue
+  // Current tags first: a change committing in between then shows the old tags in both reads (for the
+  // time since too, until the next reading), never the new ones over the past.
+  const checks = await resolveChecksById(ctx, checkIds)
+  const pastTags = new Map<string, { tags: string[]; endsMs: number }[]>()
+  for (const row of await tagHistoryAfter(ctx, [...checks.keys()], sinceIso)) {
+    const kept = pastTags.get(row.check_id) ?? []
+    kept.push({ tags: JSON.parse(row.tags) as string[], endsMs: Date.parse(row.ends_at) })
+    pastTags.set(row.check_id, kept)
+  }
+  // The maintenance covering a set of tags, merged once per set of windows covering it.
+  const mergedByCovering = new Map<string, [number, number][]>()
+  const maintenanceOf = (tags: string[]) => {
+    const covering = occurring.flatMap((w, i) => (coversTags([w.tags], tags) ? [i] : []))
     const key = covering.join(',')
-    const entry = sharing.get(key) ?? { checkIds: [], windows: covering }
+    let merged = mergedByCovering.get(key)
+    if (!merged) {
+      merged = mergeIntervals(covering.flatMap((i) => occurring[i]?.occurrences ?? []))
+      mergedByCovering.set(key, merged)
+    }
+    return merged
+  }
+  // Checks with the same maintenance share their intervals: one query for them.
+  const sharing = new Map<string, { checkIds: string[]; intervals: [number, number][] }>()
+  for (const [id, check] of checks) {
+    if (check.row.account_id !== accountId) continue
+    // Each stretch of its tags (the kept ones, each since the one before, then its current ones).
+    const intervals: [number, number][] = []
+    let fromMs = Number.NEGATIVE_INFINITY
+    for (const { tags, endsMs } of [
+      ...(pastTags.get(id) ?? []),
+      { tags: check.effective.tags, endsMs: Number.POSITIVE_INFINITY },
+    ]) {
+      for (const [from, to] of maintenanceOf(tags)) {
+        const within: [number, number] = [Math.max(from, fromMs), Math.min(to, endsMs)]
+        if (within[0] < within[1]) intervals.push(within)
+      }
+      fromMs = endsMs
+    }
+    if (intervals.length === 0) continue
+    const merged = mergeIntervals(intervals)
+    const key = merged.flat().join(',')
+    const entry = sharing.get(key) ?? { checkIds: [], intervals: merged }
     entry.checkIds.push(id)
     sharing.set(key, entry)
   }
-  for (const { checkIds: ids, windows: covering } of sharing.values()) {
-    const intervals = mergeIntervals(covering.flatMap((i) => occurring[i]?.occurrences ?? [])).map(
-      ([from, to]): [string, string] => [new Date(from).toISOString(), new Date(to).toISOString()],
-    )
+  for (const { checkIds: ids, intervals: merged } of sharing.values()) {
+    const intervals = merged.map(([from, to]): [string, string] => [
+      new Date(from).toISOString(),
+      new Date(to).toISOString(),
+    ])
     for (let at = 0; at < intervals.length; at += INTERVALS_PER_QUERY) {
       const within = await dailyFinalCountsWithin(ctx, ids, intervals.slice(at, at + INTERVALS_PER_QUERY))
       for (const m of within) {
