@@ -224,6 +224,59 @@ test('an outcome the server refuses for good (404: not this location’s run any
   }
 })
 
+test('an outcome the server refuses as malformed (400), alone or in its batch, is posted once and reported; the others are stored', async () => {
+  const { api, posted } = fakeApi([urlJob(1), urlJob(2), urlJob(3), urlJob(4)])
+  const before = requests
+  const singles: string[] = []
+  const refusal = 'body.outcome.detail.timingPhases.dns must be number'
+  // The first outcome goes alone, refused once the other runs ended: they then go together in a batch.
+  api.postResult = async (serialized: string) => {
+    singles.push((JSON.parse(serialized) as JobResultBody).slotKey)
+    await until(() => requests - before === 4)
+    throw new ApiError('posting a result', 400, refusal)
+  }
+  const events: string[] = []
+  api.postError = async (event) => {
+    events.push(event.message)
+  }
+  const lines: string[] = []
+  const agent = new SvcAgent({
+    config: loadAgentConfig({ API_KEY: 'svc_pl_test', JOB_CONCURRENCY: '4' }),
+    api,
+    version: 'test',
+    hostname: 'test',
+    log: {
+      info() {},
+      warn: (line) => lines.push(`warn ${line}`),
+      error: (line) => lines.push(`error ${line}`),
+    },
+    onKeyRefused() {},
+    onNotSvc() {},
+  })
+  agent.start()
+  try {
+    await until(() => posted.length === 1)
+    assert.equal(posted[0]?.route, 'batch')
+    assert.equal(posted[0]?.bodies.length, 3)
+    posted[0]?.answer([204, 400, 204])
+    await until(() => events.length === 2)
+    await new Promise((done) => setTimeout(done, 300))
+    assert.deepEqual(singles, ['1:check-1:private:loc'], 'the lone outcome is posted once')
+    assert.equal(posted.length, 1, 'the batch is not posted again, nor its refused outcome')
+    assert.equal(lines.filter((line) => line.startsWith('error ')).length, 2, lines.join('\n'))
+    assert.equal(events.length, 2)
+    assert.match(
+      events[0] ?? '',
+      /^posting the result failed after 1 attempt\(s\): .*HTTP 400 \(body\.outcome\.detail/,
+    )
+    assert.match(events[1] ?? '', /^posting results: 1 of 3 refused: HTTP 400/)
+    assert.equal(agent.runningJobs, 0, 'nothing left waiting to be posted')
+  } finally {
+    for (const post of posted) post.answer()
+    await agent.shutdown()
+  }
+})
+
 test('an error event the server refuses with 429 (its per-location limit) is dropped with a warning, not retried', async () => {
   const reports: string[] = []
   const server = createServer((request, response) => {

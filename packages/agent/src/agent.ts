@@ -446,14 +446,26 @@ export class SvcAgent {
         }
       })
       if (answers !== 'one by one') {
+        const refused: string[] = []
         answers?.forEach((answer, i) => {
           if (answer.statusCode < 400) return
-          const what = `posting the result of ${bodies[i]?.slotKey}: HTTP ${answer.statusCode} (${answer.message ?? ''})`
+          const why = `HTTP ${answer.statusCode} (${answer.message ?? ''})`
+          const what = `posting the result of ${bodies[i]?.slotKey}: ${why}`
           // 404: the check was deleted, or the run taken off this location, while it ran: nothing to
           // store, nothing wrong with the agent, and posting it again can't help.
           if (answer.statusCode === 404) log.warn(this.scrub(what))
-          else log.error(this.scrub(what))
+          else {
+            log.error(this.scrub(what))
+            refused.push(why)
+          }
         })
+        // Refused for good (400: an outcome this server can't take; 409), as a lone post's would be: dropped,
+        // and reported once per post.
+        if (refused.length > 0) {
+          await this.reportError(
+            new Error(`posting results: ${refused.length} of ${bodies.length} refused: ${refused[0]}`),
+          )
+        }
         return
       }
     }

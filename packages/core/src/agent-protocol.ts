@@ -69,7 +69,12 @@ export const JobResultBody = StrictObject({
       ]),
     }),
     detailKey: Type.String({ maxLength: 64 }),
-    detail: Type.Unknown(),
+    /** Checked by the check's type against AGENT_DETAILS (agent-details.ts) where the server takes it. */
+    detail: Type.Unknown({
+      description:
+        'The run’s detail, stored under its check type’s key: an object (or null) whose fields the server reads ' +
+        'must be of the runner’s types and within bounds (400 naming the field otherwise); other fields are kept.',
+    }),
     /** An HTTP status: three digits. */
     statusCode: Type.Union([Type.Integer({ minimum: 0, maximum: 999 }), Type.Null()]),
   }),
@@ -99,7 +104,8 @@ export const PostedResults = Type.Object(
         resultId: Type.String(),
         statusCode: Type.Integer({
           description:
-            '204 stored (or stored before); 400 a script outcome’s artifact lists are malformed; 404 its ' +
+            '204 stored (or stored before); 400 its detail is malformed (a value of another type or past its ' +
+            'bound where the server reads it, nesting, a script outcome’s artifact lists); 404 its ' +
             'check is gone, or the job was not given to this ' +
             'location or its run is over; 409 its resultId is another run’s.',
         }),

@@ -1,3 +1,4 @@
+export * from './agent-details.ts'
 export * from './agent-protocol.ts'
 export * from './alerting.ts'
 export * from './analytics/error-fingerprint.ts'

@@ -1,8 +1,16 @@
-import { Scrubber, scrubHeaders } from '@svc/core'
-import { type DnsJob, runDnsCheck } from './dns/run-dns-check.ts'
+import {
+  type DnsDetail,
+  type HttpDetail,
+  type IcmpDetail,
+  type ScriptDetail,
+  Scrubber,
+  scrubHeaders,
+  type TcpDetail,
+} from '@svc/core'
+import { type DnsCheckResult, type DnsJob, runDnsCheck } from './dns/run-dns-check.ts'
 import { type CertificateReading, readCertificate } from './http/read-certificate.ts'
 import { type HttpJob, runHttpCheck } from './http/run-http-check.ts'
-import { type IcmpJob, runIcmpCheck } from './icmp/run-icmp-check.ts'
+import { type IcmpCheckResult, type IcmpJob, runIcmpCheck } from './icmp/run-icmp-check.ts'
 import {
   cancelledBeforeStart,
   runAutomationCheck,
@@ -10,9 +18,9 @@ import {
   runMultiStepCheck,
 } from './playwright/index.ts'
 import type { PlaywrightPool } from './playwright/pool.ts'
-import type { ScriptJob } from './playwright/types.ts'
-import { runTcpCheck, type TcpJob } from './tcp/run-tcp-check.ts'
-import type { RunnerContext, RunVerdict } from './types.ts'
+import type { ScriptCheckResult, ScriptJob } from './playwright/types.ts'
+import { runTcpCheck, type TcpCheckResult, type TcpJob } from './tcp/run-tcp-check.ts'
+import type { HttpCheckResult, RunnerContext, RunVerdict } from './types.ts'
 
 export const UPTIME_CHECK_TYPES = ['API', 'URL', 'TCP', 'DNS', 'ICMP'] as const
 export const SCRIPT_CHECK_TYPES = ['BROWSER', 'MULTI_STEP', 'AUTOMATION'] as const
@@ -38,6 +46,24 @@ export const DETAIL_KEYS = {
   MULTI_STEP: 'multiStepCheckResult',
   AUTOMATION: 'playwrightCheckResult',
 } as const
+
+/** `Detail`, a runner's result type, where it must be `Posted`: tsc fails when the two drift apart. */
+type Agreeing<Posted, Detail extends Posted> = Detail
+
+/**
+ * Each type's detail as its runner reports it, which is what an agent posts of it: the server takes an agent's
+ * detail only as `AGENT_DETAILS` (@svc/core) describes it, so each result type must fit that schema.
+ */
+export interface RunDetails {
+  URL: Agreeing<HttpDetail, HttpCheckResult>
+  API: Agreeing<HttpDetail, HttpCheckResult>
+  TCP: Agreeing<TcpDetail, TcpCheckResult>
+  DNS: Agreeing<DnsDetail, DnsCheckResult>
+  ICMP: Agreeing<IcmpDetail, IcmpCheckResult>
+  BROWSER: Agreeing<ScriptDetail, ScriptCheckResult & { tls?: CertificateReading }>
+  MULTI_STEP: Agreeing<ScriptDetail, ScriptCheckResult & { tls?: CertificateReading }>
+  AUTOMATION: Agreeing<ScriptDetail, ScriptCheckResult & { tls?: CertificateReading }>
+}
 
 /** What an attempt produced: the shared verdict and the type's detail under its key. */
 export interface RunOutcome {

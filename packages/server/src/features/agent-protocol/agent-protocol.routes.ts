@@ -105,7 +105,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         description:
           'Only for a run the server gave this key’s location and that is still open (404 otherwise). Stored ' +
           `once per job id: posting the same outcome again stores nothing new and answers 204 again. A detail ` +
-          `nested deeper than ${agents.MAX_DETAIL_DEPTH} levels is 400. Under ` +
+          `nested deeper than ${agents.MAX_DETAIL_DEPTH} levels, or holding a value of another type or past ` +
+          'its bound where the server reads it (by the check’s type), is 400 naming the field. Under ' +
           'the resultId its job carried: another run’s result id is 409.',
         headers: AgentHeaders,
         body: JobResultBody,
@@ -129,7 +130,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
           `Up to ${MAX_RESULTS_PER_POST} outcomes, each stored as POST /agent/v1/results stores one, sharing ` +
           'commits. Answers what became of each, in order: 204 stored (or stored before), 400 a script ' +
           `outcome’s artifact lists are malformed or an outcome’s detail nests deeper than ${agents.MAX_DETAIL_DEPTH} ` +
-          'levels, ' +
+          'levels or holds a value of another type or past its bound where the server reads it, ' +
           '404 its check is ' +
           'gone, or the job was not given to this location or its run is over, 409 its resultId is another ' +
           'run’s (stored, or earlier in the batch). A failure of the store ' +

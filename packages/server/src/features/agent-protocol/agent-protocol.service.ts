@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
-import { Scrubber } from '@svc/core'
+import { AGENT_DETAILS, Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
 import {
   cancelledOutcome,
@@ -11,6 +11,7 @@ import {
 } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
+import { compileValidator } from '../../http/validation.ts'
 import {
   dropJob,
   dueMsOfSlotKey,
@@ -304,11 +305,12 @@ export async function postResults(
       if (body.location !== agent.key) return notFound(`Job ${body.slotKey} is not one of this location's`)
       const check = checks.get(body.checkId)
       if (!check || check.row.account_id !== accountId) return notFound(`Check ${body.checkId} not found`)
-      const malformed = detailProblem(check.row.check_type, body.outcome.detail)
-      if (malformed !== undefined) {
-        const path = `${pathOf(i)}.outcome.detail${malformed.field ? `.${malformed.field}` : ''}`
-        return badRequest(`${path} ${malformed.message}`, { errors: [{ path, message: malformed.message }] })
-      }
+      const malformed = detailProblem(
+        check.row.check_type,
+        body.outcome.detail,
+        `${pathOf(i)}.outcome.detail`,
+      )
+      if (malformed !== undefined) return malformed
       for (const field of ['startedAt', 'stoppedAt'] as const) {
         // A time the schema takes but no Date holds (a leap second, year 0): 400, not a 500 on storing.
         if (Number.isNaN(Date.parse(body.outcome.verdict[field]))) {
@@ -387,11 +389,26 @@ export async function postResults(
  */
 export const MAX_DETAIL_DEPTH = 500
 
-/** What is wrong with a posted detail, if anything: its nesting, or a script outcome's artifact lists. */
-function detailProblem(checkType: string, detail: unknown): { field: string; message: string } | undefined {
-  if (nestedDeeperThan(detail, MAX_DETAIL_DEPTH))
-    return { field: '', message: `is nested deeper than ${MAX_DETAIL_DEPTH} levels` }
-  return artifactListProblem(checkType, detail)
+/** The schema of each check type's detail, compiled once (the types sharing one share its validator). */
+const detailValidators = new Map(
+  [...new Set(Object.values(AGENT_DETAILS))].map((schema) => [schema, compileValidator(schema)]),
+)
+
+/**
+ * The 400 for a posted detail (at `path` in the body), if any: its nesting, a script outcome's artifact lists,
+ * then what the server reads of it (AGENT_DETAILS, by the check's type: an agent of another version may send
+ * any shape, and alerting, analytics and the results API read these fields as the runner types them).
+ */
+function detailProblem(checkType: string, detail: unknown, path: string): HttpError | undefined {
+  const found = nestedDeeperThan(detail, MAX_DETAIL_DEPTH)
+    ? { field: '', message: `is nested deeper than ${MAX_DETAIL_DEPTH} levels` }
+    : artifactListProblem(checkType, detail)
+  if (found !== undefined) {
+    const at = `${path}${found.field ? `.${found.field}` : ''}`
+    return badRequest(`${at} ${found.message}`, { errors: [{ path: at, message: found.message }] })
+  }
+  const schema = AGENT_DETAILS[checkType as keyof typeof AGENT_DETAILS]
+  return schema && detailValidators.get(schema)?.(detail, path)
 }
 
 /** Whether `value` nests objects and lists more than `max` levels deep; walked without recursion. */

@@ -6,11 +6,13 @@ import { testEngines } from '@svc/db/testing'
 import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import { countRollups } from './analytics.repo.ts'
+import { storeSeedResult } from './testing.ts'
 
 /**
- * A private location's agent posts its runs' details as it likes (the protocol types only the verdict).
- * Analytics reads them while the result is stored: a value of another type than the runner's counts as
- * absent (it adds no metric), and never fails the post (a 500 and the result lost).
+ * A private location's agent posts its runs' details at its own version. What analytics reads of them is
+ * checked as it is posted (another type than the runner's is 400: nothing stored, nothing rolled up), and
+ * again as analytics reads it while the result is stored, for results stored before that check: there a value
+ * of another type counts as absent (it adds no metric), and never fails the write (a 500 and the result lost).
  */
 
 const SCRIPT = "const { test } = require('@playwright/test'); test('t', async () => {})"
@@ -64,9 +66,16 @@ for (const engine of testEngines()) {
 
     /**
      * Creates one check of `type` per case in a new private location, has its agent post each case's run
-     * (asserting 204) and answers the check ids by case name.
+     * (asserting `answer`) or, `stored`, stores it as a server that took any detail did, and answers the
+     * check ids by case name.
      */
-    async function posted(slugName: string, type: 'browser' | 'api', cases: Record<string, unknown>) {
+    async function posted(
+      slugName: string,
+      type: 'browser' | 'api',
+      cases: Record<string, unknown>,
+      via: 'posted' | 'stored' = 'posted',
+      answer = 204,
+    ) {
       const { rawKey } = await privateLocationWithKey(t, slugName)
       const ids = new Map<string, string>()
       for (const name of Object.keys(cases)) {
@@ -91,18 +100,35 @@ for (const engine of testEngines()) {
       assert.deepEqual(jobs.map((job) => job.checkId).sort(), [...ids.values()].sort())
       for (const [name, checkId] of ids) {
         const job = jobs.find((j) => j.checkId === checkId) as AgentJob
-        const post = await asAgent(t, rawKey, agentId, {
-          method: 'POST',
-          url: '/agent/v1/results',
-          payload: jobResultBody(job, passedOutcome(cases[name]) as never),
-        })
-        assert.equal(post.statusCode, 204, `${name}: ${post.body}`)
+        let resultId = job.resultId
+        if (via === 'stored') {
+          const checkType = type === 'browser' ? 'BROWSER' : 'API'
+          resultId = await storeSeedResult(
+            t.ctx,
+            { id: checkId, accountId: t.owner.accountId, checkType },
+            {
+              atMs: nowMs,
+              location: slugName,
+              failed: false,
+              responseTime: RESPONSE_TIME,
+              detail: { [type === 'browser' ? 'browserCheckResult' : 'apiCheckResult']: cases[name] },
+            },
+          )
+        } else {
+          const post = await asAgent(t, rawKey, agentId, {
+            method: 'POST',
+            url: '/agent/v1/results',
+            payload: jobResultBody(job, passedOutcome(cases[name]) as never),
+          })
+          assert.equal(post.statusCode, answer, `${name}: ${post.body}`)
+        }
         const results = json(await t.call({ method: 'GET', url: `/v1/check-results/${checkId}` }))
         assert.deepEqual(
           results.map((r: { id: string; responseTime: number }) => [r.id, r.responseTime]),
-          [[job.resultId, RESPONSE_TIME]],
-          `${name}: the result is stored`,
+          answer === 204 ? [[resultId, RESPONSE_TIME]] : [],
+          `${name}: the result is stored, or not`,
         )
+        if (answer !== 204) assert.equal(await countRollups(t.ctx, checkId), 0, `${name}: nothing rolled up`)
       }
       return ids
     }
@@ -152,88 +178,100 @@ for (const engine of testEngines()) {
     const noErrors = { consoleErrors: 0, documentErrors: 0, networkErrors: 0, userScriptErrors: 0 }
     const runOnly = { responseTime: RESPONSE_TIME, ...noErrors }
 
-    test('browser: wrong-typed logs, network entries, pages and errors add no metric', async () => {
-      const ids = await posted('browser-types', 'browser', {
-        'as the runner sends': {
-          errors: [{ message: 'Error: boom', stack: null }],
-          logs: [
-            { level: 'error', text: 'Failed', pageIndex: 0 },
-            { level: 'error', text: 'Uncaught TypeError: x is undefined', pageIndex: 0 },
-            { level: 'error', text: 'script stderr', pageIndex: null },
-            { level: 'info', text: 'hello', pageIndex: 1 },
-          ],
-          network: [
-            { pageIndex: 0, status: 404, failure: null },
-            { pageIndex: 1, status: null, failure: 'net::ERR_CONNECTION_REFUSED' },
-            { pageIndex: 1, status: 200, failure: null },
-          ],
-          pages: [
-            { pageIndex: 0, webVitals: { TTFB: { value: 100 }, LCP: { value: 900 }, CLS: null } },
-            { pageIndex: 1, webVitals: { TTFB: { value: 50 }, LCP: null } },
-          ],
-        },
-        'lists of other types': { errors: 'Error: boom', logs: 5, network: 'x', pages: 7 },
-        'objects for lists': {
-          errors: { message: 'Error: boom' },
-          logs: { level: 'error', text: 'Failed', pageIndex: 0 },
-          network: { pageIndex: 0, status: 500 },
-          pages: { pageIndex: 0, webVitals: { TTFB: { value: 100 } } },
-        },
-        'entries of other types': {
-          errors: [null, 5, 'Error: boom', ['Error']],
-          logs: [null, 5, 'error', ['error', 'Failed', 0]],
-          network: [null, 404, 'net::ERR_FAILED', [500]],
-          pages: [null, 7, 'https://shop.test/', [{ TTFB: { value: 100 } }]],
-        },
-        'fields of other types': {
-          errors: [{ message: 'Error: boom', stack: null }],
-          logs: [
-            { level: 'error', text: 5, pageIndex: 0 },
-            { level: 'error', text: { message: 'Uncaught TypeError' }, pageIndex: 0 },
-            { level: ['error'], text: 'Failed', pageIndex: 0 },
-            { level: 'error', text: 'Failed', pageIndex: '0' },
-            { level: 'error', text: 'Uncaught TypeError', pageIndex: 0.5 },
-            { level: 'error', text: 'Failed', pageIndex: { index: 0 } },
-          ],
-          network: [
-            { pageIndex: 0, status: '500', failure: null },
-            { pageIndex: 0, status: 503, failure: 5 },
-            { pageIndex: 0, status: null, failure: true },
-            { pageIndex: 0, status: [500], failure: ['net::ERR_FAILED'] },
-            { pageIndex: '0', status: 500 },
-            { pageIndex: 0, failure: 'net::ERR_FAILED' },
-          ],
-          pages: [
-            {
-              pageIndex: 0,
-              webVitals: {
-                TTFB: { value: '100' },
-                FCP: 5,
-                LCP: { value: 700 },
-                CLS: [0.1],
-                TBT: { value: null },
-              },
+    /** Browser details as the runner sends them and with values of other types where analytics reads them. */
+    const browserCases = {
+      'as the runner sends': {
+        errors: [{ message: 'Error: boom', stack: null }],
+        logs: [
+          { level: 'error', text: 'Failed', pageIndex: 0 },
+          { level: 'error', text: 'Uncaught TypeError: x is undefined', pageIndex: 0 },
+          { level: 'error', text: 'script stderr', pageIndex: null },
+          { level: 'info', text: 'hello', pageIndex: 1 },
+        ],
+        network: [
+          { pageIndex: 0, status: 404, failure: null },
+          { pageIndex: 1, status: null, failure: 'net::ERR_CONNECTION_REFUSED' },
+          { pageIndex: 1, status: 200, failure: null },
+        ],
+        pages: [
+          { pageIndex: 0, webVitals: { TTFB: { value: 100 }, LCP: { value: 900 }, CLS: null } },
+          { pageIndex: 1, webVitals: { TTFB: { value: 50 }, LCP: null } },
+        ],
+      },
+      'lists of other types': { errors: 'Error: boom', logs: 5, network: 'x', pages: 7 },
+      'objects for lists': {
+        errors: { message: 'Error: boom' },
+        logs: { level: 'error', text: 'Failed', pageIndex: 0 },
+        network: { pageIndex: 0, status: 500 },
+        pages: { pageIndex: 0, webVitals: { TTFB: { value: 100 } } },
+      },
+      'entries of other types': {
+        errors: [null, 5, 'Error: boom', ['Error']],
+        logs: [null, 5, 'error', ['error', 'Failed', 0]],
+        network: [null, 404, 'net::ERR_FAILED', [500]],
+        pages: [null, 7, 'https://shop.test/', [{ TTFB: { value: 100 } }]],
+      },
+      'fields of other types': {
+        errors: [{ message: 'Error: boom', stack: null }],
+        logs: [
+          { level: 'error', text: 5, pageIndex: 0 },
+          { level: 'error', text: { message: 'Uncaught TypeError' }, pageIndex: 0 },
+          { level: ['error'], text: 'Failed', pageIndex: 0 },
+          { level: 'error', text: 'Failed', pageIndex: '0' },
+          { level: 'error', text: 'Uncaught TypeError', pageIndex: 0.5 },
+          { level: 'error', text: 'Failed', pageIndex: { index: 0 } },
+        ],
+        network: [
+          { pageIndex: 0, status: '500', failure: null },
+          { pageIndex: 0, status: 503, failure: 5 },
+          { pageIndex: 0, status: null, failure: true },
+          { pageIndex: 0, status: [500], failure: ['net::ERR_FAILED'] },
+          { pageIndex: '0', status: 500 },
+          { pageIndex: 0, failure: 'net::ERR_FAILED' },
+        ],
+        pages: [
+          {
+            pageIndex: 0,
+            webVitals: {
+              TTFB: { value: '100' },
+              FCP: 5,
+              LCP: { value: 700 },
+              CLS: [0.1],
+              TBT: { value: null },
             },
-            { pageIndex: '1', webVitals: 'fast' },
-            { pageIndex: 2, webVitals: [{ value: 1 }] },
-          ],
-        },
-        'page indexes no store holds, or the run’s': {
-          logs: [
-            { level: 'error', text: 'Failed', pageIndex: -1 },
-            { level: 'error', text: 'Failed', pageIndex: 2 ** 31 },
-          ],
-          network: [
-            { pageIndex: 1e300, status: 500 },
-            { pageIndex: -1, status: 500 },
-          ],
-          pages: [
-            { pageIndex: -1, webVitals: { TTFB: { value: 10 } } },
-            { pageIndex: 2 ** 31, webVitals: { TTFB: { value: 20 } } },
-            { pageIndex: 1e21, webVitals: { TTFB: { value: 30 } } },
-          ],
-        },
-      })
+          },
+          { pageIndex: '1', webVitals: 'fast' },
+          { pageIndex: 2, webVitals: [{ value: 1 }] },
+        ],
+      },
+      'page indexes no store holds, or the run’s': {
+        logs: [
+          { level: 'error', text: 'Failed', pageIndex: -1 },
+          { level: 'error', text: 'Failed', pageIndex: 2 ** 31 },
+        ],
+        network: [
+          { pageIndex: 1e300, status: 500 },
+          { pageIndex: -1, status: 500 },
+        ],
+        pages: [
+          { pageIndex: -1, webVitals: { TTFB: { value: 10 } } },
+          { pageIndex: 2 ** 31, webVitals: { TTFB: { value: 20 } } },
+          { pageIndex: 1e21, webVitals: { TTFB: { value: 30 } } },
+        ],
+      },
+    }
+    const { 'as the runner sends': runnerSends, ...oddBrowser } = browserCases
+
+    test('browser: an agent’s logs, network entries, pages and errors of other types are refused, adding no metric', async () => {
+      await posted('browser-refused', 'browser', oddBrowser, 'posted', 400)
+      await posted('browser-taken', 'browser', { 'as the runner sends': runnerSends })
+    })
+
+    test('browser: wrong-typed logs, network entries, pages and errors stored before they were checked add no metric', async () => {
+      const ids = new Map([
+        ...(await posted('browser-types', 'browser', { 'as the runner sends': runnerSends })),
+        ...(await posted('browser-types-stored', 'browser', oddBrowser, 'stored')),
+      ])
       const expected: Record<string, { run: Sums; pages: [number, Sums][]; raw: Sums }> = {
         'as the runner sends': {
           run: {
@@ -401,16 +439,22 @@ for (const engine of testEngines()) {
       })
     })
 
-    test('API: wrong-typed timing phases add no metric', async () => {
-      const ids = await posted('api-types', 'api', {
-        'as the runner sends': { timingPhases: { wait: 1, dns: 2, tcp: 3, firstByte: 4, download: 5 } },
+    test('API: wrong-typed timing phases are refused from an agent; stored before they were checked, they add no metric', async () => {
+      const odd = {
         'phases of other types': {
           timingPhases: { wait: '1', dns: [2], tcp: { ms: 3 }, firstByte: null, download: 5 },
         },
         'no object of phases': { timingPhases: 'fast' },
         'a list of phases': { timingPhases: [{ wait: 1 }] },
         'a list for a detail': [{ timingPhases: { wait: 1 } }],
-      })
+      }
+      await posted('api-refused', 'api', odd, 'posted', 400)
+      const ids = new Map([
+        ...(await posted('api-types', 'api', {
+          'as the runner sends': { timingPhases: { wait: 1, dns: 2, tcp: 3, firstByte: 4, download: 5 } },
+        })),
+        ...(await posted('api-types-stored', 'api', odd, 'stored')),
+      ])
       const expected: Record<string, Sums> = {
         'as the runner sends': {
           responseTime: RESPONSE_TIME,
