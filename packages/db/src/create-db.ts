@@ -7,6 +7,7 @@ import { withCommitRecords } from './commit-record.ts'
 import { migrations } from './migrations/index.ts'
 import type { Database } from './schema.ts'
 import { openSqlite } from './sqlite.ts'
+import { LOCK_WAIT_MS, withAsyncLockWaits } from './sqlite-lock-waits.ts'
 
 export type Engine = 'sqlite' | 'postgres'
 
@@ -14,6 +15,11 @@ export interface Store {
   db: Kysely<Database>
   engine: Engine
   close(): Promise<void>
+  /**
+   * SQLite: how long a statement waits for the write lock another process holds before it fails as busy
+   * (default 5 s); tests shorten it. PostgreSQL's statements wait for row locks as long as they take.
+   */
+  setLockWaitMs(ms: number): void
 }
 
 /**
@@ -26,17 +32,23 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
     // An idle client that loses its connection emits 'error' on the pool; without a listener it kills the process.
     pool.on('error', () => {})
     const db = new Kysely<Database>({ dialect: withCommitRecords(new PostgresDialect({ pool })) })
-    return { db, engine: 'postgres', close: () => db.destroy() }
+    return { db, engine: 'postgres', close: () => db.destroy(), setLockWaitMs: () => {} }
   }
   const path = url.replace(/^sqlite:/, '')
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const sqlite = openSqlite(path, (work) => db.connection().execute(work))
+  const lockWait = { ms: LOCK_WAIT_MS }
   const db = new Kysely<Database>({
-    dialect: withCommitRecords(new SqliteDialect({ database: sqlite.database })),
+    dialect: withCommitRecords(
+      withAsyncLockWaits(new SqliteDialect({ database: sqlite.database }), sqlite.inTransaction, lockWait),
+    ),
   })
   return {
     db,
     engine: 'sqlite',
+    setLockWaitMs: (ms) => {
+      lockWait.ms = ms
+    },
     async close() {
       await db.destroy()
       await sqlite.closed

@@ -8,6 +8,7 @@ import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { createDb } from './create-db.ts'
+import { isStoreBusy } from './errors.ts'
 
 /** A store in a folder of its own, and a way to remove both. */
 function sqliteStore() {
@@ -104,6 +105,60 @@ test('SQLite: a statement from outside waits for an open transaction to end', as
     await outside
     assert.equal(outsideSaw, 2)
   } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('SQLite: statements waiting for a lock another connection holds leave the event loop free, and run once it is released', async () => {
+  const { dir, path, store } = sqliteStore()
+  const other = new DatabaseSync(path)
+  try {
+    await sql`create table notes (body text not null)`.execute(store.db)
+    other.exec('begin immediate')
+    // The lock is released by a timer of this very thread: it can only fire while the statements wait
+    // without blocking the event loop (SQLite's own busy handler sleeps the thread until it gives up).
+    setTimeout(() => other.exec('commit'), 200)
+    const outside = sql`insert into notes (body) values (${'outside'})`.execute(store.db)
+    const inTransaction = store.db.transaction().execute(async (tx) => {
+      await sql`insert into notes (body) values (${'in a transaction'})`.execute(tx)
+    })
+    await Promise.all([outside, inTransaction])
+    const { rows } = await sql<{ body: string }>`select body from notes order by rowid`.execute(store.db)
+    assert.deepEqual(
+      rows.map((row) => row.body),
+      ['outside', 'in a transaction'],
+    )
+  } finally {
+    if (other.isTransaction) other.exec('rollback')
+    other.close()
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('SQLite: a statement still refused the lock after the wait fails as busy, having written nothing', async () => {
+  const { dir, path, store } = sqliteStore()
+  const other = new DatabaseSync(path)
+  try {
+    await sql`create table notes (body text not null)`.execute(store.db)
+    store.setLockWaitMs(100)
+    other.exec('begin immediate')
+    let ticks = 0
+    const ticking = setInterval(() => ticks++, 5)
+    const refused = await sql`insert into notes (body) values (${'late'})`.execute(store.db).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    clearInterval(ticking)
+    assert.ok(isStoreBusy(refused), String(refused))
+    assert.ok(ticks > 0, 'the event loop ran while the statement waited')
+    other.exec('rollback')
+    const { rows } = await sql<{ n: number }>`select count(*) as n from notes`.execute(store.db)
+    assert.equal(rows[0]?.n, 0)
+  } finally {
+    if (other.isTransaction) other.exec('rollback')
+    other.close()
     await store.close()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -5,6 +5,8 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely'
 export interface SqliteStore {
   /** `node:sqlite` in the better-sqlite3 shape Kysely's SqliteDialect expects. */
   database: SqliteDatabase
+  /** Whether the store's connection is in a transaction (its statements can't be tried again alone). */
+  inTransaction(): boolean
   /**
    * Resolves once `database.close()` has run and the checkpointer thread has closed its own connection:
    * from then on the store's files can be deleted (a thread still opening would create them again).
@@ -26,11 +28,13 @@ export type HoldStatements = (work: () => Promise<void>) => Promise<void>
  */
 export function openSqlite(path: string, holdStatements: HoldStatements): SqliteStore {
   const database = new DatabaseSync(path)
+  // Opening may wait for another process's lock here, once; statements after wait in sqlite-lock-waits.ts.
+  database.exec('PRAGMA busy_timeout = 5000')
   database.exec('PRAGMA journal_mode = WAL')
   database.exec('PRAGMA synchronous = NORMAL')
   database.exec('PRAGMA foreign_keys = ON')
-  database.exec('PRAGMA busy_timeout = 5000')
   const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path, holdStatements)
+  database.exec('PRAGMA busy_timeout = 0')
   // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
   const statements = new Map<string, SqliteStatement>()
   const closed = Promise.withResolvers<void>()
@@ -61,6 +65,7 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
         return prepared
       },
     },
+    inTransaction: () => database.isTransaction,
     closed: closed.promise,
   }
 }

@@ -353,7 +353,7 @@ describe('a SQLite store whose write lock another process holds', () => {
     })
     t = await createTestApp(engine, { logger: { level: 'warn', stream } })
     // Waits 100 ms for the lock instead of 5 s: the answer is the same, the suite quicker.
-    await sql`pragma busy_timeout = 100`.execute(t.store.db)
+    t.store.setLockWaitMs(100)
   })
   after(() => t.close())
 

@@ -155,7 +155,7 @@ for (const storeEngine of testEngines()) {
       test('the store busy after a first save: 503 saying part was saved', async () => {
         const checkId = await createCheck()
         // Waits 100 ms for the lock instead of 5 s: the answer is the same, the test quicker.
-        await sql`pragma busy_timeout = 100`.execute(t.store.db)
+        t.store.setLockWaitMs(100)
         let lock: Awaited<ReturnType<typeof writeLockHeldElsewhere>> | undefined
         const { app, send } = await appSavingInSteps(checkId, () =>
           insertService(t.ctx, serviceRow('svc-busy-1'), [checkId]),
@@ -174,7 +174,7 @@ for (const storeEngine of testEngines()) {
           assert.equal(res.headers['retry-after'], '5')
         } finally {
           await lock?.release()
-          await sql`pragma busy_timeout = 5000`.execute(t.store.db)
+          t.store.setLockWaitMs(5000)
         }
         assert.deepEqual(await serviceIds(['svc-busy-1', 'svc-busy-2']), ['svc-busy-1'])
         await app.close()
@@ -213,13 +213,13 @@ for (const storeEngine of testEngines()) {
           ).id as string
         const first = await checkAt('/first', 1)
         const second = await checkAt('/second', 2)
-        await sql`pragma busy_timeout = 100`.execute(t.store.db)
+        t.store.setLockWaitMs(100)
         let res: Awaited<ReturnType<TestApp['call']>>
         try {
           res = await t.call({ method: 'POST', url: `/v1/check-groups/${group.id}/trigger` })
         } finally {
           await lock?.release()
-          await sql`pragma busy_timeout = 5000`.execute(t.store.db)
+          t.store.setLockWaitMs(5000)
         }
         assert.equal(res.statusCode, 503, res.body)
         assert.equal(
