@@ -185,6 +185,40 @@ describe('errors in the spec shape', () => {
   })
 })
 
+for (const routeEngine of testEngines()) {
+  describe(`unknown routes on ${routeEngine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(routeEngine)
+    })
+    after(() => t.close())
+
+    test('an unknown route is 404 whatever body it is sent (an agent or client pointed at a wrong base URL hears so)', async () => {
+      for (const [method, url, payload, as] of [
+        ['POST', '/v1/nothing-here', { a: 1 }, undefined],
+        ['PUT', '/nothing-here', [1], undefined],
+        ['DELETE', '/v1/nothing-here', 'text', undefined],
+        // An agent given SVC_API_URL=https://svc.example.com/v1 posts its heartbeat here, with no API key.
+        ['POST', '/v1/agent/v1/heartbeat', { version: '1.0.0' }, null],
+      ] as const) {
+        const answer = await t.call({
+          method,
+          url,
+          payload: JSON.stringify(payload),
+          headers: { 'content-type': 'application/json' },
+          as,
+        })
+        assert.equal(answer.statusCode, 404, `${method} ${url}: ${answer.body}`)
+        assert.deepEqual(json(answer), {
+          statusCode: 404,
+          error: 'Not Found',
+          message: `Route ${method} ${url} not found`,
+        })
+      }
+    })
+  })
+}
+
 describe('unexpected failures', () => {
   test('a 500 carries nothing internal, and the log has the cause under the same request id', async () => {
     const lines: Record<string, unknown>[] = []

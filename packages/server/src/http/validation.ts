@@ -16,6 +16,8 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(compiler)
   // A callback hook, not an async one: it runs on every request, pings included.
   app.addHook('preValidation', (request, _reply, done) => {
+    // No route: the answer is the 404 naming it, whatever was sent (a client given a wrong base URL).
+    if (request.is404) return done()
     lowerCaseUuidParams(request.params)
     const route = request.routeOptions.url ?? request.url
     const agent = isAgentRoute(route)

@@ -129,13 +129,17 @@ export async function pollJobs(
   options: { max: number; waitMs: number; gone: () => boolean },
 ): Promise<AgentJob[]> {
   const deadline = Date.now() + options.waitMs
+  let current = agent
   for (let claims = 0; ; claims++) {
     if (options.gone()) return []
-    // Revoking a key stops its runs at once: a poll that outlives its key takes none (they carry secrets).
-    if (claims > 0 && !(await locationsRepo.findLocationByKeyHash(ctx, agent.keyHash))) {
-      throw unauthorized('Bad Token')
+    if (claims > 0) {
+      // Revoking a key stops its runs at once: a poll that outlives its key takes none (they carry secrets).
+      const location = await locationsRepo.findLocationByKeyHash(ctx, agent.keyHash)
+      if (!location) throw unauthorized('Bad Token')
+      // Runs go out with the location as it is now (a proxy URL changed while the poll waited).
+      current = { ...agent, location }
     }
-    const jobs = await claimJobs(ctx, agent, options.max)
+    const jobs = await claimJobs(ctx, current, options.max)
     if (jobs.length > 0 || Date.now() >= deadline) return jobs
     // Wake when the location's next slot falls due, not at the next interval: runs start on time.
     const dueMs = await nextDueMs(ctx, [agent.key])

@@ -1054,6 +1054,45 @@ for (const engine of testEngines()) {
       assert.equal(slot?.lease_owner, null, 'the run stays for an agent with a live key')
     })
 
+    test('a proxy URL changed while its agent long-polls goes with the runs that poll then takes', async () => {
+      const proxied = await locationWithKey('proxied-poll')
+      const put = (proxyUrl: string | null) =>
+        t.call({
+          method: 'PUT',
+          url: `/v1/private-locations/${proxied.id}`,
+          payload: { name: 'proxied-poll', slugName: 'proxied-poll', proxyUrl },
+        })
+      assert.equal((await put('http://old-proxy.internal:3128')).statusCode, 200)
+      const checkId = await createCheck('proxied', ['proxied-poll'])
+      const dueMs = await dueOf(checkId)
+      nowMs = dueMs - 60_000
+      // The poll waits: its first claim found nothing due and it asked the clock how long to sleep.
+      let reads = 0
+      const waiting = Promise.withResolvers<void>()
+      onClockRead = () => {
+        if (++reads === 2) waiting.resolve()
+      }
+      const poll = t.app.inject({
+        method: 'GET',
+        url: '/agent/v1/jobs?waitSeconds=30',
+        headers: { authorization: `Bearer ${proxied.rawKey}`, 'x-svc-agent-id': randomUUID() },
+      })
+      await waiting.promise
+      onClockRead = undefined
+      const changed = await put('http://new-proxy.internal:3128')
+      assert.equal(changed.statusCode, 200, changed.body)
+      nowMs = dueMs
+      const answer = await poll
+      assert.equal(answer.statusCode, 200, answer.body)
+      const jobs: AgentJob[] = json(answer)
+      assert.deepEqual(
+        jobs.map((job) => [job.checkId, job.proxyUrl]),
+        [[checkId, 'http://new-proxy.internal:3128']],
+        'the run goes through the proxy the location has now',
+      )
+      assert.equal((await put(null)).statusCode, 200)
+    })
+
     test('a run of the in-process runner keeps its artifacts: no location’s key writes under them', {
       skip: chromiumAvailable() ? false : 'Chromium not found: SKIPPED',
     }, async () => {

@@ -17,7 +17,7 @@ import { type Page, pageOf } from '../../http/pagination.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { finalResultsPage } from '../check-results/check-results.repo.ts'
 import { findCheck } from '../checks/checks.repo.ts'
-import { resolveCheck } from '../checks/checks.service.ts'
+import { aCheckType, resolveCheck } from '../checks/checks.service.ts'
 import { findZone, type RollupRow, readRollups } from './analytics.repo.ts'
 import {
   type AnalyticsQueryValue,
@@ -51,7 +51,7 @@ export async function queryAnalytics(
   if (!(kind.checkTypes as string[]).includes(row.check_type)) {
     throw invalidQuery(
       'params.id',
-      `is a ${row.check_type} check, not one of ${kind.segment} (${kind.checkTypes.join(', ')})`,
+      `is ${aCheckType(row.check_type)} check, not one of ${kind.segment} (${kind.checkTypes.join(', ')})`,
     )
   }
   const metrics = parseMetrics(kind, query)

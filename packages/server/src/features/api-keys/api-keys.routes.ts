@@ -55,11 +55,11 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
       const auth = authOf(request)
       const { name, type = 'USER', role } = request.body
       if (type === 'USER') {
-        if (role) throw badRequest('body.role applies to SERVICE keys only')
+        if (role) throw roleRefused('applies to SERVICE keys only')
         if (!auth.userId) throw forbidden('A service key cannot create user keys')
         return reply.status(201).send(await keys.createApiKey(ctx, { name, owner: { userId: auth.userId } }))
       }
-      if (!role) throw badRequest('body.role is required for a SERVICE key')
+      if (!role) throw roleRefused('is required for a SERVICE key')
       if (!roleAtLeast(auth.role, 'ADMIN'))
         throw forbidden('Creating service keys needs the ADMIN role or higher')
       if (!roleAtLeast(auth.role, role)) throw forbidden('A key cannot get a role above your own')
@@ -94,4 +94,9 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
 function mayManage(auth: AuthContext, key: ApiKey): boolean {
   if (key.userId) return key.userId === auth.userId
   return key.accountId === auth.accountId && roleAtLeast(auth.role, 'ADMIN')
+}
+
+/** A 400 about `body.role` in the error shape of every validation error (the path in `attributes`). */
+function roleRefused(message: string) {
+  return badRequest(`body.role ${message}`, { errors: [{ path: 'body.role', message }] })
 }

@@ -98,6 +98,29 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a role missing from a SERVICE key, or given to a USER key, is a 400 naming body.role in the error shape', async () => {
+      for (const [payload, message] of [
+        [{ name: 'role-check', type: 'SERVICE' }, 'is required for a SERVICE key'],
+        [{ name: 'role-check', role: 'READ_ONLY' }, 'applies to SERVICE keys only'],
+        [{ name: 'role-check', type: 'USER', role: 'READ_ONLY' }, 'applies to SERVICE keys only'],
+      ] as const) {
+        const refused = await t.call({ method: 'POST', url: '/v1/api-keys', payload })
+        assert.equal(refused.statusCode, 400, refused.body)
+        assert.deepEqual(json(refused), {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: `body.role ${message}`,
+          attributes: { errors: [{ path: 'body.role', message }] },
+        })
+      }
+      const keys = json(await t.call({ method: 'GET', url: '/v1/api-keys?limit=100' }))
+      assert.equal(
+        keys.some((k: { name: string }) => k.name === 'role-check'),
+        false,
+        'no key was created',
+      )
+    })
+
     test('a READ_ONLY member manages their own user keys (a leaked key can always be revoked)', async () => {
       const reader = await t.addUser('READ_ONLY')
       const created = await t.call({

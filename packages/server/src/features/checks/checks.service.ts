@@ -163,7 +163,7 @@ export async function updateCheck(
     if (!row) throw notFound(`Check ${id} not found`)
     const checkType = row.check_type as CheckType
     if (options.checkType && options.checkType !== checkType) {
-      throw badRequest(`Check ${id} is a ${checkType} check, not ${options.checkType}`)
+      throw badRequest(`Check ${id} is ${aCheckType(checkType)} check, not ${options.checkType}`)
     }
     const current = JSON.parse(row.definition) as Definition
     const tagsBefore = (await resolveCheck(tx, row)).effective.tags
@@ -576,7 +576,7 @@ export async function cancelCheckRuns(
   if (!row) throw notFound(`Check ${id} not found`)
   if (row.check_type !== 'AUTOMATION') {
     throw badRequest(
-      `Only AUTOMATION checks (Playwright check suites) can be cancelled; this is a ${row.check_type} check`,
+      `Only AUTOMATION checks (Playwright check suites) can be cancelled; this is ${aCheckType(row.check_type)} check`,
     )
   }
   // Runs in flight or waiting for their turn on some node are asked to stop; runs waiting in the store
@@ -821,4 +821,9 @@ const subscriptionsIn = (body: Record<string, unknown>) =>
 
 export function invalid(path: string, message: string) {
   return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
+}
+
+/** A check type with its article, as a sentence says it: `an API`, `an ICMP`, `a URL`, `a TCP`. */
+export function aCheckType(checkType: string): string {
+  return `${/^[AEIO]/.test(checkType) ? 'an' : 'a'} ${checkType}`
 }

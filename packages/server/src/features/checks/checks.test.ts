@@ -586,6 +586,38 @@ for (const engine of testEngines()) {
       assert.equal(json(inverted).attributes.errors[0].path, 'body.degradedResponseTime')
     })
 
+    test('a check named where another type is expected is a 400 saying which type it is, in plain English', async () => {
+      const bodyOf = (type: string) => MINIMAL_BODIES[type] as object
+      const api = json(await create('api', bodyOf('api'))).id as string
+      const icmp = json(await create('icmp', bodyOf('icmp'))).id as string
+      const url = json(await create('url', bodyOf('url'))).id as string
+      const messageOf = async (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) => {
+        const answer = await t.call({ method, url: path, ...(payload ? { payload } : {}) })
+        assert.equal(answer.statusCode, 400, answer.body)
+        return json(answer).message as string
+      }
+      assert.equal(
+        await messageOf('PUT', `/v1/checks/url/${api}`, bodyOf('url')),
+        `Check ${api} is an API check, not URL`,
+      )
+      assert.equal(
+        await messageOf('PUT', `/v1/checks/api/${icmp}`, bodyOf('api')),
+        `Check ${icmp} is an ICMP check, not API`,
+      )
+      assert.equal(
+        await messageOf('PUT', `/v1/checks/api/${url}`, bodyOf('api')),
+        `Check ${url} is a URL check, not API`,
+      )
+      assert.equal(
+        await messageOf('POST', `/v1/checks/${api}/cancel`),
+        'Only AUTOMATION checks (Playwright check suites) can be cancelled; this is an API check',
+      )
+      assert.equal(
+        await messageOf('GET', `/v1/analytics/url-monitors/${api}`),
+        'params.id is an API check, not one of url-monitors (URL)',
+      )
+    })
+
     test('update, list with filters, delete', async () => {
       const a = json(
         await create('url', {

@@ -1,4 +1,4 @@
-import { Name, PageQuery, StrictObject } from '@svc/core'
+import { Name, Nullable, PageQuery, StrictObject } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const PrivateLocationBody = StrictObject({
@@ -9,16 +9,16 @@ export const PrivateLocationBody = StrictObject({
     pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$',
     description: 'What checks name in `privateLocations`; unique in the account.',
   }),
-  icon: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  // Nullable, not a union with null: a wrong value is one issue, not one per branch.
+  icon: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   proxyUrl: Type.Optional(
-    Type.Union([
+    Nullable(
       Type.String({
         maxLength: 2048,
         pattern: '^https?://',
         description: 'Proxy the agents use for checks.',
       }),
-      Type.Null(),
-    ]),
+    ),
   ),
 })
 export type PrivateLocationBody = Static<typeof PrivateLocationBody>

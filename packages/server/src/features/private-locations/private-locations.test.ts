@@ -343,7 +343,15 @@ for (const engine of testEngines()) {
         payload: { name: 'Proxied', slugName: 'proxied', proxyUrl: 'http://user:pw@proxy.internal:3128' },
       })
       assert.equal(ok.statusCode, 201, ok.body)
-      for (const proxyUrl of ['http://', 'http://exa mple:3128', 'http://[::1', 'https://proxy:99999']) {
+      for (const proxyUrl of [
+        'http://',
+        'http://exa mple:3128',
+        'http://[::1',
+        'https://proxy:99999',
+        'ftp://proxy.internal:3128',
+        'proxy.internal:3128',
+        5,
+      ]) {
         for (const [method, url] of [
           ['POST', '/v1/private-locations'],
           ['PUT', `/v1/private-locations/${json(ok).id}`],
@@ -360,6 +368,13 @@ for (const engine of testEngines()) {
           )
         }
       }
+      // One issue, not one per branch of "a URL or null" (must be null, must match a schema in anyOf).
+      const icon = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Iconic', slugName: 'iconic', icon: 5 },
+      })
+      assert.deepEqual(json(icon).attributes.errors, [{ path: 'body.icon', message: 'must be string' }])
       const kept = json(await t.call({ method: 'GET', url: `/v1/private-locations/${json(ok).id}` }))
       assert.equal(kept.proxyUrl, 'http://user:***masked***@proxy.internal:3128', 'the password is not shown')
       assert.equal(json(ok).proxyUrl, kept.proxyUrl)
