@@ -54,7 +54,13 @@ for (const engine of testEngines()) {
 
       const ambiguous = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user })
       assert.equal(ambiguous.statusCode, 400)
-      assert.equal(json(ambiguous).message, 'x-svc-account header is required')
+      // A validation error like any other: the message API.md gives, the field in attributes.errors.
+      assert.deepEqual(json(ambiguous), {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'x-svc-account header is required',
+        attributes: { errors: [{ path: 'headers.x-svc-account', message: 'is required' }] },
+      })
 
       const chosen = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user, account: second.id })
       assert.equal(chosen.statusCode, 200)

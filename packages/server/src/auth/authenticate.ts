@@ -106,7 +106,10 @@ function resolveUserKey(
     return { ...base, accountId: requestedAccount, role: only.role as Role }
   }
   if (!only) throw forbidden('The key’s user belongs to no account')
-  if (another && !userLevel) throw badRequest(`${ACCOUNT_HEADER} header is required`)
+  if (another && !userLevel)
+    throw badRequest(`${ACCOUNT_HEADER} header is required`, {
+      errors: [{ path: `headers.${ACCOUNT_HEADER}`, message: 'is required' }],
+    })
   return { ...base, accountId: only.accountId, role: only.role as Role }
 }
 

@@ -89,6 +89,16 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('an empty name is one issue of its field: too short, not also blank', async () => {
+      for (const { what, method, url, body, path } of cases) {
+        const res = await t.call({ method, url, payload: body('') })
+        assert.equal(res.statusCode, 400, `${what}: ${res.body}`)
+        const message = 'must NOT have fewer than 1 characters'
+        assert.deepEqual(json(res).attributes.errors, [{ path, message }], what)
+        assert.equal(json(res).message, `${path} ${message}`, what)
+      }
+    })
+
     test('a name with text around whitespace is kept as sent', async () => {
       const res = await t.call({ method: 'PATCH', url: '/v1/accounts/me', payload: { name: ' Ops team ' } })
       assert.equal(res.statusCode, 200, res.body)

@@ -9,7 +9,7 @@ import { type Kysely, sql } from 'kysely'
 import { insertService } from '../features/status-page-services/status-page-services.repo.ts'
 import { writeLockHeldElsewhere } from '../testing/sqlite-write-lock.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
-import { handleError } from './errors.ts'
+import { handleError, validationError } from './errors.ts'
 
 const engine = testEngines()[0]!
 
@@ -215,6 +215,72 @@ for (const routeEngine of testEngines()) {
           message: `Route ${method} ${url} not found`,
         })
       }
+    })
+
+    test('a value of the wrong type is one issue of its field, not also one of each rule its type would be held to', async () => {
+      // A number sent as text, a null for a runtime: the enum they miss says nothing more than the type.
+      const cases = [
+        [
+          'POST',
+          '/v1/checks/url',
+          { name: 'x', request: { url: 'http://a.test' }, frequency: '10' },
+          'body.frequency',
+          'must be integer',
+        ],
+        ['PATCH', '/v1/accounts/me', { runtimeId: null }, 'body.runtimeId', 'must be string'],
+        [
+          'POST',
+          '/v1/checks/browser',
+          { name: 'x', script: 'x', runtimeId: 2025.04 },
+          'body.runtimeId',
+          'must be string',
+        ],
+      ] as const
+      for (const [method, url, payload, path, message] of cases) {
+        const answer = await t.call({ method, url, payload })
+        assert.equal(answer.statusCode, 400, answer.body)
+        assert.deepEqual(json(answer), {
+          statusCode: 400,
+          error: 'Bad Request',
+          message: `${path} ${message}`,
+          attributes: { errors: [{ path, message }] },
+        })
+      }
+      // A value of the right type still hears the rule it breaks.
+      const wrongValue = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name: 'x', request: { url: 'http://a.test' }, frequency: 3 },
+        }),
+      )
+      assert.deepEqual(wrongValue.attributes.errors, [
+        {
+          path: 'body.frequency',
+          message: 'must be one of 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440',
+        },
+      ])
+      // In a union, a branch of another type (null) doesn't hide the rule the value breaks in its own.
+      const union = validationError('body', [
+        {
+          instancePath: '/statusCode',
+          schemaPath: '#/properties/statusCode/anyOf/0/maximum',
+          keyword: 'maximum',
+          message: 'must be <= 999',
+          params: {},
+        },
+        {
+          instancePath: '/statusCode',
+          schemaPath: '#/properties/statusCode/anyOf/1/type',
+          keyword: 'type',
+          message: 'must be null',
+          params: {},
+        },
+      ])
+      assert.deepEqual(union.attributes?.errors, [
+        { path: 'body.statusCode', message: 'must be <= 999' },
+        { path: 'body.statusCode', message: 'must be null' },
+      ])
     })
   })
 }

@@ -43,6 +43,7 @@ export function errorBody(statusCode: number, message: string, attributes?: Reco
 
 export interface AjvIssue {
   instancePath: string
+  schemaPath?: string
   keyword: string
   message?: string
   params: Record<string, unknown>
@@ -70,8 +71,20 @@ function issueMessage(issue: AjvIssue): string {
   return issue.message ?? 'is invalid'
 }
 
+/** The schema node an issue comes from (`#/properties/frequency` of `#/properties/frequency/enum`). */
+const nodeOf = (issue: AjvIssue) => `${issue.instancePath} ${issue.schemaPath?.replace(/\/[^/]*$/, '')}`
+
 export function validationError(context: string, issues: AjvIssue[]): HttpError {
-  const errors = issues.map((issue) => ({ path: issuePath(context, issue), message: issueMessage(issue) }))
+  // A value of the wrong type is one issue: the enum its schema also holds ("10" for 10) adds only
+  // noise. Another schema's rules (a union's other branch) still count.
+  const mistyped = new Set(issues.filter((i) => i.keyword === 'type' && i.schemaPath).map(nodeOf))
+  // An empty name is too short; that it is also blank says the same thing again.
+  const tooShort = new Set(issues.filter((i) => i.keyword === 'minLength' && i.schemaPath).map(nodeOf))
+  const blank = (issue: AjvIssue) => issue.keyword === 'pattern' && issue.params.pattern === NOT_BLANK_PATTERN
+  const errors = issues
+    .filter((issue) => issue.keyword === 'type' || !mistyped.has(nodeOf(issue)))
+    .filter((issue) => !(blank(issue) && tooShort.has(nodeOf(issue))))
+    .map((issue) => ({ path: issuePath(context, issue), message: issueMessage(issue) }))
   const first = errors[0] ?? { path: context, message: 'is invalid' }
   return badRequest(`${first.path} ${first.message}`, { errors })
 }
