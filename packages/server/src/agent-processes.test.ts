@@ -199,90 +199,102 @@ describe('svc agent processes', { concurrency: true }, () => {
         assert.equal(await taking.stop('SIGTERM'), 0)
       })
 
-      test('a browser check on an agent: screenshot, trace and video uploaded, secrets scrubbed', {
-        skip,
-      }, async () => {
-        const secret = `tok-${randomBytes(9).toString('hex')}`
-        await call('POST', '/v1/variables', { key: 'PAGE_TOKEN', value: secret, secret: true })
-        await call('POST', '/v1/variables', { key: 'SITE_URL', value: `${target.url}/page` })
-        const created = await call('POST', '/v1/checks/browser', {
-          name: 'wrong heading',
-          activated: false,
-          locations: [],
-          privateLocations: [location.slugName],
-          doubleCheck: false,
-          runtimeId: '2024.09',
-          script: BROWSER_SCRIPT,
+      /**
+       * One agent for these script checks: an agent process warms each account's compile cache up and
+       * starts its Chromium on the account's first script run, once. (The proxy tests start their own:
+       * a long poll in flight hands out the location as it was when the poll began.)
+       */
+      describe('script checks on one agent', { skip }, () => {
+        let agent: AgentProcess
+        before(async () => {
+          agent = await startAgent()
         })
-        assert.equal(created.status, 201, JSON.stringify(created.body))
-        const agent = await startAgent()
-        const { status, body } = await trigger(created.body.id)
-        assert.equal(status, 200, JSON.stringify(body))
-        assert.equal(body.runLocation, 'lab')
-        assert.equal(body.hasFailures, true)
-        assert.equal(body.error.type, 'ASSERTION', JSON.stringify(body.browserCheckResult.errors))
-        const detail = body.browserCheckResult
-        const log = detail.logs.map((entry: { text: string }) => entry.text).join('\n')
-        assert.match(log, /token is \[REDACTED\] in lab/)
-        assert.equal(detail.runtimeId, '2025.04')
-        assert.equal(
-          detail.notes[0],
-          'Runtime 2024.09 is not available on private-location agents: ran on 2025.04',
-        )
-        const download = async (url: string) => {
-          const response = await fetch(url.replace(/^https?:\/\/[^/]+/, server.url), {
-            headers: { authorization: `Bearer ${apiKey}` },
-          })
-          return {
-            status: response.status,
-            type: response.headers.get('content-type'),
-            bytes: Buffer.from(await response.arrayBuffer()),
-          }
-        }
-        const trace = await download(detail.traceUrl)
-        assert.equal(trace.status, 200)
-        assert.equal(trace.bytes.subarray(0, 2).toString(), 'PK')
-        const shot = detail.screenshots.find((s: { onFailure: boolean }) => s.onFailure)
-        assert.ok(shot, 'a screenshot on failure')
-        const image = await download(shot.url)
-        assert.equal(image.status, 200)
-        assert.deepEqual([...image.bytes.subarray(1, 4)], [...Buffer.from('PNG')])
-        for (const bytes of [trace.bytes, image.bytes, Buffer.from(JSON.stringify(body))])
-          assert.ok(!bytes.includes(secret))
-        if (ffmpegPath()) {
-          assert.deepEqual(
-            detail.videos.map((v: { path: string }) => v.path),
-            ['video-1.webm'],
-          )
-          const video = await download(detail.videos[0].url)
-          assert.equal(video.status, 200)
-          assert.equal(video.type, 'video/webm')
-          assert.deepEqual([...video.bytes.subarray(0, 4)], [0x1a, 0x45, 0xdf, 0xa3])
-          assert.equal(video.bytes.length, detail.videos[0].size)
-        } else {
-          // Without ffmpeg (apt-get install ffmpeg) the test runs unrecorded, and the result says why.
-          assert.deepEqual(detail.videos, [])
-          assert.ok(detail.notes.some((note: string) => note.startsWith('No video was recorded')))
-        }
-        assert.equal(await agent.stop('SIGTERM'), 0)
-      })
+        after(async () => {
+          assert.equal(await agent.stop('SIGTERM'), 0, agent.output())
+        })
 
-      test('a suite run on an agent stops on cancel; the trigger answers its cancelled result', {
-        skip,
-      }, async () => {
-        const created = await call('POST', '/v1/checks/automation', {
-          name: 'held suite',
-          activated: false,
-          locations: [],
-          privateLocations: [location.slugName],
-          dependencies: [
-            {
-              path: 'playwright.config.ts',
-              content: `export default { testDir: './tests', timeout: 120_000 }\n`,
-            },
-            {
-              path: 'tests/held.spec.ts',
-              content: `import { test } from '@playwright/test'
+        test('a browser check on an agent: screenshot, trace and video uploaded, secrets scrubbed', {
+          skip,
+        }, async () => {
+          const secret = `tok-${randomBytes(9).toString('hex')}`
+          await call('POST', '/v1/variables', { key: 'PAGE_TOKEN', value: secret, secret: true })
+          await call('POST', '/v1/variables', { key: 'SITE_URL', value: `${target.url}/page` })
+          const created = await call('POST', '/v1/checks/browser', {
+            name: 'wrong heading',
+            activated: false,
+            locations: [],
+            privateLocations: [location.slugName],
+            doubleCheck: false,
+            runtimeId: '2024.09',
+            script: BROWSER_SCRIPT,
+          })
+          assert.equal(created.status, 201, JSON.stringify(created.body))
+          const { status, body } = await trigger(created.body.id)
+          assert.equal(status, 200, JSON.stringify(body))
+          assert.equal(body.runLocation, 'lab')
+          assert.equal(body.hasFailures, true)
+          assert.equal(body.error.type, 'ASSERTION', JSON.stringify(body.browserCheckResult.errors))
+          const detail = body.browserCheckResult
+          const log = detail.logs.map((entry: { text: string }) => entry.text).join('\n')
+          assert.match(log, /token is \[REDACTED\] in lab/)
+          assert.equal(detail.runtimeId, '2025.04')
+          assert.equal(
+            detail.notes[0],
+            'Runtime 2024.09 is not available on private-location agents: ran on 2025.04',
+          )
+          const download = async (url: string) => {
+            const response = await fetch(url.replace(/^https?:\/\/[^/]+/, server.url), {
+              headers: { authorization: `Bearer ${apiKey}` },
+            })
+            return {
+              status: response.status,
+              type: response.headers.get('content-type'),
+              bytes: Buffer.from(await response.arrayBuffer()),
+            }
+          }
+          const trace = await download(detail.traceUrl)
+          assert.equal(trace.status, 200)
+          assert.equal(trace.bytes.subarray(0, 2).toString(), 'PK')
+          const shot = detail.screenshots.find((s: { onFailure: boolean }) => s.onFailure)
+          assert.ok(shot, 'a screenshot on failure')
+          const image = await download(shot.url)
+          assert.equal(image.status, 200)
+          assert.deepEqual([...image.bytes.subarray(1, 4)], [...Buffer.from('PNG')])
+          for (const bytes of [trace.bytes, image.bytes, Buffer.from(JSON.stringify(body))])
+            assert.ok(!bytes.includes(secret))
+          if (ffmpegPath()) {
+            assert.deepEqual(
+              detail.videos.map((v: { path: string }) => v.path),
+              ['video-1.webm'],
+            )
+            const video = await download(detail.videos[0].url)
+            assert.equal(video.status, 200)
+            assert.equal(video.type, 'video/webm')
+            assert.deepEqual([...video.bytes.subarray(0, 4)], [0x1a, 0x45, 0xdf, 0xa3])
+            assert.equal(video.bytes.length, detail.videos[0].size)
+          } else {
+            // Without ffmpeg (apt-get install ffmpeg) the test runs unrecorded, and the result says why.
+            assert.deepEqual(detail.videos, [])
+            assert.ok(detail.notes.some((note: string) => note.startsWith('No video was recorded')))
+          }
+        })
+
+        test('a suite run on an agent stops on cancel; the trigger answers its cancelled result', {
+          skip,
+        }, async () => {
+          const created = await call('POST', '/v1/checks/automation', {
+            name: 'held suite',
+            activated: false,
+            locations: [],
+            privateLocations: [location.slugName],
+            dependencies: [
+              {
+                path: 'playwright.config.ts',
+                content: `export default { testDir: './tests', timeout: 120_000 }\n`,
+              },
+              {
+                path: 'tests/held.spec.ts',
+                content: `import { test } from '@playwright/test'
 test('quick', async () => {})
 test('held', async ({ page }) => {
   await test.step('open the held page', async () => {
@@ -291,37 +303,39 @@ test('held', async ({ page }) => {
   await page.waitForTimeout(60_000)
 })
 `,
-            },
-          ],
+              },
+            ],
+          })
+          assert.equal(created.status, 201, JSON.stringify(created.body))
+          const checkId = created.body.id as string
+          const triggering = trigger(checkId)
+          await target.waitForHit('/hold/suite')
+          assert.equal((await call('POST', `/v1/checks/${checkId}/cancel`)).status, 204)
+          const { status, body } = await triggering
+          assert.equal(status, 200, JSON.stringify(body))
+          assert.equal(body.runLocation, 'lab')
+          assert.equal(body.isCancelled, true)
+          assert.equal(body.hasFailures, false)
+          assert.deepEqual(body.error, {
+            type: 'CANCELLED',
+            message: 'The run was cancelled (still running: held)',
+          })
+          assert.deepEqual(
+            body.playwrightCheckResult.tests.map((t: { title: string; status: string }) => [
+              t.title,
+              t.status,
+            ]),
+            [
+              ['quick', 'passed'],
+              ['held', 'interrupted'],
+            ],
+          )
+          assert.ok(body.playwrightCheckResult.traceUrl, 'the traces of the run so far are uploaded')
+          const statusOf = (await call('GET', `/v1/check-statuses/${checkId}`)).body
+          assert.equal(statusOf.status, null, 'a cancelled run gives the check no status')
+          assert.equal((await call('POST', `/v1/checks/${checkId}/cancel`)).status, 409)
+          target.release('/hold/suite')
         })
-        assert.equal(created.status, 201, JSON.stringify(created.body))
-        const checkId = created.body.id as string
-        const agent = await startAgent()
-        const triggering = trigger(checkId)
-        await target.waitForHit('/hold/suite')
-        assert.equal((await call('POST', `/v1/checks/${checkId}/cancel`)).status, 204)
-        const { status, body } = await triggering
-        assert.equal(status, 200, JSON.stringify(body))
-        assert.equal(body.runLocation, 'lab')
-        assert.equal(body.isCancelled, true)
-        assert.equal(body.hasFailures, false)
-        assert.deepEqual(body.error, {
-          type: 'CANCELLED',
-          message: 'The run was cancelled (still running: held)',
-        })
-        assert.deepEqual(
-          body.playwrightCheckResult.tests.map((t: { title: string; status: string }) => [t.title, t.status]),
-          [
-            ['quick', 'passed'],
-            ['held', 'interrupted'],
-          ],
-        )
-        assert.ok(body.playwrightCheckResult.traceUrl, 'the traces of the run so far are uploaded')
-        const statusOf = (await call('GET', `/v1/check-statuses/${checkId}`)).body
-        assert.equal(statusOf.status, null, 'a cancelled run gives the check no status')
-        assert.equal((await call('POST', `/v1/checks/${checkId}/cancel`)).status, 409)
-        target.release('/hold/suite')
-        assert.equal(await agent.stop('SIGTERM'), 0)
       })
 
       test('the location’s proxy URL carries its URL and API checks', async () => {

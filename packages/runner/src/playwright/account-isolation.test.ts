@@ -233,6 +233,7 @@ describe('browsers per account in the pool', { skip }, () => {
     })
   })
   after(() => site.close())
+  // Accounts a, b and c in every test: a process warms an account's compile cache up once, in any pool.
   const job = (accountId: string, script = `console.log('ran')\n`): ScriptJob => ({
     name: `${accountId} check`,
     runLocation: 'local',
@@ -259,14 +260,14 @@ test('${title}', async ({ page }) => {
       const before = holding
       // Two checks (two tests of one name would share their trace's name in the browser).
       const runs = [
-        runBrowserCheck(job('one', hold('first')), ctx()),
-        runBrowserCheck(job('one', hold('second')), ctx()),
+        runBrowserCheck(job('a', hold('first')), ctx()),
+        runBrowserCheck(job('a', hold('second')), ctx()),
       ]
       await until(() => holding === before + 2)
       assert.equal(chromiumBrowsers().length, 1)
       assert.deepEqual(
         pool.browsers.map(({ accountId, runs }) => ({ accountId, runs })),
-        [{ accountId: 'one', runs: 2 }],
+        [{ accountId: 'a', runs: 2 }],
       )
       for (const release of held.splice(0)) release()
       for (const result of await Promise.all(runs)) assert.equal(result.error, null)
@@ -291,9 +292,9 @@ test('${title}', async ({ page }) => {
     })
     const { ctx, cleanup } = scriptTestContext(pool)
     try {
-      assert.equal((await runBrowserCheck(job('idle', PLAIN), ctx())).error, null)
+      assert.equal((await runBrowserCheck(job('a', PLAIN), ctx())).error, null)
       const [first] = pool.browsers
-      assert.deepEqual({ ...first, pid: 0 }, { accountId: 'idle', runs: 0, pid: 0 })
+      assert.deepEqual({ ...first, pid: 0 }, { accountId: 'a', runs: 0, pid: 0 })
       // One timer each time the browser falls idle (in the sandbox the account's warm-up run is one
       // more time); only the last is on.
       const timersOn = () => idle.filter((timer) => !timer.cancelled)
@@ -305,7 +306,7 @@ test('${title}', async ({ page }) => {
       assert.equal(processGone(first?.pid as number), false)
 
       // Used again before its time is up: the same browser, and the earlier idle timer is off.
-      assert.equal((await runBrowserCheck(job('idle', PLAIN), ctx())).error, null)
+      assert.equal((await runBrowserCheck(job('a', PLAIN), ctx())).error, null)
       assert.equal(pool.browsers[0]?.pid, first?.pid)
       assert.equal(firstTimer?.cancelled, true)
       assert.deepEqual(
@@ -318,7 +319,7 @@ test('${title}', async ({ page }) => {
       await until(() => processGone(first?.pid as number))
       assert.deepEqual(chromiumBrowsers(), [])
 
-      assert.equal((await runBrowserCheck(job('idle', PLAIN), ctx())).error, null)
+      assert.equal((await runBrowserCheck(job('a', PLAIN), ctx())).error, null)
       assert.notEqual(pool.browsers[0]?.pid, first?.pid)
     } finally {
       await pool.close()
@@ -330,11 +331,11 @@ test('${title}', async ({ page }) => {
     const pool = new PlaywrightPool({ concurrency: 1 })
     const { ctx, cleanup } = scriptTestContext(pool)
     try {
-      assert.equal((await runBrowserCheck(job('crash', PLAIN), ctx())).error, null)
+      assert.equal((await runBrowserCheck(job('a', PLAIN), ctx())).error, null)
       const dead = pool.browsers[0]?.pid as number
       process.kill(dead, 'SIGKILL')
       await until(() => pool.browsers.length === 0)
-      assert.equal((await runBrowserCheck(job('crash', PLAIN), ctx())).error, null)
+      assert.equal((await runBrowserCheck(job('a', PLAIN), ctx())).error, null)
       assert.equal(pool.browsers.length, 1)
       assert.notEqual(pool.browsers[0]?.pid, dead)
       assert.equal(chromiumBrowsers().length, 1)
@@ -369,13 +370,13 @@ test('${title}', async ({ page }) => {
     const busyCtx = scriptTestContext(busy)
     try {
       const before = holding
-      const holder = runBrowserCheck(job('d', hold()), busyCtx.ctx())
+      const holder = runBrowserCheck(job('a', hold()), busyCtx.ctx())
       await until(() => holding === before + 1)
-      const waiting = runBrowserCheck(job('e', PLAIN), busyCtx.ctx())
+      const waiting = runBrowserCheck(job('b', PLAIN), busyCtx.ctx())
       await until(() => busy.waitingForBrowser === 1)
       assert.deepEqual(
         busy.browsers.map((browser) => browser.accountId),
-        ['d'],
+        ['a'],
       )
       for (const release of held.splice(0)) release()
       assert.equal((await holder).error, null)
@@ -383,7 +384,7 @@ test('${title}', async ({ page }) => {
       assert.equal(result.error, null)
       assert.deepEqual(
         busy.browsers.map((browser) => browser.accountId),
-        ['e'],
+        ['b'],
       )
       assert.equal(chromiumBrowsers().length, 1)
     } finally {

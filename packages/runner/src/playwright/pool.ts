@@ -86,6 +86,11 @@ const DAY_MS = 86_400_000
  */
 export const UNUSED_CACHE_DAYS = 30
 let pools = 0
+/**
+ * Compile caches (by directory) whose warm-up this process ran or is running: another pool of the
+ * process on the same work root (tests make many) needn't fill an account's cache again.
+ */
+const warmedUpCaches = new Map<string, Promise<void>>()
 
 export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
   try {
@@ -194,8 +199,6 @@ export class PlaywrightPool {
   #workRoot = ''
   #privateTempDirs: string[] = []
   #sharedKept: string[] = []
-  /** Accounts whose compile cache was warmed up (or is being). */
-  #warmedUp = new Map<string, Promise<void>>()
   /** When this pool last marked each account's cache used, and last removed unused caches. */
   #cachesUsedMs = new Map<string, number>()
   #cachesPrunedMs = 0
@@ -255,7 +258,7 @@ export class PlaywrightPool {
     const status = await this.start()
     const dir = join(this.cacheDirOf(accountId), status.sandboxed ? 'node-sandboxed' : 'node')
     // A tmp cleaner or --refresh-cache may have removed it: the account's next run warms it up again.
-    if (await mkdir(dir, { recursive: true })) this.#warmedUp.delete(accountId)
+    if (await mkdir(dir, { recursive: true })) warmedUpCaches.delete(dir)
     this.#markCacheUsed(accountId)
     return dir
   }
@@ -290,21 +293,21 @@ export class PlaywrightPool {
   }
 
   /**
-   * Once per account, when runs are sandboxed: `warmUp` (a run of svc's own script, with the compile
-   * cache writable) fills the account's compile cache before its first run. Its failure only leaves
-   * it cold.
+   * Once per account (and process), when runs are sandboxed: `warmUp` (a run of svc's own script, with
+   * the compile cache writable) fills the account's compile cache before its first run. Its failure
+   * only leaves it cold.
    */
   async warmUp(accountId: string, warmUp: () => Promise<unknown>): Promise<void> {
     const status = await this.start()
     if (!status.sandboxed) return
-    await this.compileCacheOf(accountId)
-    let warmedUp = this.#warmedUp.get(accountId)
+    const dir = await this.compileCacheOf(accountId)
+    let warmedUp = warmedUpCaches.get(dir)
     if (!warmedUp) {
       warmedUp = warmUp().then(
         () => {},
         () => {},
       )
-      this.#warmedUp.set(accountId, warmedUp)
+      warmedUpCaches.set(dir, warmedUp)
     }
     return warmedUp
   }

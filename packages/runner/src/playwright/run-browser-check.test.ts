@@ -458,7 +458,7 @@ for (let i = 0; i < 100; i++) console.log(i + ':' + 'w'.repeat(16 * 1024))
 ;(async () => {
   const browser = await chromium.launch()
   const context = await browser.newContext()
-  await Promise.all(Array.from({ length: 100 }, () => context.newPage()))
+  await Promise.all(Array.from({ length: 30 }, () => context.newPage()))
   await browser.close()
 })()
 `),
@@ -475,7 +475,7 @@ test('welcome', async ({ page }) => {
       ),
     ])
     assert.equal(greedy.error, null)
-    assert.equal(greedy.checkResult.notes.length, 90)
+    assert.equal(greedy.checkResult.notes.length, 20)
     assert.match(greedy.checkResult.notes[0] ?? '', /at most 10 pages open at once/)
     assert.equal(beside.error, null, beside.error?.message)
     assert.equal(beside.checkResult.tests[0]?.status, 'passed')
@@ -828,8 +828,9 @@ describe('the Playwright pool', () => {
       }
     }
     try {
+      // An account of its own: no pool of this process has warmed its compile cache up yet.
       const result = await runBrowserCheck(
-        { name: 'one', runLocation: 'local', script: `console.log('done')\n` },
+        { name: 'one', runLocation: 'local', accountId: 'slot-directories', script: `console.log('done')\n` },
         ctx(),
       )
       assert.equal(result.error, null)
