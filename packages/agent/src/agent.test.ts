@@ -192,20 +192,7 @@ test('an outcome the server refuses for good (404: not this location’s run any
     attempts.set(slotKey, (attempts.get(slotKey) ?? 0) + 1)
     throw refusals[slotKey]
   }
-  const lines: string[] = []
-  const agent = new SvcAgent({
-    config: loadAgentConfig({ API_KEY: 'svc_pl_test', JOB_CONCURRENCY: '1', EXTERNAL_OBSERVABILITY: 'off' }),
-    api,
-    version: 'test',
-    hostname: 'test',
-    log: {
-      info() {},
-      warn: (line) => lines.push(`warn ${line}`),
-      error: (line) => lines.push(`error ${line}`),
-    },
-    onKeyRefused() {},
-    onNotSvc() {},
-  })
+  const { agent, lines } = agentLoggingTo(api, { JOB_CONCURRENCY: '1', EXTERNAL_OBSERVABILITY: 'off' })
   agent.start()
   try {
     await until(() => lines.length === 2)
@@ -239,20 +226,7 @@ test('an outcome the server refuses as malformed (400), alone or in its batch, i
   api.postError = async (event) => {
     events.push(event.message)
   }
-  const lines: string[] = []
-  const agent = new SvcAgent({
-    config: loadAgentConfig({ API_KEY: 'svc_pl_test', JOB_CONCURRENCY: '4' }),
-    api,
-    version: 'test',
-    hostname: 'test',
-    log: {
-      info() {},
-      warn: (line) => lines.push(`warn ${line}`),
-      error: (line) => lines.push(`error ${line}`),
-    },
-    onKeyRefused() {},
-    onNotSvc() {},
-  })
+  const { agent, lines } = agentLoggingTo(api, { JOB_CONCURRENCY: '4' })
   agent.start()
   try {
     await until(() => posted.length === 1)
@@ -321,3 +295,22 @@ test('an error event the server refuses with 429 (its per-location limit) is dro
     server.close()
   }
 })
+
+/** An agent on `api` whose warnings and errors go to `lines`, as `warn …` and `error …`. */
+function agentLoggingTo(api: AgentApi, env: Record<string, string>) {
+  const lines: string[] = []
+  const agent = new SvcAgent({
+    config: loadAgentConfig({ API_KEY: 'svc_pl_test', ...env }),
+    api,
+    version: 'test',
+    hostname: 'test',
+    log: {
+      info() {},
+      warn: (line) => lines.push(`warn ${line}`),
+      error: (line) => lines.push(`error ${line}`),
+    },
+    onKeyRefused() {},
+    onNotSvc() {},
+  })
+  return { agent, lines }
+}

@@ -136,6 +136,23 @@ for (const engine of testEngines()) {
     }
     /** When every location's next run of the check is due. */
     const dueOf = (checkId: string) => latestDueMs(t, [checkId])
+    /** A long-poll of the agent of `rawKey` once it sleeps: its first claim found nothing due and it asked the clock how long to wait. */
+    const sleepingPoll = async (rawKey: string) => {
+      let reads = 0
+      const sleeping = Promise.withResolvers<void>()
+      onClockRead = () => {
+        if (++reads === 2) sleeping.resolve()
+      }
+      const poll = t.app.inject({
+        method: 'GET',
+        url: '/agent/v1/jobs?waitSeconds=30',
+        headers: { authorization: `Bearer ${rawKey}`, 'x-svc-agent-id': randomUUID() },
+      })
+      await sleeping.promise
+      onClockRead = undefined
+      // In an object: the answer is thenable, and an async function returning it would wait for it.
+      return { poll }
+    }
     /** Runs what `job` says, against `path` of the target. */
     const outcomeOf = (job: AgentJob, path = '/') => {
       const { checkType, definition } = job.job as RunnerJob & { definition: { request: object } }
@@ -1022,19 +1039,7 @@ for (const engine of testEngines()) {
       const checkId = await createCheck('revoked', ['rho'])
       const dueMs = await dueOf(checkId)
       nowMs = dueMs - 60_000
-      // The poll waits: its first claim found nothing due and it asked the clock how long to sleep.
-      let reads = 0
-      const waiting = Promise.withResolvers<void>()
-      onClockRead = () => {
-        if (++reads === 2) waiting.resolve()
-      }
-      const poll = t.app.inject({
-        method: 'GET',
-        url: '/agent/v1/jobs?waitSeconds=30',
-        headers: { authorization: `Bearer ${rho.rawKey}`, 'x-svc-agent-id': randomUUID() },
-      })
-      await waiting.promise
-      onClockRead = undefined
+      const { poll } = await sleepingPoll(rho.rawKey)
       const [key] = json(await t.call({ method: 'GET', url: `/v1/private-locations/${rho.id}` })).keys
       const revoked = await t.call({
         method: 'DELETE',
@@ -1066,19 +1071,7 @@ for (const engine of testEngines()) {
       const checkId = await createCheck('proxied', ['proxied-poll'])
       const dueMs = await dueOf(checkId)
       nowMs = dueMs - 60_000
-      // The poll waits: its first claim found nothing due and it asked the clock how long to sleep.
-      let reads = 0
-      const waiting = Promise.withResolvers<void>()
-      onClockRead = () => {
-        if (++reads === 2) waiting.resolve()
-      }
-      const poll = t.app.inject({
-        method: 'GET',
-        url: '/agent/v1/jobs?waitSeconds=30',
-        headers: { authorization: `Bearer ${proxied.rawKey}`, 'x-svc-agent-id': randomUUID() },
-      })
-      await waiting.promise
-      onClockRead = undefined
+      const { poll } = await sleepingPoll(proxied.rawKey)
       const changed = await put('http://new-proxy.internal:3128')
       assert.equal(changed.statusCode, 200, changed.body)
       nowMs = dueMs
