@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { sql } from 'kysely'
+import { createDb, migratorOf } from './create-db.ts'
 import { isForeignKeyViolation, isUniqueViolation } from './errors.ts'
+import { migrations } from './migrations/index.ts'
 import { testEngines } from './testing.ts'
 
 for (const { engine, createStore } of testEngines()) {
@@ -53,6 +56,48 @@ for (const { engine, createStore } of testEngines()) {
         assert.equal(Boolean(variable.secret), false)
       } finally {
         await store.dispose()
+      }
+    })
+
+    test('test stores start migrated and empty, see none of each other, and are gone when disposed', async () => {
+      const [first, second] = await Promise.all([createStore(), createStore()])
+      try {
+        assert.notEqual(first.url, second.url)
+        const ran = (await (await migratorOf(first)).getMigrations()).filter((m) => m.executedAt)
+        assert.deepEqual(
+          ran.map((m) => m.name),
+          Object.keys(migrations),
+        )
+        const now = new Date().toISOString()
+        await first.db
+          .insertInto('accounts')
+          .values({
+            id: 'a1',
+            name: 'A',
+            runtime_id: '2025.04',
+            settings: '{}',
+            alert_settings: '{}',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute()
+        const idsIn = async (store: typeof first) =>
+          (await store.db.selectFrom('accounts').select('id').execute()).map((row) => row.id)
+        assert.deepEqual(await idsIn(second), [])
+        assert.deepEqual(await idsIn(first), ['a1'])
+      } finally {
+        await second.dispose()
+        await first.dispose()
+      }
+      if (engine === 'sqlite') {
+        assert.equal(existsSync(first.url.replace(/^sqlite:/, '')), false)
+      } else {
+        const reopened = createDb(first.url)
+        try {
+          await assert.rejects(reopened.db.selectFrom('accounts').select('id').execute(), { code: '3D000' })
+        } finally {
+          await reopened.close()
+        }
       }
     })
 

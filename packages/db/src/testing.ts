@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -17,44 +17,95 @@ export interface TestEngine {
   /** Creates an empty, migrated store isolated from every other test. */
   createStore(): Promise<TestStore>
   /** Creates an isolated, empty store URL without opening it (for server processes to migrate themselves). */
-  createUrl(): Promise<{ url: string; dispose(): Promise<void> }>
+  createUrl(): Promise<StoreUrl>
+}
+
+interface StoreUrl {
+  url: string
+  dispose(): Promise<void>
 }
 
 /**
  * The engines every store test runs on: SQLite always, PostgreSQL when SVC_TEST_DATABASE_URL is set.
- * Each PostgreSQL store is a fresh schema, so test files can run in parallel on one database.
+ * Each PostgreSQL store is a database of its own on that server, so test files can run in parallel.
  */
 export function testEngines(): TestEngine[] {
-  const engines: TestEngine[] = [engineFor('sqlite', sqliteUrl)]
+  const engines: TestEngine[] = [sqliteEngine()]
   const pgUrl = process.env.SVC_TEST_DATABASE_URL
-  if (pgUrl) engines.push(engineFor('postgres', () => postgresSchemaUrl(pgUrl)))
+  if (pgUrl) engines.push(postgresEngine(pgUrl))
   return engines
 }
 
-function engineFor(
-  engine: Engine,
-  makeUrl: () => Promise<{ url: string; dispose(): Promise<void> }>,
-): TestEngine {
+function sqliteEngine(): TestEngine {
   return {
-    engine,
-    createUrl: makeUrl,
+    engine: 'sqlite',
+    createUrl: sqliteUrl,
+    createStore: async () => openMigrated(await sqliteUrl()),
+  }
+}
+
+/**
+ * Migrating a new PostgreSQL store takes ~0.4–2 s of round trips; copying a migrated template database
+ * takes ~50 ms. So the first store of a set of migrations migrates a template (once per server, shared
+ * by every test process), and each store is a copy of it. A role that may not create databases gets a
+ * schema of its own per store instead, migrated each time.
+ */
+function postgresEngine(baseUrl: string): TestEngine {
+  let template: Promise<string | undefined> | undefined
+  const storeFromTemplate = async (): Promise<TestStore> => {
+    template ??= migratedTemplate(baseUrl).catch(unlessMayNotCreateDatabases)
+    const name = await template
+    if (!name) return openMigrated(await postgresSchemaUrl(baseUrl))
+    return open(await postgresDatabaseUrl(baseUrl, name))
+  }
+  return {
+    engine: 'postgres',
+    async createUrl() {
+      return postgresDatabaseUrl(baseUrl).catch(async (error) => {
+        await unlessMayNotCreateDatabases(error)
+        return postgresSchemaUrl(baseUrl)
+      })
+    },
     async createStore() {
-      const { url, dispose } = await makeUrl()
-      const store = createDb(url)
-      await migrateToLatest(store)
-      return {
-        ...store,
-        url,
-        async dispose() {
-          await store.close()
-          await dispose()
-        },
+      try {
+        return await storeFromTemplate()
+      } catch (error) {
+        // Another checkout's tests, on other migrations, replaced the template: make ours again.
+        if ((error as { code?: string }).code !== UNDEFINED_DATABASE) throw error
+        template = undefined
+        return storeFromTemplate()
       }
     },
   }
 }
 
-async function sqliteUrl() {
+const UNDEFINED_DATABASE = '3D000'
+const INSUFFICIENT_PRIVILEGE = '42501'
+
+async function unlessMayNotCreateDatabases(error: unknown): Promise<undefined> {
+  if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) return undefined
+  throw error
+}
+
+async function openMigrated(storeUrl: StoreUrl): Promise<TestStore> {
+  const store = open(storeUrl)
+  await migrateToLatest(store)
+  return store
+}
+
+function open({ url, dispose }: StoreUrl): TestStore {
+  const store = createDb(url)
+  return {
+    ...store,
+    url,
+    async dispose() {
+      await store.close()
+      await dispose()
+    },
+  }
+}
+
+async function sqliteUrl(): Promise<StoreUrl> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'))
   return {
     url: `sqlite:${join(dir, 'svc.db')}`,
@@ -62,21 +113,91 @@ async function sqliteUrl() {
   }
 }
 
-async function postgresSchemaUrl(baseUrl: string) {
+const TEST_DATABASE_PREFIX = 'svc_test_'
+const TEMPLATE_PREFIX = `${TEST_DATABASE_PREFIX}template_`
+// pg_advisory_lock key (any fixed number) held while a template is made, so test processes make it once.
+const TEMPLATE_LOCK = 0x5e7c7e57
+
+/** The name of a database migrated to this checkout's migrations, made if no test process made it yet. */
+async function migratedTemplate(baseUrl: string): Promise<string> {
+  const name = `${TEMPLATE_PREFIX}${migrationsHash()}`
+  return withAdmin(baseUrl, async (admin) => {
+    await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK])
+    const { rows } = await admin.query<{ datname: string }>(
+      'select datname from pg_database where datname like $1',
+      [`${TEMPLATE_PREFIX}%`],
+    )
+    if (rows.some((row) => row.datname === name)) return name
+    // Templates of older migrations: a copy of one would be a store of a schema that no longer exists.
+    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
+    // Made under another name and renamed when migrated, so that a process killed halfway leaves no template.
+    const building = `${TEST_DATABASE_PREFIX}building_${randomBytes(6).toString('hex')}`
+    await admin.query(`create database ${building}`)
+    try {
+      const store = createDb(databaseUrl(baseUrl, building), { poolSize: 1 })
+      try {
+        await migrateToLatest(store)
+      } finally {
+        await store.close()
+      }
+      await admin.query(`alter database ${building} rename to ${name}`)
+    } catch (error) {
+      await admin.query(`drop database if exists ${building} with (force)`)
+      throw error
+    }
+    return name
+  })
+}
+
+/** A hash of the migrations' source: a changed migration makes a new template. */
+function migrationsHash(): string {
+  const folder = new URL('./migrations/', import.meta.url)
+  const hash = createHash('sha256')
+  for (const file of readdirSync(folder).sort()) {
+    if (!file.endsWith('.test.ts')) hash.update(file).update(readFileSync(new URL(file, folder)))
+  }
+  return hash.digest('hex').slice(0, 16)
+}
+
+async function postgresDatabaseUrl(baseUrl: string, template?: string): Promise<StoreUrl> {
+  const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`
+  await withAdmin(baseUrl, (admin) =>
+    admin.query(`create database ${name}${template ? ` template ${template}` : ''}`),
+  )
+  return {
+    url: databaseUrl(baseUrl, name),
+    // force: a server process a test killed may not have closed its connections yet.
+    async dispose() {
+      await withAdmin(baseUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`))
+    },
+  }
+}
+
+function databaseUrl(baseUrl: string, database: string): string {
+  const url = new URL(baseUrl)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+async function postgresSchemaUrl(baseUrl: string): Promise<StoreUrl> {
   const schema = `test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
+  await withAdmin(baseUrl, (admin) => admin.query(`create schema ${schema}`))
   const url = new URL(baseUrl)
   url.searchParams.set('options', `-c search_path=${schema}`)
   return {
     url: url.toString(),
     async dispose() {
-      const client = new pg.Client({ connectionString: baseUrl })
-      await client.connect()
-      await client.query(`DROP SCHEMA ${schema} CASCADE`)
-      await client.end()
+      await withAdmin(baseUrl, (admin) => admin.query(`drop schema ${schema} cascade`))
     },
+  }
+}
+
+async function withAdmin<T>(baseUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  try {
+    return await work(admin)
+  } finally {
+    await admin.end()
   }
 }
