@@ -68,23 +68,16 @@ for (const { engine, createStore } of testEngines()) {
           ran.map((m) => m.name),
           Object.keys(migrations),
         )
-        const now = new Date().toISOString()
         await first.db
-          .insertInto('accounts')
-          .values({
-            id: 'a1',
-            name: 'A',
-            runtime_id: '2025.04',
-            settings: '{}',
-            alert_settings: '{}',
-            created_at: now,
-            updated_at: now,
-          })
+          .insertInto('rate_limit_windows')
+          .values({ bucket: 'b', window_start_ms: 1, hits: 1 })
           .execute()
-        const idsIn = async (store: typeof first) =>
-          (await store.db.selectFrom('accounts').select('id').execute()).map((row) => row.id)
-        assert.deepEqual(await idsIn(second), [])
-        assert.deepEqual(await idsIn(first), ['a1'])
+        const bucketsIn = async (store: typeof first) =>
+          (await store.db.selectFrom('rate_limit_windows').select('bucket').execute()).map(
+            (row) => row.bucket,
+          )
+        assert.deepEqual(await bucketsIn(second), [])
+        assert.deepEqual(await bucketsIn(first), ['b'])
       } finally {
         await second.dispose()
         await first.dispose()
@@ -94,7 +87,9 @@ for (const { engine, createStore } of testEngines()) {
       } else {
         const reopened = createDb(first.url)
         try {
-          await assert.rejects(reopened.db.selectFrom('accounts').select('id').execute(), { code: '3D000' })
+          await assert.rejects(reopened.db.selectFrom('rate_limit_windows').select('bucket').execute(), {
+            code: '3D000',
+          })
         } finally {
           await reopened.close()
         }
