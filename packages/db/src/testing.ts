@@ -115,6 +115,11 @@ async function sqliteUrl(): Promise<StoreUrl> {
 
 const TEST_DATABASE_PREFIX = 'svc_test_'
 const TEMPLATE_PREFIX = `${TEST_DATABASE_PREFIX}template_`
+const BUILDING_PREFIX = `${TEST_DATABASE_PREFIX}building_`
+/** Stores are named `svc_test_store_<creation time, base 36>_<random>`, so that leftovers can be told by age. */
+const STORE_PREFIX = `${TEST_DATABASE_PREFIX}store_`
+/** Far beyond any test's time limit: a store older than this was left by a test process that was killed. */
+const LEFTOVER_STORE_MS = 60 * 60_000
 // pg_advisory_lock key (any fixed number) held while a template is made, so test processes make it once.
 const TEMPLATE_LOCK = 0x5e7c7e57
 
@@ -123,6 +128,7 @@ async function migratedTemplate(baseUrl: string): Promise<string> {
   const name = `${TEMPLATE_PREFIX}${migrationsHash()}`
   return withAdmin(baseUrl, async (admin) => {
     await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK])
+    await dropLeftovers(admin)
     const { rows } = await admin.query<{ datname: string }>(
       'select datname from pg_database where datname like $1',
       [`${TEMPLATE_PREFIX}%`],
@@ -131,7 +137,7 @@ async function migratedTemplate(baseUrl: string): Promise<string> {
     // Templates of older migrations: a copy of one would be a store of a schema that no longer exists.
     for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
     // Made under another name and renamed when migrated, so that a process killed halfway leaves no template.
-    const building = `${TEST_DATABASE_PREFIX}building_${randomBytes(6).toString('hex')}`
+    const building = `${BUILDING_PREFIX}${randomBytes(6).toString('hex')}`
     await admin.query(`create database ${building}`)
     try {
       const store = createDb(databaseUrl(baseUrl, building), { poolSize: 1 })
@@ -149,6 +155,22 @@ async function migratedTemplate(baseUrl: string): Promise<string> {
   })
 }
 
+/**
+ * Drops what killed test processes left (run under the template lock, so no template is being built):
+ * half-built templates, and stores older than any test runs.
+ */
+async function dropLeftovers(admin: pg.Client): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(
+    'select datname from pg_database where datname like $1 or datname like $2',
+    [`${BUILDING_PREFIX}%`, `${STORE_PREFIX}%`],
+  )
+  for (const { datname } of rows) {
+    const createdMs = Number.parseInt(datname.slice(STORE_PREFIX.length).split('_')[0] ?? '', 36)
+    const leftover = datname.startsWith(BUILDING_PREFIX) || Date.now() - createdMs > LEFTOVER_STORE_MS
+    if (leftover) await admin.query(`drop database if exists ${datname} with (force)`)
+  }
+}
+
 /** A hash of the migrations' source: a changed migration makes a new template. */
 function migrationsHash(): string {
   const folder = new URL('./migrations/', import.meta.url)
@@ -160,7 +182,7 @@ function migrationsHash(): string {
 }
 
 async function postgresDatabaseUrl(baseUrl: string, template?: string): Promise<StoreUrl> {
-  const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`
+  const name = `${STORE_PREFIX}${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`
   await withAdmin(baseUrl, (admin) =>
     admin.query(`create database ${name}${template ? ` template ${template}` : ''}`),
   )
