@@ -610,7 +610,8 @@ interface Assembled {
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g')
 
-function assemble(
+/** What a finished run left (its events and process outcome) as a check result and error; exported for its tests. */
+export function assemble(
   run: PreparedRun,
   events: RunEvent[],
   exec: Execution,
@@ -800,10 +801,14 @@ function assemble(
     const retry = (events.findLast((e) => e.type === 'testEnd' && e.id === id)?.retry as number) ?? 0
     if (retry > 0 && !test.failed) notes.push(`${test.titlePath.join(' › ')} passed on retry ${retry}`)
   }
-  // Playwright reports nothing for a test its global timeout (or our kill) stopped: it was interrupted.
+  // A test the global timeout (or our kill) stopped: Playwright ends it as interrupted when its worker
+  // stops in time, and reports nothing when the worker is killed first (a race a loaded machine loses).
+  const stopped = [...lastAttempts].filter((test) => test.status === 'interrupted')
   for (const begun of running.values()) {
     const duration = Math.max(0, Date.now() - Date.parse(String(begun.startedAt)))
-    tests.push(testOutcomeOf({ ...begun, status: 'interrupted', duration }, errorOf, clean))
+    const test = testOutcomeOf({ ...begun, status: 'interrupted', duration }, errorOf, clean)
+    tests.push(test)
+    stopped.push(test)
   }
   if (run.mode === 'script') {
     for (const { at, line } of exec.stdout)
@@ -827,8 +832,8 @@ function assemble(
   const heapExhausted = [exec.stderr, ...logs.map((entry) => entry.text)].some((text) =>
     /FATAL ERROR: .*JavaScript heap out of memory/.test(text),
   )
-  const stillRunning = running.size
-    ? ` (still running: ${[...running.values()].map((t) => (t.titlePath as string[]).join(' › ')).join(', ')})`
+  const stillRunning = stopped.length
+    ? ` (still running: ${stopped.map((test) => test.titlePath.join(' › ')).join(', ')})`
     : ''
   let error: RunError | null = null
   if (exec.cancelled) {
