@@ -55,8 +55,13 @@ function postgresEngine(baseUrl: string): TestEngine {
   const storeFromTemplate = async (): Promise<TestStore> => {
     template ??= migratedTemplate(baseUrl).catch(unlessMayNotCreateDatabases)
     const name = await template
-    if (!name) return openMigrated(await postgresSchemaUrl(baseUrl))
-    return open(await postgresDatabaseUrl(baseUrl, name))
+    if (name) {
+      // The template may be another role's, made by a run that could create databases.
+      const copy = await postgresDatabaseUrl(baseUrl, name).catch(unlessMayNotCreateDatabases)
+      if (copy) return open(copy)
+      template = Promise.resolve(undefined)
+    }
+    return openMigrated(await postgresSchemaUrl(baseUrl))
   }
   return {
     engine: 'postgres',
