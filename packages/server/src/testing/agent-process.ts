@@ -23,9 +23,10 @@ export interface AgentProcess {
 }
 
 /**
- * Starts `packages/agent/src/main.ts` (`npm run agent`) as a real process with `env` only (plus PATH
- * and HOME), and waits until its readiness probe says 200 (`wait: 'ready'`, the default), until it
- * serves its probes at all (`'live'`), or not at all (`'none'`).
+ * Starts `packages/agent/src/main.ts` (`npm run agent`) as a real process with `env` only (plus PATH,
+ * HOME and the tests' compile cache, which `npm test` keeps out of the temporary directory), and waits
+ * until its readiness probe says 200 (`wait: 'ready'`, the default), until it serves its probes at all
+ * (`'live'`), or not at all (`'none'`).
  */
 export async function startAgentProcess(
   env: Record<string, string>,
@@ -34,7 +35,13 @@ export async function startAgentProcess(
   const port = env.AGENT_HEALTH_PORT ?? String(await freePort())
   const child = spawn(process.execPath, [...NODE_FLAGS, AGENT_MAIN], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, AGENT_HEALTH_PORT: port },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+      ...env,
+      AGENT_HEALTH_PORT: port,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
