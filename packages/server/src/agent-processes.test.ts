@@ -10,7 +10,7 @@ import { chromiumAvailable, ffmpegPath } from '@svc/runner'
 import { listenOnLoopback, readZip, startRecordingProxy } from '@svc/runner/testing'
 import { type AgentProcess, startAgentProcess } from './testing/agent-process.ts'
 import { pidOfClient } from './testing/client-pid.ts'
-import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
+import { deploymentEnv, type ServerProcess, startServerProcess } from './testing/server-process.ts'
 
 const skip = chromiumAvailable()
   ? false
@@ -90,8 +90,7 @@ describe('svc agent processes', { concurrency: true }, () => {
         store = await engine.createUrl()
         target = await startTarget(() => agents.map(pidOf))
         server = await startServerProcess({
-          ...storeEnv(store.url),
-          SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+          ...deploymentEnv(store.url),
           SVC_BOOTSTRAP_API_KEY: apiKey,
           SVC_RUNNER_LEASE_SECONDS: '3',
         })

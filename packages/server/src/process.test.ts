@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { describe, test } from 'node:test'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
-import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
+import { deploymentEnv, type ServerProcess, startServerProcess } from './testing/server-process.ts'
 
 /** Real server processes on one store: first start, shared rate limits, durability, shutdown. */
 for (const engine of testEngines()) {
   describe(`server processes on ${engine.engine}`, () => {
     const baseEnv = async () => {
       const store = await engine.createUrl()
-      const env = {
-        ...storeEnv(store.url),
-        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
-      }
-      return { env, storeUrl: store.url, dispose: store.dispose }
+      return { env: deploymentEnv(store.url), storeUrl: store.url, dispose: store.dispose }
     }
 
     test('first start prints the account and key once; a second start reuses the data', async () => {

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -9,10 +8,10 @@ import { chromiumAvailable } from '@svc/runner'
 import { listenOnLoopback } from '@svc/runner/testing'
 import { holdingServer } from './testing/holding-page.ts'
 import {
+  deploymentEnv,
   type ServerProcess,
   startRunnerProcess,
   startServerProcess,
-  storeEnv,
 } from './testing/server-process.ts'
 
 const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: the suite run SKIPPED'
@@ -36,15 +35,13 @@ describe('runner processes', { concurrency: true }, () => {
         })
         const targetUrl = `${(await listenOnLoopback(target, context)).url}/work`
         const store = await engine.createUrl()
-        const key = `svc_${randomBytes(32).toString('base64url')}`
         const env = {
-          ...storeEnv(store.url),
-          SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-          SVC_BOOTSTRAP_API_KEY: key,
+          ...deploymentEnv(store.url),
           SVC_LOCATIONS: 'local,eu-west-1',
           SVC_RUNNER_LOCATIONS: 'local',
           SVC_RUNNER_LEASE_SECONDS: '3',
         }
+        const key = env.SVC_BOOTSTRAP_API_KEY
         const processes: ServerProcess[] = []
         const db = createDb(store.url) // the same store, to move the first run to now
         try {
@@ -142,14 +139,12 @@ describe('runner processes', { concurrency: true }, () => {
       test('a suite run in a runner process stops on a cancel asked of the server', { skip }, async () => {
         const page = await holdingServer()
         const store = await engine.createUrl()
-        const key = `svc_${randomBytes(32).toString('base64url')}`
         const env = {
-          ...storeEnv(store.url),
-          SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-          SVC_BOOTSTRAP_API_KEY: key,
+          ...deploymentEnv(store.url),
           SVC_LOCATIONS: 'local,eu-west-1',
           SVC_RUNNER_LOCATIONS: 'local',
         }
+        const key = env.SVC_BOOTSTRAP_API_KEY
         const processes: ServerProcess[] = []
         const db = createDb(store.url)
         try {
@@ -213,10 +208,7 @@ test('held', async ({ page }) => {
         const store = await engine.createUrl()
         try {
           await assert.rejects(
-            startRunnerProcess(
-              { ...storeEnv(store.url), SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
-              ['mars-1'],
-            ),
+            startRunnerProcess(deploymentEnv(store.url), ['mars-1']),
             /runner locations must be served \(SVC_LOCATIONS=local\); not served: mars-1/,
           )
         } finally {

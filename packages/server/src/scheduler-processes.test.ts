@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -7,7 +6,7 @@ import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
 import { pidOfClient } from './testing/client-pid.ts'
-import { type ServerProcess, startServerProcess, storeEnv } from './testing/server-process.ts'
+import { deploymentEnv, type ServerProcess, startServerProcess } from './testing/server-process.ts'
 
 const CHECKS = 30
 const PERIOD_MS = 60_000
@@ -30,11 +29,7 @@ describe('two server processes share one schedule', { concurrency: true }, () =>
   for (const engine of testEngines()) {
     test(`on ${engine.engine}: each due slot runs exactly once, none skipped, on both processes`, async (t) => {
       const store = await engine.createUrl()
-      const env = {
-        ...storeEnv(store.url),
-        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
-      }
+      const env = deploymentEnv(store.url)
       const servers: ServerProcess[] = []
       const target = await startTarget(() => servers.map((s) => s.child.pid ?? -1))
       try {

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { testEngines } from '@svc/db/testing'
 import { chromiumAvailable } from '@svc/runner'
-import { type ServerProcess, startServerProcess, storeEnv } from '../testing/server-process.ts'
+import { deploymentEnv, type ServerProcess, startServerProcess } from '../testing/server-process.ts'
 
 const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: browser checks SKIPPED'
 if (skip) console.warn(`\n!!! ${skip}\n`)
@@ -31,11 +31,9 @@ for (const engine of testEngines()) {
       const store = await engine.createUrl()
       const adminToken = `admin-${randomBytes(16).toString('hex')}`
       const env: Record<string, string> = {
-        ...storeEnv(store.url),
+        ...deploymentEnv(store.url),
         SVC_SCRIPT_SANDBOX: 'on',
         SVC_ADMIN_TOKEN: adminToken,
-        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
       }
       mkdirSync(LOCAL_TMP, { recursive: true })
       // On SQLite the store is then a new one in this directory.

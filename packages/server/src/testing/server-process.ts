@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -39,6 +40,18 @@ export interface ServerProcess {
   waitForOutput(text: string, timeoutMs?: number): Promise<void>
   /** Sends `signal` and resolves with the exit code (null when killed by the signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/**
+ * The env of one deployment's server processes on the test store at `storeUrl`: the store, and an
+ * encryption key and first API key made here (every process of it must share them; tests call with the key).
+ */
+export function deploymentEnv(storeUrl: string) {
+  return {
+    ...storeEnv(storeUrl),
+    SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    SVC_BOOTSTRAP_API_KEY: `svc_${randomBytes(32).toString('base64url')}`,
+  }
 }
 
 /** The env that points a server process at an isolated test store URL from `TestEngine.createUrl()`. */

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
-import { type ServerProcess, startServerProcess, storeEnv } from '../../testing/server-process.ts'
+import { deploymentEnv, type ServerProcess, startServerProcess } from '../../testing/server-process.ts'
 import { startReceiver } from './testing.ts'
 
 const SECRET = 'restart-secret'
@@ -36,12 +35,8 @@ for (const engine of testEngines()) {
         response.end('down')
       })
       const { url: targetUrl } = await listenOnLoopback(target, context)
-      const key = `svc_${randomBytes(32).toString('base64url')}`
-      const env = {
-        ...storeEnv(store.url),
-        SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        SVC_BOOTSTRAP_API_KEY: key,
-      }
+      const env = deploymentEnv(store.url)
+      const key = env.SVC_BOOTSTRAP_API_KEY
       let server: ServerProcess | undefined
       try {
         server = await startServerProcess(env)

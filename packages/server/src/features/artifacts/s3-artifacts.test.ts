@@ -13,7 +13,7 @@ import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
 import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testing/s3-server.ts'
-import { startServerProcess, storeEnv, testDataDir } from '../../testing/server-process.ts'
+import { deploymentEnv, startServerProcess, testDataDir } from '../../testing/server-process.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { pruneArtifacts } from '../check-results/retention.ts'
 import type { ArtifactStore } from './artifact-store.ts'
@@ -323,13 +323,8 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
   }, async () => {
     const store = await (postgres ?? assert.fail()).createUrl()
     const bucket = await s3.createBucket()
-    const apiKey = `svc_${randomBytes(32).toString('base64url')}`
-    const env = {
-      ...storeEnv(store.url),
-      ...s3.env(bucket, 'svc'),
-      SVC_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      SVC_BOOTSTRAP_API_KEY: apiKey,
-    }
+    const env = { ...deploymentEnv(store.url), ...s3.env(bucket, 'svc') }
+    const apiKey = env.SVC_BOOTSTRAP_API_KEY
     const running = await startServerProcess(env)
     // Its own empty data directory, and it runs nothing: all it has is the store and the bucket.
     const serving = await startServerProcess({
