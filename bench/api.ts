@@ -6,10 +6,10 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { freePort, startServerProcess } from '../packages/server/src/testing/server-process.ts'
 import { runLoad } from './load.ts'
+import { rssMb } from './proc.ts'
 import { benchEngine, benchStore } from './store.ts'
 
 const { values } = parseArgs({
@@ -101,11 +101,6 @@ async function timeToFirstAnswer(url: string, since: number): Promise<number> {
     if (res?.ok) return performance.now() - since
     await sleep(5)
   }
-}
-
-function rssMb(pid: number): number {
-  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-  return Number(match?.[1] ?? 0) / 1024
 }
 
 async function postJson(url: string, headers: Record<string, string>, payload: unknown) {

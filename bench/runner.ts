@@ -9,22 +9,14 @@
  *   --server-concurrency 20]
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { parseArgs } from 'node:util'
-import { CHECK_BODIES } from '@svc/core'
-import { createDb, migrateToLatest, type Store } from '@svc/db'
+import { createDb, migrateToLatest } from '@svc/db'
 import { type HttpJob, runHttpCheck } from '@svc/runner'
-import { serviceContextOf } from '../packages/server/src/app.ts'
-import type { ServiceContext } from '../packages/server/src/context.ts'
-import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
-import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
-import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
-import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
 import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
 import { startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import { cpuMicrosOf, rssMb } from './proc.ts'
+import { benchServiceContext, seedUrlChecks } from './seed.ts'
 import { benchEngine, benchStoreUrl } from './store.ts'
 import { bareRequest as bareRequestTo, inParallel as inParallelOf, startUrlTarget } from './url-target.ts'
 
@@ -141,8 +133,8 @@ async function scheduledStore() {
   const store = createDb(storeUrl)
   await migrateToLatest(store)
   let nowMs = Date.parse('2026-01-05T12:00:00.000Z')
-  const ctx = serviceContext(store, () => new Date(nowMs))
-  await seedChecks(ctx, checks)
+  const ctx = benchServiceContext(store, () => new Date(nowMs))
+  await seedUrlChecks(ctx, checks, url)
   const anySlotDue = async (atMs: number) =>
     (await store.db
       .selectFrom('check_schedules')
@@ -183,9 +175,10 @@ async function driftWithActiveChecks() {
   const store = createDb(storeUrl)
   await migrateToLatest(store)
   const key = randomBytes(32)
-  await seedChecks(
-    serviceContext(store, () => new Date(), key),
+  await seedUrlChecks(
+    benchServiceContext(store, () => new Date(), key),
     driftChecks,
+    url,
   )
   const firstDue = new Map(
     (await store.db.selectFrom('check_schedules').select(['check_id', 'next_due_ms']).execute()).map((r) => [
@@ -250,34 +243,6 @@ async function driftWithActiveChecks() {
   }
 }
 
-function serviceContext(store: Store, now: () => Date, key = randomBytes(32)): ServiceContext {
-  return serviceContextOf({
-    store,
-    clock: { now: now },
-    secretBox: createSecretBox(key),
-    publicUrl: 'http://localhost:3000',
-    scripts: scriptRunnerOf({
-      chromiumPath: '/usr/bin/chromium',
-      browserConcurrency: 1,
-      dataDir: tmpdir(),
-      scriptSandbox: 'auto',
-      scriptHiddenPaths: [],
-    }),
-  })
-}
-
-async function seedChecks(ctx: ServiceContext, count: number): Promise<void> {
-  const account = await createAccount(ctx, { name: 'bench' })
-  // The route's validation fills in the defaults; the API's rate limit would make 10,000 POSTs slow.
-  const withDefaults = compileBodyValidator(CHECK_BODIES.URL)
-  for (let i = 0; i < count; i++) {
-    const body = { name: `check ${i}`, frequency: 1, request: { url } }
-    const sentFields = new Set(Object.keys(body))
-    withDefaults(body)
-    await createCheck(ctx, account.id, 'URL', body, { sentFields, autoAssignAlerts: false })
-  }
-}
-
 async function timed(count: number, run: () => Promise<void>): Promise<Rate> {
   const started = performance.now()
   const cpu = process.cpuUsage()
@@ -290,15 +255,4 @@ async function timed(count: number, run: () => Promise<void>): Promise<Rate> {
     cpuMicros: user + system,
     targetCpuMicros: cpuMicrosOf(target.pid) - targetCpu,
   }
-}
-
-/** A process's user + system CPU time so far (clock ticks of 10 ms, from /proc). */
-function cpuMicrosOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
-
-function rssMb(pid: number): number {
-  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-  return Number(match?.[1] ?? 0) / 1024
 }

@@ -1,0 +1,227 @@
+/**
+ * bench/spread-load.ts: svc at the load people run, not at saturation. A real server process with N
+ * 1-minute URL checks against a local target, spread over the minute as the scheduler spreads them; after
+ * a warm-up (every check ran once), a steady window is measured: the server's CPU per check (its process,
+ * all threads), checks run against checks due, drift p99, RSS, and store bytes per result. Also, in the
+ * same run: bench:runner's saturated CPU per check (the baseline of the ratios), and the idle CPU of a
+ * server with no checks and with 10,000 paused ones.
+ * Targets (issue 31): CPU per check at N = 1,000 at most 2× the saturated figure, at N = 200 at most 3×;
+ * idle under 0.2% of a core; at most 250 bytes per passing result on SQLite; RSS at idle under 120 MB,
+ * under 300 MB at 10,000 checks.
+ * Usage: npm run bench:spread-load [-- --checks 200,1000,10000 --window-seconds 180 --warmup-seconds 70
+ *   --idle-seconds 60 --paused-checks 10000 --saturated-checks 3000]
+ * PostgreSQL with DATABASE_URL=postgres://…
+ */
+import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { DatabaseSync } from 'node:sqlite'
+import { parseArgs } from 'node:util'
+import { createDb, migrateToLatest } from '@svc/db'
+import pg from 'pg'
+import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
+import { startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import { cpuMicrosOf, rssMb } from './proc.ts'
+import { benchServiceContext, seedUrlChecks } from './seed.ts'
+import { benchEngine, benchStoreUrl } from './store.ts'
+import { startUrlTarget } from './url-target.ts'
+
+const { values } = parseArgs({
+  options: {
+    checks: { type: 'string', default: '200,1000,10000' },
+    'window-seconds': { type: 'string', default: '180' },
+    'warmup-seconds': { type: 'string', default: '70' },
+    'idle-seconds': { type: 'string', default: '60' },
+    'paused-checks': { type: 'string', default: '10000' },
+    'saturated-checks': { type: 'string', default: '3000' },
+  },
+})
+const loads = values.checks.split(',').map(Number)
+const windowMs = Number(values['window-seconds']) * 1000
+const warmupMs = Number(values['warmup-seconds']) * 1000
+const idleMs = Number(values['idle-seconds']) * 1000
+const pausedChecks = Number(values['paused-checks'])
+const MINUTE = 60_000
+const BYTES_TARGET = 250
+
+const target = await startUrlTarget()
+const saturatedMicros = saturatedCpuPerCheck()
+console.log(`store: ${benchEngine}; bench:runner's saturated CPU per check: ${saturatedMicros.toFixed(0)} µs`)
+
+const idleEmpty = await idle(0)
+console.log(
+  `idle, no checks: ${pct(idleEmpty.coreShare)} of a core, RSS ${idleEmpty.rssMb.toFixed(0)} MB (targets < 0.2%, < 120 MB)`,
+)
+if (pausedChecks > 0) {
+  const idlePaused = await idle(pausedChecks)
+  console.log(
+    `idle, ${pausedChecks} paused checks: ${pct(idlePaused.coreShare)} of a core, RSS ${idlePaused.rssMb.toFixed(0)} MB (target < 0.2%)`,
+  )
+}
+for (const checks of loads) {
+  const m = await spreadLoad(checks)
+  const ratio = m.cpuPerCheckMicros / saturatedMicros
+  const ratioTarget = checks >= 1000 ? 2 : 3
+  const gbFor10k30d = (m.bytesPerResult * 10_000 * 1440 * 30) / 1e9
+  console.log(`${checks} checks, ${windowMs / 1000} s window:`)
+  console.log(
+    `  CPU per check        ${(m.cpuPerCheckMicros / 1000).toFixed(2)} ms   ${ratio.toFixed(1)}× saturated (target <= ${ratioTarget}×)   ${pct(m.coreShare)} of a core`,
+  )
+  console.log(`  checks run / due     ${m.run} / ${m.due}   drift p99 ${m.driftP99.toFixed(0)} ms`)
+  console.log(`  RSS                  max ${m.maxRssMb.toFixed(0)} MB (target < 300 MB)`)
+  console.log(
+    `  store                ${m.bytesPerResult.toFixed(0)} bytes per result (target <= ${BYTES_TARGET}); 10,000 checks × 30 days: ${gbFor10k30d.toFixed(0)} GB (target < 110)`,
+  )
+}
+target.stop()
+
+/** bench:runner's scheduled path at saturation, in a process of its own on the same engine. */
+function saturatedCpuPerCheck(): number {
+  const run = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      'bench/runner.ts',
+      '--rounds',
+      '1',
+      '--drift-checks',
+      '0',
+      '--checks',
+      values['saturated-checks'],
+    ],
+    { encoding: 'utf8', env: process.env },
+  )
+  const line = run.stdout.split('\n').find((l) => l.startsWith('scheduler: claim'))
+  const micros = Number(line?.match(/(\d+) µs CPU per check/)?.[1])
+  if (!Number.isFinite(micros))
+    throw new Error(`bench:runner printed no CPU figure:\n${run.stdout}${run.stderr}`)
+  return micros
+}
+
+async function idle(checks: number) {
+  const { storeUrl, dispose, key } = await seededStore(checks, { activated: false })
+  const server = await startServerProcess({ ...storeEnv(storeUrl), SVC_ENCRYPTION_KEY: key })
+  const pid = server.child.pid ?? 0
+  // Start-up work (migrations, warm-up of the compile cache) is not idle: let it settle first.
+  await sleep(10_000)
+  const cpu = cpuMicrosOf(pid)
+  const started = Date.now()
+  await sleep(idleMs)
+  const coreShare = (cpuMicrosOf(pid) - cpu) / 1000 / (Date.now() - started)
+  const rss = rssMb(pid)
+  await server.stop('SIGTERM')
+  await dispose()
+  return { coreShare, rssMb: rss }
+}
+
+async function spreadLoad(checks: number) {
+  const { storeUrl, dispose, key } = await seededStore(checks, { activated: true })
+  const server = await startServerProcess({ ...storeEnv(storeUrl), SVC_ENCRYPTION_KEY: key })
+  const pid = server.child.pid ?? 0
+  const size = storeSize(storeUrl)
+  await sleep(warmupMs)
+  const before = {
+    cpu: cpuMicrosOf(pid),
+    at: Date.now(),
+    results: await size.results(),
+    bytes: await size.bytes(),
+  }
+  let maxRssMb = 0
+  const sampling = setInterval(() => {
+    maxRssMb = Math.max(maxRssMb, rssMb(pid))
+  }, 1000)
+  await sleep(windowMs)
+  clearInterval(sampling)
+  const after = {
+    cpu: cpuMicrosOf(pid),
+    at: Date.now(),
+    results: await size.results(),
+    bytes: await size.bytes(),
+  }
+  const drifts = (await size.slots(before.at, after.at)).sort((a, b) => a - b)
+  await size.close()
+  await server.stop('SIGTERM')
+  await dispose()
+  const run = after.results - before.results
+  return {
+    run,
+    due: Math.round((checks * (after.at - before.at)) / MINUTE),
+    cpuPerCheckMicros: (after.cpu - before.cpu) / run,
+    coreShare: (after.cpu - before.cpu) / 1000 / (after.at - before.at),
+    driftP99: drifts[Math.min(drifts.length - 1, Math.floor(0.99 * drifts.length))] ?? Number.NaN,
+    maxRssMb,
+    bytesPerResult: (after.bytes - before.bytes) / run,
+  }
+}
+
+async function seededStore(checks: number, { activated }: { activated: boolean }) {
+  const { url: storeUrl, dispose } = await benchStoreUrl()
+  const store = createDb(storeUrl)
+  await migrateToLatest(store)
+  const key = randomBytes(32)
+  await seedUrlChecks(
+    benchServiceContext(store, () => new Date(), key),
+    checks,
+    target.url,
+    { activated },
+  )
+  await store.close()
+  return { storeUrl, dispose, key: key.toString('hex') }
+}
+
+/** Reads the store's size and results while the server writes to it, without touching its schedule. */
+function storeSize(storeUrl: string) {
+  if (storeUrl.startsWith('sqlite:')) {
+    const db = new DatabaseSync(storeUrl.slice('sqlite:'.length), { readOnly: true })
+    const one = (query: string) => Number(Object.values(db.prepare(query).get() ?? {})[0])
+    return {
+      results: async () => one('select count(*) from check_results'),
+      bytes: async () => one('pragma page_count') * one('pragma page_size'),
+      slots: async (fromMs: number, toMs: number) =>
+        driftsOf(
+          db.prepare('select job_id, started_at from check_results').all() as unknown as SlotRow[],
+          fromMs,
+          toMs,
+        ),
+      close: async () => db.close(),
+    }
+  }
+  const client = new pg.Client({ connectionString: storeUrl })
+  const connected = client.connect()
+  const one = async (query: string) => {
+    await connected
+    return Number(Object.values((await client.query(query)).rows[0] ?? {})[0])
+  }
+  return {
+    results: () => one('select count(*) from check_results'),
+    bytes: () => one('select pg_database_size(current_database())'),
+    slots: async (fromMs: number, toMs: number) =>
+      driftsOf(
+        (await client.query<SlotRow>('select job_id, started_at from check_results')).rows,
+        fromMs,
+        toMs,
+      ),
+    close: () => client.end(),
+  }
+}
+
+interface SlotRow {
+  job_id: string
+  started_at: string | Date
+}
+
+/** Start minus due time of the scheduled runs due in [fromMs, toMs). */
+function driftsOf(rows: SlotRow[], fromMs: number, toMs: number): number[] {
+  return rows.flatMap((row) => {
+    const dueMs = dueMsOfSlotKey(row.job_id)
+    if (dueMs === undefined || dueMs < fromMs || dueMs >= toMs) return []
+    return [new Date(row.started_at).getTime() - dueMs]
+  })
+}
+
+function pct(share: number): string {
+  return `${(100 * share).toFixed(2)}%`
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms))
+}
