@@ -207,10 +207,10 @@ describe('the public status page in a real browser', {
     await context.close()
   })
 
-  test('a private page is refused without its token and shown with it (then by cookie)', async () => {
+  test('a private page is refused as unknown without its token and shown with it (then by cookie)', async () => {
     const refused = await visit('/status/internal', 'light')
-    assert.equal(refused.response?.status(), 401)
-    assert.equal(await refused.page.getByRole('heading', { name: 'Private status page' }).isVisible(), true)
+    assert.equal(refused.response?.status(), 404)
+    assert.equal(await refused.page.getByRole('heading', { name: 'Page not found' }).isVisible(), true)
     assert.equal(await refused.page.getByText('Internal').count(), 0)
     await refused.context.close()
 
