@@ -48,7 +48,8 @@ test('SQLite: the write-ahead log is copied into the database file by the checkp
     }
     assert.deepEqual(inFile(), [], 'commits alone leave the rows in the log')
     let copied: unknown[] = []
-    for (let waited = 0; waited < 20 && copied.length === 0; waited++) {
+    // A liveness wait for the checkpointer's next ticks (one a second), not a time limit: gives up after ~60 s.
+    for (let waited = 0; waited < 240 && copied.length === 0; waited++) {
       await sleep(250)
       copied = inFile()
     }
