@@ -108,6 +108,18 @@ for (const engine of testEngines()) {
         await verifyEncryptionKeys(ctx, keysOf(b, [a]))
         const verifier = await findVerifier(ctx)
         assert.deepEqual([verifier?.key_id, verifier?.rotating_to], [keyFingerprint(a), keyFingerprint(b)])
+        // While it runs, a node needs both keys: the old one alone, or the new one alone, is refused.
+        await assert.rejects(
+          verifyEncryptionKeys(ctx, keysOf(a)),
+          new RegExp(`a rotation to the encryption key with fingerprint ${keyFingerprint(b)} is under way`),
+        )
+        await assert.rejects(
+          verifyEncryptionKeys(ctx, keysOf(b)),
+          new RegExp(
+            `expects the key with fingerprint ${keyFingerprint(a)} \\(and, for a rotation under way, ${keyFingerprint(b)}\\)`,
+          ),
+        )
+        await verifyEncryptionKeys(ctx, keysOf(b, [a]))
       } finally {
         await t.close()
       }
