@@ -12,6 +12,7 @@ export interface Database {
   api_keys: ApiKeysTable
   rate_limit_windows: RateLimitWindowsTable
   variables: VariablesTable
+  encryption_key_verifier: EncryptionKeyVerifierTable
   check_groups: CheckGroupsTable
   checks: ChecksTable
   check_tags: CheckTagsTable
@@ -110,6 +111,18 @@ export interface VariablesTable {
   secret: SqlBool
   description: string
   created_at: string
+  updated_at: string
+}
+
+/** The one row (`id` 'store') naming the key the store's sealed values are under. */
+export interface EncryptionKeyVerifierTable {
+  id: string
+  /** Fingerprint of the key every sealed value opens with (the old key while a rotation runs). */
+  key_id: string
+  /** A fixed text sealed with that key. */
+  sealed_check: string
+  /** While a rotation runs: fingerprint of the key values are being re-sealed with. */
+  rotating_to: string | null
   updated_at: string
 }
 

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { refusedHeaderValue, refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
 import { type AbuseLimits, DEFAULT_ABUSE_LIMITS } from './context.ts'
+import { decodeEncryptionKey } from './crypto/secret-box.ts'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
 import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
@@ -28,6 +29,8 @@ export interface Config {
   limits: AbuseLimits
   /** 32-byte AES-256-GCM key for locked and secret values; generated into `dataDir` when unset. */
   encryptionKey: Buffer | undefined
+  /** Keys being rotated away from (SVC_ENCRYPTION_KEY_PREVIOUS): they open values until all are re-sealed. */
+  previousEncryptionKeys: Buffer[]
   /** Presets the value of the API key created on first start. */
   bootstrapApiKey: string | undefined
   logLevel: string
@@ -102,6 +105,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.SVC_TRUST_PROXY),
     limits: parseAbuseLimits(env),
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
+    previousEncryptionKeys: parsePreviousEncryptionKeys(
+      env.SVC_ENCRYPTION_KEY_PREVIOUS,
+      env.SVC_ENCRYPTION_KEY,
+    ),
     bootstrapApiKey,
     logLevel: parseLogLevel(env.LOG_LEVEL),
     locations,
@@ -375,10 +382,23 @@ function parsePort(value: string): number {
 }
 
 /** Accepts 64 hex characters or the base64 of 32 bytes. */
-export function parseEncryptionKey(value: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64')
-  if (key.length !== 32) {
-    throw new ConfigError('SVC_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64')
-  }
+export function parseEncryptionKey(value: string, name = 'SVC_ENCRYPTION_KEY'): Buffer {
+  const key = decodeEncryptionKey(value)
+  if (!key) throw new ConfigError(`${name} must be 32 bytes: 64 hex characters or base64`)
   return key
+}
+
+/** A comma-separated list of old keys; rotating needs the new key set in SVC_ENCRYPTION_KEY too. */
+function parsePreviousEncryptionKeys(value: string | undefined, current: string | undefined): Buffer[] {
+  const keys = (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item, index) => parseEncryptionKey(item, `SVC_ENCRYPTION_KEY_PREVIOUS (key ${index + 1})`))
+  if (keys.length > 0 && !current) {
+    throw new ConfigError(
+      'SVC_ENCRYPTION_KEY_PREVIOUS is set but SVC_ENCRYPTION_KEY is not: set the new key in SVC_ENCRYPTION_KEY',
+    )
+  }
+  return keys
 }

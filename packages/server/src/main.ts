@@ -1,11 +1,13 @@
 import { createDb, migrateToLatest } from '@svc/db'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount } from './bootstrap.ts'
+import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
-import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
+import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
 import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
@@ -21,7 +23,15 @@ async function main(): Promise<void> {
   const config = loadConfig()
   const store = createDb(config.databaseUrl)
   await migrateToLatest(store)
-  const secretBox = createSecretBox(loadOrCreateEncryptionKey(config.encryptionKey, config.dataDir))
+  const secretBox = await openStoreSecretBox(
+    { db: store.db, clock: systemClock },
+    {
+      configured: config.encryptionKey,
+      previous: config.previousEncryptionKeys,
+      dataDir: config.dataDir,
+      create: true,
+    },
+  )
   const deps: AppDeps = {
     store,
     secretBox,
@@ -91,6 +101,15 @@ async function main(): Promise<void> {
   // Root cause analyses: background jobs under leases, on every node.
   const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log: app.log })
   analyses.start()
+  // Re-seals values under SVC_ENCRYPTION_KEY_PREVIOUS with the current key, on every node that has it.
+  const keyRotation = createKeyRotation(serviceContext, {
+    log: {
+      info: (message) => app.log.info(message),
+      warn: (message) => app.log.warn(message),
+      error: (obj, message) => app.log.error(obj, message),
+    },
+  })
+  keyRotation.start()
   // Hourly housekeeping, one step after another; a step that fails (an S3 bucket away) doesn't skip the rest.
   const pruningSteps: [string, () => Promise<unknown>][] = [
     ['old results', () => pruneResults(serviceContext, config.resultRetentionDays)],
@@ -137,6 +156,7 @@ async function main(): Promise<void> {
       scheduler.stop(),
       dispatcher.stop(),
       analyses.stop(),
+      keyRotation.stop(),
       subscriberMail?.stop(),
     ]).then(() => true)
     const graceOver = new Promise<false>((over) =>
@@ -157,7 +177,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof EncryptionKeyError) {
     process.stderr.write(`svc: ${error.message}\n`)
   } else {
     process.stderr.write(

@@ -9,7 +9,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from '../context.ts'
-import { createSecretBox } from '../crypto/secret-box.ts'
+import { createSecretBox, type SecretBox } from '../crypto/secret-box.ts'
 import * as accounts from '../features/accounts/accounts.service.ts'
 import * as keys from '../features/api-keys/api-keys.service.ts'
 import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
@@ -50,10 +50,12 @@ export async function createTestApp(
     /** Caps and limits against abuse, over DEFAULT_ABUSE_LIMITS. */
     limits?: Partial<AbuseLimits>
     trustProxy?: AppDeps['trustProxy']
+    /** Default: a box with a fresh random key. */
+    secretBox?: SecretBox
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
-  const secretBox = createSecretBox(randomBytes(32))
+  const secretBox = options.secretBox ?? createSecretBox(randomBytes(32))
   const artifactsDir = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
   const artifacts = options.artifacts ?? new LocalArtifactStore(artifactsDir)
   const scripts = {
