@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { createDb, type Engine, migrateToLatest, migratorOf, type Store } from './create-db.ts'
 
+export { migrations } from './migrations/index.ts'
+
 export interface TestStore extends Store {
   /** A URL that opens this same isolated store from another process. */
   url: string

@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { createDb, isForeignKeyViolation, migrateToLatest, type Store } from '@svc/db'
-import { migrateStoreTo, testEngines } from '@svc/db/testing'
+import { migrateStoreTo, migrations, testEngines } from '@svc/db/testing'
 import { PlaywrightPool } from '@svc/runner'
 import { sql } from 'kysely'
 import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 import { loadAccountVariables } from '../scheduler/run-variables.ts'
-import { testDataDir } from '../testing/server-process.ts'
+import { deploymentEnv, startServerProcess, testDataDir } from '../testing/server-process.ts'
 
 /** The last landed schema: the store every upgrade test starts from. */
 const FROM_MIGRATION = '0019-check-tag-history'
@@ -142,6 +142,34 @@ for (const engine of testEngines()) {
       } finally {
         await app.close()
         await deps.scripts.pool.close()
+        await store.close()
+        await dispose()
+      }
+    })
+
+    test('a server refuses to start on a store a newer version migrated, saying why, and leaves it as it was', async () => {
+      const { url, dispose } = await engine.createUrl()
+      const store = createDb(url)
+      try {
+        await migrateToLatest(store, { ...migrations, '9999-from-a-newer-svc': { async up() {} } })
+        const ranBefore = await sql<{
+          name: string
+        }>`select name from kysely_migration order by name`.execute(store.db)
+        await assert.rejects(startServerProcess(deploymentEnv(url)), (error: Error) => {
+          assert.match(error.message, /exited with 1 before it was ready/)
+          assert.match(
+            error.message,
+            /svc: the store was migrated by a newer svc \(migrations unknown to this version: 9999-from-a-newer-svc\): run that version or newer, or restore a backup taken before the upgrade/,
+          )
+          return true
+        })
+        const ranAfter = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+          store.db,
+        )
+        assert.deepEqual(ranAfter.rows, ranBefore.rows)
+        const accounts = await sql<{ n: number }>`select count(*) as n from accounts`.execute(store.db)
+        assert.equal(Number(accounts.rows[0]?.n), 0)
+      } finally {
         await store.close()
         await dispose()
       }
