@@ -64,6 +64,23 @@ for (const { engine, createUrl } of testEngines()) {
       }
     })
 
+    test('stores opened on one new database and migrated at once all succeed, each migration run once', async () => {
+      const { url, dispose } = await createUrl()
+      const stores = Array.from({ length: 3 }, () => createDb(url))
+      try {
+        await Promise.all(stores.map((store) => migrateToLatest(store)))
+        const first = stores[0] as Store
+        assert.deepEqual(await executed(first), Object.keys(migrations))
+        const { rows } = await sql<{ n: number }>`select count(*) as n from kysely_migration`.execute(
+          first.db,
+        )
+        assert.equal(Number(rows[0]?.n), Object.keys(migrations).length)
+      } finally {
+        await Promise.all(stores.map((store) => store.close()))
+        await dispose()
+      }
+    })
+
     test('a store a newer version migrated is refused with that reason, untouched', async () => {
       const { url, dispose } = await createUrl()
       const store = createDb(url)
