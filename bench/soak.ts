@@ -50,11 +50,20 @@ const { url: storeUrl, dispose } = await benchStoreUrl()
 const key = randomBytes(32)
 const seeded = await seed(storeUrl, targets)
 process.env.SVC_BENCH_NODE_FLAGS = `--import ${resolve(import.meta.dirname, 'soak-probe.js')}`
-const server = await startServerProcess({
-  ...storeEnv(storeUrl),
-  SVC_ENCRYPTION_KEY: key.toString('hex'),
-  SOAK_PROBE_MS: String(Math.min(intervalMs, 10_000)),
-  SVC_BROWSER_CONCURRENCY: '1',
+// A loaded machine may take long to start a server with 2,000 checks due at once.
+const START_TIMEOUT_MS = 180_000
+const server = await startServerProcess(
+  {
+    ...storeEnv(storeUrl),
+    SVC_ENCRYPTION_KEY: key.toString('hex'),
+    SOAK_PROBE_MS: String(Math.min(intervalMs, 10_000)),
+    SVC_BROWSER_CONCURRENCY: '1',
+  },
+  START_TIMEOUT_MS,
+).catch(async (error: unknown) => {
+  await dispose()
+  await targets.close()
+  throw error
 })
 const reader = createDb(storeUrl, { poolSize: 2 })
 const pinging = setInterval(() => void pingHeartbeats(server, seeded.pingPaths), HEARTBEAT_PING_MS)
