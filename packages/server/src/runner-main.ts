@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { createDb, migrateToLatest } from '@svc/db'
+import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { serviceContextOf } from './app.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { createSecretBox, loadEncryptionKey } from './crypto/secret-box.ts'
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    error instanceof ConfigError
+    error instanceof ConfigError || error instanceof MigrationError
       ? `svc runner: ${error.message}\n`
       : `svc runner failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
   )

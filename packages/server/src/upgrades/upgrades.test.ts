@@ -10,7 +10,12 @@ import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 import { loadAccountVariables } from '../scheduler/run-variables.ts'
-import { deploymentEnv, startServerProcess, testDataDir } from '../testing/server-process.ts'
+import {
+  deploymentEnv,
+  startRunnerProcess,
+  startServerProcess,
+  testDataDir,
+} from '../testing/server-process.ts'
 
 /** The last landed schema: the store every upgrade test starts from. */
 const FROM_MIGRATION = '0019-check-tag-history'
@@ -147,7 +152,7 @@ for (const engine of testEngines()) {
       }
     })
 
-    test('a server refuses to start on a store a newer version migrated, saying why, and leaves it as it was', async () => {
+    test('a server and a runner refuse to start on a store a newer version migrated, saying why, and leave it as it was', async () => {
       const { url, dispose } = await engine.createUrl()
       const store = createDb(url)
       try {
@@ -160,6 +165,13 @@ for (const engine of testEngines()) {
           assert.match(
             error.message,
             /svc: the store was migrated by a newer svc \(migrations unknown to this version: 9999-from-a-newer-svc\): run that version or newer, or restore a backup taken before the upgrade/,
+          )
+          return true
+        })
+        await assert.rejects(startRunnerProcess(deploymentEnv(url), ['local']), (error: Error) => {
+          assert.match(
+            error.message,
+            /svc runner: the store was migrated by a newer svc \(migrations unknown/,
           )
           return true
         })
