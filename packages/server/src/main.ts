@@ -1,4 +1,4 @@
-import { createDb, migrateToLatest } from '@svc/db'
+import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
@@ -177,7 +177,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof EncryptionKeyError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof EncryptionKeyError ||
+    error instanceof MigrationError
+  ) {
     process.stderr.write(`svc: ${error.message}\n`)
   } else {
     process.stderr.write(

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { createDb, migrateToLatest } from '@svc/db'
+import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { serviceContextOf } from './app.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    error instanceof ConfigError || error instanceof EncryptionKeyError
+    error instanceof ConfigError || error instanceof EncryptionKeyError || error instanceof MigrationError
       ? `svc runner: ${error.message}\n`
       : `svc runner failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
   )
