@@ -23,6 +23,8 @@ export interface Config {
   /** Presets the value of the API key created on first start. */
   bootstrapApiKey: string | undefined
   logLevel: string
+  /** `pretty`: one line per entry for people; `json`: for collectors; LOG_FORMAT, default pretty only on a terminal. */
+  logFormat: 'pretty' | 'json'
   /** Data-center locations this deployment serves (SVC_LOCATIONS) and the default for new checks. */
   locations: { served: string[]; defaults: string[] }
   /** Check runs at once in this process's in-process runner (SVC_RUNNER_CONCURRENCY). */
@@ -72,7 +74,10 @@ export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = process.stdout.isTTY === true,
+): Config {
   const port = parsePort(env.PORT ?? '3000')
   const dataDir = resolve(env.SVC_DATA_DIR || './data')
   const databaseUrl = env.DATABASE_URL || `sqlite:${resolve(dataDir, 'svc.db')}`
@@ -106,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
     bootstrapApiKey,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    logFormat: parseLogFormat(env.LOG_FORMAT, stdoutIsTerminal),
     locations,
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
@@ -328,6 +334,14 @@ function parseLogLevel(value: string | undefined): string {
   if (!LOG_LEVELS.includes(level))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${value}`)
   return level
+}
+
+function parseLogFormat(value: string | undefined, terminal: boolean): 'pretty' | 'json' {
+  const format = (value ?? '').trim().toLowerCase() || 'auto'
+  if (format === 'auto') return terminal ? 'pretty' : 'json'
+  if (format !== 'pretty' && format !== 'json')
+    throw new ConfigError(`LOG_FORMAT must be auto, pretty or json, got ${value}`)
+  return format
 }
 
 function parsePort(value: string): number {

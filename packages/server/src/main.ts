@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { createDb, migrateToLatest } from '@svc/db'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
@@ -6,10 +8,12 @@ import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
+import { prettyLogStream } from './http/pretty-log.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
@@ -38,6 +42,7 @@ async function main(): Promise<void> {
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
+      ...(config.logFormat === 'pretty' ? { stream: prettyLogStream(process.stdout) } : {}),
     },
   }
   const app = await buildApp(deps)
@@ -106,9 +111,12 @@ async function main(): Promise<void> {
     }
   }, PRUNE_INTERVAL_MS)
 
+  const dashboardBuilt = existsSync(join(DEFAULT_WEB_DIST_DIR, 'index.html'))
   const lines = [
     `svc is running at ${config.publicUrl} (store: ${store.engine})`,
-    `  dashboard:  ${config.publicUrl}/`,
+    dashboardBuilt
+      ? `  dashboard:  ${config.publicUrl}/`
+      : '  dashboard:  not built: run npm run build -w @svc/web (the API works meanwhile)',
   ]
   if (first && config.bootstrapApiKey !== undefined) {
     // A key the user chose is theirs already: not printed (logs are often kept and shared).
