@@ -324,10 +324,57 @@ for (const engine of testEngines()) {
       assert.equal(noAdmin.statusCode, 401, 'a tenant key is no admin token')
     })
 
+    test('a user of several accounts picks one with x-svc-account, as with a user key', async () => {
+      const other = json(
+        await t.call({
+          method: 'POST',
+          url: '/admin/v1/accounts',
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+          payload: { name: 'Second' },
+          as: null,
+        }),
+      )
+      await t.call({
+        method: 'POST',
+        url: '/admin/v1/memberships',
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        payload: { userId: t.owner.userId, accountId: other.id, role: 'READ_ONLY' },
+        as: null,
+      })
+      const { cookie } = await sessionOf(t, t.owner.userId as string)
+      const signedIn = json(
+        await t.call({ method: 'GET', url: '/v1/auth/session', headers: { cookie }, as: null }),
+      )
+      assert.deepEqual(
+        signedIn.accounts.map((a: { name: string; role: string }) => [a.name, a.role]),
+        [
+          ['Test account', 'OWNER'],
+          ['Second', 'READ_ONLY'],
+        ],
+      )
+      const read = (headers: Record<string, string>) =>
+        t.call({ method: 'GET', url: '/v1/accounts/me', headers: { cookie, ...headers }, as: null })
+      const missing = await read({})
+      assert.equal(missing.statusCode, 400)
+      assert.equal(json(missing).message, 'x-svc-account header is required')
+      assert.equal(json(await read({ 'x-svc-account': other.id })).name, 'Second')
+      assert.equal((await read({ 'x-svc-account': 'not-a-uuid' })).statusCode, 400)
+      const stranger = await read({ 'x-svc-account': '00000000-0000-4000-8000-000000000000' })
+      assert.equal(stranger.statusCode, 403)
+      const accounts = await t.call({ method: 'GET', url: '/v1/accounts', headers: { cookie }, as: null })
+      assert.equal(json(accounts).length, 2)
+    })
+
     test('bearer keys are unaffected; a bad or missing cookie is 401', async () => {
       assert.equal(
-        (await t.call({ method: 'POST', url: '/v1/variables', payload: { key: 'BY_KEY', value: 'v' } }))
-          .statusCode,
+        (
+          await t.call({
+            method: 'POST',
+            url: '/v1/variables',
+            payload: { key: 'BY_KEY', value: 'v' },
+            account: t.owner.accountId,
+          })
+        ).statusCode,
         201,
       )
       const bad = await t.call({
