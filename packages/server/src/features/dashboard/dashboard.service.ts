@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts'
-import { hourlyOverview } from '../analytics/analytics.service.ts'
+import { hourlyOverview } from '../analytics/overview.ts'
 import { currentStatusesSince, latestResults } from '../check-results/check-results.repo.ts'
 import { statusOf } from '../check-statuses/check-statuses.ts'
 import { listChecksOfAccount } from '../checks/checks.repo.ts'

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { LightMyRequestResponse } from 'fastify'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
+import { pruneSessions } from './sessions.service.ts'
 import { MAX_FAILURES_PER_EMAIL } from './sign-in-throttle.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -209,6 +210,7 @@ for (const engine of testEngines()) {
     test('a session ends when idle too long, and at its maximum age however busy', async () => {
       const idle = await sessionOf(t, t.owner.userId as string)
       const busy = await sessionOf(t, t.owner.userId as string)
+      const abandoned = await sessionOf(t, t.owner.userId as string)
       const read = (cookie: string) =>
         t.call({ method: 'GET', url: '/v1/checks', headers: { cookie }, as: null })
       // 13 × 12 h = 156 h: short of the 168 h maximum, each use within the 24 h idle timeout.
@@ -219,6 +221,15 @@ for (const engine of testEngines()) {
       assert.equal((await read(idle.cookie)).statusCode, 401, 'idle for more than a day')
       clock.advance(12 * HOUR)
       assert.equal((await read(busy.cookie)).statusCode, 401, 'past seven days')
+      // Housekeeping removes every ended session (the two above went when they were refused).
+      const before = await t.store.db.selectFrom('sessions').select('id_hash').execute()
+      assert.ok(before.length > 0, 'the abandoned session, and those of earlier tests')
+      // And set-password links past their expiry (all of them, a week later).
+      const links = await t.store.db.selectFrom('password_links').select('token_hash').execute()
+      assert.equal(await pruneSessions(t.ctx), before.length + links.length)
+      assert.deepEqual(await t.store.db.selectFrom('sessions').select('id_hash').execute(), [])
+      assert.deepEqual(await t.store.db.selectFrom('password_links').select('token_hash').execute(), [])
+      assert.equal((await read(abandoned.cookie)).statusCode, 401)
     })
 
     test('sign-in with an API key: the session acts with the key and ends when the key is revoked', async () => {
