@@ -42,7 +42,7 @@ import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
-import { logRequestsAtDebug, withRequestSerializer } from './http/request-log.ts'
+import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
   const app = Fastify({
     logger: withRequestSerializer(deps.logger),
-    disableRequestLogging: true,
+    logController: new DebugRequestLog(),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
@@ -102,12 +102,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installValidators(app)
-  logRequestsAtDebug(app)
   acceptEmptyJsonBodies(app)
   app.setErrorHandler(handleError)
   recordRequestCommits(app)
   const webDistDir = deps.webDistDir ?? DEFAULT_WEB_DIST_DIR
-  await registerDashboardHosting(app, webDistDir)
+  await registerDashboardHosting(app)
   app.setNotFoundHandler(serveDashboardOr(handleNotFound, webDistDir))
   app.decorateRequest('auth', undefined)
   app.addHook('onSend', async (request, reply) => {

@@ -18,8 +18,9 @@ const RESERVED = /^\/(v\d+|next|admin|agent|status|ping|docs)(\/|$)|^\/(openapi|
 const HASHED_ASSETS = /^\/assets\//
 const ONE_YEAR_MS = 365 * 24 * 3_600_000
 
-export async function registerDashboardHosting(app: FastifyInstance, distDir: string): Promise<void> {
-  await app.register(fastifyStatic, { root: resolve(distDir), serve: false })
+/** `reply.sendFile`, rooted per call: the directory may not exist yet (built after the start). */
+export async function registerDashboardHosting(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyStatic, { serve: false })
 }
 
 /**
@@ -38,8 +39,9 @@ export function serveDashboardOr(
     if (path === undefined || RESERVED.test(path)) return notFound(request, reply)
     const file = path === '/' ? undefined : fileIn(distDir, path)
     if (file) {
-      if (HASHED_ASSETS.test(path)) return reply.sendFile(file, { maxAge: ONE_YEAR_MS, immutable: true })
-      return reply.header('cache-control', 'no-cache').sendFile(file, { cacheControl: false })
+      if (HASHED_ASSETS.test(path))
+        return reply.sendFile(file, distDir, { maxAge: ONE_YEAR_MS, immutable: true })
+      return reply.header('cache-control', 'no-cache').sendFile(file, distDir, { cacheControl: false })
     }
     if (path !== '/' && !String(request.headers.accept ?? '').includes('text/html'))
       return notFound(request, reply)
@@ -49,7 +51,7 @@ export function serveDashboardOr(
 
 function sendIndex(reply: FastifyReply, distDir: string) {
   reply.header('cache-control', 'no-cache').header('x-frame-options', 'DENY')
-  if (fileIn(distDir, '/index.html')) return reply.sendFile('index.html', { cacheControl: false })
+  if (fileIn(distDir, '/index.html')) return reply.sendFile('index.html', distDir, { cacheControl: false })
   return reply.status(503).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE)
 }
 
