@@ -5,6 +5,7 @@ import type { Store } from '@svc/db'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { authenticate, isAgentRoute, isOpenRoute } from './auth/authenticate.ts'
 import { type Clock, systemClock } from './clock.ts'
+import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from './config.ts'
 import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
@@ -18,6 +19,12 @@ import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.t
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
+import {
+  DEFAULT_WEB_DIST_DIR,
+  registerDashboardHosting,
+  serveDashboardOr,
+} from './features/dashboard-hosting/dashboard-hosting.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
@@ -26,6 +33,7 @@ import { maintenanceWindowsRoutes } from './features/maintenance-windows/mainten
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
+import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
@@ -34,7 +42,7 @@ import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
-import { withRequestSerializer } from './http/request-log.ts'
+import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
@@ -59,6 +67,10 @@ export interface AppDeps {
   limits?: AbuseLimits
   /** Fastify's trustProxy (SVC_TRUST_PROXY): whose X-Forwarded-For names the client; off by default. */
   trustProxy?: FastifyServerOptions['trustProxy']
+  /** Dashboard sessions (config SVC_SESSION_*); default DEFAULT_SESSION_SETTINGS. */
+  sessions?: SessionSettings
+  /** The built dashboard served at `/`; default packages/web/dist. */
+  webDistDir?: string
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -76,6 +88,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
     limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
+    sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
   }
 }
 
@@ -84,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
   const app = Fastify({
     logger: withRequestSerializer(deps.logger),
+    logController: new DebugRequestLog(),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
@@ -97,7 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   acceptEmptyJsonBodies(app)
   app.setErrorHandler(handleError)
   recordRequestCommits(app)
-  app.setNotFoundHandler(handleNotFound)
+  const webDistDir = deps.webDistDir ?? DEFAULT_WEB_DIST_DIR
+  await registerDashboardHosting(app)
+  app.setNotFoundHandler(serveDashboardOr(handleNotFound, webDistDir))
   app.decorateRequest('auth', undefined)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -132,9 +148,11 @@ function publicApi(
     await registerOpenApi(app, {
       audience: 'tenant',
       title: 'svc API',
-      description: 'Synthetic monitoring: checks, results, alerting, status pages and analytics.',
+      description: `Synthetic monitoring: checks, results, alerting, status pages and analytics.\n\n[Open the dashboard](${ctx.publicUrl}/)`,
       publicUrl: ctx.publicUrl,
       tags: [
+        { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },
+        { name: 'dashboard', description: 'What the dashboard’s pages read in one request' },
         { name: 'accounts', description: 'The account, its settings and members' },
         { name: 'api-keys', description: 'User and service API keys' },
         { name: 'variables', description: 'Account-level environment variables' },
@@ -166,6 +184,7 @@ function publicApi(
       request.auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
     })
 
+    await app.register(sessionsRoutes, { ctx })
     await app.register(accountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
@@ -190,6 +209,7 @@ function publicApi(
     await app.register(analyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
+    await app.register(dashboardRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -132,3 +132,33 @@ test('abuse limits: defaults, settings, and bad values name the variable', () =>
     )
   }
 })
+
+test('LOG_FORMAT: pretty lines on a terminal, JSON otherwise, unless set', () => {
+  assert.equal(loadConfig({}, true).logFormat, 'pretty')
+  assert.equal(loadConfig({}, false).logFormat, 'json')
+  assert.equal(loadConfig({ LOG_FORMAT: 'json' }, true).logFormat, 'json')
+  assert.equal(loadConfig({ LOG_FORMAT: 'Pretty' }, false).logFormat, 'pretty')
+  assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT must be auto, pretty or json/)
+})
+
+test('dashboard sessions: defaults, settings, and an idle timeout no longer than the maximum age', () => {
+  assert.deepEqual(loadConfig({}).sessions, {
+    maxAgeMs: 7 * 24 * 3_600_000,
+    idleMs: 24 * 3_600_000,
+    passwordLinkMs: 24 * 3_600_000,
+  })
+  const set = loadConfig({
+    SVC_SESSION_MAX_AGE_HOURS: '12',
+    SVC_SESSION_IDLE_MINUTES: '30',
+    SVC_PASSWORD_LINK_HOURS: '2',
+  }).sessions
+  assert.deepEqual(set, { maxAgeMs: 12 * 3_600_000, idleMs: 30 * 60_000, passwordLinkMs: 2 * 3_600_000 })
+  assert.throws(
+    () => loadConfig({ SVC_SESSION_IDLE_MINUTES: '0' }),
+    /SVC_SESSION_IDLE_MINUTES must be a positive integer/,
+  )
+  assert.throws(
+    () => loadConfig({ SVC_SESSION_MAX_AGE_HOURS: '1', SVC_SESSION_IDLE_MINUTES: '61' }),
+    /must not be longer than SVC_SESSION_MAX_AGE_HOURS/,
+  )
+})

@@ -34,6 +34,8 @@ export interface Config {
   /** Presets the value of the API key created on first start. */
   bootstrapApiKey: string | undefined
   logLevel: string
+  /** `pretty`: one line per entry for people; `json`: for collectors; LOG_FORMAT, default pretty only on a terminal. */
+  logFormat: 'pretty' | 'json'
   /** Data-center locations this deployment serves (SVC_LOCATIONS) and the default for new checks. */
   locations: { served: string[]; defaults: string[] }
   /** Check runs at once in this process's in-process runner (SVC_RUNNER_CONCURRENCY). */
@@ -60,8 +62,25 @@ export interface Config {
   resultRetentionDays: number
   /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
   alerting: DeliveryConfig
+  /** Dashboard sign-in: session lifetime and idle timeout, and how long a set-password link works. */
+  sessions: SessionSettings
   /** An OpenAI-compatible endpoint that writes root cause summaries (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
   llm: LlmConfig | undefined
+}
+
+export interface SessionSettings {
+  /** A session ends this long after sign-in, however busy (SVC_SESSION_MAX_AGE_HOURS). */
+  maxAgeMs: number
+  /** A session unused this long ends (SVC_SESSION_IDLE_MINUTES). */
+  idleMs: number
+  /** A one-time set-password link works this long (SVC_PASSWORD_LINK_HOURS). */
+  passwordLinkMs: number
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  maxAgeMs: 7 * 24 * 3_600_000,
+  idleMs: 24 * 3_600_000,
+  passwordLinkMs: 24 * 3_600_000,
 }
 
 export class ConfigError extends Error {}
@@ -69,7 +88,10 @@ export class ConfigError extends Error {}
 /** A token an attacker can't exhaust by guessing, even unthrottled: 32 characters. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = process.stdout.isTTY === true,
+): Config {
   const port = parsePort(env.PORT ?? '3000')
   const dataDir = resolve(env.SVC_DATA_DIR || './data')
   const databaseUrl = env.DATABASE_URL || `sqlite:${resolve(dataDir, 'svc.db')}`
@@ -111,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     bootstrapApiKey,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    logFormat: parseLogFormat(env.LOG_FORMAT, stdoutIsTerminal),
     locations,
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
@@ -131,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     alerting: { ...parseAlerting(env), region: env.SVC_REGION?.trim() || locations.served[0] || 'local' },
     llm: parseLlm(env),
+    sessions: parseSessions(env),
     artifactsS3: parseArtifactsS3(env),
   }
 }
@@ -239,6 +263,21 @@ function isAddressRange(entry: string): boolean {
   const family = isIPv4(address) ? 4 : isIPv6(address) ? 6 : 0
   if (family === 0 || rest.length > 0) return false
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+}
+
+function parseSessions(env: NodeJS.ProcessEnv): SessionSettings {
+  const hours = 3_600_000
+  const defaults = DEFAULT_SESSION_SETTINGS
+  const setting = (name: string, unitMs: number, fallbackMs: number) =>
+    env[name] ? parsePositiveInteger(name, env[name]) * unitMs : fallbackMs
+  const sessions = {
+    maxAgeMs: setting('SVC_SESSION_MAX_AGE_HOURS', hours, defaults.maxAgeMs),
+    idleMs: setting('SVC_SESSION_IDLE_MINUTES', 60_000, defaults.idleMs),
+    passwordLinkMs: setting('SVC_PASSWORD_LINK_HOURS', hours, defaults.passwordLinkMs),
+  }
+  if (sessions.idleMs > sessions.maxAgeMs)
+    throw new ConfigError('SVC_SESSION_IDLE_MINUTES must not be longer than SVC_SESSION_MAX_AGE_HOURS')
+  return sessions
 }
 
 function parseLlm(env: NodeJS.ProcessEnv): LlmConfig | undefined {
@@ -372,6 +411,14 @@ function parseLogLevel(value: string | undefined): string {
   if (!LOG_LEVELS.includes(level))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${value}`)
   return level
+}
+
+function parseLogFormat(value: string | undefined, terminal: boolean): 'pretty' | 'json' {
+  const format = (value ?? '').trim().toLowerCase() || 'auto'
+  if (format === 'auto') return terminal ? 'pretty' : 'json'
+  if (format !== 'pretty' && format !== 'json')
+    throw new ConfigError(`LOG_FORMAT must be auto, pretty or json, got ${value}`)
+  return format
 }
 
 function parsePort(value: string): number {

@@ -2,6 +2,7 @@ import type { Database, Engine } from '@svc/db'
 import type { PlaywrightPool } from '@svc/runner'
 import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
+import type { SessionSettings } from './config.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { ArtifactStore } from './features/artifacts/artifact-store.ts'
@@ -22,6 +23,8 @@ export interface ServiceContext {
   alerting?: DeliveryConfig
   /** Caps and limits against abuse (config.ts; docs/security.md). */
   limits: AbuseLimits
+  /** Dashboard sessions' lifetimes and set-password links'. */
+  sessions: SessionSettings
 }
 
 /** Caps and limits against abuse (most tunable in config.ts); docs/security.md explains each. */

@@ -1,16 +1,21 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
-import { bootstrapFirstAccount } from './bootstrap.ts'
+import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
 import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
 import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
+import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
+import { prettyLogStream } from './http/pretty-log.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
@@ -45,9 +50,11 @@ async function main(): Promise<void> {
     limits: config.limits,
     locations: config.locations,
     alerting: config.alerting,
+    sessions: config.sessions,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
+      ...(config.logFormat === 'pretty' ? { stream: prettyLogStream(process.stdout) } : {}),
     },
   }
   const app = await buildApp(deps)
@@ -117,6 +124,7 @@ async function main(): Promise<void> {
     ['old agent script runs', () => forgetOldScriptRuns(serviceContext)],
     ['agent records', () => pruneAgentRecords(serviceContext, config.resultRetentionDays)],
     ['rate limit windows', () => pruneRateLimitWindows(serviceContext)],
+    ['ended sessions', () => pruneSessions(serviceContext)],
   ]
   const pruning = setInterval(async () => {
     for (const [what, step] of pruningSteps) {
@@ -124,7 +132,13 @@ async function main(): Promise<void> {
     }
   }, PRUNE_INTERVAL_MS)
 
-  const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
+  const dashboardBuilt = existsSync(join(DEFAULT_WEB_DIST_DIR, 'index.html'))
+  const lines = [
+    `svc is running at ${config.publicUrl} (store: ${store.engine})`,
+    dashboardBuilt
+      ? `  dashboard:  ${config.publicUrl}/`
+      : '  dashboard:  not built: run npm run build -w @svc/web (the API works meanwhile)',
+  ]
   if (first && config.bootstrapApiKey !== undefined) {
     // A key the user chose is theirs already: not printed (logs are often kept and shared).
     lines.push(
@@ -137,6 +151,12 @@ async function main(): Promise<void> {
       `  account id: ${first.accountId}`,
       `  API key:    ${first.apiKey}   (shown once: keep it now)`,
       `  try:        curl -H 'Authorization: Bearer ${first.apiKey}' ${config.publicUrl}/v1/accounts/me`,
+    )
+  }
+  if (first) {
+    lines.push(
+      `  password:   ${first.passwordLink.url}`,
+      `              (one-time link to set the owner's password, until ${first.passwordLink.expiresAt}; sign-in email ${OWNER_EMAIL})`,
     )
   }
   lines.push(`  API docs:   ${config.publicUrl}/docs`)

@@ -20,6 +20,7 @@ import * as serviceDaysByCheck from './0017-service-days-by-check.ts'
 import * as maintenanceHistory from './0018-maintenance-history.ts'
 import * as checkTagHistory from './0019-check-tag-history.ts'
 import * as encryptionKeyVerifier from './0021-encryption-key-verifier.ts'
+import * as dashboardSessions from './0022-dashboard-sessions.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0018-maintenance-history': maintenanceHistory,
   '0019-check-tag-history': checkTagHistory,
   '0021-encryption-key-verifier': encryptionKeyVerifier,
+  '0022-dashboard-sessions': dashboardSessions,
 }

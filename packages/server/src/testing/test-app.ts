@@ -52,6 +52,8 @@ export async function createTestApp(
     trustProxy?: AppDeps['trustProxy']
     /** Default: a box with a fresh random key. */
     secretBox?: SecretBox
+    /** The built dashboard to serve; default packages/web/dist. */
+    webDistDir?: string
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
@@ -75,6 +77,7 @@ export async function createTestApp(
     logger: options.logger,
     limits: { ...DEFAULT_ABUSE_LIMITS, ...options.limits },
     trustProxy: options.trustProxy,
+    webDistDir: options.webDistDir,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)

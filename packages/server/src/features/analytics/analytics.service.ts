@@ -146,7 +146,7 @@ class BucketTotals {
   }
 }
 
-const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000)
+export const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000)
 
 async function aggregatedSeries(
   ctx: ServiceContext,
