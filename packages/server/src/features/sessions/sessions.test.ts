@@ -72,7 +72,9 @@ for (const engine of testEngines()) {
     let t: TestApp
     const clock = movableClock()
     before(async () => {
-      t = await createTestApp(engine, { clock })
+      // Every sign-in here comes from one address: its own limit (tested with the failed-auth throttle)
+      // would stop the suite before the per-email one it tests.
+      t = await createTestApp(engine, { clock, limits: { failedAuth: { max: 1000, windowSeconds: 300 } } })
       await setPassword(t, t.owner.userId as string)
     })
     after(() => t.close())
@@ -133,6 +135,7 @@ for (const engine of testEngines()) {
       assert.equal(throttled.statusCode, 429)
       assert.ok(Number(throttled.headers['retry-after']) > 0)
       assert.equal(json(throttled).attributes.limit, MAX_FAILURES_PER_EMAIL)
+
       clock.advance(16 * 60_000)
       assert.equal((await signIn(t, { email, password: PASSWORD })).statusCode, 200, 'the window passed')
     })
@@ -434,4 +437,22 @@ describe('session cookie over real HTTP', () => {
     const read = await fetch(`${base}/v1/variables/OVER_HTTP`, { headers: { cookie } })
     assert.equal(read.status, 200)
   })
+})
+
+test('failed sign-ins from one address, whatever the email, are throttled as every failed credential is', async () => {
+  const [sqlite] = testEngines()
+  const t = await createTestApp(sqlite as never, { limits: { failedAuth: { max: 3, windowSeconds: 300 } } })
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await signIn(t, { email: `nobody${i}@example.com`, password: 'wrong password here' })
+      assert.equal(res.statusCode, 401)
+    }
+    const throttled = await signIn(t, { email: 'someone-else@example.com', password: 'wrong password here' })
+    assert.equal(throttled.statusCode, 429)
+    assert.match(json(throttled).message, /Too many failed attempts from this address/)
+    // Keys signed in from there wait too: the address is what is throttled.
+    assert.equal((await signIn(t, { apiKey: 'svc_not-a-key' })).statusCode, 429)
+  } finally {
+    await t.close()
+  }
 })
