@@ -33,6 +33,7 @@ import { statusPagesRoutes } from './features/status-pages/status-pages.routes.t
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
+import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
 import { withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
@@ -105,7 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /**
  * Clients that send `content-type: application/json` on every request (a DELETE, a trigger) send it
  * with no body too: an empty body (or one of only whitespace) is no body. Routes that take none run; routes that need one answer
- * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused).
+ * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused),
+ * once its nesting is known to be shallow enough for the recursive walks over it (validation, scrubbing).
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -113,6 +115,8 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // JSON's own whitespace around nothing ("  \n" from a client that adds a newline) is no body too.
     if (/^[ \t\n\r]*$/.test(body as string)) return done(null, undefined)
+    const tooDeep = tooDeepJsonError(body as string)
+    if (tooDeep) return done(tooDeep, undefined)
     return parseJson(request, body.toString(), done)
   })
 }
