@@ -115,7 +115,7 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // JSON's own whitespace around nothing ("  \n" from a client that adds a newline) is no body too.
     if (/^[ \t\n\r]*$/.test(body as string)) return done(null, undefined)
-    const tooDeep = tooDeepJsonError(body as string)
+    const tooDeep = tooDeepJsonError(request, body as string)
     if (tooDeep) return done(tooDeep, undefined)
     return parseJson(request, body.toString(), done)
   })

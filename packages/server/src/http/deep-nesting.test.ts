@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { RESULT_JSON_DEPTH } from '../features/agent-protocol/agent-protocol.routes.ts'
 import { type ApiOperation, apiOperations, leapingClock, validPathValue } from '../testing/api-operations.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
@@ -9,8 +10,12 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts'
 /** What the attacker sent: 16 KB of `[[[[…`, about 8,000 levels. */
 const DEEP_ARRAY = `${'['.repeat(8_000)}${']'.repeat(8_000)}`
 const DEEP_OBJECT = `${'{"a":'.repeat(3_000)}1${'}'.repeat(3_000)}`
-const DEEP_FIELD = `{"name":${'['.repeat(MAX_JSON_DEPTH)}"x"${']'.repeat(MAX_JSON_DEPTH)}}`
-const TOO_DEEP = `body must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`
+/** One level past what the route takes, below a field. */
+const deepField = (max: number) => `{"name":${'['.repeat(max)}"x"${']'.repeat(max)}}`
+const tooDeep = (max: number) => `must not nest arrays and objects more than ${max} levels deep`
+/** Agents' results carry run details that may nest deep themselves. */
+const depthOf = (op: ApiOperation) =>
+  op.path.startsWith('/agent/v1/results') ? RESULT_JSON_DEPTH : MAX_JSON_DEPTH
 
 test('nesting is counted outside strings only, escaped quotes included', () => {
   const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
@@ -71,7 +76,8 @@ for (const engine of testEngines()) {
         for (const param of op.parameters.filter((p) => p.in === 'path')) {
           url = url.replace(`{${param.name}}`, encodeURIComponent(validPathValue(param.schema)))
         }
-        for (const payload of [DEEP_ARRAY, DEEP_OBJECT, DEEP_FIELD]) {
+        const max = depthOf(op)
+        for (const payload of [DEEP_ARRAY, DEEP_OBJECT, deepField(max)]) {
           const res = await t.app.inject({
             method: op.method as 'POST',
             url,
@@ -85,8 +91,8 @@ for (const engine of testEngines()) {
             {
               statusCode: 400,
               error: 'Bad Request',
-              message: TOO_DEEP,
-              attributes: { errors: [{ path: 'body', message: TOO_DEEP.slice('body '.length) }] },
+              message: `body ${tooDeep(max)}`,
+              attributes: { errors: [{ path: 'body', message: tooDeep(max) }] },
             },
             where,
           )

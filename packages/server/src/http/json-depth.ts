@@ -1,4 +1,12 @@
+import type { FastifyRequest } from 'fastify'
 import { badRequest, type HttpError } from './errors.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The deepest nesting of arrays and objects the route's JSON body may have; default MAX_JSON_DEPTH. */
+    maxJsonDepth?: number
+  }
+}
 
 /**
  * The deepest nesting of arrays and objects a JSON body may have. Real bodies nest about ten levels;
@@ -31,9 +39,10 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false
 }
 
-/** The 400 of a body nested deeper than MAX_JSON_DEPTH, or undefined. */
-export function tooDeepJsonError(text: string): HttpError | undefined {
-  if (!nestsDeeperThan(text, MAX_JSON_DEPTH)) return undefined
-  const message = `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`
+/** The 400 of a body nested deeper than its route allows, or undefined. */
+export function tooDeepJsonError(request: FastifyRequest, text: string): HttpError | undefined {
+  const max = request.routeOptions.config?.maxJsonDepth ?? MAX_JSON_DEPTH
+  if (!nestsDeeperThan(text, max)) return undefined
+  const message = `must not nest arrays and objects more than ${max} levels deep`
   return badRequest(`body ${message}`, { errors: [{ path: 'body', message }] })
 }
