@@ -32,6 +32,12 @@ import { statusPageSubscribersRoutes } from './features/status-page-subscribers/
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
+import {
+  type ConnectionLimits,
+  capConnections,
+  connectionOptionsOf,
+  DEFAULT_CONNECTION_LIMITS,
+} from './http/connection-limits.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
@@ -56,6 +62,8 @@ export interface AppDeps {
   /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
   runnerLeaseMs?: number
   logger?: FastifyServerOptions['logger']
+  /** Timeouts and the connection cap of the HTTP server (SVC_HTTP_*); default DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits?: ConnectionLimits
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -78,7 +86,9 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
 /** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
+  const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS
   const app = Fastify({
+    ...connectionOptionsOf(limits),
     logger: withRequestSerializer(deps.logger),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
@@ -87,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: handleFrameworkError,
     rewriteUrl: rewriteCustomDomainUrl,
   }).withTypeProvider<TypeBoxTypeProvider>()
+  capConnections(app, limits)
 
   installValidators(app)
   acceptEmptyJsonBodies(app)

@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     adminToken: config.adminToken,
     locations: config.locations,
     alerting: config.alerting,
+    connectionLimits: config.connectionLimits,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],

@@ -47,6 +47,7 @@ export async function createTestApp(
     runnerLeaseMs?: number
     /** Where artifacts go; default: a fresh local directory. Its `limitBytes` also caps runs. */
     artifacts?: ArtifactStore
+    connectionLimits?: AppDeps['connectionLimits']
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
@@ -68,6 +69,7 @@ export async function createTestApp(
     alerting: options.alerting,
     runnerLeaseMs: options.runnerLeaseMs,
     logger: options.logger,
+    connectionLimits: options.connectionLimits,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)
