@@ -107,3 +107,12 @@ test('SVC_HTTP_*: header, request and idle timeouts and the connection cap, with
     ),
   )
 })
+
+test('SVC_NODE_ID: unset by default (the id kept in the data directory), else a plain name', () => {
+  assert.equal(loadConfig({}).nodeId, undefined)
+  assert.equal(loadConfig({ SVC_NODE_ID: 'svc-1.eu_west' }).nodeId, 'svc-1.eu_west')
+  assert.throws(
+    () => loadConfig({ SVC_NODE_ID: 'node 1' }),
+    new ConfigError('SVC_NODE_ID must be 1-100 letters, digits, ., _ or -, got node 1'),
+  )
+})

@@ -36,6 +36,8 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** This node's id (SVC_NODE_ID); unset, the one kept in `dataDir/node-id`. Names whose leases a restart takes back. */
+  nodeId: string | undefined
   /** Header, request and idle timeouts and the connection cap of the HTTP server (SVC_HTTP_*). */
   connectionLimits: ConnectionLimits
   /** SIGTERM: how long runs and requests in flight get to finish before the process exits anyway. */
@@ -101,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
     connectionLimits: parseConnectionLimits(env),
+    nodeId: parseNodeId(env.SVC_NODE_ID),
     shutdownGraceMs:
       parsePositiveInteger('SVC_SHUTDOWN_GRACE_SECONDS', env.SVC_SHUTDOWN_GRACE_SECONDS ?? '25') * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
@@ -119,6 +122,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llm: parseLlm(env),
     artifactsS3: parseArtifactsS3(env),
   }
+}
+
+function parseNodeId(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
+    throw new ConfigError(`SVC_NODE_ID must be 1-100 letters, digits, ., _ or -, got ${value}`)
+  }
+  return value
 }
 
 /** SVC_HTTP_*: how long clients may take to send requests, how long a silent connection lasts, how many. */
