@@ -7,6 +7,9 @@ import { deleteLife, insertLife, otherLivesOfNode, renewLife } from './node-live
 export const LIFE_HEARTBEAT_MS = 5_000
 export const LIFE_TTL_MS = 15_000
 
+/** The end a life that stopped gives itself: over, whether its process still runs or not. */
+const ENDED = 0
+
 export interface NodeLifeOptions {
   /** The node this process is a life of (SVC_NODE_ID, else the id kept in the data directory). */
   nodeId: string
@@ -31,7 +34,7 @@ export interface NodeLife {
 /**
  * Registers this process as a life of its node and, first thing, takes back the leases of the node's
  * lives that are dead: a process of this machine that no longer runs (a crash: no waiting at all), or a
- * life that said nothing for LIFE_TTL_MS. Only this node's own lives are looked at, never another
+ * life of another machine that said nothing for LIFE_TTL_MS. Only this node's own lives are looked at, never another
  * node's: their leases run out as before.
  */
 export async function beginNodeLife(ctx: ServiceContext, options: NodeLifeOptions): Promise<NodeLife> {
@@ -48,8 +51,10 @@ export async function beginNodeLife(ctx: ServiceContext, options: NodeLifeOption
   const takeBackDeadLives = async () => {
     const nowMs = ctx.clock.now().getTime()
     for (const life of await otherLivesOfNode(ctx, options.nodeId, id)) {
-      const gone = life.hostname === host && !isRunning(life.pid)
-      if (!gone && life.alive_until_ms >= nowMs) continue
+      // On this machine whether the process runs is known: one that runs, however late, is not dead.
+      const silent = life.hostname === host ? !isRunning(life.pid) : life.alive_until_ms < nowMs
+      const dead = life.alive_until_ms === ENDED || silent
+      if (!dead) continue
       await options.takeBack(life.life_id)
       await deleteLife(ctx, life.life_id)
     }
@@ -69,7 +74,7 @@ export async function beginNodeLife(ctx: ServiceContext, options: NodeLifeOption
     },
     async stop() {
       clearInterval(heartbeat)
-      await renewLife(ctx, id, 0)
+      await renewLife(ctx, id, ENDED)
     },
   }
 }
