@@ -26,6 +26,7 @@ export interface Database {
   agent_script_runs: AgentScriptRunsTable
   agent_script_run_artifacts: AgentScriptRunArtifactsTable
   runner_nodes: RunnerNodesTable
+  node_lives: NodeLivesTable
   variable_references: VariableReferencesTable
   alert_channels: AlertChannelsTable
   alert_subscriptions: AlertSubscriptionsTable
@@ -284,6 +285,15 @@ export interface CheckRetriesTable {
   lease_owner: string | null
   /** While leased, the due time of the attempt being run; null otherwise. */
   leased_due_ms: number | null
+}
+
+/** A running server process: its node, where it runs, and until when it is known alive. */
+export interface NodeLivesTable {
+  life_id: string
+  node_id: string
+  hostname: string
+  pid: number
+  alive_until_ms: number
 }
 
 export interface RunnerNodesTable {

@@ -40,7 +40,14 @@ import { statusPageSubscribersRoutes } from './features/status-page-subscribers/
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
+import {
+  type ConnectionLimits,
+  capConnections,
+  connectionOptionsOf,
+  DEFAULT_CONNECTION_LIMITS,
+} from './http/connection-limits.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
+import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
 import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
@@ -71,6 +78,8 @@ export interface AppDeps {
   sessions?: SessionSettings
   /** The built dashboard served at `/`; default packages/web/dist. */
   webDistDir?: string
+  /** Timeouts and the connection cap of the HTTP server (SVC_HTTP_*); default DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits?: ConnectionLimits
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -95,7 +104,9 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
 /** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
+  const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS
   const app = Fastify({
+    ...connectionOptionsOf(limits),
     logger: withRequestSerializer(deps.logger),
     logController: new DebugRequestLog(),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -106,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rewriteUrl: rewriteCustomDomainUrl,
     trustProxy: deps.trustProxy ?? false,
   }).withTypeProvider<TypeBoxTypeProvider>()
+  capConnections(app, limits)
 
   installValidators(app)
   acceptEmptyJsonBodies(app)
@@ -127,7 +139,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /**
  * Clients that send `content-type: application/json` on every request (a DELETE, a trigger) send it
  * with no body too: an empty body (or one of only whitespace) is no body. Routes that take none run; routes that need one answer
- * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused).
+ * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused),
+ * once its nesting is known to be shallow enough for the recursive walks over it (validation, scrubbing).
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -135,6 +148,8 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // JSON's own whitespace around nothing ("  \n" from a client that adds a newline) is no body too.
     if (/^[ \t\n\r]*$/.test(body as string)) return done(null, undefined)
+    const tooDeep = tooDeepJsonError(request, body as string)
+    if (tooDeep) return done(tooDeep, undefined)
     return parseJson(request, body.toString(), done)
   })
 }

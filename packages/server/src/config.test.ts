@@ -162,3 +162,50 @@ test('dashboard sessions: defaults, settings, and an idle timeout no longer than
     /must not be longer than SVC_SESSION_MAX_AGE_HOURS/,
   )
 })
+
+test('SVC_HTTP_*: header, request and idle timeouts and the connection cap, with defaults; impossible ones name the variable', () => {
+  assert.deepEqual(loadConfig({}).connectionLimits, {
+    headersTimeoutMs: 20_000,
+    requestTimeoutMs: 120_000,
+    idleTimeoutMs: 120_000,
+    maxConnections: 10_000,
+  })
+  assert.deepEqual(
+    loadConfig({
+      SVC_HTTP_HEADERS_TIMEOUT_SECONDS: '5',
+      SVC_HTTP_REQUEST_TIMEOUT_SECONDS: '600',
+      SVC_HTTP_IDLE_TIMEOUT_SECONDS: '31',
+      SVC_HTTP_MAX_CONNECTIONS: '500',
+    }).connectionLimits,
+    { headersTimeoutMs: 5_000, requestTimeoutMs: 600_000, idleTimeoutMs: 31_000, maxConnections: 500 },
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_MAX_CONNECTIONS: '0' }),
+    new ConfigError('SVC_HTTP_MAX_CONNECTIONS must be a positive integer, got 0'),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_HEADERS_TIMEOUT_SECONDS: '1.5' }),
+    new ConfigError('SVC_HTTP_HEADERS_TIMEOUT_SECONDS must be a positive integer, got 1.5'),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_HEADERS_TIMEOUT_SECONDS: '60', SVC_HTTP_REQUEST_TIMEOUT_SECONDS: '30' }),
+    new ConfigError(
+      'SVC_HTTP_HEADERS_TIMEOUT_SECONDS must not be more than SVC_HTTP_REQUEST_TIMEOUT_SECONDS (headers are part of the request)',
+    ),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_IDLE_TIMEOUT_SECONDS: '30' }),
+    new ConfigError(
+      "SVC_HTTP_IDLE_TIMEOUT_SECONDS must be more than 30: agents' long-polls wait that long in silence",
+    ),
+  )
+})
+
+test('SVC_NODE_ID: unset by default (the id kept in the data directory), else a plain name', () => {
+  assert.equal(loadConfig({}).nodeId, undefined)
+  assert.equal(loadConfig({ SVC_NODE_ID: 'svc-1.eu_west' }).nodeId, 'svc-1.eu_west')
+  assert.throws(
+    () => loadConfig({ SVC_NODE_ID: 'node 1' }),
+    new ConfigError('SVC_NODE_ID must be 1-100 letters, digits, ., _ or -, got node 1'),
+  )
+})

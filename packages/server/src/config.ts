@@ -7,6 +7,11 @@ import { decodeEncryptionKey } from './crypto/secret-box.ts'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
 import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
+import {
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  LONGEST_SILENT_ANSWER_MS,
+} from './http/connection-limits.ts'
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
 export interface Config {
@@ -44,6 +49,10 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** This node's id (SVC_NODE_ID); unset, the one kept in `dataDir/node-id`. Names whose leases a restart takes back. */
+  nodeId: string | undefined
+  /** Header, request and idle timeouts and the connection cap of the HTTP server (SVC_HTTP_*). */
+  connectionLimits: ConnectionLimits
   /** SIGTERM: how long runs and requests in flight get to finish before the process exits anyway. */
   shutdownGraceMs: number
   /** Debian's Chromium for browser checks (SVC_CHROMIUM_PATH). */
@@ -138,6 +147,8 @@ export function loadConfig(
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
+    connectionLimits: parseConnectionLimits(env),
+    nodeId: parseNodeId(env.SVC_NODE_ID),
     shutdownGraceMs:
       parsePositiveInteger('SVC_SHUTDOWN_GRACE_SECONDS', env.SVC_SHUTDOWN_GRACE_SECONDS ?? '25') * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
@@ -157,6 +168,41 @@ export function loadConfig(
     sessions: parseSessions(env),
     artifactsS3: parseArtifactsS3(env),
   }
+}
+
+function parseNodeId(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
+    throw new ConfigError(`SVC_NODE_ID must be 1-100 letters, digits, ., _ or -, got ${value}`)
+  }
+  return value
+}
+
+/** SVC_HTTP_*: how long clients may take to send requests, how long a silent connection lasts, how many. */
+export function parseConnectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
+  const seconds = (name: string, defaultMs: number) =>
+    parsePositiveInteger(name, env[name] ?? String(defaultMs / 1000)) * 1000
+  const defaults = DEFAULT_CONNECTION_LIMITS
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: seconds('SVC_HTTP_HEADERS_TIMEOUT_SECONDS', defaults.headersTimeoutMs),
+    requestTimeoutMs: seconds('SVC_HTTP_REQUEST_TIMEOUT_SECONDS', defaults.requestTimeoutMs),
+    idleTimeoutMs: seconds('SVC_HTTP_IDLE_TIMEOUT_SECONDS', defaults.idleTimeoutMs),
+    maxConnections: parsePositiveInteger(
+      'SVC_HTTP_MAX_CONNECTIONS',
+      env.SVC_HTTP_MAX_CONNECTIONS ?? String(defaults.maxConnections),
+    ),
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      'SVC_HTTP_HEADERS_TIMEOUT_SECONDS must not be more than SVC_HTTP_REQUEST_TIMEOUT_SECONDS (headers are part of the request)',
+    )
+  }
+  if (limits.idleTimeoutMs <= LONGEST_SILENT_ANSWER_MS) {
+    throw new ConfigError(
+      `SVC_HTTP_IDLE_TIMEOUT_SECONDS must be more than ${LONGEST_SILENT_ANSWER_MS / 1000}: agents' long-polls wait that long in silence`,
+    )
+  }
+  return limits
 }
 
 /**

@@ -6,7 +6,7 @@ import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
-import { createDispatcher } from './features/alerting/dispatcher.ts'
+import { createDispatcher, takeBackDeliveries } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
 import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
@@ -16,12 +16,17 @@ import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { prettyLogStream } from './http/pretty-log.ts'
+import { loadOrCreateNodeId } from './node-life/node-id.ts'
+import { beginNodeLife } from './node-life/node-life.ts'
+import { pruneNodeLives } from './node-life/node-lives.repo.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
-import { createScheduler } from './scheduler/scheduler.ts'
+import { createScheduler, takeBackRuns } from './scheduler/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
+/** A dead life no later life of its node took back (its node gone for good) is forgotten after a day. */
+const DEAD_LIFE_KEPT_MS = 86_400_000
 
 /** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
     locations: config.locations,
     alerting: config.alerting,
     sessions: config.sessions,
+    connectionLimits: config.connectionLimits,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
@@ -81,16 +87,32 @@ async function main(): Promise<void> {
     { scriptSandbox: sandbox },
     `script checks run ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
   )
+  // Before the first claim: the leases a crashed life of this node held are taken back (not waited out).
+  const life = await beginNodeLife(serviceContext, {
+    nodeId: loadOrCreateNodeId(config.nodeId, config.dataDir),
+    takeBack: async (deadLife) => {
+      await takeBackRuns(serviceContext, deadLife)
+      await takeBackDeliveries(serviceContext, deadLife)
+    },
+    lost: () => {
+      // Taken for dead (silent past the lease of its life): its leases may be another's now.
+      app.log.error('another process took this node life for dead and its leases back: exiting')
+      process.exit(1)
+    },
+    log: app.log,
+  })
+  life.start()
   // Heartbeat deadlines are the servers' own work; locations may be left to `npm run runner` processes.
   const scheduler = createScheduler(serviceContext, {
     locations: [...config.runnerLocations, HEARTBEAT_LOCATION],
     concurrency: config.runnerConcurrency,
     leaseMs: config.runnerLeaseMs,
     log: app.log,
+    lifeId: life.id,
   })
   scheduler.start()
   // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
-  const dispatcher = createDispatcher(serviceContext, { log: app.log })
+  const dispatcher = createDispatcher(serviceContext, { log: app.log, lifeId: life.id })
   dispatcher.start()
   // Status page subscriber mail (until it moves to the shared alert outbox).
   const subscriberMail = config.alerting.smtp
@@ -125,6 +147,7 @@ async function main(): Promise<void> {
     ['agent records', () => pruneAgentRecords(serviceContext, config.resultRetentionDays)],
     ['rate limit windows', () => pruneRateLimitWindows(serviceContext)],
     ['ended sessions', () => pruneSessions(serviceContext)],
+    ['dead node lives', () => pruneNodeLives(serviceContext, Date.now() - DEAD_LIFE_KEPT_MS)],
   ]
   const pruning = setInterval(async () => {
     for (const [what, step] of pruningSteps) {
@@ -188,6 +211,7 @@ async function main(): Promise<void> {
         'shutdown grace over: leaving the runs still going to other nodes (their leases run out)',
       )
     }
+    await life.stop().catch((error: unknown) => app.log.error({ err: error }, 'ending the node life failed'))
     await deps.scripts.pool.close()
     await store.close()
     process.exit(0)

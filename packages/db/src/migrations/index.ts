@@ -21,6 +21,7 @@ import * as maintenanceHistory from './0018-maintenance-history.ts'
 import * as checkTagHistory from './0019-check-tag-history.ts'
 import * as encryptionKeyVerifier from './0021-encryption-key-verifier.ts'
 import * as dashboardSessions from './0022-dashboard-sessions.ts'
+import * as nodeLives from './0023-node-lives.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0019-check-tag-history': checkTagHistory,
   '0021-encryption-key-verifier': encryptionKeyVerifier,
   '0022-dashboard-sessions': dashboardSessions,
+  '0023-node-lives': nodeLives,
 }

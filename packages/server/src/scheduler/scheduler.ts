@@ -37,6 +37,8 @@ export interface SchedulerOptions {
    */
   claimGatherMs?: number
   log?: { error(details: object, message: string): void }
+  /** The life of the node (node-life.ts) whose leases this scheduler's carry; default: its own. */
+  lifeId?: string
   /** Tests only: runs between the claim of a missed heartbeat deadline and the store of its failure. */
   beforeMissedDeadlineStored?: (slot: ClaimedSlot) => Promise<void>
 }
@@ -72,7 +74,7 @@ export const PRESENCE_INTERVAL_MS = 10_000
  * Every node runs one; the store's leases keep two nodes from running one slot.
  */
 export function createScheduler(ctx: ServiceContext, options: SchedulerOptions): Scheduler {
-  const owner = `node-${randomUUID()}`
+  const owner = schedulerOwner(options.lifeId ?? randomUUID())
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
   const tickMs = options.tickMs ?? 500
   const claimGatherMs = options.claimGatherMs ?? DEFAULT_CLAIM_GATHER_MS
@@ -312,6 +314,17 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
       if (node.locations.length > 0) await deleteRunnerNode(ctx, owner)
     },
   }
+}
+
+const schedulerOwner = (lifeId: string) => `node-${lifeId}`
+
+/**
+ * Ends now the run leases of a dead life of this node, so that its slots and retries are claimed again
+ * at once, and drops its presence. A result it stored stays once: results are stored once per job id.
+ */
+export async function takeBackRuns(ctx: ServiceContext, lifeId: string): Promise<void> {
+  await renewLeases(ctx, schedulerOwner(lifeId), ctx.clock.now().getTime())
+  await deleteRunnerNode(ctx, schedulerOwner(lifeId))
 }
 
 const slotOf = ({ checkId, location }: ClaimedSlot) => ({ checkId, location })

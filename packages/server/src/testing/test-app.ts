@@ -54,6 +54,7 @@ export async function createTestApp(
     secretBox?: SecretBox
     /** The built dashboard to serve; default packages/web/dist. */
     webDistDir?: string
+    connectionLimits?: AppDeps['connectionLimits']
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
@@ -78,6 +79,7 @@ export async function createTestApp(
     limits: { ...DEFAULT_ABUSE_LIMITS, ...options.limits },
     trustProxy: options.trustProxy,
     webDistDir: options.webDistDir,
+    connectionLimits: options.connectionLimits,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)
