@@ -2,9 +2,37 @@ import { isIPv4, isIPv6 } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import { refusedHeaderValue, refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
-import type { DeliveryConfig } from './features/alerting/delivery.ts'
-import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
-import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
+
+/** How svc reaches mail and SMS providers (SVC_SMTP_URL, SVC_SMS_*); webhooks and Slack need nothing. */
+export interface DeliveryConfig {
+  smtp?: { url: string; from: string }
+  sms?: { url: string; method: string; headers: Record<string, string>; body: string }
+  /** Per attempt; default 10 s. */
+  timeoutMs?: number
+  /** `{{REGION}}`: the region of the node sending the alert (SVC_REGION, else the first served location). */
+  region?: string
+}
+
+/** An S3-compatible bucket for artifacts (SVC_ARTIFACTS_S3_*). */
+export interface S3ArtifactsConfig {
+  bucket: string
+  /** For S3-compatible servers (addressed path-style); unset: AWS, `<bucket>.s3.<region>.amazonaws.com`. */
+  endpoint: string | undefined
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+  sessionToken: string | undefined
+  /** Put before every key, e.g. `svc/`; empty for none. */
+  prefix: string
+}
+
+/** An OpenAI-compatible chat completions endpoint (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
+export interface LlmConfig {
+  url: string
+  model: string
+  apiKey?: string
+  timeoutMs?: number
+}
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
 export interface Config {

@@ -32,18 +32,6 @@ declare module 'fastify' {
 
 export const ACCOUNT_HEADER = 'x-svc-account'
 
-/** Routes anyone may call without a key (API.md, "Open routes"). */
-const OPEN_ROUTES = [/^\/openapi\.json$/, /^\/swagger\.json$/, /^\/docs(\/|$)/, /^\/ping\//, /^\/status\//]
-
-export function isOpenRoute(routeUrl: string): boolean {
-  return OPEN_ROUTES.some((pattern) => pattern.test(routeUrl))
-}
-
-/** The agent protocol: bearer private-location keys, checked by its own routes. */
-export function isAgentRoute(routeUrl: string): boolean {
-  return routeUrl.startsWith('/agent/')
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 

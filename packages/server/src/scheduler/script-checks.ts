@@ -7,9 +7,9 @@ import {
   type ScriptJob,
 } from '@svc/runner'
 import { type Config, ConfigError } from '../config.ts'
-import type { ServiceContext } from '../context.ts'
+import type { ArtifactStore, ServiceContext } from '../context.ts'
 import { getAccount } from '../features/accounts/accounts.service.ts'
-import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
+import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 import type { ResolvedCheck } from '../features/checks/checks.service.ts'
 import type { RunVariables } from './run-variables.ts'
 

@@ -8,11 +8,11 @@ import { PlaywrightPool } from '@svc/runner'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { type Clock, systemClock } from '../clock.ts'
-import type { ServiceContext } from '../context.ts'
+import type { ArtifactStore, ServiceContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import * as accounts from '../features/accounts/accounts.service.ts'
 import * as keys from '../features/api-keys/api-keys.service.ts'
-import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
+import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
 

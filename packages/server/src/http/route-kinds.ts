@@ -1,0 +1,11 @@
+/** Routes anyone may call without a key (API.md, "Open routes"). */
+const OPEN_ROUTES = [/^\/openapi\.json$/, /^\/swagger\.json$/, /^\/docs(\/|$)/, /^\/ping\//, /^\/status\//]
+
+export function isOpenRoute(routeUrl: string): boolean {
+  return OPEN_ROUTES.some((pattern) => pattern.test(routeUrl))
+}
+
+/** The agent protocol: bearer private-location keys, checked by its own routes. */
+export function isAgentRoute(routeUrl: string): boolean {
+  return routeUrl.startsWith('/agent/')
+}
