@@ -1,11 +1,6 @@
 import { join } from 'node:path'
-import {
-  DETAIL_KEYS,
-  PlaywrightPool,
-  type RunnerJob,
-  type SCRIPT_CHECK_TYPES,
-  type ScriptJob,
-} from '@svc/runner'
+import type { SCRIPT_CHECK_TYPES } from '@svc/core'
+import { DETAIL_KEYS, PlaywrightPool, type RunnerJob, type ScriptJob } from '@svc/runner'
 import { type Config, ConfigError } from '../config.ts'
 import type { ArtifactStore, ServiceContext } from '../context.ts'
 import { getAccount } from '../features/accounts/accounts.service.ts'

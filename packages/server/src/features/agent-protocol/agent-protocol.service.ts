@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
-import { AGENT_DETAILS, Scrubber } from '@svc/core'
+import { AGENT_DETAILS, SCRIPT_CHECK_TYPES, Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
-import {
-  cancelledOutcome,
-  DETAIL_KEYS,
-  type RunnerJob,
-  type RunOutcome,
-  SCRIPT_CHECK_TYPES,
-} from '@svc/runner'
+import { cancelledOutcome, DETAIL_KEYS, type RunnerJob, type RunOutcome } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
