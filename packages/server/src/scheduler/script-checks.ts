@@ -5,7 +5,7 @@ import { type Config, ConfigError } from '../config.ts'
 import type { ArtifactStore, ServiceContext } from '../context.ts'
 import { getAccount } from '../features/accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
-import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import type { RunVariables } from './run-variables.ts'
 
 /**

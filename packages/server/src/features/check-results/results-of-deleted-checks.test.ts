@@ -6,7 +6,7 @@ import { heartbeatResultWrite, storeMissedDeadline } from '../../scheduler/heart
 import { claimDueSlots } from '../../scheduler/schedules.repo.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
-import { resolveChecksById } from '../checks/checks.service.ts'
+import { resolveChecksById } from '../checks/resolve-check.ts'
 import { CheckDeletedError, writeResults } from './store-results.ts'
 
 const SECOND = 1000

@@ -14,7 +14,7 @@ import { lockStates } from '../alerting/alert-states.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
 import { lockReferencedChecksById } from '../checks/checks.repo.ts'
-import type { ResolvedCheck } from '../checks/checks.service.ts'
+import type { ResolvedCheck } from '../checks/resolve-check.ts'
 import { insertResults } from './check-results.repo.ts'
 
 /**

@@ -10,7 +10,7 @@ import { claimDueSlots } from '../../scheduler/schedules.repo.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { writeResults } from '../check-results/store-results.ts'
-import { resolveChecksById } from '../checks/checks.service.ts'
+import { resolveChecksById } from '../checks/resolve-check.ts'
 import { createPingIntake } from './heartbeats.ts'
 
 const SECOND = 1000

@@ -12,7 +12,7 @@ import {
 } from '../../scheduler/heartbeat-window.ts'
 import { CheckDeletedError, type ResultWrite, writeResults } from '../check-results/store-results.ts'
 import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
-import { type ResolvedCheck, resolveCheckRows } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveCheckRows } from '../checks/resolve-check.ts'
 
 export interface Ping {
   token: string

@@ -10,7 +10,7 @@ import {
   stringOf,
 } from '../check-results/result-detail.ts'
 import { findCheck } from '../checks/checks.repo.ts'
-import { resolveCheck } from '../checks/checks.service.ts'
+import { resolveCheck } from '../checks/resolve-check.ts'
 import { groupsOverlapping } from '../error-groups/error-groups.repo.ts'
 import { errorOf } from '../error-groups/error-groups.service.ts'
 import type { Phase } from './root-cause-analyses.schemas.ts'
