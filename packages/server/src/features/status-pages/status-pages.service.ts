@@ -119,12 +119,6 @@ export async function getStatusPageV1(
   }
 }
 
-/** Marks what the pages show as changed: their public renderings rebuild on every node. */
-export async function touchPages(ctx: ServiceContext, pageIds: string[]): Promise<void> {
-  await repo.bumpContentVersion(ctx, pageIds)
-  for (const id of pageIds) forgetPublicPage(ctx, id)
-}
-
 export async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {
   const row = await repo.findPage(ctx, accountId, id)
   if (!row) throw notFound(`Status page ${id} not found`)
