@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
+import { createDb, migrateToLatest, type Store } from './create-db.ts'
+import type { Engine } from './engine.ts'
 
 export interface TestStore extends Store {
   /** A URL that opens this same isolated store from another process. */
