@@ -10,9 +10,9 @@ import { pruneAgentRecords } from './features/private-locations/private-location
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
-import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
-import { createScheduler } from './scheduler/scheduler.ts'
-import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
+import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
+import { createScheduler } from './runs/scheduler.ts'
+import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
 

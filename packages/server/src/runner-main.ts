@@ -3,8 +3,8 @@ import { createDb, migrateToLatest } from '@svc/db'
 import { serviceContextOf } from './app.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { createSecretBox, loadEncryptionKey } from './crypto/secret-box.ts'
-import { createScheduler } from './scheduler/scheduler.ts'
-import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
+import { createScheduler } from './runs/scheduler.ts'
+import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
 

@@ -15,15 +15,15 @@ import {
   nextDueOf,
   recordOutcome,
   slotKeyOf,
-} from '../../scheduler/jobs.ts'
+} from '../../runs/jobs.ts'
 import {
   claimDueRetries,
   insertTriggerJob,
   leasedRetriesOf,
   type PendingRetry,
-} from '../../scheduler/retries.repo.ts'
-import { prepareJob } from '../../scheduler/run-and-store.ts'
-import { loadAccountVariables, runVariables } from '../../scheduler/run-variables.ts'
+} from '../../runs/retries.repo.ts'
+import { prepareJob } from '../../runs/run-and-store.ts'
+import { loadAccountVariables, runVariables } from '../../runs/run-variables.ts'
 import {
   type ClaimedSlot,
   claimDueSlots,
@@ -31,14 +31,14 @@ import {
   nextDueMs,
   renewLeases,
   type SlotMove,
-} from '../../scheduler/schedules.repo.ts'
-import { SUITE_RUN_ALIVE_MS } from '../../scheduler/suite-cancellation.ts'
+} from '../../runs/schedules.repo.ts'
+import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
 import {
   cancelledSuiteRuns,
   deleteSuiteRuns,
   renewSuiteRuns,
   saveSuiteRuns,
-} from '../../scheduler/suite-runs.repo.ts'
+} from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
 import { artifactKey } from '../artifacts/artifact-store.ts'
 import {

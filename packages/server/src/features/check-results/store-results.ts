@@ -9,7 +9,7 @@ import {
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
-import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../scheduler/schedules.repo.ts'
+import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../runs/schedules.repo.ts'
 import { lockStates } from '../alerting/alert-states.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
