@@ -20,8 +20,8 @@ import { createAccount } from '../packages/server/src/features/accounts/accounts
 import { createChannel } from '../packages/server/src/features/alert-channels/alert-channels.service.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
-import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
+import { dueMsOfSlotKey } from '../packages/server/src/runs/jobs.ts'
+import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
 import {
   type ServerProcess,
   startServerProcess,

@@ -4,12 +4,11 @@ import { type Dialect, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sq
 import { type Migration, Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { withCommitRecords } from './commit-record.ts'
+import type { Engine } from './engine.ts'
 import { migrations, type Migration as StoreMigration } from './migrations/index.ts'
 import type { Database } from './schema.ts'
 import { openSqlite } from './sqlite.ts'
 import { LOCK_WAIT_MS, withAsyncLockWaits } from './sqlite-lock-waits.ts'
-
-export type Engine = 'sqlite' | 'postgres'
 
 export interface Store {
   db: Kysely<Database>

@@ -236,7 +236,7 @@ export interface CheckResultsTable {
 
 /** A Playwright check suite run in flight (in this process, a `svc runner` or an agent), cancellable. */
 export interface SuiteRunsTable {
-  /** The run's job id (see server scheduler/jobs.ts), the same wherever it runs. */
+  /** The run's job id (see server runs/jobs.ts), the same wherever it runs. */
   job_id: string
   check_id: string
   /** Who runs it: a scheduler's lease owner, a server process (triggers) or `agent:<location id>:<agent id>`. */
@@ -256,7 +256,7 @@ export interface AgentScriptRunsTable {
   check_id: string
   /** The location it was given to (`private:<id>`). */
   location: string
-  /** The run, as its outcome names it (see server scheduler/jobs.ts). */
+  /** The run, as its outcome names it (see server runs/jobs.ts). */
   slot_key: string
   attempt: number
   issued_ms: number
@@ -272,7 +272,7 @@ export interface AgentScriptRunArtifactsTable {
 }
 
 export interface CheckRetriesTable {
-  /** The job id of the run that failed first: `${dueMs}:${checkId}:${location}` (see scheduler/jobs.ts). */
+  /** The job id of the run that failed first: `${dueMs}:${checkId}:${location}` (see server runs/jobs.ts). */
   slot_key: string
   check_id: string
   /** Where the next attempt runs (another location unless the strategy keeps the same region). */

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { missingComponent } from '@svc/core/testing'
 import pg from 'pg'
-import { createDb, type Engine, migrateToLatest, migratorOf, type Store } from './create-db.ts'
+import { createDb, migrateToLatest, migratorOf, type Store } from './create-db.ts'
+import type { Engine } from './engine.ts'
 
 export { migrations } from './migrations/index.ts'
 

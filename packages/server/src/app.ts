@@ -3,10 +3,15 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Store } from '@svc/db'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
-import { authenticate, isAgentRoute, isOpenRoute } from './auth/authenticate.ts'
+import { authenticate } from './auth/authenticate.ts'
 import { type Clock, systemClock } from './clock.ts'
-import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from './config.ts'
-import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from './context.ts'
+import {
+  type AbuseLimits,
+  DEFAULT_ABUSE_LIMITS,
+  DEFAULT_SESSION_SETTINGS,
+  type SessionSettings,
+} from './config.ts'
+import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
@@ -50,6 +55,7 @@ import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } f
 import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
 import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
+import { isAgentRoute, isOpenRoute } from './http/route-kinds.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'

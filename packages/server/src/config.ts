@@ -2,16 +2,43 @@ import { isIPv4, isIPv6 } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import { refusedHeaderValue, refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
-import { type AbuseLimits, DEFAULT_ABUSE_LIMITS } from './context.ts'
 import { decodeEncryptionKey } from './crypto/secret-box.ts'
-import type { DeliveryConfig } from './features/alerting/delivery.ts'
-import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
-import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
 import {
   type ConnectionLimits,
   DEFAULT_CONNECTION_LIMITS,
   LONGEST_SILENT_ANSWER_MS,
 } from './http/connection-limits.ts'
+
+/** How svc reaches mail and SMS providers (SVC_SMTP_URL, SVC_SMS_*); webhooks and Slack need nothing. */
+export interface DeliveryConfig {
+  smtp?: { url: string; from: string }
+  sms?: { url: string; method: string; headers: Record<string, string>; body: string }
+  /** Per attempt; default 10 s. */
+  timeoutMs?: number
+  /** `{{REGION}}`: the region of the node sending the alert (SVC_REGION, else the first served location). */
+  region?: string
+}
+
+/** An S3-compatible bucket for artifacts (SVC_ARTIFACTS_S3_*). */
+export interface S3ArtifactsConfig {
+  bucket: string
+  /** For S3-compatible servers (addressed path-style); unset: AWS, `<bucket>.s3.<region>.amazonaws.com`. */
+  endpoint: string | undefined
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+  sessionToken: string | undefined
+  /** Put before every key, e.g. `svc/`; empty for none. */
+  prefix: string
+}
+
+/** An OpenAI-compatible chat completions endpoint (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
+export interface LlmConfig {
+  url: string
+  model: string
+  apiKey?: string
+  timeoutMs?: number
+}
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
 export interface Config {
@@ -90,6 +117,28 @@ export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
   maxAgeMs: 7 * 24 * 3_600_000,
   idleMs: 24 * 3_600_000,
   passwordLinkMs: 24 * 3_600_000,
+}
+
+/** Caps and limits against abuse (most tunable here); docs/security.md explains each. */
+export interface AbuseLimits {
+  /** Requests per 60 s of one account, all its keys together (SVC_ACCOUNT_RATE_LIMIT). */
+  accountRateLimit: number
+  /** Live user keys one user may hold (SVC_MAX_KEYS_PER_USER). */
+  keysPerUser: number
+  /** Live service keys one account may hold (SVC_MAX_SERVICE_KEYS_PER_ACCOUNT). */
+  serviceKeysPerAccount: number
+  /** Failed sign-ins of one kind from one client address before it gets 429 (SVC_FAILED_AUTH_*). */
+  failedAuth: { max: number; windowSeconds: number }
+  /** Subscribe, confirm and unsubscribe requests of one client address: far more than a person sends. */
+  statusForms: { max: number; windowSeconds: number }
+}
+
+export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
+  accountRateLimit: 1200,
+  keysPerUser: 100,
+  serviceKeysPerAccount: 100,
+  failedAuth: { max: 10, windowSeconds: 300 },
+  statusForms: { max: 20, windowSeconds: 600 },
 }
 
 export class ConfigError extends Error {}

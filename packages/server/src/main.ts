@@ -20,9 +20,9 @@ import { loadOrCreateNodeId } from './node-life/node-id.ts'
 import { beginNodeLife } from './node-life/node-life.ts'
 import { pruneNodeLives } from './node-life/node-lives.repo.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
-import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
-import { createScheduler, takeBackRuns } from './scheduler/scheduler.ts'
-import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
+import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
+import { createScheduler, takeBackRuns } from './runs/scheduler.ts'
+import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
 /** A dead life no later life of its node took back (its node gone for good) is forgotten after a day. */

@@ -4,8 +4,8 @@ import { serviceContextOf } from './app.ts'
 import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
-import { createScheduler } from './scheduler/scheduler.ts'
-import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
+import { createScheduler } from './runs/scheduler.ts'
+import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 import * as foundation from './0001-foundation.ts'
 import * as checks from './0002-checks.ts'
 import * as schedulesAndResults from './0003-schedules-and-results.ts'

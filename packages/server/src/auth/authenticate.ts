@@ -1,7 +1,7 @@
 import { type Role, roleAtLeast } from '@svc/core'
 import type { FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.ts'
-import * as accountsRepo from '../features/accounts/accounts.repo.ts'
+import { signIn as accountReads } from '../features/accounts/accounts.service.ts'
 import * as keysRepo from '../features/api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
 import { CSRF_HEADER, hasValidCsrfToken, sessionIdOf } from '../features/sessions/session-cookie.ts'
@@ -36,28 +36,6 @@ declare module 'fastify' {
 }
 
 export const ACCOUNT_HEADER = 'x-svc-account'
-
-/**
- * Routes anyone may call without a key (API.md, "Open routes"); the dashboard's sign-in routes read
- * their credentials (a password, a key, the session cookie, a link token) themselves.
- */
-const OPEN_ROUTES = [
-  /^\/openapi\.json$/,
-  /^\/swagger\.json$/,
-  /^\/docs(\/|$)/,
-  /^\/ping\//,
-  /^\/status\//,
-  /^\/v1\/auth\//,
-]
-
-export function isOpenRoute(routeUrl: string): boolean {
-  return OPEN_ROUTES.some((pattern) => pattern.test(routeUrl))
-}
-
-/** The agent protocol: bearer private-location keys, checked by its own routes. */
-export function isAgentRoute(routeUrl: string): boolean {
-  return routeUrl.startsWith('/agent/')
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -169,7 +147,7 @@ async function authenticateSession(
   const keyId = `session-user:${session.user_id}`
   await onKey({ keyId })
   throwOnMalformedAccountHeader(accountHeader, requestedAccount)
-  const memberships = await accountsRepo.membershipsForAuth(ctx, session.user_id, requestedAccount)
+  const memberships = await accountReads.membershipsForAuth(ctx, session.user_id, requestedAccount)
   const auth = resolveUserKey({ keyId, userId: session.user_id, memberships }, requestedAccount, userLevel)
   return withRequiredRole(request, auth)
 }

@@ -1,8 +1,8 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
-import { isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
 import { type AjvIssue, badRequest, type HttpError, validationError } from './errors.ts'
+import { isAgentRoute, isOpenRoute } from './route-kinds.ts'
 
 /**
  * Bodies are validated as sent: no coercion (`5` is not `"5"`), no removal of unknown fields.

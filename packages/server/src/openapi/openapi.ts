@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger'
 import { ErrorResponse, StrictObject } from '@svc/core'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { ACCOUNT_HEADER, isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
+import { ACCOUNT_HEADER } from '../auth/authenticate.ts'
+import { isAgentRoute, isOpenRoute } from '../http/route-kinds.ts'
 import { RATE_LIMIT_WINDOW_SECONDS } from '../rate-limit/rate-limit.ts'
 
 export interface OpenApiDocument {

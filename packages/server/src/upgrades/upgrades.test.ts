@@ -9,7 +9,7 @@ import { sql } from 'kysely'
 import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
-import { loadAccountVariables } from '../scheduler/run-variables.ts'
+import { loadAccountVariables } from '../runs/run-variables.ts'
 import {
   deploymentEnv,
   startRunnerProcess,

@@ -239,3 +239,16 @@ export async function removeMember(
     await repo.deleteMembership(tx, userId, actor.accountId)
   })
 }
+
+/**
+ * Reads for signing in (sessions) and authenticating a session's requests: users, their accounts and
+ * roles, and the password hash, as stored.
+ */
+export const signIn = {
+  findUser: repo.findUser,
+  findUserByEmail: repo.findUserByEmail,
+  findAccount: repo.findAccount,
+  accountsWithRolesOfUser: repo.accountsWithRolesOfUser,
+  membershipsForAuth: repo.membershipsForAuth,
+  setPasswordHash: repo.setPasswordHash,
+}

@@ -1,17 +1,12 @@
 import type { CheckGroupsTable } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
-import {
-  assertPrivateLocations,
-  invalid,
-  keepTagHistoryOfGroup,
-  resyncGroupChecks,
-} from '../checks/checks.service.ts'
+import { assertPrivateLocations, keepTagHistoryOfGroup, resyncGroupChecks } from '../checks/checks.service.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
 

@@ -1,9 +1,9 @@
 import type { ServiceContext } from '../../context.ts'
 import { hourlyOverview } from '../analytics/overview.ts'
-import { currentStatusesSince, latestResults } from '../check-results/check-results.repo.ts'
+import { statusReads } from '../check-results/check-results.service.ts'
 import { statusOf } from '../check-statuses/check-statuses.ts'
-import { listChecksOfAccount } from '../checks/checks.repo.ts'
-import { resolveCheckRows } from '../checks/checks.service.ts'
+import { listCheckRowsOfAccount } from '../checks/checks.service.ts'
+import { resolveCheckRows } from '../checks/resolve-check.ts'
 import type { OverviewCheck } from './dashboard.schemas.ts'
 
 /**
@@ -11,12 +11,14 @@ import type { OverviewCheck } from './dashboard.schemas.ts'
  * home polls it. A fixed number of statements whatever the number of checks.
  */
 export async function accountOverview(ctx: ServiceContext, accountId: string): Promise<OverviewCheck[]> {
-  const rows = await listChecksOfAccount(ctx, accountId)
+  const rows = await listCheckRowsOfAccount(ctx, accountId)
   const checks = await resolveCheckRows(ctx, rows)
   const ids = checks.map((check) => check.row.id)
-  const latest = new Map((await latestResults(ctx, ids)).map((result) => [result.check_id, result]))
+  const latest = new Map(
+    (await statusReads.latestResults(ctx, ids)).map((result) => [result.check_id, result]),
+  )
   const current = new Map([...latest].map(([id, result]) => [id, statusOf(result)]))
-  const since = await currentStatusesSince(ctx, current)
+  const since = await statusReads.currentStatusesSince(ctx, current)
   const figures = await hourlyOverview(
     ctx,
     checks.map((check) => ({ id: check.row.id, checkType: check.row.check_type })),

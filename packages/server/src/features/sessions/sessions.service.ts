@@ -2,9 +2,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { SessionsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
-import * as accountsRepo from '../accounts/accounts.repo.ts'
-import * as keysRepo from '../api-keys/api-keys.repo.ts'
-import { hashApiKey } from '../api-keys/api-keys.service.ts'
+import { signIn as accountReads } from '../accounts/accounts.service.ts'
+import { hashApiKey, keyLookup } from '../api-keys/api-keys.service.ts'
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts'
 import { csrfTokenOf } from './session-cookie.ts'
 import * as repo from './sessions.repo.ts'
@@ -34,7 +33,7 @@ export async function verifyCredentials(
   email: string,
   password: string,
 ): Promise<SessionIdentity | undefined> {
-  const user = await accountsRepo.findUserByEmail(ctx, email)
+  const user = await accountReads.findUserByEmail(ctx, email)
   // Unknown emails and users without a password cost a hash too: timing tells nothing.
   const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()))
   return user?.password_hash && matches ? { userId: user.id, apiKeyId: null } : undefined
@@ -45,7 +44,7 @@ export async function verifyApiKey(
   ctx: ServiceContext,
   rawKey: string,
 ): Promise<SessionIdentity | undefined> {
-  const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
+  const key = await keyLookup.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
   return key ? { userId: key.user_id, apiKeyId: key.id } : undefined
 }
 
@@ -93,24 +92,24 @@ export async function describeSession(
   session: SessionsTable,
 ): Promise<SessionView | undefined> {
   const csrfToken = csrfTokenOf(id)
-  const key = session.api_key_id ? await keysRepo.findApiKey(ctx, session.api_key_id) : undefined
+  const key = session.api_key_id ? await keyLookup.findApiKey(ctx, session.api_key_id) : undefined
   if (session.api_key_id && (!key || key.revoked_at)) return undefined
   if (key && !key.user_id) {
     // A service key's session: no user, the key's one account with the key's role.
-    const account = key.account_id ? await accountsRepo.findAccount(ctx, key.account_id) : undefined
+    const account = key.account_id ? await accountReads.findAccount(ctx, key.account_id) : undefined
     if (!account || !key.role) return undefined
     return { user: null, accounts: [{ id: account.id, name: account.name, role: key.role }], csrfToken }
   }
   const userId = key?.user_id ?? session.user_id
-  const user = userId ? await accountsRepo.findUser(ctx, userId) : undefined
+  const user = userId ? await accountReads.findUser(ctx, userId) : undefined
   if (!user) return undefined
-  const accounts = await accountsRepo.accountsWithRolesOfUser(ctx, user.id)
+  const accounts = await accountReads.accountsWithRolesOfUser(ctx, user.id)
   return { user: { id: user.id, email: user.email, name: user.name }, accounts, csrfToken }
 }
 
 /** A one-time link that lets the user set their password, valid for the configured time. */
 export async function createPasswordLink(ctx: ServiceContext, userId: string) {
-  if (!(await accountsRepo.findUser(ctx, userId))) throw notFound(`User ${userId} not found`)
+  if (!(await accountReads.findUser(ctx, userId))) throw notFound(`User ${userId} not found`)
   const token = newSecret()
   const now = ctx.clock.now()
   const expiresAt = new Date(now.getTime() + ctx.sessions.passwordLinkMs).toISOString()
@@ -133,7 +132,7 @@ export async function setPasswordWithLink(ctx: ServiceContext, token: string, pa
       throw badRequest('body.token is unknown, used or expired: ask for a new set-password link', {
         errors: [{ path: 'body.token', message: 'is unknown, used or expired' }],
       })
-    await accountsRepo.setPasswordHash(tx, userId, hash, isoNow(ctx))
+    await accountReads.setPasswordHash(tx, userId, hash, isoNow(ctx))
     await repo.deleteSessionsOfUser(tx, userId)
   })
 }

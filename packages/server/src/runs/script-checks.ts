@@ -1,16 +1,11 @@
 import { join } from 'node:path'
-import {
-  DETAIL_KEYS,
-  PlaywrightPool,
-  type RunnerJob,
-  type SCRIPT_CHECK_TYPES,
-  type ScriptJob,
-} from '@svc/runner'
+import type { SCRIPT_CHECK_TYPES } from '@svc/core'
+import { DETAIL_KEYS, PlaywrightPool, type RunnerJob, type ScriptJob } from '@svc/runner'
 import { type Config, ConfigError } from '../config.ts'
-import type { ServiceContext } from '../context.ts'
+import type { ArtifactStore, ServiceContext } from '../context.ts'
 import { getAccount } from '../features/accounts/accounts.service.ts'
-import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
-import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
+import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import type { RunVariables } from './run-variables.ts'
 
 /**

@@ -10,7 +10,7 @@ import {
 import type { ServiceContext } from '../context.ts'
 import { isResultStored } from '../features/check-results/check-results.repo.ts'
 import { writeResult } from '../features/check-results/store-results.ts'
-import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { type AccountVariables, runVariables } from './run-variables.ts'
 import type { SlotMove } from './schedules.repo.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'

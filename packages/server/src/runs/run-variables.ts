@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../context.ts'
-import type { ResolvedCheck } from '../features/checks/checks.service.ts'
+import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { listVariablesOfAccounts } from '../features/variables/variables.repo.ts'
 import { plainValue } from '../features/variables/variables.service.ts'
 
