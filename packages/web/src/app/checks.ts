@@ -42,27 +42,49 @@ export const RANGES = {
 } as const
 export type RangeKey = keyof typeof RANGES
 
-/** Fields the API returns but refuses on create/update. */
-const READ_ONLY_FIELDS = [
-  'id',
-  'checkType',
-  'created_at',
-  'updated_at',
-  'createdAt',
-  'updatedAt',
+/** The fields of each type's create/update body (core's CHECK_BODIES): a read check carries more. */
+const COMMON_FIELDS = [
+  'name',
+  'activated',
+  'muted',
+  'doubleCheck',
+  'shouldFail',
+  'locations',
+  'privateLocations',
+  'tags',
+  'alertSettings',
+  'useGlobalAlertSettings',
+  'groupId',
+  'groupOrder',
   'alertChannelSubscriptions',
-  'projectBindings',
-  'accountId',
+  'retryStrategy',
+  'triggerIncident',
+  'runParallel',
+  'environmentVariables',
+  'frequency',
 ]
+const RESPONSE_TIMES = ['request', 'degradedResponseTime', 'maxResponseTime']
+const SCRIPT_FIELDS = ['runtimeId', 'scriptPath', 'dependencies', 'script']
+const TYPE_FIELDS: Record<CheckType, string[]> = {
+  API: RESPONSE_TIMES,
+  URL: RESPONSE_TIMES,
+  TCP: RESPONSE_TIMES,
+  DNS: RESPONSE_TIMES,
+  ICMP: ['request', 'degradedPacketLossThreshold', 'maxPacketLossThreshold'],
+  HEARTBEAT: ['heartbeat'],
+  BROWSER: [...SCRIPT_FIELDS, 'sslCheckDomain'],
+  MULTI_STEP: SCRIPT_FIELDS,
+  AUTOMATION: [...SCRIPT_FIELDS, 'playwrightConfigPath', 'grep'],
+}
+const HEARTBEAT_FIELDS = ['period', 'periodUnit', 'grace', 'graceUnit']
 
-export function writableBody(check: Partial<Check>): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...check }
-  for (const field of READ_ONLY_FIELDS) delete body[field]
-  for (const [key, value] of Object.entries(body)) if (value === null || value === undefined) delete body[key]
-  if (check.checkType === 'HEARTBEAT' && check.heartbeat) {
-    const { pingUrl: _url, pingToken: _token, ...heartbeat } = check.heartbeat
-    body.heartbeat = heartbeat
-  }
+function pick(value: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]]))
+}
+
+export function writableBody(check: Check): Record<string, unknown> {
+  const body = pick(check, [...COMMON_FIELDS, ...TYPE_FIELDS[check.checkType]])
+  if (check.heartbeat) body.heartbeat = pick(check.heartbeat as Record<string, unknown>, HEARTBEAT_FIELDS)
   return body
 }
 

@@ -143,22 +143,21 @@ function CheckAnalytics(props: { check: Check; range: RangeKey }) {
   const { seconds, interval } = RANGES[range]
   const metrics = ['availability', ...(metric ? [`${metric}_p50`, `${metric}_p95`, `${metric}_p99`] : [])]
   const base = `/v1/analytics/${ANALYTICS_PATH[check.checkType]}/${check.id}`
-  const window = () => {
+  const window = (minutes: number) => {
     const to = Math.floor(Date.now() / 1000)
-    return `from=${to - seconds}&to=${to}&aggregationInterval=${interval}&metrics=${metrics.join(',')}`
+    return `from=${to - seconds}&to=${to}&aggregationInterval=${minutes}&metrics=${metrics.join(',')}`
   }
   const grouped = useQuery({
     queryKey: ['analytics', check.id, range, 'location'],
     queryFn: () =>
       api.get<AnalyticsAnswer>(
-        `${base}?${window()}${check.checkType === 'HEARTBEAT' ? '' : '&groupBy=runLocation'}`,
+        `${base}?${window(interval)}${check.checkType === 'HEARTBEAT' ? '' : '&groupBy=runLocation'}`,
       ),
     refetchInterval: 30_000,
   })
   const total = useQuery({
     queryKey: ['analytics', check.id, range, 'total'],
-    queryFn: () =>
-      api.get<AnalyticsAnswer>(`${base}?${window()}&aggregationInterval=${Math.ceil(seconds / 60)}`),
+    queryFn: () => api.get<AnalyticsAnswer>(`${base}?${window(Math.ceil(seconds / 60))}`),
     refetchInterval: 30_000,
   })
   const charts = useMemo(() => {
@@ -176,11 +175,7 @@ function CheckAnalytics(props: { check: Check; range: RangeKey }) {
         : [],
     }
   }, [grouped.data, metric])
-  const totals = total.data?.series[0]?.data.reduce<Record<string, number | null>>(
-    (merged, row) => Object.assign(merged, row),
-    {},
-  )
-  const pick = (name: string) => (typeof totals?.[name] === 'number' ? (totals[name] as number) : null)
+  const pick = (name: string) => combine(total.data?.series[0]?.data ?? [], name)
   return (
     <>
       <div className="stats">
@@ -219,4 +214,15 @@ function Stat(props: { label: string; value: string }) {
       <div className="stat-value">{props.value}</div>
     </div>
   )
+}
+
+/**
+ * One figure for the whole range. Buckets start at local midnights, so a range-long bucket may come as
+ * two: availability is their mean, a percentile the higher of the two (never better than the truth).
+ */
+function combine(rows: Record<string, number | null>[], name: string): number | null {
+  const values = rows.map((row) => row[name]).filter((value): value is number => typeof value === 'number')
+  if (values.length === 0) return null
+  if (name === 'availability') return values.reduce((sum, value) => sum + value, 0) / values.length
+  return Math.max(...values)
 }

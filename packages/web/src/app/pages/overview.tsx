@@ -124,7 +124,13 @@ export function OverviewPage() {
             onChange={(event) => setSearch({ q: event.target.value })}
           />
         </label>
-        <Select label="Status" value={filters.status} name="status" options={STATUSES.map((s) => [s, s])} />
+        <Select
+          label="Status"
+          plural="statuses"
+          value={filters.status}
+          name="status"
+          options={STATUSES.map((s) => [s, s])}
+        />
         <Select label="Type" value={filters.type} name="type" options={Object.entries(CHECK_TYPE_LABELS)} />
         <Select
           label="Tag"
@@ -163,12 +169,18 @@ export function OverviewPage() {
   )
 }
 
-function Select(props: { label: string; name: string; value: string; options: [string, string][] }) {
+function Select(props: {
+  label: string
+  plural?: string
+  name: string
+  value: string
+  options: [string, string][]
+}) {
   return (
     <label className="filter-select">
       <span className="sr-only">{props.label}</span>
       <select value={props.value} onChange={(event) => setSearch({ [props.name]: event.target.value })}>
-        <option value="">{`All ${props.label.toLowerCase()}s`}</option>
+        <option value="">{`All ${props.plural ?? `${props.label.toLowerCase()}s`}`}</option>
         {props.options.map(([value, label]) => (
           <option key={value} value={value}>
             {label}
