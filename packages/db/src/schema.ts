@@ -10,6 +10,8 @@ export interface Database {
   accounts: AccountsTable
   memberships: MembershipsTable
   api_keys: ApiKeysTable
+  sessions: SessionsTable
+  password_links: PasswordLinksTable
   rate_limit_windows: RateLimitWindowsTable
   variables: VariablesTable
   check_groups: CheckGroupsTable
@@ -58,6 +60,8 @@ export interface UsersTable {
   id: string
   email: string
   name: string
+  /** `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (base64url); null until a password is set. */
+  password_hash: string | null
   created_at: string
   updated_at: string
 }
@@ -91,6 +95,28 @@ export interface ApiKeysTable {
   role: string | null
   created_at: string
   revoked_at: string | null
+}
+
+export interface SessionsTable {
+  /** sha256 hex of the random id in the session cookie. */
+  id_hash: string
+  /** The signed-in user (password sessions and user-key sessions). */
+  user_id: string | null
+  /** Set when signed in with an API key: the session acts with that key's rights. */
+  api_key_id: string | null
+  created_at: string
+  last_seen_at: string
+  /** The session ends here whatever its use (its idle timeout may end it earlier). */
+  expires_at: string
+}
+
+export interface PasswordLinksTable {
+  /** sha256 hex of the token in the link. */
+  token_hash: string
+  user_id: string
+  created_at: string
+  expires_at: string
+  used_at: string | null
 }
 
 export interface RateLimitWindowsTable {

@@ -5,6 +5,7 @@ import type { Store } from '@svc/db'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { authenticate, isAgentRoute, isOpenRoute } from './auth/authenticate.ts'
 import { type Clock, systemClock } from './clock.ts'
+import { DEFAULT_SESSION_SETTINGS, type SessionSettings } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
@@ -26,6 +27,7 @@ import { maintenanceWindowsRoutes } from './features/maintenance-windows/mainten
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
+import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
@@ -55,6 +57,8 @@ export interface AppDeps {
   /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
   runnerLeaseMs?: number
   logger?: FastifyServerOptions['logger']
+  /** Dashboard sessions (config SVC_SESSION_*); default DEFAULT_SESSION_SETTINGS. */
+  sessions?: SessionSettings
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -71,6 +75,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     scripts: deps.scripts,
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
+    sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
   }
 }
 
@@ -129,6 +134,7 @@ function publicApi(
       description: 'Synthetic monitoring: checks, results, alerting, status pages and analytics.',
       publicUrl: ctx.publicUrl,
       tags: [
+        { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },
         { name: 'accounts', description: 'The account, its settings and members' },
         { name: 'api-keys', description: 'User and service API keys' },
         { name: 'variables', description: 'Account-level environment variables' },
@@ -160,6 +166,7 @@ function publicApi(
       request.auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
     })
 
+    await app.register(sessionsRoutes, { ctx })
     await app.register(accountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })

@@ -49,8 +49,25 @@ export interface Config {
   resultRetentionDays: number
   /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
   alerting: DeliveryConfig
+  /** Dashboard sign-in: session lifetime and idle timeout, and how long a set-password link works. */
+  sessions: SessionSettings
   /** An OpenAI-compatible endpoint that writes root cause summaries (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
   llm: LlmConfig | undefined
+}
+
+export interface SessionSettings {
+  /** A session ends this long after sign-in, however busy (SVC_SESSION_MAX_AGE_HOURS). */
+  maxAgeMs: number
+  /** A session unused this long ends (SVC_SESSION_IDLE_MINUTES). */
+  idleMs: number
+  /** A one-time set-password link works this long (SVC_PASSWORD_LINK_HOURS). */
+  passwordLinkMs: number
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  maxAgeMs: 7 * 24 * 3_600_000,
+  idleMs: 24 * 3_600_000,
+  passwordLinkMs: 24 * 3_600_000,
 }
 
 export class ConfigError extends Error {}
@@ -109,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     alerting: { ...parseAlerting(env), region: env.SVC_REGION?.trim() || locations.served[0] || 'local' },
     llm: parseLlm(env),
+    sessions: parseSessions(env),
     artifactsS3: parseArtifactsS3(env),
   }
 }
@@ -162,6 +180,21 @@ export function parseArtifactsS3(env: NodeJS.ProcessEnv): S3ArtifactsConfig | un
     sessionToken: own ? undefined : env.AWS_SESSION_TOKEN || undefined,
     prefix: prefix ? `${prefix}/` : '',
   }
+}
+
+function parseSessions(env: NodeJS.ProcessEnv): SessionSettings {
+  const hours = 3_600_000
+  const defaults = DEFAULT_SESSION_SETTINGS
+  const setting = (name: string, unitMs: number, fallbackMs: number) =>
+    env[name] ? parsePositiveInteger(name, env[name]) * unitMs : fallbackMs
+  const sessions = {
+    maxAgeMs: setting('SVC_SESSION_MAX_AGE_HOURS', hours, defaults.maxAgeMs),
+    idleMs: setting('SVC_SESSION_IDLE_MINUTES', 60_000, defaults.idleMs),
+    passwordLinkMs: setting('SVC_PASSWORD_LINK_HOURS', hours, defaults.passwordLinkMs),
+  }
+  if (sessions.idleMs > sessions.maxAgeMs)
+    throw new ConfigError('SVC_SESSION_IDLE_MINUTES must not be longer than SVC_SESSION_MAX_AGE_HOURS')
+  return sessions
 }
 
 function parseLlm(env: NodeJS.ProcessEnv): LlmConfig | undefined {

@@ -2,6 +2,7 @@ import type { Database, Engine } from '@svc/db'
 import type { PlaywrightPool } from '@svc/runner'
 import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
+import type { SessionSettings } from './config.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { ArtifactStore } from './features/artifacts/artifact-store.ts'
@@ -20,6 +21,8 @@ export interface ServiceContext {
   runnerLeaseMs: number
   /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */
   alerting?: DeliveryConfig
+  /** Dashboard sessions' lifetimes and set-password links'. */
+  sessions: SessionSettings
 }
 
 export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()

@@ -1,6 +1,6 @@
 import { createDb, migrateToLatest } from '@svc/db'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
-import { bootstrapFirstAccount } from './bootstrap.ts'
+import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
@@ -8,6 +8,7 @@ import { createDispatcher } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
 import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
+import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     adminToken: config.adminToken,
     locations: config.locations,
     alerting: config.alerting,
+    sessions: config.sessions,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
     ['old agent script runs', () => forgetOldScriptRuns(serviceContext)],
     ['agent records', () => pruneAgentRecords(serviceContext, config.resultRetentionDays)],
     ['rate limit windows', () => pruneRateLimitWindows(serviceContext)],
+    ['ended sessions', () => pruneSessions(serviceContext)],
   ]
   const pruning = setInterval(async () => {
     for (const [what, step] of pruningSteps) {
@@ -103,7 +106,10 @@ async function main(): Promise<void> {
     }
   }, PRUNE_INTERVAL_MS)
 
-  const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
+  const lines = [
+    `svc is running at ${config.publicUrl} (store: ${store.engine})`,
+    `  dashboard:  ${config.publicUrl}/`,
+  ]
   if (first && config.bootstrapApiKey !== undefined) {
     // A key the user chose is theirs already: not printed (logs are often kept and shared).
     lines.push(
@@ -116,6 +122,12 @@ async function main(): Promise<void> {
       `  account id: ${first.accountId}`,
       `  API key:    ${first.apiKey}   (shown once: keep it now)`,
       `  try:        curl -H 'Authorization: Bearer ${first.apiKey}' ${config.publicUrl}/v1/accounts/me`,
+    )
+  }
+  if (first) {
+    lines.push(
+      `  password:   ${first.passwordLink.url}`,
+      `              (one-time link to set the owner's password, until ${first.passwordLink.expiresAt}; sign-in email ${OWNER_EMAIL})`,
     )
   }
   lines.push(`  API docs:   ${config.publicUrl}/docs`)

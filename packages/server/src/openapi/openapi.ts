@@ -13,6 +13,15 @@ export interface OpenApiDocument {
   audience: 'tenant' | 'admin'
 }
 
+/** The dashboard's session (POST /v1/auth/sign-in); its writes need the x-csrf-token header too. */
+const SESSION_COOKIE_SCHEME = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'svc_session',
+  description:
+    'The dashboard’s session cookie, from POST /v1/auth/sign-in. POST, PUT, PATCH and DELETE made with it need the x-csrf-token header.',
+} as const
+
 /**
  * Registers @fastify/swagger on `app` (one document per encapsulated context) and completes every route
  * schema registered after it with what all keyed routes share: the account header, the error responses
@@ -27,9 +36,11 @@ export async function registerOpenApi(app: FastifyInstance, doc: OpenApiDocument
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+          ...(doc.audience === 'tenant' ? { sessionCookie: SESSION_COOKIE_SCHEME } : {}),
         },
       },
-      security: [{ bearerAuth: [] }],
+      security:
+        doc.audience === 'tenant' ? [{ bearerAuth: [] }, { sessionCookie: [] }] : [{ bearerAuth: [] }],
       tags: doc.tags,
     },
     transformObject: (document) =>

@@ -34,3 +34,14 @@ export async function deleteWindowsStartedBefore(ctx: ServiceContext, beforeMs: 
     .executeTakeFirst()
   return Number(deleted.numDeletedRows)
 }
+
+/** Hits so far in `bucket`'s window, and when it started; undefined when it has none or it ended. */
+export async function readWindow(ctx: ServiceContext, bucket: string, nowMs: number, windowMs: number) {
+  const row = await ctx.db
+    .selectFrom('rate_limit_windows')
+    .select(['window_start_ms', 'hits'])
+    .where('bucket', '=', bucket)
+    .executeTakeFirst()
+  if (!row || Number(row.window_start_ms) + windowMs <= nowMs) return undefined
+  return { startMs: Number(row.window_start_ms), hits: Number(row.hits) }
+}

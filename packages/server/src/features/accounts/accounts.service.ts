@@ -42,6 +42,7 @@ export async function createUser(ctx: ServiceContext, input: { email: string; na
     id: randomUUID(),
     email: input.email.toLowerCase(),
     name: input.name,
+    password_hash: null,
     created_at: now,
     updated_at: now,
   }
