@@ -81,8 +81,8 @@ export function Shell(props: { children: ReactNode }) {
           ) : (
             <span className="account-name">{session.accounts[0]?.name}</span>
           )}
-          <span className="user" title={session.user.email}>
-            {session.user.name || session.user.email}
+          <span className="user" title={session.user?.email ?? 'Service key'}>
+            {session.user ? session.user.name || session.user.email : 'Service key'}
             <span className="role">{role.replace('_', ' ').toLowerCase()}</span>
           </span>
           <button type="button" className="btn btn-ghost" onClick={() => void signOut()}>

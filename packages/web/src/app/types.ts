@@ -3,7 +3,8 @@
 export type Role = 'OWNER' | 'ADMIN' | 'READ_WRITE' | 'READ_ONLY'
 
 export interface Session {
-  user: { id: string; email: string; name: string }
+  /** null for a service key's session: it acts as the account, not as a person. */
+  user: { id: string; email: string; name: string } | null
   accounts: { id: string; name: string; role: Role }[]
   csrfToken: string
 }

@@ -76,7 +76,7 @@ export default function CheckPage(props: { checkId: string }) {
             <StatusBadge status={status} />
             {summary?.statusSince && <span>since {formatTime(summary.statusSince)}</span>}
             <span>· {CHECK_TYPE_LABELS[data.checkType]}</span>
-            <span>· every {data.frequency} min</span>
+            {data.checkType !== 'HEARTBEAT' && <span>· every {data.frequency} min</span>}
             {data.muted && <span className="chip">muted</span>}
           </span>
         }

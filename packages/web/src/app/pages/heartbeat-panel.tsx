@@ -3,7 +3,8 @@ import { Card, CopyButton } from '../ui/ui.tsx'
 
 export function HeartbeatPanel(props: { check: Check }) {
   const heartbeat = props.check.heartbeat
-  const url = heartbeat?.pingUrl
+  // Top-level on svc's answer; inside `heartbeat` where the hosted product's clients read it.
+  const url = (props.check.pingUrl as string | undefined) ?? heartbeat?.pingUrl
   if (!heartbeat || !url) return null
   const curl = `curl -fsS -m 10 --retry 3 ${url}`
   const cron = `*/5 * * * * /path/to/job.sh && curl -fsS -m 10 --retry 3 ${url}`
