@@ -19,6 +19,11 @@ import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.t
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import {
+  DEFAULT_WEB_DIST_DIR,
+  registerDashboardHosting,
+  serveDashboardOr,
+} from './features/dashboard-hosting/dashboard-hosting.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
@@ -59,6 +64,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger']
   /** Dashboard sessions (config SVC_SESSION_*); default DEFAULT_SESSION_SETTINGS. */
   sessions?: SessionSettings
+  /** The built dashboard served at `/`; default packages/web/dist. */
+  webDistDir?: string
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -96,7 +103,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   acceptEmptyJsonBodies(app)
   app.setErrorHandler(handleError)
   recordRequestCommits(app)
-  app.setNotFoundHandler(handleNotFound)
+  const webDistDir = deps.webDistDir ?? DEFAULT_WEB_DIST_DIR
+  await registerDashboardHosting(app, webDistDir)
+  app.setNotFoundHandler(serveDashboardOr(handleNotFound, webDistDir))
   app.decorateRequest('auth', undefined)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -131,7 +140,7 @@ function publicApi(
     await registerOpenApi(app, {
       audience: 'tenant',
       title: 'svc API',
-      description: 'Synthetic monitoring: checks, results, alerting, status pages and analytics.',
+      description: `Synthetic monitoring: checks, results, alerting, status pages and analytics.\n\n[Open the dashboard](${ctx.publicUrl}/)`,
       publicUrl: ctx.publicUrl,
       tags: [
         { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },

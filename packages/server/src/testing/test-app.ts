@@ -47,6 +47,8 @@ export async function createTestApp(
     runnerLeaseMs?: number
     /** Where artifacts go; default: a fresh local directory. Its `limitBytes` also caps runs. */
     artifacts?: ArtifactStore
+    /** The built dashboard to serve; default packages/web/dist. */
+    webDistDir?: string
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
@@ -68,6 +70,7 @@ export async function createTestApp(
     alerting: options.alerting,
     runnerLeaseMs: options.runnerLeaseMs,
     logger: options.logger,
+    webDistDir: options.webDistDir,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)

@@ -405,6 +405,11 @@ async function viewablePage(
   kind: Kind,
 ): Promise<StatusPagesTable | undefined> {
   const page = await site.page(request)
+  // `/` on a host of no page is svc's own root: the dashboard's (served by the not-found handler).
+  if (!page && site.hide && kind === 'html') {
+    reply.callNotFound()
+    return undefined
+  }
   if (!page) {
     refuse(request, reply, kind, 404, 'Status page not found')
     return undefined
