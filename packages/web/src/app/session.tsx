@@ -74,8 +74,10 @@ export function SessionProvider(props: { session: Session; children: ReactNode }
           await api.post('/v1/auth/sign-out')
         } finally {
           setSessionHeaders(undefined, undefined)
-          client.clear()
+          // The session query keeps its observer (clearing the cache would leave App watching a removed
+          // query); everything else goes, so the next person sees nothing of this one's data.
           client.setQueryData(['session'], null)
+          client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'session' })
         }
       },
     }
