@@ -19,6 +19,7 @@ import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.t
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import {
   DEFAULT_WEB_DIST_DIR,
   registerDashboardHosting,
@@ -144,6 +145,7 @@ function publicApi(
       publicUrl: ctx.publicUrl,
       tags: [
         { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },
+        { name: 'dashboard', description: 'What the dashboard’s pages read in one request' },
         { name: 'accounts', description: 'The account, its settings and members' },
         { name: 'api-keys', description: 'User and service API keys' },
         { name: 'variables', description: 'Account-level environment variables' },
@@ -200,6 +202,7 @@ function publicApi(
     await app.register(analyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
+    await app.register(dashboardRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

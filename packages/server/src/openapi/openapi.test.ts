@@ -8,6 +8,7 @@ import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 const [sqlite] = testEngines()
 
 const PUBLIC_OPERATIONS = [
+  'get /v1/dashboard/overview',
   'get /v1/accounts',
   'get /v1/accounts/me',
   'patch /v1/accounts/me',
