@@ -227,6 +227,15 @@ for (const engine of testEngines()) {
         `/v1/checks/${created.body.id}/trigger`,
       )
       assert.equal(run.body.hasFailures, false)
+      const stored = await deployment.call<{ browserCheckResult?: { screenshots?: unknown[] } }>(
+        'GET',
+        `/v1/check-results/${created.body.id}/${run.body.id}`,
+      )
+      assert.equal(
+        stored.body.browserCheckResult?.screenshots?.length,
+        1,
+        JSON.stringify(stored.body).slice(0, 2000),
+      )
       await page.goto(`/checks/${created.body.id}/results/${run.body.id}`)
       const image = page.locator('img.screenshot').first()
       await image.waitFor()

@@ -74,8 +74,8 @@ function ErrorGroupRow(props: { checkId: string; group: ErrorGroup }) {
           <span className="chip">{group.archived ? 'resolved' : 'open'}</span>
           <p className="error-message">{group.cleanedErrorMessage}</p>
           <p className="muted">
-            {group.count} failures · {group.locations.join(', ')} · first {formatTime(group.firstSeen)} · last{' '}
-            {formatTime(group.lastSeen)}
+            {group.count} {group.count === 1 ? 'failure' : 'failures'} · {group.locations.join(', ')} · first{' '}
+            {formatTime(group.firstSeen)} · last {formatTime(group.lastSeen)}
             {group.sampleResultId && (
               <>
                 {' · '}

@@ -97,7 +97,11 @@ export function OverviewPage() {
     <>
       <PageHeader
         title="Checks"
-        subtitle={overview.data ? `${checks.length} checks in this account` : undefined}
+        subtitle={
+          overview.data
+            ? `${checks.length} ${checks.length === 1 ? 'check' : 'checks'} in this account`
+            : undefined
+        }
         actions={canWrite && <NewCheckMenu />}
       />
       <section className="summary" aria-label="Checks by status">

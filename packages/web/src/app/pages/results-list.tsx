@@ -7,6 +7,10 @@ import type { CheckResult } from '../types.ts'
 import { Button, Card, Empty, ErrorBox, Loading, ResultBadge } from '../ui/ui.tsx'
 
 const PAGE_SIZE = 20
+
+function verdictOf(result: CheckResult): string {
+  return result.hasFailures ? 'Failing' : result.isDegraded ? 'Degraded' : 'Passing'
+}
 const WINDOWS: Record<string, number | undefined> = {
   any: undefined,
   '1h': 3600,
@@ -105,7 +109,7 @@ export function ResultsList(props: { checkId: string; locations: string[] }) {
                   <td>
                     <Link
                       href={`/checks/${props.checkId}/results/${result.id}`}
-                      aria-label={`Result of ${formatTime(result.startedAt, true)}`}
+                      aria-label={`${verdictOf(result)} result of ${formatTime(result.startedAt, true)}`}
                     >
                       <ResultBadge failed={result.hasFailures} degraded={result.isDegraded} />
                     </Link>

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, useSyncExternalStore } from 'react'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import { currentTimeZone } from '../format.ts'
@@ -26,13 +26,26 @@ function align(series: Series[]): uPlot.AlignedData {
   return [times, ...columns] as uPlot.AlignedData
 }
 
+const DARK = matchMedia('(prefers-color-scheme: dark)')
+
+/** Redraws charts when the system theme changes: their colours are set when drawn. */
+function useDark(): boolean {
+  return useSyncExternalStore(
+    (listener) => {
+      DARK.addEventListener('change', listener)
+      return () => DARK.removeEventListener('change', listener)
+    },
+    () => DARK.matches,
+  )
+}
+
 /** A uPlot time-series chart sized to its container, in the account's time zone. */
 export function TimeChart(props: { title: string; series: Series[]; unit: string; height?: number }) {
   const container = useRef<HTMLDivElement>(null)
+  const dark = useDark()
   useEffect(() => {
     const element = container.current
     if (!element) return
-    const dark = matchMedia('(prefers-color-scheme: dark)').matches
     const axisColor = dark ? '#a4adb9' : '#545b66'
     const gridColor = dark ? '#2a313c' : '#e9ecef'
     const axis = { stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { stroke: gridColor } }
@@ -48,6 +61,8 @@ export function TimeChart(props: { title: string; series: Series[]; unit: string
           stroke: PALETTE[position % PALETTE.length],
           width: 1.75,
           spanGaps: false,
+          // Sparse data (a new check, a long bucket) has lone points that a line alone doesn't show.
+          points: { show: entry.values.filter((value) => value !== null).length <= 48, size: 6 },
           value: (_: uPlot, value: number | null) =>
             value === null ? '—' : `${value.toFixed(props.unit === '%' ? 2 : 0)} ${props.unit}`,
         })),
@@ -72,6 +87,6 @@ export function TimeChart(props: { title: string; series: Series[]; unit: string
       observer.disconnect()
       plot.destroy()
     }
-  }, [props.series, props.unit, props.height])
+  }, [props.series, props.unit, props.height, dark])
   return <div className="chart" ref={container} role="img" aria-label={props.title} />
 }
