@@ -260,9 +260,19 @@ function CheckTable(props: { checks: OverviewCheck[] }) {
                 {formatAgo(check.lastRunAt, now)}
               </td>
               <td className="num">{formatPercent(check.availability24h)}</td>
-              <td className="hide-sm spark-cell">
-                <Sparkline values={check.responseTimes24h} label={`Hourly response time of ${check.name}`} />
-                <span className="muted">{formatMs(check.lastResponseTime)}</span>
+              <td className="hide-sm">
+                {check.lastResponseTime === null &&
+                check.responseTimes24h.every((value) => value === null) ? (
+                  <span className="muted">—</span>
+                ) : (
+                  <div className="spark-cell">
+                    <Sparkline
+                      values={check.responseTimes24h}
+                      label={`Hourly response time of ${check.name}`}
+                    />
+                    <span className="muted">{formatMs(check.lastResponseTime)}</span>
+                  </div>
+                )}
               </td>
             </tr>
           ))}

@@ -41,13 +41,22 @@ export function Sparkline(props: { values: (number | null)[]; label: string }) {
     }
     const x = (index * step).toFixed(1)
     const y = (height - 2 - (value / max) * (height - 4)).toFixed(1)
-    path += `${pen ? 'L' : 'M'}${x} ${y}`
+    // A lone hour (no neighbours with data) is drawn as a dot: a zero-length line with round caps.
+    const lone = !pen && (props.values[index + 1] ?? null) === null
+    path += `${pen ? 'L' : 'M'}${x} ${y}${lone ? 'h0.01' : ''}`
     pen = true
   })
   return (
     <svg className="sparkline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img">
       <title>{props.label}</title>
-      <path d={path} fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinejoin="round" />
+      <path
+        d={path}
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="1.5"
+        strokeLinejoin="round"
+        strokeLinecap="round"
+      />
     </svg>
   )
 }
