@@ -19,7 +19,9 @@ export class ApiError extends Error {
 
 const state: { csrfToken: string | undefined; accountId: string | undefined } = {
   csrfToken: undefined,
-  accountId: undefined,
+  // The account chosen last time, so that reads made before the session is known (the overview's
+  // prefetch) already name it.
+  accountId: localStorage.getItem('svc.account') ?? undefined,
 }
 
 export function setSessionHeaders(csrfToken: string | undefined, accountId: string | undefined): void {

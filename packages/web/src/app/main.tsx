@@ -3,6 +3,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { ApiError } from './api.ts'
 import { App } from './app.tsx'
+import { overviewQuery } from './overview-query.ts'
 import './styles.css'
 
 const client = new QueryClient({
@@ -13,6 +14,9 @@ const client = new QueryClient({
     },
   },
 })
+
+// The overview's data is fetched beside the session, not after it: one round trip less on the first page.
+if (location.pathname === '/') void client.prefetchQuery(overviewQuery)
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

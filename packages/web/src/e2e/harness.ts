@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 
 /** What the dashboard's end-to-end tests share: the built app, Chromium, axe and the screenshot folder. */
@@ -25,7 +25,9 @@ function newestMtime(dir: string): number {
 /** Builds the app unless dist is newer than every source file (the server serves dist). */
 export function ensureBuilt(): void {
   if (existsSync(DIST_INDEX) && statSync(DIST_INDEX).mtimeMs >= newestMtime(APP_SOURCE)) return
-  execFileSync(join(WEB_ROOT, '../../node_modules/.bin/vite'), ['build', '--logLevel', 'error'], {
+  // This Node, not whichever `node` is first on PATH (the system's may be too old for Vite).
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js')
+  execFileSync(process.execPath, [vite, 'build', '--logLevel', 'error'], {
     cwd: WEB_ROOT,
     stdio: 'inherit',
   })

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react'
 import { api } from '../api.ts'
 import { ANALYTICS_PATH, mainMetric, RANGES, type RangeKey, writableBody } from '../checks.ts'
 import { CHECK_TYPE_LABELS, formatAgo, formatMs, formatPercent, formatTime } from '../format.ts'
+import { overviewQuery } from '../overview-query.ts'
 import { Link, navigate } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import type { Check, CheckStatus, OverviewCheck } from '../types.ts'
@@ -29,11 +30,7 @@ export default function CheckPage(props: { checkId: string }) {
     queryKey: ['check', props.checkId],
     queryFn: () => api.get<Check>(`/v1/checks/${props.checkId}`),
   })
-  const overview = useQuery({
-    queryKey: ['overview'],
-    queryFn: () => api.get<{ checks: OverviewCheck[] }>('/v1/dashboard/overview'),
-    refetchInterval: 3000,
-  })
+  const overview = useQuery(overviewQuery)
   const summary = overview.data?.checks.find((entry) => entry.id === props.checkId)
   const update = useMutation({
     mutationFn: (changes: Partial<Check>) => api.put<Check>(`/v1/checks/${props.checkId}`, changes),

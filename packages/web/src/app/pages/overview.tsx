@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query'
-import { useDeferredValue, useMemo } from 'react'
+import { startTransition, useDeferredValue, useEffect, useMemo, useState } from 'react'
 import { api } from '../api.ts'
 import { CHECK_TYPE_LABELS, formatAgo, formatMs, formatPercent, formatTime } from '../format.ts'
+import { overviewQuery } from '../overview-query.ts'
 import { Link, setSearch, useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import type { CheckStatus, OverviewCheck } from '../types.ts'
@@ -66,24 +67,25 @@ function distinct(
 export function OverviewPage() {
   const { search } = useLocation()
   const { canWrite } = useSession()
-  const overview = useQuery({
-    queryKey: ['overview'],
-    queryFn: () => api.get<{ checks: OverviewCheck[] }>('/v1/dashboard/overview'),
-    refetchInterval: 3000,
-  })
+  const overview = useQuery(overviewQuery)
   const groups = useQuery({
     queryKey: ['check-groups', 'all'],
     queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
     staleTime: 60_000,
   })
-  const filters: Filters = {
-    q: search.get('q') ?? '',
-    status: search.get('status') ?? '',
-    type: search.get('type') ?? '',
-    tag: search.get('tag') ?? '',
-    group: search.get('group') ?? '',
-    location: search.get('location') ?? '',
-  }
+  const searchText = search.toString()
+  // One object per address, not per render: useDeferredValue compares by identity.
+  const filters = useMemo<Filters>(() => {
+    const params = new URLSearchParams(searchText)
+    return {
+      q: params.get('q') ?? '',
+      status: params.get('status') ?? '',
+      type: params.get('type') ?? '',
+      tag: params.get('tag') ?? '',
+      group: params.get('group') ?? '',
+      location: params.get('location') ?? '',
+    }
+  }, [searchText])
   const deferred = useDeferredValue(filters)
   const checks = overview.data?.checks ?? []
   const visible = useMemo(() => filterChecks(checks, deferred), [checks, deferred])
@@ -210,7 +212,27 @@ function NewCheckMenu() {
   )
 }
 
+const FIRST_ROWS = 60
+const MORE_ROWS = 150
+
+/**
+ * Renders the first screenful at once and the rest in the background, a batch per frame: a thousand rows
+ * rendered in one go kept the first screen from showing for seconds on a busy machine.
+ */
+function useProgressiveCount(total: number): number {
+  const [count, setCount] = useState(FIRST_ROWS)
+  useEffect(() => {
+    if (count >= total) return
+    const frame = requestAnimationFrame(() =>
+      startTransition(() => setCount((current) => current + MORE_ROWS)),
+    )
+    return () => cancelAnimationFrame(frame)
+  }, [count, total])
+  return Math.min(count, total)
+}
+
 function CheckTable(props: { checks: OverviewCheck[] }) {
+  const shown = useProgressiveCount(props.checks.length)
   if (props.checks.length === 0) return <Empty>No checks match these filters.</Empty>
   const now = Date.now()
   return (
@@ -235,7 +257,7 @@ function CheckTable(props: { checks: OverviewCheck[] }) {
           </tr>
         </thead>
         <tbody>
-          {props.checks.map((check) => (
+          {props.checks.slice(0, shown).map((check) => (
             <tr key={check.id} className={`row-${check.status}`}>
               <td>
                 <Link href={`/checks/${check.id}`} className="check-name">

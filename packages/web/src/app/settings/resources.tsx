@@ -1,7 +1,7 @@
 import { api } from '../api.ts'
-import { formatAgo, formatTime } from '../format.ts'
+import { formatTime } from '../format.ts'
 import type { Draft } from '../ui/form-fields.tsx'
-import { CopyButton, StatusBadge } from '../ui/ui.tsx'
+import { StatusBadge } from '../ui/ui.tsx'
 import type { ResourceDescriptor } from './descriptor.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: the descriptors read API items of many shapes
@@ -9,7 +9,6 @@ type Item = Record<string, any>
 
 const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]
 const CHANNEL_TYPES = ['WEBHOOK', 'EMAIL', 'SLACK', 'SMS']
-const ROLES = ['OWNER', 'ADMIN', 'READ_WRITE', 'READ_ONLY']
 
 const str = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value))
 const toLocalInput = (iso: unknown) => {
