@@ -9,7 +9,8 @@ const base = `${server}(config|context|clock|transactions|version)\\.ts$|${serve
 // Request plumbing above the base that routes may use besides their services.
 const plumbing = `${server}(auth|rate-limit)/`
 const feature = `${server}features/`
-const tests = '\\.test\\.ts$'
+// Tests and the dashboard's end-to-end harness (it starts a real server for them).
+const tests = '\\.test\\.ts$|^packages/web/src/e2e/'
 
 module.exports = {
   forbidden: [
@@ -140,7 +141,8 @@ module.exports = {
   ],
   options: {
     // Tests import across layers on purpose (set-up, probes); the rules are about the shipped code.
-    exclude: { path: [tests, 'node_modules'] },
+    // Built output (the dashboard's bundle) is not source.
+    exclude: { path: [tests, 'node_modules', '/dist/'] },
     doNotFollow: { path: 'node_modules' },
     // swc parses TypeScript as is (the typescript package is version 7, which has no JavaScript API) and
     // marks type-only imports, which the rules above see like any other import.
