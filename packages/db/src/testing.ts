@@ -72,13 +72,14 @@ function postgresEngine(baseUrl: string): TestEngine {
       })
     },
     async createStore() {
-      try {
-        return await storeFromTemplate()
-      } catch (error) {
-        // Another checkout's tests, on other migrations, replaced the template: make ours again.
-        if ((error as { code?: string }).code !== UNDEFINED_DATABASE) throw error
-        template = undefined
-        return storeFromTemplate()
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await storeFromTemplate()
+        } catch (error) {
+          // Another checkout's tests, on other migrations, dropped the template: make ours again.
+          if ((error as { code?: string }).code !== UNDEFINED_DATABASE || attempt === 3) throw error
+          template = undefined
+        }
       }
     },
   }
@@ -134,13 +135,18 @@ async function migratedTemplate(baseUrl: string): Promise<string> {
   return withAdmin(baseUrl, async (admin) => {
     await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK])
     await dropLeftovers(admin)
-    const { rows } = await admin.query<{ datname: string }>(
-      'select datname from pg_database where datname like $1',
+    const { rows } = await admin.query<{ datname: string; made: string | null }>(
+      "select datname, shobj_description(oid, 'pg_database') as made from pg_database where datname like $1",
       [`${TEMPLATE_PREFIX}%`],
     )
     if (rows.some((row) => row.datname === name)) return name
-    // Templates of older migrations: a copy of one would be a store of a schema that no longer exists.
-    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`)
+    // Templates of other migrations: another checkout (a worktree beside this one) may still be copying
+    // its own, so only those unused for an hour go (a copy of one would be a schema that no longer exists).
+    for (const { datname, made } of rows) {
+      if (!(Number(made) > Date.now() - LEFTOVER_STORE_MS)) {
+        await admin.query(`drop database if exists ${datname} with (force)`)
+      }
+    }
     // Made under another name and renamed when migrated, so that a process killed halfway leaves no template.
     const building = `${BUILDING_PREFIX}${randomBytes(6).toString('hex')}`
     await admin.query(`create database ${building}`)
@@ -152,6 +158,8 @@ async function migratedTemplate(baseUrl: string): Promise<string> {
         await store.close()
       }
       await admin.query(`alter database ${building} rename to ${name}`)
+      // When it was made, read by the sweep of other checkouts' templates above.
+      await admin.query(`comment on database ${name} is '${Date.now()}'`)
     } catch (error) {
       await admin.query(`drop database if exists ${building} with (force)`)
       throw error
