@@ -24,6 +24,7 @@ import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
+import { projectsRoutes } from './features/projects/projects.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
@@ -146,6 +147,7 @@ function publicApi(
         { name: 'status-pages', description: 'Status pages, their cards and services' },
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
+        { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
         {
           name: 'analytics',
           description: 'Metrics of checks over time, from rollups kept as results are stored',
@@ -184,6 +186,7 @@ function publicApi(
     await app.register(analyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
+    await app.register(projectsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -19,6 +19,7 @@ import * as artifactBytes from './0016-artifact-bytes.ts'
 import * as serviceDaysByCheck from './0017-service-days-by-check.ts'
 import * as maintenanceHistory from './0018-maintenance-history.ts'
 import * as checkTagHistory from './0019-check-tag-history.ts'
+import * as projects from './0025-projects.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0017-service-days-by-check': serviceDaysByCheck,
   '0018-maintenance-history': maintenanceHistory,
   '0019-check-tag-history': checkTagHistory,
+  '0025-projects': projects,
 }
