@@ -8,6 +8,7 @@ import { type Clock, systemClock } from './clock.ts'
 import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
+import { nextAccountsRoutes } from './features/accounts/next-accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
 import { agentProtocolRoutes } from './features/agent-protocol/agent-protocol.routes.ts'
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
@@ -34,6 +35,7 @@ import { statusPagesRoutes } from './features/status-pages/status-pages.routes.t
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
+import { acceptGzipBodies } from './http/gzip-bodies.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
 import { withRequestSerializer } from './http/request-log.ts'
 import { installValidators } from './http/validation.ts'
@@ -90,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installValidators(app)
   acceptEmptyJsonBodies(app)
+  acceptGzipBodies(app)
   app.setErrorHandler(handleError)
   recordRequestCommits(app)
   app.setNotFoundHandler(handleNotFound)
@@ -163,6 +166,7 @@ function publicApi(
     })
 
     await app.register(accountsRoutes, { ctx })
+    await app.register(nextAccountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
     await app.register(checksRoutes, { ctx })

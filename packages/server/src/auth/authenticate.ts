@@ -31,6 +31,8 @@ declare module 'fastify' {
 }
 
 export const ACCOUNT_HEADER = 'x-svc-account'
+/** The hosted product's name of the same header: a migrating team's CI settings keep working. */
+const HOSTED_ACCOUNT_HEADER = 'x-checkly-account'
 
 /** Routes anyone may call without a key (API.md, "Open routes"). */
 const OPEN_ROUTES = [/^\/openapi\.json$/, /^\/swagger\.json$/, /^\/docs(\/|$)/, /^\/ping\//, /^\/status\//]
@@ -60,7 +62,7 @@ export async function authenticate(
 ): Promise<AuthContext> {
   const rawKey = bearerToken(request.headers.authorization)
   if (!rawKey) throw unauthorized(request.headers.authorization ? 'Bad Token' : 'Missing API key')
-  const accountHeader = request.headers[ACCOUNT_HEADER]
+  const accountHeader = request.headers[ACCOUNT_HEADER] ?? request.headers[HOSTED_ACCOUNT_HEADER]
   if (accountHeader !== undefined && (typeof accountHeader !== 'string' || !UUID.test(accountHeader))) {
     const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
     if (key) await onKey({ keyId: key.id })

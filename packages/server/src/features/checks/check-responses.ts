@@ -36,12 +36,17 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
     checkType: row.check_type as CheckType,
     alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by checkResponses()
     warnings: [], // filled by withWarnings()
-    ...(row.heartbeat_token
-      ? { pingToken: row.heartbeat_token, pingUrl: `${ctx.publicUrl}/ping/${row.heartbeat_token}` }
-      : {}),
+    ...(row.heartbeat_token ? pingFieldsOf(ctx, row.heartbeat_token, definition) : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
+}
+
+/** A heartbeat's ping token and URL, at the top level and under `heartbeat` (where hosted clients read them). */
+function pingFieldsOf(ctx: ServiceContext, token: string, definition: ResolvedCheck['definition']) {
+  const ping = { pingToken: token, pingUrl: `${ctx.publicUrl}/ping/${token}` }
+  const heartbeat = (definition as { heartbeat?: object }).heartbeat
+  return { ...ping, heartbeat: { ...heartbeat, ...ping } }
 }
 
 /** One check as the API answers it. */

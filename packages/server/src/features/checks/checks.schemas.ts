@@ -2,6 +2,7 @@ import {
   CHECK_BODIES,
   CHECK_TYPES,
   type CheckType,
+  Heartbeat,
   PageQuery,
   SerialId,
   StrictObject,
@@ -39,9 +40,14 @@ const responseExtras = {
   updated_at: Type.String({ format: 'date-time' }),
 }
 
-const heartbeatExtras = {
+const pingFields = {
   pingToken: Type.String(),
   pingUrl: Type.String({ description: 'Absolute URL to GET, POST or HEAD; append /fail to fail the check.' }),
+}
+/** Where the hosted product's clients read them (under `heartbeat`), and at the top level as before. */
+const heartbeatExtras = {
+  ...pingFields,
+  heartbeat: Type.Object({ ...Heartbeat.properties, ...pingFields }),
 }
 
 /** A check as the API answers it: its definition with defaults, plus id, type, channels and times. */

@@ -512,7 +512,7 @@ function checkAssertionPatterns(assertions: Assertion[]) {
       target: assertion.comparison === 'MATCHES_REGEX' ? assertion.target : undefined,
     }
     for (const [field, pattern] of Object.entries(patterns)) {
-      if (pattern === undefined || pattern.includes('{{')) continue
+      if (pattern == null || pattern.includes('{{')) continue
       try {
         new RegExp(pattern)
       } catch {

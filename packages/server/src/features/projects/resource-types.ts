@@ -83,7 +83,8 @@ const check: ResourceType = {
 const checkGroup: ResourceType = {
   order: 0,
   bodyOf(payload, _refs, path) {
-    const body = knownFields(payload, CheckGroupBody.properties, [])
+    // `v` is the hosted CLI's version of its group construct.
+    const body = knownFields(payload, CheckGroupBody.properties, ['v'])
     const sentFields = new Set(Object.keys(body))
     throwIf(validateGroup(body, path))
     return { body, sentFields }
@@ -190,10 +191,11 @@ function knownFields(payload: Record<string, unknown>, properties: Record<string
   return body
 }
 
+/** Null, false, zero, empty, or an object of only such values (the hosted CLI's unset defaults). */
 function isEmpty(value: unknown): boolean {
   if (value === null || value === false || value === '' || value === 0) return true
   if (Array.isArray(value)) return value.length === 0
-  return typeof value === 'object' && Object.keys(value as object).length === 0
+  return typeof value === 'object' && Object.values(value as object).every(isEmpty)
 }
 
 function withoutKey(object: Record<string, unknown>, key: string) {
