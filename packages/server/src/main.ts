@@ -31,6 +31,8 @@ async function main(): Promise<void> {
     staticAddresses: config.staticAddresses,
     publicUrl: config.publicUrl,
     adminToken: config.adminToken,
+    trustProxy: config.trustProxy,
+    limits: config.limits,
     locations: config.locations,
     alerting: config.alerting,
     logger: {
