@@ -11,6 +11,7 @@ export interface ProjectPayload {
     physicalId?: string | number | null
     member?: boolean
     payload?: unknown
+    sourceFile?: string
   }[]
 }
 
@@ -100,14 +101,16 @@ export async function applyProject(
     }
     const physicalId = String(entry.physicalId)
     physical.set(resource.logicalId, physicalId)
-    if (entry.action !== 'UNCHANGED') {
+    const sourceFile = resource.sourceFile ?? null
+    // A moved construct changes only the binding: the resource itself stays untouched.
+    if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
       await repo.saveBinding(tx, {
         project_id: project.id,
         resource_type: resource.type,
         logical_id: resource.logicalId,
         physical_id: physicalId,
         payload: stored,
-        source_file: null,
+        source_file: sourceFile,
       })
     }
     diff.push(withPublicId(entry))

@@ -52,6 +52,7 @@ function projectPayload(logicalId: string, changes: { apiName?: string; withTcp?
       logicalId: 'home',
       type: 'check',
       member: true,
+      sourceFile: 'checks/home.check.ts',
       payload: {
         checkType: 'URL',
         name: 'Home',
@@ -154,6 +155,45 @@ for (const engine of testEngines()) {
       const project = json(await t.call({ method: 'GET', url: '/v1/projects/shop' }))
       assert.equal(project.name, 'Shop monitoring')
       assert.equal(project.resources, 5)
+
+      // Each resource names the project that manages it, in lists and single reads alike.
+      const ownedBy = (logicalId: string, sourceFile: string | null = null) => ({
+        owner: {
+          project: { id: project.id, logicalId: 'shop', name: 'Shop monitoring' },
+          binding: { logicalId, pending: false, sourceFile },
+        },
+        references: [],
+      })
+      assert.deepEqual(api.projectBindings, ownedBy('api-health'))
+      assert.deepEqual(home.projectBindings, ownedBy('home', 'checks/home.check.ts'))
+      assert.deepEqual(group.projectBindings, ownedBy('shop-group'))
+      assert.deepEqual(channel.projectBindings, ownedBy('ops-hook'))
+      const listed = json(await t.call({ method: 'GET', url: '/v1/checks' }))
+      assert.deepEqual(
+        listed
+          .map((c: { name: string; projectBindings: { owner: { binding: { logicalId: string } } } }) => [
+            c.name,
+            c.projectBindings.owner.binding.logicalId,
+          ])
+          .sort(),
+        [
+          ['API health', 'api-health'],
+          ['Home', 'home'],
+        ],
+      )
+      const [listedGroup] = json(await t.call({ method: 'GET', url: '/v1/check-groups' }))
+      assert.deepEqual(listedGroup.projectBindings, ownedBy('shop-group'))
+      const [listedChannel] = json(await t.call({ method: 'GET', url: '/v1/alert-channels' }))
+      assert.deepEqual(listedChannel.projectBindings, ownedBy('ops-hook'))
+      const unmanaged = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: { name: 'By hand', request: { url: 'http://127.0.0.1:9/' }, activated: false },
+        }),
+      )
+      assert.deepEqual(unmanaged.projectBindings, { owner: null, references: [] })
+      await t.call({ method: 'DELETE', url: `/v1/checks/${unmanaged.id}` })
     })
 
     test('deploying the same project again changes nothing; a change updates only what changed', async () => {
@@ -243,6 +283,8 @@ for (const engine of testEngines()) {
         (r) => r.name,
       )
       assert.deepEqual(names, ['API health v2', 'DB', 'Home'])
+      const detached = json(await t.call({ method: 'GET', url: `/v1/checks/${left[0].physicalId}` }))
+      assert.deepEqual(detached.projectBindings, { owner: null, references: [] })
 
       const deleted = await t.call({ method: 'DELETE', url: '/v1/projects/shop' })
       assert.equal(deleted.statusCode, 202)
