@@ -363,6 +363,91 @@ for (const engine of testEngines()) {
       for (const frame of frames.slice(0, -1)) assert.equal(typeof frame.data.progress, 'number')
     })
 
+    test('private locations, status page services, maintenance windows and status pages deploy by reference', async () => {
+      const pagePayload = (serviceName: string) => ({
+        project: { logicalId: 'pages', name: 'Pages' },
+        resources: [
+          {
+            logicalId: 'lab',
+            type: 'private-location',
+            payload: { name: 'Lab', slugName: 'lab-deployed', icon: 'location', proxyUrl: undefined },
+          },
+          { logicalId: 'checkout', type: 'status-page-service', payload: { name: serviceName } },
+          {
+            logicalId: 'night',
+            type: 'maintenance-window',
+            payload: {
+              name: 'Nightly',
+              tags: ['shop'],
+              startsAt: '2026-01-05T22:00:00.000Z',
+              endsAt: '2026-01-05T23:00:00.000Z',
+              repeatInterval: 1,
+              repeatUnit: 'DAY',
+              repeatEndsAt: null,
+            },
+          },
+          {
+            logicalId: 'public',
+            type: 'status-page',
+            payload: {
+              name: 'Shop status',
+              url: 'shop-deployed',
+              defaultTheme: 'AUTO',
+              cards: [{ name: 'Shop', services: [{ ref: 'checkout' }] }],
+            },
+          },
+        ],
+      })
+      const done = await completed('pages', (await deploy(pagePayload('Checkout'))).body.id)
+      assert.equal(done.status, 'SUCCEEDED', JSON.stringify(done.error))
+      const byId = Object.fromEntries(
+        done.result.diff.map((e: { logicalId: string; physicalId: unknown }) => [e.logicalId, e.physicalId]),
+      )
+      const location = json(await t.call({ method: 'GET', url: `/v1/private-locations/${byId.lab}` }))
+      assert.deepEqual([location.name, location.slugName], ['Lab', 'lab-deployed'])
+      const window = json(await t.call({ method: 'GET', url: `/v1/maintenance-windows/${byId.night}` }))
+      assert.deepEqual([window.name, window.tags, window.repeatUnit], ['Nightly', ['shop'], 'DAY'])
+      const page = json(await t.call({ method: 'GET', url: `/v3/status-pages/${byId.public}` }))
+      assert.deepEqual(
+        page.cards.map((card: { name: string; services: { id: string; name: string }[] }) => [
+          card.name,
+          card.services.map((service) => [service.id, service.name]),
+        ]),
+        [['Shop', [[byId.checkout, 'Checkout']]]],
+      )
+      const v1 = json(await t.call({ method: 'GET', url: `/v1/status-pages/${byId.public}` }))
+      assert.equal(v1.projectBindings.owner.binding.logicalId, 'public')
+      assert.equal(v1.projectBindings.owner.project.logicalId, 'pages')
+
+      const again = await completed('pages', (await deploy(pagePayload('Checkout'))).body.id)
+      assert.deepEqual(
+        new Set(again.result.diff.map((e: { action: string }) => e.action)),
+        new Set(['UNCHANGED']),
+      )
+      const renamed = await completed('pages', (await deploy(pagePayload('Payments'))).body.id)
+      assert.deepEqual(
+        renamed.result.diff
+          .filter((e: { action: string }) => e.action !== 'UNCHANGED')
+          .map((e: { logicalId: string; action: string }) => [e.logicalId, e.action]),
+        [['checkout', 'UPDATE']],
+      )
+      const service = json(await t.call({ method: 'GET', url: `/v1/status-pages/services/${byId.checkout}` }))
+      assert.equal(service.name, 'Payments')
+
+      // Destroyed in order: the page before the service it shows.
+      const deleted = json(await t.call({ method: 'DELETE', url: '/v1/projects/pages' }))
+      const destroyed = await completed('pages', deleted.id)
+      assert.equal(destroyed.status, 'SUCCEEDED', JSON.stringify(destroyed.error))
+      for (const url of [
+        `/v1/private-locations/${byId.lab}`,
+        `/v1/maintenance-windows/${byId.night}`,
+        `/v3/status-pages/${byId.public}`,
+        `/v1/status-pages/services/${byId.checkout}`,
+      ]) {
+        assert.equal((await t.call({ method: 'GET', url })).statusCode, 404, url)
+      }
+    })
+
     test("another account can't see or follow a project's deployments", async () => {
       const other = await ownerOfAnotherAccount(t)
       const started = await deploy(projectPayload('mine'))
