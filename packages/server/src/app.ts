@@ -57,6 +57,8 @@ export interface AppDeps {
   staticAddresses?: { ipv4: string[]; ipv6: string[] }
   /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
   runnerLeaseMs?: number
+  /** SVC_DEPLOYMENT_LEASE_SECONDS; default 10 minutes. */
+  deploymentLeaseMs?: number
   logger?: FastifyServerOptions['logger']
   /** Caps and limits against abuse; default DEFAULT_ABUSE_LIMITS. */
   limits?: AbuseLimits
@@ -78,6 +80,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     scripts: deps.scripts,
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
+    deploymentLeaseMs: deps.deploymentLeaseMs ?? 600_000,
     limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
   }
 }

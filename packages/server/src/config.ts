@@ -39,6 +39,8 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** How long a dead node's project deployment stays running before it counts as failed (SVC_DEPLOYMENT_LEASE_SECONDS). */
+  deploymentLeaseMs: number
   /** SIGTERM: how long runs and requests in flight get to finish before the process exits anyway. */
   shutdownGraceMs: number
   /** Debian's Chromium for browser checks (SVC_CHROMIUM_PATH). */
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
+    deploymentLeaseMs: parseDeploymentLease(env.SVC_DEPLOYMENT_LEASE_SECONDS),
     shutdownGraceMs:
       parsePositiveInteger('SVC_SHUTDOWN_GRACE_SECONDS', env.SVC_SHUTDOWN_GRACE_SECONDS ?? '25') * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
@@ -381,4 +384,14 @@ export function parseEncryptionKey(value: string): Buffer {
     throw new ConfigError('SVC_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64')
   }
   return key
+}
+
+/**
+ * PostgreSQL renews a running deployment's lease every third of it; SQLite can't while the apply holds
+ * the only writer, but there one process serves, and it knows its own deployments.
+ */
+function parseDeploymentLease(value: string | undefined): number {
+  const seconds = parsePositiveInteger('SVC_DEPLOYMENT_LEASE_SECONDS', value ?? '600')
+  if (seconds < 3) throw new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3')
+  return seconds * 1000
 }
