@@ -58,6 +58,7 @@ export async function applyProject(
       throw badRequest(`${path} refers to "${ref.ref}", which this project doesn't deploy`)
     return id
   }
+  const isLive = await liveness(tx, accountId, [...bindings.values()])
   const diff: DiffEntry[] = []
   const total = incoming.length + bindings.size
   let done = 0
@@ -74,7 +75,7 @@ export async function applyProject(
     const stored = canonicalJson(resource.payload)
     const binding = bindings.get(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
     bindings.delete(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
-    const live = binding && (await type.exists(tx, accountId, binding.physical_id))
+    const live = binding && (await isLive(binding))
     let entry: DiffEntry
     if (binding && live && binding.payload === stored) {
       entry = {
@@ -121,7 +122,7 @@ export async function applyProject(
   for (const binding of leaving) {
     hooks.checkCancelled?.()
     const type = RESOURCE_TYPES[binding.resource_type]
-    if (!options.preserveResources && type && (await type.exists(tx, accountId, binding.physical_id))) {
+    if (!options.preserveResources && type && (await isLive(binding))) {
       await type.remove(tx, accountId, binding.physical_id)
     }
     await repo.deleteBinding(tx, project.id, binding.resource_type, binding.logical_id)
@@ -138,6 +139,27 @@ export async function applyProject(
   hooks.onProgress?.(100)
   return diff
 }
+
+/**
+ * Whether a bound resource still exists (it may have been deleted outside the project): types that can
+ * are asked once for all their bound ids, the others one by one.
+ */
+async function liveness(tx: ServiceContext, accountId: string, bindings: BindingRow[]) {
+  const known = new Map<string, Set<string>>()
+  for (const [name, type] of Object.entries(RESOURCE_TYPES)) {
+    if (!type.existing) continue
+    const ids = bindings.filter((b) => b.resource_type === name).map((b) => b.physical_id)
+    if (ids.length > 0) known.set(name, await type.existing(tx, accountId, ids))
+  }
+  return async (binding: BindingRow): Promise<boolean> => {
+    const found = known.get(binding.resource_type)
+    if (found) return found.has(binding.physical_id)
+    const type = RESOURCE_TYPES[binding.resource_type]
+    return type ? type.exists(tx, accountId, binding.physical_id) : false
+  }
+}
+
+type BindingRow = Awaited<ReturnType<typeof repo.bindingsOf>>[number]
 
 /** The payload's resources, checked for type and uniqueness, in the order they must be applied. */
 function orderedResources(payload: ProjectPayload) {

@@ -241,6 +241,22 @@ for (const engine of testEngines()) {
         (r) => r.name,
       )
       assert.deepEqual(names, ['API health v2', 'DB', 'Home'])
+
+      // A resource deleted outside the project is made anew by the next deploy.
+      const db = await t.store.db
+        .selectFrom('checks')
+        .select('id')
+        .where('name', '=', 'DB')
+        .executeTakeFirstOrThrow()
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${db.id}` })).statusCode, 204)
+      const recreate = await deploy(changed, '&dryRun=true')
+      assert.deepEqual(
+        recreate.body.diff
+          .filter((e: { action: string }) => e.action !== 'UNCHANGED')
+          .map((e: { logicalId: string; action: string }) => [e.logicalId, e.action]),
+        [['db-port', 'CREATE']],
+      )
+      assert.equal((await completed('shop', (await deploy(changed)).body.id)).status, 'SUCCEEDED')
     })
 
     test('a bad resource fails the whole deployment, naming it, and applies nothing', async () => {

@@ -16,6 +16,8 @@ export interface ResourceType {
   update(ctx: ServiceContext, accountId: string, physicalId: string, prepared: Prepared): Promise<void>
   remove(ctx: ServiceContext, accountId: string, physicalId: string): Promise<void>
   exists(ctx: ServiceContext, accountId: string, physicalId: string): Promise<boolean>
+  /** Which of `physicalIds` exist, in one query: a redeploy checks every resource it keeps. */
+  existing?(ctx: ServiceContext, accountId: string, physicalIds: string[]): Promise<Set<string>>
 }
 
 export interface Prepared {

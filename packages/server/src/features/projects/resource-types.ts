@@ -2,8 +2,10 @@ import { AlertChannelBody, CHECK_BODIES, CHECK_TYPES, type CheckType } from '@sv
 import { badRequest } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
 import * as channels from '../alert-channels/alert-channels.service.ts'
+import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { CheckGroupBody } from '../check-groups/check-groups.schemas.ts'
 import * as groups from '../check-groups/check-groups.service.ts'
+import * as checksRepo from '../checks/checks.repo.ts'
 import * as checks from '../checks/checks.service.ts'
 import {
   found,
@@ -63,6 +65,10 @@ const check: ResourceType = {
   },
   remove: (ctx, accountId, id) => checks.deleteCheck(ctx, accountId, id),
   exists: (ctx, accountId, id) => found(() => checks.getCheck(ctx, accountId, id)),
+  async existing(ctx, accountId, ids) {
+    const rows = await checksRepo.findChecksByIds(ctx, ids)
+    return new Set(rows.filter((row) => row.account_id === accountId).map((row) => row.id))
+  },
 }
 
 const checkGroup: ResourceType = {
@@ -82,6 +88,10 @@ const checkGroup: ResourceType = {
   },
   remove: (ctx, accountId, id) => groups.deleteGroup(ctx, accountId, Number(id)),
   exists: (ctx, accountId, id) => found(() => groups.getGroup(ctx, accountId, Number(id))),
+  async existing(ctx, accountId, ids) {
+    const rows = await groupsRepo.findGroups(ctx, accountId, ids.map(Number))
+    return new Set(rows.map((row) => String(row.id)))
+  },
 }
 
 const alertChannel: ResourceType = {
