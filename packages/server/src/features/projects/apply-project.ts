@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
+import { assignedLocations, withAssignedLocations } from './location-assignments.ts'
 import * as repo from './projects.repo.ts'
 import { isRef, type Prepared, RESOURCE_TYPES, type RefResolver } from './resource-types.ts'
 
@@ -59,6 +60,7 @@ export async function applyProject(
     return id
   }
   const isLive = await liveness(tx, accountId, [...bindings.values()])
+  const assigned = assignedLocations(payload)
   const diff: DiffEntry[] = []
   const total = incoming.length + bindings.size
   let done = 0
@@ -71,8 +73,11 @@ export async function applyProject(
     }
     const type = RESOURCE_TYPES[resource.type] as (typeof RESOURCE_TYPES)[string]
     const path = `resources.${index}.payload`
-    const prepared = type.bodyOf(asObject(resource.payload, path), resolve, path)
-    const stored = canonicalJson(resource.payload)
+    const resourcePayload = await withAssignedLocations(tx, accountId, payload, resource, assigned, (id) =>
+      physical.get(id),
+    )
+    const prepared = type.bodyOf(asObject(resourcePayload, path), resolve, path)
+    const stored = canonicalJson(resourcePayload)
     const binding = bindings.get(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
     bindings.delete(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
     const live = binding && (await isLive(binding))
@@ -86,7 +91,7 @@ export async function applyProject(
       }
     } else if (binding && live && sameKind(binding.payload, prepared)) {
       await type.update(tx, accountId, binding.physical_id, prepared)
-      const changes = changedFields(JSON.parse(binding.payload), resource.payload)
+      const changes = changedFields(JSON.parse(binding.payload), resourcePayload)
       entry = {
         type: resource.type,
         logicalId: resource.logicalId,

@@ -379,7 +379,7 @@ for (const engine of testEngines()) {
       for (const frame of frames.slice(0, -1)) assert.equal(typeof frame.data.progress, 'number')
     })
 
-    test('private locations, status page services, maintenance windows and status pages deploy by reference', async () => {
+    test('private locations (and their check assignments), status page services, maintenance windows and status pages deploy by reference', async () => {
       const pagePayload = (serviceName: string) => ({
         project: { logicalId: 'pages', name: 'Pages' },
         resources: [
@@ -389,6 +389,22 @@ for (const engine of testEngines()) {
             payload: { name: 'Lab', slugName: 'lab-deployed', icon: 'location', proxyUrl: undefined },
           },
           { logicalId: 'checkout', type: 'status-page-service', payload: { name: serviceName } },
+          {
+            logicalId: 'lab-api',
+            type: 'check',
+            payload: {
+              checkType: 'API',
+              name: 'Lab API',
+              activated: false,
+              locations: [],
+              request: { method: 'GET', url: 'http://127.0.0.1:9/lab' },
+            },
+          },
+          {
+            logicalId: 'private-location-check-assignment#lab-api#lab',
+            type: 'private-location-check-assignment',
+            payload: { privateLocationId: { ref: 'lab' }, checkId: { ref: 'lab-api' } },
+          },
           {
             logicalId: 'night',
             type: 'maintenance-window',
@@ -421,6 +437,8 @@ for (const engine of testEngines()) {
       )
       const location = json(await t.call({ method: 'GET', url: `/v1/private-locations/${byId.lab}` }))
       assert.deepEqual([location.name, location.slugName], ['Lab', 'lab-deployed'])
+      const labApi = json(await t.call({ method: 'GET', url: `/v1/checks/${byId['lab-api']}` }))
+      assert.deepEqual(labApi.privateLocations, ['lab-deployed'])
       const window = json(await t.call({ method: 'GET', url: `/v1/maintenance-windows/${byId.night}` }))
       assert.deepEqual([window.name, window.tags, window.repeatUnit], ['Nightly', ['shop'], 'DAY'])
       const page = json(await t.call({ method: 'GET', url: `/v3/status-pages/${byId.public}` }))
@@ -456,6 +474,7 @@ for (const engine of testEngines()) {
       assert.equal(destroyed.status, 'SUCCEEDED', JSON.stringify(destroyed.error))
       for (const url of [
         `/v1/private-locations/${byId.lab}`,
+        `/v1/checks/${byId['lab-api']}`,
         `/v1/maintenance-windows/${byId.night}`,
         `/v3/status-pages/${byId.public}`,
         `/v1/status-pages/services/${byId.checkout}`,

@@ -7,6 +7,7 @@ import { CheckGroupBody } from '../check-groups/check-groups.schemas.ts'
 import * as groups from '../check-groups/check-groups.service.ts'
 import * as checksRepo from '../checks/checks.repo.ts'
 import * as checks from '../checks/checks.service.ts'
+import { ASSIGNMENT_RESOURCE_TYPES } from './location-assignments.ts'
 import {
   found,
   isRef,
@@ -162,6 +163,7 @@ const alertChannelSubscription: ResourceType = {
 /** Every type a project can deploy today, by the hosted CLI's names. */
 export const RESOURCE_TYPES: Record<string, ResourceType> = {
   ...SETTING_RESOURCE_TYPES,
+  ...ASSIGNMENT_RESOURCE_TYPES,
   'check-group': checkGroup,
   'alert-channel': alertChannel,
   check,
