@@ -300,6 +300,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     }
   },
   '/v1/projects/{logicalId}': async (a) => ({ ids: { logicalId: (await a.project()).logicalId } }),
+  '/next/projects/{logicalId}': async (a) => ({ ids: { logicalId: (await a.project()).logicalId } }),
   '/v1/projects/{logicalId}/deployments/{deploymentId}': async (a) => ({ ids: await a.project() }),
   '/v1/projects/{logicalId}/deployments/{deploymentId}/completion': async (a) => ({ ids: await a.project() }),
   '/v1/projects/{logicalId}/deployments/{deploymentId}/events': async (a) => ({ ids: await a.project() }),

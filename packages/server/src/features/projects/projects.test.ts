@@ -483,14 +483,36 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('the hosted CLI makes, reads and lists projects under /next/projects', async () => {
+      const project = { logicalId: 'imported', name: 'Imported', repoUrl: 'https://example.com/repo' }
+      const made = await t.call({ method: 'POST', url: '/next/projects', payload: project })
+      assert.equal(made.statusCode, 201, made.body)
+      assert.deepEqual(
+        [json(made).logicalId, json(made).name, json(made).repoUrl, json(made).resources],
+        ['imported', 'Imported', 'https://example.com/repo', 0],
+      )
+      const again = await t.call({ method: 'POST', url: '/next/projects', payload: project })
+      assert.equal(again.statusCode, 409)
+      const read = json(await t.call({ method: 'GET', url: '/next/projects/imported' }))
+      assert.equal(read.id, json(made).id)
+      const listed = json(await t.call({ method: 'GET', url: '/next/projects' }))
+      assert.ok(listed.some((p: { logicalId: string }) => p.logicalId === 'imported'))
+      assert.equal((await t.call({ method: 'GET', url: '/next/projects/nowhere' })).statusCode, 404)
+    })
+
     test("another account can't see or follow a project's deployments", async () => {
       const other = await ownerOfAnotherAccount(t)
       const started = await deploy(projectPayload('mine'))
       await completed('mine', started.body.id)
-      for (const url of ['/v1/projects/mine', `/v1/projects/mine/deployments/${started.body.id}`]) {
+      for (const url of [
+        '/v1/projects/mine',
+        '/next/projects/mine',
+        `/v1/projects/mine/deployments/${started.body.id}`,
+      ]) {
         assert.equal((await t.call({ method: 'GET', url, as: other })).statusCode, 404, url)
       }
       assert.deepEqual(json(await t.call({ method: 'GET', url: '/v1/projects', as: other })), [])
+      assert.deepEqual(json(await t.call({ method: 'GET', url: '/next/projects', as: other })), [])
     })
   })
 }
