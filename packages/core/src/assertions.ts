@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { StrictObject, StringEnum } from './schema-helpers.ts'
+import { Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
 
 /** Where an assertion reads its value, per check type (API.md "Assertions"). */
 export const ASSERTION_SOURCES = {
@@ -42,7 +42,12 @@ export function AssertionSchema<T extends AssertionCheckType>(checkType: T) {
     comparison: StringEnum(ASSERTION_COMPARISONS),
     target: Type.Optional(Type.String({ maxLength: 10_000, default: '' })),
     regex: Type.Optional(
-      Type.String({ maxLength: 1024, description: 'Extracts the first capture group before comparing.' }),
+      Nullable(
+        Type.String({
+          maxLength: 1024,
+          description: 'Extracts the first capture group before comparing; null: none.',
+        }),
+      ),
     ),
   })
 }
@@ -56,6 +61,6 @@ export interface Assertion {
   property?: string
   comparison: AssertionComparison
   target?: string
-  regex?: string
+  regex?: string | null
 }
 export type ApiAssertion = Static<ReturnType<typeof AssertionSchema<'API'>>>

@@ -19,6 +19,9 @@ export interface Database {
   checks: ChecksTable
   check_tags: CheckTagsTable
   check_tag_history: CheckTagHistoryTable
+  projects: ProjectsTable
+  project_resources: ProjectResourcesTable
+  deployments: DeploymentsTable
   check_schedules: CheckSchedulesTable
   check_results: CheckResultsTable
   check_retries: CheckRetriesTable
@@ -683,4 +686,43 @@ export interface RootCauseAnalysesTable {
   created_at: string
   updated_at: string
   completed_at: string | null
+}
+
+export interface ProjectsTable {
+  id: string
+  account_id: string
+  logical_id: string
+  name: string
+  repo_url: string | null
+  created_at: string
+  updated_at: string
+}
+
+export interface ProjectResourcesTable {
+  project_id: string
+  resource_type: string
+  logical_id: string
+  physical_id: string
+  /** JSON: the payload that last deployed it. */
+  payload: string
+  source_file: string | null
+}
+
+export interface DeploymentsTable {
+  id: string
+  account_id: string
+  project_logical_id: string
+  /** 'DEPLOY' or 'DELETE' (a project's deletion). */
+  kind: string
+  /** 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED' or 'CANCELLED'. */
+  status: string
+  progress: Generated<number>
+  request: string | null
+  result: string | null
+  error: string | null
+  cancel_requested: Generated<number | boolean>
+  lease_until: string | null
+  created_at: string
+  updated_at: string
+  finished_at: string | null
 }

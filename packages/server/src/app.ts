@@ -14,6 +14,7 @@ import {
 import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
+import { nextAccountsRoutes } from './features/accounts/next-accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
 import { agentProtocolRoutes } from './features/agent-protocol/agent-protocol.routes.ts'
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
@@ -36,6 +37,7 @@ import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
+import { projectsRoutes } from './features/projects/projects.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
@@ -52,6 +54,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
 } from './http/connection-limits.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
+import { acceptGzipBodies } from './http/gzip-bodies.ts'
 import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
 import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
@@ -75,6 +78,8 @@ export interface AppDeps {
   staticAddresses?: { ipv4: string[]; ipv6: string[] }
   /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
   runnerLeaseMs?: number
+  /** SVC_DEPLOYMENT_LEASE_SECONDS; default 10 minutes. */
+  deploymentLeaseMs?: number
   logger?: FastifyServerOptions['logger']
   /** Caps and limits against abuse; default DEFAULT_ABUSE_LIMITS. */
   limits?: AbuseLimits
@@ -102,6 +107,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     scripts: deps.scripts,
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
+    deploymentLeaseMs: deps.deploymentLeaseMs ?? 600_000,
     limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
     sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
   }
@@ -127,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installValidators(app)
   acceptEmptyJsonBodies(app)
+  acceptGzipBodies(app)
   app.setErrorHandler(handleError)
   recordRequestCommits(app)
   const webDistDir = deps.webDistDir ?? DEFAULT_WEB_DIST_DIR
@@ -191,6 +198,7 @@ function publicApi(
         { name: 'status-pages', description: 'Status pages, their cards and services' },
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
+        { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
         {
           name: 'analytics',
           description: 'Metrics of checks over time, from rollups kept as results are stored',
@@ -207,6 +215,7 @@ function publicApi(
 
     await app.register(sessionsRoutes, { ctx })
     await app.register(accountsRoutes, { ctx })
+    await app.register(nextAccountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
     await app.register(checksRoutes, { ctx })
@@ -231,6 +240,7 @@ function publicApi(
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
     await app.register(dashboardRoutes, { ctx })
+    await app.register(projectsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -133,6 +133,15 @@ test('abuse limits: defaults, settings, and bad values name the variable', () =>
   }
 })
 
+test('SVC_DEPLOYMENT_LEASE_SECONDS: 10 minutes by default, at least 3 seconds', () => {
+  assert.equal(loadConfig({}).deploymentLeaseMs, 600_000)
+  assert.equal(loadConfig({ SVC_DEPLOYMENT_LEASE_SECONDS: '30' }).deploymentLeaseMs, 30_000)
+  assert.throws(
+    () => loadConfig({ SVC_DEPLOYMENT_LEASE_SECONDS: '2' }),
+    new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3'),
+  )
+})
+
 test('LOG_FORMAT: pretty lines on a terminal, JSON otherwise, unless set', () => {
   assert.equal(loadConfig({}, true).logFormat, 'pretty')
   assert.equal(loadConfig({}, false).logFormat, 'json')

@@ -76,6 +76,8 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** How long a dead node's project deployment stays running before it counts as failed (SVC_DEPLOYMENT_LEASE_SECONDS). */
+  deploymentLeaseMs: number
   /** This node's id (SVC_NODE_ID); unset, the one kept in `dataDir/node-id`. Names whose leases a restart takes back. */
   nodeId: string | undefined
   /** Header, request and idle timeouts and the connection cap of the HTTP server (SVC_HTTP_*). */
@@ -196,6 +198,7 @@ export function loadConfig(
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
+    deploymentLeaseMs: parseDeploymentLease(env.SVC_DEPLOYMENT_LEASE_SECONDS),
     connectionLimits: parseConnectionLimits(env),
     nodeId: parseNodeId(env.SVC_NODE_ID),
     shutdownGraceMs:
@@ -528,6 +531,16 @@ export function parseEncryptionKey(value: string, name = 'SVC_ENCRYPTION_KEY'): 
   const key = decodeEncryptionKey(value)
   if (!key) throw new ConfigError(`${name} must be 32 bytes: 64 hex characters or base64`)
   return key
+}
+
+/**
+ * PostgreSQL renews a running deployment's lease every third of it; SQLite can't while the apply holds
+ * the only writer, but there one process serves, and it knows its own deployments.
+ */
+function parseDeploymentLease(value: string | undefined): number {
+  const seconds = parsePositiveInteger('SVC_DEPLOYMENT_LEASE_SECONDS', value ?? '600')
+  if (seconds < 3) throw new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3')
+  return seconds * 1000
 }
 
 /** A comma-separated list of old keys; rotating needs the new key set in SVC_ENCRYPTION_KEY too. */

@@ -18,6 +18,8 @@ export interface ServiceContext {
   scripts: { pool: PlaywrightPool; artifacts: ArtifactStore }
   /** How long a claimed run stays leased without renewal, in this process or on an agent. */
   runnerLeaseMs: number
+  /** How long a project deployment's node may go silent before the deployment counts as failed. */
+  deploymentLeaseMs: number
   /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */
   alerting?: DeliveryConfig
   /** Caps and limits against abuse (config.ts; docs/security.md). */

@@ -22,6 +22,7 @@ import * as checkTagHistory from './0019-check-tag-history.ts'
 import * as encryptionKeyVerifier from './0021-encryption-key-verifier.ts'
 import * as dashboardSessions from './0022-dashboard-sessions.ts'
 import * as nodeLives from './0023-node-lives.ts'
+import * as projects from './0025-projects.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0021-encryption-key-verifier': encryptionKeyVerifier,
   '0022-dashboard-sessions': dashboardSessions,
   '0023-node-lives': nodeLives,
+  '0025-projects': projects,
 }

@@ -36,6 +36,8 @@ declare module 'fastify' {
 }
 
 export const ACCOUNT_HEADER = 'x-svc-account'
+/** The hosted product's name of the same header: a migrating team's CI settings keep working. */
+const HOSTED_ACCOUNT_HEADER = 'x-checkly-account'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -66,7 +68,7 @@ export async function authenticate(
     if (request.headers.authorization) await recordFailedAuth(ctx, 'api-key', request.ip)
     throw unauthorized(request.headers.authorization ? 'Bad Token' : 'Missing API key')
   }
-  const accountHeader = request.headers[ACCOUNT_HEADER]
+  const accountHeader = request.headers[ACCOUNT_HEADER] ?? request.headers[HOSTED_ACCOUNT_HEADER]
   if (accountHeader !== undefined && (typeof accountHeader !== 'string' || !UUID.test(accountHeader))) {
     const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
     if (key) await onKey({ keyId: key.id })

@@ -73,6 +73,20 @@ export class ResourceMaker {
     return { statusPageId, incidentId: incident.id, updateId: incident.incidentUpdates[0].id }
   }
 
+  /** A project deployed (and its deployment finished), with the deployment's id. */
+  async project(): Promise<{ logicalId: string; deploymentId: string }> {
+    const logicalId = this.unique('project')
+    const payload = {
+      project: { logicalId, name: 'Project' },
+      resources: [{ logicalId: 'group', type: 'check-group', payload: GROUP_BODY }],
+    }
+    const started = await this.ok('POST', '/v1/projects/deploy?scheduleOnDeploy=false', payload)
+    const url = `/v1/projects/${logicalId}/deployments/${started.id}/completion?maxWaitSeconds=60`
+    const done = await this.ok('GET', url)
+    assert.equal(done.status, 'SUCCEEDED', JSON.stringify(done.error))
+    return { logicalId, deploymentId: started.id }
+  }
+
   privateLocation = async (): Promise<string> =>
     (await this.ok('POST', '/v1/private-locations', { name: 'Lab', slugName: this.unique('lab') })).id
 }
@@ -131,6 +145,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     bodies: { PATCH: { role: 'READ_WRITE' } },
     readBack: '/v1/accounts/me/members',
   }),
+  '/next/accounts/{accountId}': async (a) => ({ ids: { accountId: a.owner.accountId } }),
   '/v1/api-keys/{id}': async (a) => ({
     ids: { id: (await a.ok('POST', '/v1/api-keys', { name: a.unique('key') })).id },
     readBack: '/v1/api-keys',
@@ -284,6 +299,15 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
       readBack: '/v3/status-pages/{statusPageId}/subscribers',
     }
   },
+  '/v1/projects/{logicalId}': async (a) => ({ ids: { logicalId: (await a.project()).logicalId } }),
+  '/next/projects/{logicalId}': async (a) => ({ ids: { logicalId: (await a.project()).logicalId } }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}': async (a) => ({ ids: await a.project() }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}/completion': async (a) => ({ ids: await a.project() }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}/events': async (a) => ({ ids: await a.project() }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}/cancel': async (a) => ({
+    ids: await a.project(),
+    readBack: '/v1/projects/{logicalId}/deployments/{deploymentId}',
+  }),
   '/v1/analytics/url-monitors/{id}': analyticsOf('url'),
   '/v1/analytics/api-checks/{id}': analyticsOf('api'),
   '/v1/analytics/browser-checks/{id}': analyticsOf('browser'),
@@ -319,6 +343,15 @@ export const NOT_ACCOUNT_RESOURCES: Record<string, string> = {
   '/ping/{token}/fail': "an open route: the heartbeat's token is the secret, and names the check by itself",
   '/agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}':
     "the agent protocol: called with a private-location key, not an account's API key",
+}
+
+/**
+ * Operations that answer another account's name as a resource that doesn't exist in the caller's own
+ * account, by design: still a 2xx that changes nothing of the owner's.
+ */
+export const IDEMPOTENT_FOR_STRANGERS: Record<string, string> = {
+  'DELETE /v1/projects/{logicalId}':
+    "a project's logicalId is a name within the account; deleting one that doesn't exist is 200 with an empty diff (the hosted CLI's destroy counts it as deleted)",
 }
 
 /** Paths of open routes that name a status page by its public slug: public by design. */

@@ -102,6 +102,16 @@ export async function getAccount(ctx: ServiceContext, accountId: string): Promis
   return toAccount(row)
 }
 
+/** The calling user (a service key has none: its account stands in, as the hosted CLI's whoami expects). */
+export async function getUser(
+  ctx: ServiceContext,
+  userId: string,
+): Promise<{ id: string; name: string; email: string }> {
+  const row = await repo.findUser(ctx, userId)
+  if (!row) throw notFound()
+  return { id: row.id, name: row.name, email: row.email }
+}
+
 export async function listAccountsOfUser(
   ctx: ServiceContext,
   userId: string,

@@ -5,6 +5,7 @@ import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { privateLocationIdOf } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS } from '../private-locations/private-locations.service.ts'
+import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
 import { publicVariables } from './check-variables.ts'
 import type { AnyCheck } from './checks.schemas.ts'
 import type { Definition, ResolvedCheck } from './resolve-check.ts'
@@ -36,12 +37,18 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
     checkType: row.check_type as CheckType,
     alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by checkResponses()
     warnings: [], // filled by withWarnings()
-    ...(row.heartbeat_token
-      ? { pingToken: row.heartbeat_token, pingUrl: `${ctx.publicUrl}/ping/${row.heartbeat_token}` }
-      : {}),
+    projectBindings: UNBOUND, // filled by withProjectBindings()
+    ...(row.heartbeat_token ? pingFieldsOf(ctx, row.heartbeat_token, definition) : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
+}
+
+/** A heartbeat's ping token and URL, at the top level and under `heartbeat` (where hosted clients read them). */
+function pingFieldsOf(ctx: ServiceContext, token: string, definition: ResolvedCheck['definition']) {
+  const ping = { pingToken: token, pingUrl: `${ctx.publicUrl}/ping/${token}` }
+  const heartbeat = (definition as { heartbeat?: object }).heartbeat
+  return { ...ping, heartbeat: { ...heartbeat, ...ping } }
 }
 
 /** One check as the API answers it. */
@@ -51,7 +58,7 @@ export async function checkResponse(ctx: ServiceContext, check: ResolvedCheck): 
 
 /** Checks (of one account) as the API answers them: their fields, alert channels and warnings. */
 export async function checkResponses(ctx: ServiceContext, checks: ResolvedCheck[]): Promise<AnyCheck[]> {
-  return withWarnings(
+  const responses = await withWarnings(
     ctx,
     checks,
     await alerting.withAlertChannels(
@@ -59,6 +66,7 @@ export async function checkResponses(ctx: ServiceContext, checks: ResolvedCheck[
       checks.map((check) => toResponse(ctx, check)),
     ),
   )
+  return withProjectBindings(ctx, 'check', responses, (check) => check.id as string)
 }
 
 /**

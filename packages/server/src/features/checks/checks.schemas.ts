@@ -2,12 +2,14 @@ import {
   CHECK_BODIES,
   CHECK_TYPES,
   type CheckType,
+  Heartbeat,
   PageQuery,
   SerialId,
   StrictObject,
   StringEnum,
 } from '@svc/core'
 import { type Static, type TObject, Type } from 'typebox'
+import { ProjectBindings } from '../projects/project-bindings.ts'
 
 const AlertChannels = Type.Object({
   email: Type.Array(Type.Object({ address: Type.String() })),
@@ -35,13 +37,19 @@ const responseExtras = {
       'What keeps the check from running as configured (e.g. a private location without agents); the ' +
       "answer to a save adds what it took but ignores (a heartbeat's locations and privateLocations).",
   }),
+  projectBindings: ProjectBindings,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 }
 
-const heartbeatExtras = {
+const pingFields = {
   pingToken: Type.String(),
   pingUrl: Type.String({ description: 'Absolute URL to GET, POST or HEAD; append /fail to fail the check.' }),
+}
+/** Where the hosted product's clients read them (under `heartbeat`), and at the top level as before. */
+const heartbeatExtras = {
+  ...pingFields,
+  heartbeat: Type.Object({ ...Heartbeat.properties, ...pingFields }),
 }
 
 /** A check as the API answers it: its definition with defaults, plus id, type, channels and times. */

@@ -102,6 +102,12 @@ export async function getCheck(ctx: ServiceContext, accountId: string, id: strin
   return checkResponse(ctx, await resolveCheck(ctx, row))
 }
 
+/** Which of `ids` are checks of the account, in one query. */
+export async function existingCheckIds(ctx: ServiceContext, accountId: string, ids: string[]) {
+  const rows = await repo.findChecksByIds(ctx, ids)
+  return new Set(rows.filter((row) => row.account_id === accountId).map((row) => row.id))
+}
+
 export async function listChecks(
   ctx: ServiceContext,
   accountId: string,
@@ -481,7 +487,7 @@ function checkAssertionPatterns(assertions: Assertion[]) {
       target: assertion.comparison === 'MATCHES_REGEX' ? assertion.target : undefined,
     }
     for (const [field, pattern] of Object.entries(patterns)) {
-      if (pattern === undefined || pattern.includes('{{')) continue
+      if (pattern == null || pattern.includes('{{')) continue
       try {
         new RegExp(pattern)
       } catch {

@@ -1,0 +1,228 @@
+import type { ServiceContext } from '../../context.ts'
+import { badRequest } from '../../http/errors.ts'
+import { assignedLocations, withAssignedLocations } from './location-assignments.ts'
+import * as repo from './projects.repo.ts'
+
+export type { ProjectPayload } from './resource-helpers.ts'
+
+import {
+  isRef,
+  type Prepared,
+  type ProjectPayload,
+  RESOURCE_TYPES,
+  type RefResolver,
+} from './resource-types.ts'
+
+export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'DETACHED' | 'UNCHANGED'
+
+export interface DiffEntry {
+  type: string
+  logicalId: string
+  physicalId: string | number | null
+  action: DiffAction
+  /** For an update: the top-level payload fields that change. */
+  changes?: string[]
+}
+
+export interface ApplyHooks {
+  /** Called with 0–100 as resources are applied. */
+  onProgress?(progress: number): void
+  /** Throws to stop the deployment (its transaction then saves nothing). */
+  checkCancelled?(): void
+}
+
+/**
+ * Makes the account's resources what `payload` says, inside the caller's transaction: resources the
+ * project deploys for the first time are created, changed ones updated, unchanged ones left untouched
+ * (nothing written), and those that left the project deleted (or only detached when
+ * `preserveResources`). Answers the diff. Throws a 400 naming the resource and field on a bad payload.
+ */
+export async function applyProject(
+  tx: ServiceContext,
+  accountId: string,
+  payload: ProjectPayload,
+  options: { preserveResources: boolean },
+  hooks: ApplyHooks = {},
+): Promise<DiffEntry[]> {
+  const project = await repo.lockOrCreateProject(tx, accountId, payload.project)
+  const bindings = new Map((await repo.bindingsOf(tx, project.id)).map((b) => [keyOf(b), b]))
+  const incoming = orderedResources(payload)
+  const physical = new Map<string, string>()
+  const resolve: RefResolver = (ref, path) => {
+    if (ref === null || ref === undefined) return null
+    if (!isRef(ref)) return String(ref)
+    const id = physical.get(ref.ref)
+    if (id === undefined)
+      throw badRequest(`${path} refers to "${ref.ref}", which this project doesn't deploy`)
+    return id
+  }
+  const isLive = await liveness(tx, accountId, [...bindings.values()])
+  const assigned = assignedLocations(payload)
+  const diff: DiffEntry[] = []
+  const total = incoming.length + bindings.size
+  let done = 0
+  for (const { resource, index } of incoming) {
+    hooks.checkCancelled?.()
+    if (resource.member === false) {
+      // A resource the project only refers to (the CLI's `fromId`): it keeps its owner.
+      if (resource.physicalId != null) physical.set(resource.logicalId, String(resource.physicalId))
+      continue
+    }
+    const type = RESOURCE_TYPES[resource.type] as (typeof RESOURCE_TYPES)[string]
+    const path = `resources.${index}.payload`
+    const resourcePayload = await withAssignedLocations(tx, accountId, payload, resource, assigned, (id) =>
+      physical.get(id),
+    )
+    const prepared = type.bodyOf(asObject(resourcePayload, path), resolve, path)
+    const stored = canonicalJson(resourcePayload)
+    const binding = bindings.get(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
+    bindings.delete(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
+    const live = binding && (await isLive(binding))
+    let entry: DiffEntry
+    if (binding && live && binding.payload === stored) {
+      entry = {
+        type: resource.type,
+        logicalId: resource.logicalId,
+        physicalId: binding.physical_id,
+        action: 'UNCHANGED',
+      }
+    } else if (binding && live && sameKind(binding.payload, prepared)) {
+      await type.update(tx, accountId, binding.physical_id, prepared)
+      const changes = changedFields(JSON.parse(binding.payload), resourcePayload)
+      entry = {
+        type: resource.type,
+        logicalId: resource.logicalId,
+        physicalId: binding.physical_id,
+        action: 'UPDATE',
+        changes,
+      }
+    } else {
+      // New, deleted outside the project, or a check that changed its type: made anew.
+      if (binding && live) await type.remove(tx, accountId, binding.physical_id)
+      const id = await type.create(tx, accountId, prepared)
+      entry = { type: resource.type, logicalId: resource.logicalId, physicalId: id, action: 'CREATE' }
+    }
+    const physicalId = String(entry.physicalId)
+    physical.set(resource.logicalId, physicalId)
+    const sourceFile = resource.sourceFile ?? null
+    // A moved construct changes only the binding: the resource itself stays untouched.
+    if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
+      await repo.saveBinding(tx, {
+        project_id: project.id,
+        resource_type: resource.type,
+        logical_id: resource.logicalId,
+        physical_id: physicalId,
+        payload: stored,
+        source_file: sourceFile,
+      })
+    }
+    diff.push(withPublicId(entry))
+    hooks.onProgress?.(Math.floor((100 * ++done) / total))
+  }
+  // What left the project goes after the rest, dependents first (subscriptions, checks, then groups).
+  const leaving = [...bindings.values()].sort((a, b) => orderOf(b.resource_type) - orderOf(a.resource_type))
+  for (const binding of leaving) {
+    hooks.checkCancelled?.()
+    const type = RESOURCE_TYPES[binding.resource_type]
+    if (!options.preserveResources && type && (await isLive(binding))) {
+      await type.remove(tx, accountId, binding.physical_id)
+    }
+    await repo.deleteBinding(tx, project.id, binding.resource_type, binding.logical_id)
+    diff.push(
+      withPublicId({
+        type: binding.resource_type,
+        logicalId: binding.logical_id,
+        physicalId: binding.physical_id,
+        action: options.preserveResources ? 'DETACHED' : 'DELETE',
+      }),
+    )
+    hooks.onProgress?.(Math.floor((100 * ++done) / total))
+  }
+  hooks.onProgress?.(100)
+  return diff
+}
+
+/**
+ * Whether a bound resource still exists (it may have been deleted outside the project): types that can
+ * are asked once for all their bound ids, the others one by one.
+ */
+async function liveness(tx: ServiceContext, accountId: string, bindings: BindingRow[]) {
+  const known = new Map<string, Set<string>>()
+  for (const [name, type] of Object.entries(RESOURCE_TYPES)) {
+    if (!type.existing) continue
+    const ids = bindings.filter((b) => b.resource_type === name).map((b) => b.physical_id)
+    if (ids.length > 0) known.set(name, await type.existing(tx, accountId, ids))
+  }
+  return async (binding: BindingRow): Promise<boolean> => {
+    const found = known.get(binding.resource_type)
+    if (found) return found.has(binding.physical_id)
+    const type = RESOURCE_TYPES[binding.resource_type]
+    return type ? type.exists(tx, accountId, binding.physical_id) : false
+  }
+}
+
+type BindingRow = Awaited<ReturnType<typeof repo.bindingsOf>>[number]
+
+/** The payload's resources, checked for type and uniqueness, in the order they must be applied. */
+function orderedResources(payload: ProjectPayload) {
+  const seen = new Set<string>()
+  payload.resources.forEach((resource, index) => {
+    if (resource.member !== false && !(resource.type in RESOURCE_TYPES)) {
+      throw badRequest(
+        `resources.${index}.type "${resource.type}" can't be deployed by svc yet (it deploys ${Object.keys(RESOURCE_TYPES).join(', ')})`,
+      )
+    }
+    const key = keyOf({ resource_type: resource.type, logical_id: resource.logicalId })
+    if (seen.has(key)) throw badRequest(`resources.${index}.logicalId "${resource.logicalId}" is used twice`)
+    seen.add(key)
+  })
+  return payload.resources
+    .map((resource, index) => ({ resource, index }))
+    .sort((a, b) => orderOf(a.resource.type) - orderOf(b.resource.type) || a.index - b.index)
+}
+
+const orderOf = (type: string) => RESOURCE_TYPES[type]?.order ?? -1
+
+const keyOf = (b: { resource_type: string; logical_id: string }) => `${b.resource_type}\u0000${b.logical_id}`
+
+/** A check keeps its id only while it keeps its type (svc can't change a check's type in place). */
+function sameKind(storedPayload: string, prepared: Prepared): boolean {
+  if (!prepared.checkType) return true
+  const before = (JSON.parse(storedPayload) as { checkType?: string }).checkType
+  return (before === 'PLAYWRIGHT' ? 'AUTOMATION' : before) === prepared.checkType
+}
+
+/** Numeric ids (groups, channels) as numbers, as the API answers them. */
+function withPublicId(entry: DiffEntry): DiffEntry {
+  const id = entry.physicalId
+  return typeof id === 'string' && /^\d+$/.test(id) ? { ...entry, physicalId: Number(id) } : entry
+}
+
+function asObject(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest(`${path} must be object`)
+  return value as Record<string, unknown>
+}
+
+function changedFields(before: unknown, after: unknown): string[] {
+  const a = (before ?? {}) as Record<string, unknown>
+  const b = (after ?? {}) as Record<string, unknown>
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((key) => canonicalJson(a[key]) !== canonicalJson(b[key]))
+    .sort()
+}
+
+/** JSON with object keys sorted, so the same payload always compares equal. */
+export function canonicalJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, (v as Record<string, unknown>)[k]]),
+          )
+        : v,
+    ) ?? 'null'
+  )
+}
