@@ -103,7 +103,10 @@ for (const engine of testEngines()) {
       const deployed = await checkly('deploy', '--force')
       assert.match(deployed, /Successfully deployed project "Hosted CLI project"/)
       // The CLI reads each heartbeat's ping URL back where the hosted API has it.
-      assert.match(deployed, /Ping URL of heartbeat check Nightly job is http:\/\/localhost:\d+\/ping\/[\w-]+\./)
+      assert.match(
+        deployed,
+        /Ping URL of heartbeat check Nightly job is http:\/\/localhost:\d+\/ping\/[\w-]+\./,
+      )
       const checks = await api('/v1/checks?limit=100')
       assert.deepEqual(
         checks.map((c: { checkType: string; name: string }) => `${c.checkType} ${c.name}`).sort(),
