@@ -44,6 +44,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       args: rest,
       options: { ...GLOBAL_OPTIONS, ...command.options },
       allowPositionals: true,
+      allowNegative: true,
       strict: true,
     }))
   } catch (error) {

@@ -1,5 +1,21 @@
 import type { Command } from '../command.ts'
 import { login, whoami } from './account.ts'
+import { checksGet, checksList, trigger } from './checks.ts'
+import { envAdd, envList, envPull, envRemove } from './env.ts'
 import { deploy, destroy, synth, validate } from './project.ts'
 
-export const COMMANDS: Command[] = [login, whoami, validate, synth, deploy, destroy]
+export const COMMANDS: Command[] = [
+  login,
+  whoami,
+  validate,
+  synth,
+  deploy,
+  destroy,
+  checksList,
+  checksGet,
+  trigger,
+  envList,
+  envAdd,
+  envRemove,
+  envPull,
+]

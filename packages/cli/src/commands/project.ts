@@ -61,7 +61,7 @@ const deployOptions = {
   force: { type: 'boolean', short: 'f' },
   preview: { type: 'boolean' },
   'preserve-resources': { type: 'boolean' },
-  'schedule-on-deploy': { type: 'boolean', default: true },
+  'schedule-on-deploy': { type: 'boolean' },
 } as const
 
 export const deploy: Command = {

@@ -40,10 +40,19 @@ export abstract class Check<T extends CheckType = CheckType> extends Construct {
   }
 
   validate(defaults: CheckDefaults): Issue[] {
-    return [
-      ...this.logicalIdIssues(),
-      ...this.schemaIssues(CHECK_BODIES[this.checkType], this.body(defaults)),
-    ]
+    const body = this.body(defaults)
+    const issues = this.schemaIssues(CHECK_BODIES[this.checkType], body)
+    return [...this.logicalIdIssues(), ...issues, ...(issues.length ? [] : this.thresholdIssues(body))]
+  }
+
+  /** The server's rule beyond the schema: a check is degraded before it fails (defaults included). */
+  private thresholdIssues(body: Record<string, unknown>): Issue[] {
+    const fields = CHECK_BODIES[this.checkType].properties as Record<string, { default?: unknown }>
+    const setting = (field: string) => (body[field] ?? fields[field]?.default) as number | undefined
+    const degraded = setting('degradedResponseTime')
+    const max = setting('maxResponseTime')
+    if (degraded === undefined || max === undefined || degraded <= max) return []
+    return [this.issue('degradedResponseTime', `(${degraded}) must not exceed maxResponseTime (${max})`)]
   }
 
   synthesize(defaults: CheckDefaults): Resource[] {

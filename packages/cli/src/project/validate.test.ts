@@ -88,6 +88,7 @@ describe('svc validate and synth', () => {
       'svc.config.ts': configFile('bad'),
       'api.check.ts': `import { ApiCheck, EmailAlertChannel } from '@svc/cli'
 new ApiCheck('orders', { name: 'Orders', frequency: 7, request: { url: 'http://x', method: 'FETCH', bogus: 1 } } as any)
+new ApiCheck('slow', { name: 'Slow', maxResponseTime: 500, request: { url: 'http://x', method: 'GET' } })
 new EmailAlertChannel('mail', { address: 'not-an-address' })
 `,
       'more/dup.check.ts': `import { BrowserCheck, HeartbeatMonitor } from '@svc/cli'
@@ -106,6 +107,7 @@ new BrowserCheck('journey', { name: 'Journey', code: { entrypoint: './missing.sp
       'api.check.ts: orders: frequency must be equal to one of the allowed values: 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440',
       'api.check.ts: orders: request.bogus is not a known field',
       'api.check.ts: orders: request.method must be equal to one of the allowed values: GET, POST, PUT, HEAD, DELETE, PATCH, OPTIONS',
+      'api.check.ts: slow: degradedResponseTime (10000) must not exceed maxResponseTime (500)',
       'api.check.ts: mail: address must match format "email"',
       `more/dup.check.ts: orders: logicalId is already used by another check (in ${cli.dir}/api.check.ts)`,
       `more/dup.check.ts: journey: code.entrypoint names ${cli.dir}/more/missing.spec.ts, which doesn't exist`,
