@@ -2,9 +2,11 @@ import type { Command } from '../command.ts'
 import { login, whoami } from './account.ts'
 import { checksGet, checksList, trigger } from './checks.ts'
 import { envAdd, envList, envPull, envRemove } from './env.ts'
+import { init } from './init.ts'
 import { deploy, destroy, synth, validate } from './project.ts'
 
 export const COMMANDS: Command[] = [
+  init,
   login,
   whoami,
   validate,
