@@ -7,6 +7,6 @@ import { pathToFileURL } from 'node:url'
 
 const source = join(import.meta.dirname, '../src/main.ts')
 const fromSource = existsSync(source) && !import.meta.dirname.split(/[\\/]/).includes('node_modules')
-const entry = fromSource ? source : join(import.meta.dirname, '../dist/main.js')
+const entry = fromSource ? source : join(import.meta.dirname, '../dist/cli/src/main.js')
 const { main } = await import(pathToFileURL(entry).href)
 process.exitCode = await main(process.argv.slice(2))

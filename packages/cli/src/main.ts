@@ -6,6 +6,7 @@ import { stringValue } from './command.ts'
 import { COMMANDS } from './commands/index.ts'
 import { Output } from './output.ts'
 import { ProjectError } from './project/load-project.ts'
+import { resolveSelfImports } from './self-import.ts'
 import { resolveCredentials } from './settings.ts'
 
 const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
@@ -26,6 +27,7 @@ export interface MainOptions {
 
 /** Runs one command line and resolves with its exit code. */
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  resolveSelfImports()
   const env = options.env ?? process.env
   const tty = options.tty ?? (process.stdout.isTTY === true && !env.NO_COLOR)
   const errorOut = new Output({ json: false, tty, write: options.stdout, writeError: options.stderr })

@@ -73,16 +73,21 @@ export abstract class Construct {
     const issues: Issue[] = []
     for (const error of Value.Errors(schema, value)) {
       if (error.keyword === 'boolean') continue
-      const extra = (error.params as { additionalProperties?: string[] }).additionalProperties
-      const field = extra ? joinPath(error.instancePath, extra[0] ?? '') : error.instancePath
+      const params = error.params as { additionalProperties?: string[]; requiredProperties?: string[] }
+      const extra = params.additionalProperties
+      const missing = params.requiredProperties
+      const named = extra?.[0] ?? missing?.[0]
+      const field = named === undefined ? error.instancePath : joinPath(error.instancePath, named)
       if (seen.has(field)) continue
       seen.add(field)
       const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues
       const message = extra
         ? 'is not a known field'
-        : allowed
-          ? `${error.message}: ${allowed.join(', ')}`
-          : error.message
+        : missing
+          ? 'is required'
+          : allowed
+            ? `${error.message}: ${allowed.join(', ')}`
+            : error.message
       issues.push(this.issue(field.replace(/^\//, '').replaceAll('/', '.') || '(root)', message))
     }
     return issues
