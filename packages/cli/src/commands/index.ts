@@ -2,6 +2,7 @@ import type { Command } from '../command.ts'
 import { login, whoami } from './account.ts'
 import { checksGet, checksList, trigger } from './checks.ts'
 import { envAdd, envList, envPull, envRemove } from './env.ts'
+import { importCommand } from './import.ts'
 import { init } from './init.ts'
 import { deploy, destroy, synth, validate } from './project.ts'
 
@@ -20,4 +21,5 @@ export const COMMANDS: Command[] = [
   envAdd,
   envRemove,
   envPull,
+  importCommand,
 ]

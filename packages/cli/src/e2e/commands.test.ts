@@ -19,6 +19,7 @@ for (const engine of testEngines()) {
     let target: Server
     let cli: CliProject
     let env: Record<string, string>
+    let key: string
     before(async () => {
       const store = await engine.createUrl()
       dispose = store.dispose
@@ -39,7 +40,8 @@ new ApiCheck('down', { name: 'Down', tags: ['smoke', 'broken'], activated: false
 new ApiCheck('other', { name: 'Other', tags: ['other'], activated: false, request: { url: '${base}/ok', assertions: [...ok] } })
 `,
       })
-      env = { SVC_API_URL: server.url, SVC_API_KEY: serverEnv.SVC_BOOTSTRAP_API_KEY }
+      key = serverEnv.SVC_BOOTSTRAP_API_KEY
+      env = { SVC_API_URL: server.url, SVC_API_KEY: key }
       const deployed = await cli.run(['deploy', '--force', '--no-schedule-on-deploy'], env)
       assert.equal(deployed.code, 0, deployed.stderr)
     })
@@ -126,6 +128,79 @@ new ApiCheck('other', { name: 'Other', tags: ['other'], activated: false, reques
         after.map((v: any) => v.key),
         ['BASE_URL'],
       )
+    })
+
+    test('import writes construct code that validates and synthesizes what the server has', async () => {
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        assert.equal(res.status, 201, `${path}: ${await res.clone().text()}`)
+        return (await res.json()) as any
+      }
+      const group = await post('/v1/check-groups', {
+        name: 'Clicked group',
+        locations: ['local'],
+        frequency: 30,
+      })
+      const hook = await post('/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'Clicked hook', url: 'http://127.0.0.1:9/hook' },
+      })
+      await post('/v1/checks/heartbeat', {
+        name: 'Clicked beat',
+        groupId: group.id,
+        heartbeat: { period: 2, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' },
+        alertChannelSubscriptions: [{ alertChannelId: hook.id, activated: true }],
+      })
+      await post('/v1/checks/browser', {
+        name: "Clicked 'journey'",
+        activated: false,
+        locations: ['local'],
+        script: "const { test } = require('@playwright/test')\ntest('t', async () => {})\n",
+      })
+
+      const imported = new CliProject({ 'svc.config.ts': configFile('imported') })
+      after(() => imported.remove())
+      const run = await imported.run(['import'], env)
+      assert.equal(run.code, 0, run.stderr)
+      assert.match(run.stdout, /Wrote 5 checks, 1 groups and 1 alert channels to checks\/imported\.check\.ts/)
+      const validated = await imported.run(['validate'], env)
+      assert.equal(validated.code, 0, validated.stderr)
+      const payload = JSON.parse((await imported.run(['synth', '-o', 'json'], env)).stdout)
+      const byId = Object.fromEntries(payload.resources.map((r: any) => [r.logicalId, r.payload]))
+      assert.deepEqual(byId['clicked-hook'], {
+        type: 'WEBHOOK',
+        config: {
+          name: 'Clicked hook',
+          url: 'http://127.0.0.1:9/hook',
+          method: 'POST',
+          headers: [],
+          queryParameters: [],
+          template: '',
+        },
+      })
+      assert.deepEqual(byId['clicked-group'].frequency, 30)
+      assert.deepEqual(byId['clicked-beat'].heartbeat, {
+        period: 2,
+        periodUnit: 'hours',
+        grace: 10,
+        graceUnit: 'minutes',
+      })
+      assert.deepEqual(byId['clicked-beat'].groupId, { ref: 'clicked-group' })
+      assert.deepEqual(byId['check-alert-channel-subscription#clicked-beat#clicked-hook'], {
+        alertChannelId: { ref: 'clicked-hook' },
+        checkId: { ref: 'clicked-beat' },
+        activated: true,
+      })
+      assert.equal(byId['clicked-journey'].activated, false)
+      assert.match(byId['clicked-journey'].script, /test\('t'/)
+      assert.deepEqual(byId.up.request.url.endsWith('/ok'), true)
+      const again = await imported.run(['import'], env)
+      assert.equal(again.code, 1)
+      assert.match(again.stderr, /exists already: pass --force/)
     })
   })
 }
