@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api-client.ts'
+import { type ApiClient, ApiError } from '../api-client.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { stringValue } from '../command.ts'
 import {
@@ -10,8 +10,10 @@ import {
   runningDeploymentOf,
 } from '../project/deployments.ts'
 import {
+  explainServerError,
   formatIssue,
   loadProject,
+  locationIssues,
   type Project,
   synthesize,
   validateProject,
@@ -78,10 +80,17 @@ export const deploy: Command = {
       scheduleOnDeploy: ctx.values['schedule-on-deploy'] !== false,
     }
     const path = '/v1/projects/deploy'
-    const { data: preview } = await client.request<{ diff: DiffEntry[] }>('POST', path, {
-      body: payload,
-      query: { ...query, dryRun: true },
-    })
+    const served = await client.get<{ region: string }[]>('/v1/locations')
+    const misplaced = locationIssues(
+      project,
+      served.map((location) => location.region),
+    )
+    if (misplaced.length > 0) {
+      for (const issue of misplaced) ctx.out.error(formatIssue(issue, project.dir))
+      return 1
+    }
+    const preview = await dryRun(client, project, payload, query)
+    if (!preview) return 1
     const changes = preview.diff.filter((entry) => entry.action !== 'UNCHANGED')
     if (ctx.values.preview === true) {
       ctx.out.result(preview, () => `Preview of "${payload.project.name}":\n${formatDiff(preview.diff)}`)
@@ -129,6 +138,27 @@ export const destroy: Command = {
     }
     return finish(ctx, client, started, `Destroyed "${project.config.projectName}"`)
   },
+}
+
+/** The diff of the deploy, or undefined after naming the file and field of a server-side 400. */
+async function dryRun(
+  client: ApiClient,
+  project: Project,
+  payload: ReturnType<typeof synthesize>,
+  query: Record<string, boolean>,
+): Promise<{ diff: DiffEntry[] } | undefined> {
+  try {
+    const { data } = await client.request<{ diff: DiffEntry[] }>('POST', '/v1/projects/deploy', {
+      body: payload,
+      query: { ...query, dryRun: true },
+    })
+    return data
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 400) throw error
+    throw new Error(
+      `The server refused the project: ${explainServerError(project, error.body?.message ?? '')}`,
+    )
+  }
 }
 
 async function approved(ctx: CommandContext, question: string): Promise<boolean> {

@@ -8,7 +8,7 @@ import {
   type ServerProcess,
   startServerProcess,
 } from '../../../server/src/testing/server-process.ts'
-import { CliProject } from '../testing/cli-project.ts'
+import { CliProject, configFile } from '../testing/cli-project.ts'
 
 const EXAMPLES = resolve(import.meta.dirname, '../../../../examples')
 // The examples' checks target this address; nothing listens there, and no check runs within the test.
@@ -153,6 +153,25 @@ for (const engine of testEngines()) {
       assert.deepEqual(await api('/v1/checks'), [])
       assert.deepEqual(await api('/v1/check-groups'), [])
       assert.deepEqual(await api('/v1/alert-channels'), [])
+      assert.deepEqual(await api('/v1/projects'), [])
+    })
+
+    test("locations the server doesn't serve fail deploy --preview with the construct's file and field", async () => {
+      const elsewhere = new CliProject({
+        'svc.config.ts': configFile('elsewhere'),
+        'checks/far.check.ts': `import { TcpMonitor } from '@svc/cli'
+new TcpMonitor('far', { name: 'Far', locations: ['mars'], request: { hostname: '127.0.0.1', port: 9 } })
+`,
+      })
+      after(() => elsewhere.remove())
+      const env = { SVC_API_URL: server.url, SVC_API_KEY: key }
+      assert.equal((await elsewhere.run(['validate'], env)).code, 0)
+      const refused = await elsewhere.run(['deploy', '--preview'], env)
+      assert.equal(refused.code, 1)
+      assert.equal(
+        refused.stderr,
+        "checks/far.check.ts: far: locations names mars, which the server doesn't serve (it serves local)\n",
+      )
       assert.deepEqual(await api('/v1/projects'), [])
     })
   })

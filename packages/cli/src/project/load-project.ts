@@ -117,6 +117,43 @@ export function synthesize(project: Project): {
   const { logicalId, projectName, repoUrl } = project.config
   return {
     project: { logicalId, name: projectName, ...(repoUrl ? { repoUrl } : {}) },
-    resources: project.constructs.flatMap((construct) => construct.synthesize(project.defaults)),
+    resources: resourcesWithOwners(project).map(({ resource }) => resource),
   }
+}
+
+/** Each resource of the payload with the construct that made it, in the payload's order. */
+export function resourcesWithOwners(project: Project): { resource: Resource; owner: Construct }[] {
+  return project.constructs.flatMap((owner) =>
+    owner.synthesize(project.defaults).map((resource) => ({ resource, owner })),
+  )
+}
+
+/** Locations of checks and groups that the server doesn't serve (`served`: its `GET /v1/locations`). */
+export function locationIssues(project: Project, served: string[]): Issue[] {
+  return resourcesWithOwners(project).flatMap(({ resource, owner }) => {
+    const locations = resource.payload.locations
+    if (!Array.isArray(locations)) return []
+    const unknown = locations.filter((location) => !served.includes(location))
+    if (unknown.length === 0) return []
+    return [
+      {
+        file: owner.sourceFile,
+        logicalId: owner.logicalId,
+        path: 'locations',
+        message: `names ${unknown.join(', ')}, which the server doesn't serve (it serves ${served.join(', ')})`,
+      },
+    ]
+  })
+}
+
+/**
+ * The server's message about `resources.N…` with the file and construct of resource N, as validation
+ * names them (rules only the server knows, such as its locations, are found at deploy).
+ */
+export function explainServerError(project: Project, message: string): string {
+  const match = /resources\.(\d+)(?:\.payload)?\.?(\S*)(.*)$/s.exec(message)
+  const owned = match ? resourcesWithOwners(project)[Number(match[1])] : undefined
+  if (!match || !owned) return message
+  const file = owned.owner.sourceFile ? relative(project.dir, owned.owner.sourceFile) : '(unknown file)'
+  return `${file}: ${owned.resource.logicalId}: ${match[2] || '(resource)'}${match[3]}`
 }
