@@ -89,14 +89,16 @@ test('a run frees its place when it ends, not when its result is posted; unposte
     log: { info() {}, warn() {}, error() {} },
     onKeyRefused() {},
     onNotSvc() {},
+    onRunEnded: (jobId) => ended.push(jobId),
   })
+  const ended: string[] = []
   const before = requests
   agent.start()
   try {
     // One place: the first run ends and its result waits for the server; the second run takes the place
-    // and its result waits for the first post to end.
-    await until(() => requests - before === 2)
-    await new Promise((done) => setTimeout(done, 100))
+    // and its result waits for the first post to end. What the agent does when a run ends follows at once.
+    await until(() => ended.length === 2)
+    await new Promise(setImmediate)
     assert.deepEqual(
       posted.map((p) => p.bodies.map((body) => body.slotKey)),
       [['1:check-1:private:loc']],
@@ -137,15 +139,16 @@ for (const server of ['takes batches', 'from before batches', 'fails'] as const)
       log: { info() {}, warn: (line) => warnings.push(line), error() {} },
       onKeyRefused() {},
       onNotSvc() {},
+      onRunEnded: (jobId) => ended.push(jobId),
     })
-    const before = requests
+    const ended: string[] = []
     const slotKeys = () => posted.flatMap((p) => p.bodies.map((body) => body.slotKey))
     agent.start()
     try {
       // The first result to arrive is posted alone; the rest run while it waits (three places, and at most
-      // six jobs running or posting), then wait for it.
-      await until(() => requests - before === 6)
-      await new Promise((done) => setTimeout(done, 100))
+      // six jobs running or posting), then wait for it. What the agent does when a run ends follows at once.
+      await until(() => ended.length === 6)
+      await new Promise(setImmediate)
       assert.equal(posted.length, 1)
       assert.equal(posted[0]?.route, 'single')
       posted[0]?.answer()
@@ -213,20 +216,19 @@ test('an outcome the server refuses for good (404: not this location’s run any
 
 test('an outcome the server refuses as malformed (400), alone or in its batch, is posted once and reported; the others are stored', async () => {
   const { api, posted } = fakeApi([urlJob(1), urlJob(2), urlJob(3), urlJob(4)])
-  const before = requests
   const singles: string[] = []
   const refusal = 'body.outcome.detail.timingPhases.dns must be number'
   // The first outcome goes alone, refused once the other runs ended: they then go together in a batch.
   api.postResult = async (serialized: string) => {
     singles.push((JSON.parse(serialized) as JobResultBody).slotKey)
-    await until(() => requests - before === 4)
+    await until(() => ended.length === 4)
     throw new ApiError('posting a result', 400, refusal)
   }
   const events: string[] = []
   api.postError = async (event) => {
     events.push(event.message)
   }
-  const { agent, lines } = agentLoggingTo(api, { JOB_CONCURRENCY: '4' })
+  const { agent, lines, ended } = agentLoggingTo(api, { JOB_CONCURRENCY: '4' })
   agent.start()
   try {
     await until(() => posted.length === 1)
@@ -234,7 +236,8 @@ test('an outcome the server refuses as malformed (400), alone or in its batch, i
     assert.equal(posted[0]?.bodies.length, 3)
     posted[0]?.answer([204, 400, 204])
     await until(() => events.length === 2)
-    await new Promise((done) => setTimeout(done, 300))
+    // Every job done, its outcome posted or given up: nothing is left that could be posted again.
+    await until(() => agent.runningJobs === 0)
     assert.deepEqual(singles, ['1:check-1:private:loc'], 'the lone outcome is posted once')
     assert.equal(posted.length, 1, 'the batch is not posted again, nor its refused outcome')
     assert.equal(lines.filter((line) => line.startsWith('error ')).length, 2, lines.join('\n'))
@@ -311,6 +314,8 @@ function agentLoggingTo(api: AgentApi, env: Record<string, string>) {
     },
     onKeyRefused() {},
     onNotSvc() {},
+    onRunEnded: (jobId) => ended.push(jobId),
   })
-  return { agent, lines }
+  const ended: string[] = []
+  return { agent, lines, ended }
 }

@@ -35,6 +35,8 @@ export interface AgentOptions {
   onNotSvc(error: ApiError): void
   /** Extra runner context (tests and benches inject a resolver or a proxy). */
   runner?: Partial<JobRunnerContext>
+  /** Tests only: called as a run ends and frees its place, before its outcome is posted. */
+  onRunEnded?: (jobId: string) => void
 }
 
 const MAX_HEARTBEAT_INTERVAL_MS = 10_000
@@ -292,6 +294,7 @@ export class SvcAgent {
       ran = true
       this.#runs--
       this.#freed()
+      this.#options.onRunEnded?.(job.jobId)
     }
     const run = this.#execute(job, runEnded)
       .catch((error: unknown) => {

@@ -93,12 +93,18 @@ test('--refresh-cache clears the caches script runs share before the agent start
 
 test('a log sink that goes away (EPIPE) neither spins nor stalls the agent: probes answer, SIGTERM exits', async () => {
   const healthPort = await freePort()
+  // Drops every connection: the agent keeps logging failed heartbeats into the closed pipe.
+  let heartbeats = 0
+  const api = createServer((request) => {
+    if (request.url === '/agent/v1/heartbeat') heartbeats++
+    request.socket.destroy()
+  })
+  const { url: apiUrl } = await listenOnLoopback(api)
   const child = spawn(...node([]), {
     env: {
       PATH: process.env.PATH,
       API_KEY: 'svc_pl_unused',
-      // Nothing listens there: the agent keeps logging failed heartbeats into the closed pipe.
-      SVC_API_URL: `http://127.0.0.1:${await freePort()}`,
+      SVC_API_URL: apiUrl,
       AGENT_HEALTH_PORT: String(healthPort),
     },
   })
@@ -118,14 +124,17 @@ test('a log sink that goes away (EPIPE) neither spins nor stalls the agent: prob
       })
       return response.status
     }
-    // Failed heartbeats are logged every ~0.5-1 s at start: a few have met the closed pipe by now.
-    await new Promise((done) => setTimeout(done, 3_000))
+    // Each failed heartbeat is logged before the next is sent: the second heartbeat from now comes after
+    // a failure was logged into the closed pipe.
+    const closedAt = heartbeats
+    while (heartbeats < closedAt + 2) await new Promise((done) => setTimeout(done, 20))
     assert.equal(await probe(), 200)
     child.kill('SIGTERM')
     const code = await Promise.race([exited, new Promise((done) => setTimeout(() => done('hung'), 30_000))])
     assert.equal(code, 0)
   } finally {
     child.kill('SIGKILL')
+    api.close()
   }
 })
 

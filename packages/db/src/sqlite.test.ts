@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
@@ -39,7 +48,8 @@ test('SQLite: the write-ahead log is copied into the database file by the checkp
     }
     assert.deepEqual(inFile(), [], 'commits alone leave the rows in the log')
     let copied: unknown[] = []
-    for (let waited = 0; waited < 20 && copied.length === 0; waited++) {
+    // A liveness wait for the checkpointer's next ticks (one a second), not a time limit: gives up after ~60 s.
+    for (let waited = 0; waited < 240 && copied.length === 0; waited++) {
       await sleep(250)
       copied = inFile()
     }
@@ -54,22 +64,41 @@ test('SQLite: under writes without a pause the write-ahead log starts over inste
   const { dir, path, store } = sqliteStore()
   try {
     await sql`create table blobs (body blob not null)`.execute(store.db)
-    // ~5 pages of log per commit, 3,000 commits: ~60 MB of log in all, at most ~10 MB a second (2 ms apart),
-    // so the bound leaves a slow machine's checkpointer a few seconds late.
-    // Commits this close together always land while the checkpointer copies, so the log is never wholly
-    // copied when the next one begins: the moment SQLite would start it over.
+    // Commits ~2 ms apart always land while the checkpointer copies, so the log is never wholly copied
+    // when the next one begins: the moment SQLite would start it over by itself. Each start over is
+    // seen in the log's header; waited for, not timed. The bound is in bytes, far below the backstop's
+    // (~200 MB): the checkpointer asks for a start over past ~4 MB of log.
     const body = new Uint8Array(12_000)
-    for (let commit = 0; commit < 3000; commit++) {
+    const first = logStartsOver(`${path}-wal`)
+    let commits = 0
+    for (; commits < MAX_COMMITS && logStartsOver(`${path}-wal`) < first + 2; commits++) {
       await sql`insert into blobs (body) values (${body})`.execute(store.db)
       await sleep(2)
     }
-    const walMegabytes = statSync(`${path}-wal`).size / 2 ** 20
-    assert.ok(walMegabytes < 30, `the log grew to ${walMegabytes.toFixed(1)} MB`)
+    const logMegabytes = (commits * body.length) / 2 ** 20
+    assert.ok(
+      commits < MAX_COMMITS,
+      `the log never started over twice in ${logMegabytes.toFixed(0)} MB of commits`,
+    )
   } finally {
     await store.close()
     rmSync(dir, { recursive: true, force: true })
   }
 })
+
+/** ~12 KB commits making ~100 MB of log: half the backstop's, and 25 times the size that asks for a start over. */
+const MAX_COMMITS = 8_000
+
+/** How many times the write-ahead log at `walPath` started over: its header's checkpoint sequence number. */
+function logStartsOver(walPath: string): number {
+  const header = Buffer.alloc(16)
+  const fd = openSync(walPath, 'r')
+  try {
+    return readSync(fd, header, 0, 16, 0) === 16 ? header.readUInt32BE(12) : 0
+  } finally {
+    closeSync(fd)
+  }
+}
 
 test('SQLite: a closed store has stopped its checkpointer thread too, so its folder can go at once', async () => {
   // A checkpointer thread still opening its connection after the close would create the -wal and -shm

@@ -3,9 +3,9 @@ import { test } from 'node:test'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { migrations } from './migrations/index.ts'
-import { testEngines } from './testing.ts'
+import { postgresTestUrl, testEngines } from './testing.ts'
 
-const baseUrl = process.env.SVC_TEST_DATABASE_URL
+const baseUrl = postgresTestUrl()
 const HOUR_MS = 60 * 60_000
 
 if (baseUrl) {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { missingComponent } from '@svc/core/testing'
 import pg from 'pg'
 import { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
 
@@ -31,9 +32,24 @@ interface StoreUrl {
  */
 export function testEngines(): TestEngine[] {
   const engines: TestEngine[] = [sqliteEngine()]
-  const pgUrl = process.env.SVC_TEST_DATABASE_URL
+  const pgUrl = postgresTestUrl()
   if (pgUrl) engines.push(postgresEngine(pgUrl))
   return engines
+}
+
+/**
+ * SVC_TEST_DATABASE_URL, the PostgreSQL server of the store tests. Unset, their PostgreSQL half is skipped
+ * with a loud line, and in CI (CI=true) the run fails naming it.
+ */
+export function postgresTestUrl(): string | undefined {
+  const url = process.env.SVC_TEST_DATABASE_URL
+  if (url) return url
+  missingComponent(
+    'PostgreSQL (SVC_TEST_DATABASE_URL)',
+    'the PostgreSQL half of every store test',
+    'set SVC_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test; .ci/run does',
+  )
+  return undefined
 }
 
 function sqliteEngine(): TestEngine {

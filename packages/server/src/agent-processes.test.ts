@@ -6,16 +6,18 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Scrubber } from '@svc/core'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, ffmpegPath } from '@svc/runner'
-import { listenOnLoopback, readZip, startRecordingProxy } from '@svc/runner/testing'
+import {
+  browserTestsSkipReason,
+  ffmpegSkipReason,
+  listenOnLoopback,
+  readZip,
+  startRecordingProxy,
+} from '@svc/runner/testing'
 import { type AgentProcess, startAgentProcess } from './testing/agent-process.ts'
 import { pidOfClient } from './testing/client-pid.ts'
 import { deploymentEnv, type ServerProcess, startServerProcess } from './testing/server-process.ts'
 
-const skip = chromiumAvailable()
-  ? false
-  : 'Chromium not found at /usr/bin/chromium: the agent browser check SKIPPED'
-if (skip) console.warn(`\n!!! ${skip}\n`)
+const skip = browserTestsSkipReason()
 
 const BROWSER_SCRIPT = `
 const { test, expect } = require('@playwright/test')
@@ -261,7 +263,7 @@ describe('svc agent processes', { concurrency: true }, () => {
           assert.deepEqual([...image.bytes.subarray(1, 4)], [...Buffer.from('PNG')])
           for (const bytes of [trace.bytes, image.bytes, Buffer.from(JSON.stringify(body))])
             assert.ok(!bytes.includes(secret))
-          if (ffmpegPath()) {
+          if (!ffmpegSkipReason()) {
             assert.deepEqual(
               detail.videos.map((v: { path: string }) => v.path),
               ['video-1.webm'],

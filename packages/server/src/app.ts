@@ -5,7 +5,7 @@ import type { Store } from '@svc/db'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import { authenticate, isAgentRoute, isOpenRoute } from './auth/authenticate.ts'
 import { type Clock, systemClock } from './clock.ts'
-import type { ServiceContext } from './context.ts'
+import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { nextAccountsRoutes } from './features/accounts/next-accounts.routes.ts'
@@ -57,7 +57,13 @@ export interface AppDeps {
   staticAddresses?: { ipv4: string[]; ipv6: string[] }
   /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
   runnerLeaseMs?: number
+  /** SVC_DEPLOYMENT_LEASE_SECONDS; default 10 minutes. */
+  deploymentLeaseMs?: number
   logger?: FastifyServerOptions['logger']
+  /** Caps and limits against abuse; default DEFAULT_ABUSE_LIMITS. */
+  limits?: AbuseLimits
+  /** Fastify's trustProxy (SVC_TRUST_PROXY): whose X-Forwarded-For names the client; off by default. */
+  trustProxy?: FastifyServerOptions['trustProxy']
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -74,6 +80,8 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     scripts: deps.scripts,
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
+    deploymentLeaseMs: deps.deploymentLeaseMs ?? 600_000,
+    limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
   }
 }
 
@@ -88,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: handleFrameworkError,
     rewriteUrl: rewriteCustomDomainUrl,
+    trustProxy: deps.trustProxy ?? false,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   installValidators(app)

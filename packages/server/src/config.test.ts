@@ -69,3 +69,75 @@ test('SVC_SMS_HEADERS: string values, and no header the request-header rule refu
     new ConfigError('SVC_SMS_HEADERS must be a JSON object of header names to string values'),
   )
 })
+
+test('SVC_ADMIN_TOKEN needs at least 32 characters', () => {
+  assert.throws(
+    () => loadConfig({ SVC_ADMIN_TOKEN: 'a'.repeat(31) }),
+    (error: unknown) => error instanceof ConfigError && /at least 32 characters/.test(error.message),
+  )
+  assert.equal(loadConfig({ SVC_ADMIN_TOKEN: 'a'.repeat(32) }).adminToken, 'a'.repeat(32))
+  assert.equal(loadConfig({}).adminToken, undefined)
+})
+
+test('SVC_TRUST_PROXY: off by default; true, or proxy addresses, ranges and names', () => {
+  assert.equal(loadConfig({}).trustProxy, false)
+  assert.equal(loadConfig({ SVC_TRUST_PROXY: 'false' }).trustProxy, false)
+  assert.equal(loadConfig({ SVC_TRUST_PROXY: 'TRUE' }).trustProxy, true)
+  assert.deepEqual(loadConfig({ SVC_TRUST_PROXY: '10.0.0.0/8, loopback,fd00::/8,192.0.2.1' }).trustProxy, [
+    '10.0.0.0/8',
+    'loopback',
+    'fd00::/8',
+    '192.0.2.1',
+  ])
+  for (const value of ['2', 'proxy.example', '10.0.0.0/33', '10.0.0.1/8/8']) {
+    assert.throws(
+      () => loadConfig({ SVC_TRUST_PROXY: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes('SVC_TRUST_PROXY'),
+      value,
+    )
+  }
+})
+
+test('abuse limits: defaults, settings, and bad values name the variable', () => {
+  assert.deepEqual(loadConfig({}).limits, {
+    accountRateLimit: 1200,
+    keysPerUser: 100,
+    serviceKeysPerAccount: 100,
+    failedAuth: { max: 10, windowSeconds: 300 },
+    statusForms: { max: 20, windowSeconds: 600 },
+  })
+  const set = loadConfig({
+    SVC_ACCOUNT_RATE_LIMIT: '3000',
+    SVC_MAX_KEYS_PER_USER: '5',
+    SVC_MAX_SERVICE_KEYS_PER_ACCOUNT: '7',
+    SVC_FAILED_AUTH_LIMIT: '20',
+    SVC_FAILED_AUTH_WINDOW_SECONDS: '900',
+  }).limits
+  assert.deepEqual(set, {
+    accountRateLimit: 3000,
+    keysPerUser: 5,
+    serviceKeysPerAccount: 7,
+    failedAuth: { max: 20, windowSeconds: 900 },
+    statusForms: { max: 20, windowSeconds: 600 },
+  })
+  for (const [name, value] of [
+    ['SVC_ACCOUNT_RATE_LIMIT', '0'],
+    ['SVC_MAX_KEYS_PER_USER', 'many'],
+    ['SVC_FAILED_AUTH_WINDOW_SECONDS', '86401'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(name),
+      name,
+    )
+  }
+})
+
+test('SVC_DEPLOYMENT_LEASE_SECONDS: 10 minutes by default, at least 3 seconds', () => {
+  assert.equal(loadConfig({}).deploymentLeaseMs, 600_000)
+  assert.equal(loadConfig({ SVC_DEPLOYMENT_LEASE_SECONDS: '30' }).deploymentLeaseMs, 30_000)
+  assert.throws(
+    () => loadConfig({ SVC_DEPLOYMENT_LEASE_SECONDS: '2' }),
+    new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3'),
+  )
+})

@@ -2,6 +2,7 @@ import { isIPv4, isIPv6 } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import { refusedHeaderValue, refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
+import { type AbuseLimits, DEFAULT_ABUSE_LIMITS } from './context.ts'
 import type { DeliveryConfig } from './features/alerting/delivery.ts'
 import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
 import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
@@ -16,8 +17,15 @@ export interface Config {
   databaseUrl: string
   /** The base URL svc shows the world: OpenAPI servers, ping URLs, result links. */
   publicUrl: string
-  /** Enables the admin API under /admin/v1 when set. */
+  /** Enables the admin API under /admin/v1 when set (at least ADMIN_TOKEN_MIN_LENGTH characters). */
   adminToken: string | undefined
+  /**
+   * Fastify's trustProxy (SVC_TRUST_PROXY): false (the default) takes the TCP peer as the client; true
+   * or proxy addresses make X-Forwarded-For name it. Failed sign-ins are counted per client.
+   */
+  trustProxy: boolean | string[]
+  /** Key caps, the per-account rate limit and the failed sign-in limit. */
+  limits: AbuseLimits
   /** 32-byte AES-256-GCM key for locked and secret values; generated into `dataDir` when unset. */
   encryptionKey: Buffer | undefined
   /** Presets the value of the API key created on first start. */
@@ -31,6 +39,8 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** How long a dead node's project deployment stays running before it counts as failed (SVC_DEPLOYMENT_LEASE_SECONDS). */
+  deploymentLeaseMs: number
   /** SIGTERM: how long runs and requests in flight get to finish before the process exits anyway. */
   shutdownGraceMs: number
   /** Debian's Chromium for browser checks (SVC_CHROMIUM_PATH). */
@@ -55,6 +65,9 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** A token an attacker can't exhaust by guessing, even unthrottled: 32 characters. */
+export const ADMIN_TOKEN_MIN_LENGTH = 32
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT ?? '3000')
   const dataDir = resolve(env.SVC_DATA_DIR || './data')
@@ -67,8 +80,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = (env.SVC_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '')
   if (!URL.canParse(publicUrl)) throw new ConfigError(`SVC_PUBLIC_URL is not a URL: ${publicUrl}`)
   const adminToken = env.SVC_ADMIN_TOKEN || undefined
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError('SVC_ADMIN_TOKEN must be at least 16 characters')
+  if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
+    throw new ConfigError(
+      `SVC_ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters (e.g. openssl rand -hex 32)`,
+    )
   }
   const bootstrapApiKey = env.SVC_BOOTSTRAP_API_KEY || undefined
   if (bootstrapApiKey !== undefined && !/^svc_[A-Za-z0-9_-]{32,}$/.test(bootstrapApiKey)) {
@@ -86,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     publicUrl,
     adminToken,
+    trustProxy: parseTrustProxy(env.SVC_TRUST_PROXY),
+    limits: parseAbuseLimits(env),
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
     bootstrapApiKey,
     logLevel: parseLogLevel(env.LOG_LEVEL),
@@ -93,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
+    deploymentLeaseMs: parseDeploymentLease(env.SVC_DEPLOYMENT_LEASE_SECONDS),
     shutdownGraceMs:
       parsePositiveInteger('SVC_SHUTDOWN_GRACE_SECONDS', env.SVC_SHUTDOWN_GRACE_SECONDS ?? '25') * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
@@ -162,6 +180,61 @@ export function parseArtifactsS3(env: NodeJS.ProcessEnv): S3ArtifactsConfig | un
     sessionToken: own ? undefined : env.AWS_SESSION_TOKEN || undefined,
     prefix: prefix ? `${prefix}/` : '',
   }
+}
+
+function parseAbuseLimits(env: NodeJS.ProcessEnv): AbuseLimits {
+  const setting = (name: string, fallback: number) =>
+    env[name] === undefined || env[name] === '' ? fallback : parsePositiveInteger(name, env[name])
+  const defaults = DEFAULT_ABUSE_LIMITS
+  const accountRateLimit = setting('SVC_ACCOUNT_RATE_LIMIT', defaults.accountRateLimit)
+  const windowSeconds = setting('SVC_FAILED_AUTH_WINDOW_SECONDS', defaults.failedAuth.windowSeconds)
+  // Counters not hit for a day are pruned: a longer window would end early.
+  if (windowSeconds > 86_400)
+    throw new ConfigError(
+      `SVC_FAILED_AUTH_WINDOW_SECONDS must be at most 86400 (a day), got ${windowSeconds}`,
+    )
+  return {
+    accountRateLimit,
+    keysPerUser: setting('SVC_MAX_KEYS_PER_USER', defaults.keysPerUser),
+    serviceKeysPerAccount: setting('SVC_MAX_SERVICE_KEYS_PER_ACCOUNT', defaults.serviceKeysPerAccount),
+    failedAuth: {
+      max: setting('SVC_FAILED_AUTH_LIMIT', defaults.failedAuth.max),
+      windowSeconds,
+    },
+    statusForms: defaults.statusForms,
+  }
+}
+
+/** proxy-addr's names for ranges, as Fastify's trustProxy takes them. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * SVC_TRUST_PROXY: unset or `false` trusts no proxy; `true` trusts every hop (only when every request
+ * passes a proxy that sets X-Forwarded-For); else the proxies' addresses, CIDR ranges or proxy-addr's
+ * names (loopback, linklocal, uniquelocal), comma-separated. (Fastify 5 refuses hop counts.)
+ */
+export function parseTrustProxy(value: string | undefined): boolean | string[] {
+  const trimmed = (value ?? '').trim().toLowerCase()
+  if (trimmed === '' || trimmed === 'false') return false
+  if (trimmed === 'true') return true
+  const list = trimmed
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  const invalid = list.find((entry) => !PROXY_RANGE_NAMES.has(entry) && !isAddressRange(entry))
+  if (invalid !== undefined) {
+    throw new ConfigError(
+      `SVC_TRUST_PROXY must be true, false or comma-separated proxy addresses (CIDR, loopback, linklocal, uniquelocal allowed), got ${invalid}`,
+    )
+  }
+  return list
+}
+
+function isAddressRange(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/')
+  const family = isIPv4(address) ? 4 : isIPv6(address) ? 6 : 0
+  if (family === 0 || rest.length > 0) return false
+  return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
 }
 
 function parseLlm(env: NodeJS.ProcessEnv): LlmConfig | undefined {
@@ -311,4 +384,14 @@ export function parseEncryptionKey(value: string): Buffer {
     throw new ConfigError('SVC_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64')
   }
   return key
+}
+
+/**
+ * PostgreSQL renews a running deployment's lease every third of it; SQLite can't while the apply holds
+ * the only writer, but there one process serves, and it knows its own deployments.
+ */
+function parseDeploymentLease(value: string | undefined): number {
+  const seconds = parsePositiveInteger('SVC_DEPLOYMENT_LEASE_SECONDS', value ?? '600')
+  if (seconds < 3) throw new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3')
+  return seconds * 1000
 }

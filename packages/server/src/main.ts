@@ -28,9 +28,12 @@ async function main(): Promise<void> {
     // The pool warns (no working sandbox under `auto`) from its start below, when the app's log exists.
     scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) => app.log.warn(message)),
     runnerLeaseMs: config.runnerLeaseMs,
+    deploymentLeaseMs: config.deploymentLeaseMs,
     staticAddresses: config.staticAddresses,
     publicUrl: config.publicUrl,
     adminToken: config.adminToken,
+    trustProxy: config.trustProxy,
+    limits: config.limits,
     locations: config.locations,
     alerting: config.alerting,
     logger: {

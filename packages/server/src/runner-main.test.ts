@@ -4,8 +4,7 @@ import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDb } from '@svc/db'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable } from '@svc/runner'
-import { listenOnLoopback } from '@svc/runner/testing'
+import { browserTestsSkipReason, listenOnLoopback } from '@svc/runner/testing'
 import { holdingServer } from './testing/holding-page.ts'
 import {
   deploymentEnv,
@@ -14,8 +13,7 @@ import {
   startServerProcess,
 } from './testing/server-process.ts'
 
-const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: the suite run SKIPPED'
-if (skip) console.warn(`\n!!! ${skip}\n`)
+const skip = browserTestsSkipReason()
 
 /**
  * `npm run runner -- --location X` processes beside a server on one store. The engines run side by

@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
+import { pingSkipReason } from '../playwright/testing.ts'
 import { parsePingOutput } from './parse-ping.ts'
 import { type IcmpJob, runIcmpCheck } from './run-icmp-check.ts'
 
 const ctx = { now: () => new Date() }
+// The system ping is looked up once: a test below hides it on purpose by changing PATH.
+const noPing = pingSkipReason()
 const job = (request: Partial<IcmpJob['request']> = {}, extra: Partial<IcmpJob> = {}): IcmpJob => ({
   request: { hostname: '127.0.0.1', pingCount: 3, ...request },
   degradedPacketLossThreshold: 10,
@@ -16,7 +19,9 @@ const job = (request: Partial<IcmpJob['request']> = {}, extra: Partial<IcmpJob> 
 })
 
 describe('ICMP checks through the system ping', () => {
-  test('pinging 127.0.0.1 passes with latency and no loss; LATENCY assertions read avg/min/max', async () => {
+  test('pinging 127.0.0.1 passes with latency and no loss; LATENCY assertions read avg/min/max', {
+    skip: noPing,
+  }, async () => {
     const result = await runIcmpCheck(
       job({
         assertions: [
@@ -36,7 +41,7 @@ describe('ICMP checks through the system ping', () => {
     )
   })
 
-  test('a failing latency assertion fails the run', async () => {
+  test('a failing latency assertion fails the run', { skip: noPing }, async () => {
     const result = await runIcmpCheck(
       job({
         pingCount: 1,
@@ -47,7 +52,9 @@ describe('ICMP checks through the system ping', () => {
     assert.equal(result.error?.type, 'ASSERTION')
   })
 
-  test('an IP address is pinged in its own family: ::1 over IPv6 whether ipFamily is left out or IPv4', async () => {
+  test('an IP address is pinged in its own family: ::1 over IPv6 whether ipFamily is left out or IPv4', {
+    skip: noPing,
+  }, async () => {
     for (const request of [
       { hostname: '::1' },
       { hostname: '::1', ipFamily: 'IPv4' as const },
@@ -79,7 +86,9 @@ describe('ICMP checks through the system ping', () => {
     assert.equal(result.checkResult.summary, null)
   })
 
-  test('ping itself failing is a NETWORK_ERROR with its own words: a name that resolves nowhere, no ping at all', async () => {
+  test('ping itself failing is a NETWORK_ERROR with its own words: a name that resolves nowhere, no ping at all', {
+    skip: noPing,
+  }, async () => {
     const unknown = await runIcmpCheck(job({ hostname: 'nosuch.invalid', pingCount: 1 }), ctx)
     assert.equal(unknown.hasFailures, true)
     assert.equal(unknown.error?.type, 'NETWORK_ERROR')
@@ -100,7 +109,9 @@ describe('ICMP checks through the system ping', () => {
     }
   })
 
-  test('shouldFail inverts what ping measured; a ping that never ran (no such host, wrong family) still fails', async () => {
+  test('shouldFail inverts what ping measured; a ping that never ran (no such host, wrong family) still fails', {
+    skip: noPing,
+  }, async () => {
     const answered = await runIcmpCheck(job({ pingCount: 1 }, { shouldFail: true }), ctx)
     assert.deepEqual([answered.checkResult.summary?.received, answered.hasFailures], [1, true])
     const mismatch = await runIcmpCheck(

@@ -1,28 +1,42 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { missingComponent } from '@svc/core/testing'
 import { listenOnLoopback } from '../testing/loopback.ts'
 import { ffmpegPath } from './ffmpeg.ts'
 import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, PlaywrightPool } from './pool.ts'
 import type { ScriptRunnerContext } from './types.ts'
 import { readZip } from './zip.ts'
 
-/** Browser tests run where Chromium is; elsewhere they are skipped, and say so loudly. */
+/** Browser tests run where Chromium is; elsewhere they are skipped, and say so loudly (in CI they fail). */
 export function browserTestsSkipReason(): string | false {
   if (chromiumAvailable(DEFAULT_CHROMIUM_PATH)) return false
-  const reason = `Chromium not found at ${DEFAULT_CHROMIUM_PATH}: browser tests SKIPPED (apt-get install chromium)`
-  console.warn(`\n${'!'.repeat(100)}\n!!! ${reason}\n${'!'.repeat(100)}\n`)
-  return reason
+  return missingComponent(`Chromium (${DEFAULT_CHROMIUM_PATH})`, 'browser tests', 'apt-get install chromium')
 }
 
-/** Video tests need Chromium and ffmpeg; without them they are skipped, and say so loudly. */
+/** Video tests need Chromium and ffmpeg; without them they are skipped, and say so loudly (in CI they fail). */
 export function videoTestsSkipReason(): string | false {
-  const noBrowser = browserTestsSkipReason()
-  if (noBrowser || ffmpegPath()) return noBrowser
-  const reason = 'ffmpeg not found: video tests SKIPPED (apt-get install ffmpeg)'
-  console.warn(`\n${'!'.repeat(100)}\n!!! ${reason}\n${'!'.repeat(100)}\n`)
-  return reason
+  return browserTestsSkipReason() || ffmpegSkipReason()
+}
+
+/** Tests of recorded videos need ffmpeg; without it they are skipped, and say so loudly (in CI they fail). */
+export function ffmpegSkipReason(): string | false {
+  if (ffmpegPath()) return false
+  return missingComponent('ffmpeg', 'video tests', 'apt-get install ffmpeg')
+}
+
+/** ICMP tests run the system ping; without it they are skipped, and say so loudly (in CI they fail). */
+export function pingSkipReason(): string | false {
+  const found = (process.env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(join(dir, 'ping'), constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+  return found ? false : missingComponent('ping', 'ICMP tests', 'apt-get install iputils-ping')
 }
 
 /** WebM files start with the EBML magic number. */

@@ -28,7 +28,7 @@ export interface TcpCheckResult {
 export type TcpRunResult = RunVerdict & { checkResult: TcpCheckResult }
 
 /** After sending, the reply is complete when the peer closes or stays quiet this long. */
-const IDLE_AFTER_DATA_MS = 500
+export const IDLE_AFTER_DATA_MS = 500
 const MAX_RESPONSE_BYTES = 64 * 1024
 
 /** Connects, optionally sends `data`, reads the reply, and checks it. Never throws. */

@@ -1,3 +1,9 @@
+export {
+  browserTestsSkipReason,
+  ffmpegSkipReason,
+  pingSkipReason,
+  videoTestsSkipReason,
+} from '../playwright/testing.ts'
 export { readZip } from '../playwright/zip.ts'
 export { selfSignedCertificate } from './certificate.ts'
 export { freePort } from './free-port.ts'

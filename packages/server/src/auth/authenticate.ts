@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context.ts'
 import * as keysRepo from '../features/api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
 import { badRequest, forbidden, unauthorized } from '../http/errors.ts'
+import { recordFailedAuth } from './failed-auth-throttle.ts'
 
 /** Who is calling, in which account, with which role. Set on every request to a keyed route. */
 export interface AuthContext {
@@ -49,19 +50,29 @@ export function isAgentRoute(routeUrl: string): boolean {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/** A live key, and the account it acts in once membership is known (a 400 or 403 before has none). */
+export interface CountedKey {
+  keyId: string
+  accountId?: string
+}
+
 /**
  * Resolves the bearer key and account of a request, per API.md: 401 for no, malformed, unknown or
  * revoked keys; 403 for no membership in the named account or a role too low for the route.
- * `onKey` runs as soon as a live key is known, before any 400 or 403 (the rate limit counts every
- * request of a live key, whatever its outcome); a 401 has no key to run it for.
+ * `onKey` runs once a live key is known, before any 400 or 403 (the rate limit counts every request of
+ * a live key, whatever its outcome), with the account when the key may act in it; a 401 has no key to
+ * run it for, and counts as a failed attempt of the client address instead.
  */
 export async function authenticate(
   ctx: ServiceContext,
   request: FastifyRequest,
-  onKey: (key: { keyId: string }) => Promise<void> = async () => {},
+  onKey: (key: CountedKey) => Promise<void> = async () => {},
 ): Promise<AuthContext> {
   const rawKey = bearerToken(request.headers.authorization)
-  if (!rawKey) throw unauthorized(request.headers.authorization ? 'Bad Token' : 'Missing API key')
+  if (!rawKey) {
+    if (request.headers.authorization) await recordFailedAuth(ctx, 'api-key', request.ip)
+    throw unauthorized(request.headers.authorization ? 'Bad Token' : 'Missing API key')
+  }
   const accountHeader = request.headers[ACCOUNT_HEADER] ?? request.headers[HOSTED_ACCOUNT_HEADER]
   if (accountHeader !== undefined && (typeof accountHeader !== 'string' || !UUID.test(accountHeader))) {
     const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
@@ -72,16 +83,26 @@ export async function authenticate(
   }
   const requestedAccount = accountHeader?.toLowerCase()
   const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), requestedAccount)
-  if (!key) throw unauthorized('Bad Token')
-  await onKey({ keyId: key.id })
+  if (!key) {
+    await recordFailedAuth(ctx, 'api-key', request.ip)
+    throw unauthorized('Bad Token')
+  }
 
-  const auth = key.user_id
-    ? resolveUserKey(
-        { keyId: key.id, userId: key.user_id, memberships: key.memberships },
-        requestedAccount,
-        request.routeOptions.config.userLevel === true,
-      )
-    : resolveServiceKey({ keyId: key.id, accountId: key.account_id, role: key.role }, requestedAccount)
+  let auth: AuthContext
+  try {
+    auth = key.user_id
+      ? resolveUserKey(
+          { keyId: key.id, userId: key.user_id, memberships: key.memberships },
+          requestedAccount,
+          request.routeOptions.config.userLevel === true,
+        )
+      : resolveServiceKey({ keyId: key.id, accountId: key.account_id, role: key.role }, requestedAccount)
+  } catch (error) {
+    await onKey({ keyId: key.id })
+    throw error
+  }
+  // Only an account the key may act in is charged: a stranger naming it can't use up its share.
+  await onKey({ keyId: key.id, accountId: auth.accountId })
 
   const required =
     request.routeOptions.config.minRole ?? (READ_METHODS.has(request.method) ? 'READ_ONLY' : 'READ_WRITE')

@@ -34,3 +34,12 @@ export async function deleteWindowsStartedBefore(ctx: ServiceContext, beforeMs: 
     .executeTakeFirst()
   return Number(deleted.numDeletedRows)
 }
+
+/** `bucket`'s window as it stands, without counting a hit; undefined when it was never hit (or pruned). */
+export async function findWindow(ctx: ServiceContext, bucket: string) {
+  return ctx.db
+    .selectFrom('rate_limit_windows')
+    .select(['window_start_ms', 'hits'])
+    .where('bucket', '=', bucket)
+    .executeTakeFirst()
+}

@@ -6,7 +6,7 @@ import type { AuthContext } from '../auth/authenticate.ts'
 import type { Clock } from '../clock.ts'
 import * as accounts from '../features/accounts/accounts.service.ts'
 import { HttpError } from '../http/errors.ts'
-import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type Tenant, type TestApp } from '../testing/test-app.ts'
 import { countHit } from './rate-limit.repo.ts'
 import { enforceRateLimits, pruneRateLimitWindows } from './rate-limit.ts'
 
@@ -177,6 +177,54 @@ for (const engine of testEngines()) {
       const plain = { routeOptions: { config: {} } } as FastifyRequest
       await enforceRateLimits(t.ctx, auth, plain, reply)
       assert.equal(headers['x-ratelimit-remaining'], 595)
+    })
+  })
+
+  describe(`the per-account rate limit on ${engine.engine}`, () => {
+    let t: TestApp
+    const clock = new FakeClock()
+    const ACCOUNT_LIMIT = 5
+    before(async () => {
+      t = await createTestApp(engine, { clock, limits: { accountRateLimit: ACCOUNT_LIMIT } })
+    })
+    after(() => t.close())
+
+    test("all keys of an account share its budget: more keys don't multiply it", async () => {
+      const keyA = await t.addUser('READ_ONLY')
+      const keyB = await t.addUser('READ_ONLY')
+      const me = (as: Tenant) => t.call({ method: 'GET', url: '/v1/accounts/me', as })
+      // The owner's own account, named by a stranger's key: a 403 that mustn't use up its budget.
+      const stranger = await ownerOfAnotherAccount(t)
+      const foreign = await t.call({
+        method: 'GET',
+        url: '/v1/accounts/me',
+        as: stranger,
+        account: t.owner.accountId,
+      })
+      assert.equal(foreign.statusCode, 403)
+
+      const first = await me(keyA)
+      assert.equal(first.statusCode, 200)
+      // The account's budget is tighter than the key's 600, so the headers tell it.
+      assert.equal(first.headers['x-ratelimit-limit'], String(ACCOUNT_LIMIT))
+      assert.equal(first.headers['x-ratelimit-remaining'], String(ACCOUNT_LIMIT - 1))
+      for (let i = 1; i < ACCOUNT_LIMIT; i++) assert.equal((await me(i % 2 ? keyB : keyA)).statusCode, 200)
+      clock.advance(20)
+      const limited = await me(keyB)
+      assert.equal(limited.statusCode, 429)
+      assert.equal(limited.headers['retry-after'], '40')
+      assert.deepEqual(json(limited), {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: `Rate limit exceeded: ${ACCOUNT_LIMIT} requests per 60 seconds`,
+        attributes: { limit: ACCOUNT_LIMIT, windowSeconds: 60, retryAfterSeconds: 40 },
+      })
+      // A key never used before is held back too: the account's share is spent.
+      assert.equal((await me(t.owner)).statusCode, 429)
+      // Another account has its own budget.
+      assert.equal((await me(stranger)).statusCode, 200)
+      clock.advance(40)
+      assert.equal((await me(keyA)).statusCode, 200)
     })
   })
 }

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { AuthContext } from '../auth/authenticate.ts'
+import type { CountedKey } from '../auth/authenticate.ts'
 import type { ServiceContext } from '../context.ts'
 import { HttpError } from '../http/errors.ts'
+import { addressGroupOf } from './client-address.ts'
 import { countHit, deleteWindowsStartedBefore } from './rate-limit.repo.ts'
 
 /** A route's own limit, on top of the global one (API.md "Custom rate limits"). */
@@ -31,17 +32,19 @@ export function pruneRateLimitWindows(ctx: ServiceContext): Promise<number> {
 }
 
 /**
- * Counts the request against the key's global window and the route's own, in the store so every node
- * shares them. Sets the x-ratelimit-* headers from the tighter of the two; 429 when either is exhausted.
+ * Counts the request against the key's global window, its account's (so that many keys don't multiply
+ * an account's share) and the route's own, in the store so every node shares them. Sets the
+ * x-ratelimit-* headers from the tightest; 429 when any is exhausted.
  * (Written here rather than with @fastify/rate-limit: that plugin applies one limiter per request.)
  */
 export async function enforceRateLimits(
   ctx: ServiceContext,
-  auth: Pick<AuthContext, 'keyId'>,
+  auth: CountedKey,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
   const limits = [{ bucket: `key:${auth.keyId}`, max: GLOBAL_RATE_LIMIT }]
+  if (auth.accountId) limits.push({ bucket: `account:${auth.accountId}`, max: ctx.limits.accountRateLimit })
   const routeLimit = request.routeOptions.config.rateLimit
   if (routeLimit) limits.push({ bucket: `key:${auth.keyId}:${routeLimit.group}`, max: routeLimit.max })
   await countAgainst(ctx, limits, reply)
@@ -60,6 +63,27 @@ export async function enforceRouteRateLimit(
   const routeLimit = request.routeOptions.config.rateLimit
   if (!routeLimit) return
   await countAgainst(ctx, [{ bucket: `${caller}:${routeLimit.group}`, max: routeLimit.max }], reply)
+}
+
+/**
+ * A limit per client address, for open routes that have no key to count by (`name` tells the routes
+ * apart): 429 in the error shape, with retry-after, once `max` requests came within the window.
+ */
+export async function enforceAddressRateLimit(
+  ctx: ServiceContext,
+  name: string,
+  clientAddress: string,
+  limit: { max: number; windowSeconds: number },
+): Promise<void> {
+  const nowMs = ctx.clock.now().getTime()
+  const windowMs = limit.windowSeconds * 1000
+  const window = await countHit(ctx, `${name}:${addressGroupOf(clientAddress)}`, nowMs, windowMs)
+  if (Number(window.hits) <= limit.max) return
+  const retryAfterSeconds = Math.max(1, Math.ceil((Number(window.window_start_ms) + windowMs - nowMs) / 1000))
+  throw new HttpError(429, `Too many requests from this address: try again in ${retryAfterSeconds} seconds`, {
+    attributes: { limit: limit.max, windowSeconds: limit.windowSeconds, retryAfterSeconds },
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  })
 }
 
 async function countAgainst(

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
 import { InsertQueryNode, type KyselyPlugin, type QueryId } from 'kysely'
+import { watchQueries } from '../testing/query-watcher.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { claimDueSlots, listSchedule } from './schedules.repo.ts'
@@ -323,11 +324,22 @@ for (const engine of testEngines()) {
         .execute()
       await dueAt(ids, nowMs + 300)
       // No tick comes during the test: only the wake for the slot due 300 ms on can run it.
-      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, tickMs: 3_600_000 })
+      const queries = watchQueries()
+      const node = createScheduler(
+        { ...t.ctx, db: t.ctx.db.withPlugin(queries.plugin) },
+        { locations: ['local'], concurrency: 2, tickMs: 3_600_000 },
+      )
+      // The start claims, then reads when the next slot falls due (retries last) and sets its wake.
+      const wakeSet = queries.answered('select', 'check_retries')
       node.start()
       try {
-        await new Promise((done) => setTimeout(done, 50))
-        assert.equal(await resultCount(ids), 0, 'nothing is due at the start')
+        await wakeSet
+        const [slot] = await listSchedule(t.ctx, ids[0] as string)
+        assert.deepEqual(
+          [slot?.lease_owner, await resultCount(ids)],
+          [null, 0],
+          'nothing is due at the start',
+        )
         nowMs += 300
         await until(async () => (await resultCount(ids)) > 0)
         assert.equal(await resultCount(ids), 1)
@@ -365,17 +377,21 @@ for (const engine of testEngines()) {
         })
         await dueAt(checks, nowMs)
         const held = holdResultInserts()
+        const queries = watchQueries()
+        // Leases renewed every 100 ms, five ticks apart: each renewal comes after ticks that could claim.
         const node = createScheduler(
-          { ...t.ctx, db: t.ctx.db.withPlugin(held.plugin) },
-          { locations: ['eu-west-1'], concurrency: 2, maxUnstored: 3, tickMs: 20 },
+          { ...t.ctx, db: t.ctx.db.withPlugin(held.plugin).withPlugin(queries.plugin) },
+          { locations: ['eu-west-1'], concurrency: 2, maxUnstored: 3, tickMs: 20, leaseMs: 300 },
         )
         const before = hits
         node.start()
         try {
           await until(() => hits - before >= 4)
           // Two places, yet four runs while no result could commit: two took the places the first two
-          // left. Then three results wait for the store, and no tick claims more.
-          await new Promise((done) => setTimeout(done, 300))
+          // left. Then three results wait for the store, and no tick claims more: not in the ticks
+          // between two renewals of the leases.
+          await queries.answered('update', 'check_retries')
+          await queries.answered('update', 'check_retries')
           assert.equal(hits - before, 4)
           assert.equal(await resultCount(checks), 0)
           held.release()

@@ -3,17 +3,19 @@ import { createServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, ffmpegPath } from '@svc/runner'
-import { listenOnLoopback, selfSignedCertificate } from '@svc/runner/testing'
+import {
+  browserTestsSkipReason,
+  ffmpegSkipReason,
+  listenOnLoopback,
+  selfSignedCertificate,
+} from '@svc/runner/testing'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../testing/test-app.ts'
 import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
 
-const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: browser checks SKIPPED'
-if (skip) console.warn(`\n!!! ${skip}\n`)
-const noFfmpeg = ffmpegPath() ? false : 'ffmpeg not found: video tests SKIPPED (apt-get install ffmpeg)'
-if (noFfmpeg) console.warn(`\n!!! ${noFfmpeg}\n`)
+const skip = browserTestsSkipReason()
+const noFfmpeg = ffmpegSkipReason()
 
 const PASSING = `
 const { test, expect } = require('@playwright/test')

@@ -5,11 +5,10 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable } from '@svc/runner'
+import { browserTestsSkipReason } from '@svc/runner/testing'
 import { deploymentEnv, type ServerProcess, startServerProcess } from '../testing/server-process.ts'
 
-const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: browser checks SKIPPED'
-if (skip) console.warn(`\n!!! ${skip}\n`)
+const skip = browserTestsSkipReason()
 
 /** Outside /tmp, which scripts don't see at all: the data directory must be hidden on its own. */
 const LOCAL_TMP = fileURLToPath(new URL('../../.tmp/', import.meta.url))

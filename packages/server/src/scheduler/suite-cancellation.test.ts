@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable } from '@svc/runner'
+import { browserTestsSkipReason } from '@svc/runner/testing'
 import { cancelCheckRuns } from '../features/checks/checks.service.ts'
 import { holdingServer } from '../testing/holding-page.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
@@ -13,8 +13,7 @@ import { createScheduler } from './scheduler.ts'
 import { listSchedule } from './schedules.repo.ts'
 import { deleteSuiteRuns, saveSuiteRuns } from './suite-runs.repo.ts'
 
-const skip = chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: suite checks SKIPPED'
-if (skip) console.warn(`\n!!! ${skip}\n`)
+const skip = browserTestsSkipReason()
 
 /**
  * A suite whose second test opens HOLD_URL (a holding page) in a step, then waits a minute: in flight

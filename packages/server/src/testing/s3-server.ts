@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { missingComponent } from '@svc/core/testing'
 import { freePort } from '@svc/runner/testing'
 import { AwsClient } from 'aws4fetch'
 import type { S3ArtifactsConfig } from '../features/artifacts/s3-artifact-store.ts'
@@ -13,15 +14,15 @@ const ACCESS_KEY_ID = 'svc-test-access-key'
 const SECRET_ACCESS_KEY = 'svc-test-secret-key-0123456789'
 const REGION = 'us-east-1'
 
-/** S3 tests run where Ceph's gateway is installed; elsewhere they are skipped, and say so loudly. */
+/** S3 tests run where Ceph's gateway is installed; elsewhere they are skipped, and say so loudly (in CI they fail). */
 export function s3TestsSkipReason(): string | false {
   const missing = BINARIES.filter((binary) => !existsSync(binary))
   if (missing.length === 0) return false
-  const reason =
-    `${missing.join(', ')} not found: S3 artifact-store tests SKIPPED ` +
-    '(apt-get install ceph-mon ceph-osd radosgw; .ci/run does)'
-  console.warn(`\n${'!'.repeat(100)}\n!!! ${reason}\n${'!'.repeat(100)}\n`)
-  return reason
+  return missingComponent(
+    `Ceph (${missing.join(', ')})`,
+    'S3 artifact-store tests',
+    'apt-get install ceph-mon ceph-osd radosgw; .ci/run does',
+  )
 }
 
 export interface S3TestServer {

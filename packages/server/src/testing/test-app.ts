@@ -8,13 +8,13 @@ import { PlaywrightPool } from '@svc/runner'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { type Clock, systemClock } from '../clock.ts'
-import type { ServiceContext } from '../context.ts'
+import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from '../context.ts'
 import { createSecretBox } from '../crypto/secret-box.ts'
 import * as accounts from '../features/accounts/accounts.service.ts'
 import * as keys from '../features/api-keys/api-keys.service.ts'
 import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 
-export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij'
 
 export interface TestApp {
   app: FastifyInstance
@@ -47,6 +47,9 @@ export async function createTestApp(
     runnerLeaseMs?: number
     /** Where artifacts go; default: a fresh local directory. Its `limitBytes` also caps runs. */
     artifacts?: ArtifactStore
+    /** Caps and limits against abuse, over DEFAULT_ABUSE_LIMITS. */
+    limits?: Partial<AbuseLimits>
+    trustProxy?: AppDeps['trustProxy']
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
@@ -68,6 +71,8 @@ export async function createTestApp(
     alerting: options.alerting,
     runnerLeaseMs: options.runnerLeaseMs,
     logger: options.logger,
+    limits: { ...DEFAULT_ABUSE_LIMITS, ...options.limits },
+    trustProxy: options.trustProxy,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorResponse } from '@svc/core'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { assertNotThrottled, recordFailedAuth } from '../../auth/failed-auth-throttle.ts'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound, unauthorized } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
@@ -29,9 +30,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext; admin
   const expected = Buffer.from(adminToken)
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.url === '/admin/openapi.json') return
+    // A throttled address isn't told whether its token is right, so it can't go on guessing.
+    await assertNotThrottled(ctx, 'admin-token', request.ip)
     const presented = Buffer.from(request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? '')
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected))
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+      await recordFailedAuth(ctx, 'admin-token', request.ip)
       throw unauthorized('Bad Token')
+    }
   })
   const conflictResponse = { 409: ErrorResponse('Conflict: it exists already') }
 

@@ -9,8 +9,13 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, DETAIL_KEYS, type RunnerJob, runJob } from '@svc/runner'
-import { listenOnLoopback, selfSignedCertificate } from '@svc/runner/testing'
+import { DETAIL_KEYS, type RunnerJob, runJob } from '@svc/runner'
+import {
+  browserTestsSkipReason,
+  listenOnLoopback,
+  pingSkipReason,
+  selfSignedCertificate,
+} from '@svc/runner/testing'
 import dns2 from 'dns2'
 import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
@@ -168,7 +173,9 @@ for (const engine of testEngines()) {
           .execute()
       ).length
 
-    test('what the runner reports for URL, API, TCP, DNS and ICMP checks is taken and stored as posted', async () => {
+    test('what the runner reports for URL, API, TCP, DNS and ICMP checks is taken and stored as posted', {
+      skip: pingSkipReason(),
+    }, async () => {
       const kinds = ['url', 'api', 'tcp', 'dns', 'icmp'] as const
       const { jobs, ids, postBatch } = await jobsFor(
         'real-uptime',
@@ -206,7 +213,7 @@ for (const engine of testEngines()) {
     })
 
     test('what the runner reports for a browser check is taken and stored as posted', {
-      skip: chromiumAvailable() ? false : 'Chromium not found: SKIPPED',
+      skip: browserTestsSkipReason(),
     }, async () => {
       const { rawKey } = await privateLocationWithKey(t, 'real-browser')
       const created = await t.call({

@@ -14,6 +14,7 @@ import {
 } from '@svc/core'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { recordFailedAuth } from '../../auth/failed-auth-throttle.ts'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
 import { enforceRouteRateLimit } from '../../rate-limit/rate-limit.ts'
@@ -48,11 +49,14 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   // a caller without a valid key gets 401, never a validation answer.
   const callers = new WeakMap<FastifyRequest, agents.CallingAgent>()
   app.addHook('onRequest', async (request, reply) => {
-    const agent = await agents.authenticateAgent(
-      ctx,
-      request.headers.authorization,
-      request.headers['x-svc-agent-id'] as string,
-    )
+    const agent = await agents
+      .authenticateAgent(ctx, request.headers.authorization, request.headers['x-svc-agent-id'] as string)
+      .catch(async (error: unknown) => {
+        // A key presented and refused is a failed attempt of the client address (429 when too many).
+        if (request.headers.authorization && error instanceof HttpError && error.statusCode === 401)
+          await recordFailedAuth(ctx, 'private-location-key', request.ip)
+        throw error
+      })
     callers.set(request, agent)
     await enforceRouteRateLimit(ctx, `private-location:${agent.location.id}`, request, reply)
   })

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { type AgentJob, jobResultBody } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
-import { listenOnLoopback } from '@svc/runner/testing'
+import { PlaywrightPool, type RunnerJob, runJob } from '@svc/runner'
+import { browserTestsSkipReason, listenOnLoopback } from '@svc/runner/testing'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
@@ -1087,7 +1087,7 @@ for (const engine of testEngines()) {
     })
 
     test('a run of the in-process runner keeps its artifacts: no location’s key writes under them', {
-      skip: chromiumAvailable() ? false : 'Chromium not found: SKIPPED',
+      skip: browserTestsSkipReason(),
     }, async () => {
       const theta = await locationWithKey('theta')
       const checkId = await createScriptCheck('local', { locations: ['local'], privateLocations: ['theta'] })

@@ -1,5 +1,6 @@
 import { ALERT_CHANNEL_TYPES, Nullable, PageQuery, SerialId, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
+import { ProjectBindings } from '../projects/project-bindings.ts'
 
 export const AlertChannelSubscriptionOut = Type.Object(
   {
@@ -30,6 +31,7 @@ export const AlertChannel = Type.Object(
     sslExpiry: Type.Boolean(),
     sslExpiryThreshold: Type.Integer(),
     autoSubscribe: Type.Boolean(),
+    projectBindings: ProjectBindings,
     warnings: Type.Optional(
       Type.Array(Type.String(), {
         description: 'Present on a save that succeeded with something to know (e.g. a secret in a template).',

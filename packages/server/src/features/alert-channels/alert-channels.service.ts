@@ -18,6 +18,7 @@ import { inTransaction } from '../../transactions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import type { StoredVariable } from '../checks/check-variables.ts'
 import * as checksRepo from '../checks/checks.repo.ts'
+import { withProjectBindings } from '../projects/project-bindings.ts'
 import * as variablesRepo from '../variables/variables.repo.ts'
 import { MASKED_VALUE } from '../variables/variables.schemas.ts'
 import * as repo from './alert-channels.repo.ts'
@@ -297,7 +298,7 @@ async function toResponses(ctx: ServiceContext, rows: repo.ChannelRow[]): Promis
     ctx,
     rows.map((row) => row.id),
   )
-  return rows.map((row) => ({
+  const channels = rows.map((row) => ({
     id: row.id,
     type: row.type as AlertChannelType,
     config: publicConfig(row.type as AlertChannelType, JSON.parse(row.config)),
@@ -311,6 +312,7 @@ async function toResponses(ctx: ServiceContext, rows: repo.ChannelRow[]): Promis
     created_at: row.created_at,
     updated_at: row.updated_at,
   }))
+  return withProjectBindings(ctx, 'alert-channel', channels, (channel) => channel.id)
 }
 
 function subscriptionOut(row: {

@@ -1,7 +1,35 @@
 import { type ApiKeysTable, fetchPage } from '@svc/db'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `api_keys`. */
+
+/**
+ * Until the transaction ends, holds the right to add a key to `owner` (`user:<id>`, `account:<id>`), so
+ * that keys created at once can't pass a cap together. PostgreSQL only: SQLite runs one writer at a time.
+ */
+export async function lockKeyOwner(ctx: ServiceContext, owner: string): Promise<void> {
+  if (ctx.engine !== 'postgres') return
+  await sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${owner}`}))`.execute(ctx.db)
+}
+
+/** Live user keys of a user, or live service keys of an account. */
+export async function countLiveKeys(
+  ctx: ServiceContext,
+  owner: { userId: string } | { accountId: string },
+): Promise<number> {
+  const { count } = await ctx.db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('revoked_at', 'is', null)
+    .where(
+      'userId' in owner ? 'user_id' : 'account_id',
+      '=',
+      'userId' in owner ? owner.userId : owner.accountId,
+    )
+    .executeTakeFirstOrThrow()
+  return Number(count)
+}
 
 export async function insertApiKey(ctx: ServiceContext, key: ApiKeysTable): Promise<void> {
   await ctx.db.insertInto('api_keys').values(key).execute()

@@ -46,7 +46,8 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
         summary: 'Create an API key',
         description:
           'type USER (default) creates a key for yourself; type SERVICE creates a key of the account with `role` ' +
-          '(needs ADMIN, and no role above your own). The raw key is in this response only.',
+          '(needs ADMIN, and no role above your own). The raw key is in this response only. Live user keys per ' +
+          'user and service keys per account are capped (100 each unless the operator set otherwise): 403 at the cap.',
         body: CreateAccountApiKeyBody,
         response: { 201: CreatedApiKey },
       },

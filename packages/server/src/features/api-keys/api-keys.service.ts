@@ -2,7 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import type { Role } from '@svc/core'
 import { type ApiKeysTable, isUniqueViolation } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict } from '../../http/errors.ts'
+import { conflict, forbidden } from '../../http/errors.ts'
+import { inTransaction } from '../../transactions.ts'
 import * as repo from './api-keys.repo.ts'
 import type { ApiKey, CreatedApiKey } from './api-keys.schemas.ts'
 
@@ -36,7 +37,10 @@ export function toApiKey(row: ApiKeysTable): ApiKey {
 
 export type KeyOwner = { userId: string } | { accountId: string; role: Role }
 
-/** Creates a key and returns it with its raw value, the only time that value is ever shown. */
+/**
+ * Creates a key and returns it with its raw value, the only time that value is ever shown. 403 when the
+ * owner holds as many live keys as it may (ctx.limits): each key has its own rate budget.
+ */
 export async function createApiKey(
   ctx: ServiceContext,
   input: { name: string; owner: KeyOwner; rawKey?: string },
@@ -54,12 +58,29 @@ export async function createApiKey(
     revoked_at: null,
   }
   try {
-    await repo.insertApiKey(ctx, row)
+    await inTransaction(ctx, async (tx) => {
+      await assertBelowKeyCap(tx, input.owner)
+      await repo.insertApiKey(tx, row)
+    })
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('That key value is in use already')
     throw error
   }
   return { ...toApiKey(row), key: rawKey }
+}
+
+async function assertBelowKeyCap(ctx: ServiceContext, owner: KeyOwner): Promise<void> {
+  const [ownerName, cap, what] =
+    'userId' in owner
+      ? [`user:${owner.userId}`, ctx.limits.keysPerUser, 'live user keys per user']
+      : [`account:${owner.accountId}`, ctx.limits.serviceKeysPerAccount, 'live service keys per account']
+  await repo.lockKeyOwner(ctx, ownerName)
+  const live = await repo.countLiveKeys(
+    ctx,
+    'userId' in owner ? { userId: owner.userId } : { accountId: owner.accountId },
+  )
+  if (live >= cap)
+    throw forbidden(`At most ${cap} ${what}: revoke one (DELETE /v1/api-keys/{id}) before creating another`)
 }
 
 export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<void> {

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import {
+  createTestApp,
+  json,
+  ownerOfAnotherAccount,
+  TEST_ADMIN_TOKEN,
+  type Tenant,
+  type TestApp,
+} from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {
   describe(`account API keys on ${engine.engine}`, () => {
@@ -156,6 +163,81 @@ for (const engine of testEngines()) {
         204,
       )
       assert.equal((await t.call({ method: 'GET', url: '/v1/accounts/me', as: reader })).statusCode, 401)
+    })
+  })
+
+  describe(`key caps on ${engine.engine}`, () => {
+    let t: TestApp
+    const caps = { keysPerUser: 3, serviceKeysPerAccount: 2 }
+    before(async () => {
+      t = await createTestApp(engine, { limits: caps })
+    })
+    after(() => t.close())
+
+    const create = (as: Tenant, payload: Record<string, unknown>) =>
+      t.call({ method: 'POST', url: '/v1/api-keys', as, payload })
+
+    test('a member, READ_ONLY included, holds at most keysPerUser live user keys; revoking makes room', async () => {
+      const reader = await t.addUser('READ_ONLY')
+      // addUser gave the reader one key already.
+      const made = []
+      for (let i = 1; i < caps.keysPerUser; i++) {
+        const res = await create(reader, { name: `k${i}` })
+        assert.equal(res.statusCode, 201, res.body)
+        made.push(json(res).id)
+      }
+      const refused = await create(reader, { name: 'one too many' })
+      assert.equal(refused.statusCode, 403)
+      assert.deepEqual(json(refused), {
+        statusCode: 403,
+        error: 'Forbidden',
+        message: `At most ${caps.keysPerUser} live user keys per user: revoke one (DELETE /v1/api-keys/{id}) before creating another`,
+      })
+      assert.equal(
+        (await t.call({ method: 'DELETE', url: `/v1/api-keys/${made[0]}`, as: reader })).statusCode,
+        204,
+      )
+      assert.equal((await create(reader, { name: 'after revoking' })).statusCode, 201)
+      assert.equal((await create(reader, { name: 'full again' })).statusCode, 403)
+      // The operator's admin API is held to the same cap.
+      const viaAdmin = await t.call({
+        method: 'POST',
+        url: '/admin/v1/api-keys',
+        as: null,
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        payload: { name: 'admin-made', userId: reader.userId },
+      })
+      assert.equal(viaAdmin.statusCode, 403)
+    })
+
+    test('an account holds at most serviceKeysPerAccount live service keys', async () => {
+      const service = { type: 'SERVICE', role: 'READ_ONLY' }
+      for (let i = 0; i < caps.serviceKeysPerAccount; i++)
+        assert.equal((await create(t.owner, { name: `s${i}`, ...service })).statusCode, 201)
+      const refused = await create(t.owner, { name: 'one too many', ...service })
+      assert.equal(refused.statusCode, 403)
+      assert.match(json(refused).message, /^At most 2 live service keys per account/)
+      // The account's cap is not the owner's own: the owner may still make user keys.
+      assert.equal((await create(t.owner, { name: 'user key' })).statusCode, 201)
+      // Another account has its own.
+      const stranger = await ownerOfAnotherAccount(t)
+      assert.equal((await create(stranger, { name: 'theirs', ...service })).statusCode, 201)
+    })
+
+    test('keys created at once never pass the cap together', async () => {
+      const writer = await t.addUser('READ_WRITE')
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => create(writer, { name: `burst ${i}` })),
+      )
+      const statuses = results.map((res) => res.statusCode).sort()
+      assert.deepEqual(statuses, [201, 201, 403, 403, 403, 403, 403, 403])
+      const live = await t.store.db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('user_id', '=', writer.userId)
+        .where('revoked_at', 'is', null)
+        .execute()
+      assert.equal(live.length, caps.keysPerUser)
     })
   })
 }

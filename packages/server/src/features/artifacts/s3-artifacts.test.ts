@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { AgentJob } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
-import { chromiumAvailable, ffmpegPath, PlaywrightPool } from '@svc/runner'
-import { listenOnLoopback } from '@svc/runner/testing'
+import { PlaywrightPool } from '@svc/runner'
+import { browserTestsSkipReason, ffmpegSkipReason, listenOnLoopback } from '@svc/runner/testing'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
 import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
@@ -19,12 +19,8 @@ import { pruneArtifacts } from '../check-results/retention.ts'
 import type { ArtifactStore } from './artifact-store.ts'
 import { createS3ArtifactStore } from './s3-artifact-store.ts'
 
-const skip =
-  s3TestsSkipReason() ||
-  (chromiumAvailable() ? false : 'Chromium not found at /usr/bin/chromium: S3 artifact tests SKIPPED')
-if (skip) console.warn(`\n!!! ${skip}\n`)
-const noFfmpeg = ffmpegPath() ? false : 'ffmpeg not found: the S3 video test SKIPPED (apt-get install ffmpeg)'
-if (noFfmpeg) console.warn(`\n!!! ${noFfmpeg}\n`)
+const skip = s3TestsSkipReason() || browserTestsSkipReason()
+const noFfmpeg = ffmpegSkipReason()
 const DAY_MS = 86_400_000
 
 /** Fails after a named screenshot, so a run has a script screenshot, a failure screenshot and a trace. */
@@ -319,7 +315,7 @@ describe('artifacts in an S3-compatible bucket (Ceph RADOS Gateway)', { skip }, 
 
   const postgres = testEngines().find((engine) => engine.engine === 'postgres')
   test('two server processes on one PostgreSQL store and one bucket serve each other’s artifacts', {
-    skip: postgres ? false : 'needs SVC_TEST_DATABASE_URL',
+    skip: postgres ? false : 'PostgreSQL (SVC_TEST_DATABASE_URL) missing',
   }, async () => {
     const store = await (postgres ?? assert.fail()).createUrl()
     const bucket = await s3.createBucket()

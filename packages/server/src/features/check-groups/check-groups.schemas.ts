@@ -15,6 +15,7 @@ import {
   StringEnum,
 } from '@svc/core'
 import { type Static, Type } from 'typebox'
+import { ProjectBindings } from '../projects/project-bindings.ts'
 
 /** What a group's checks inherit where they say nothing themselves (API.md "check groups"). */
 export const CheckGroupBody = StrictObject({
@@ -55,6 +56,7 @@ export const CheckGroup = Type.Object(
     name: Type.String(),
     activated: Type.Boolean(),
     muted: Type.Boolean(),
+    projectBindings: ProjectBindings,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },

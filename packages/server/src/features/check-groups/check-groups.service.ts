@@ -12,6 +12,7 @@ import {
   keepTagHistoryOfGroup,
   resyncGroupChecks,
 } from '../checks/checks.service.ts'
+import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
 
@@ -55,7 +56,7 @@ export async function getGroup(ctx: ServiceContext, accountId: string, id: numbe
 
 export async function listGroups(ctx: ServiceContext, accountId: string, page: Page) {
   const { rows, total } = await repo.listGroups(ctx, accountId, page)
-  return { items: await alerting.withGroupSubscriptions(ctx, rows.map(toResponse)), total }
+  return { items: await responses(ctx, rows), total }
 }
 
 /** Replaces the group's settings; its checks pick them up on their next run. */
@@ -134,7 +135,12 @@ function normalize(ctx: ServiceContext, body: CheckGroupBody, previous: StoredVa
 }
 
 async function respond(ctx: ServiceContext, row: Selectable<CheckGroupsTable>): Promise<CheckGroup> {
-  return (await alerting.withGroupSubscriptions(ctx, [toResponse(row)]))[0] as CheckGroup
+  return (await responses(ctx, [row]))[0] as CheckGroup
+}
+
+async function responses(ctx: ServiceContext, rows: Selectable<CheckGroupsTable>[]): Promise<CheckGroup[]> {
+  const groups = await alerting.withGroupSubscriptions(ctx, rows.map(toResponse))
+  return withProjectBindings(ctx, 'check-group', groups, (group) => group.id)
 }
 
 function toResponse(row: Selectable<CheckGroupsTable>): CheckGroup {
@@ -146,6 +152,7 @@ function toResponse(row: Selectable<CheckGroupsTable>): CheckGroup {
     name: row.name,
     activated: Boolean(row.activated),
     muted: Boolean(row.muted),
+    projectBindings: UNBOUND, // filled by withProjectBindings()
     created_at: row.created_at,
     updated_at: row.updated_at,
   }

@@ -5,6 +5,7 @@ import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { privateLocationIdOf } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS } from '../private-locations/private-locations.service.ts'
+import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
 import { publicVariables } from './check-variables.ts'
 import type { AnyCheck } from './checks.schemas.ts'
 import type { Definition, ResolvedCheck } from './checks.service.ts'
@@ -36,6 +37,7 @@ function toResponse(ctx: ServiceContext, { row, definition, effective }: Resolve
     checkType: row.check_type as CheckType,
     alertChannels: { email: [], webhook: [], slack: [], sms: [] }, // filled by checkResponses()
     warnings: [], // filled by withWarnings()
+    projectBindings: UNBOUND, // filled by withProjectBindings()
     ...(row.heartbeat_token ? pingFieldsOf(ctx, row.heartbeat_token, definition) : {}),
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -56,7 +58,7 @@ export async function checkResponse(ctx: ServiceContext, check: ResolvedCheck): 
 
 /** Checks (of one account) as the API answers them: their fields, alert channels and warnings. */
 export async function checkResponses(ctx: ServiceContext, checks: ResolvedCheck[]): Promise<AnyCheck[]> {
-  return withWarnings(
+  const responses = await withWarnings(
     ctx,
     checks,
     await alerting.withAlertChannels(
@@ -64,6 +66,7 @@ export async function checkResponses(ctx: ServiceContext, checks: ResolvedCheck[
       checks.map((check) => toResponse(ctx, check)),
     ),
   )
+  return withProjectBindings(ctx, 'check', responses, (check) => check.id as string)
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   StringEnum,
 } from '@svc/core'
 import { type Static, type TObject, Type } from 'typebox'
+import { ProjectBindings } from '../projects/project-bindings.ts'
 
 const AlertChannels = Type.Object({
   email: Type.Array(Type.Object({ address: Type.String() })),
@@ -36,6 +37,7 @@ const responseExtras = {
       'What keeps the check from running as configured (e.g. a private location without agents); the ' +
       "answer to a save adds what it took but ignores (a heartbeat's locations and privateLocations).",
   }),
+  projectBindings: ProjectBindings,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 }

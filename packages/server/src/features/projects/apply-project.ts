@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
+import { assignedLocations, withAssignedLocations } from './location-assignments.ts'
 import * as repo from './projects.repo.ts'
 import { isRef, type Prepared, RESOURCE_TYPES, type RefResolver } from './resource-types.ts'
 
@@ -11,6 +12,7 @@ export interface ProjectPayload {
     physicalId?: string | number | null
     member?: boolean
     payload?: unknown
+    sourceFile?: string
   }[]
 }
 
@@ -57,6 +59,8 @@ export async function applyProject(
       throw badRequest(`${path} refers to "${ref.ref}", which this project doesn't deploy`)
     return id
   }
+  const isLive = await liveness(tx, accountId, [...bindings.values()])
+  const assigned = assignedLocations(payload)
   const diff: DiffEntry[] = []
   const total = incoming.length + bindings.size
   let done = 0
@@ -69,11 +73,14 @@ export async function applyProject(
     }
     const type = RESOURCE_TYPES[resource.type] as (typeof RESOURCE_TYPES)[string]
     const path = `resources.${index}.payload`
-    const prepared = type.bodyOf(asObject(resource.payload, path), resolve, path)
-    const stored = canonicalJson(resource.payload)
+    const resourcePayload = await withAssignedLocations(tx, accountId, payload, resource, assigned, (id) =>
+      physical.get(id),
+    )
+    const prepared = type.bodyOf(asObject(resourcePayload, path), resolve, path)
+    const stored = canonicalJson(resourcePayload)
     const binding = bindings.get(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
     bindings.delete(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
-    const live = binding && (await type.exists(tx, accountId, binding.physical_id))
+    const live = binding && (await isLive(binding))
     let entry: DiffEntry
     if (binding && live && binding.payload === stored) {
       entry = {
@@ -84,7 +91,7 @@ export async function applyProject(
       }
     } else if (binding && live && sameKind(binding.payload, prepared)) {
       await type.update(tx, accountId, binding.physical_id, prepared)
-      const changes = changedFields(JSON.parse(binding.payload), resource.payload)
+      const changes = changedFields(JSON.parse(binding.payload), resourcePayload)
       entry = {
         type: resource.type,
         logicalId: resource.logicalId,
@@ -100,14 +107,16 @@ export async function applyProject(
     }
     const physicalId = String(entry.physicalId)
     physical.set(resource.logicalId, physicalId)
-    if (entry.action !== 'UNCHANGED') {
+    const sourceFile = resource.sourceFile ?? null
+    // A moved construct changes only the binding: the resource itself stays untouched.
+    if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
       await repo.saveBinding(tx, {
         project_id: project.id,
         resource_type: resource.type,
         logical_id: resource.logicalId,
         physical_id: physicalId,
         payload: stored,
-        source_file: null,
+        source_file: sourceFile,
       })
     }
     diff.push(withPublicId(entry))
@@ -118,7 +127,7 @@ export async function applyProject(
   for (const binding of leaving) {
     hooks.checkCancelled?.()
     const type = RESOURCE_TYPES[binding.resource_type]
-    if (!options.preserveResources && type && (await type.exists(tx, accountId, binding.physical_id))) {
+    if (!options.preserveResources && type && (await isLive(binding))) {
       await type.remove(tx, accountId, binding.physical_id)
     }
     await repo.deleteBinding(tx, project.id, binding.resource_type, binding.logical_id)
@@ -135,6 +144,27 @@ export async function applyProject(
   hooks.onProgress?.(100)
   return diff
 }
+
+/**
+ * Whether a bound resource still exists (it may have been deleted outside the project): types that can
+ * are asked once for all their bound ids, the others one by one.
+ */
+async function liveness(tx: ServiceContext, accountId: string, bindings: BindingRow[]) {
+  const known = new Map<string, Set<string>>()
+  for (const [name, type] of Object.entries(RESOURCE_TYPES)) {
+    if (!type.existing) continue
+    const ids = bindings.filter((b) => b.resource_type === name).map((b) => b.physical_id)
+    if (ids.length > 0) known.set(name, await type.existing(tx, accountId, ids))
+  }
+  return async (binding: BindingRow): Promise<boolean> => {
+    const found = known.get(binding.resource_type)
+    if (found) return found.has(binding.physical_id)
+    const type = RESOURCE_TYPES[binding.resource_type]
+    return type ? type.exists(tx, accountId, binding.physical_id) : false
+  }
+}
+
+type BindingRow = Awaited<ReturnType<typeof repo.bindingsOf>>[number]
 
 /** The payload's resources, checked for type and uniqueness, in the order they must be applied. */
 function orderedResources(payload: ProjectPayload) {

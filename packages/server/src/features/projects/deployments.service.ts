@@ -8,11 +8,12 @@ import { applyProject, type DiffEntry, type ProjectPayload } from './apply-proje
 import * as repo from './projects.repo.ts'
 
 /**
- * A deployment runs in the background on the node that took it, in one transaction. Its lease is long
- * enough for any apply (SQLite can't renew it while the apply holds the only writer): a deployment past
- * it belongs to a node that died, and since its transaction never committed, nothing of it was applied.
+ * A deployment runs in the background on the node that took it, in one transaction, under a lease
+ * (`ctx.deploymentLeaseMs`). On PostgreSQL the node renews it beside the apply; SQLite can't write while
+ * the apply holds the only writer, but there one process serves, and it knows what it runs. A
+ * deployment past its lease belongs to a node that died: its transaction never committed, so nothing of
+ * it was applied.
  */
-const LEASE_MS = 10 * 60_000
 const FINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED']
 
 export interface Deployment {
@@ -33,8 +34,12 @@ export interface DeployOptions {
   scheduleOnDeploy: boolean
 }
 
-/** What this process runs now: progress for the event stream, and a way to cancel at once. */
-const running = new Map<string, { progress: number; cancelled: boolean }>()
+/**
+ * What this process runs now: progress for the event stream, a way to cancel at once, and the row as it
+ * started. Reads of a deployment running here answer from it: on SQLite the apply holds the only
+ * connection until it commits, so a read of the store would wait for the end.
+ */
+const running = new Map<string, { progress: number; cancelled: boolean; row: repo.DeploymentRow }>()
 const changes = new EventEmitter().setMaxListeners(0)
 
 /** The diff a deploy would apply, worked out by applying it in a transaction that is rolled back. */
@@ -87,7 +92,7 @@ export async function startDeployment(
       request: JSON.stringify({ payload, options }),
       result: null,
       error: null,
-      lease_until: new Date(tx.clock.now().getTime() + LEASE_MS).toISOString(),
+      lease_until: new Date(tx.clock.now().getTime() + ctx.deploymentLeaseMs).toISOString(),
       created_at: now,
       updated_at: now,
       finished_at: null,
@@ -100,13 +105,15 @@ export async function startDeployment(
 async function runDeployment(ctx: ServiceContext, accountId: string, id: string): Promise<void> {
   if (!(await repo.updateDeployment(ctx, id, ['PENDING'], { status: 'RUNNING' }))) return
   const row = await repo.findDeployment(ctx, accountId, id)
-  const { payload, options } = JSON.parse(row?.request ?? '{}') as {
+  if (!row) return
+  const { payload, options } = JSON.parse(row.request ?? '{}') as {
     payload: ProjectPayload
     options: DeployOptions
   }
-  const state = { progress: 0, cancelled: Boolean(row?.cancel_requested) }
+  const state = { progress: 0, cancelled: Boolean(row.cancel_requested), row }
   running.set(id, state)
   const notify = () => changes.emit(id)
+  const renewal = renewLease(ctx, id)
   try {
     const diff = await inTransaction(ctx, async (tx) => {
       const applied = await applyProject(tx, accountId, payload, options, {
@@ -118,7 +125,7 @@ async function runDeployment(ctx: ServiceContext, accountId: string, id: string)
           if (state.cancelled) throw new DeploymentCancelled()
         },
       })
-      if (row?.kind === 'DELETE') await deleteProjectRow(tx, accountId, payload.project.logicalId)
+      if (row.kind === 'DELETE') await deleteProjectRow(tx, accountId, payload.project.logicalId)
       return applied
     })
     await finish(ctx, id, { status: 'SUCCEEDED', progress: 100, result: JSON.stringify({ diff }) })
@@ -137,9 +144,23 @@ async function runDeployment(ctx: ServiceContext, accountId: string, id: string)
       })
     }
   } finally {
+    clearInterval(renewal)
     running.delete(id)
     notify()
   }
+}
+
+/** On PostgreSQL, keeps the lease of a running deployment alive every third of it. */
+function renewLease(ctx: ServiceContext, id: string): NodeJS.Timeout | undefined {
+  if (ctx.engine !== 'postgres') return undefined
+  const timer = setInterval(() => {
+    const until = new Date(ctx.clock.now().getTime() + ctx.deploymentLeaseMs).toISOString()
+    repo.updateDeployment(ctx, id, ['RUNNING'], { lease_until: until }).catch((error: unknown) => {
+      console.error(`renewing the lease of deployment ${id} failed`, error)
+    })
+  }, ctx.deploymentLeaseMs / 3)
+  timer.unref()
+  return timer
 }
 
 class DeploymentCancelled extends Error {}
@@ -175,9 +196,11 @@ export async function getDeployment(
   projectLogicalId: string,
   id: string,
 ): Promise<Deployment> {
-  const row = await repo.findDeployment(ctx, accountId, id)
-  if (!row || row.project_logical_id !== projectLogicalId) throw notFound(`Deployment ${id} not found`)
-  return deploymentOut(await withExpiredLease(ctx, row))
+  const here = running.get(id)
+  const row = here ? { ...here.row, progress: here.progress } : await repo.findDeployment(ctx, accountId, id)
+  if (!row || row.account_id !== accountId || row.project_logical_id !== projectLogicalId)
+    throw notFound(`Deployment ${id} not found`)
+  return deploymentOut(here ? row : await withExpiredLease(ctx, row))
 }
 
 /** Waits up to `maxWaitMs` for the deployment to end; 408 while it still runs. */
@@ -210,7 +233,7 @@ export async function followDeployment(
   let last = -1
   for (;;) {
     const deployment = await getDeployment(ctx, accountId, projectLogicalId, id)
-    const progress = running.get(id)?.progress ?? deployment.progress
+    const progress = deployment.progress
     if (progress !== last && !FINAL.includes(deployment.status)) {
       last = progress
       onProgress(progress)

@@ -66,6 +66,29 @@ export async function lockOrCreateProject(
   return row
 }
 
+/** Makes an empty project; false when the account has one of that logicalId already. */
+export async function insertProject(
+  ctx: ServiceContext,
+  accountId: string,
+  project: { logicalId: string; name: string; repoUrl?: string | null },
+): Promise<boolean> {
+  const now = isoNow(ctx)
+  const result = await ctx.db
+    .insertInto('projects')
+    .values({
+      id: randomUUID(),
+      account_id: accountId,
+      logical_id: project.logicalId,
+      name: project.name,
+      repo_url: project.repoUrl ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['account_id', 'logical_id']).doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
 export async function deleteProject(ctx: ServiceContext, projectId: string) {
   await ctx.db.deleteFrom('projects').where('id', '=', projectId).execute()
 }

@@ -14,6 +14,7 @@ import {
   DeployQuery,
   Diff,
   Project,
+  ProjectInput,
   ProjectParams,
 } from './projects.schemas.ts'
 import * as projects from './projects.service.ts'
@@ -62,6 +63,41 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     '/v1/projects/:logicalId',
     { schema: { tags, summary: 'Retrieve a project', params: ProjectParams, response: { 200: Project } } },
     async (request) => projects.getProject(ctx, authOf(request).accountId, request.params.logicalId),
+  )
+
+  // The hosted CLI reads and makes projects under /next (outside its public OpenAPI).
+  app.get(
+    '/next/projects',
+    { schema: { tags, summary: 'List projects (hosted CLI)', response: { 200: Type.Array(Project) } } },
+    async (request) => projects.listProjects(ctx, authOf(request).accountId),
+  )
+
+  app.get(
+    '/next/projects/:logicalId',
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve a project (hosted CLI)',
+        params: ProjectParams,
+        response: { 200: Project },
+      },
+    },
+    async (request) => projects.getProject(ctx, authOf(request).accountId, request.params.logicalId),
+  )
+
+  app.post(
+    '/next/projects',
+    {
+      schema: {
+        tags,
+        summary: 'Create an empty project (hosted CLI)',
+        description: 'The hosted CLI’s import makes the project before its first deploy. 409 if it exists.',
+        body: ProjectInput,
+        response: { 201: Project, 409: ErrorResponse('The project exists already') },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await projects.createProject(ctx, authOf(request).accountId, request.body)),
   )
 
   app.delete(

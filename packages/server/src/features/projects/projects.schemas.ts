@@ -20,6 +20,7 @@ export const DeployBody = StrictObject({
         physicalId: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()])),
         member: Type.Optional(Type.Boolean()),
         payload: Type.Optional(Type.Unknown()),
+        sourceFile: Type.Optional(Type.String({ maxLength: 2048 })),
       },
       // The hosted CLI adds fields of its own to a resource (e.g. a construct's source file).
       { additionalProperties: true },

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
+import { conflict, notFound } from '../../http/errors.ts'
 import type { DiffEntry } from './apply-project.ts'
 import { type Deployment, previewDeploy, startDeployment } from './deployments.service.ts'
 import * as repo from './projects.repo.ts'
@@ -18,6 +18,18 @@ export async function getProject(ctx: ServiceContext, accountId: string, logical
   if (!row) throw notFound(`Project ${logicalId} not found`)
   const counts = await repo.countBindings(ctx, [row.id])
   return projectOut(row, counts.get(row.id) ?? 0)
+}
+
+/** An empty project (the hosted CLI's import makes one before its first deploy); 409 if it exists. */
+export async function createProject(
+  ctx: ServiceContext,
+  accountId: string,
+  project: { logicalId: string; name: string; repoUrl?: string | null },
+) {
+  if (!(await repo.insertProject(ctx, accountId, project))) {
+    throw conflict(`A project with logicalId ${project.logicalId} exists already`)
+  }
+  return getProject(ctx, accountId, project.logicalId)
 }
 
 /**

@@ -52,6 +52,7 @@ function projectPayload(logicalId: string, changes: { apiName?: string; withTcp?
       logicalId: 'home',
       type: 'check',
       member: true,
+      sourceFile: 'checks/home.check.ts',
       payload: {
         checkType: 'URL',
         name: 'Home',
@@ -154,6 +155,45 @@ for (const engine of testEngines()) {
       const project = json(await t.call({ method: 'GET', url: '/v1/projects/shop' }))
       assert.equal(project.name, 'Shop monitoring')
       assert.equal(project.resources, 5)
+
+      // Each resource names the project that manages it, in lists and single reads alike.
+      const ownedBy = (logicalId: string, sourceFile: string | null = null) => ({
+        owner: {
+          project: { id: project.id, logicalId: 'shop', name: 'Shop monitoring' },
+          binding: { logicalId, pending: false, sourceFile },
+        },
+        references: [],
+      })
+      assert.deepEqual(api.projectBindings, ownedBy('api-health'))
+      assert.deepEqual(home.projectBindings, ownedBy('home', 'checks/home.check.ts'))
+      assert.deepEqual(group.projectBindings, ownedBy('shop-group'))
+      assert.deepEqual(channel.projectBindings, ownedBy('ops-hook'))
+      const listed = json(await t.call({ method: 'GET', url: '/v1/checks' }))
+      assert.deepEqual(
+        listed
+          .map((c: { name: string; projectBindings: { owner: { binding: { logicalId: string } } } }) => [
+            c.name,
+            c.projectBindings.owner.binding.logicalId,
+          ])
+          .sort(),
+        [
+          ['API health', 'api-health'],
+          ['Home', 'home'],
+        ],
+      )
+      const [listedGroup] = json(await t.call({ method: 'GET', url: '/v1/check-groups' }))
+      assert.deepEqual(listedGroup.projectBindings, ownedBy('shop-group'))
+      const [listedChannel] = json(await t.call({ method: 'GET', url: '/v1/alert-channels' }))
+      assert.deepEqual(listedChannel.projectBindings, ownedBy('ops-hook'))
+      const unmanaged = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: { name: 'By hand', request: { url: 'http://127.0.0.1:9/' }, activated: false },
+        }),
+      )
+      assert.deepEqual(unmanaged.projectBindings, { owner: null, references: [] })
+      await t.call({ method: 'DELETE', url: `/v1/checks/${unmanaged.id}` })
     })
 
     test('deploying the same project again changes nothing; a change updates only what changed', async () => {
@@ -201,6 +241,22 @@ for (const engine of testEngines()) {
         (r) => r.name,
       )
       assert.deepEqual(names, ['API health v2', 'DB', 'Home'])
+
+      // A resource deleted outside the project is made anew by the next deploy.
+      const db = await t.store.db
+        .selectFrom('checks')
+        .select('id')
+        .where('name', '=', 'DB')
+        .executeTakeFirstOrThrow()
+      assert.equal((await t.call({ method: 'DELETE', url: `/v1/checks/${db.id}` })).statusCode, 204)
+      const recreate = await deploy(changed, '&dryRun=true')
+      assert.deepEqual(
+        recreate.body.diff
+          .filter((e: { action: string }) => e.action !== 'UNCHANGED')
+          .map((e: { logicalId: string; action: string }) => [e.logicalId, e.action]),
+        [['db-port', 'CREATE']],
+      )
+      assert.equal((await completed('shop', (await deploy(changed)).body.id)).status, 'SUCCEEDED')
     })
 
     test('a bad resource fails the whole deployment, naming it, and applies nothing', async () => {
@@ -243,6 +299,8 @@ for (const engine of testEngines()) {
         (r) => r.name,
       )
       assert.deepEqual(names, ['API health v2', 'DB', 'Home'])
+      const detached = json(await t.call({ method: 'GET', url: `/v1/checks/${left[0].physicalId}` }))
+      assert.deepEqual(detached.projectBindings, { owner: null, references: [] })
 
       const deleted = await t.call({ method: 'DELETE', url: '/v1/projects/shop' })
       assert.equal(deleted.statusCode, 202)
@@ -321,14 +379,140 @@ for (const engine of testEngines()) {
       for (const frame of frames.slice(0, -1)) assert.equal(typeof frame.data.progress, 'number')
     })
 
+    test('private locations (and their check assignments), status page services, maintenance windows and status pages deploy by reference', async () => {
+      const pagePayload = (serviceName: string) => ({
+        project: { logicalId: 'pages', name: 'Pages' },
+        resources: [
+          {
+            logicalId: 'lab',
+            type: 'private-location',
+            payload: { name: 'Lab', slugName: 'lab-deployed', icon: 'location', proxyUrl: undefined },
+          },
+          { logicalId: 'checkout', type: 'status-page-service', payload: { name: serviceName } },
+          {
+            logicalId: 'lab-api',
+            type: 'check',
+            payload: {
+              checkType: 'API',
+              name: 'Lab API',
+              activated: false,
+              locations: [],
+              request: { method: 'GET', url: 'http://127.0.0.1:9/lab' },
+            },
+          },
+          {
+            logicalId: 'private-location-check-assignment#lab-api#lab',
+            type: 'private-location-check-assignment',
+            payload: { privateLocationId: { ref: 'lab' }, checkId: { ref: 'lab-api' } },
+          },
+          {
+            logicalId: 'night',
+            type: 'maintenance-window',
+            payload: {
+              name: 'Nightly',
+              tags: ['shop'],
+              startsAt: '2026-01-05T22:00:00.000Z',
+              endsAt: '2026-01-05T23:00:00.000Z',
+              repeatInterval: 1,
+              repeatUnit: 'DAY',
+              repeatEndsAt: null,
+            },
+          },
+          {
+            logicalId: 'public',
+            type: 'status-page',
+            payload: {
+              name: 'Shop status',
+              url: 'shop-deployed',
+              defaultTheme: 'AUTO',
+              cards: [{ name: 'Shop', services: [{ ref: 'checkout' }] }],
+            },
+          },
+        ],
+      })
+      const done = await completed('pages', (await deploy(pagePayload('Checkout'))).body.id)
+      assert.equal(done.status, 'SUCCEEDED', JSON.stringify(done.error))
+      const byId = Object.fromEntries(
+        done.result.diff.map((e: { logicalId: string; physicalId: unknown }) => [e.logicalId, e.physicalId]),
+      )
+      const location = json(await t.call({ method: 'GET', url: `/v1/private-locations/${byId.lab}` }))
+      assert.deepEqual([location.name, location.slugName], ['Lab', 'lab-deployed'])
+      const labApi = json(await t.call({ method: 'GET', url: `/v1/checks/${byId['lab-api']}` }))
+      assert.deepEqual(labApi.privateLocations, ['lab-deployed'])
+      const window = json(await t.call({ method: 'GET', url: `/v1/maintenance-windows/${byId.night}` }))
+      assert.deepEqual([window.name, window.tags, window.repeatUnit], ['Nightly', ['shop'], 'DAY'])
+      const page = json(await t.call({ method: 'GET', url: `/v3/status-pages/${byId.public}` }))
+      assert.deepEqual(
+        page.cards.map((card: { name: string; services: { id: string; name: string }[] }) => [
+          card.name,
+          card.services.map((service) => [service.id, service.name]),
+        ]),
+        [['Shop', [[byId.checkout, 'Checkout']]]],
+      )
+      const v1 = json(await t.call({ method: 'GET', url: `/v1/status-pages/${byId.public}` }))
+      assert.equal(v1.projectBindings.owner.binding.logicalId, 'public')
+      assert.equal(v1.projectBindings.owner.project.logicalId, 'pages')
+
+      const again = await completed('pages', (await deploy(pagePayload('Checkout'))).body.id)
+      assert.deepEqual(
+        new Set(again.result.diff.map((e: { action: string }) => e.action)),
+        new Set(['UNCHANGED']),
+      )
+      const renamed = await completed('pages', (await deploy(pagePayload('Payments'))).body.id)
+      assert.deepEqual(
+        renamed.result.diff
+          .filter((e: { action: string }) => e.action !== 'UNCHANGED')
+          .map((e: { logicalId: string; action: string }) => [e.logicalId, e.action]),
+        [['checkout', 'UPDATE']],
+      )
+      const service = json(await t.call({ method: 'GET', url: `/v1/status-pages/services/${byId.checkout}` }))
+      assert.equal(service.name, 'Payments')
+
+      // Destroyed in order: the page before the service it shows.
+      const deleted = json(await t.call({ method: 'DELETE', url: '/v1/projects/pages' }))
+      const destroyed = await completed('pages', deleted.id)
+      assert.equal(destroyed.status, 'SUCCEEDED', JSON.stringify(destroyed.error))
+      for (const url of [
+        `/v1/private-locations/${byId.lab}`,
+        `/v1/checks/${byId['lab-api']}`,
+        `/v1/maintenance-windows/${byId.night}`,
+        `/v3/status-pages/${byId.public}`,
+        `/v1/status-pages/services/${byId.checkout}`,
+      ]) {
+        assert.equal((await t.call({ method: 'GET', url })).statusCode, 404, url)
+      }
+    })
+
+    test('the hosted CLI makes, reads and lists projects under /next/projects', async () => {
+      const project = { logicalId: 'imported', name: 'Imported', repoUrl: 'https://example.com/repo' }
+      const made = await t.call({ method: 'POST', url: '/next/projects', payload: project })
+      assert.equal(made.statusCode, 201, made.body)
+      assert.deepEqual(
+        [json(made).logicalId, json(made).name, json(made).repoUrl, json(made).resources],
+        ['imported', 'Imported', 'https://example.com/repo', 0],
+      )
+      const again = await t.call({ method: 'POST', url: '/next/projects', payload: project })
+      assert.equal(again.statusCode, 409)
+      const read = json(await t.call({ method: 'GET', url: '/next/projects/imported' }))
+      assert.equal(read.id, json(made).id)
+      const listed = json(await t.call({ method: 'GET', url: '/next/projects' }))
+      assert.ok(listed.some((p: { logicalId: string }) => p.logicalId === 'imported'))
+      assert.equal((await t.call({ method: 'GET', url: '/next/projects/nowhere' })).statusCode, 404)
+    })
+
     test("another account can't see or follow a project's deployments", async () => {
       const other = await ownerOfAnotherAccount(t)
       const started = await deploy(projectPayload('mine'))
       await completed('mine', started.body.id)
-      for (const url of ['/v1/projects/mine', `/v1/projects/mine/deployments/${started.body.id}`]) {
+      for (const url of [
+        '/v1/projects/mine',
+        '/next/projects/mine',
+        `/v1/projects/mine/deployments/${started.body.id}`,
+      ]) {
         assert.equal((await t.call({ method: 'GET', url, as: other })).statusCode, 404, url)
       }
       assert.deepEqual(json(await t.call({ method: 'GET', url: '/v1/projects', as: other })), [])
+      assert.deepEqual(json(await t.call({ method: 'GET', url: '/next/projects', as: other })), [])
     })
   })
 }

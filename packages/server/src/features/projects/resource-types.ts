@@ -1,37 +1,25 @@
 import { AlertChannelBody, CHECK_BODIES, CHECK_TYPES, type CheckType } from '@svc/core'
-import type { ServiceContext } from '../../context.ts'
-import { badRequest, HttpError } from '../../http/errors.ts'
+import { badRequest } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
 import * as channels from '../alert-channels/alert-channels.service.ts'
+import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { CheckGroupBody } from '../check-groups/check-groups.schemas.ts'
 import * as groups from '../check-groups/check-groups.service.ts'
+import * as checksRepo from '../checks/checks.repo.ts'
 import * as checks from '../checks/checks.service.ts'
+import { ASSIGNMENT_RESOURCE_TYPES } from './location-assignments.ts'
+import {
+  found,
+  isRef,
+  knownFields,
+  numberOf,
+  type ResourceType,
+  throwIf,
+  withoutKey,
+} from './resource-helpers.ts'
+import { SETTING_RESOURCE_TYPES } from './setting-resource-types.ts'
 
-/**
- * How a project's payload of one resource type becomes svc's own body, and how it is saved. Payloads are
- * the hosted product's CLI format (its constructs' `synthesize()`), which is also ours: references to
- * another resource of the project are `{ref: logicalId}`, resolved to the physical id deployed for it.
- */
-export interface ResourceType {
-  /** Its resources are applied after those of types listed earlier, and deleted before them. */
-  order: number
-  /** The svc body for `payload`, validated (defaults filled in), or a 400 naming `path`'s field. */
-  bodyOf(payload: Record<string, unknown>, refs: RefResolver, path: string): Prepared
-  create(ctx: ServiceContext, accountId: string, prepared: Prepared): Promise<string>
-  update(ctx: ServiceContext, accountId: string, physicalId: string, prepared: Prepared): Promise<void>
-  remove(ctx: ServiceContext, accountId: string, physicalId: string): Promise<void>
-  exists(ctx: ServiceContext, accountId: string, physicalId: string): Promise<boolean>
-}
-
-export interface Prepared {
-  body: Record<string, unknown>
-  /** The top-level fields the payload set, before defaults (a check in a group inherits the others). */
-  sentFields: Set<string>
-  checkType?: CheckType
-}
-
-/** The physical id of the resource the project deploys as `logicalId`; a 400 naming `path` if none. */
-export type RefResolver = (ref: unknown, path: string) => string | null
+export { isRef, type Prepared, type RefResolver, type ResourceType } from './resource-helpers.ts'
 
 const checkValidators = Object.fromEntries(
   CHECK_TYPES.map((type) => [type, compileValidator(CHECK_BODIES[type])]),
@@ -43,7 +31,7 @@ const validateChannel = compileValidator(AlertChannelBody)
 const CHECK_TYPE_ALIASES: Record<string, CheckType> = { PLAYWRIGHT: 'AUTOMATION' }
 
 const check: ResourceType = {
-  order: 2,
+  order: 4,
   bodyOf(payload, refs, path) {
     const checkType = CHECK_TYPE_ALIASES[String(payload.checkType)] ?? (payload.checkType as CheckType)
     if (!CHECK_TYPES.includes(checkType)) {
@@ -78,10 +66,14 @@ const check: ResourceType = {
   },
   remove: (ctx, accountId, id) => checks.deleteCheck(ctx, accountId, id),
   exists: (ctx, accountId, id) => found(() => checks.getCheck(ctx, accountId, id)),
+  async existing(ctx, accountId, ids) {
+    const rows = await checksRepo.findChecksByIds(ctx, ids)
+    return new Set(rows.filter((row) => row.account_id === accountId).map((row) => row.id))
+  },
 }
 
 const checkGroup: ResourceType = {
-  order: 0,
+  order: 2,
   bodyOf(payload, _refs, path) {
     // `v` is the hosted CLI's version of its group construct.
     const body = knownFields(payload, CheckGroupBody.properties, ['v'])
@@ -97,10 +89,14 @@ const checkGroup: ResourceType = {
   },
   remove: (ctx, accountId, id) => groups.deleteGroup(ctx, accountId, Number(id)),
   exists: (ctx, accountId, id) => found(() => groups.getGroup(ctx, accountId, Number(id))),
+  async existing(ctx, accountId, ids) {
+    const rows = await groupsRepo.findGroups(ctx, accountId, ids.map(Number))
+    return new Set(rows.map((row) => String(row.id)))
+  },
 }
 
 const alertChannel: ResourceType = {
-  order: 1,
+  order: 3,
   bodyOf(payload, _refs, path) {
     const body = knownFields(payload, AlertChannelBody.properties, [])
     const sentFields = new Set(Object.keys(body))
@@ -122,7 +118,7 @@ const alertChannel: ResourceType = {
  * `channel:group:<id>`; leaving the project deactivates it (the check's own deletion removes it).
  */
 const alertChannelSubscription: ResourceType = {
-  order: 3,
+  order: 5,
   bodyOf(payload, refs, path) {
     const channelId = refs(payload.alertChannelId, `${path}.alertChannelId`)
     const checkId = payload.checkId == null ? null : refs(payload.checkId, `${path}.checkId`)
@@ -166,57 +162,10 @@ const alertChannelSubscription: ResourceType = {
 
 /** Every type a project can deploy today, by the hosted CLI's names. */
 export const RESOURCE_TYPES: Record<string, ResourceType> = {
+  ...SETTING_RESOURCE_TYPES,
+  ...ASSIGNMENT_RESOURCE_TYPES,
   'check-group': checkGroup,
   'alert-channel': alertChannel,
   check,
   'alert-channel-subscription': alertChannelSubscription,
-}
-
-export function isRef(value: unknown): value is { ref: string } {
-  return typeof value === 'object' && value !== null && typeof (value as { ref?: unknown }).ref === 'string'
-}
-
-/**
- * The payload's fields that svc's body has. A field svc doesn't know is dropped when it says nothing
- * (null, false, empty), as the hosted CLI sends many such defaults; one that says something stays, and
- * validation names it.
- */
-function knownFields(payload: Record<string, unknown>, properties: Record<string, unknown>, drop: string[]) {
-  const body: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(payload)) {
-    if (drop.includes(key) || value === undefined) continue
-    if (!(key in properties) && isEmpty(value)) continue
-    body[key] = value
-  }
-  return body
-}
-
-/** Null, false, zero, empty, or an object of only such values (the hosted CLI's unset defaults). */
-function isEmpty(value: unknown): boolean {
-  if (value === null || value === false || value === '' || value === 0) return true
-  if (Array.isArray(value)) return value.length === 0
-  return typeof value === 'object' && Object.values(value as object).every(isEmpty)
-}
-
-function withoutKey(object: Record<string, unknown>, key: string) {
-  const { [key]: _dropped, ...rest } = object
-  return rest
-}
-
-function numberOf(id: string | null): number | null {
-  return id === null ? null : Number(id)
-}
-
-function throwIf(error: HttpError | undefined): void {
-  if (error) throw error
-}
-
-async function found(read: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await read()
-    return true
-  } catch (error) {
-    if (error instanceof HttpError && error.statusCode === 404) return false
-    throw error
-  }
 }

@@ -10,6 +10,7 @@ import {
   Uuid,
 } from '@svc/core'
 import { type Static, Type } from 'typebox'
+import { ProjectBindings } from '../projects/project-bindings.ts'
 import { Service } from '../status-page-services/status-page-services.schemas.ts'
 
 /** A CSS colour the page can inline safely: hex, a named colour, or rgb()/hsl() with plain arguments. */
@@ -114,15 +115,6 @@ export const StatusPage = Type.Object(
 )
 export type StatusPage = Static<typeof StatusPage>
 
-const ProjectOwner = Type.Object({
-  project: Type.Object({ id: Type.String(), logicalId: Type.String(), name: Type.String() }),
-  binding: Type.Object({
-    logicalId: Type.String(),
-    pending: Type.Boolean(),
-    sourceFile: Nullable(Type.String()),
-  }),
-})
-
 /** The spec's deprecated v1 form, field for field. */
 export const StatusPageV1 = Type.Object(
   {
@@ -142,10 +134,7 @@ export const StatusPageV1 = Type.Object(
         ),
       }),
     ),
-    projectBindings: Type.Object({
-      owner: Nullable(ProjectOwner),
-      references: Type.Array(ProjectOwner),
-    }),
+    projectBindings: ProjectBindings,
   },
   { title: 'StatusPageV1' },
 )

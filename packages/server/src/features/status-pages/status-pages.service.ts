@@ -7,6 +7,7 @@ import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { invalid } from '../checks/checks.service.ts'
+import { type ProjectBindings, withProjectBindings } from '../projects/project-bindings.ts'
 import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
 import { servicesOfAccount, toService } from '../status-page-services/status-page-services.service.ts'
 import { forgetPublicPage } from '../status-site/page-cache.ts'
@@ -88,6 +89,7 @@ export async function getStatusPageV1(
   id: string,
 ): Promise<StatusPageV1> {
   const page = await getStatusPage(ctx, accountId, id)
+  const [bound] = await withProjectBindings(ctx, 'status-page', [page], (p) => p.id)
   return {
     id: page.id,
     name: page.name,
@@ -116,7 +118,7 @@ export async function getStatusPageV1(
     version: page.version,
     whiteLabel: page.whiteLabel,
     isPrivate: page.isPrivate,
-    projectBindings: { owner: null, references: [] },
+    projectBindings: (bound as { projectBindings: ProjectBindings }).projectBindings,
   }
 }
 

@@ -5,17 +5,16 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { missingComponent } from '@svc/core/testing'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 const CHROMIUM = process.env.SVC_CHROMIUM_PATH || '/usr/bin/chromium'
-const found = existsSync(CHROMIUM)
-if (!found)
-  console.error(
-    `\n!!! status page browser tests SKIPPED: no Chromium at ${CHROMIUM} (set SVC_CHROMIUM_PATH)\n`,
-  )
+const skip = existsSync(CHROMIUM)
+  ? false
+  : missingComponent(`Chromium (${CHROMIUM})`, 'status page browser tests', 'apt-get install chromium')
 
 const LIGHT_BG = 'rgb(250, 250, 250)'
 const DARK_BG = 'rgb(16, 20, 24)'
@@ -37,7 +36,7 @@ const palette = (body: string, text: string) => ({
 const [sqlite] = testEngines()
 
 describe('the public status page in a real browser', {
-  skip: found ? false : `no Chromium at ${CHROMIUM}`,
+  skip,
 }, () => {
   let t: TestApp
   let browser: Browser
@@ -207,10 +206,10 @@ describe('the public status page in a real browser', {
     await context.close()
   })
 
-  test('a private page is refused without its token and shown with it (then by cookie)', async () => {
+  test('a private page is refused as unknown without its token and shown with it (then by cookie)', async () => {
     const refused = await visit('/status/internal', 'light')
-    assert.equal(refused.response?.status(), 401)
-    assert.equal(await refused.page.getByRole('heading', { name: 'Private status page' }).isVisible(), true)
+    assert.equal(refused.response?.status(), 404)
+    assert.equal(await refused.page.getByRole('heading', { name: 'Page not found' }).isVisible(), true)
     assert.equal(await refused.page.getByText('Internal').count(), 0)
     await refused.context.close()
 

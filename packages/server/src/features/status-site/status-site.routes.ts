@@ -5,8 +5,10 @@ import { StrictObject } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { assertNotThrottled, recordFailedAuth } from '../../auth/failed-auth-throttle.ts'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, clientErrorOf, errorBody, HttpError, handleError } from '../../http/errors.ts'
+import { enforceAddressRateLimit } from '../../rate-limit/rate-limit.ts'
 import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
@@ -198,6 +200,7 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         ),
       },
       async (request, reply) => {
+        await enforceAddressRateLimit(ctx, 'status-forms', request.ip, ctx.limits.statusForms)
         const page = await viewablePage(ctx, site, request, reply, 'html')
         if (!page) return reply
         const back = { href: site.base(request, page) || '/', text: `Back to ${page.name}` }
@@ -265,6 +268,9 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     ) => Promise<StatusPagesTable | undefined>,
     backOf: (request: FastifyRequest, page: StatusPagesTable) => string,
   ) {
+    // A refused link names no private page: its name would confirm that the slug exists.
+    const publicBack = (request: FastifyRequest, page: StatusPagesTable | undefined) =>
+      page && !page.is_private ? { href: backOf(request, page), text: `Go to ${page.name}` } : undefined
     app.get(
       confirmUrl,
       {
@@ -276,11 +282,19 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         }),
       },
       async (request, reply) => {
+        await enforceAddressRateLimit(ctx, 'status-forms', request.ip, ctx.limits.statusForms)
         const page = await pageOf(request, 'confirm')
         const token = (request.query as { token?: string }).token
-        const back = page ? { href: backOf(request, page), text: `Go to ${page.name}` } : undefined
         if (!page || !token || !(await confirmSubscription(ctx, page, token)))
-          return answer(request, reply, 404, 'Link not valid', 'This confirmation link is unknown.', back)
+          return answer(
+            request,
+            reply,
+            404,
+            'Link not valid',
+            'This confirmation link is unknown.',
+            publicBack(request, page),
+          )
+        const back = { href: backOf(request, page), text: `Go to ${page.name}` }
         const message = `Subscription confirmed: you will get an email whenever ${page.name} posts an incident update.`
         return answer(request, reply, 200, 'Subscription confirmed', message, back)
       },
@@ -302,11 +316,19 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
         },
       ),
       handler: async (request, reply) => {
+        await enforceAddressRateLimit(ctx, 'status-forms', request.ip, ctx.limits.statusForms)
         const page = await pageOf(request, 'unsubscribe')
         const token = (request.query as { token?: string }).token
         const back = page ? { href: backOf(request, page), text: `Go to ${page.name}` } : undefined
         const notSubscribed = () =>
-          answer(request, reply, 404, 'Link not valid', 'This address is not subscribed (any more).', back)
+          answer(
+            request,
+            reply,
+            404,
+            'Link not valid',
+            'This address is not subscribed (any more).',
+            publicBack(request, page),
+          )
         if (request.method === 'GET') {
           if (!page || !token || !(await isUnsubscribeToken(ctx, page, token))) return notSubscribed()
           const question = `Stop getting emails from ${page.name}? Send a POST to this link, or press the button.`
@@ -396,7 +418,12 @@ function rendered(text: string, headers: Record<string, string> = {}): Rendered 
   }
 }
 
-/** The page behind the request if the caller may see it; otherwise the refusal is sent and undefined returned. */
+/**
+ * The page behind the request if the caller may see it; otherwise the refusal is sent and undefined
+ * returned. A private page the caller may not see is refused exactly as a page that doesn't exist (the
+ * same status and bytes), so probing can't confirm a private slug. A token or key presented in vain is a
+ * failed attempt of the client address, counted alike for both; too many are 429 before any lookup.
+ */
 async function viewablePage(
   ctx: ServiceContext,
   site: Site,
@@ -404,12 +431,26 @@ async function viewablePage(
   reply: FastifyReply,
   kind: Kind,
 ): Promise<StatusPagesTable | undefined> {
+  const queryToken = (request.query as { token?: string } | undefined)?.token
+  const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
+  // The page's own cookie is left out: a stale one (its token deleted) is a visitor, not a guesser.
+  const presented = Boolean(queryToken || bearer)
+  if (presented) await assertNotThrottled(ctx, 'status-page-token', request.ip)
   const page = await site.page(request)
-  if (!page) {
-    refuse(request, reply, kind, 404, 'Status page not found')
-    return undefined
-  }
-  if (!page.is_private) return page
+  if (page && (!page.is_private || (await mayViewPrivatePage(ctx, site, request, reply, page)))) return page
+  if (presented) await recordFailedAuth(ctx, 'status-page-token', request.ip)
+  refuse(request, reply, kind, 404, 'Status page not found')
+  return undefined
+}
+
+/** An access token (query, bearer or the page's cookie), or an API key of an account member. */
+async function mayViewPrivatePage(
+  ctx: ServiceContext,
+  site: Site,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: StatusPagesTable,
+): Promise<boolean> {
   const cookieName = `svc_status_${page.id}`
   const queryToken = (request.query as { token?: string } | undefined)?.token
   const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
@@ -423,21 +464,12 @@ async function viewablePage(
           `${cookieName}=${token}; Path=${site.base(request, page) || '/'}; Max-Age=2592000; HttpOnly; SameSite=Lax${secure}`,
         )
       }
-      return page
+      return true
     }
   }
-  if (bearer?.startsWith('svc_')) {
-    const key = await findLiveKeyByHash(ctx, hashApiKey(bearer), page.account_id)
-    if (key && ((key.user_id && key.memberships.length > 0) || key.account_id === page.account_id))
-      return page
-    // An unknown or revoked key is no key (401, as on the API); a live one of a non-member is 403.
-    if (key) {
-      refuse(request, reply, kind, 403, 'This key has no access to this status page')
-      return undefined
-    }
-  }
-  refuse(request, reply, kind, 401, 'This status page is private: open it with its access token')
-  return undefined
+  if (!bearer?.startsWith('svc_')) return false
+  const key = await findLiveKeyByHash(ctx, hashApiKey(bearer), page.account_id)
+  return Boolean(key && ((key.user_id && key.memberships.length > 0) || key.account_id === page.account_id))
 }
 
 /** Browsers (Accept: text/html) get a page; anything else the JSON error shape or `{message}`. */
@@ -460,8 +492,7 @@ const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? 
 function refuse(request: FastifyRequest, reply: FastifyReply, kind: Kind, status: number, message: string) {
   reply.header('cache-control', 'no-store')
   if (kind === 'html' && wantsHtml(request)) {
-    const title = status === 404 ? 'Page not found' : 'Private status page'
-    return sendMessage(reply, status, renderMessagePage(title, message))
+    return sendMessage(reply, status, renderMessagePage('Page not found', message))
   }
   return reply.status(status).send(errorBody(status, message, status === 401 ? {} : undefined))
 }

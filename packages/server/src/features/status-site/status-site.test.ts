@@ -28,7 +28,11 @@ for (const engine of testEngines()) {
     })
     before(async () => {
       base = (await listenOnLoopback(target)).url
-      t = await createTestApp(engine, { clock: { now: () => new Date(nowMs) } })
+      t = await createTestApp(engine, {
+        clock: { now: () => new Date(nowMs) },
+        // Every request comes from one address here; status-site-probing.test.ts tests the limit.
+        limits: { statusForms: { max: 10_000, windowSeconds: 600 } },
+      })
       const other = await accounts.createAccount(t.ctx, { name: 'Other' })
       stranger = await t.addUser('OWNER', other.id)
     })
@@ -612,7 +616,7 @@ for (const engine of testEngines()) {
       assert.match(light, /<link rel="icon" href="data:,">/)
     })
 
-    test('private pages need an access token (query, cookie, bearer) or a member’s API key', async () => {
+    test('private pages need an access token (query, cookie, bearer) or a member’s API key; else they are unknown', async () => {
       const created = await page({ name: 'Internal', url: 'internal', isPrivate: true, cards: [] })
       const token = json(
         await t.call({
@@ -622,20 +626,14 @@ for (const engine of testEngines()) {
         }),
       ).token
       const refused = await open('/status/internal', HTML)
-      assert.equal(refused.statusCode, 401)
-      assert.match(refused.body, /This status page is private/)
+      assert.equal(refused.statusCode, 404)
       assert.doesNotMatch(refused.body, /Internal/)
       for (const path of ['/summary.json', '/feed.rss', '/feed.atom']) {
         const res = await open(`/status/internal${path}`)
-        assert.equal(res.statusCode, 401, path)
-        assert.deepEqual(json(res), {
-          statusCode: 401,
-          error: 'Unauthorized',
-          message: 'This status page is private: open it with its access token',
-          attributes: {},
-        })
+        assert.equal(res.statusCode, 404, path)
+        assert.deepEqual(json(res), { statusCode: 404, error: 'Not Found', message: 'Status page not found' })
       }
-      assert.equal((await open('/status/internal?token=svcsp_wrong')).statusCode, 401)
+      assert.equal((await open('/status/internal?token=svcsp_wrong')).statusCode, 404)
       const viaQuery = await open(`/status/internal?token=${token}`)
       assert.equal(viaQuery.statusCode, 200)
       assert.equal(viaQuery.headers['cache-control'], 'private, no-store')
@@ -663,18 +661,17 @@ for (const engine of testEngines()) {
         (await open('/status/internal', { authorization: `Bearer ${reader.key}` })).statusCode,
         200,
       )
+      // A live key of a non-member, and a key that is no key, learn no more than about an unknown page.
       const foreign = await open('/status/internal/summary.json', { authorization: `Bearer ${stranger.key}` })
-      assert.equal(foreign.statusCode, 403)
-      // A key that is no key (unknown, revoked) is a 401 like on the API, not a 403.
+      assert.equal(foreign.statusCode, 404)
       const unknown = await open('/status/internal/summary.json', {
         authorization: `Bearer svc_${'x'.repeat(43)}`,
       })
-      assert.equal(unknown.statusCode, 401, unknown.body)
+      assert.equal(unknown.statusCode, 404, unknown.body)
       assert.deepEqual(json(unknown), {
-        statusCode: 401,
-        error: 'Unauthorized',
-        message: 'This status page is private: open it with its access token',
-        attributes: {},
+        statusCode: 404,
+        error: 'Not Found',
+        message: 'Status page not found',
       })
       const revoked = json(await t.call({ method: 'POST', url: '/v1/api-keys', payload: { name: 'gone' } }))
       assert.equal(
@@ -684,7 +681,7 @@ for (const engine of testEngines()) {
       await t.call({ method: 'DELETE', url: `/v1/api-keys/${revoked.id}` })
       assert.equal(
         (await open('/status/internal', { authorization: `Bearer ${revoked.key}` })).statusCode,
-        401,
+        404,
         'a revoked API key is refused as unknown',
       )
       const tokens = json(
@@ -693,7 +690,7 @@ for (const engine of testEngines()) {
       await t.call({ method: 'DELETE', url: `/v3/status-pages/${created.id}/access-tokens/${tokens[0].id}` })
       assert.equal(
         (await open(`/status/internal?token=${token}`)).statusCode,
-        401,
+        404,
         'a revoked token is refused',
       )
     })

@@ -1,0 +1,114 @@
+/**
+ * bench/deploy.ts: a monitoring-as-code project of 1,000 API checks in 20 groups, deployed from empty,
+ * redeployed unchanged, and redeployed with 10 checks changed, as the hosted CLI sends it (gzip body,
+ * then the completion long-poll). Prints each deploy's time from POST to the deployment's end and the
+ * server process's peak RSS during it. Targets: first deploy < 10 s, unchanged < 2 s, RSS < 400 MB.
+ * Usage: npm run bench:deploy [-- --checks 1000] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
+ */
+
+import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
+import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
+import { rssMb } from './proc.ts'
+import { benchEngine, benchStore } from './store.ts'
+
+const { values } = parseArgs({
+  options: { checks: { type: 'string', default: '1000' }, groups: { type: 'string', default: '20' } },
+})
+const CHECKS = Number(values.checks)
+const GROUPS = Number(values.groups)
+const TARGETS = { first: 10_000, unchanged: 2_000, rssMb: 400 }
+
+/** The project; checks below `changed` carry a second name. */
+function project(changed: number) {
+  const groups = Array.from({ length: GROUPS }, (_, g) => ({
+    logicalId: `group-${g}`,
+    type: 'check-group',
+    member: true,
+    payload: {
+      name: `Group ${g}`,
+      activated: true,
+      tags: [`team-${g}`],
+      locations: ['local'],
+      concurrency: 3,
+    },
+  }))
+  const checks = Array.from({ length: CHECKS }, (_, c) => ({
+    logicalId: `check-${c}`,
+    type: 'check',
+    member: true,
+    payload: {
+      checkType: 'API',
+      name: c < changed ? `Check ${c} renamed` : `Check ${c}`,
+      activated: true,
+      muted: false,
+      locations: ['local'],
+      frequency: 10,
+      tags: ['bench'],
+      groupId: { ref: `group-${c % GROUPS}` },
+      request: {
+        method: 'GET',
+        url: `http://127.0.0.1:9/health/${c}`,
+        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', property: '' }],
+      },
+    },
+  }))
+  return { project: { logicalId: 'bench', name: 'Bench project' }, resources: [...groups, ...checks] }
+}
+
+const store = await benchStore()
+// No runner: the checks are scheduled as deployed but never run, so only the deploy is measured.
+const server = await startServerProcess({ ...store.env, SVC_RUNNER_LOCATIONS: 'none' })
+const auth = { authorization: `Bearer ${server.apiKey}` }
+
+async function deploy(changed: number) {
+  const body = gzipSync(JSON.stringify(project(changed)))
+  const pid = server.child.pid as number
+  let peak = rssMb(pid)
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid))
+  }, 25)
+  const started = performance.now()
+  const res = await fetch(`${server.url}/v1/projects/deploy?scheduleOnDeploy=false`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    body,
+  })
+  if (res.status !== 202) throw new Error(`deploy answered ${res.status}: ${await res.text()}`)
+  const { id } = (await res.json()) as { id: string }
+  let deployment: { status: string; result: { diff: { action: string }[] } | null; error: unknown }
+  for (;;) {
+    const url = `${server.url}/v1/projects/bench/deployments/${id}/completion?maxWaitSeconds=30`
+    const done = await fetch(url, { headers: auth })
+    if (done.status === 408) continue
+    deployment = (await done.json()) as typeof deployment
+    break
+  }
+  const ms = performance.now() - started
+  clearInterval(sampler)
+  if (deployment.status !== 'SUCCEEDED') throw new Error(`deployment ${JSON.stringify(deployment)}`)
+  const actions: Record<string, number> = {}
+  for (const entry of deployment.result?.diff ?? []) actions[entry.action] = (actions[entry.action] ?? 0) + 1
+  return { ms, peak, actions, gzipKb: body.length / 1024 }
+}
+
+try {
+  console.log(`bench:deploy on ${benchEngine}: ${CHECKS} checks in ${GROUPS} groups`)
+  const rows = [
+    ['from empty', await deploy(0), TARGETS.first],
+    ['unchanged', await deploy(0), TARGETS.unchanged],
+    ['10 changed', await deploy(10), undefined],
+  ] as const
+  for (const [name, run, target] of rows) {
+    const met =
+      target === undefined ? '' : run.ms < target ? ' (target met)' : ` (target < ${target} ms: NOT met)`
+    console.log(
+      `${name.padEnd(11)} ${run.ms.toFixed(0).padStart(6)} ms${met}; peak RSS ${run.peak.toFixed(0)} MB` +
+        `${run.peak < TARGETS.rssMb ? '' : ` (target < ${TARGETS.rssMb} MB: NOT met)`}; ` +
+        `body ${run.gzipKb.toFixed(0)} KiB gzipped; ${JSON.stringify(run.actions)}`,
+    )
+  }
+} finally {
+  await server.stop()
+  await store.dispose()
+}

@@ -1,0 +1,119 @@
+import { MaintenanceWindowBody } from '@svc/core'
+import { badRequest } from '../../http/errors.ts'
+import { compileValidator } from '../../http/validation.ts'
+import * as windows from '../maintenance-windows/maintenance-windows.service.ts'
+import { PrivateLocationBody } from '../private-locations/private-locations.schemas.ts'
+import * as locations from '../private-locations/private-locations.service.ts'
+import { ServiceBody } from '../status-page-services/status-page-services.schemas.ts'
+import * as services from '../status-page-services/status-page-services.service.ts'
+import { StatusPageBody } from '../status-pages/status-pages.schemas.ts'
+import * as pages from '../status-pages/status-pages.service.ts'
+import { found, knownFields, type Prepared, type ResourceType, throwIf } from './resource-helpers.ts'
+
+/**
+ * The resource types around checks: private locations, status page services, maintenance windows and
+ * status pages, each saved through its feature's service. Orders put what others refer to first:
+ * private locations and services before checks (a check's triggerIncident names a service), status
+ * pages last (their cards show services).
+ */
+
+const validateLocation = compileValidator(PrivateLocationBody)
+const validateService = compileValidator(ServiceBody)
+const validateWindow = compileValidator(MaintenanceWindowBody)
+const validatePage = compileValidator(StatusPageBody)
+
+/** A type whose payload is svc's body as it is (only fields that say nothing dropped). */
+function plainBody(
+  properties: Record<string, unknown>,
+  validate: ReturnType<typeof compileValidator>,
+): ResourceType['bodyOf'] {
+  return (payload, _refs, path) => {
+    const body = knownFields(payload, properties, [])
+    const sentFields = new Set(Object.keys(body))
+    throwIf(validate(body, path))
+    return { body, sentFields }
+  }
+}
+
+const privateLocation: ResourceType = {
+  order: 0,
+  bodyOf: plainBody(PrivateLocationBody.properties, validateLocation),
+  async create(ctx, accountId, { body }) {
+    return String((await locations.createLocation(ctx, accountId, body as PrivateLocationBody)).id)
+  },
+  async update(ctx, accountId, id, { body }) {
+    await locations.updateLocation(ctx, accountId, id, body as PrivateLocationBody)
+  },
+  remove: (ctx, accountId, id) => locations.deleteLocation(ctx, accountId, id),
+  exists: (ctx, accountId, id) => found(() => locations.getLocation(ctx, accountId, id)),
+}
+
+const statusPageService: ResourceType = {
+  order: 1,
+  bodyOf: plainBody(ServiceBody.properties, validateService),
+  async create(ctx, accountId, { body }) {
+    return (await services.createService(ctx, accountId, body as ServiceBody)).id
+  },
+  async update(ctx, accountId, id, { body }) {
+    await services.updateService(ctx, accountId, id, body as ServiceBody)
+  },
+  remove: (ctx, accountId, id) => services.deleteService(ctx, accountId, id),
+  exists: (ctx, accountId, id) => found(() => services.getService(ctx, accountId, id)),
+}
+
+const maintenanceWindow: ResourceType = {
+  order: 6,
+  bodyOf: plainBody(MaintenanceWindowBody.properties, validateWindow),
+  async create(ctx, accountId, { body }) {
+    return String((await windows.createWindow(ctx, accountId, body as MaintenanceWindowBody)).id)
+  },
+  async update(ctx, accountId, id, { body }) {
+    await windows.updateWindow(ctx, accountId, Number(id), body as MaintenanceWindowBody)
+  },
+  remove: (ctx, accountId, id) => windows.deleteWindow(ctx, accountId, Number(id)),
+  exists: (ctx, accountId, id) => found(() => windows.getWindow(ctx, accountId, Number(id))),
+}
+
+/** The hosted CLI names a card's services by reference (`{ref}`); svc's cards take `{id}`. */
+const statusPage: ResourceType = {
+  order: 7,
+  bodyOf(payload, refs, path): Prepared {
+    const cards = Array.isArray(payload.cards) ? payload.cards : []
+    const body = knownFields(
+      {
+        ...payload,
+        cards: cards.map((card: Record<string, unknown>, c: number) => {
+          const cardPath = `${path}.cards.${c}`
+          if (typeof card !== 'object' || card === null) throw badRequest(`${cardPath} must be object`)
+          const listed = Array.isArray(card.services) ? card.services : []
+          return {
+            ...card,
+            services: listed.map((service: unknown, s: number) => ({
+              id: refs(service, `${cardPath}.services.${s}`),
+            })),
+          }
+        }),
+      },
+      StatusPageBody.properties,
+      [],
+    )
+    const sentFields = new Set(Object.keys(body))
+    throwIf(validatePage(body, path))
+    return { body, sentFields }
+  },
+  async create(ctx, accountId, { body }) {
+    return (await pages.createStatusPage(ctx, accountId, body as StatusPageBody)).id
+  },
+  async update(ctx, accountId, id, { body }) {
+    await pages.updateStatusPage(ctx, accountId, id, body as StatusPageBody)
+  },
+  remove: (ctx, accountId, id) => pages.deleteStatusPage(ctx, accountId, id),
+  exists: (ctx, accountId, id) => found(() => pages.getStatusPage(ctx, accountId, id)),
+}
+
+export const SETTING_RESOURCE_TYPES: Record<string, ResourceType> = {
+  'private-location': privateLocation,
+  'status-page-service': statusPageService,
+  'maintenance-window': maintenanceWindow,
+  'status-page': statusPage,
+}

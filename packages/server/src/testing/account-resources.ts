@@ -1,0 +1,358 @@
+import assert from 'node:assert/strict'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { ArtifactStore } from '../features/artifacts/artifact-store.ts'
+import { json, type Tenant, type TestApp } from './test-app.ts'
+
+/**
+ * How the tenant-isolation test makes, in one account, the resource each route's path names.
+ * One row per path of /openapi.json that takes a path parameter; a new such route needs a row here
+ * (or an entry in NOT_ACCOUNT_RESOURCES saying why not), or the test fails naming it.
+ */
+
+/** A resource made in the account, as the route's path parameters name it. */
+export interface Made {
+  /** The value of each path parameter (`{id}`, `{checkId}`, `{*}`, ...). */
+  ids: Record<string, string | number>
+  /** Valid bodies of the path's writes, so that only the account decides the answer. */
+  bodies?: Partial<Record<'POST' | 'PUT' | 'PATCH' | 'DELETE', object>>
+  /** Where the account reads the resource back; default: the path itself. */
+  readBack?: string
+}
+
+/** Makes resources through the API as the owner of one account. */
+export class ResourceMaker {
+  private made = 0
+  readonly t: TestApp
+  readonly owner: Tenant
+  readonly artifacts: ArtifactStore
+
+  constructor(t: TestApp, owner: Tenant, artifacts: ArtifactStore) {
+    this.t = t
+    this.owner = owner
+    this.artifacts = artifacts
+  }
+
+  /** A name no other resource of the test has. */
+  unique(prefix: string): string {
+    return `${prefix}-${++this.made}`
+  }
+
+  async send(
+    method: InjectOptions['method'],
+    url: string,
+    payload?: object,
+  ): Promise<LightMyRequestResponse> {
+    return this.t.call({ method, url, payload, as: this.owner })
+  }
+
+  /** Sends as the owner and answers the JSON of a 2xx response. */
+  async ok(method: InjectOptions['method'], url: string, payload?: object): Promise<any> {
+    const res = await this.send(method, url, payload)
+    assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`)
+    return res.body ? json(res) : undefined
+  }
+
+  check = async (type: keyof typeof CHECK_BODIES = 'api'): Promise<string> =>
+    (await this.ok('POST', `/v1/checks/${type}`, CHECK_BODIES[type])).id
+
+  /** An API check that ran once and failed (nothing listens on its port): a result and an error group. */
+  async failedRun(): Promise<{ checkId: string; resultId: string }> {
+    const checkId = await this.check('api')
+    const result = await this.ok('POST', `/v1/checks/${checkId}/trigger`)
+    return { checkId, resultId: result.id }
+  }
+
+  channel = async (): Promise<number> => (await this.ok('POST', '/v1/alert-channels', CHANNEL_BODY)).id
+
+  statusPage = async (): Promise<string> =>
+    (await this.ok('POST', '/v3/status-pages', { name: 'Page', url: this.unique('page'), cards: [] })).id
+
+  async incident(): Promise<{ statusPageId: string; incidentId: string; updateId: string }> {
+    const statusPageId = await this.statusPage()
+    const incident = await this.ok('POST', `/v3/status-pages/${statusPageId}/incidents`, INCIDENT_BODY)
+    return { statusPageId, incidentId: incident.id, updateId: incident.incidentUpdates[0].id }
+  }
+
+  /** A project deployed (and its deployment finished), with the deployment's id. */
+  async project(): Promise<{ logicalId: string; deploymentId: string }> {
+    const logicalId = this.unique('project')
+    const payload = {
+      project: { logicalId, name: 'Project' },
+      resources: [{ logicalId: 'group', type: 'check-group', payload: GROUP_BODY }],
+    }
+    const started = await this.ok('POST', '/v1/projects/deploy?scheduleOnDeploy=false', payload)
+    const url = `/v1/projects/${logicalId}/deployments/${started.id}/completion?maxWaitSeconds=60`
+    const done = await this.ok('GET', url)
+    assert.equal(done.status, 'SUCCEEDED', JSON.stringify(done.error))
+    return { logicalId, deploymentId: started.id }
+  }
+
+  privateLocation = async (): Promise<string> =>
+    (await this.ok('POST', '/v1/private-locations', { name: 'Lab', slugName: this.unique('lab') })).id
+}
+
+const UNREACHABLE_URL = 'http://127.0.0.1:9/'
+const SCRIPT = "const { test } = require('@playwright/test')\ntest('home', async ({ page }) => {})"
+export const CHECK_BODIES = {
+  api: { name: 'API', activated: false, request: { url: UNREACHABLE_URL, method: 'GET' } },
+  url: { name: 'URL', activated: false, request: { url: UNREACHABLE_URL } },
+  tcp: { name: 'TCP', activated: false, request: { hostname: '127.0.0.1', port: 9 } },
+  dns: { name: 'DNS', activated: false, request: { query: 'example.com', recordType: 'A' } },
+  icmp: { name: 'ICMP', activated: false, request: { hostname: '127.0.0.1' } },
+  heartbeat: {
+    name: 'Nightly job',
+    activated: false,
+    heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+  },
+  browser: { name: 'Browser', activated: false, script: SCRIPT },
+  multistep: { name: 'Multi', activated: false, script: SCRIPT },
+  automation: {
+    name: 'Suite',
+    activated: false,
+    dependencies: [
+      { path: 'playwright.config.ts', content: 'export default {}' },
+      { path: 'tests/a.spec.ts', content: SCRIPT },
+    ],
+  },
+}
+const CHANNEL_BODY = { type: 'EMAIL', config: { address: 'ops@example.com' } }
+const GROUP_BODY = { name: 'Group', concurrency: 1 }
+const UPDATE_BODY = { description: 'Looking', status: 'INVESTIGATING' }
+const INCIDENT_BODY = { name: 'Outage', incidentUpdates: [UPDATE_BODY] }
+const WINDOW_BODY = {
+  name: 'Nightly deploy',
+  tags: ['api'],
+  startsAt: '2026-01-05T22:00:00Z',
+  endsAt: '2026-01-05T23:00:00Z',
+}
+
+/** A check of each type for its type's PUT, e.g. `/v1/checks/api/{id}`. */
+const checkOfType = (type: keyof typeof CHECK_BODIES) => async (a: ResourceMaker) => ({
+  ids: { id: await a.check(type) },
+  bodies: { PUT: CHECK_BODIES[type] },
+  readBack: '/v1/checks/{id}',
+})
+
+/** A check of each type for its type's analytics, e.g. `/v1/analytics/api-checks/{id}`. */
+const analyticsOf = (type: keyof typeof CHECK_BODIES) => async (a: ResourceMaker) => ({
+  ids: { id: await a.check(type) },
+})
+
+/** Every path with parameters naming a resource of an account, and how to make one. */
+export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Made>> = {
+  '/v1/accounts/me/members/{userId}': async (a) => ({
+    ids: { userId: (await a.t.addUser('READ_ONLY', a.owner.accountId)).userId as string },
+    bodies: { PATCH: { role: 'READ_WRITE' } },
+    readBack: '/v1/accounts/me/members',
+  }),
+  '/next/accounts/{accountId}': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/api-keys/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/api-keys', { name: a.unique('key') })).id },
+    readBack: '/v1/api-keys',
+  }),
+  '/v1/variables/{key}': async (a) => {
+    const key = a.unique('ONLY_A').replace('-', '_').toUpperCase()
+    await a.ok('POST', '/v1/variables', { key, value: 'a' })
+    return { ids: { key }, bodies: { PUT: { value: 'b' } } }
+  },
+  '/v1/checks/{id}': async (a) => ({ ids: { id: await a.check() }, bodies: { PUT: CHECK_BODIES.api } }),
+  '/v1/checks/{id}/trigger': async (a) => ({
+    ids: { id: await a.check() },
+    readBack: '/v1/check-results/{id}',
+  }),
+  '/v1/checks/{id}/cancel': async (a) => ({
+    ids: { id: await a.check('automation') },
+    readBack: '/v1/checks/{id}',
+  }),
+  '/v1/checks/api/{id}': checkOfType('api'),
+  '/v1/checks/browser/{id}': checkOfType('browser'),
+  '/v1/checks/heartbeat/{id}': checkOfType('heartbeat'),
+  '/v1/checks/tcp/{id}': checkOfType('tcp'),
+  '/v1/checks/url/{id}': checkOfType('url'),
+  '/v1/checks/dns/{id}': checkOfType('dns'),
+  '/v1/checks/icmp/{id}': checkOfType('icmp'),
+  '/v1/checks/multistep/{id}': checkOfType('multistep'),
+  '/v1/checks/automation/{id}': checkOfType('automation'),
+  '/v1/check-groups/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+    bodies: { PUT: GROUP_BODY },
+  }),
+  '/v1/check-groups/{id}/checks': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+  }),
+  '/v1/check-groups/{id}/trigger': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+    readBack: '/v1/check-groups/{id}',
+  }),
+  '/v1/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v1/check-results/{checkId}/{resultId}': async (a) => ({ ids: await a.failedRun() }),
+  '/v1/check-results/{checkId}/{resultId}/artifacts/{*}': async (a) => {
+    const { checkId, resultId } = await a.failedRun()
+    await a.artifacts.put(checkId, resultId, 'screenshot-1.png', Buffer.from('png'))
+    return { ids: { checkId, resultId, '*': 'screenshot-1.png' } }
+  },
+  '/v1/check-statuses/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v1/alert-channels/{id}': async (a) => ({ ids: { id: await a.channel() }, bodies: { PUT: CHANNEL_BODY } }),
+  '/v1/alert-channels/{id}/subscriptions': async (a) => ({
+    ids: { id: await a.channel() },
+    bodies: { PUT: { checkId: await a.check(), activated: true } },
+    readBack: '/v1/alert-channels/{id}',
+  }),
+  '/v1/alert-channels/{id}/test': async (a) => ({
+    ids: { id: await a.channel() },
+    readBack: '/v1/alert-channels/{id}',
+  }),
+  '/v1/alert-notifications/{id}': async (a) => {
+    const channel = await a.channel()
+    const check = await a.ok('POST', '/v1/checks/api?autoAssignAlerts=false', {
+      ...CHECK_BODIES.api,
+      alertChannelSubscriptions: [{ alertChannelId: channel, activated: true }],
+    })
+    await a.ok('POST', `/v1/checks/${check.id}/trigger`)
+    const [notification] = await a.ok('GET', `/v1/alert-notifications?checkId=${check.id}`)
+    assert.ok(notification, 'a failed run notifies its channel')
+    return { ids: { id: notification.id } }
+  },
+  '/v1/maintenance-windows/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/maintenance-windows', WINDOW_BODY)).id },
+    bodies: { PUT: WINDOW_BODY },
+  }),
+  '/v1/private-locations/{id}': async (a) => ({
+    ids: { id: await a.privateLocation() },
+    bodies: { PUT: { name: 'Lab renamed', slugName: a.unique('renamed-lab') } },
+  }),
+  '/v1/private-locations/{id}/keys': async (a) => ({
+    ids: { id: await a.privateLocation() },
+    readBack: '/v1/private-locations/{id}',
+  }),
+  '/v1/private-locations/{id}/keys/{keyId}': async (a) => {
+    const id = await a.privateLocation()
+    const key = await a.ok('POST', `/v1/private-locations/${id}/keys`)
+    return { ids: { id, keyId: key.id }, readBack: '/v1/private-locations/{id}' }
+  },
+  '/v1/status-pages/services/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/status-pages/services', { name: 'API' })).id },
+    bodies: { PUT: { name: 'API renamed' } },
+  }),
+  '/v3/status-pages/{statusPageId}': async (a) => {
+    const statusPageId = await a.statusPage()
+    return {
+      ids: { statusPageId },
+      bodies: { PUT: { name: 'Renamed', url: a.unique('renamed'), cards: [] } },
+    }
+  },
+  '/v1/status-pages/{statusPageId}': async (a) => ({ ids: { statusPageId: await a.statusPage() } }),
+  '/v3/status-pages/{statusPageId}/access-tokens': async (a) => ({
+    ids: { statusPageId: await a.statusPage() },
+    bodies: { POST: { name: 'partners' } },
+  }),
+  '/v3/status-pages/{statusPageId}/access-tokens/{tokenId}': async (a) => {
+    const statusPageId = await a.statusPage()
+    const url = `/v3/status-pages/${statusPageId}/access-tokens`
+    const token = await a.ok('POST', url, { name: 'partners' })
+    return {
+      ids: { statusPageId, tokenId: token.id },
+      readBack: '/v3/status-pages/{statusPageId}/access-tokens',
+    }
+  },
+  '/v3/status-pages/{statusPageId}/incidents': async (a) => ({
+    ids: { statusPageId: await a.statusPage() },
+    bodies: { POST: INCIDENT_BODY },
+  }),
+  '/v3/status-pages/{statusPageId}/incidents/{incidentId}': async (a) => {
+    const { statusPageId, incidentId } = await a.incident()
+    return { ids: { statusPageId, incidentId }, bodies: { PUT: { name: 'Renamed outage' } } }
+  },
+  '/v1/incidents/{incidentId}/updates': async (a) => {
+    const { statusPageId, incidentId } = await a.incident()
+    return {
+      ids: { incidentId },
+      bodies: { POST: UPDATE_BODY },
+      readBack: `/v3/status-pages/${statusPageId}/incidents/{incidentId}`,
+    }
+  },
+  '/v1/incidents/{incidentId}/updates/{id}': async (a) => {
+    const { statusPageId, incidentId, updateId } = await a.incident()
+    return {
+      ids: { incidentId, id: updateId },
+      bodies: { PUT: { description: 'Found it', status: 'IDENTIFIED' } },
+      readBack: `/v3/status-pages/${statusPageId}/incidents/{incidentId}`,
+    }
+  },
+  '/v3/status-pages/{statusPageId}/subscribers': async (a) => ({
+    ids: { statusPageId: await a.statusPage() },
+  }),
+  '/v3/status-pages/{statusPageId}/subscribers/{subscriberId}': async (a) => {
+    const slug = a.unique('subscribed')
+    const page = await a.ok('POST', '/v3/status-pages', { name: 'Page', url: slug, cards: [] })
+    const email = `${slug}@example.com`
+    const subscribed = await a.t.call({
+      method: 'POST',
+      url: `/status/${slug}/subscribe`,
+      as: null,
+      payload: { email },
+    })
+    assert.ok(subscribed.statusCode < 300, subscribed.body)
+    const [subscriber] = await a.ok('GET', `/v3/status-pages/${page.id}/subscribers`)
+    return {
+      ids: { statusPageId: page.id, subscriberId: subscriber.id },
+      readBack: '/v3/status-pages/{statusPageId}/subscribers',
+    }
+  },
+  '/v1/projects/{logicalId}': async (a) => ({ ids: { logicalId: (await a.project()).logicalId } }),
+  '/next/projects/{logicalId}': async (a) => ({ ids: { logicalId: (await a.project()).logicalId } }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}': async (a) => ({ ids: await a.project() }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}/completion': async (a) => ({ ids: await a.project() }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}/events': async (a) => ({ ids: await a.project() }),
+  '/v1/projects/{logicalId}/deployments/{deploymentId}/cancel': async (a) => ({
+    ids: await a.project(),
+    readBack: '/v1/projects/{logicalId}/deployments/{deploymentId}',
+  }),
+  '/v1/analytics/url-monitors/{id}': analyticsOf('url'),
+  '/v1/analytics/api-checks/{id}': analyticsOf('api'),
+  '/v1/analytics/browser-checks/{id}': analyticsOf('browser'),
+  '/v1/analytics/multistep-checks/{id}': analyticsOf('multistep'),
+  '/v1/analytics/playwright-checks/{id}': analyticsOf('automation'),
+  '/v1/analytics/tcp-checks/{id}': analyticsOf('tcp'),
+  '/v1/analytics/dns/{id}': analyticsOf('dns'),
+  '/v1/analytics/icmp/{id}': analyticsOf('icmp'),
+  '/v1/analytics/heartbeat-checks/{id}': analyticsOf('heartbeat'),
+  '/v1/error-groups/checks/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v1/error-groups/{id}': async (a) => ({ ids: { id: await errorGroupOf(a) } }),
+  '/v1/root-cause-analyses/error-groups/{errorGroupId}': async (a) => {
+    const errorGroupId = await errorGroupOf(a)
+    return { ids: { errorGroupId }, readBack: `/v1/error-groups/${errorGroupId}` }
+  },
+  '/v1/root-cause-analyses/{id}': async (a) => {
+    const errorGroupId = await errorGroupOf(a)
+    return { ids: { id: (await a.ok('POST', `/v1/root-cause-analyses/error-groups/${errorGroupId}`)).id } }
+  },
+}
+
+async function errorGroupOf(a: ResourceMaker): Promise<string> {
+  const { checkId } = await a.failedRun()
+  const [group] = await a.ok('GET', `/v1/error-groups/checks/${checkId}`)
+  assert.ok(group, 'a failed run makes an error group')
+  return group.id
+}
+
+/** Paths with parameters that name no resource of an account, and why the table leaves them out. */
+export const NOT_ACCOUNT_RESOURCES: Record<string, string> = {
+  '/v1/runtimes/{id}': 'runtimes are the same for every account',
+  '/ping/{token}': "an open route: the heartbeat's token is the secret, and names the check by itself",
+  '/ping/{token}/fail': "an open route: the heartbeat's token is the secret, and names the check by itself",
+  '/agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}':
+    "the agent protocol: called with a private-location key, not an account's API key",
+}
+
+/**
+ * Operations that answer another account's name as a resource that doesn't exist in the caller's own
+ * account, by design: still a 2xx that changes nothing of the owner's.
+ */
+export const IDEMPOTENT_FOR_STRANGERS: Record<string, string> = {
+  'DELETE /v1/projects/{logicalId}':
+    "a project's logicalId is a name within the account; deleting one that doesn't exist is 200 with an empty diff (the hosted CLI's destroy counts it as deleted)",
+}
+
+/** Paths of open routes that name a status page by its public slug: public by design. */
+export const isPublicStatusRoute = (path: string): boolean => path.startsWith('/status/')
