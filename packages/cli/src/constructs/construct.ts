@@ -8,6 +8,8 @@ export interface Resource {
   type: string
   member: boolean
   payload: Record<string, unknown>
+  /** The file that defines it, relative to the project (added when the project synthesizes). */
+  sourceFile?: string
 }
 
 /** A reference to another resource of the project, resolved by the server to the id deployed for it. */

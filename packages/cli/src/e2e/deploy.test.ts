@@ -70,7 +70,7 @@ for (const engine of testEngines()) {
       const firstPreview = await svc('deploy', '--preview', '--output', 'json')
       assert.equal(firstPreview.code, 0, firstPreview.stderr)
       const created = JSON.parse(firstPreview.stdout).diff
-      assert.equal(created.length, 11)
+      assert.equal(created.length, 12)
       assert.ok(created.every((entry: any) => entry.action === 'CREATE'))
       assert.deepEqual(await api('/v1/checks'), [])
 
@@ -92,6 +92,16 @@ for (const engine of testEngines()) {
       ])
       const [group] = await api('/v1/check-groups')
       assert.equal(group.name, 'Shop API')
+      const owner = (resource: any) => {
+        const { project, binding } = resource.projectBindings.owner
+        return [project.logicalId, binding.logicalId, binding.sourceFile]
+      }
+      assert.deepEqual(owner(group), ['shop-monitoring', 'shop-api', 'checks/api.check.ts'])
+      assert.deepEqual(owner(checks['Storefront journey']), [
+        'shop-monitoring',
+        'storefront-journey',
+        'checks/storefront.check.ts',
+      ])
       assert.equal(checks['API health'].groupId, group.id)
       assert.equal(checks['Nightly order export'].groupId, null)
       assert.deepEqual(checks['Nightly order export'].tags, ['shop'])
@@ -107,15 +117,20 @@ for (const engine of testEngines()) {
         subscribers(channels.EMAIL),
         [checks['Nightly order export'].id, checks['Storefront journey'].id].sort(),
       )
+      const [window] = await api('/v1/maintenance-windows')
+      assert.deepEqual(
+        [window.name, window.tags, window.repeatUnit],
+        ['Weekly release', ['shop', 'api'], 'WEEK'],
+      )
       const [project] = await api('/v1/projects')
       assert.deepEqual(
         [project.logicalId, project.name, project.resources],
-        ['shop-monitoring', 'Shop monitoring', 11],
+        ['shop-monitoring', 'Shop monitoring', 12],
       )
 
       const again = await svc('deploy', '--force')
       assert.equal(again.code, 0, again.stderr)
-      assert.match(again.stdout, /No changes \(11 resources unchanged\)/)
+      assert.match(again.stdout, /No changes \(12 resources unchanged\)/)
       const unchanged = await checksByName()
       for (const name of Object.keys(checks)) {
         assert.equal(unchanged[name].id, checks[name].id)
@@ -140,11 +155,12 @@ for (const engine of testEngines()) {
       ])
       assert.equal((await checksByName())['API health'].maxResponseTime, 2000)
       const text = await svc('deploy', '--preview')
-      assert.match(text.stdout, /UPDATE\s+check api-health \(maxResponseTime\)\n\s+10 unchanged/)
+      assert.match(text.stdout, /UPDATE\s+check api-health \(maxResponseTime\)\n\s+11 unchanged/)
 
       assert.equal((await svc('deploy', '--force', '--no-schedule-on-deploy')).code, 0)
       const updated = await checksByName()
       assert.equal(updated['API health'].maxResponseTime, 3000)
+      assert.deepEqual(owner(updated['API health']), ['shop-monitoring', 'api-health', 'checks/api.check.ts'])
       assert.equal(updated['API health'].id, checks['API health'].id)
 
       const destroyed = await svc('destroy', '--force')
@@ -153,6 +169,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(await api('/v1/checks'), [])
       assert.deepEqual(await api('/v1/check-groups'), [])
       assert.deepEqual(await api('/v1/alert-channels'), [])
+      assert.deepEqual(await api('/v1/maintenance-windows'), [])
       assert.deepEqual(await api('/v1/projects'), [])
     })
 

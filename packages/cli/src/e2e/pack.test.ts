@@ -77,6 +77,7 @@ new UrlMonitor('site', { name: 'Site', frequency, request: { url: 'https://examp
         request: { url: 'https://example.com' },
         groupId: null,
       },
+      sourceFile: 'site.check.ts',
     },
   ])
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { glob } from 'node:fs/promises'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { CheckDefaults, Construct, Issue, Resource } from '../constructs/construct.ts'
 import { resetSession, session } from '../constructs/session.ts'
@@ -123,9 +123,15 @@ export function synthesize(project: Project): {
 
 /** Each resource of the payload with the construct that made it, in the payload's order. */
 export function resourcesWithOwners(project: Project): { resource: Resource; owner: Construct }[] {
-  return project.constructs.flatMap((owner) =>
-    owner.synthesize(project.defaults).map((resource) => ({ resource, owner })),
-  )
+  return project.constructs.flatMap((owner) => {
+    // The server shows it in projectBindings: where in the repository a resource is defined.
+    const sourceFile = owner.sourceFile
+      ? relative(project.dir, owner.sourceFile).split(sep).join('/')
+      : undefined
+    return owner
+      .synthesize(project.defaults)
+      .map((resource) => ({ resource: sourceFile ? { ...resource, sourceFile } : resource, owner }))
+  })
 }
 
 /** Locations of checks and groups that the server doesn't serve (`served`: its `GET /v1/locations`). */

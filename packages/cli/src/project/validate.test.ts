@@ -75,6 +75,7 @@ describe('svc validate and synth', () => {
       type: 'alert-channel-subscription',
       member: true,
       payload: { alertChannelId: { ref: 'ops-hook' }, checkId: { ref: 'orders' }, activated: true },
+      sourceFile: 'checks/main.check.ts',
     })
     assert.deepEqual(byId['check-group-alert-channel-subscription#shop#ops-hook'].payload, {
       alertChannelId: { ref: 'ops-hook' },
