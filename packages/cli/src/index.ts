@@ -1,4 +1,5 @@
 export * from './constructs/alert-channels.ts'
+export * from './constructs/automation-check.ts'
 export * from './constructs/check-group.ts'
 export * from './constructs/checks.ts'
 export type { CheckDefaults, Issue, Ref, Resource } from './constructs/construct.ts'

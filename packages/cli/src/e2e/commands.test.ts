@@ -39,6 +39,11 @@ new ApiCheck('up', { name: 'Up <&>', tags: ['smoke'], activated: false, request:
 new ApiCheck('down', { name: 'Down', tags: ['smoke', 'broken'], activated: false, request: { url: '${base}/fail', assertions: [...ok] } })
 new ApiCheck('other', { name: 'Other', tags: ['other'], activated: false, request: { url: '${base}/ok', assertions: [...ok] } })
 `,
+        'suite.check.ts': `import { AutomationCheck } from '@svc/cli'
+new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig: './e2e/playwright.config.ts' })
+`,
+        'e2e/playwright.config.ts': 'export default {}\n',
+        'e2e/a.spec.ts': "import { test } from '@playwright/test'\ntest('a', async () => {})\n",
       })
       key = serverEnv.SVC_BOOTSTRAP_API_KEY
       env = { SVC_API_URL: server.url, SVC_API_KEY: key }
@@ -59,7 +64,8 @@ new ApiCheck('other', { name: 'Other', tags: ['other'], activated: false, reques
       assert.deepEqual(checks.map((c: any) => c.name).sort(), ['Down', 'Up <&>'])
       const text = await cli.run(['checks', 'list'], env)
       assert.match(text.stdout, /^ID\s+TYPE\s+NAME\s+ACTIVE\s+TAGS\n/)
-      assert.equal(text.stdout.trim().split('\n').length, 4)
+      assert.equal(text.stdout.trim().split('\n').length, 5)
+      assert.match(text.stdout, /AUTOMATION\s+Suite/)
       const got = await cli.run(['checks', 'get', checks[0].id, '-o', 'json'], env)
       assert.equal(JSON.parse(got.stdout).id, checks[0].id)
       const missing = await cli.run(['checks', 'get', '00000000-0000-4000-8000-000000000000'], env)
@@ -167,6 +173,10 @@ new ApiCheck('other', { name: 'Other', tags: ['other'], activated: false, reques
       const run = await imported.run(['import'], env)
       assert.equal(run.code, 0, run.stderr)
       assert.match(run.stdout, /Wrote 5 checks, 1 groups and 1 alert channels to checks\/imported\.check\.ts/)
+      assert.match(
+        run.stderr,
+        /Skipped AUTOMATION check "Suite" \(.+\): import doesn't write a suite's files out yet/,
+      )
       const validated = await imported.run(['validate'], env)
       assert.equal(validated.code, 0, validated.stderr)
       const payload = JSON.parse((await imported.run(['synth', '-o', 'json'], env)).stdout)

@@ -83,7 +83,9 @@ export function importCode(
   for (const check of checks) {
     const className = CHECK_CLASSES[check.checkType]
     if (!className) {
-      skipped.push(`${check.checkType} check "${check.name}" (${check.id}): no construct yet`)
+      skipped.push(
+        `${check.checkType} check "${check.name}" (${check.id}): import doesn't write a suite's files out yet`,
+      )
       continue
     }
     used.add(className)

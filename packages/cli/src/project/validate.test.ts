@@ -142,4 +142,42 @@ new BrowserCheck('journey', { name: 'Journey', code: { entrypoint: './missing.sp
     assert.equal(failed.code, 1)
     assert.match(failed.stderr, /x\.check\.ts failed to load: boom/)
   })
+
+  test('an AutomationCheck sends its suite: the Playwright config and the files its globs find', async () => {
+    const cli = project({
+      'svc.config.ts': configFile('suite'),
+      'suite.check.ts': `import { AutomationCheck } from '@svc/cli'
+new AutomationCheck('e2e', { name: 'E2E suite', playwrightConfig: './e2e/playwright.config.ts', grep: '@smoke' })
+new AutomationCheck('lost', { name: 'Lost', playwrightConfig: './nowhere/playwright.config.ts' })
+`,
+      'e2e/playwright.config.ts': "export default { testDir: './tests' }\n",
+      'e2e/tests/cart.spec.ts':
+        "import { test } from '@playwright/test'\ntest('cart @smoke', async () => {})\n",
+      'e2e/tests/notes.md': 'not sent\n',
+      'e2e/node_modules/dep/index.js': 'never sent\n',
+    })
+    const failed = await cli.run(['validate'])
+    assert.equal(failed.code, 1)
+    assert.match(
+      failed.stderr,
+      /suite\.check\.ts: lost: playwrightConfig names .*nowhere\/playwright\.config\.ts, which doesn't exist/,
+    )
+    cli.write({
+      'suite.check.ts':
+        "import { AutomationCheck } from '@svc/cli'\nnew AutomationCheck('e2e', { name: 'E2E suite', playwrightConfig: './e2e/playwright.config.ts', grep: '@smoke' })\n",
+    })
+    const { code, stdout, stderr } = await cli.run(['synth', '-o', 'json'])
+    assert.equal(code, 0, stderr)
+    const [suite] = JSON.parse(stdout).resources
+    assert.equal(suite.payload.checkType, 'AUTOMATION')
+    assert.equal(suite.payload.grep, '@smoke')
+    assert.equal(suite.payload.playwrightConfigPath, 'playwright.config.ts')
+    assert.deepEqual(suite.payload.dependencies, [
+      { path: 'playwright.config.ts', content: "export default { testDir: './tests' }\n" },
+      {
+        path: 'tests/cart.spec.ts',
+        content: "import { test } from '@playwright/test'\ntest('cart @smoke', async () => {})\n",
+      },
+    ])
+  })
 })
