@@ -24,8 +24,8 @@ import {
   createLocation,
 } from '../packages/server/src/features/private-locations/private-locations.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
-import { dueMsOfSlotKey } from '../packages/server/src/scheduler/jobs.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
+import { dueMsOfSlotKey } from '../packages/server/src/runs/jobs.ts'
+import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
 import { startAgentProcess } from '../packages/server/src/testing/agent-process.ts'
 import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
 import { startUrlTarget } from './url-target.ts'

@@ -25,7 +25,7 @@ import { createDispatcher } from '../packages/server/src/features/alerting/dispa
 import { writeResult } from '../packages/server/src/features/check-results/store-results.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
+import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
 
 const validateApiCheck = compileBodyValidator(CHECK_BODIES.API)
 const { values } = parseArgs({ options: { alerts: { type: 'string', default: '1000' } } })

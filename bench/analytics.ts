@@ -23,7 +23,7 @@ import { foldResultsIntoRollups } from '../packages/server/src/features/analytic
 import { writeResult } from '../packages/server/src/features/check-results/store-results.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
+import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
 
 const { values } = parseArgs({
   options: { days: { type: 'string', default: '90' }, runs: { type: 'string', default: '30' } },

@@ -17,8 +17,8 @@ import { createAccount } from '../packages/server/src/features/accounts/accounts
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { createPingIntake } from '../packages/server/src/features/heartbeats/heartbeats.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
-import { createScheduler } from '../packages/server/src/scheduler/scheduler.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
+import { createScheduler } from '../packages/server/src/runs/scheduler.ts'
+import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
 import { benchEngine, benchStoreUrl } from './store.ts'
 
 const { values } = parseArgs({

@@ -8,7 +8,7 @@ import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
-import { scriptRunnerOf } from '../packages/server/src/scheduler/script-checks.ts'
+import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
 
 /** The service context a server would build over `store`, for benches that seed or run in-process. */
 export function benchServiceContext(store: Store, now: () => Date, key = randomBytes(32)): ServiceContext {

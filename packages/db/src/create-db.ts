@@ -1,15 +1,14 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { type Dialect, Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely'
 import { type Migration, Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { withCommitRecords } from './commit-record.ts'
-import { migrations } from './migrations/index.ts'
+import type { Engine } from './engine.ts'
+import { migrations, type Migration as StoreMigration } from './migrations/index.ts'
 import type { Database } from './schema.ts'
 import { openSqlite } from './sqlite.ts'
 import { LOCK_WAIT_MS, withAsyncLockWaits } from './sqlite-lock-waits.ts'
-
-export type Engine = 'sqlite' | 'postgres'
 
 export interface Store {
   db: Kysely<Database>
@@ -40,7 +39,11 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
   const lockWait = { ms: LOCK_WAIT_MS }
   const db = new Kysely<Database>({
     dialect: withCommitRecords(
-      withAsyncLockWaits(new SqliteDialect({ database: sqlite.database }), sqlite.inTransaction, lockWait),
+      withAsyncLockWaits(
+        withTransactionalDdl(new SqliteDialect({ database: sqlite.database })),
+        sqlite.inTransaction,
+        lockWait,
+      ),
     ),
   })
   return {
@@ -56,9 +59,20 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
   }
 }
 
-/** Runs every pending migration; safe to call from several processes at once. */
-export async function migrateToLatest(store: Store): Promise<void> {
-  const migrator = await migratorOf(store)
+/** A migration that failed; the store is as it was before the migrations of this start. */
+export class MigrationError extends Error {}
+
+/**
+ * Runs every pending migration of `list` (the store's own by default); safe to call from several
+ * processes at once. All pending migrations run in one transaction on both engines, so one that fails
+ * leaves the store as it was, and the error names it and its reason.
+ */
+export async function migrateToLatest(
+  store: Store,
+  list: Record<string, StoreMigration> = migrations,
+): Promise<void> {
+  const migrator = await migratorOf(store, list)
+  await refuseUnknownMigrations(store, list)
   // A store another process migrated already needs no lock (on SQLite, taking it beside a busy writer
   // can fail at once with SQLITE_BUSY); a lost race for the lock is retried.
   for (let attempt = 1; ; attempt++) {
@@ -68,20 +82,42 @@ export async function migrateToLatest(store: Store): Promise<void> {
     if (!error) return
     const failed = results?.find((r) => r.status === 'Error')?.migrationName
     if (failed || attempt >= MIGRATION_ATTEMPTS) {
-      throw new Error(`migration ${failed ?? '(lock)'} failed`, { cause: error })
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new MigrationError(
+        `migration ${failed ?? '(lock)'} failed: ${reason}. The store is unchanged: no migration of this start was kept`,
+        { cause: error },
+      )
     }
     await new Promise((done) => setTimeout(done, 100 * attempt))
+  }
+}
+
+/** Old code on a newer schema could write rows the newer code misreads: such a start is refused. */
+async function refuseUnknownMigrations(store: Store, list: Record<string, StoreMigration>): Promise<void> {
+  const schema = store.engine === 'postgres' ? await currentSchema(store) : undefined
+  const table = sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration')
+  // A new store has no migration table yet.
+  const ran = await sql<{ name: string }>`select name from ${table}`.execute(store.db).catch(() => undefined)
+  const unknown = ran?.rows.map((row) => row.name).filter((name) => !Object.hasOwn(list, name))
+  if (unknown?.length) {
+    throw new MigrationError(
+      `the store was migrated by a newer svc (migrations unknown to this version: ${unknown.join(', ')}): ` +
+        'run that version or newer, or restore a backup taken before the upgrade',
+    )
   }
 }
 
 const MIGRATION_ATTEMPTS = 10
 
 /** The migrator of `store` with every migration (tests of a data migration stop before it with `migrateTo`). */
-export async function migratorOf(store: Store): Promise<Migrator> {
+export async function migratorOf(
+  store: Store,
+  list: Record<string, StoreMigration> = migrations,
+): Promise<Migrator> {
   const provider = {
     async getMigrations(): Promise<Record<string, Migration>> {
       return Object.fromEntries(
-        Object.entries(migrations).map(([name, migration]) => [
+        Object.entries(list).map(([name, migration]) => [
           name,
           { up: (db: Kysely<unknown>) => migration.up(db, store.engine) },
         ]),
@@ -92,6 +128,26 @@ export async function migratorOf(store: Store): Promise<Migrator> {
   // (another deployment or test on the same database) makes it skip creating them.
   const migrationTableSchema = store.engine === 'postgres' ? await currentSchema(store) : undefined
   return new Migrator({ db: store.db, provider, migrationTableSchema })
+}
+
+/**
+ * SQLite's DDL is transactional, but Kysely's SQLite adapter says otherwise, so its migrator ran each
+ * migration bare: one failing halfway left its first statements behind. Saying so runs them all in one
+ * transaction (begun immediate, so it also holds other processes off while it runs).
+ */
+function withTransactionalDdl(dialect: Dialect): Dialect {
+  return {
+    createDriver: () => dialect.createDriver(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createAdapter: () => new TransactionalDdlSqliteAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true
+  }
 }
 
 async function currentSchema(store: Store): Promise<string> {

@@ -4,7 +4,8 @@ export {
   currentCommitRecord,
   recordingCommits,
 } from './commit-record.ts'
-export { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
+export { createDb, MigrationError, migrateToLatest, type Store } from './create-db.ts'
+export type { Engine } from './engine.ts'
 export { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from './errors.ts'
 export { fetchPage } from './paging.ts'
 export type * from './schema.ts'

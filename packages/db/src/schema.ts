@@ -10,8 +10,11 @@ export interface Database {
   accounts: AccountsTable
   memberships: MembershipsTable
   api_keys: ApiKeysTable
+  sessions: SessionsTable
+  password_links: PasswordLinksTable
   rate_limit_windows: RateLimitWindowsTable
   variables: VariablesTable
+  encryption_key_verifier: EncryptionKeyVerifierTable
   check_groups: CheckGroupsTable
   checks: ChecksTable
   check_tags: CheckTagsTable
@@ -26,6 +29,7 @@ export interface Database {
   agent_script_runs: AgentScriptRunsTable
   agent_script_run_artifacts: AgentScriptRunArtifactsTable
   runner_nodes: RunnerNodesTable
+  node_lives: NodeLivesTable
   variable_references: VariableReferencesTable
   alert_channels: AlertChannelsTable
   alert_subscriptions: AlertSubscriptionsTable
@@ -61,6 +65,8 @@ export interface UsersTable {
   id: string
   email: string
   name: string
+  /** `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (base64url); null until a password is set. */
+  password_hash: string | null
   created_at: string
   updated_at: string
 }
@@ -96,6 +102,28 @@ export interface ApiKeysTable {
   revoked_at: string | null
 }
 
+export interface SessionsTable {
+  /** sha256 hex of the random id in the session cookie. */
+  id_hash: string
+  /** The signed-in user (password sessions and user-key sessions). */
+  user_id: string | null
+  /** Set when signed in with an API key: the session acts with that key's rights. */
+  api_key_id: string | null
+  created_at: string
+  last_seen_at: string
+  /** The session ends here whatever its use (its idle timeout may end it earlier). */
+  expires_at: string
+}
+
+export interface PasswordLinksTable {
+  /** sha256 hex of the token in the link. */
+  token_hash: string
+  user_id: string
+  created_at: string
+  expires_at: string
+  used_at: string | null
+}
+
 export interface RateLimitWindowsTable {
   bucket: string
   window_start_ms: number
@@ -113,6 +141,18 @@ export interface VariablesTable {
   secret: SqlBool
   description: string
   created_at: string
+  updated_at: string
+}
+
+/** The one row (`id` 'store') naming the key the store's sealed values are under. */
+export interface EncryptionKeyVerifierTable {
+  id: string
+  /** Fingerprint of the key every sealed value opens with (the old key while a rotation runs). */
+  key_id: string
+  /** A fixed text sealed with that key. */
+  sealed_check: string
+  /** While a rotation runs: fingerprint of the key values are being re-sealed with. */
+  rotating_to: string | null
   updated_at: string
 }
 
@@ -199,7 +239,7 @@ export interface CheckResultsTable {
 
 /** A Playwright check suite run in flight (in this process, a `svc runner` or an agent), cancellable. */
 export interface SuiteRunsTable {
-  /** The run's job id (see server scheduler/jobs.ts), the same wherever it runs. */
+  /** The run's job id (see server runs/jobs.ts), the same wherever it runs. */
   job_id: string
   check_id: string
   /** Who runs it: a scheduler's lease owner, a server process (triggers) or `agent:<location id>:<agent id>`. */
@@ -219,7 +259,7 @@ export interface AgentScriptRunsTable {
   check_id: string
   /** The location it was given to (`private:<id>`). */
   location: string
-  /** The run, as its outcome names it (see server scheduler/jobs.ts). */
+  /** The run, as its outcome names it (see server runs/jobs.ts). */
   slot_key: string
   attempt: number
   issued_ms: number
@@ -235,7 +275,7 @@ export interface AgentScriptRunArtifactsTable {
 }
 
 export interface CheckRetriesTable {
-  /** The job id of the run that failed first: `${dueMs}:${checkId}:${location}` (see scheduler/jobs.ts). */
+  /** The job id of the run that failed first: `${dueMs}:${checkId}:${location}` (see server runs/jobs.ts). */
   slot_key: string
   check_id: string
   /** Where the next attempt runs (another location unless the strategy keeps the same region). */
@@ -248,6 +288,15 @@ export interface CheckRetriesTable {
   lease_owner: string | null
   /** While leased, the due time of the attempt being run; null otherwise. */
   leased_due_ms: number | null
+}
+
+/** A running server process: its node, where it runs, and until when it is known alive. */
+export interface NodeLivesTable {
+  life_id: string
+  node_id: string
+  hostname: string
+  pid: number
+  alive_until_ms: number
 }
 
 export interface RunnerNodesTable {

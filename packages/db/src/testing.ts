@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { missingComponent } from '@svc/core/testing'
 import pg from 'pg'
-import { createDb, type Engine, migrateToLatest, type Store } from './create-db.ts'
+import { createDb, migrateToLatest, migratorOf, type Store } from './create-db.ts'
+import type { Engine } from './engine.ts'
+
+export { migrations } from './migrations/index.ts'
 
 export interface TestStore extends Store {
   /** A URL that opens this same isolated store from another process. */
@@ -251,4 +254,10 @@ async function withAdmin<T>(baseUrl: string, work: (admin: pg.Client) => Promise
   } finally {
     await admin.end()
   }
+}
+
+/** Migrates `store` up to migration `name` and no further (the old schema of an upgrade test). */
+export async function migrateStoreTo(store: Store, name: string): Promise<void> {
+  const { error } = await (await migratorOf(store)).migrateTo(name)
+  if (error) throw error
 }

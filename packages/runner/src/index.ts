@@ -38,7 +38,6 @@ export {
   type RunnerJob,
   type RunOutcome,
   runJob,
-  SCRIPT_CHECK_TYPES,
   UPTIME_CHECK_TYPES,
 } from './run-job.ts'
 export { runTcpCheck, type TcpJob, type TcpRunResult } from './tcp/run-tcp-check.ts'

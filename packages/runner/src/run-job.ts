@@ -2,6 +2,7 @@ import {
   type DnsDetail,
   type HttpDetail,
   type IcmpDetail,
+  type SCRIPT_CHECK_TYPES,
   type ScriptDetail,
   Scrubber,
   scrubHeaders,
@@ -23,7 +24,6 @@ import { runTcpCheck, type TcpCheckResult, type TcpJob } from './tcp/run-tcp-che
 import type { HttpCheckResult, RunnerContext, RunVerdict } from './types.ts'
 
 export const UPTIME_CHECK_TYPES = ['API', 'URL', 'TCP', 'DNS', 'ICMP'] as const
-export const SCRIPT_CHECK_TYPES = ['BROWSER', 'MULTI_STEP', 'AUTOMATION'] as const
 
 /**
  * One attempt, as a server or an agent receives it: an uptime check's definition with variables already

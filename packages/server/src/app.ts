@@ -3,9 +3,15 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Store } from '@svc/db'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
-import { authenticate, isAgentRoute, isOpenRoute } from './auth/authenticate.ts'
+import { authenticate } from './auth/authenticate.ts'
 import { type Clock, systemClock } from './clock.ts'
-import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from './context.ts'
+import {
+  type AbuseLimits,
+  DEFAULT_ABUSE_LIMITS,
+  DEFAULT_SESSION_SETTINGS,
+  type SessionSettings,
+} from './config.ts'
+import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { nextAccountsRoutes } from './features/accounts/next-accounts.routes.ts'
@@ -19,6 +25,12 @@ import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.t
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
+import {
+  DEFAULT_WEB_DIST_DIR,
+  registerDashboardHosting,
+  serveDashboardOr,
+} from './features/dashboard-hosting/dashboard-hosting.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
@@ -28,16 +40,25 @@ import { privateLocationsRoutes } from './features/private-locations/private-loc
 import { projectsRoutes } from './features/projects/projects.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
+import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
+import {
+  type ConnectionLimits,
+  capConnections,
+  connectionOptionsOf,
+  DEFAULT_CONNECTION_LIMITS,
+} from './http/connection-limits.ts'
 import { handleError, handleFrameworkError, handleNotFound, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { acceptGzipBodies } from './http/gzip-bodies.ts'
+import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
-import { withRequestSerializer } from './http/request-log.ts'
+import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
+import { isAgentRoute, isOpenRoute } from './http/route-kinds.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
@@ -64,6 +85,12 @@ export interface AppDeps {
   limits?: AbuseLimits
   /** Fastify's trustProxy (SVC_TRUST_PROXY): whose X-Forwarded-For names the client; off by default. */
   trustProxy?: FastifyServerOptions['trustProxy']
+  /** Dashboard sessions (config SVC_SESSION_*); default DEFAULT_SESSION_SETTINGS. */
+  sessions?: SessionSettings
+  /** The built dashboard served at `/`; default packages/web/dist. */
+  webDistDir?: string
+  /** Timeouts and the connection cap of the HTTP server (SVC_HTTP_*); default DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits?: ConnectionLimits
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -82,14 +109,18 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
     deploymentLeaseMs: deps.deploymentLeaseMs ?? 600_000,
     limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
+    sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
   }
 }
 
 /** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
+  const limits = deps.connectionLimits ?? DEFAULT_CONNECTION_LIMITS
   const app = Fastify({
+    ...connectionOptionsOf(limits),
     logger: withRequestSerializer(deps.logger),
+    logController: new DebugRequestLog(),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: requestId,
     requestIdHeader: false,
@@ -98,13 +129,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rewriteUrl: rewriteCustomDomainUrl,
     trustProxy: deps.trustProxy ?? false,
   }).withTypeProvider<TypeBoxTypeProvider>()
+  capConnections(app, limits)
 
   installValidators(app)
   acceptEmptyJsonBodies(app)
   acceptGzipBodies(app)
   app.setErrorHandler(handleError)
   recordRequestCommits(app)
-  app.setNotFoundHandler(handleNotFound)
+  const webDistDir = deps.webDistDir ?? DEFAULT_WEB_DIST_DIR
+  await registerDashboardHosting(app)
+  app.setNotFoundHandler(serveDashboardOr(handleNotFound, webDistDir))
   app.decorateRequest('auth', undefined)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -118,7 +152,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 /**
  * Clients that send `content-type: application/json` on every request (a DELETE, a trigger) send it
  * with no body too: an empty body (or one of only whitespace) is no body. Routes that take none run; routes that need one answer
- * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused).
+ * their usual 400 naming `body`. Anything else is parsed as Fastify does (prototype poisoning refused),
+ * once its nesting is known to be shallow enough for the recursive walks over it (validation, scrubbing).
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -126,6 +161,8 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     // JSON's own whitespace around nothing ("  \n" from a client that adds a newline) is no body too.
     if (/^[ \t\n\r]*$/.test(body as string)) return done(null, undefined)
+    const tooDeep = tooDeepJsonError(request, body as string)
+    if (tooDeep) return done(tooDeep, undefined)
     return parseJson(request, body.toString(), done)
   })
 }
@@ -139,9 +176,11 @@ function publicApi(
     await registerOpenApi(app, {
       audience: 'tenant',
       title: 'svc API',
-      description: 'Synthetic monitoring: checks, results, alerting, status pages and analytics.',
+      description: `Synthetic monitoring: checks, results, alerting, status pages and analytics.\n\n[Open the dashboard](${ctx.publicUrl}/)`,
       publicUrl: ctx.publicUrl,
       tags: [
+        { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },
+        { name: 'dashboard', description: 'What the dashboard’s pages read in one request' },
         { name: 'accounts', description: 'The account, its settings and members' },
         { name: 'api-keys', description: 'User and service API keys' },
         { name: 'variables', description: 'Account-level environment variables' },
@@ -174,6 +213,7 @@ function publicApi(
       request.auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
     })
 
+    await app.register(sessionsRoutes, { ctx })
     await app.register(accountsRoutes, { ctx })
     await app.register(nextAccountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
@@ -199,6 +239,7 @@ function publicApi(
     await app.register(analyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
+    await app.register(dashboardRoutes, { ctx })
     await app.register(projectsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

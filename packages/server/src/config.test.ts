@@ -141,3 +141,80 @@ test('SVC_DEPLOYMENT_LEASE_SECONDS: 10 minutes by default, at least 3 seconds', 
     new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3'),
   )
 })
+
+test('LOG_FORMAT: pretty lines on a terminal, JSON otherwise, unless set', () => {
+  assert.equal(loadConfig({}, true).logFormat, 'pretty')
+  assert.equal(loadConfig({}, false).logFormat, 'json')
+  assert.equal(loadConfig({ LOG_FORMAT: 'json' }, true).logFormat, 'json')
+  assert.equal(loadConfig({ LOG_FORMAT: 'Pretty' }, false).logFormat, 'pretty')
+  assert.throws(() => loadConfig({ LOG_FORMAT: 'xml' }), /LOG_FORMAT must be auto, pretty or json/)
+})
+
+test('dashboard sessions: defaults, settings, and an idle timeout no longer than the maximum age', () => {
+  assert.deepEqual(loadConfig({}).sessions, {
+    maxAgeMs: 7 * 24 * 3_600_000,
+    idleMs: 24 * 3_600_000,
+    passwordLinkMs: 24 * 3_600_000,
+  })
+  const set = loadConfig({
+    SVC_SESSION_MAX_AGE_HOURS: '12',
+    SVC_SESSION_IDLE_MINUTES: '30',
+    SVC_PASSWORD_LINK_HOURS: '2',
+  }).sessions
+  assert.deepEqual(set, { maxAgeMs: 12 * 3_600_000, idleMs: 30 * 60_000, passwordLinkMs: 2 * 3_600_000 })
+  assert.throws(
+    () => loadConfig({ SVC_SESSION_IDLE_MINUTES: '0' }),
+    /SVC_SESSION_IDLE_MINUTES must be a positive integer/,
+  )
+  assert.throws(
+    () => loadConfig({ SVC_SESSION_MAX_AGE_HOURS: '1', SVC_SESSION_IDLE_MINUTES: '61' }),
+    /must not be longer than SVC_SESSION_MAX_AGE_HOURS/,
+  )
+})
+
+test('SVC_HTTP_*: header, request and idle timeouts and the connection cap, with defaults; impossible ones name the variable', () => {
+  assert.deepEqual(loadConfig({}).connectionLimits, {
+    headersTimeoutMs: 20_000,
+    requestTimeoutMs: 120_000,
+    idleTimeoutMs: 120_000,
+    maxConnections: 10_000,
+  })
+  assert.deepEqual(
+    loadConfig({
+      SVC_HTTP_HEADERS_TIMEOUT_SECONDS: '5',
+      SVC_HTTP_REQUEST_TIMEOUT_SECONDS: '600',
+      SVC_HTTP_IDLE_TIMEOUT_SECONDS: '31',
+      SVC_HTTP_MAX_CONNECTIONS: '500',
+    }).connectionLimits,
+    { headersTimeoutMs: 5_000, requestTimeoutMs: 600_000, idleTimeoutMs: 31_000, maxConnections: 500 },
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_MAX_CONNECTIONS: '0' }),
+    new ConfigError('SVC_HTTP_MAX_CONNECTIONS must be a positive integer, got 0'),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_HEADERS_TIMEOUT_SECONDS: '1.5' }),
+    new ConfigError('SVC_HTTP_HEADERS_TIMEOUT_SECONDS must be a positive integer, got 1.5'),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_HEADERS_TIMEOUT_SECONDS: '60', SVC_HTTP_REQUEST_TIMEOUT_SECONDS: '30' }),
+    new ConfigError(
+      'SVC_HTTP_HEADERS_TIMEOUT_SECONDS must not be more than SVC_HTTP_REQUEST_TIMEOUT_SECONDS (headers are part of the request)',
+    ),
+  )
+  assert.throws(
+    () => loadConfig({ SVC_HTTP_IDLE_TIMEOUT_SECONDS: '30' }),
+    new ConfigError(
+      "SVC_HTTP_IDLE_TIMEOUT_SECONDS must be more than 30: agents' long-polls wait that long in silence",
+    ),
+  )
+})
+
+test('SVC_NODE_ID: unset by default (the id kept in the data directory), else a plain name', () => {
+  assert.equal(loadConfig({}).nodeId, undefined)
+  assert.equal(loadConfig({ SVC_NODE_ID: 'svc-1.eu_west' }).nodeId, 'svc-1.eu_west')
+  assert.throws(
+    () => loadConfig({ SVC_NODE_ID: 'node 1' }),
+    new ConfigError('SVC_NODE_ID must be 1-100 letters, digits, ., _ or -, got node 1'),
+  )
+})

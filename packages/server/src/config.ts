@@ -2,10 +2,43 @@ import { isIPv4, isIPv6 } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import { refusedHeaderValue, refusedRequestHeader } from '@svc/core'
 import { SCRIPT_SANDBOX_MODES, type ScriptSandboxMode } from '@svc/runner'
-import { type AbuseLimits, DEFAULT_ABUSE_LIMITS } from './context.ts'
-import type { DeliveryConfig } from './features/alerting/delivery.ts'
-import type { S3ArtifactsConfig } from './features/artifacts/s3-artifact-store.ts'
-import type { LlmConfig } from './features/root-cause-analyses/llm.ts'
+import { decodeEncryptionKey } from './crypto/secret-box.ts'
+import {
+  type ConnectionLimits,
+  DEFAULT_CONNECTION_LIMITS,
+  LONGEST_SILENT_ANSWER_MS,
+} from './http/connection-limits.ts'
+
+/** How svc reaches mail and SMS providers (SVC_SMTP_URL, SVC_SMS_*); webhooks and Slack need nothing. */
+export interface DeliveryConfig {
+  smtp?: { url: string; from: string }
+  sms?: { url: string; method: string; headers: Record<string, string>; body: string }
+  /** Per attempt; default 10 s. */
+  timeoutMs?: number
+  /** `{{REGION}}`: the region of the node sending the alert (SVC_REGION, else the first served location). */
+  region?: string
+}
+
+/** An S3-compatible bucket for artifacts (SVC_ARTIFACTS_S3_*). */
+export interface S3ArtifactsConfig {
+  bucket: string
+  /** For S3-compatible servers (addressed path-style); unset: AWS, `<bucket>.s3.<region>.amazonaws.com`. */
+  endpoint: string | undefined
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+  sessionToken: string | undefined
+  /** Put before every key, e.g. `svc/`; empty for none. */
+  prefix: string
+}
+
+/** An OpenAI-compatible chat completions endpoint (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
+export interface LlmConfig {
+  url: string
+  model: string
+  apiKey?: string
+  timeoutMs?: number
+}
 
 /** Every setting svc reads from the environment, read once, validated, with defaults that let `npm start` just work. */
 export interface Config {
@@ -28,9 +61,13 @@ export interface Config {
   limits: AbuseLimits
   /** 32-byte AES-256-GCM key for locked and secret values; generated into `dataDir` when unset. */
   encryptionKey: Buffer | undefined
+  /** Keys being rotated away from (SVC_ENCRYPTION_KEY_PREVIOUS): they open values until all are re-sealed. */
+  previousEncryptionKeys: Buffer[]
   /** Presets the value of the API key created on first start. */
   bootstrapApiKey: string | undefined
   logLevel: string
+  /** `pretty`: one line per entry for people; `json`: for collectors; LOG_FORMAT, default pretty only on a terminal. */
+  logFormat: 'pretty' | 'json'
   /** Data-center locations this deployment serves (SVC_LOCATIONS) and the default for new checks. */
   locations: { served: string[]; defaults: string[] }
   /** Check runs at once in this process's in-process runner (SVC_RUNNER_CONCURRENCY). */
@@ -41,6 +78,10 @@ export interface Config {
   runnerLeaseMs: number
   /** How long a dead node's project deployment stays running before it counts as failed (SVC_DEPLOYMENT_LEASE_SECONDS). */
   deploymentLeaseMs: number
+  /** This node's id (SVC_NODE_ID); unset, the one kept in `dataDir/node-id`. Names whose leases a restart takes back. */
+  nodeId: string | undefined
+  /** Header, request and idle timeouts and the connection cap of the HTTP server (SVC_HTTP_*). */
+  connectionLimits: ConnectionLimits
   /** SIGTERM: how long runs and requests in flight get to finish before the process exits anyway. */
   shutdownGraceMs: number
   /** Debian's Chromium for browser checks (SVC_CHROMIUM_PATH). */
@@ -59,8 +100,47 @@ export interface Config {
   resultRetentionDays: number
   /** Email over SMTP (SVC_SMTP_URL, SVC_SMTP_FROM) and SMS through an HTTP provider (SVC_SMS_*). */
   alerting: DeliveryConfig
+  /** Dashboard sign-in: session lifetime and idle timeout, and how long a set-password link works. */
+  sessions: SessionSettings
   /** An OpenAI-compatible endpoint that writes root cause summaries (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
   llm: LlmConfig | undefined
+}
+
+export interface SessionSettings {
+  /** A session ends this long after sign-in, however busy (SVC_SESSION_MAX_AGE_HOURS). */
+  maxAgeMs: number
+  /** A session unused this long ends (SVC_SESSION_IDLE_MINUTES). */
+  idleMs: number
+  /** A one-time set-password link works this long (SVC_PASSWORD_LINK_HOURS). */
+  passwordLinkMs: number
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettings = {
+  maxAgeMs: 7 * 24 * 3_600_000,
+  idleMs: 24 * 3_600_000,
+  passwordLinkMs: 24 * 3_600_000,
+}
+
+/** Caps and limits against abuse (most tunable here); docs/security.md explains each. */
+export interface AbuseLimits {
+  /** Requests per 60 s of one account, all its keys together (SVC_ACCOUNT_RATE_LIMIT). */
+  accountRateLimit: number
+  /** Live user keys one user may hold (SVC_MAX_KEYS_PER_USER). */
+  keysPerUser: number
+  /** Live service keys one account may hold (SVC_MAX_SERVICE_KEYS_PER_ACCOUNT). */
+  serviceKeysPerAccount: number
+  /** Failed sign-ins of one kind from one client address before it gets 429 (SVC_FAILED_AUTH_*). */
+  failedAuth: { max: number; windowSeconds: number }
+  /** Subscribe, confirm and unsubscribe requests of one client address: far more than a person sends. */
+  statusForms: { max: number; windowSeconds: number }
+}
+
+export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
+  accountRateLimit: 1200,
+  keysPerUser: 100,
+  serviceKeysPerAccount: 100,
+  failedAuth: { max: 10, windowSeconds: 300 },
+  statusForms: { max: 20, windowSeconds: 600 },
 }
 
 export class ConfigError extends Error {}
@@ -68,7 +148,10 @@ export class ConfigError extends Error {}
 /** A token an attacker can't exhaust by guessing, even unthrottled: 32 characters. */
 export const ADMIN_TOKEN_MIN_LENGTH = 32
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = process.stdout.isTTY === true,
+): Config {
   const port = parsePort(env.PORT ?? '3000')
   const dataDir = resolve(env.SVC_DATA_DIR || './data')
   const databaseUrl = env.DATABASE_URL || `sqlite:${resolve(dataDir, 'svc.db')}`
@@ -104,13 +187,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.SVC_TRUST_PROXY),
     limits: parseAbuseLimits(env),
     encryptionKey: env.SVC_ENCRYPTION_KEY ? parseEncryptionKey(env.SVC_ENCRYPTION_KEY) : undefined,
+    previousEncryptionKeys: parsePreviousEncryptionKeys(
+      env.SVC_ENCRYPTION_KEY_PREVIOUS,
+      env.SVC_ENCRYPTION_KEY,
+    ),
     bootstrapApiKey,
     logLevel: parseLogLevel(env.LOG_LEVEL),
+    logFormat: parseLogFormat(env.LOG_FORMAT, stdoutIsTerminal),
     locations,
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: leaseSeconds * 1000,
     deploymentLeaseMs: parseDeploymentLease(env.SVC_DEPLOYMENT_LEASE_SECONDS),
+    connectionLimits: parseConnectionLimits(env),
+    nodeId: parseNodeId(env.SVC_NODE_ID),
     shutdownGraceMs:
       parsePositiveInteger('SVC_SHUTDOWN_GRACE_SECONDS', env.SVC_SHUTDOWN_GRACE_SECONDS ?? '25') * 1000,
     chromiumPath: env.SVC_CHROMIUM_PATH || '/usr/bin/chromium',
@@ -127,8 +217,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     alerting: { ...parseAlerting(env), region: env.SVC_REGION?.trim() || locations.served[0] || 'local' },
     llm: parseLlm(env),
+    sessions: parseSessions(env),
     artifactsS3: parseArtifactsS3(env),
   }
+}
+
+function parseNodeId(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(value)) {
+    throw new ConfigError(`SVC_NODE_ID must be 1-100 letters, digits, ., _ or -, got ${value}`)
+  }
+  return value
+}
+
+/** SVC_HTTP_*: how long clients may take to send requests, how long a silent connection lasts, how many. */
+export function parseConnectionLimits(env: NodeJS.ProcessEnv): ConnectionLimits {
+  const seconds = (name: string, defaultMs: number) =>
+    parsePositiveInteger(name, env[name] ?? String(defaultMs / 1000)) * 1000
+  const defaults = DEFAULT_CONNECTION_LIMITS
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: seconds('SVC_HTTP_HEADERS_TIMEOUT_SECONDS', defaults.headersTimeoutMs),
+    requestTimeoutMs: seconds('SVC_HTTP_REQUEST_TIMEOUT_SECONDS', defaults.requestTimeoutMs),
+    idleTimeoutMs: seconds('SVC_HTTP_IDLE_TIMEOUT_SECONDS', defaults.idleTimeoutMs),
+    maxConnections: parsePositiveInteger(
+      'SVC_HTTP_MAX_CONNECTIONS',
+      env.SVC_HTTP_MAX_CONNECTIONS ?? String(defaults.maxConnections),
+    ),
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      'SVC_HTTP_HEADERS_TIMEOUT_SECONDS must not be more than SVC_HTTP_REQUEST_TIMEOUT_SECONDS (headers are part of the request)',
+    )
+  }
+  if (limits.idleTimeoutMs <= LONGEST_SILENT_ANSWER_MS) {
+    throw new ConfigError(
+      `SVC_HTTP_IDLE_TIMEOUT_SECONDS must be more than ${LONGEST_SILENT_ANSWER_MS / 1000}: agents' long-polls wait that long in silence`,
+    )
+  }
+  return limits
 }
 
 /**
@@ -235,6 +361,21 @@ function isAddressRange(entry: string): boolean {
   const family = isIPv4(address) ? 4 : isIPv6(address) ? 6 : 0
   if (family === 0 || rest.length > 0) return false
   return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+}
+
+function parseSessions(env: NodeJS.ProcessEnv): SessionSettings {
+  const hours = 3_600_000
+  const defaults = DEFAULT_SESSION_SETTINGS
+  const setting = (name: string, unitMs: number, fallbackMs: number) =>
+    env[name] ? parsePositiveInteger(name, env[name]) * unitMs : fallbackMs
+  const sessions = {
+    maxAgeMs: setting('SVC_SESSION_MAX_AGE_HOURS', hours, defaults.maxAgeMs),
+    idleMs: setting('SVC_SESSION_IDLE_MINUTES', 60_000, defaults.idleMs),
+    passwordLinkMs: setting('SVC_PASSWORD_LINK_HOURS', hours, defaults.passwordLinkMs),
+  }
+  if (sessions.idleMs > sessions.maxAgeMs)
+    throw new ConfigError('SVC_SESSION_IDLE_MINUTES must not be longer than SVC_SESSION_MAX_AGE_HOURS')
+  return sessions
 }
 
 function parseLlm(env: NodeJS.ProcessEnv): LlmConfig | undefined {
@@ -370,6 +511,14 @@ function parseLogLevel(value: string | undefined): string {
   return level
 }
 
+function parseLogFormat(value: string | undefined, terminal: boolean): 'pretty' | 'json' {
+  const format = (value ?? '').trim().toLowerCase() || 'auto'
+  if (format === 'auto') return terminal ? 'pretty' : 'json'
+  if (format !== 'pretty' && format !== 'json')
+    throw new ConfigError(`LOG_FORMAT must be auto, pretty or json, got ${value}`)
+  return format
+}
+
 function parsePort(value: string): number {
   const port = Number(value)
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -378,11 +527,9 @@ function parsePort(value: string): number {
 }
 
 /** Accepts 64 hex characters or the base64 of 32 bytes. */
-export function parseEncryptionKey(value: string): Buffer {
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64')
-  if (key.length !== 32) {
-    throw new ConfigError('SVC_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64')
-  }
+export function parseEncryptionKey(value: string, name = 'SVC_ENCRYPTION_KEY'): Buffer {
+  const key = decodeEncryptionKey(value)
+  if (!key) throw new ConfigError(`${name} must be 32 bytes: 64 hex characters or base64`)
   return key
 }
 
@@ -394,4 +541,19 @@ function parseDeploymentLease(value: string | undefined): number {
   const seconds = parsePositiveInteger('SVC_DEPLOYMENT_LEASE_SECONDS', value ?? '600')
   if (seconds < 3) throw new ConfigError('SVC_DEPLOYMENT_LEASE_SECONDS must be at least 3')
   return seconds * 1000
+}
+
+/** A comma-separated list of old keys; rotating needs the new key set in SVC_ENCRYPTION_KEY too. */
+function parsePreviousEncryptionKeys(value: string | undefined, current: string | undefined): Buffer[] {
+  const keys = (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .map((item, index) => parseEncryptionKey(item, `SVC_ENCRYPTION_KEY_PREVIOUS (key ${index + 1})`))
+  if (keys.length > 0 && !current) {
+    throw new ConfigError(
+      'SVC_ENCRYPTION_KEY_PREVIOUS is set but SVC_ENCRYPTION_KEY is not: set the new key in SVC_ENCRYPTION_KEY',
+    )
+  }
+  return keys
 }

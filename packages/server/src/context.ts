@@ -1,10 +1,10 @@
+import type { Readable } from 'node:stream'
 import type { Database, Engine } from '@svc/db'
 import type { PlaywrightPool } from '@svc/runner'
 import type { Kysely } from 'kysely'
 import type { Clock } from './clock.ts'
+import type { AbuseLimits, DeliveryConfig, SessionSettings } from './config.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
-import type { DeliveryConfig } from './features/alerting/delivery.ts'
-import type { ArtifactStore } from './features/artifacts/artifact-store.ts'
 
 /** What every service is given: the store, the clock and the secret box. Built once in app.ts. */
 export interface ServiceContext {
@@ -24,28 +24,45 @@ export interface ServiceContext {
   alerting?: DeliveryConfig
   /** Caps and limits against abuse (config.ts; docs/security.md). */
   limits: AbuseLimits
-}
-
-/** Caps and limits against abuse (most tunable in config.ts); docs/security.md explains each. */
-export interface AbuseLimits {
-  /** Requests per 60 s of one account, all its keys together (SVC_ACCOUNT_RATE_LIMIT). */
-  accountRateLimit: number
-  /** Live user keys one user may hold (SVC_MAX_KEYS_PER_USER). */
-  keysPerUser: number
-  /** Live service keys one account may hold (SVC_MAX_SERVICE_KEYS_PER_ACCOUNT). */
-  serviceKeysPerAccount: number
-  /** Failed sign-ins of one kind from one client address before it gets 429 (SVC_FAILED_AUTH_*). */
-  failedAuth: { max: number; windowSeconds: number }
-  /** Subscribe, confirm and unsubscribe requests of one client address: far more than a person sends. */
-  statusForms: { max: number; windowSeconds: number }
-}
-
-export const DEFAULT_ABUSE_LIMITS: AbuseLimits = {
-  accountRateLimit: 1200,
-  keysPerUser: 100,
-  serviceKeysPerAccount: 100,
-  failedAuth: { max: 10, windowSeconds: 300 },
-  statusForms: { max: 20, windowSeconds: 600 },
+  /** Dashboard sessions' lifetimes and set-password links'. */
+  sessions: SessionSettings
 }
 
 export const isoNow = (ctx: Pick<ServiceContext, 'clock'>) => ctx.clock.now().toISOString()
+
+/** The artifacts of one result, as kept by a store. */
+export interface StoredResult {
+  checkId: string
+  resultId: string
+  /** When its newest artifact was written. */
+  modifiedMs: number
+}
+
+/** A local directory a run writes its artifacts into before they go to the store. */
+export interface StagedRun {
+  dir: string
+  /** Moves what the run wrote into the store; the staging directory is gone afterwards. */
+  commit(): Promise<void>
+  /** Drops what the run wrote. */
+  discard(): Promise<void>
+}
+
+/**
+ * Where the screenshots, traces and videos of script runs live, as `<checkId>/<resultId>/<path>`: the data
+ * directory, or an S3-compatible bucket (so that every node of a deployment serves every run's).
+ * `path` is relative to the result and never leaves it.
+ */
+export interface ArtifactStore {
+  readonly kind: 'local' | 's3'
+  /** Bytes a run's artifacts may add up to (runs are cut there, agent uploads refused past it). */
+  readonly limitBytes: number
+  stage(checkId: string, resultId: string): Promise<StagedRun>
+  put(checkId: string, resultId: string, path: string, bytes: Buffer): Promise<void>
+  /** The artifact's bytes, or undefined when there is no such artifact. */
+  open(checkId: string, resultId: string, path: string): Promise<Readable | undefined>
+  /** What a result's artifacts add up to, in bytes. */
+  size(checkId: string, resultId: string): Promise<number>
+  removeResult(checkId: string, resultId: string): Promise<void>
+  removeCheck(checkId: string): Promise<void>
+  listResults(): Promise<StoredResult[]>
+}

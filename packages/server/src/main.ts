@@ -1,27 +1,47 @@
-import { createDb, migrateToLatest } from '@svc/db'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
-import { bootstrapFirstAccount } from './bootstrap.ts'
+import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
+import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
-import { createSecretBox, loadOrCreateEncryptionKey } from './crypto/secret-box.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
-import { createDispatcher } from './features/alerting/dispatcher.ts'
+import { createDispatcher, takeBackDeliveries } from './features/alerting/dispatcher.ts'
 import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
+import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
+import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
+import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
 import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
+import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
+import { prettyLogStream } from './http/pretty-log.ts'
+import { loadOrCreateNodeId } from './node-life/node-id.ts'
+import { beginNodeLife } from './node-life/node-life.ts'
+import { pruneNodeLives } from './node-life/node-lives.repo.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
-import { HEARTBEAT_LOCATION } from './scheduler/heartbeat-window.ts'
-import { createScheduler } from './scheduler/scheduler.ts'
-import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
+import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
+import { createScheduler, takeBackRuns } from './runs/scheduler.ts'
+import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
+/** A dead life no later life of its node took back (its node gone for good) is forgotten after a day. */
+const DEAD_LIFE_KEPT_MS = 86_400_000
 
 /** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig()
   const store = createDb(config.databaseUrl)
   await migrateToLatest(store)
-  const secretBox = createSecretBox(loadOrCreateEncryptionKey(config.encryptionKey, config.dataDir))
+  const secretBox = await openStoreSecretBox(
+    { db: store.db, clock: systemClock },
+    {
+      configured: config.encryptionKey,
+      previous: config.previousEncryptionKeys,
+      dataDir: config.dataDir,
+      create: true,
+    },
+  )
   const deps: AppDeps = {
     store,
     secretBox,
@@ -36,9 +56,12 @@ async function main(): Promise<void> {
     limits: config.limits,
     locations: config.locations,
     alerting: config.alerting,
+    sessions: config.sessions,
+    connectionLimits: config.connectionLimits,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
+      ...(config.logFormat === 'pretty' ? { stream: prettyLogStream(process.stdout) } : {}),
     },
   }
   const app = await buildApp(deps)
@@ -65,16 +88,32 @@ async function main(): Promise<void> {
     { scriptSandbox: sandbox },
     `script checks run ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
   )
+  // Before the first claim: the leases a crashed life of this node held are taken back (not waited out).
+  const life = await beginNodeLife(serviceContext, {
+    nodeId: loadOrCreateNodeId(config.nodeId, config.dataDir),
+    takeBack: async (deadLife) => {
+      await takeBackRuns(serviceContext, deadLife)
+      await takeBackDeliveries(serviceContext, deadLife)
+    },
+    lost: () => {
+      // Taken for dead (silent past the lease of its life): its leases may be another's now.
+      app.log.error('another process took this node life for dead and its leases back: exiting')
+      process.exit(1)
+    },
+    log: app.log,
+  })
+  life.start()
   // Heartbeat deadlines are the servers' own work; locations may be left to `npm run runner` processes.
   const scheduler = createScheduler(serviceContext, {
     locations: [...config.runnerLocations, HEARTBEAT_LOCATION],
     concurrency: config.runnerConcurrency,
     leaseMs: config.runnerLeaseMs,
     log: app.log,
+    lifeId: life.id,
   })
   scheduler.start()
   // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
-  const dispatcher = createDispatcher(serviceContext, { log: app.log })
+  const dispatcher = createDispatcher(serviceContext, { log: app.log, lifeId: life.id })
   dispatcher.start()
   // Status page subscriber mail (until it moves to the shared alert outbox).
   const subscriberMail = config.alerting.smtp
@@ -92,6 +131,15 @@ async function main(): Promise<void> {
   // Root cause analyses: background jobs under leases, on every node.
   const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log: app.log })
   analyses.start()
+  // Re-seals values under SVC_ENCRYPTION_KEY_PREVIOUS with the current key, on every node that has it.
+  const keyRotation = createKeyRotation(serviceContext, {
+    log: {
+      info: (message) => app.log.info(message),
+      warn: (message) => app.log.warn(message),
+      error: (obj, message) => app.log.error(obj, message),
+    },
+  })
+  keyRotation.start()
   // Hourly housekeeping, one step after another; a step that fails (an S3 bucket away) doesn't skip the rest.
   const pruningSteps: [string, () => Promise<unknown>][] = [
     ['old results', () => pruneResults(serviceContext, config.resultRetentionDays)],
@@ -99,6 +147,8 @@ async function main(): Promise<void> {
     ['old agent script runs', () => forgetOldScriptRuns(serviceContext)],
     ['agent records', () => pruneAgentRecords(serviceContext, config.resultRetentionDays)],
     ['rate limit windows', () => pruneRateLimitWindows(serviceContext)],
+    ['ended sessions', () => pruneSessions(serviceContext)],
+    ['dead node lives', () => pruneNodeLives(serviceContext, Date.now() - DEAD_LIFE_KEPT_MS)],
   ]
   const pruning = setInterval(async () => {
     for (const [what, step] of pruningSteps) {
@@ -106,7 +156,13 @@ async function main(): Promise<void> {
     }
   }, PRUNE_INTERVAL_MS)
 
-  const lines = [`svc is running at ${config.publicUrl} (store: ${store.engine})`]
+  const dashboardBuilt = existsSync(join(DEFAULT_WEB_DIST_DIR, 'index.html'))
+  const lines = [
+    `svc is running at ${config.publicUrl} (store: ${store.engine})`,
+    dashboardBuilt
+      ? `  dashboard:  ${config.publicUrl}/`
+      : '  dashboard:  not built: run npm run build -w @svc/web (the API works meanwhile)',
+  ]
   if (first && config.bootstrapApiKey !== undefined) {
     // A key the user chose is theirs already: not printed (logs are often kept and shared).
     lines.push(
@@ -119,6 +175,12 @@ async function main(): Promise<void> {
       `  account id: ${first.accountId}`,
       `  API key:    ${first.apiKey}   (shown once: keep it now)`,
       `  try:        curl -H 'Authorization: Bearer ${first.apiKey}' ${config.publicUrl}/v1/accounts/me`,
+    )
+  }
+  if (first) {
+    lines.push(
+      `  password:   ${first.passwordLink.url}`,
+      `              (one-time link to set the owner's password, until ${first.passwordLink.expiresAt}; sign-in email ${OWNER_EMAIL})`,
     )
   }
   lines.push(`  API docs:   ${config.publicUrl}/docs`)
@@ -138,6 +200,7 @@ async function main(): Promise<void> {
       scheduler.stop(),
       dispatcher.stop(),
       analyses.stop(),
+      keyRotation.stop(),
       subscriberMail?.stop(),
     ]).then(() => true)
     const graceOver = new Promise<false>((over) =>
@@ -149,6 +212,7 @@ async function main(): Promise<void> {
         'shutdown grace over: leaving the runs still going to other nodes (their leases run out)',
       )
     }
+    await life.stop().catch((error: unknown) => app.log.error({ err: error }, 'ending the node life failed'))
     await deps.scripts.pool.close()
     await store.close()
     process.exit(0)
@@ -158,7 +222,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof EncryptionKeyError ||
+    error instanceof MigrationError
+  ) {
     process.stderr.write(`svc: ${error.message}\n`)
   } else {
     process.stderr.write(

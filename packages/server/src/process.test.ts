@@ -44,9 +44,30 @@ for (const engine of testEngines()) {
           'runtimeId',
           'settings',
         ])
+        // The banner names the dashboard and a one-time link that sets the owner's password.
+        assert.match(
+          server.output(),
+          /dashboard: +(http:\/\/localhost:\d+\/|not built: run npm run build -w @svc\/web)/,
+        )
+        const link = server.output().match(/password: +(http\S+\/set-password\?token=\S+)/)?.[1] ?? ''
+        const token = new URL(link).searchParams.get('token')
+        const password = 'a password for the owner'
+        const set = await fetch(`${server.url}/v1/auth/password`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token, password }),
+        })
+        assert.equal(set.status, 204)
+        const signedIn = await fetch(`${server.url}/v1/auth/sign-in`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'owner@localhost', password }),
+        })
+        assert.equal(signedIn.status, 200)
         assert.equal(await server.stop('SIGTERM'), 0)
 
         server = await startServerProcess(withoutPreset)
+        assert.doesNotMatch(server.output(), /set-password/)
         assert.equal(server.apiKey, undefined)
         assert.equal(server.accountId, undefined)
         const again = await fetch(`${server.url}/v1/accounts/me`, { headers: bearer(key) })

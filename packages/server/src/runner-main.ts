@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util'
-import { createDb, migrateToLatest } from '@svc/db'
+import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { serviceContextOf } from './app.ts'
+import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
-import { createSecretBox, loadEncryptionKey } from './crypto/secret-box.ts'
-import { createScheduler } from './scheduler/scheduler.ts'
-import { artifactStoreOf, scriptRunnerOf } from './scheduler/script-checks.ts'
+import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
+import { createScheduler } from './runs/scheduler.ts'
+import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
 
@@ -24,17 +25,20 @@ async function main(): Promise<void> {
   const config = loadConfig()
   const locations = parseRunnerLocations((values.location ?? []).join(','), config.locations.served)
   if (!values.location?.length || locations.length === 0) throw new ConfigError(`name a location. ${USAGE}`)
-  const key = loadEncryptionKey(config.encryptionKey, config.dataDir)
-  if (!key) {
-    throw new ConfigError(
-      'set SVC_ENCRYPTION_KEY to the servers’ key (or SVC_DATA_DIR to the directory holding encryption.key)',
-    )
-  }
   const store = createDb(config.databaseUrl)
   await migrateToLatest(store)
+  const secretBox = await openStoreSecretBox(
+    { db: store.db, clock: systemClock },
+    {
+      configured: config.encryptionKey,
+      previous: config.previousEncryptionKeys,
+      dataDir: config.dataDir,
+      create: false,
+    },
+  )
   const ctx = serviceContextOf({
     store,
-    secretBox: createSecretBox(key),
+    secretBox,
     scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) =>
       process.stderr.write(`svc runner: warning: ${message}\n`),
     ),
@@ -70,7 +74,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    error instanceof ConfigError
+    error instanceof ConfigError || error instanceof EncryptionKeyError || error instanceof MigrationError
       ? `svc runner: ${error.message}\n`
       : `svc runner failed to start: ${error instanceof Error ? (error.stack ?? error.message) : error}\n`,
   )

@@ -400,16 +400,6 @@ function syntaxErrorOf(error: unknown): TemplateSyntaxError {
   return new TemplateSyntaxError(summary, where?.first_line ?? 1, (where?.first_column ?? 0) + 1)
 }
 
-/** Renders `source` once (compile and render); throws TemplateSyntaxError on a bad template. */
-export function renderAlertTemplate(
-  source: string,
-  variables: TemplateVariables,
-  context: EscapeContext,
-  options: RenderOptions,
-): string {
-  return compileAlertTemplate(source).render(variables, context, options)
-}
-
 /** The escape context of a request body with this Content-Type (API.md "Alert channel bodies"). */
 export function bodyContextOf(contentType: string | undefined): EscapeContext {
   const type = (contentType ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''

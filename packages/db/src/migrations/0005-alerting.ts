@@ -1,5 +1,5 @@
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   const serial = engine === 'postgres' ? 'serial' : 'integer'

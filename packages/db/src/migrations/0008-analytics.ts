@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   // Per check, resolution (minutes: 1 and 60 aligned to UTC, 1440 a local day), bucket and the keys queries

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   // An agent's goodbye deletes its row; the location keeps when its last agent left, so its

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   // The result ids given out with agents' script runs, so an artifact upload (which names only a

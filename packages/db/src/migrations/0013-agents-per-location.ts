@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   // Agents pick their own ids, so an agent is its location and its id: a key of another location that

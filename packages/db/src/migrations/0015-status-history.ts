@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   // The statuses an open impact held before a change to another non-operational status (the impact keeps

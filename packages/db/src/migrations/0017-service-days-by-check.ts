@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   // The days a service keeps of a check taken off it (or deleted) are kept per check: put back, the

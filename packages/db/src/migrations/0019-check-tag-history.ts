@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 
 export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   // The tags (its own and its group's) a check had until they changed: the status history matches

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Engine } from '../create-db.ts'
+import type { Engine } from '../engine.ts'
 import * as foundation from './0001-foundation.ts'
 import * as checks from './0002-checks.ts'
 import * as schedulesAndResults from './0003-schedules-and-results.ts'
@@ -19,6 +19,9 @@ import * as artifactBytes from './0016-artifact-bytes.ts'
 import * as serviceDaysByCheck from './0017-service-days-by-check.ts'
 import * as maintenanceHistory from './0018-maintenance-history.ts'
 import * as checkTagHistory from './0019-check-tag-history.ts'
+import * as encryptionKeyVerifier from './0021-encryption-key-verifier.ts'
+import * as dashboardSessions from './0022-dashboard-sessions.ts'
+import * as nodeLives from './0023-node-lives.ts'
 import * as projects from './0025-projects.ts'
 
 export interface Migration {
@@ -46,5 +49,8 @@ export const migrations: Record<string, Migration> = {
   '0017-service-days-by-check': serviceDaysByCheck,
   '0018-maintenance-history': maintenanceHistory,
   '0019-check-tag-history': checkTagHistory,
+  '0021-encryption-key-verifier': encryptionKeyVerifier,
+  '0022-dashboard-sessions': dashboardSessions,
+  '0023-node-lives': nodeLives,
   '0025-projects': projects,
 }

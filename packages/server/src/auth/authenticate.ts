@@ -1,13 +1,17 @@
 import { type Role, roleAtLeast } from '@svc/core'
 import type { FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.ts'
+import { signIn as accountReads } from '../features/accounts/accounts.service.ts'
 import * as keysRepo from '../features/api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
+import { CSRF_HEADER, hasValidCsrfToken, sessionIdOf } from '../features/sessions/session-cookie.ts'
+import { liveSession } from '../features/sessions/sessions.service.ts'
 import { badRequest, forbidden, unauthorized } from '../http/errors.ts'
 import { recordFailedAuth } from './failed-auth-throttle.ts'
 
 /** Who is calling, in which account, with which role. Set on every request to a keyed route. */
 export interface AuthContext {
+  /** The key acting (also for a session signed in with a key); `session-user:<id>` for a password session. */
   keyId: string
   keyType: 'USER' | 'SERVICE'
   /** The acting user for user keys; null for service keys. */
@@ -35,18 +39,6 @@ export const ACCOUNT_HEADER = 'x-svc-account'
 /** The hosted product's name of the same header: a migrating team's CI settings keep working. */
 const HOSTED_ACCOUNT_HEADER = 'x-checkly-account'
 
-/** Routes anyone may call without a key (API.md, "Open routes"). */
-const OPEN_ROUTES = [/^\/openapi\.json$/, /^\/swagger\.json$/, /^\/docs(\/|$)/, /^\/ping\//, /^\/status\//]
-
-export function isOpenRoute(routeUrl: string): boolean {
-  return OPEN_ROUTES.some((pattern) => pattern.test(routeUrl))
-}
-
-/** The agent protocol: bearer private-location keys, checked by its own routes. */
-export function isAgentRoute(routeUrl: string): boolean {
-  return routeUrl.startsWith('/agent/')
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
@@ -68,6 +60,9 @@ export async function authenticate(
   request: FastifyRequest,
   onKey: (key: CountedKey) => Promise<void> = async () => {},
 ): Promise<AuthContext> {
+  // A bearer key wins over a cookie: a script's request is never taken for its browser's session.
+  const sessionId = request.headers.authorization === undefined ? sessionIdOf(request) : undefined
+  if (sessionId) return authenticateSession(ctx, request, sessionId, onKey)
   const rawKey = bearerToken(request.headers.authorization)
   if (!rawKey) {
     if (request.headers.authorization) await recordFailedAuth(ctx, 'api-key', request.ip)
@@ -104,11 +99,66 @@ export async function authenticate(
   // Only an account the key may act in is charged: a stranger naming it can't use up its share.
   await onKey({ keyId: key.id, accountId: auth.accountId })
 
+  return withRequiredRole(request, auth)
+}
+
+function withRequiredRole(request: FastifyRequest, auth: AuthContext): AuthContext {
   const required =
     request.routeOptions.config.minRole ?? (READ_METHODS.has(request.method) ? 'READ_ONLY' : 'READ_WRITE')
   if (!roleAtLeast(auth.role, required))
     throw forbidden(`This operation needs the ${required} role or higher`)
   return auth
+}
+
+/**
+ * A dashboard session's request: 401 when the session ended; a state-changing request needs the
+ * session's CSRF token (403 without it). It then acts as its key (signed in with one) or its user,
+ * with the account chosen and roles checked as for keys.
+ */
+async function authenticateSession(
+  ctx: ServiceContext,
+  request: FastifyRequest,
+  sessionId: string,
+  onKey: (key: { keyId: string }) => Promise<void>,
+): Promise<AuthContext> {
+  const session = await liveSession(ctx, sessionId)
+  if (!session) throw unauthorized('Session ended: sign in again')
+  if (!READ_METHODS.has(request.method) && !hasValidCsrfToken(request, sessionId))
+    throw forbidden(`Missing or wrong ${CSRF_HEADER} header (requests made with a session need it)`)
+  const accountHeader = request.headers[ACCOUNT_HEADER]
+  const requestedAccount =
+    accountHeader !== undefined && typeof accountHeader === 'string' && UUID.test(accountHeader)
+      ? accountHeader.toLowerCase()
+      : undefined
+  const userLevel = request.routeOptions.config.userLevel === true
+  if (session.api_key_id) {
+    const key = await keysRepo.findLiveKeyById(ctx, session.api_key_id, requestedAccount)
+    if (!key) throw unauthorized('Session ended: its API key was revoked')
+    await onKey({ keyId: key.id })
+    throwOnMalformedAccountHeader(accountHeader, requestedAccount)
+    const auth = key.user_id
+      ? resolveUserKey(
+          { keyId: key.id, userId: key.user_id, memberships: key.memberships },
+          requestedAccount,
+          userLevel,
+        )
+      : resolveServiceKey({ keyId: key.id, accountId: key.account_id, role: key.role }, requestedAccount)
+    return withRequiredRole(request, auth)
+  }
+  if (!session.user_id) throw unauthorized('Session ended: sign in again')
+  const keyId = `session-user:${session.user_id}`
+  await onKey({ keyId })
+  throwOnMalformedAccountHeader(accountHeader, requestedAccount)
+  const memberships = await accountReads.membershipsForAuth(ctx, session.user_id, requestedAccount)
+  const auth = resolveUserKey({ keyId, userId: session.user_id, memberships }, requestedAccount, userLevel)
+  return withRequiredRole(request, auth)
+}
+
+function throwOnMalformedAccountHeader(header: unknown, parsed: string | undefined): void {
+  if (header === undefined || parsed !== undefined) return
+  throw badRequest(`headers.${ACCOUNT_HEADER} must be an account id (UUID)`, {
+    errors: [{ path: `headers.${ACCOUNT_HEADER}`, message: 'must be a UUID' }],
+  })
 }
 
 function bearerToken(header: string | undefined): string | undefined {

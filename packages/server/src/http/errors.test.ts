@@ -23,7 +23,7 @@ describe('errors in the spec shape', () => {
         done()
       },
     })
-    t = await createTestApp(engine, { logger: { level: 'info', stream } })
+    t = await createTestApp(engine, { logger: { level: 'debug', stream } })
   })
   after(() => t.close())
 

@@ -96,6 +96,11 @@ export function validationError(context: string, issues: AjvIssue[]): HttpError 
 const STORE_BUSY_RETRY_AFTER_SECONDS = 5
 
 /** The one error handler: every error leaves in the spec's shape, and a 5xx says nothing internal. */
+/** A 400 for one field: `path message`, also as the only entry of `errors`. */
+export function invalid(path: string, message: string) {
+  return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
+}
+
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
   // SQLite waited out its busy timeout for another process's write (a runner sharing the file): the
   // write failed and may be sent again; not a bug, so no 500.

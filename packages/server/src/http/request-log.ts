@@ -1,4 +1,4 @@
-import type { FastifyRequest, FastifyServerOptions } from 'fastify'
+import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify'
 
 /** Query parameters whose values are credentials (status page access, subscription links). */
 const SECRET_QUERY = /([?&]token=)[^&#]*/gi
@@ -23,4 +23,17 @@ export function withRequestSerializer(
   if (!logger) return false
   const options = logger === true ? {} : logger
   return { ...options, serializers: { req: serializeRequest, ...options.serializers } }
+}
+
+/**
+ * One line per request, at `debug` (Fastify logs two at `info`): at the default level the start banner
+ * and what goes wrong stay on screen instead of scrolling away under traffic. Errors keep their level.
+ */
+export class DebugRequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    if (error) return super.requestCompleted(error, request, reply)
+    reply.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  }
 }

@@ -38,7 +38,9 @@ const READS = new Set(['GET', 'HEAD'])
 const nameOf = (op: ApiOperation) => `${op.method} ${op.path}`
 const pathParams = (op: ApiOperation) => op.parameters.filter((p) => p.in === 'path')
 /** Operations called with an account's API key. */
-const keyed = (op: ApiOperation) => !op.admin && !/^\/(status|ping|agent)\//.test(op.path)
+// Signing in, out and setting a password act on a password or a session of one's own, not an account.
+const keyed = (op: ApiOperation) =>
+  !op.admin && !/^\/(status|ping|agent)\//.test(op.path) && !op.path.startsWith('/v1/auth/')
 
 /** `template` with each `{name}` replaced by its value in `ids`. */
 function fill(template: string, ids: Made['ids']): string {

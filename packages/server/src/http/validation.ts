@@ -1,8 +1,8 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
-import { isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
 import { type AjvIssue, badRequest, type HttpError, validationError } from './errors.ts'
+import { isAgentRoute, isOpenRoute } from './route-kinds.ts'
 
 /**
  * Bodies are validated as sent: no coercion (`5` is not `"5"`), no removal of unknown fields.
@@ -88,6 +88,7 @@ type SchemaNode = {
  * Lowers in place, as `lowerCaseUuidParams` does for paths, every UUID in `data` where `schema` says
  * `format: 'uuid'` (a component, service, check or membership id): stored ids are lower case, and an id
  * sent in upper case names the same resource. Other strings (names, payloads) are kept as sent.
+ * It recurses only where the schema names properties or items, so no deeper than the schema itself.
  */
 export function lowerCaseUuids(schema: unknown, data: unknown): unknown {
   if (schema === null || typeof schema !== 'object') return data
@@ -114,14 +115,22 @@ export function lowerCaseUuids(schema: unknown, data: unknown): unknown {
  * what agents' runs found (`outcome`, a target's bytes included): its error text is stored without it.
  */
 function nulCharacterPath(value: unknown, path: string, agent: boolean): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
-  // An artifact's bytes.
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined
-  for (const [key, item] of Object.entries(value)) {
-    if (path === 'body.request' && (key === 'data' || key === 'body')) continue
-    if (agent && key === 'outcome') continue
-    const found = nulCharacterPath(item, `${path}.${key}`, agent)
-    if (found) return found
+  // A list of what is left to look at, not recursion: a body's depth must never reach the stack's.
+  const pending: [unknown, string][] = [[value, path]]
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, at] = next
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return at
+      continue
+    }
+    // An artifact's bytes.
+    if (item === null || typeof item !== 'object' || Buffer.isBuffer(item)) continue
+    // Reversed onto the stack, so that the first field is looked at (and named) first.
+    for (const [key, field] of Object.entries(item).reverse()) {
+      if (at === 'body.request' && (key === 'data' || key === 'body')) continue
+      if (agent && key === 'outcome') continue
+      pending.push([field, `${at}.${key}`])
+    }
   }
   return undefined
 }

@@ -8,6 +8,7 @@ import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 const [sqlite] = testEngines()
 
 const PUBLIC_OPERATIONS = [
+  'get /v1/dashboard/overview',
   'get /v1/accounts',
   'get /v1/accounts/me',
   'patch /v1/accounts/me',
@@ -123,6 +124,10 @@ const OPEN_OPERATIONS = [
   'get /status/{slug}/unsubscribe',
   'post /status/{slug}/unsubscribe',
   'get /status/_subscription/confirm',
+  'post /v1/auth/sign-in',
+  'get /v1/auth/session',
+  'post /v1/auth/sign-out',
+  'post /v1/auth/password',
   'get /status/_subscription/unsubscribe',
   'post /status/_subscription/unsubscribe',
 ]
@@ -150,7 +155,9 @@ describe('OpenAPI documents', () => {
       scheme: 'bearer',
       description: 'Authorization: Bearer <API_KEY>',
     })
-    assert.deepEqual(doc.security, [{ bearerAuth: [] }])
+    assert.deepEqual(doc.security, [{ bearerAuth: [] }, { sessionCookie: [] }])
+    assert.deepEqual(doc.components.securitySchemes.sessionCookie.in, 'cookie')
+    assert.deepEqual(doc.components.securitySchemes.sessionCookie.name, 'svc_session')
   })
 
   test('answers carry the fields the spec marks required', () => {

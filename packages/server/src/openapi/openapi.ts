@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger'
 import { ErrorResponse, StrictObject } from '@svc/core'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { ACCOUNT_HEADER, isAgentRoute, isOpenRoute } from '../auth/authenticate.ts'
+import { ACCOUNT_HEADER } from '../auth/authenticate.ts'
+import { isAgentRoute, isOpenRoute } from '../http/route-kinds.ts'
 import { RATE_LIMIT_WINDOW_SECONDS } from '../rate-limit/rate-limit.ts'
 
 export interface OpenApiDocument {
@@ -12,6 +13,15 @@ export interface OpenApiDocument {
   /** `tenant`: routes take API keys and `x-svc-account`; `admin`: routes take the admin token. */
   audience: 'tenant' | 'admin'
 }
+
+/** The dashboard's session (POST /v1/auth/sign-in); its writes need the x-csrf-token header too. */
+const SESSION_COOKIE_SCHEME = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'svc_session',
+  description:
+    'The dashboard’s session cookie, from POST /v1/auth/sign-in. POST, PUT, PATCH and DELETE made with it need the x-csrf-token header.',
+} as const
 
 /**
  * Registers @fastify/swagger on `app` (one document per encapsulated context) and completes every route
@@ -27,9 +37,11 @@ export async function registerOpenApi(app: FastifyInstance, doc: OpenApiDocument
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+          ...(doc.audience === 'tenant' ? { sessionCookie: SESSION_COOKIE_SCHEME } : {}),
         },
       },
-      security: [{ bearerAuth: [] }],
+      security:
+        doc.audience === 'tenant' ? [{ bearerAuth: [] }, { sessionCookie: [] }] : [{ bearerAuth: [] }],
       tags: doc.tags,
     },
     transformObject: (document) =>

@@ -43,3 +43,10 @@ export async function findWindow(ctx: ServiceContext, bucket: string) {
     .where('bucket', '=', bucket)
     .executeTakeFirst()
 }
+
+/** Hits so far in `bucket`'s window, and when it started; undefined when it has none or it ended. */
+export async function readWindow(ctx: ServiceContext, bucket: string, nowMs: number, windowMs: number) {
+  const row = await findWindow(ctx, bucket)
+  if (!row || Number(row.window_start_ms) + windowMs <= nowMs) return undefined
+  return { startMs: Number(row.window_start_ms), hits: Number(row.hits) }
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
-import type { ArtifactStore } from '../features/artifacts/artifact-store.ts'
+import type { ArtifactStore } from '../context.ts'
 import { json, type Tenant, type TestApp } from './test-app.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
-import { listSchedule } from '../scheduler/schedules.repo.ts'
+import { listSchedule } from '../runs/schedules.repo.ts'
 import { json, type TestApp } from './test-app.ts'
 
 /** A new private location of the test's account, and a key for it as its agent holds it. */

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { missingComponent } from '@svc/core/testing'
 import { freePort } from '@svc/runner/testing'
 import { AwsClient } from 'aws4fetch'
-import type { S3ArtifactsConfig } from '../features/artifacts/s3-artifact-store.ts'
+import type { S3ArtifactsConfig } from '../config.ts'
 
 /** Debian's Ceph daemons behind a real S3-compatible server: the RADOS Gateway on a one-OSD cluster. */
 const BINARIES = ['/usr/bin/ceph-mon', '/usr/bin/ceph-osd', '/usr/bin/radosgw', '/usr/bin/radosgw-admin']

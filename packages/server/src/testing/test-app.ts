@@ -8,11 +8,12 @@ import { PlaywrightPool } from '@svc/runner'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { type AppDeps, buildApp, serviceContextOf } from '../app.ts'
 import { type Clock, systemClock } from '../clock.ts'
-import { type AbuseLimits, DEFAULT_ABUSE_LIMITS, type ServiceContext } from '../context.ts'
-import { createSecretBox } from '../crypto/secret-box.ts'
+import { type AbuseLimits, DEFAULT_ABUSE_LIMITS } from '../config.ts'
+import type { ArtifactStore, ServiceContext } from '../context.ts'
+import { createSecretBox, type SecretBox } from '../crypto/secret-box.ts'
 import * as accounts from '../features/accounts/accounts.service.ts'
 import * as keys from '../features/api-keys/api-keys.service.ts'
-import { type ArtifactStore, LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
+import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij'
 
@@ -50,10 +51,15 @@ export async function createTestApp(
     /** Caps and limits against abuse, over DEFAULT_ABUSE_LIMITS. */
     limits?: Partial<AbuseLimits>
     trustProxy?: AppDeps['trustProxy']
+    /** Default: a box with a fresh random key. */
+    secretBox?: SecretBox
+    /** The built dashboard to serve; default packages/web/dist. */
+    webDistDir?: string
+    connectionLimits?: AppDeps['connectionLimits']
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
-  const secretBox = createSecretBox(randomBytes(32))
+  const secretBox = options.secretBox ?? createSecretBox(randomBytes(32))
   const artifactsDir = mkdtempSync(join(tmpdir(), 'svc-artifacts-'))
   const artifacts = options.artifacts ?? new LocalArtifactStore(artifactsDir)
   const scripts = {
@@ -73,6 +79,8 @@ export async function createTestApp(
     logger: options.logger,
     limits: { ...DEFAULT_ABUSE_LIMITS, ...options.limits },
     trustProxy: options.trustProxy,
+    webDistDir: options.webDistDir,
+    connectionLimits: options.connectionLimits,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)

@@ -11,6 +11,43 @@ export async function findUser(ctx: ServiceContext, id: string) {
   return ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+export async function findUserByEmail(ctx: ServiceContext, email: string) {
+  return ctx.db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst()
+}
+
+export async function setPasswordHash(ctx: ServiceContext, userId: string, hash: string, at: string) {
+  await ctx.db
+    .updateTable('users')
+    .set({ password_hash: hash, updated_at: at })
+    .where('id', '=', userId)
+    .execute()
+}
+
+/**
+ * The user's memberships as authentication needs them: the one in `accountId`, or with no account
+ * named up to two (enough to tell "exactly one account" from "several").
+ */
+export async function membershipsForAuth(ctx: ServiceContext, userId: string, accountId: string | undefined) {
+  let query = ctx.db
+    .selectFrom('memberships')
+    .select(['account_id as accountId', 'role'])
+    .where('user_id', '=', userId)
+  if (accountId !== undefined) query = query.where('account_id', '=', accountId)
+  return query.orderBy('account_id').limit(2).execute()
+}
+
+/** Every account of the user with its name and the user's role there, oldest first. */
+export async function accountsWithRolesOfUser(ctx: ServiceContext, userId: string) {
+  return ctx.db
+    .selectFrom('memberships')
+    .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
+    .select(['accounts.id', 'accounts.name', 'memberships.role'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('accounts.created_at')
+    .orderBy('accounts.id')
+    .execute()
+}
+
 export async function insertAccount(ctx: ServiceContext, account: AccountsTable): Promise<void> {
   await ctx.db.insertInto('accounts').values(account).execute()
 }

@@ -42,6 +42,7 @@ export async function createUser(ctx: ServiceContext, input: { email: string; na
     id: randomUUID(),
     email: input.email.toLowerCase(),
     name: input.name,
+    password_hash: null,
     created_at: now,
     updated_at: now,
   }
@@ -247,4 +248,17 @@ export async function removeMember(
     }
     await repo.deleteMembership(tx, userId, actor.accountId)
   })
+}
+
+/**
+ * Reads for signing in (sessions) and authenticating a session's requests: users, their accounts and
+ * roles, and the password hash, as stored.
+ */
+export const signIn = {
+  findUser: repo.findUser,
+  findUserByEmail: repo.findUserByEmail,
+  findAccount: repo.findAccount,
+  accountsWithRolesOfUser: repo.accountsWithRolesOfUser,
+  membershipsForAuth: repo.membershipsForAuth,
+  setPasswordHash: repo.setPasswordHash,
 }

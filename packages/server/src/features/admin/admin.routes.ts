@@ -12,6 +12,8 @@ import { Account } from '../accounts/accounts.schemas.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { ApiKey, ApiKeyIdParams, CreatedApiKey } from '../api-keys/api-keys.schemas.ts'
 import * as keys from '../api-keys/api-keys.service.ts'
+import { PasswordLink } from '../sessions/sessions.schemas.ts'
+import { createPasswordLink } from '../sessions/sessions.service.ts'
 import {
   CreateAccountBody,
   CreateAdminApiKeyBody,
@@ -50,6 +52,20 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext; admin
       },
     },
     async (request, reply) => reply.status(201).send(await accounts.createUser(ctx, request.body)),
+  )
+
+  app.post(
+    '/admin/v1/users/:userId/password-link',
+    {
+      schema: {
+        summary: 'Make a one-time link to set a user’s password',
+        description:
+          'The link opens the dashboard’s set-password page; it works once and expires (SVC_PASSWORD_LINK_HOURS).',
+        params: Type.Object({ userId: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
+        response: { 201: PasswordLink },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createPasswordLink(ctx, request.params.userId)),
   )
 
   app.post(

@@ -26,6 +26,11 @@ export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
 /** A batch holds at least one outcome of the most a single post may carry. */
 const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
+/**
+ * A posted detail may nest MAX_DETAIL_DEPTH levels below its post's own (at most four): a little more is
+ * still parsed, so that one outcome of a batch nested too deep is refused alone, naming its detail.
+ */
+export const RESULT_JSON_DEPTH = agents.MAX_DETAIL_DEPTH + 16
 /** Crash reports per location per window: far above what healthy agents send, a bound on a flood. */
 export const AGENT_ERRORS_PER_WINDOW = 60
 
@@ -103,6 +108,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/agent/v1/results',
     {
       bodyLimit: RESULT_BODY_LIMIT_BYTES,
+      config: { maxJsonDepth: RESULT_JSON_DEPTH },
       schema: {
         tags,
         summary: 'Post the outcome of a run',
@@ -127,6 +133,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/agent/v1/results/batch',
     {
       bodyLimit: RESULTS_BODY_LIMIT_BYTES,
+      config: { maxJsonDepth: RESULT_JSON_DEPTH },
       schema: {
         tags,
         summary: 'Post the outcomes of several runs at once',

@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
-import { AGENT_DETAILS, Scrubber } from '@svc/core'
+import { AGENT_DETAILS, SCRIPT_CHECK_TYPES, Scrubber } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
-import {
-  cancelledOutcome,
-  DETAIL_KEYS,
-  type RunnerJob,
-  type RunOutcome,
-  SCRIPT_CHECK_TYPES,
-} from '@svc/runner'
+import { cancelledOutcome, DETAIL_KEYS, type RunnerJob, type RunOutcome } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
@@ -21,15 +15,15 @@ import {
   nextDueOf,
   recordOutcome,
   slotKeyOf,
-} from '../../scheduler/jobs.ts'
+} from '../../runs/jobs.ts'
 import {
   claimDueRetries,
   insertTriggerJob,
   leasedRetriesOf,
   type PendingRetry,
-} from '../../scheduler/retries.repo.ts'
-import { prepareJob } from '../../scheduler/run-and-store.ts'
-import { loadAccountVariables, runVariables } from '../../scheduler/run-variables.ts'
+} from '../../runs/retries.repo.ts'
+import { prepareJob } from '../../runs/run-and-store.ts'
+import { loadAccountVariables, runVariables } from '../../runs/run-variables.ts'
 import {
   type ClaimedSlot,
   claimDueSlots,
@@ -37,14 +31,14 @@ import {
   nextDueMs,
   renewLeases,
   type SlotMove,
-} from '../../scheduler/schedules.repo.ts'
-import { SUITE_RUN_ALIVE_MS } from '../../scheduler/suite-cancellation.ts'
+} from '../../runs/schedules.repo.ts'
+import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
 import {
   cancelledSuiteRuns,
   deleteSuiteRuns,
   renewSuiteRuns,
   saveSuiteRuns,
-} from '../../scheduler/suite-runs.repo.ts'
+} from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
 import { artifactKey } from '../artifacts/artifact-store.ts'
 import {
@@ -57,7 +51,7 @@ import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
 import { CheckDeletedError } from '../check-results/store-results.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
-import { type ResolvedCheck, resolveChecksById } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveChecksById } from '../checks/resolve-check.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'

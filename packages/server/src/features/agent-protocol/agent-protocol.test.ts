@@ -12,14 +12,15 @@ import { browserTestsSkipReason, listenOnLoopback } from '@svc/runner/testing'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../app.ts'
 import { createSecretBox } from '../../crypto/secret-box.ts'
-import { insertTriggerJob } from '../../scheduler/retries.repo.ts'
-import { listSchedule } from '../../scheduler/schedules.repo.ts'
+import { insertTriggerJob } from '../../runs/retries.repo.ts'
+import { listSchedule } from '../../runs/schedules.repo.ts'
 import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
 import { artifactBytesOf } from './agent-protocol.repo.ts'
+import { RESULT_JSON_DEPTH } from './agent-protocol.routes.ts'
 import { forgetOldScriptRuns } from './agent-protocol.service.ts'
 
 /** A script that passes without a page: its run needs no target. */
@@ -812,7 +813,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(stored.error, { type: 'ASSERTION', message: 'got a\ufffdb' })
     })
 
-    test('a detail nested deeper than 500 levels is 400, alone or in a batch, never a 500; 500 levels are stored', async () => {
+    test('a detail nested deeper than 500 levels is 400, alone or in a batch, never a 500; 500 levels are stored; a body nested far deeper is refused whole before it is parsed', async () => {
       const chi = await locationWithKey('chi')
       const checkId = await createCheck('deep detail', ['chi'])
       nowMs = await dueOf(checkId)
@@ -833,7 +834,7 @@ for (const engine of testEngines()) {
           },
           payload: JSON.stringify(batch ? { results: [body] } : body).replace('"<detail>"', () => detail),
         })
-      for (const levels of [501, 10_000]) {
+      for (const levels of [501, RESULT_JSON_DEPTH - 4]) {
         const alone = await post('/agent/v1/results', nested(levels), false)
         assert.equal(alone.statusCode, 400, `${levels}: ${alone.body}`)
         assert.deepEqual(json(alone).attributes.errors, [
@@ -848,6 +849,16 @@ for (const engine of testEngines()) {
             message: 'body.results.0.outcome.detail is nested deeper than 500 levels',
           },
         ])
+      }
+      // The agent posts a refused batch's outcomes one by one, so each still gets its own answer.
+      const tooDeep = `must not nest arrays and objects more than ${RESULT_JSON_DEPTH} levels deep`
+      for (const [url, batch] of [
+        ['/agent/v1/results', false],
+        ['/agent/v1/results/batch', true],
+      ] as const) {
+        const refused = await post(url, nested(10_000), batch)
+        assert.equal(refused.statusCode, 400, refused.body)
+        assert.deepEqual(json(refused).attributes.errors, [{ path: 'body', message: tooDeep }])
       }
       assert.deepEqual(await resultsOf(checkId), [])
       const stored = await post('/agent/v1/results', nested(500), false)

@@ -97,6 +97,18 @@ export async function releaseClaim(ctx: ServiceContext, id: string, owner: strin
     .execute()
 }
 
+/**
+ * Ends now the leases `owner` holds, attempts counted: a dead process's attempt in flight may have gone
+ * out (the receiver deduplicates by delivery id), and its last allowed one is not made again.
+ */
+export async function endLeasesOf(ctx: ServiceContext, owner: string): Promise<void> {
+  await ctx.db
+    .updateTable('alert_notifications')
+    .set({ lease_owner: null, lease_until_ms: null })
+    .where('lease_owner', '=', owner)
+    .execute()
+}
+
 export interface NotificationFilter {
   checkId?: string
   channelId?: number

@@ -22,16 +22,6 @@ import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import type { StoredVariable } from '../checks/check-variables.ts'
 import * as variablesRepo from '../variables/variables.repo.ts'
 
-/** How svc reaches mail and SMS providers (SVC_SMTP_URL, SVC_SMS_*); webhooks and Slack need nothing. */
-export interface DeliveryConfig {
-  smtp?: { url: string; from: string }
-  sms?: { url: string; method: string; headers: Record<string, string>; body: string }
-  /** Per attempt; default 10 s. */
-  timeoutMs?: number
-  /** `{{REGION}}`: the region of the node sending the alert (SVC_REGION, else the first served location). */
-  region?: string
-}
-
 export interface AlertEvent {
   groupId: number | null
   variables: TemplateVariables

@@ -9,7 +9,7 @@ import {
   openIncidentFromCheck,
   resolveIncidentFromCheck,
 } from '../incidents/incident-triggers.ts'
-import { claimDue, recordAttempt, releaseClaim } from './alert-notifications.repo.ts'
+import { claimDue, endLeasesOf, recordAttempt, releaseClaim } from './alert-notifications.repo.ts'
 import { alertSignals, sweepAlertStates } from './alerter.ts'
 import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
 
@@ -20,6 +20,8 @@ export const RETRY_DELAY_MS = 20_000
 const MAX_PASSES = 20
 
 export interface DispatcherOptions {
+  /** The life of the node (node-life.ts) whose leases this dispatcher's carry; default: its own. */
+  lifeId?: string
   /** How long a claimed notification stays ours; a node that dies mid-attempt loses it after this. */
   leaseMs?: number
   tickMs?: number
@@ -39,7 +41,7 @@ export interface Dispatcher {
  * attempt is counted when claimed, so a crash mid-attempt never repeats that attempt.
  */
 export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions = {}): Dispatcher {
-  const owner = `dispatcher-${randomUUID()}`
+  const owner = dispatcherOwner(options.lifeId ?? randomUUID())
   const leaseMs = options.leaseMs ?? 120_000
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
   let timer: NodeJS.Timeout | undefined
@@ -170,6 +172,13 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
       await Promise.all([...passes].map((pass) => pass.catch(() => undefined)))
     },
   }
+}
+
+const dispatcherOwner = (lifeId: string) => `dispatcher-${lifeId}`
+
+/** Ends the delivery leases of a dead life of this node, so that they go out now, not after the lease. */
+export async function takeBackDeliveries(ctx: ServiceContext, lifeId: string): Promise<void> {
+  await endLeasesOf(ctx, dispatcherOwner(lifeId))
 }
 
 /** Opens (on failure) or resolves (on recovery) the status-page incident of a check's `triggerIncident`. */

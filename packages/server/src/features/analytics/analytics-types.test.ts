@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { storeHeartbeatResult } from '../../scheduler/heartbeat-results.ts'
+import { storeHeartbeatResult } from '../../runs/heartbeat-results.ts'
 import { createTestApp, json, type Tenant, type TestApp } from '../../testing/test-app.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import { exactAggregates, PERCENTILES, random, storeSeedResult } from './testing.ts'

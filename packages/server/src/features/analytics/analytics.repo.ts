@@ -249,6 +249,30 @@ export async function readRollups(
   return rows
 }
 
+/** Whole-run hourly rollups of many checks in [fromMs, toMs): one statement per 1,000 checks. */
+export async function readHourlyRunRollups(
+  ctx: ServiceContext,
+  checkIds: string[],
+  fromMs: number,
+  toMs: number,
+) {
+  const rows = []
+  for (let at = 0; at < checkIds.length; at += 1000) {
+    rows.push(
+      ...(await ctx.db
+        .selectFrom('analytics_rollups')
+        .select(['check_id', 'bucket_ms', 'outcome', 'results', 'stats'])
+        .where('check_id', 'in', checkIds.slice(at, at + 1000))
+        .where('resolution', '=', 60)
+        .where('page_index', '=', -1)
+        .where('bucket_ms', '>=', fromMs)
+        .where('bucket_ms', '<', toMs)
+        .execute()),
+    )
+  }
+  return rows.map((row) => ({ ...row, bucket_ms: Number(row.bucket_ms), results: Number(row.results) }))
+}
+
 /** Deletes the rollups of an account's checks that end at or before `cutoffMs`; answers how many went. */
 export async function deleteRollupsBefore(
   ctx: ServiceContext,

@@ -16,8 +16,9 @@ import { badRequest, notFound } from '../../http/errors.ts'
 import { type Page, pageOf } from '../../http/pagination.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { finalResultsPage } from '../check-results/check-results.repo.ts'
+import { aCheckType } from '../checks/check-type-names.ts'
 import { findCheck } from '../checks/checks.repo.ts'
-import { aCheckType, resolveCheck } from '../checks/checks.service.ts'
+import { resolveCheck } from '../checks/resolve-check.ts'
 import { findZone, type RollupRow, readRollups } from './analytics.repo.ts'
 import {
   type AnalyticsQueryValue,
@@ -146,7 +147,7 @@ class BucketTotals {
   }
 }
 
-const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000)
+export const round = (value: number | null) => (value === null ? null : Math.round(value * 1000) / 1000)
 
 async function aggregatedSeries(
   ctx: ServiceContext,

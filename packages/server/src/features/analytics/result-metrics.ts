@@ -21,10 +21,6 @@ export function kindOfCheckType(checkType: string): AnalyticsKind | undefined {
   return ANALYTICS_KINDS.find((kind) => (kind.checkTypes as string[]).includes(checkType))
 }
 
-export function kindOfSegment(segment: string): AnalyticsKind | undefined {
-  return ANALYTICS_KINDS.find((kind) => kind.segment === segment)
-}
-
 export function metricSlots(kind: AnalyticsKind): string[] {
   return Object.keys(kind.metrics)
 }

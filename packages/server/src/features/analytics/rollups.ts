@@ -8,7 +8,7 @@ import {
 } from '@svc/core'
 import type { CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { type HeartbeatSettings, heartbeatPeriodMs } from '../../scheduler/heartbeat-window.ts'
+import { type HeartbeatSettings, heartbeatPeriodMs } from '../../runs/heartbeat-window.ts'
 import { findAccount } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
 import { type PreviousResult, previousHeartbeatResults } from '../check-results/check-results.repo.ts'

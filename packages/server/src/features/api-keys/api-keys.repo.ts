@@ -41,6 +41,19 @@ export async function insertApiKey(ctx: ServiceContext, key: ApiKeysTable): Prom
  * One statement: every keyed request runs it.
  */
 export async function findLiveKeyByHash(ctx: ServiceContext, keyHash: string, accountId: string | undefined) {
+  return findLiveKey(ctx, { column: 'api_keys.key_hash', value: keyHash }, accountId)
+}
+
+/** `findLiveKeyByHash` by the key's id: a dashboard session signed in with a key acts with it. */
+export async function findLiveKeyById(ctx: ServiceContext, id: string, accountId: string | undefined) {
+  return findLiveKey(ctx, { column: 'api_keys.id', value: id }, accountId)
+}
+
+async function findLiveKey(
+  ctx: ServiceContext,
+  by: { column: 'api_keys.key_hash' | 'api_keys.id'; value: string },
+  accountId: string | undefined,
+) {
   const rows = await ctx.db
     .selectFrom('api_keys')
     .leftJoin('memberships', (join) => {
@@ -55,7 +68,7 @@ export async function findLiveKeyByHash(ctx: ServiceContext, keyHash: string, ac
       'memberships.account_id as membership_account_id',
       'memberships.role as membership_role',
     ])
-    .where('api_keys.key_hash', '=', keyHash)
+    .where(by.column, '=', by.value)
     .where('api_keys.revoked_at', 'is', null)
     .limit(2)
     .execute()

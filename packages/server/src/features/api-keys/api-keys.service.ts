@@ -100,3 +100,6 @@ export async function findApiKey(ctx: ServiceContext, id: string): Promise<ApiKe
   const row = await repo.findApiKey(ctx, id)
   return row && !row.revoked_at ? toApiKey(row) : undefined
 }
+
+/** A live key by its hash (with its memberships), and a key by id: for key-based sessions. */
+export const keyLookup = { findLiveKeyByHash: repo.findLiveKeyByHash, findApiKey: repo.findApiKey }

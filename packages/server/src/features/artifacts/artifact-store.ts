@@ -2,46 +2,10 @@ import { createReadStream } from 'node:fs'
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
+import type { ArtifactStore, StagedRun, StoredResult } from '../../context.ts'
 
 /** What the screenshots, traces and videos of one run may add up to (the spec's per-run artifact limit). */
 export const ARTIFACT_LIMIT_BYTES = 150 * 1024 * 1024
-
-/** The artifacts of one result, as kept by a store. */
-export interface StoredResult {
-  checkId: string
-  resultId: string
-  /** When its newest artifact was written. */
-  modifiedMs: number
-}
-
-/** A local directory a run writes its artifacts into before they go to the store. */
-export interface StagedRun {
-  dir: string
-  /** Moves what the run wrote into the store; the staging directory is gone afterwards. */
-  commit(): Promise<void>
-  /** Drops what the run wrote. */
-  discard(): Promise<void>
-}
-
-/**
- * Where the screenshots, traces and videos of script runs live, as `<checkId>/<resultId>/<path>`: the data
- * directory, or an S3-compatible bucket (so that every node of a deployment serves every run's).
- * `path` is relative to the result and never leaves it.
- */
-export interface ArtifactStore {
-  readonly kind: 'local' | 's3'
-  /** Bytes a run's artifacts may add up to (runs are cut there, agent uploads refused past it). */
-  readonly limitBytes: number
-  stage(checkId: string, resultId: string): Promise<StagedRun>
-  put(checkId: string, resultId: string, path: string, bytes: Buffer): Promise<void>
-  /** The artifact's bytes, or undefined when there is no such artifact. */
-  open(checkId: string, resultId: string, path: string): Promise<Readable | undefined>
-  /** What a result's artifacts add up to, in bytes. */
-  size(checkId: string, resultId: string): Promise<number>
-  removeResult(checkId: string, resultId: string): Promise<void>
-  removeCheck(checkId: string): Promise<void>
-  listResults(): Promise<StoredResult[]>
-}
 
 const ID = /^[A-Za-z0-9_-]{1,100}$/
 

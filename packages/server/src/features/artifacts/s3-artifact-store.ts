@@ -6,28 +6,9 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { AwsClient } from 'aws4fetch'
-import {
-  ARTIFACT_LIMIT_BYTES,
-  type ArtifactStore,
-  artifactKey,
-  checkKey,
-  filesUnder,
-  type StagedRun,
-  type StoredResult,
-} from './artifact-store.ts'
-
-/** An S3-compatible bucket for artifacts (SVC_ARTIFACTS_S3_*). */
-export interface S3ArtifactsConfig {
-  bucket: string
-  /** For S3-compatible servers (addressed path-style); unset: AWS, `<bucket>.s3.<region>.amazonaws.com`. */
-  endpoint: string | undefined
-  region: string
-  accessKeyId: string
-  secretAccessKey: string
-  sessionToken: string | undefined
-  /** Put before every key, e.g. `svc/`; empty for none. */
-  prefix: string
-}
+import type { S3ArtifactsConfig } from '../../config.ts'
+import type { ArtifactStore, StagedRun, StoredResult } from '../../context.ts'
+import { ARTIFACT_LIMIT_BYTES, artifactKey, checkKey, filesUnder } from './artifact-store.ts'
 
 const ATTEMPTS = 3
 const CHECK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

@@ -1,17 +1,12 @@
 import type { CheckGroupsTable } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
-import {
-  assertPrivateLocations,
-  invalid,
-  keepTagHistoryOfGroup,
-  resyncGroupChecks,
-} from '../checks/checks.service.ts'
+import { assertPrivateLocations, keepTagHistoryOfGroup, resyncGroupChecks } from '../checks/checks.service.ts'
 import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
@@ -52,6 +47,11 @@ export async function createGroup(
 
 export async function getGroup(ctx: ServiceContext, accountId: string, id: number): Promise<CheckGroup> {
   return respond(ctx, await findOrThrow(ctx, accountId, id))
+}
+
+/** Which of `ids` are groups of the account, in one query. */
+export async function existingGroupIds(ctx: ServiceContext, accountId: string, ids: number[]) {
+  return (await repo.findGroups(ctx, accountId, ids)).map((row) => row.id)
 }
 
 export async function listGroups(ctx: ServiceContext, accountId: string, page: Page) {

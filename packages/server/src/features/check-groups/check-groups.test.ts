@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createScheduler } from '../../scheduler/scheduler.ts'
+import { createScheduler } from '../../runs/scheduler.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {

@@ -147,6 +147,51 @@ export async function currentStatusSince(
   return first?.started_at ?? null
 }
 
+/**
+ * `currentStatusSince` of many checks at once (`current`: each check's current status): two statements
+ * whatever the number of checks, each status matched per check by a CASE on its id.
+ */
+export async function currentStatusesSince(
+  ctx: ServiceContext,
+  current: Map<string, string>,
+): Promise<Map<string, string>> {
+  const since = new Map<string, string>()
+  const ids = [...current.keys()]
+  for (let at = 0; at < ids.length; at += STATUS_SINCE_CHECKS_PER_QUERY) {
+    const chunk = ids.slice(at, at + STATUS_SINCE_CHECKS_PER_QUERY)
+    const statusOfCheck = caseOfCheck(chunk.map((id) => [id, current.get(id) as string]))
+    const finals = ctx.db
+      .selectFrom('check_results')
+      .where('check_id', 'in', chunk)
+      .where('result_type', '=', 'FINAL')
+      .where('is_cancelled', '=', false)
+    const lastOthers = await finals
+      .select(['check_id', (eb) => eb.fn.max('started_at').as('at')])
+      .where(STATUS_OF_ROW, '!=', statusOfCheck)
+      .groupBy('check_id')
+      .execute()
+    const lastOther = new Map(lastOthers.map((row) => [row.check_id, String(row.at)]))
+    // `>=` as in `currentStatusSince`; '' is before every time.
+    const floor = caseOfCheck(chunk.map((id) => [id, lastOther.get(id) ?? '']))
+    const streaks = await finals
+      .select(['check_id', (eb) => eb.fn.min('started_at').as('at')])
+      .where(STATUS_OF_ROW, '=', statusOfCheck)
+      .where('started_at', '>=', floor)
+      .groupBy('check_id')
+      .execute()
+    for (const row of streaks) if (row.at !== null) since.set(row.check_id, String(row.at))
+  }
+  return since
+}
+
+const STATUS_SINCE_CHECKS_PER_QUERY = 500
+
+/** `case check_id when <id> then <value> ... end`: a value per check inside one statement. */
+function caseOfCheck(pairs: [string, string][]) {
+  const whens = pairs.map(([id, value]) => sql`when ${id} then ${value}`)
+  return sql<string>`case check_id ${sql.join(whens, sql` `)} end`
+}
+
 /** Deletes an account's results that started before `beforeIso`; returns how many went. */
 export async function deleteResultsBefore(
   ctx: ServiceContext,

@@ -5,7 +5,7 @@ import type { ScriptCheckResult } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
-import { SCRIPT_DETAIL_KEYS } from '../../scheduler/script-checks.ts'
+import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
 import { findCheck } from '../checks/checks.repo.ts'
 import * as repo from './check-results.repo.ts'
 import type { CheckResult, ListResultsQuery } from './check-results.schemas.ts'
@@ -115,4 +115,10 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
     ...withArtifactLinks(ctx, row, JSON.parse(row.detail) as Record<string, unknown>),
     created_at: row.created_at,
   }
+}
+
+/** The latest result of each check and since when its status holds: the dashboard's overview. */
+export const statusReads = {
+  latestResults: repo.latestResults,
+  currentStatusesSince: repo.currentStatusesSince,
 }

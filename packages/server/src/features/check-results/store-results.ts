@@ -9,12 +9,12 @@ import {
 import type { Kysely } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
-import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../scheduler/schedules.repo.ts'
+import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../runs/schedules.repo.ts'
 import { lockStates } from '../alerting/alert-states.repo.ts'
 import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
 import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
 import { lockReferencedChecksById } from '../checks/checks.repo.ts'
-import type { ResolvedCheck } from '../checks/checks.service.ts'
+import type { ResolvedCheck } from '../checks/resolve-check.ts'
 import { insertResults } from './check-results.repo.ts'
 
 /**

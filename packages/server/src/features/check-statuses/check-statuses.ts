@@ -65,7 +65,7 @@ async function statusesOf(
   )
 }
 
-function statusOf(result: CheckResultsTable): (typeof STATUSES)[number] {
+export function statusOf(result: CheckResultsTable): (typeof STATUSES)[number] {
   if (result.has_failures) return 'failing'
   return result.is_degraded ? 'degraded' : 'passing'
 }

@@ -8,7 +8,7 @@ import { AGENT_LIVE_MS } from '../private-locations/private-locations.service.ts
 import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
 import { publicVariables } from './check-variables.ts'
 import type { AnyCheck } from './checks.schemas.ts'
-import type { Definition, ResolvedCheck } from './checks.service.ts'
+import type { Definition, ResolvedCheck } from './resolve-check.ts'
 
 /** How checks look in API responses (the store keeps their definitions; see checks.service.ts). */
 

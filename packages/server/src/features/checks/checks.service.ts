@@ -18,16 +18,16 @@ import {
 import type { ChecksTable } from '@svc/db'
 import type { RunOutcome } from '@svc/runner'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { badRequest, conflict, notFound } from '../../http/errors.ts'
+import { badRequest, conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
-import { type SchedulableCheck, syncCheckSchedule } from '../../scheduler/check-schedule.ts'
-import type { HeartbeatSettings } from '../../scheduler/heartbeat-window.ts'
-import { cancelClaimedJobs, cancelWaitingJobs, locationNameOf } from '../../scheduler/jobs.ts'
-import { cancelledBeforeStart, runAttempt, storeAttempt } from '../../scheduler/run-and-store.ts'
-import { RUNNABLE_CHECK_TYPES } from '../../scheduler/run-check.ts'
-import { PROCESS_RUNNER, waitCancellable } from '../../scheduler/suite-cancellation.ts'
-import { requestSuiteCancel } from '../../scheduler/suite-runs.repo.ts'
+import { type SchedulableCheck, syncCheckSchedule } from '../../runs/check-schedule.ts'
+import type { HeartbeatSettings } from '../../runs/heartbeat-window.ts'
+import { cancelClaimedJobs, cancelWaitingJobs, locationNameOf } from '../../runs/jobs.ts'
+import { cancelledBeforeStart, runAttempt, storeAttempt } from '../../runs/run-and-store.ts'
+import { RUNNABLE_CHECK_TYPES } from '../../runs/run-check.ts'
+import { PROCESS_RUNNER, waitCancellable } from '../../runs/suite-cancellation.ts'
+import { requestSuiteCancel } from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
@@ -36,49 +36,18 @@ import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
 import { resolveIncidentFromCheck } from '../incidents/incident-triggers.ts'
-import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
+import { privateLocationIdOf } from '../private-locations/location-keys.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
 import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
 import { keepStatusHistory } from '../status-site/uptime-history.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { checkResponse, checkResponses, publicDefinition } from './check-responses.ts'
+import { aCheckType } from './check-type-names.ts'
 import { type StoredVariable, sealVariables } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
-import {
-  type EffectiveSettings,
-  effectiveSettings,
-  effectiveTags,
-  type GroupSettings,
-  type OwnSettings,
-} from './effective-check.ts'
-
-/**
- * A check's definition as stored: the accepted body with schema defaults, variable values sealed when
- * hidden. Fields a group can fill in (locations, frequency, alertSettings, ...) stay absent when the
- * check said nothing, so the group's value applies (effective-check.ts).
- */
-export type Definition = Record<string, unknown> &
-  OwnSettings & {
-    name: string
-    activated: boolean
-    groupId: number | null
-    groupOrder: number | null
-  }
-
-/** A check with everything it runs with: its own definition and the settings its group fills in. */
-export interface ResolvedCheck {
-  row: ChecksTable
-  definition: Definition
-  effective: EffectiveSettings
-  /**
-   * Where it runs, as schedule rows name places: its data-center locations, then `private:<id>` for each
-   * private location.
-   */
-  runLocations: string[]
-  /** False when the check's group is deactivated. */
-  groupActivated: boolean
-}
+import { effectiveTags } from './effective-check.ts'
+import { type Definition, type ResolvedCheck, resolveCheck, resolveChecks } from './resolve-check.ts'
 
 const PERIOD_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const
 const RESPONSE_TIME_CHECK_TYPES: readonly CheckType[] = ['API', 'URL', 'TCP', 'DNS']
@@ -131,6 +100,12 @@ export async function getCheck(ctx: ServiceContext, accountId: string, id: strin
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   return checkResponse(ctx, await resolveCheck(ctx, row))
+}
+
+/** Which of `ids` are checks of the account, in one query. */
+export async function existingCheckIds(ctx: ServiceContext, accountId: string, ids: string[]) {
+  const rows = await repo.findChecksByIds(ctx, ids)
+  return new Set(rows.filter((row) => row.account_id === accountId).map((row) => row.id))
 }
 
 export async function listChecks(
@@ -715,74 +690,6 @@ export async function resyncGroupChecks(
   }
 }
 
-/** `resolveCheck` for the checks of `ids` that exist, of any accounts, by id: a few queries for all. */
-export async function resolveChecksById(
-  ctx: ServiceContext,
-  ids: string[],
-): Promise<Map<string, ResolvedCheck>> {
-  const resolved = await resolveCheckRows(ctx, await repo.findChecksByIds(ctx, [...new Set(ids)]))
-  return new Map(resolved.map((check) => [check.row.id, check]))
-}
-
-/** Resolves check rows of any accounts, one group lookup per account. */
-export async function resolveCheckRows(ctx: ServiceContext, rows: ChecksTable[]): Promise<ResolvedCheck[]> {
-  const byAccount = new Map<string, ChecksTable[]>()
-  for (const row of rows) {
-    const accountRows = byAccount.get(row.account_id)
-    if (accountRows) accountRows.push(row)
-    else byAccount.set(row.account_id, [row])
-  }
-  const resolved: ResolvedCheck[] = []
-  for (const [accountId, accountRows] of byAccount) {
-    resolved.push(...(await resolveChecks(ctx, accountId, accountRows)))
-  }
-  return resolved
-}
-
-/** Loads a check's group (if any) and works out what the check runs with. */
-export async function resolveCheck(ctx: ServiceContext, row: ChecksTable): Promise<ResolvedCheck> {
-  return (await resolveChecks(ctx, row.account_id, [row]))[0] as ResolvedCheck
-}
-
-async function resolveChecks(
-  ctx: ServiceContext,
-  accountId: string,
-  rows: ChecksTable[],
-): Promise<ResolvedCheck[]> {
-  const groupIds = [...new Set(rows.flatMap((row) => (row.group_id === null ? [] : [row.group_id])))]
-  const groups = new Map(
-    (await groupsRepo.findGroups(ctx, accountId, groupIds)).map((group) => [group.id, group]),
-  )
-  let privateIds: Map<string, string> | undefined
-  const resolved: ResolvedCheck[] = []
-  for (const row of rows) {
-    const definition = JSON.parse(row.definition) as Definition
-    const group = row.group_id === null ? undefined : groups.get(row.group_id)
-    const groupSettings = group ? (JSON.parse(group.definition) as GroupSettings) : null
-    const effective = effectiveSettings(
-      definition,
-      groupSettings && { ...groupSettings, muted: Boolean(group?.muted) },
-      { locations: ctx.locations.defaults },
-    )
-    if (effective.privateLocations.length > 0 && !privateIds) {
-      const locations = await privateLocationsRepo.listAccountLocations(ctx, accountId)
-      privateIds = new Map(locations.map((location) => [location.slug_name, location.id]))
-    }
-    const privateKeys = effective.privateLocations.flatMap((slug) => {
-      const id = privateIds?.get(slug)
-      return id ? [privateLocationKey(id)] : []
-    })
-    resolved.push({
-      row,
-      definition,
-      effective,
-      runLocations: row.check_type === 'HEARTBEAT' ? [] : [...effective.locations, ...privateKeys],
-      groupActivated: group === undefined || Boolean(group.activated),
-    })
-  }
-  return resolved
-}
-
 function schedulable({
   row,
   definition,
@@ -819,11 +726,5 @@ function columnsOf(definition: Definition) {
 const subscriptionsIn = (body: Record<string, unknown>) =>
   body.alertChannelSubscriptions as alerting.SubscriptionInput[] | undefined
 
-export function invalid(path: string, message: string) {
-  return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
-}
-
-/** A check type with its article, as a sentence says it: `an API`, `an ICMP`, `a URL`, `a TCP`. */
-export function aCheckType(checkType: string): string {
-  return `${/^[AEIO]/.test(checkType) ? 'an' : 'a'} ${checkType}`
-}
+/** Every check row of the account, unresolved (the dashboard's overview resolves them in one go). */
+export const listCheckRowsOfAccount = repo.listChecksOfAccount

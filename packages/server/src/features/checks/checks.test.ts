@@ -168,7 +168,16 @@ for (const engine of testEngines()) {
         .executeTakeFirstOrThrow()
       assert.equal(row.definition.includes('hunter2'), false)
 
-      const { id, checkType, alertChannels, warnings, created_at, updated_at, ...definition } = check
+      const {
+        id,
+        checkType,
+        alertChannels,
+        warnings,
+        projectBindings,
+        created_at,
+        updated_at,
+        ...definition
+      } = check
       const renamed = await t.call({
         method: 'PUT',
         url: `/v1/checks/browser/${id}`,

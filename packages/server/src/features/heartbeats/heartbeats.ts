@@ -4,15 +4,11 @@ import { apartFromCommitRecords } from '@svc/db'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
-import { heartbeatResultWrite } from '../../scheduler/heartbeat-results.ts'
-import {
-  HEARTBEAT_LOCATION,
-  type HeartbeatSettings,
-  heartbeatWindowMs,
-} from '../../scheduler/heartbeat-window.ts'
+import { heartbeatResultWrite } from '../../runs/heartbeat-results.ts'
+import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatWindowMs } from '../../runs/heartbeat-window.ts'
 import { CheckDeletedError, type ResultWrite, writeResults } from '../check-results/store-results.ts'
 import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
-import { type ResolvedCheck, resolveCheckRows } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveCheckRows } from '../checks/resolve-check.ts'
 
 export interface Ping {
   token: string

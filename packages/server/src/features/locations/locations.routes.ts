@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { listLiveRunnerNodes } from '../../scheduler/runner-nodes.repo.ts'
-import { PRESENCE_INTERVAL_MS } from '../../scheduler/scheduler.ts'
+import { listLiveRunnerNodes } from '../../runs/runner-nodes.repo.ts'
+import { PRESENCE_INTERVAL_MS } from '../../runs/scheduler.ts'
 
 const Location = Type.Object(
   {

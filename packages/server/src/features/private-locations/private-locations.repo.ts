@@ -210,16 +210,6 @@ export async function insertAgentEvent(ctx: ServiceContext, row: AgentEventsTabl
   await ctx.db.insertInto('agent_events').values(row).execute()
 }
 
-export async function listAgentEvents(ctx: ServiceContext, locationId: string, limit: number) {
-  return ctx.db
-    .selectFrom('agent_events')
-    .selectAll()
-    .where('private_location_id', '=', locationId)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute()
-}
-
 /** Error events of the account's locations created before `beforeIso`; answers how many went. */
 export async function deleteAgentEventsBefore(
   ctx: ServiceContext,

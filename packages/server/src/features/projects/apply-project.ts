@@ -2,19 +2,16 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
 import { assignedLocations, withAssignedLocations } from './location-assignments.ts'
 import * as repo from './projects.repo.ts'
-import { isRef, type Prepared, RESOURCE_TYPES, type RefResolver } from './resource-types.ts'
 
-export interface ProjectPayload {
-  project: { logicalId: string; name: string; repoUrl?: string | null }
-  resources: {
-    logicalId: string
-    type: string
-    physicalId?: string | number | null
-    member?: boolean
-    payload?: unknown
-    sourceFile?: string
-  }[]
-}
+export type { ProjectPayload } from './resource-helpers.ts'
+
+import {
+  isRef,
+  type Prepared,
+  type ProjectPayload,
+  RESOURCE_TYPES,
+  type RefResolver,
+} from './resource-types.ts'
 
 export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'DETACHED' | 'UNCHANGED'
 

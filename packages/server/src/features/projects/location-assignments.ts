@@ -1,8 +1,7 @@
 import type { ServiceContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
 import * as locations from '../private-locations/private-locations.service.ts'
-import type { ProjectPayload } from './apply-project.ts'
-import { isRef, type ResourceType } from './resource-helpers.ts'
+import { isRef, type ProjectPayload, type ResourceType } from './resource-helpers.ts'
 
 /**
  * The hosted CLI assigns a check or group to a private location with a resource of its own

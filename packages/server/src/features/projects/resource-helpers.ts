@@ -2,6 +2,19 @@ import type { CheckType } from '@svc/core'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
 
+/** A deploy's body: the hosted CLI's payload format, which is svc's own too. */
+export interface ProjectPayload {
+  project: { logicalId: string; name: string; repoUrl?: string | null }
+  resources: {
+    logicalId: string
+    type: string
+    physicalId?: string | number | null
+    member?: boolean
+    payload?: unknown
+    sourceFile?: string
+  }[]
+}
+
 /**
  * How a project's payload of one resource type becomes svc's own body, and how it is saved. Payloads are
  * the hosted product's CLI format (its constructs' `synthesize()`), which is also ours: references to

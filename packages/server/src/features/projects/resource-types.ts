@@ -2,10 +2,8 @@ import { AlertChannelBody, CHECK_BODIES, CHECK_TYPES, type CheckType } from '@sv
 import { badRequest } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
 import * as channels from '../alert-channels/alert-channels.service.ts'
-import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { CheckGroupBody } from '../check-groups/check-groups.schemas.ts'
 import * as groups from '../check-groups/check-groups.service.ts'
-import * as checksRepo from '../checks/checks.repo.ts'
 import * as checks from '../checks/checks.service.ts'
 import { ASSIGNMENT_RESOURCE_TYPES } from './location-assignments.ts'
 import {
@@ -19,7 +17,13 @@ import {
 } from './resource-helpers.ts'
 import { SETTING_RESOURCE_TYPES } from './setting-resource-types.ts'
 
-export { isRef, type Prepared, type RefResolver, type ResourceType } from './resource-helpers.ts'
+export {
+  isRef,
+  type Prepared,
+  type ProjectPayload,
+  type RefResolver,
+  type ResourceType,
+} from './resource-helpers.ts'
 
 const checkValidators = Object.fromEntries(
   CHECK_TYPES.map((type) => [type, compileValidator(CHECK_BODIES[type])]),
@@ -67,8 +71,7 @@ const check: ResourceType = {
   remove: (ctx, accountId, id) => checks.deleteCheck(ctx, accountId, id),
   exists: (ctx, accountId, id) => found(() => checks.getCheck(ctx, accountId, id)),
   async existing(ctx, accountId, ids) {
-    const rows = await checksRepo.findChecksByIds(ctx, ids)
-    return new Set(rows.filter((row) => row.account_id === accountId).map((row) => row.id))
+    return checks.existingCheckIds(ctx, accountId, ids)
   },
 }
 
@@ -90,8 +93,7 @@ const checkGroup: ResourceType = {
   remove: (ctx, accountId, id) => groups.deleteGroup(ctx, accountId, Number(id)),
   exists: (ctx, accountId, id) => found(() => groups.getGroup(ctx, accountId, Number(id))),
   async existing(ctx, accountId, ids) {
-    const rows = await groupsRepo.findGroups(ctx, accountId, ids.map(Number))
-    return new Set(rows.map((row) => String(row.id)))
+    return new Set((await groups.existingGroupIds(ctx, accountId, ids.map(Number))).map(String))
   },
 }
 

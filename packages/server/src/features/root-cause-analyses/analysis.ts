@@ -1,4 +1,5 @@
-import type { Evidence, Phase } from './evidence.ts'
+import type { Evidence } from './evidence.ts'
+import type { Phase } from './root-cause-analyses.schemas.ts'
 
 /** The analysis an RCA answers: svc's own rules over the evidence; a model may rewrite `summary`. */
 export interface Analysis {

@@ -10,9 +10,10 @@ import {
   stringOf,
 } from '../check-results/result-detail.ts'
 import { findCheck } from '../checks/checks.repo.ts'
-import { resolveCheck } from '../checks/checks.service.ts'
+import { resolveCheck } from '../checks/resolve-check.ts'
 import { groupsOverlapping } from '../error-groups/error-groups.repo.ts'
 import { errorOf } from '../error-groups/error-groups.service.ts'
+import type { Phase } from './root-cause-analyses.schemas.ts'
 
 /**
  * What a root cause analysis knows, gathered from stored results only: which phase fails, since when
@@ -21,20 +22,6 @@ import { errorOf } from '../error-groups/error-groups.service.ts'
 
 /** A reason an analysis can't be made that its FAILED status may show. */
 export class AnalysisError extends Error {}
-
-export const PHASES = [
-  'DNS',
-  'TCP',
-  'TLS',
-  'HTTP_STATUS',
-  'ASSERTION',
-  'TIMEOUT',
-  'SCRIPT',
-  'PACKET_LOSS',
-  'HEARTBEAT',
-  'UNKNOWN',
-] as const
-export type Phase = (typeof PHASES)[number]
 
 export interface LocationEvidence {
   location: string

@@ -1,13 +1,6 @@
+import type { LlmConfig } from '../../config.ts'
 import type { Analysis } from './analysis.ts'
 import type { Evidence } from './evidence.ts'
-
-/** An OpenAI-compatible chat completions endpoint (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_API_KEY). */
-export interface LlmConfig {
-  url: string
-  model: string
-  apiKey?: string
-  timeoutMs?: number
-}
 
 export class LlmError extends Error {}
 

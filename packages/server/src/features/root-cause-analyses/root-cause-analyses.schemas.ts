@@ -34,20 +34,24 @@ const Location = Type.Object({
   lastGoodBefore: Nullable(DateTime()),
 })
 
+/** Where a failure shows first, from name resolution to the answer; what an analysis names as failing. */
+export const PHASES = [
+  'DNS',
+  'TCP',
+  'TLS',
+  'HTTP_STATUS',
+  'ASSERTION',
+  'TIMEOUT',
+  'SCRIPT',
+  'PACKET_LOSS',
+  'HEARTBEAT',
+  'UNKNOWN',
+] as const
+export type Phase = (typeof PHASES)[number]
+
 export const AnalysisBody = Type.Object({
   classification: Type.String(),
-  failingPhase: StringEnum([
-    'DNS',
-    'TCP',
-    'TLS',
-    'HTTP_STATUS',
-    'ASSERTION',
-    'TIMEOUT',
-    'SCRIPT',
-    'PACKET_LOSS',
-    'HEARTBEAT',
-    'UNKNOWN',
-  ] as const),
+  failingPhase: StringEnum(PHASES),
   phaseDetail: Nullable(Type.String()),
   since: DateTime({ description: 'When the failures started (the earliest location).' }),
   affectedLocations: Type.Array(Location),

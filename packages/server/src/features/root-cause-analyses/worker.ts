@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import type { RootCauseAnalysesTable } from '@svc/db'
+import type { LlmConfig } from '../../config.ts'
 import type { ServiceContext } from '../../context.ts'
 import { findGroup } from '../error-groups/error-groups.repo.ts'
 import { analyze } from './analysis.ts'
 import { AnalysisError, gatherEvidence } from './evidence.ts'
-import { type LlmConfig, LlmError, summarizeWithLlm } from './llm.ts'
+import { LlmError, summarizeWithLlm } from './llm.ts'
 import * as repo from './root-cause-analyses.repo.ts'
 
 /** Wakes in-process workers when an analysis was requested, so it starts at once. */

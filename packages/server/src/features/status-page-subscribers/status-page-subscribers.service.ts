@@ -7,11 +7,10 @@ import {
   type StatusPagesTable,
 } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { HttpError, notFound } from '../../http/errors.ts'
+import { HttpError, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { countHit } from '../../rate-limit/rate-limit.repo.ts'
 import { inTransaction } from '../../transactions.ts'
-import { invalid } from '../checks/checks.service.ts'
 import { findPageById, lockPage } from '../status-pages/status-pages.repo.ts'
 import { findOrThrow as findPageOrThrow, publicUrlOf } from '../status-pages/status-pages.service.ts'
 import * as repo from './status-page-subscribers.repo.ts'

@@ -91,15 +91,6 @@ export async function findPageByDomain(ctx: ServiceContext, domain: string) {
   return ctx.db.selectFrom('status_pages').selectAll().where('custom_domain', '=', domain).executeTakeFirst()
 }
 
-export async function contentVersionOf(ctx: ServiceContext, id: string): Promise<number | undefined> {
-  const row = await ctx.db
-    .selectFrom('status_pages')
-    .select('content_version')
-    .where('id', '=', id)
-    .executeTakeFirst()
-  return row ? Number(row.content_version) : undefined
-}
-
 export async function listPages(
   ctx: ServiceContext,
   accountId: string,

@@ -2,11 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { DEFAULT_THEME_COLORS, type StatusPageTheme, type ThemeColors } from '@svc/core'
 import { isUniqueViolation, type StatusPageServicesTable, type StatusPagesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, notFound } from '../../http/errors.ts'
+import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
-import { invalid } from '../checks/checks.service.ts'
 import { type ProjectBindings, withProjectBindings } from '../projects/project-bindings.ts'
 import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
 import { servicesOfAccount, toService } from '../status-page-services/status-page-services.service.ts'
@@ -120,12 +119,6 @@ export async function getStatusPageV1(
     isPrivate: page.isPrivate,
     projectBindings: (bound as { projectBindings: ProjectBindings }).projectBindings,
   }
-}
-
-/** Marks what the pages show as changed: their public renderings rebuild on every node. */
-export async function touchPages(ctx: ServiceContext, pageIds: string[]): Promise<void> {
-  await repo.bumpContentVersion(ctx, pageIds)
-  for (const id of pageIds) forgetPublicPage(ctx, id)
 }
 
 export async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {

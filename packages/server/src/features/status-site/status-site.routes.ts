@@ -437,6 +437,11 @@ async function viewablePage(
   const presented = Boolean(queryToken || bearer)
   if (presented) await assertNotThrottled(ctx, 'status-page-token', request.ip)
   const page = await site.page(request)
+  // `/` on a host of no page is svc's own root: the dashboard's (served by the not-found handler).
+  if (!page && site.hide && kind === 'html') {
+    reply.callNotFound()
+    return undefined
+  }
   if (page && (!page.is_private || (await mayViewPrivatePage(ctx, site, request, reply, page)))) return page
   if (presented) await recordFailedAuth(ctx, 'status-page-token', request.ip)
   refuse(request, reply, kind, 404, 'Status page not found')

@@ -706,7 +706,11 @@ for (const engine of testEngines()) {
       assert.equal(data.page.url, 'http://status.custom.dev')
       const rss = await open('/feed.rss', { host: 'status.custom.dev', 'x-forwarded-proto': 'https' })
       assert.match(rss.body, /<link>https:\/\/status.custom.dev<\/link>/)
-      assert.equal((await open('/', { host: 'unknown.example.com' })).statusCode, 404)
+      assert.equal((await open('/summary.json', { host: 'unknown.example.com' })).statusCode, 404)
+      // The root of a host of no page is svc's own: the dashboard (or the page saying it isn't built).
+      const root = await open('/', { host: 'unknown.example.com' })
+      assert.ok([200, 503].includes(root.statusCode), `dashboard root: ${root.statusCode}`)
+      assert.doesNotMatch(root.body, /feed\.rss/)
       assert.equal(
         (await open('/v1/accounts/me', { host: 'status.custom.dev' })).statusCode,
         401,

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../../context.ts'
 import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
 import { tagHistoryAfter } from '../checks/checks.repo.ts'
-import { resolveChecksById } from '../checks/checks.service.ts'
+import { resolveChecksById } from '../checks/resolve-check.ts'
 import { coversTags, maintenanceHistory } from '../maintenance-windows/maintenance-windows.service.ts'
 import {
   keepServiceDays,

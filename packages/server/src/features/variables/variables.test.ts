@@ -80,7 +80,7 @@ for (const engine of testEngines()) {
       ] as const) {
         const row = await rawRow(key)
         assert.equal(row.value, null)
-        assert.match(row.encrypted_value ?? '', /^v1:/)
+        assert.match(row.encrypted_value ?? '', /^v2:[0-9a-f]{8}:/)
         assert.equal(JSON.stringify(row).includes(plaintext), false)
         assert.equal(t.ctx.secretBox.decrypt(row.encrypted_value ?? ''), plaintext)
       }

@@ -1,0 +1,150 @@
+/**
+ * bench/web.ts: the dashboard's budgets. (1) The gzipped JavaScript the first page loads (index.html's
+ * entry script and the chunks it preloads; target < 250 KB). (2) The first load of the overview with
+ * 1,000 checks, in a fresh browser context each time (cold cache): from navigation to the first screen
+ * of the table (target < 1 s; the rest of the rows render in the background after it), and to all rows. Usage: npm run bench:web [-- --checks 1000 --runs 5] (SQLite;
+ * DATABASE_URL=postgres://... for PostgreSQL).
+ */
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
+import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
+import { ensureBuilt, launchChromium } from '../packages/web/src/e2e/harness.ts'
+import { benchEngine, benchStore } from './store.ts'
+
+const { values } = parseArgs({
+  options: { checks: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } },
+})
+const CHECKS = Number(values.checks)
+const RUNS = Number(values.runs)
+const DIST = join(import.meta.dirname, '../packages/web/dist')
+const JS_BUDGET_KB = 250
+const LOAD_BUDGET_MS = 1000
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
+}
+
+function firstPageJavaScript(): { files: string[]; gzipBytes: number } {
+  const html = readFileSync(join(DIST, 'index.html'), 'utf8')
+  const files = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((match) => match[1] as string)
+  const gzipBytes = files.reduce(
+    (sum, file) => sum + gzipSync(readFileSync(join(DIST, file)), { level: 9 }).length,
+    0,
+  )
+  return { files, gzipBytes }
+}
+
+ensureBuilt()
+const js = firstPageJavaScript()
+console.log(
+  `first page JavaScript: ${(js.gzipBytes / 1024).toFixed(1)} KB gzipped in ${js.files.length} files ` +
+    `(budget ${JS_BUDGET_KB} KB) ${js.gzipBytes / 1024 < JS_BUDGET_KB ? 'OK' : 'OVER'}`,
+)
+
+const store = await benchStore()
+const adminToken = randomBytes(24).toString('hex')
+const server = await startServerProcess({ ...store.env, SVC_ADMIN_TOKEN: adminToken })
+const call = async (key: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+  return response.json()
+}
+try {
+  const account = await call(server.apiKey as string, 'GET', '/v1/accounts/me')
+  // 600 requests a minute per key: creating 1,000 checks takes a few service keys.
+  const keys: string[] = []
+  for (let index = 0; index < Math.ceil(CHECKS / 500); index++) {
+    const created = await call(adminToken, 'POST', '/admin/v1/api-keys', {
+      name: `bench ${index}`,
+      accountId: account.id,
+      role: 'READ_WRITE',
+    })
+    keys.push(created.key)
+  }
+  const started = Date.now()
+  const statuses = ['ok', 'slow', 'down']
+  for (let index = 0; index < CHECKS; index += 20) {
+    await Promise.all(
+      Array.from({ length: Math.min(20, CHECKS - index) }, (_, offset) =>
+        call(keys[Math.floor((index + offset) / 500)] as string, 'POST', '/v1/checks/url', {
+          name: `Check ${String(index + offset).padStart(4, '0')}`,
+          frequency: 1440,
+          activated: (index + offset) % 10 !== 0,
+          tags: [statuses[(index + offset) % 3] as string, `team-${(index + offset) % 7}`],
+          request: { url: 'http://127.0.0.1:9/' },
+        }),
+      ),
+    )
+  }
+  console.log(`${CHECKS} checks created in ${((Date.now() - started) / 1000).toFixed(1)} s (${benchEngine})`)
+  const browser = await launchChromium()
+  const apiTimings: number[] = []
+  {
+    const context = await browser.newContext()
+    await context.request.post(`${server.url}/v1/auth/sign-in`, { data: { apiKey: server.apiKey } })
+    for (let run = 0; run < RUNS; run++) {
+      const start = Date.now()
+      const answer = await context.request.get(`${server.url}/v1/dashboard/overview`)
+      if (!answer.ok()) throw new Error(`overview: ${answer.status()}`)
+      await answer.body()
+      apiTimings.push(Date.now() - start)
+    }
+    await context.close()
+  }
+  console.log(
+    `GET /v1/dashboard/overview alone: median ${median(apiTimings)} ms, runs ${apiTimings.join(', ')} ms`,
+  )
+  const firstRows: number[] = []
+  const timings: number[] = []
+  for (let run = 0; run < RUNS; run++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+    const response = await context.request.post(`${server.url}/v1/auth/sign-in`, {
+      data: { apiKey: server.apiKey },
+    })
+    if (!response.ok()) throw new Error(`sign-in: ${response.status()} ${await response.text()}`)
+    const page = await context.newPage()
+    const start = Date.now()
+    await page.goto(`${server.url}/`)
+    await page.locator('.checks-table tbody tr').first().waitFor({ timeout: 60_000 })
+    firstRows.push(Date.now() - start)
+    await page.waitForFunction(
+      (count) => document.querySelectorAll('.checks-table tbody tr').length === count,
+      CHECKS,
+      {
+        polling: 'raf',
+        timeout: 60_000,
+      },
+    )
+    timings.push(Date.now() - start)
+    if (process.env.BENCH_WEB_DEBUG)
+      console.log(
+        await page.evaluate(() =>
+          performance
+            .getEntries()
+            .map(
+              (entry) =>
+                `${entry.entryType} ${entry.name.replace(location.origin, '')} ${Math.round(entry.startTime)}+${Math.round(entry.duration)}`,
+            )
+            .join('\n'),
+        ),
+      )
+    await context.close()
+  }
+  await browser.close()
+  const first = median(firstRows)
+  console.log(
+    `overview first load with ${CHECKS} checks (first screen of rows shown): median ${first} ms, ` +
+      `runs ${firstRows.join(', ')} ms (budget ${LOAD_BUDGET_MS} ms) ${first < LOAD_BUDGET_MS ? 'OK' : 'OVER'}`,
+  )
+  console.log(`all ${CHECKS} rows rendered: median ${median(timings)} ms, runs ${timings.join(', ')} ms`)
+} finally {
+  await server.stop()
+  await store.dispose()
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
+import { storeSeedResult } from '../analytics/testing.ts'
+
+const NOW = Date.parse('2026-11-22T12:30:00.000Z')
+const at = (iso: string) => Date.parse(iso)
+
+for (const engine of testEngines()) {
+  describe(`dashboard overview on ${engine.engine}`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await createTestApp(engine, { clock: { now: () => new Date(NOW) } })
+    })
+    after(() => t.close())
+
+    const createCheck = async (name: string, extra: object = {}) =>
+      json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/url',
+          payload: { name, request: { url: 'http://127.0.0.1:9/' }, tags: ['web'], ...extra },
+        }),
+      )
+    const store = (checkId: string, atIso: string, failed: boolean, responseTime: number) =>
+      storeSeedResult(
+        t.ctx,
+        { id: checkId, accountId: t.owner.accountId, checkType: 'URL' },
+        {
+          atMs: at(atIso),
+          location: 'local',
+          failed,
+          responseTime,
+          statusCode: failed ? 500 : 200,
+          detail: {},
+        },
+      )
+
+    test('every check with its status, since when, availability and hourly response times of 24 hours', async () => {
+      const failing = await createCheck('a failing', { frequency: 5 })
+      await store(failing.id, '2026-11-21T11:00:00.000Z', false, 1000) // before the window
+      await store(failing.id, '2026-11-21T13:30:00.000Z', false, 50) // the window's first hour
+      await store(failing.id, '2026-11-22T11:10:00.000Z', false, 100)
+      await store(failing.id, '2026-11-22T11:20:00.000Z', false, 200)
+      await store(failing.id, '2026-11-22T12:05:00.000Z', true, 300)
+      await store(failing.id, '2026-11-22T12:10:00.000Z', true, 500)
+      const passing = await createCheck('b passing')
+      await store(passing.id, '2026-11-22T10:00:00.000Z', true, 10)
+      await store(passing.id, '2026-11-22T11:00:00.000Z', false, 20)
+      await store(passing.id, '2026-11-22T12:00:00.000Z', false, 40)
+      const fresh = await createCheck('c fresh')
+      const paused = await createCheck('d paused', { activated: false })
+      await store(paused.id, '2026-11-22T12:00:00.000Z', false, 40)
+      const stranger = await ownerOfAnotherAccount(t)
+      await t.call({
+        method: 'POST',
+        url: '/v1/checks/url',
+        payload: { name: 'not ours', request: { url: 'http://127.0.0.1:9/' } },
+        as: stranger,
+      })
+
+      const response = await t.call({ method: 'GET', url: '/v1/dashboard/overview' })
+      assert.equal(response.statusCode, 200, response.body)
+      const checks = json(response).checks
+      assert.deepEqual(
+        checks.map((c: { name: string }) => c.name),
+        ['a failing', 'b passing', 'c fresh', 'd paused'],
+      )
+      const [a, b, c, d] = checks
+      const hours = (values: Record<number, number>) =>
+        Array.from({ length: 24 }, (_, hour) => values[hour] ?? null)
+      assert.deepEqual(a, {
+        id: failing.id,
+        name: 'a failing',
+        checkType: 'URL',
+        activated: true,
+        muted: false,
+        tags: ['web'],
+        groupId: null,
+        locations: ['local'],
+        privateLocations: [],
+        frequency: 5,
+        status: 'failing',
+        statusSince: '2026-11-22T12:05:00.000Z',
+        lastRunAt: '2026-11-22T12:10:00.000Z',
+        lastResponseTime: 500,
+        availability24h: 60,
+        responseTimes24h: hours({ 0: 50, 22: 150, 23: 400 }),
+      })
+      assert.deepEqual(
+        { status: b.status, statusSince: b.statusSince, availability24h: b.availability24h },
+        { status: 'passing', statusSince: '2026-11-22T11:00:00.000Z', availability24h: 66.667 },
+      )
+      assert.deepEqual(b.responseTimes24h, hours({ 21: 10, 22: 20, 23: 40 }))
+      assert.deepEqual(
+        [
+          c.id,
+          c.status,
+          c.statusSince,
+          c.lastRunAt,
+          c.lastResponseTime,
+          c.availability24h,
+          c.responseTimes24h,
+        ],
+        [fresh.id, 'no-data', null, null, null, null, hours({})],
+      )
+      assert.deepEqual([d.status, d.statusSince, d.activated], ['paused', null, false])
+    })
+
+    test('a READ_ONLY member reads it; without a key it is 401', async () => {
+      const reader = await t.addUser('READ_ONLY')
+      assert.equal(
+        (await t.call({ method: 'GET', url: '/v1/dashboard/overview', as: reader })).statusCode,
+        200,
+      )
+      assert.equal((await t.call({ method: 'GET', url: '/v1/dashboard/overview', as: null })).statusCode, 401)
+    })
+  })
+}

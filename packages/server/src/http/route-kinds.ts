@@ -1,0 +1,21 @@
+/**
+ * Routes anyone may call without a key (API.md, "Open routes"); the dashboard's sign-in routes read
+ * their credentials (a password, a key, the session cookie, a link token) themselves.
+ */
+const OPEN_ROUTES = [
+  /^\/openapi\.json$/,
+  /^\/swagger\.json$/,
+  /^\/docs(\/|$)/,
+  /^\/ping\//,
+  /^\/status\//,
+  /^\/v1\/auth\//,
+]
+
+export function isOpenRoute(routeUrl: string): boolean {
+  return OPEN_ROUTES.some((pattern) => pattern.test(routeUrl))
+}
+
+/** The agent protocol: bearer private-location keys, checked by its own routes. */
+export function isAgentRoute(routeUrl: string): boolean {
+  return routeUrl.startsWith('/agent/')
+}

@@ -1,5 +1,0 @@
-import type { CheckType } from '@svc/core'
-import { SCRIPT_CHECK_TYPES, UPTIME_CHECK_TYPES } from '@svc/runner'
-
-/** Check types that run on a schedule (heartbeats are judged from their pings instead). */
-export const RUNNABLE_CHECK_TYPES: readonly CheckType[] = [...UPTIME_CHECK_TYPES, ...SCRIPT_CHECK_TYPES]

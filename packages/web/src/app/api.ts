@@ -1,0 +1,110 @@
+/** The public API, called with the session cookie, the CSRF token and the chosen account. */
+
+export interface FieldError {
+  path: string
+  message: string
+}
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly fieldErrors: FieldError[]
+  readonly retryAfterSeconds: number | undefined
+  constructor(status: number, message: string, fieldErrors: FieldError[] = [], retryAfterSeconds?: number) {
+    super(message)
+    this.status = status
+    this.fieldErrors = fieldErrors
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+const state: { csrfToken: string | undefined; accountId: string | undefined } = {
+  csrfToken: undefined,
+  // The account chosen last time, so that reads made before the session is known (the overview's
+  // prefetch) already name it.
+  accountId: localStorage.getItem('svc.account') ?? undefined,
+}
+
+export function setSessionHeaders(csrfToken: string | undefined, accountId: string | undefined): void {
+  state.csrfToken = csrfToken
+  state.accountId = accountId
+}
+
+export interface Page<T> {
+  items: T[]
+  total: number
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (state.accountId) headers['x-svc-account'] = state.accountId
+  if (method !== 'GET' && state.csrfToken) headers['x-csrf-token'] = state.csrfToken
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!response.ok) throw await errorOf(response)
+  return response
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  let parsed: { message?: string; attributes?: { errors?: FieldError[]; retryAfterSeconds?: number } } = {}
+  try {
+    parsed = await response.json()
+  } catch {
+    // Not the error shape (a proxy's page, say): the status text says enough.
+  }
+  return new ApiError(
+    response.status,
+    parsed.message ?? response.statusText ?? `HTTP ${response.status}`,
+    parsed.attributes?.errors ?? [],
+    parsed.attributes?.retryAfterSeconds,
+  )
+}
+
+async function json<T>(response: Response): Promise<T> {
+  if (response.status === 204) return undefined as T
+  const text = await response.text()
+  return (text ? JSON.parse(text) : undefined) as T
+}
+
+export const api = {
+  get: async <T>(path: string): Promise<T> => json<T>(await send('GET', path)),
+  post: async <T>(path: string, body?: unknown): Promise<T> => json<T>(await send('POST', path, body ?? {})),
+  put: async <T>(path: string, body: unknown): Promise<T> => json<T>(await send('PUT', path, body)),
+  patch: async <T>(path: string, body: unknown): Promise<T> => json<T>(await send('PATCH', path, body)),
+  delete: async (path: string): Promise<void> => {
+    await send('DELETE', path)
+  },
+  /** A list endpoint with its total from `content-range: items FIRST-LAST/TOTAL`. */
+  page: async <T>(path: string): Promise<Page<T>> => {
+    const response = await send('GET', path)
+    const items = await json<T[]>(response)
+    const total = Number(response.headers.get('content-range')?.split('/')[1] ?? items.length)
+    return { items, total: Number.isFinite(total) ? total : items.length }
+  },
+}
+
+export function query(params: Record<string, string | number | boolean | undefined | null>): string {
+  const search = new URLSearchParams()
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value))
+  }
+  const text = search.toString()
+  return text ? `?${text}` : ''
+}
+
+export function fieldErrorsFor(error: unknown, field: string): string[] {
+  if (!(error instanceof ApiError)) return []
+  return error.fieldErrors
+    .filter((entry) => {
+      const path = entry.path
+        .replace(/^body[./]?/, '')
+        .replace(/^\//, '')
+        .replaceAll('/', '.')
+      return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`)
+    })
+    .map((entry) => entry.message)
+}

@@ -1,0 +1,94 @@
+import { api } from './api.ts'
+import type { Check, CheckType } from './types.ts'
+
+/** Per-type facts the pages share: analytics path, main metric, create path. */
+
+export const ANALYTICS_PATH: Record<CheckType, string> = {
+  URL: 'url-monitors',
+  API: 'api-checks',
+  BROWSER: 'browser-checks',
+  MULTI_STEP: 'multistep-checks',
+  AUTOMATION: 'playwright-checks',
+  TCP: 'tcp-checks',
+  DNS: 'dns',
+  ICMP: 'icmp',
+  HEARTBEAT: 'heartbeat-checks',
+}
+
+export function mainMetric(type: CheckType): string | null {
+  if (type === 'TCP' || type === 'DNS') return 'total'
+  if (type === 'ICMP') return 'latencyAvg'
+  if (type === 'HEARTBEAT') return null
+  return 'responseTime'
+}
+
+export const CREATE_PATH: Record<CheckType, string> = {
+  URL: 'url',
+  API: 'api',
+  BROWSER: 'browser',
+  MULTI_STEP: 'multistep',
+  AUTOMATION: 'automation',
+  TCP: 'tcp',
+  DNS: 'dns',
+  ICMP: 'icmp',
+  HEARTBEAT: 'heartbeat',
+}
+
+export const RANGES = {
+  '1h': { seconds: 3600, interval: 1 },
+  '24h': { seconds: 86_400, interval: 30 },
+  '7d': { seconds: 7 * 86_400, interval: 360 },
+  '30d': { seconds: 30 * 86_400, interval: 1440 },
+} as const
+export type RangeKey = keyof typeof RANGES
+
+/** The fields of each type's create/update body (core's CHECK_BODIES): a read check carries more. */
+const COMMON_FIELDS = [
+  'name',
+  'activated',
+  'muted',
+  'doubleCheck',
+  'shouldFail',
+  'locations',
+  'privateLocations',
+  'tags',
+  'alertSettings',
+  'useGlobalAlertSettings',
+  'groupId',
+  'groupOrder',
+  'alertChannelSubscriptions',
+  'retryStrategy',
+  'triggerIncident',
+  'runParallel',
+  'environmentVariables',
+  'frequency',
+]
+const RESPONSE_TIMES = ['request', 'degradedResponseTime', 'maxResponseTime']
+const SCRIPT_FIELDS = ['runtimeId', 'scriptPath', 'dependencies', 'script']
+const TYPE_FIELDS: Record<CheckType, string[]> = {
+  API: RESPONSE_TIMES,
+  URL: RESPONSE_TIMES,
+  TCP: RESPONSE_TIMES,
+  DNS: RESPONSE_TIMES,
+  ICMP: ['request', 'degradedPacketLossThreshold', 'maxPacketLossThreshold'],
+  HEARTBEAT: ['heartbeat'],
+  BROWSER: [...SCRIPT_FIELDS, 'sslCheckDomain'],
+  MULTI_STEP: SCRIPT_FIELDS,
+  AUTOMATION: [...SCRIPT_FIELDS, 'playwrightConfigPath', 'grep'],
+}
+const HEARTBEAT_FIELDS = ['period', 'periodUnit', 'grace', 'graceUnit']
+
+function pick(value: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]]))
+}
+
+export function writableBody(check: Check): Record<string, unknown> {
+  const body = pick(check, [...COMMON_FIELDS, ...TYPE_FIELDS[check.checkType]])
+  if (check.heartbeat) body.heartbeat = pick(check.heartbeat as Record<string, unknown>, HEARTBEAT_FIELDS)
+  return body
+}
+
+export async function saveCheck(type: CheckType, body: Record<string, unknown>, id?: string): Promise<Check> {
+  const path = `/v1/checks/${CREATE_PATH[type]}`
+  return id ? api.put<Check>(`${path}/${id}`, body) : api.post<Check>(path, body)
+}

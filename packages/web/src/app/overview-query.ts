@@ -1,0 +1,9 @@
+import { api } from './api.ts'
+import type { OverviewCheck } from './types.ts'
+
+/** The overview's query, shared by its page and by the start-up prefetch in main.tsx. */
+export const overviewQuery = {
+  queryKey: ['overview'],
+  queryFn: () => api.get<{ checks: OverviewCheck[] }>('/v1/dashboard/overview'),
+  refetchInterval: 3000,
+}

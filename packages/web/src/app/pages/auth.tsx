@@ -1,0 +1,183 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { type FormEvent, useState } from 'react'
+import { ApiError, api } from '../api.ts'
+import { navigate, useLocation } from '../router.tsx'
+import type { Session } from '../types.ts'
+import { Button, ErrorBox, Field } from '../ui/ui.tsx'
+
+function signInMessage(error: unknown): string | null {
+  if (!error) return null
+  if (error instanceof ApiError && error.status === 401) return 'Wrong email, password or key.'
+  if (error instanceof ApiError && error.status === 429)
+    return `Too many attempts. Try again in ${error.retryAfterSeconds ?? 60} seconds.`
+  return error instanceof Error ? error.message : String(error)
+}
+
+export function SignInPage() {
+  const client = useQueryClient()
+  const [mode, setMode] = useState<'password' | 'key'>('password')
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [apiKey, setApiKey] = useState('')
+  const signIn = useMutation({
+    mutationFn: () =>
+      api.post<Session>(
+        '/v1/auth/sign-in',
+        mode === 'password' ? { email, password } : { apiKey: apiKey.trim() },
+      ),
+    onSuccess: (session) => client.setQueryData(['session'], session),
+  })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    signIn.mutate()
+  }
+  const message = signInMessage(signIn.error)
+  return (
+    <main className="auth-page">
+      <form className="auth-card" onSubmit={submit} aria-labelledby="sign-in-title">
+        <div className="brand brand-large">
+          <span className="brand-mark" aria-hidden="true" />
+          svc
+        </div>
+        <h1 id="sign-in-title">Sign in</h1>
+        <div className="segmented" role="tablist" aria-label="Sign in with">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === 'password'}
+            onClick={() => setMode('password')}
+          >
+            Password
+          </button>
+          <button type="button" role="tab" aria-selected={mode === 'key'} onClick={() => setMode('key')}>
+            API key
+          </button>
+        </div>
+        {mode === 'password' ? (
+          <>
+            <Field label="Email" name="email">
+              {(id) => (
+                <input
+                  id={id}
+                  type="email"
+                  autoComplete="username"
+                  required
+                  value={email}
+                  onChange={(event) => setEmail(event.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Password" name="password">
+              {(id) => (
+                <input
+                  id={id}
+                  type="password"
+                  autoComplete="current-password"
+                  required
+                  value={password}
+                  onChange={(event) => setPassword(event.target.value)}
+                />
+              )}
+            </Field>
+          </>
+        ) : (
+          <Field label="API key" name="apiKey" hint="A user key or a service key (svc_…).">
+            {(id, describedBy) => (
+              <input
+                id={id}
+                type="password"
+                autoComplete="off"
+                required
+                aria-describedby={describedBy}
+                value={apiKey}
+                onChange={(event) => setApiKey(event.target.value)}
+              />
+            )}
+          </Field>
+        )}
+        {message && (
+          <div className="alert alert-error" role="alert">
+            {message}
+          </div>
+        )}
+        <Button type="submit" variant="primary" className="btn-block" disabled={signIn.isPending}>
+          {signIn.isPending ? 'Signing in…' : 'Sign in'}
+        </Button>
+      </form>
+    </main>
+  )
+}
+
+export function SetPasswordPage() {
+  const { search } = useLocation()
+  const token = search.get('token') ?? ''
+  const [password, setPassword] = useState('')
+  const [repeat, setRepeat] = useState('')
+  const [mismatch, setMismatch] = useState(false)
+  const save = useMutation({ mutationFn: () => api.post('/v1/auth/password', { token, password }) })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    setMismatch(password !== repeat)
+    if (password === repeat) save.mutate()
+  }
+  return (
+    <main className="auth-page">
+      <form className="auth-card" onSubmit={submit} aria-labelledby="set-password-title">
+        <div className="brand brand-large">
+          <span className="brand-mark" aria-hidden="true" />
+          svc
+        </div>
+        <h1 id="set-password-title">Set your password</h1>
+        {save.isSuccess ? (
+          <>
+            <p>Your password is set.</p>
+            <Button variant="primary" className="btn-block" onClick={() => navigate('/')}>
+              Sign in
+            </Button>
+          </>
+        ) : (
+          <>
+            {!token && (
+              <div className="alert alert-error">This link has no token. Ask an admin for a new link.</div>
+            )}
+            <Field label="New password" name="password" error={save.error} hint="At least 12 characters.">
+              {(id, describedBy) => (
+                <input
+                  id={id}
+                  type="password"
+                  autoComplete="new-password"
+                  minLength={12}
+                  required
+                  aria-describedby={describedBy}
+                  value={password}
+                  onChange={(event) => setPassword(event.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Repeat password" name="repeat">
+              {(id) => (
+                <input
+                  id={id}
+                  type="password"
+                  autoComplete="new-password"
+                  required
+                  value={repeat}
+                  onChange={(event) => setRepeat(event.target.value)}
+                />
+              )}
+            </Field>
+            {mismatch && (
+              <div className="alert alert-error" role="alert">
+                The passwords differ.
+              </div>
+            )}
+            <ErrorBox error={save.error} />
+            <Button type="submit" variant="primary" className="btn-block" disabled={!token || save.isPending}>
+              Set password
+            </Button>
+          </>
+        )}
+      </form>
+    </main>
+  )
+}

@@ -1,0 +1,107 @@
+import type { CheckType } from '../types.ts'
+
+/** The create form's starting values per type: the API's defaults (core's CHECK_BODIES). */
+
+export const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS']
+export const BODY_TYPES = ['NONE', 'JSON', 'FORM', 'RAW', 'GRAPHQL']
+export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'SRV', 'CAA', 'HTTPS']
+export const HEARTBEAT_UNITS = ['seconds', 'minutes', 'hours', 'days']
+export const COMPARISONS = [
+  'EQUALS',
+  'NOT_EQUALS',
+  'HAS_KEY',
+  'NOT_HAS_KEY',
+  'HAS_VALUE',
+  'NOT_HAS_VALUE',
+  'IS_EMPTY',
+  'NOT_EMPTY',
+  'GREATER_THAN',
+  'LESS_THAN',
+  'CONTAINS',
+  'NOT_CONTAINS',
+  'IS_NULL',
+  'NOT_NULL',
+]
+export const ASSERTION_SOURCES: Partial<Record<CheckType, string[]>> = {
+  API: ['STATUS_CODE', 'JSON_BODY', 'TEXT_BODY', 'HEADERS', 'RESPONSE_TIME'],
+  URL: ['STATUS_CODE'],
+  TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
+  DNS: ['RESPONSE_CODE', 'RESPONSE_TIME', 'TEXT_ANSWER', 'JSON_ANSWER'],
+  ICMP: ['LATENCY', 'JSON_RESPONSE'],
+}
+
+const BROWSER_SCRIPT = `import { test, expect } from '@playwright/test'
+
+test('home page loads', async ({ page }) => {
+  const response = await page.goto('https://example.com')
+  expect(response?.status()).toBeLessThan(400)
+  await expect(page).toHaveTitle(/Example/)
+  await page.screenshot({ path: 'home.png' })
+})
+`
+
+const MULTI_STEP_SCRIPT = `import { test, expect } from '@playwright/test'
+
+test('API flow', async ({ request }) => {
+  await test.step('list items', async () => {
+    const response = await request.get('https://example.com/')
+    expect(response.status()).toBe(200)
+  })
+})
+`
+
+export function defaultsFor(type: CheckType): Record<string, unknown> {
+  const common = { name: '', activated: true, muted: false, frequency: 10, tags: [] as string[] }
+  switch (type) {
+    case 'API':
+      return {
+        ...common,
+        request: { method: 'GET', url: 'https://', bodyType: 'NONE', followRedirects: true, assertions: [] },
+        degradedResponseTime: 10_000,
+        maxResponseTime: 20_000,
+      }
+    case 'URL':
+      return {
+        ...common,
+        request: { url: 'https://', followRedirects: true, assertions: [] },
+        degradedResponseTime: 10_000,
+        maxResponseTime: 20_000,
+      }
+    case 'TCP':
+      return {
+        ...common,
+        request: { hostname: '', port: 443, assertions: [] },
+        degradedResponseTime: 4000,
+        maxResponseTime: 5000,
+      }
+    case 'DNS':
+      return {
+        ...common,
+        request: { query: '', recordType: 'A', protocol: 'UDP', assertions: [] },
+        degradedResponseTime: 1000,
+        maxResponseTime: 2000,
+      }
+    case 'ICMP':
+      return {
+        ...common,
+        request: { hostname: '', pingCount: 10, assertions: [] },
+        degradedPacketLossThreshold: 10,
+        maxPacketLossThreshold: 20,
+      }
+    case 'HEARTBEAT':
+      return {
+        name: '',
+        activated: true,
+        muted: false,
+        tags: [],
+        heartbeat: { period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' },
+      }
+    case 'BROWSER':
+      return { ...common, script: BROWSER_SCRIPT }
+    case 'MULTI_STEP':
+      return { ...common, script: MULTI_STEP_SCRIPT }
+    case 'AUTOMATION':
+      return { ...common, script: BROWSER_SCRIPT, scriptPath: 'tests/home.spec.ts' }
+  }
+}

@@ -1,0 +1,196 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { type FormEvent, lazy, Suspense, useEffect, useState } from 'react'
+import { api } from '../api.ts'
+import { saveCheck, writableBody } from '../checks.ts'
+import { CHECK_TYPE_LABELS, formatMs } from '../format.ts'
+import { Link, navigate, useLocation } from '../router.tsx'
+import { useSession } from '../session.tsx'
+import type { Check, CheckResult, CheckType } from '../types.ts'
+import { CheckboxInput, type Draft, ListInput, SelectInput, TextInput } from '../ui/form-fields.tsx'
+import { Button, Card, ErrorBox, Field, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
+import { AssertionsBuilder } from './assertions-builder.tsx'
+import { defaultsFor, FREQUENCIES } from './check-defaults.ts'
+import { TypeFields } from './check-type-fields.tsx'
+
+const ScriptEditor = lazy(() => import('../ui/script-editor.tsx'))
+const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP', 'AUTOMATION']
+const ASSERTION_TYPES: CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP']
+
+export default function CheckFormPage(props: { checkId?: string }) {
+  const { search } = useLocation()
+  const existing = useQuery({
+    queryKey: ['check', props.checkId],
+    enabled: Boolean(props.checkId),
+    queryFn: () => api.get<Check>(`/v1/checks/${props.checkId}`),
+  })
+  if (props.checkId && existing.isPending) return <Loading />
+  if (existing.error) return <ErrorBox error={existing.error} />
+  const type = (existing.data?.checkType ?? search.get('type') ?? 'URL') as CheckType
+  if (!CHECK_TYPE_LABELS[type]) return <ErrorBox error={new Error(`Unknown check type ${type}`)} />
+  const initial = existing.data ? writableBody(existing.data) : defaultsFor(type)
+  return <CheckForm key={props.checkId ?? type} type={type} initial={initial} checkId={props.checkId} />
+}
+
+function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string }) {
+  const { type, checkId } = props
+  const { canWrite } = useSession()
+  const client = useQueryClient()
+  const [draft, setDraft] = useState<Draft>(props.initial)
+  const locations = useQuery({
+    queryKey: ['locations'],
+    queryFn: () => api.get<{ id?: string; region?: string; name?: string }[]>('/v1/locations'),
+  })
+  const groups = useQuery({
+    queryKey: ['check-groups', 'all'],
+    queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
+  })
+  const save = useMutation({
+    mutationFn: () => (checkId ? api.put<Check>(`/v1/checks/${checkId}`, draft) : saveCheck(type, draft)),
+    onSuccess: (saved) => {
+      client.setQueryData(['check', saved.id], saved)
+      void client.invalidateQueries({ queryKey: ['overview'] })
+      navigate(`/checks/${saved.id}`)
+    },
+  })
+  const run = useMutation({ mutationFn: () => api.post<CheckResult>(`/v1/checks/${checkId}/trigger`) })
+  useEffect(() => {
+    if (save.error) document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
+  }, [save.error])
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    save.mutate()
+  }
+  const bind = { draft, onChange: setDraft, error: save.error }
+  const title = checkId ? `Edit ${String(props.initial.name)}` : `New ${CHECK_TYPE_LABELS[type]} check`
+  const locationIds = (locations.data ?? []).map((entry) => String(entry.region ?? entry.id ?? entry.name))
+  return (
+    <form onSubmit={submit} noValidate aria-label={title}>
+      <PageHeader
+        crumbs={<Link href="/">Checks</Link>}
+        title={title}
+        actions={
+          <>
+            <Link className="btn" href={checkId ? `/checks/${checkId}` : '/'}>
+              Cancel
+            </Link>
+            {type !== 'HEARTBEAT' && (
+              <Button
+                onClick={() => run.mutate()}
+                disabled={!checkId || run.isPending}
+                title={
+                  checkId ? 'Runs the saved check once now' : 'Save first: the API runs saved checks only'
+                }
+              >
+                {run.isPending ? 'Running…' : 'Run now'}
+              </Button>
+            )}
+            {canWrite && (
+              <Button type="submit" variant="primary" disabled={save.isPending}>
+                {save.isPending ? 'Saving…' : 'Save check'}
+              </Button>
+            )}
+          </>
+        }
+      />
+      <ErrorBox error={save.error} />
+      {run.data && checkId && <RunOutcome checkId={checkId} result={run.data} />}
+      <ErrorBox error={run.error} />
+      <Card title="General">
+        <div className="form-grid">
+          <TextInput {...bind} path="name" label="Name" required />
+          {type !== 'HEARTBEAT' && (
+            <SelectInput
+              {...bind}
+              path="frequency"
+              label="Frequency"
+              numeric
+              options={FREQUENCIES.map((f) => [f, f < 60 ? `Every ${f} min` : `Every ${f / 60} h`])}
+            />
+          )}
+          <ListInput {...bind} path="tags" label="Tags" />
+          <SelectInput
+            {...bind}
+            path="groupId"
+            label="Group"
+            numeric
+            options={[
+              ['', 'No group'],
+              ...(groups.data ?? []).map((group) => [group.id, group.name] as [number, string]),
+            ]}
+          />
+        </div>
+        {type !== 'HEARTBEAT' && locationIds.length > 0 && (
+          <fieldset className="fieldset">
+            <legend>Locations</legend>
+            {locationIds.map((id) => {
+              const chosen = (draft.locations as string[] | undefined) ?? []
+              return (
+                <label key={id} className="checkbox">
+                  <input
+                    type="checkbox"
+                    checked={chosen.includes(id)}
+                    onChange={(event) =>
+                      setDraft({
+                        ...draft,
+                        locations: event.target.checked
+                          ? [...chosen, id]
+                          : chosen.filter((entry) => entry !== id),
+                      })
+                    }
+                  />
+                  {id}
+                </label>
+              )
+            })}
+            <p className="hint">None chosen: the deployment's default locations.</p>
+          </fieldset>
+        )}
+        <div className="form-grid">
+          <CheckboxInput {...bind} path="activated" label="Activated (runs on schedule)" />
+          <CheckboxInput {...bind} path="muted" label="Muted (no notifications)" />
+          {type !== 'HEARTBEAT' && (
+            <CheckboxInput {...bind} path="shouldFail" label="Should fail (inverts the verdict)" />
+          )}
+          {type !== 'HEARTBEAT' && (
+            <CheckboxInput {...bind} path="runParallel" label="Run in all locations at once" />
+          )}
+        </div>
+      </Card>
+      <TypeFields type={type} bind={bind} />
+      {ASSERTION_TYPES.includes(type) && <AssertionsBuilder type={type} {...bind} />}
+      {SCRIPT_TYPES.includes(type) && (
+        <Card title="Script">
+          <Field
+            label="Playwright test script"
+            name="script"
+            error={save.error}
+            hint="TypeScript or JavaScript with @playwright/test."
+          >
+            {(id) => (
+              <Suspense fallback={<Loading label="Loading editor…" />}>
+                <ScriptEditor
+                  id={id}
+                  label="Playwright test script"
+                  value={String(draft.script ?? '')}
+                  onChange={(script) => setDraft((current) => ({ ...current, script }))}
+                />
+              </Suspense>
+            )}
+          </Field>
+        </Card>
+      )}
+    </form>
+  )
+}
+
+function RunOutcome(props: { checkId: string; result: CheckResult }) {
+  const { result } = props
+  return (
+    <div className="alert alert-info run-outcome" role="status">
+      <ResultBadge failed={result.hasFailures} degraded={result.isDegraded} /> in{' '}
+      {formatMs(result.responseTime)} from {result.runLocation}
+      {result.error && <span className="fail-text"> · {result.error.message}</span>}{' '}
+      <Link href={`/checks/${props.checkId}/results/${result.id}`}>Open the result</Link>
+    </div>
+  )
+}

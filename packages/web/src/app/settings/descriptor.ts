@@ -1,0 +1,67 @@
+import type { ReactNode } from 'react'
+import type { Draft } from '../ui/form-fields.tsx'
+
+/** What the generic list/form pages need to know about one settings resource. */
+
+export type FieldKind =
+  | 'text'
+  | 'number'
+  | 'select'
+  | 'checkbox'
+  | 'list'
+  | 'datetime'
+  | 'textarea'
+  | 'password'
+
+export interface FieldSpec {
+  path: string
+  label: string
+  kind: FieldKind
+  options?: (string | number | [string | number, string])[]
+  /** Options fetched from the API (groups, services, ...). */
+  optionsFrom?: { path: string; value: string; label: string }
+  hint?: string
+  required?: boolean
+  show?: (draft: Draft, creating: boolean) => boolean
+}
+
+export interface Column<T> {
+  label: string
+  render: (item: T) => ReactNode
+  className?: string
+}
+
+export interface ItemAction<T> {
+  label: string
+  /** Runs the action; its answer (a message) is shown beside the item. */
+  run: (item: T) => Promise<string>
+  role?: 'write' | 'admin'
+}
+
+export interface ResourceDescriptor<T = Record<string, unknown>> {
+  key: string
+  title: string
+  singular: string
+  description: string
+  listPath: string
+  itemPath: (id: string) => string
+  createPath?: string
+  /** PUT or PATCH to save an edit; none means items can't be edited. */
+  updateMethod?: 'put' | 'patch'
+  canDelete?: boolean
+  idOf: (item: T) => string
+  nameOf: (item: T) => string
+  columns: Column<T>[]
+  fields: FieldSpec[]
+  defaults: Draft
+  toDraft?: (item: T) => Draft
+  toBody?: (draft: Draft, creating: boolean) => Record<string, unknown>
+  /** Who may create, edit and delete (reads need any role). */
+  role?: 'write' | 'admin'
+  actions?: ItemAction<T>[]
+  /** Shown once after a create (a raw key, say). */
+  afterCreate?: (created: T) => ReactNode
+  detail?: (item: T) => ReactNode
+  /** The API has no GET of one item: the edit page finds it in the list. */
+  itemFromList?: boolean
+}

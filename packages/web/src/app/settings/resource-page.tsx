@@ -1,0 +1,297 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { type FormEvent, type ReactNode, useState } from 'react'
+import { api } from '../api.ts'
+import { Link, navigate } from '../router.tsx'
+import { useSession } from '../session.tsx'
+import {
+  CheckboxInput,
+  type Draft,
+  ListInput,
+  NumberInput,
+  SelectInput,
+  TextInput,
+} from '../ui/form-fields.tsx'
+import { Button, Card, Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
+import type { FieldSpec, ResourceDescriptor } from './descriptor.ts'
+
+type Item = Record<string, unknown>
+
+function allowed(
+  role: 'write' | 'admin' | undefined,
+  session: { canWrite: boolean; isAdmin: boolean },
+): boolean {
+  return role === 'admin' ? session.isAdmin : session.canWrite
+}
+
+export function ResourcePage(props: { descriptor: ResourceDescriptor<Item>; id?: string }) {
+  const { descriptor, id } = props
+  if (id === 'new') return <ResourceForm descriptor={descriptor} />
+  if (id) return <ResourceEdit descriptor={descriptor} id={id} />
+  return <ResourceList descriptor={descriptor} />
+}
+
+function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
+  const { descriptor } = props
+  const session = useSession()
+  const may = allowed(descriptor.role, session)
+  const list = useQuery({
+    queryKey: [descriptor.key],
+    queryFn: () => api.get<Item[]>(descriptor.listPath),
+    refetchInterval: 10_000,
+  })
+  return (
+    <>
+      <PageHeader
+        title={descriptor.title}
+        subtitle={descriptor.description}
+        actions={
+          may &&
+          descriptor.createPath && (
+            <Link className="btn btn-primary" href={`/settings/${descriptor.key}/new`}>
+              New {descriptor.singular}
+            </Link>
+          )
+        }
+      />
+      <ErrorBox error={list.error} />
+      {list.isPending ? (
+        <Loading />
+      ) : (list.data ?? []).length === 0 ? (
+        <Empty>No {descriptor.title.toLowerCase()} yet.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                {descriptor.columns.map((column) => (
+                  <th key={column.label} scope="col" className={column.className}>
+                    {column.label}
+                  </th>
+                ))}
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {(list.data ?? []).map((item) => (
+                <ResourceRow key={descriptor.idOf(item)} descriptor={descriptor} item={item} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  )
+}
+
+function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }) {
+  const { descriptor, item } = props
+  const session = useSession()
+  const client = useQueryClient()
+  const [message, setMessage] = useState<string | null>(null)
+  const id = descriptor.idOf(item)
+  const action = useMutation({
+    mutationFn: (run: (item: Item) => Promise<string>) => run(item),
+    onSuccess: (text) => setMessage(text),
+  })
+  const remove = useMutation({
+    mutationFn: () => api.delete(descriptor.itemPath(id)),
+    onSuccess: () => void client.invalidateQueries({ queryKey: [descriptor.key] }),
+  })
+  const may = allowed(descriptor.role, session)
+  return (
+    <tr>
+      {descriptor.columns.map((column) => (
+        <td key={column.label} className={column.className}>
+          {column.render(item)}
+        </td>
+      ))}
+      <td className="row-actions">
+        <div className="actions">
+          {(descriptor.updateMethod || descriptor.detail) && (
+            <Link className="btn btn-small" href={`/settings/${descriptor.key}/${encodeURIComponent(id)}`}>
+              {may && descriptor.updateMethod ? 'Edit' : 'Open'}
+            </Link>
+          )}
+          {descriptor.actions
+            ?.filter((entry) => allowed(entry.role ?? descriptor.role, session))
+            .map((entry) => (
+              <Button
+                key={entry.label}
+                className="btn-small"
+                disabled={action.isPending}
+                onClick={() => action.mutate(entry.run)}
+              >
+                {entry.label}
+              </Button>
+            ))}
+          {may && descriptor.canDelete !== false && (
+            <Button
+              className="btn-small"
+              variant="danger"
+              aria-label={`Delete ${descriptor.nameOf(item)}`}
+              onClick={() => {
+                if (confirm(`Delete ${descriptor.singular} "${descriptor.nameOf(item)}"?`)) remove.mutate()
+              }}
+            >
+              Delete
+            </Button>
+          )}
+        </div>
+        {message && (
+          <p className="hint" role="status">
+            {message}
+          </p>
+        )}
+        <ErrorBox error={action.error ?? remove.error} />
+      </td>
+    </tr>
+  )
+}
+
+function ResourceEdit(props: { descriptor: ResourceDescriptor<Item>; id: string }) {
+  const { descriptor, id } = props
+  const item = useQuery({
+    queryKey: [descriptor.key, id],
+    queryFn: async () => {
+      if (!descriptor.itemFromList) return api.get<Item>(descriptor.itemPath(id))
+      const list = await api.get<Item[]>(descriptor.listPath)
+      const found = list.find((entry) => descriptor.idOf(entry) === id)
+      if (!found) throw new Error(`No ${descriptor.singular} ${id}`)
+      return found
+    },
+    refetchInterval: 10_000,
+  })
+  if (item.isPending) return <Loading />
+  if (item.error || !item.data) return <ErrorBox error={item.error} />
+  return <ResourceForm descriptor={descriptor} item={item.data} />
+}
+
+function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item }) {
+  const { descriptor, item } = props
+  const session = useSession()
+  const client = useQueryClient()
+  const creating = !item
+  const may = allowed(descriptor.role, session) && (creating || Boolean(descriptor.updateMethod))
+  const [draft, setDraft] = useState<Draft>(() =>
+    item ? (descriptor.toDraft?.(item) ?? { ...item }) : { ...descriptor.defaults },
+  )
+  const [created, setCreated] = useState<Item | null>(null)
+  const save = useMutation({
+    mutationFn: () => {
+      const body = descriptor.toBody ? descriptor.toBody(draft, creating) : draft
+      if (creating) return api.post<Item>(descriptor.createPath as string, body)
+      const path = descriptor.itemPath(descriptor.idOf(item))
+      return descriptor.updateMethod === 'patch' ? api.patch<Item>(path, body) : api.put<Item>(path, body)
+    },
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: [descriptor.key] })
+      if (creating && descriptor.afterCreate) setCreated(saved)
+      else navigate(`/settings/${descriptor.key}`)
+    },
+  })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    save.mutate()
+  }
+  const title = creating ? `New ${descriptor.singular}` : descriptor.nameOf(item)
+  return (
+    <>
+      <PageHeader
+        crumbs={<Link href={`/settings/${descriptor.key}`}>{descriptor.title}</Link>}
+        title={title}
+      />
+      {created && descriptor.afterCreate ? (
+        <Card title={`${descriptor.singular} created`}>
+          {descriptor.afterCreate(created)}
+          <div className="form-actions">
+            <Link className="btn" href={`/settings/${descriptor.key}`}>
+              Done
+            </Link>
+          </div>
+        </Card>
+      ) : (
+        <form onSubmit={submit} noValidate aria-label={title}>
+          <Card>
+            <ErrorBox error={save.error} />
+            <fieldset disabled={!may} className="plain-fieldset">
+              <div className="form-grid">
+                {descriptor.fields
+                  .filter((field) => !field.show || field.show(draft, creating))
+                  .map((field) => (
+                    <FieldFor
+                      key={field.path}
+                      field={field}
+                      draft={draft}
+                      onChange={setDraft}
+                      error={save.error}
+                    />
+                  ))}
+              </div>
+            </fieldset>
+            {may && (
+              <div className="form-actions">
+                <Link className="btn" href={`/settings/${descriptor.key}`}>
+                  Cancel
+                </Link>
+                <Button type="submit" variant="primary" disabled={save.isPending}>
+                  {creating ? `Create ${descriptor.singular}` : 'Save'}
+                </Button>
+              </div>
+            )}
+          </Card>
+        </form>
+      )}
+      {item && descriptor.detail?.(item)}
+    </>
+  )
+}
+
+function FieldFor(props: {
+  field: FieldSpec
+  draft: Draft
+  onChange(draft: Draft): void
+  error: unknown
+}): ReactNode {
+  const { field } = props
+  const bind = {
+    draft: props.draft,
+    onChange: props.onChange,
+    error: props.error,
+    path: field.path,
+    label: field.label,
+    hint: field.hint,
+  }
+  const remote = useQuery({
+    queryKey: ['options', field.optionsFrom?.path],
+    enabled: Boolean(field.optionsFrom),
+    queryFn: () => api.get<Item[]>(field.optionsFrom?.path as string),
+  })
+  switch (field.kind) {
+    case 'number':
+      return <NumberInput {...bind} />
+    case 'checkbox':
+      return <CheckboxInput {...bind} />
+    case 'list':
+      return <ListInput {...bind} />
+    case 'textarea':
+      return <TextInput {...bind} multiline />
+    case 'password':
+      return <TextInput {...bind} type="password" />
+    case 'datetime':
+      return <TextInput {...bind} type="datetime-local" />
+    case 'select': {
+      const from = field.optionsFrom
+      const options = from
+        ? ([
+            ['', '—'],
+            ...(remote.data ?? []).map((entry) => [String(entry[from.value]), String(entry[from.label])]),
+          ] as [string, string][])
+        : (field.options ?? [])
+      return <SelectInput {...bind} options={options} />
+    }
+    default:
+      return <TextInput {...bind} required={field.required} />
+  }
+}

@@ -1,0 +1,124 @@
+/** The shapes of the API payloads the pages read (API.md and the product spec). */
+
+export type Role = 'OWNER' | 'ADMIN' | 'READ_WRITE' | 'READ_ONLY'
+
+export interface Session {
+  /** null for a service key's session: it acts as the account, not as a person. */
+  user: { id: string; email: string; name: string } | null
+  accounts: { id: string; name: string; role: Role }[]
+  csrfToken: string
+}
+
+export type CheckStatus = 'passing' | 'degraded' | 'failing' | 'paused' | 'no-data'
+
+export type CheckType =
+  | 'API'
+  | 'URL'
+  | 'TCP'
+  | 'DNS'
+  | 'ICMP'
+  | 'HEARTBEAT'
+  | 'BROWSER'
+  | 'MULTI_STEP'
+  | 'AUTOMATION'
+
+export interface OverviewCheck {
+  id: string
+  name: string
+  checkType: CheckType
+  activated: boolean
+  muted: boolean
+  tags: string[]
+  groupId: number | null
+  locations: string[]
+  privateLocations: string[]
+  frequency: number
+  status: CheckStatus
+  statusSince: string | null
+  lastRunAt: string | null
+  lastResponseTime: number | null
+  availability24h: number | null
+  responseTimes24h: (number | null)[]
+}
+
+export interface Assertion {
+  source: string
+  property?: string
+  comparison: string
+  target: string
+  regex?: string | null
+}
+
+export interface AssertionResult extends Assertion {
+  actual?: unknown
+  passed?: boolean
+}
+
+export interface Check {
+  id: string
+  name: string
+  checkType: CheckType
+  activated: boolean
+  muted: boolean
+  tags: string[]
+  groupId?: number | null
+  locations: string[]
+  privateLocations?: string[]
+  frequency: number
+  script?: string | null
+  request?: Record<string, unknown>
+  heartbeat?: {
+    period: number
+    periodUnit: string
+    grace: number
+    graceUnit: string
+    pingUrl?: string
+    pingToken?: string
+  }
+  [key: string]: unknown
+}
+
+export interface CheckResult {
+  id: string
+  checkId: string
+  checkType: CheckType
+  runLocation: string
+  startedAt: string
+  stoppedAt: string
+  responseTime: number
+  hasFailures: boolean
+  hasErrors: boolean
+  isDegraded: boolean
+  overMaxResponseTime?: boolean
+  attempts: number
+  resultType: string
+  created_at?: string
+  error?: { type: string; message: string } | null
+  apiCheckResult?: HttpResult | null
+  urlCheckResult?: HttpResult | null
+  tcpCheckResult?: Record<string, unknown> | null
+  dnsCheckResult?: Record<string, unknown> | null
+  icmpCheckResult?: Record<string, unknown> | null
+  browserCheckResult?: BrowserResult | null
+  multiStepCheckResult?: BrowserResult | null
+  [key: string]: unknown
+}
+
+export interface HttpResult {
+  request?: { method?: string; url?: string; headers?: Record<string, string>; data?: string; body?: string }
+  response?: { status?: number; statusText?: string; headers?: Record<string, string>; body?: string }
+  timingPhases?: Record<string, number | null>
+  assertions?: AssertionResult[]
+  [key: string]: unknown
+}
+
+export interface BrowserResult {
+  errors?: unknown[]
+  logs?: { level?: string; type?: string; message?: string; text?: string; time?: number }[]
+  pages?: { url: string; webVitals?: Record<string, { value?: number; score?: string } | number | null> }[]
+  traceUrl?: string | null
+  videoUrl?: string | null
+  screenshots?: (string | { url?: string; name?: string })[]
+  steps?: unknown[]
+  [key: string]: unknown
+}

@@ -1,0 +1,302 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { capture, ensureBuilt, launchChromium, newContext } from './harness.ts'
+import { type Deployment, startDeployment, startReceiver, startTarget } from './server.ts'
+
+const PASSWORD = 'correct horse battery staple'
+const EMAIL = 'ada@example.com'
+
+async function signInWithPassword(page: Page): Promise<void> {
+  await page.goto('/')
+  await page.getByLabel('Email').fill(EMAIL)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Checks', level: 1 }).waitFor()
+}
+
+function overviewRow(page: Page, name: string) {
+  return page.locator('tr', { has: page.getByRole('link', { name, exact: true }) })
+}
+
+for (const engine of testEngines()) {
+  describe(`dashboard in Chromium on ${engine.engine}`, () => {
+    let deployment: Deployment
+    let browser: Browser
+    let context: BrowserContext
+    let page: Page
+
+    before(async () => {
+      ensureBuilt()
+      deployment = await startDeployment(engine)
+      browser = await launchChromium()
+      const user = await deployment.admin<{ id: string }>('POST', '/admin/v1/users', {
+        email: EMAIL,
+        name: 'Ada Lovelace',
+      })
+      await deployment.admin('POST', '/admin/v1/memberships', {
+        userId: user.id,
+        accountId: deployment.accountId,
+        role: 'ADMIN',
+      })
+      const link = await deployment.admin<{ url: string }>('POST', `/admin/v1/users/${user.id}/password-link`)
+      context = await newContext(browser, deployment.url)
+      page = await context.newPage()
+      await page.goto(new URL(link.url).pathname + new URL(link.url).search)
+      await capture(page, 'set-password')
+      await page.getByLabel('New password').fill(PASSWORD)
+      await page.getByLabel('Repeat password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Set password' }).click()
+      await page.getByText('Your password is set.').waitFor()
+    })
+
+    after(async () => {
+      await browser?.close()
+      await deployment?.stop()
+    })
+
+    test('signs in with a password and out again', async () => {
+      await page.goto('/')
+      await capture(page, 'sign-in', { narrow: true })
+      await page.getByLabel('Email').fill(EMAIL)
+      await page.getByLabel('Password').fill('a wrong password')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByText('Wrong email, password or key.').waitFor()
+      await signInWithPassword(page)
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+      const status = await page.evaluate(async () => (await fetch('/v1/auth/session')).status)
+      assert.equal(status, 401)
+      await signInWithPassword(page)
+    })
+
+    test('refuses a cookie-session write without the CSRF token', async () => {
+      const answers = await page.evaluate(async () => {
+        const session = await (await fetch('/v1/auth/session')).json()
+        const body = JSON.stringify({ name: 'CSRF group' })
+        const headers = { 'content-type': 'application/json' }
+        const without = await fetch('/v1/check-groups', { method: 'POST', headers, body })
+        const withToken = await fetch('/v1/check-groups', {
+          method: 'POST',
+          headers: { ...headers, 'x-csrf-token': session.csrfToken },
+          body,
+        })
+        return { without: without.status, withoutBody: await without.json(), withToken: withToken.status }
+      })
+      assert.equal(answers.without, 403)
+      assert.equal(answers.withoutBody.statusCode, 403)
+      assert.equal(answers.withToken, 201)
+    })
+
+    test('creates a URL check through the form, runs it, sees it pass, then go red without a reload', async () => {
+      const target = await startTarget()
+      try {
+        await page.getByRole('link', { name: 'Checks', exact: true }).click()
+        await page.locator('summary', { hasText: 'New check' }).click()
+        await page.getByRole('link', { name: 'URL monitor' }).click()
+        await page.getByLabel('Name', { exact: true }).fill('Shop front')
+        await page.getByLabel('URL', { exact: true }).fill(target.url)
+        await capture(page, 'check-form-url')
+        await page.getByRole('button', { name: 'Save check' }).click()
+        await page.getByRole('heading', { name: 'Shop front', level: 1 }).waitFor()
+        await page.getByRole('button', { name: 'Run now' }).click()
+        await page.getByText('Ran now.').waitFor()
+        await page.getByRole('link', { name: 'See the result' }).click()
+        await page.getByRole('heading', { name: /^Result of/ }).waitFor()
+        await capture(page, 'result-url')
+        await page.getByRole('link', { name: 'Checks', exact: true }).first().click()
+        const row = overviewRow(page, 'Shop front')
+        await row.locator('.status-passing').waitFor()
+        await capture(page, 'overview', { narrow: true })
+        target.fail(true)
+        const checks = await deployment.call<{ id: string; name: string }[]>('GET', '/v1/checks?limit=100')
+        const id = checks.body.find((check) => check.name === 'Shop front')?.id
+        assert.ok(id)
+        const reloads: string[] = []
+        page.on('framenavigated', (frame) => reloads.push(frame.url()))
+        const run = await deployment.call<{ hasFailures: boolean }>('POST', `/v1/checks/${id}/trigger`)
+        assert.equal(run.body.hasFailures, true)
+        await row.locator('.status-failing').waitFor()
+        assert.deepEqual(reloads, [], 'the overview turned red without navigating')
+        await page.getByRole('link', { name: 'Shop front', exact: true }).click()
+        await page.getByRole('heading', { name: 'Response time by location (p50 / p95 / p99)' }).waitFor()
+        await capture(page, 'check')
+      } finally {
+        await target.close()
+      }
+    })
+
+    test("a heartbeat's copied ping URL, pinged, turns it green", async () => {
+      await page.goto('/checks/new?type=HEARTBEAT')
+      await page.getByLabel('Name', { exact: true }).fill('Nightly backup')
+      await page.getByRole('button', { name: 'Save check' }).click()
+      await page.getByRole('heading', { name: 'Ping URL' }).waitFor()
+      await capture(page, 'check-heartbeat')
+      await page.getByRole('button', { name: 'Copy Ping URL' }).click()
+      const copied = await page.evaluate(() => navigator.clipboard.readText())
+      assert.match(copied, new RegExp(`^${deployment.url}/ping/`))
+      const ping = await fetch(copied)
+      assert.equal(ping.status, 200)
+      await page.getByRole('link', { name: 'Checks', exact: true }).first().click()
+      await overviewRow(page, 'Nightly backup').locator('.status-passing').waitFor()
+    })
+
+    test("an API check's form shows the API's validation error next to the field", async () => {
+      await page.goto('/checks/new?type=API')
+      await page.getByLabel('Name', { exact: true }).fill('Orders API')
+      await page.getByLabel('URL', { exact: true }).fill('ftp://orders.example.com')
+      await page.getByRole('button', { name: 'Save check' }).click()
+      const error = page.locator('[data-field-error="request.url"]')
+      await error.waitFor()
+      assert.match((await error.textContent()) ?? '', /pattern|https?/i)
+      assert.equal(await page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid'), 'true')
+      await capture(page, 'check-form-api-invalid')
+    })
+
+    test('creates an alert channel and sends a test to a local receiver', async () => {
+      const receiver = await startReceiver()
+      try {
+        await page.goto('/settings/alert-channels/new')
+        await page.getByLabel('Name', { exact: true }).fill('Ops hook')
+        await page.getByLabel('URL', { exact: true }).fill(receiver.url)
+        await capture(page, 'alert-channel-form')
+        await page.getByRole('button', { name: 'Create alert channel' }).click()
+        const row = page.locator('tr', { hasText: 'Ops hook' })
+        await row.getByRole('button', { name: 'Send test' }).click()
+        const body = await receiver.next()
+        assert.ok(body.length > 0)
+        await row.getByText('Test sent').waitFor()
+        await capture(page, 'alert-channels')
+        await page.goto('/settings/alert-log')
+        await page.locator('[data-status="DELIVERED"]').first().waitFor()
+        await capture(page, 'alert-log')
+      } finally {
+        await receiver.close()
+      }
+    })
+
+    test('creates a status page and an incident and sees both on the public page', async () => {
+      await page.goto('/settings/services/new')
+      await page.getByLabel('Name', { exact: true }).fill('Checkout')
+      await page.getByRole('button', { name: 'Create service' }).click()
+      await page.locator('tr', { hasText: 'Checkout' }).waitFor()
+      const services = await deployment.call<{ id: string; name: string }[]>(
+        'GET',
+        '/v1/status-pages/services',
+      )
+      const serviceId = services.body.find((service) => service.name === 'Checkout')?.id as string
+      await page.goto('/settings/status-pages/new')
+      await page.getByLabel('Name', { exact: true }).fill('Acme status')
+      await page.getByLabel(/^Slug/).fill('acme')
+      await page.getByLabel('Service IDs').fill(serviceId)
+      await page.getByRole('button', { name: 'Create status page' }).click()
+      await page.getByRole('link', { name: /\/status\/acme/ }).waitFor()
+      await capture(page, 'status-pages')
+      await page.goto('/settings/incidents/new')
+      await page.getByLabel('Name', { exact: true }).fill('Payments failing')
+      await page.getByLabel('Impacted service').selectOption({ label: 'Checkout' })
+      await page.getByLabel('First update').fill('We are looking into failed payments.')
+      await capture(page, 'incident-form')
+      await page.getByRole('button', { name: 'Create incident' }).click()
+      await page.locator('tr', { hasText: 'Payments failing' }).waitFor()
+      await capture(page, 'incidents')
+      const publicPage = await context.newPage()
+      await publicPage.goto('/status/acme')
+      await publicPage.getByText('Acme status').first().waitFor()
+      await publicPage.getByText('Payments failing').first().waitFor()
+      await publicPage.close()
+    })
+
+    test('a browser check result shows its screenshot', async () => {
+      const script = [
+        "const { test } = require('@playwright/test')",
+        "test('hello', async ({ page }) => {",
+        '  await page.setContent(\'<h1 style="font-size:64px">Hello from svc</h1>\')',
+        "  await page.screenshot({ path: 'hello.png' })",
+        '})',
+      ].join('\n')
+      const created = await deployment.call<{ id: string }>('POST', '/v1/checks/browser', {
+        name: 'Hello page',
+        activated: false,
+        script,
+      })
+      assert.equal(created.status, 201)
+      const run = await deployment.call<{ id: string; hasFailures: boolean }>(
+        'POST',
+        `/v1/checks/${created.body.id}/trigger`,
+      )
+      assert.equal(run.body.hasFailures, false)
+      const stored = await deployment.call<{ browserCheckResult?: { screenshots?: unknown[] } }>(
+        'GET',
+        `/v1/check-results/${created.body.id}/${run.body.id}`,
+      )
+      assert.equal(
+        stored.body.browserCheckResult?.screenshots?.length,
+        1,
+        JSON.stringify(stored.body).slice(0, 2000),
+      )
+      await page.goto(`/checks/${created.body.id}/results/${run.body.id}`)
+      const image = page.locator('img.screenshot').first()
+      await image.waitFor()
+      await page.waitForFunction(() => {
+        const img = document.querySelector<HTMLImageElement>('img.screenshot')
+        return img?.complete && img.naturalWidth > 0
+      })
+      await capture(page, 'result-browser')
+      await page.goto(`/checks/${created.body.id}/edit`)
+      await page.locator('.cm-editor').waitFor()
+      await capture(page, 'check-form-browser')
+    })
+
+    test('every settings page passes axe in light and dark', async () => {
+      for (const path of [
+        'groups',
+        'maintenance',
+        'variables',
+        'private-locations',
+        'api-keys',
+        'members',
+        'account',
+        'services',
+      ]) {
+        await page.goto(`/settings/${path}`)
+        await page.getByRole('heading', { level: 1 }).waitFor()
+        await capture(page, `settings-${path}`)
+      }
+      await page.goto('/settings/groups/new')
+      await capture(page, 'settings-groups-new')
+    })
+
+    test('signs in with a READ_ONLY key and sees no edit buttons', async () => {
+      const key = await deployment.admin<{ key: string }>('POST', '/admin/v1/api-keys', {
+        name: 'viewer',
+        accountId: deployment.accountId,
+        role: 'READ_ONLY',
+      })
+      const viewer = await newContext(browser, deployment.url)
+      const viewerPage = await viewer.newPage()
+      try {
+        await viewerPage.goto('/')
+        await viewerPage.getByRole('tab', { name: 'API key' }).click()
+        await viewerPage.getByLabel('API key').fill(key.key)
+        await viewerPage.getByRole('button', { name: 'Sign in' }).click()
+        await viewerPage.getByRole('heading', { name: 'Checks', level: 1 }).waitFor()
+        await overviewRow(viewerPage, 'Shop front').waitFor()
+        assert.equal(await viewerPage.locator('summary', { hasText: 'New check' }).count(), 0)
+        await viewerPage.getByRole('link', { name: 'Shop front', exact: true }).click()
+        await viewerPage.getByRole('heading', { name: 'Shop front', level: 1 }).waitFor()
+        for (const name of ['Edit', 'Delete', 'Pause', 'Run now', 'Duplicate'])
+          assert.equal(await viewerPage.getByRole('button', { name, exact: true }).count(), 0, name)
+        assert.equal(await viewerPage.getByRole('link', { name: 'Edit', exact: true }).count(), 0)
+        await viewerPage.goto('/settings/alert-channels')
+        await viewerPage.locator('tr', { hasText: 'Ops hook' }).waitFor()
+        assert.equal(await viewerPage.getByRole('link', { name: /^New / }).count(), 0)
+        assert.equal(await viewerPage.getByRole('button', { name: /^Delete/ }).count(), 0)
+        await capture(viewerPage, 'read-only-alert-channels')
+      } finally {
+        await viewer.close()
+      }
+    })
+  })
+}

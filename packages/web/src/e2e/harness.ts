@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+
+/** What the dashboard's end-to-end tests share: the built app, Chromium, axe and the screenshot folder. */
+
+const WEB_ROOT = resolve(import.meta.dirname, '../..')
+const APP_SOURCE = join(WEB_ROOT, 'src/app')
+const DIST_INDEX = join(WEB_ROOT, 'dist/index.html')
+export const SCREENSHOTS = join(WEB_ROOT, 'test-results/screenshots')
+const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+
+function newestMtime(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+/** Builds the app unless dist is newer than every source file (the server serves dist). */
+export function ensureBuilt(): void {
+  if (existsSync(DIST_INDEX) && statSync(DIST_INDEX).mtimeMs >= newestMtime(APP_SOURCE)) return
+  // This Node, not whichever `node` is first on PATH (the system's may be too old for Vite).
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js')
+  execFileSync(process.execPath, [vite, 'build', '--logLevel', 'error'], {
+    cwd: WEB_ROOT,
+    stdio: 'inherit',
+  })
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.SVC_CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-proxy-server'],
+  })
+}
+
+export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    baseURL,
+    colorScheme: 'light',
+    viewport: { width: 1280, height: 860 },
+  })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL })
+  return context
+}
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/** Runs axe-core on the page and fails on any serious or critical violation. */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE_PATH })
+  const violations = await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is injected at run time
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] })
+    return result.violations as AxeViolation[]
+  })
+  const bad = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    )
+  assert.deepEqual(bad, [], `accessibility violations on ${what}`)
+}
+
+/**
+ * Screenshots of the page in light and dark (and at 375 px when asked) under test-results/screenshots,
+ * after checking both themes with axe: colour contrast differs between them.
+ */
+export async function capture(page: Page, name: string, options: { narrow?: boolean } = {}): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.waitForLoadState('networkidle')
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme })
+    await assertAccessible(page, `${name} (${scheme})`)
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${scheme}.png`), fullPage: true })
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  if (options.narrow) {
+    const size = page.viewportSize()
+    await page.setViewportSize({ width: 375, height: 812 })
+    await assertAccessible(page, `${name} (375 px)`)
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-375.png`), fullPage: true })
+    if (size) await page.setViewportSize(size)
+  }
+}
