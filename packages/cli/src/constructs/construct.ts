@@ -1,6 +1,5 @@
 import type { TSchema } from 'typebox'
 import { Value } from 'typebox/value'
-import { session } from './session.ts'
 
 /** One resource of the deploy payload, as the hosted product's CLI synthesizes it. */
 export interface Resource {
@@ -103,4 +102,29 @@ function joinPath(base: string, key: string): string {
 /** The object without its undefined fields, so payloads compare equal across deploys. */
 export function defined<T extends Record<string, unknown>>(object: T): T {
   return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T
+}
+
+/**
+ * The constructs made while a project's files load. Kept on globalThis so that a user's file importing
+ * the package by another path (a second copy of the module) still registers into the loading project.
+ */
+interface Session {
+  constructs: Construct[]
+  currentFile: string | undefined
+}
+
+const KEY = Symbol.for('svc.cli.session')
+
+export function session(): Session {
+  const holder = globalThis as { [KEY]?: Session }
+  holder[KEY] ??= { constructs: [], currentFile: undefined }
+  return holder[KEY]
+}
+
+/** Starts an empty session: loading a project twice in one process must not see the first load's constructs. */
+export function resetSession(): Session {
+  const fresh = session()
+  fresh.constructs = []
+  fresh.currentFile = undefined
+  return fresh
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { WebhookAlertChannel } from '../constructs/alert-channels.ts'
 import { ApiCheck } from '../constructs/checks.ts'
-import { resetSession, session } from '../constructs/session.ts'
+import { resetSession, session } from '../constructs/construct.ts'
 import { explainServerError, type Project } from './load-project.ts'
 
 test("a server message about resources.N names that resource's file, logical id and field", () => {

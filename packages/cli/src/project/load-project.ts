@@ -2,8 +2,14 @@ import { existsSync } from 'node:fs'
 import { glob } from 'node:fs/promises'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { CheckDefaults, Construct, Issue, Resource } from '../constructs/construct.ts'
-import { resetSession, session } from '../constructs/session.ts'
+import {
+  type CheckDefaults,
+  type Construct,
+  type Issue,
+  type Resource,
+  resetSession,
+  session,
+} from '../constructs/construct.ts'
 import type { SvcConfig } from './config.ts'
 
 export const CONFIG_FILES = ['svc.config.ts', 'svc.config.mts', 'svc.config.js', 'svc.config.mjs']
