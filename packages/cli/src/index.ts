@@ -1,1 +1,7 @@
-export {}
+export * from './constructs/alert-channels.ts'
+export * from './constructs/automation-check.ts'
+export * from './constructs/check-group.ts'
+export * from './constructs/checks.ts'
+export type { CheckDefaults, Issue, Ref, Resource } from './constructs/construct.ts'
+export * from './constructs/maintenance-window.ts'
+export * from './project/config.ts'

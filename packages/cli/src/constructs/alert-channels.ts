@@ -1,0 +1,62 @@
+import { ALERT_CHANNEL_CONFIGS, AlertChannelBody, type AlertChannelType } from '@svc/core'
+import type { Static } from 'typebox'
+import { type CheckDefaults, Construct, defined, type Issue, type Resource } from './construct.ts'
+
+/** When a channel notifies, shared by every channel type. */
+export type AlertChannelProps = Omit<AlertChannelBody, 'type' | 'config'>
+
+type ConfigOf<T extends AlertChannelType> = Static<(typeof ALERT_CHANNEL_CONFIGS)[T]>
+
+const SETTINGS = Object.keys(AlertChannelBody.properties).filter((key) => key !== 'type' && key !== 'config')
+
+export abstract class AlertChannel extends Construct {
+  readonly channelType: AlertChannelType
+  /** The type's own settings (`config` of the API's body). */
+  readonly config: Record<string, unknown>
+  readonly settings: Record<string, unknown>
+
+  constructor(channelType: AlertChannelType, logicalId: string, props: Record<string, unknown>) {
+    super('alert-channel', logicalId)
+    this.channelType = channelType
+    const entries = Object.entries(props ?? {})
+    this.settings = Object.fromEntries(entries.filter(([key]) => SETTINGS.includes(key)))
+    this.config = Object.fromEntries(entries.filter(([key]) => !SETTINGS.includes(key)))
+  }
+
+  private body(): Record<string, unknown> {
+    return defined({ ...this.settings, type: this.channelType, config: defined(this.config) })
+  }
+
+  validate(_defaults: CheckDefaults): Issue[] {
+    const configIssues = this.schemaIssues(ALERT_CHANNEL_CONFIGS[this.channelType], defined(this.config))
+    return [...this.logicalIdIssues(), ...this.schemaIssues(AlertChannelBody, this.body()), ...configIssues]
+  }
+
+  synthesize(): Resource[] {
+    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.body() }]
+  }
+}
+
+export class WebhookAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'WEBHOOK'> & AlertChannelProps) {
+    super('WEBHOOK', logicalId, props)
+  }
+}
+
+export class EmailAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'EMAIL'> & AlertChannelProps) {
+    super('EMAIL', logicalId, props)
+  }
+}
+
+export class SlackAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'SLACK'> & AlertChannelProps) {
+    super('SLACK', logicalId, props)
+  }
+}
+
+export class SmsAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'SMS'> & AlertChannelProps) {
+    super('SMS', logicalId, props)
+  }
+}

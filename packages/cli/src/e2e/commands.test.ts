@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import {
+  deploymentEnv,
+  type ServerProcess,
+  startServerProcess,
+} from '../../../server/src/testing/server-process.ts'
+import { CliProject, configFile } from '../testing/cli-project.ts'
+
+for (const engine of testEngines()) {
+  describe(`svc checks, trigger and env on ${engine.engine}`, () => {
+    let server: ServerProcess
+    let dispose: () => Promise<void>
+    let target: Server
+    let cli: CliProject
+    let env: Record<string, string>
+    let key: string
+    before(async () => {
+      const store = await engine.createUrl()
+      dispose = store.dispose
+      const serverEnv = deploymentEnv(store.url)
+      server = await startServerProcess(serverEnv)
+      target = createServer((req, res) => {
+        res.statusCode = req.url === '/ok' ? 200 : 500
+        res.end('{}')
+      })
+      await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
+      const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      cli = new CliProject({
+        'svc.config.ts': configFile('triggers'),
+        'api.check.ts': `import { ApiCheck } from '@svc/cli'
+const ok = [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] as const
+new ApiCheck('up', { name: 'Up <&>', tags: ['smoke'], activated: false, request: { url: '${base}/ok', assertions: [...ok] } })
+new ApiCheck('down', { name: 'Down', tags: ['smoke', 'broken'], activated: false, request: { url: '${base}/fail', assertions: [...ok] } })
+new ApiCheck('other', { name: 'Other', tags: ['other'], activated: false, request: { url: '${base}/ok', assertions: [...ok] } })
+`,
+        'suite.check.ts': `import { AutomationCheck } from '@svc/cli'
+new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig: './e2e/playwright.config.ts' })
+`,
+        'e2e/playwright.config.ts': 'export default {}\n',
+        'e2e/a.spec.ts': "import { test } from '@playwright/test'\ntest('a', async () => {})\n",
+      })
+      key = serverEnv.SVC_BOOTSTRAP_API_KEY
+      env = { SVC_API_URL: server.url, SVC_API_KEY: key }
+      const deployed = await cli.run(['deploy', '--force', '--no-schedule-on-deploy'], env)
+      assert.equal(deployed.code, 0, deployed.stderr)
+    })
+    after(async () => {
+      await server?.stop()
+      target?.close()
+      await dispose?.()
+      cli?.remove()
+    })
+
+    test('checks list filters by tag; checks get shows one check', async () => {
+      const listed = await cli.run(['checks', 'list', '--tag', 'smoke', '--output', 'json'], env)
+      assert.equal(listed.code, 0, listed.stderr)
+      const checks = JSON.parse(listed.stdout)
+      assert.deepEqual(checks.map((c: any) => c.name).sort(), ['Down', 'Up <&>'])
+      const text = await cli.run(['checks', 'list'], env)
+      assert.match(text.stdout, /^ID\s+TYPE\s+NAME\s+ACTIVE\s+TAGS\n/)
+      assert.equal(text.stdout.trim().split('\n').length, 5)
+      assert.match(text.stdout, /AUTOMATION\s+Suite/)
+      const got = await cli.run(['checks', 'get', checks[0].id, '-o', 'json'], env)
+      assert.equal(JSON.parse(got.stdout).id, checks[0].id)
+      const missing = await cli.run(['checks', 'get', '00000000-0000-4000-8000-000000000000'], env)
+      assert.equal(missing.code, 1)
+      assert.match(missing.stderr, /404/)
+    })
+
+    test('trigger runs the tagged checks, reports each, and exits 1 on a failure (list, JUnit, GitHub)', async () => {
+      const passing = await cli.run(['trigger', '--tag', 'smoke', '--grep', '^up'], env)
+      assert.equal(passing.code, 0, passing.stderr)
+      assert.match(passing.stdout, /✔ Up <&> \[API, local\] \d+ ms\n1 passed, 0 failed/)
+
+      const failing = await cli.run(['trigger', '--tag', 'smoke', '--reporter', 'junit'], env)
+      assert.equal(failing.code, 1)
+      assert.match(failing.stdout, /<testsuites name="svc trigger" tests="2" failures="1">/)
+      assert.match(failing.stdout, /<testcase name="Up &lt;&amp;&gt;" classname="API.local" time="[\d.]+"\/>/)
+      assert.match(
+        failing.stdout,
+        /<testcase name="Down" classname="API.local" time="[\d.]+">\n\s+<failure message=/,
+      )
+
+      const summary = join(cli.dir, 'summary.md')
+      writeFileSync(summary, '')
+      const github = await cli.run(['trigger', '--tag', 'broken', '--reporter', 'github'], {
+        ...env,
+        GITHUB_STEP_SUMMARY: summary,
+      })
+      assert.equal(github.code, 1)
+      assert.match(
+        readFileSync(summary, 'utf8'),
+        /### svc trigger: 0 passed, 1 failed\n[\s\S]*\| Down \| API \| local \| ❌ failed \|/,
+      )
+
+      const json = await cli.run(['trigger', '--tag', 'other', '-o', 'json'], env)
+      assert.equal(json.code, 0)
+      const report = JSON.parse(json.stdout)
+      assert.equal(report.passed, true)
+      assert.deepEqual(
+        report.runs.map((run: any) => run.name),
+        ['Other'],
+      )
+    })
+
+    test('env add, ls, pull and rm', async () => {
+      assert.equal((await cli.run(['env', 'add', 'BASE_URL', 'https://shop.example.com/a b'], env)).code, 0)
+      assert.equal((await cli.run(['env', 'add', 'TOKEN', 's3cret', '--secret'], env)).code, 0)
+      const duplicate = await cli.run(['env', 'add', 'TOKEN', 'again'], env)
+      assert.equal(duplicate.code, 1)
+      assert.match(duplicate.stderr, /409/)
+      const listed = JSON.parse((await cli.run(['env', 'ls', '-o', 'json'], env)).stdout)
+      assert.deepEqual(
+        listed.map((v: any) => [v.key, v.value]),
+        [
+          ['BASE_URL', 'https://shop.example.com/a b'],
+          ['TOKEN', '***masked***'],
+        ],
+      )
+      assert.equal((await cli.run(['env', 'pull'], env)).code, 0)
+      assert.equal(
+        readFileSync(join(cli.dir, '.env'), 'utf8'),
+        'BASE_URL="https://shop.example.com/a b"\n# TOKEN: secret, not readable\n',
+      )
+      assert.equal((await cli.run(['env', 'rm', 'TOKEN'], env)).code, 0)
+      const after = JSON.parse((await cli.run(['env', 'ls', '-o', 'json'], env)).stdout)
+      assert.deepEqual(
+        after.map((v: any) => v.key),
+        ['BASE_URL'],
+      )
+    })
+
+    test('import writes construct code that validates and synthesizes what the server has', async () => {
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+        assert.equal(res.status, 201, `${path}: ${await res.clone().text()}`)
+        return (await res.json()) as any
+      }
+      const group = await post('/v1/check-groups', {
+        name: 'Clicked group',
+        locations: ['local'],
+        frequency: 30,
+      })
+      const hook = await post('/v1/alert-channels', {
+        type: 'WEBHOOK',
+        config: { name: 'Clicked hook', url: 'http://127.0.0.1:9/hook' },
+      })
+      await post('/v1/checks/heartbeat', {
+        name: 'Clicked beat',
+        groupId: group.id,
+        heartbeat: { period: 2, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' },
+        alertChannelSubscriptions: [{ alertChannelId: hook.id, activated: true }],
+      })
+      await post('/v1/checks/browser', {
+        name: "Clicked 'journey'",
+        activated: false,
+        locations: ['local'],
+        script: "const { test } = require('@playwright/test')\ntest('t', async () => {})\n",
+      })
+
+      const imported = new CliProject({ 'svc.config.ts': configFile('imported') })
+      after(() => imported.remove())
+      const run = await imported.run(['import'], env)
+      assert.equal(run.code, 0, run.stderr)
+      assert.match(run.stdout, /Wrote 5 checks, 1 groups and 1 alert channels to checks\/imported\.check\.ts/)
+      assert.match(
+        run.stderr,
+        /Skipped AUTOMATION check "Suite" \(.+\): import doesn't write a suite's files out yet/,
+      )
+      const validated = await imported.run(['validate'], env)
+      assert.equal(validated.code, 0, validated.stderr)
+      const payload = JSON.parse((await imported.run(['synth', '-o', 'json'], env)).stdout)
+      const byId = Object.fromEntries(payload.resources.map((r: any) => [r.logicalId, r.payload]))
+      assert.deepEqual(byId['clicked-hook'], {
+        type: 'WEBHOOK',
+        config: {
+          name: 'Clicked hook',
+          url: 'http://127.0.0.1:9/hook',
+          method: 'POST',
+          headers: [],
+          queryParameters: [],
+          template: '',
+        },
+      })
+      assert.deepEqual(byId['clicked-group'].frequency, 30)
+      assert.deepEqual(byId['clicked-beat'].heartbeat, {
+        period: 2,
+        periodUnit: 'hours',
+        grace: 10,
+        graceUnit: 'minutes',
+      })
+      assert.deepEqual(byId['clicked-beat'].groupId, { ref: 'clicked-group' })
+      assert.deepEqual(byId['check-alert-channel-subscription#clicked-beat#clicked-hook'], {
+        alertChannelId: { ref: 'clicked-hook' },
+        checkId: { ref: 'clicked-beat' },
+        activated: true,
+      })
+      assert.equal(byId['clicked-journey'].activated, false)
+      assert.match(byId['clicked-journey'].script, /test\('t'/)
+      assert.deepEqual(byId.up.request.url.endsWith('/ok'), true)
+      const again = await imported.run(['import'], env)
+      assert.equal(again.code, 1)
+      assert.match(again.stderr, /exists already: pass --force/)
+    })
+  })
+}

@@ -1,0 +1,183 @@
+import {
+  ALERT_CHANNEL_CONFIGS,
+  AlertChannelBody,
+  type AlertChannelType,
+  CHECK_BODIES,
+  type CheckType,
+} from '@svc/core'
+import type { TSchema } from 'typebox'
+import { CheckGroupBody } from '../constructs/check-group.ts'
+
+export interface ServerCheck extends Record<string, unknown> {
+  id: string
+  name: string
+  checkType: CheckType
+  groupId: number | null
+}
+export interface ServerGroup extends Record<string, unknown> {
+  id: number
+  name: string
+}
+export interface ServerChannel extends Record<string, unknown> {
+  id: number
+  type: AlertChannelType
+  config: Record<string, unknown>
+  subscriptions: { checkId?: string | null; groupId?: number | null; activated: boolean }[]
+}
+
+const CHECK_CLASSES: Record<CheckType, string | undefined> = {
+  API: 'ApiCheck',
+  URL: 'UrlMonitor',
+  TCP: 'TcpMonitor',
+  DNS: 'DnsMonitor',
+  ICMP: 'IcmpMonitor',
+  HEARTBEAT: 'HeartbeatMonitor',
+  BROWSER: 'BrowserCheck',
+  MULTI_STEP: 'MultiStepCheck',
+  AUTOMATION: undefined,
+}
+const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
+  WEBHOOK: 'WebhookAlertChannel',
+  EMAIL: 'EmailAlertChannel',
+  SLACK: 'SlackAlertChannel',
+  SMS: 'SmsAlertChannel',
+}
+const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP']
+
+/** Construct code for resources that exist on the server, and what it couldn't express. */
+export function importCode(
+  checks: ServerCheck[],
+  groups: ServerGroup[],
+  channels: ServerChannel[],
+): { code: string; skipped: string[] } {
+  const ids = new LogicalIds()
+  const skipped: string[] = []
+  const used = new Set<string>()
+  const channelVars = new Map<number, string>()
+  const lines: string[] = []
+  for (const channel of channels) {
+    const name = ids.next('channel', String(channel.config.name ?? channel.config.address ?? channel.type))
+    channelVars.set(channel.id, name.variable)
+    used.add(CHANNEL_CLASSES[channel.type])
+    const props = {
+      ...pick(channel.config, ALERT_CHANNEL_CONFIGS[channel.type]),
+      ...withoutDefaults(pick(channel, AlertChannelBody), AlertChannelBody, ['type', 'config']),
+    }
+    lines.push(
+      `export const ${name.variable} = new ${CHANNEL_CLASSES[channel.type]}(${q(name.logicalId)}, ${js(props)})`,
+    )
+  }
+  const channelsOf = (match: (s: ServerChannel['subscriptions'][number]) => boolean) =>
+    channels
+      .filter((c) => c.subscriptions.some((s) => s.activated && match(s)))
+      .map((c) => channelVars.get(c.id))
+  const groupVars = new Map<number, string>()
+  for (const group of groups) {
+    const name = ids.next('group', group.name)
+    groupVars.set(group.id, name.variable)
+    used.add('CheckGroup')
+    const links = refs({ alertChannels: channelsOf((s) => s.groupId === group.id) })
+    const props = withoutDefaults(pick(group, CheckGroupBody), CheckGroupBody, [])
+    lines.push(`export const ${name.variable} = new CheckGroup(${q(name.logicalId)}, ${js(props, links)})`)
+  }
+  for (const check of checks) {
+    const className = CHECK_CLASSES[check.checkType]
+    if (!className) {
+      skipped.push(
+        `${check.checkType} check "${check.name}" (${check.id}): import doesn't write a suite's files out yet`,
+      )
+      continue
+    }
+    used.add(className)
+    const schema = CHECK_BODIES[check.checkType]
+    const { script, ...fields } = withoutDefaults(pick(check, schema), schema, [
+      'groupId',
+      'alertChannelSubscriptions',
+    ])
+    const props = SCRIPT_TYPES.includes(check.checkType) ? { ...fields, code: { content: script } } : fields
+    const links = refs({
+      group: check.groupId === null ? undefined : groupVars.get(check.groupId),
+      alertChannels: channelsOf((s) => s.checkId === check.id),
+    })
+    lines.push(`new ${className}(${q(ids.next('check', check.name).logicalId)}, ${js(props, links)})`)
+  }
+  const header = `import { ${[...used].sort().join(', ')} } from '@svc/cli'\n\n// Imported by \`svc import\` on ${new Date().toISOString().slice(0, 10)}.\n`
+  return { code: `${header}\n${lines.join('\n\n')}\n`, skipped }
+}
+
+/** The fields of `value` that `schema` takes, recursively (read-only fields such as ids left out). */
+function pick(value: unknown, schema: TSchema): Record<string, unknown> {
+  return pickValue(value, schema) as Record<string, unknown>
+}
+
+function pickValue(value: unknown, schema: TSchema): unknown {
+  const node = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[] }
+  if (value === null || value === undefined) return value
+  const objectSchema = node.properties ? node : node.anyOf?.find((member) => 'properties' in member)
+  const properties = (objectSchema as { properties?: Record<string, TSchema> } | undefined)?.properties
+  if (properties && typeof value === 'object' && !Array.isArray(value)) {
+    const entries = Object.entries(value).filter(([key, field]) => key in properties && field !== null)
+    return Object.fromEntries(
+      entries.map(([key, field]) => [key, pickValue(field, properties[key] as TSchema)]),
+    )
+  }
+  const items = node.items ?? (node.anyOf?.find((member) => 'items' in member) as { items?: TSchema })?.items
+  if (items && Array.isArray(value)) return value.map((item) => pickValue(item, items))
+  return value
+}
+
+/** Leaves out top-level fields equal to the schema's default, and `drop`, so the code says only what matters. */
+function withoutDefaults(
+  object: Record<string, unknown>,
+  schema: TSchema,
+  drop: string[],
+): Record<string, unknown> {
+  const properties = (schema as { properties: Record<string, { default?: unknown }> }).properties
+  return Object.fromEntries(
+    Object.entries(object).filter(([key, value]) => {
+      if (drop.includes(key)) return false
+      const fallback = properties[key]?.default
+      return fallback === undefined || JSON.stringify(fallback) !== JSON.stringify(value)
+    }),
+  )
+}
+
+function refs(links: { group?: string; alertChannels: (string | undefined)[] }): string[] {
+  const channels = links.alertChannels.filter((name): name is string => name !== undefined)
+  return [
+    ...(links.group ? [`group: ${links.group}`] : []),
+    ...(channels.length ? [`alertChannels: [${channels.join(', ')}]`] : []),
+  ]
+}
+
+function js(props: Record<string, unknown>, links: string[] = []): string {
+  const body = JSON.stringify(props, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:')
+  if (links.length === 0) return body
+  const inner = body === '{}' ? '' : `${body.slice(1, -2)},\n`
+  return `{${inner ? inner : '\n'}${links.map((link) => `  ${link},`).join('\n')}\n}`
+}
+
+function q(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+}
+
+/** Unique logical ids and variable names from resource names. */
+class LogicalIds {
+  private readonly taken = new Set<string>()
+
+  next(kind: string, name: string): { logicalId: string; variable: string } {
+    const slug =
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '') || kind
+    let logicalId = slug
+    for (let n = 2; this.taken.has(`${kind} ${logicalId}`); n++) logicalId = `${slug}-${n}`
+    this.taken.add(`${kind} ${logicalId}`)
+    const words = `${kind}-${logicalId}`.split('-')
+    const variable = words
+      .map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1)))
+      .join('')
+    return { logicalId, variable: variable.replace(/^(\d)/, '_$1') }
+  }
+}
