@@ -19,6 +19,8 @@ import {
 } from './projects.schemas.ts'
 import * as projects from './projects.service.ts'
 
+const SSE_KEEP_ALIVE_MS = 15_000
+
 export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   const tags = ['projects']
 
@@ -187,8 +189,12 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       const frame = (event: string, data: unknown) =>
         raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
       let open = true
+      // A comment now and then keeps a long deploy's quiet stream under the server's idle timeout
+      // (SVC_HTTP_IDLE_TIMEOUT_SECONDS, more than 30 s) and proxies' own.
+      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS)
       raw.on('close', () => {
         open = false
+        clearInterval(keepAlive)
       })
       const ended = await deployments.followDeployment(
         ctx,
@@ -203,6 +209,7 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
           frame('error', { message: ended.error?.message ?? 'The deployment failed' })
         else frame('complete', ended)
       }
+      clearInterval(keepAlive)
       raw.end()
     },
   )
