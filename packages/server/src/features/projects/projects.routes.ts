@@ -172,6 +172,12 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
           '`progress` frames with `{progress}` (0–100), then `complete` with the deployment, or `error` with ' +
           '`{message}` when it failed.',
         params: DeploymentParams,
+        response: {
+          200: Type.String({
+            description:
+              'A text/event-stream of `progress`, then `complete` or `error` frames (and keep-alive comments).',
+          }),
+        },
       },
     },
     async (request, reply) => {
