@@ -67,6 +67,7 @@ for (const engine of testEngines()) {
       server = await startServerProcess(env)
       project = mkdtempSync(join(tmpdir(), 'svc-hosted-cli-'))
       writeHostedProject(project)
+      mkdirSync(join(project, '.tmp'))
       writeChecks(project, 'API health')
     })
     after(async () => {
@@ -82,6 +83,8 @@ for (const engine of testEngines()) {
           PATH: process.env.PATH,
           HOME: project,
           XDG_CONFIG_HOME: join(project, '.config'),
+          // It stages bundles in temporary folders it doesn't remove: keep them in the project's, removed after.
+          TMPDIR: join(project, '.tmp'),
           CHECKLY_ENV: 'local',
           CHECKLY_API_URL: server.url,
           CHECKLY_API_KEY: key,
