@@ -48,13 +48,15 @@ describe('browser checks in Chromium', { skip }, () => {
         <p id="first" style="font-size:40px">First paragraph of text</p>
         <div id="content" style="height:300px;background:#ccc">Content that moves</div>
         <script>
-          setTimeout(() => {
+          // Only after a frame with the first layout was painted: on a slow machine a fixed delay could
+          // land before the first paint, and the banner would be part of the layout, not a shift of it.
+          addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
             const banner = document.createElement('div');
             banner.style.height = '200px';
             banner.textContent = 'Late banner';
             document.body.insertBefore(banner, document.body.firstChild);
             const end = performance.now() + 300; while (performance.now() < end) {}
-          }, 200);
+          }, 50))));
         </script>`),
       '/never': () => {},
       '/trace-a': html('<p>A</p>'),
