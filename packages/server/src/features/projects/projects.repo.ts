@@ -34,19 +34,7 @@ export async function lockOrCreateProject(
   project: { logicalId: string; name: string; repoUrl?: string | null },
 ): Promise<Selectable<ProjectsTable>> {
   const now = isoNow(ctx)
-  await ctx.db
-    .insertInto('projects')
-    .values({
-      id: randomUUID(),
-      account_id: accountId,
-      logical_id: project.logicalId,
-      name: project.name,
-      repo_url: project.repoUrl ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.columns(['account_id', 'logical_id']).doNothing())
-    .execute()
+  await insertProject(ctx, accountId, project)
   const row = await locked(
     ctx,
     ctx.db
