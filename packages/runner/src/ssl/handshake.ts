@@ -1,6 +1,12 @@
 import { X509Certificate } from 'node:crypto'
 import { isIP, type LookupFunction } from 'node:net'
-import { type ConnectionOptions, checkServerIdentity, connect, type DetailedPeerCertificate } from 'node:tls'
+import {
+  type ConnectionOptions,
+  checkServerIdentity,
+  connect,
+  type DetailedPeerCertificate,
+  type TLSSocket,
+} from 'node:tls'
 import type { RunnerContext } from '../types.ts'
 
 const DAY_MS = 86_400_000
@@ -94,8 +100,9 @@ export function handshake(target: HandshakeTarget, ctx: RunnerContext): Promise<
     socket.once('connect', () => {
       connectedAt = performance.now()
     })
-    socket.once('OCSPResponse', (response: Buffer) => {
-      ocspStapled = response.length > 0
+    // Emitted with null when the server staples nothing.
+    socket.once('OCSPResponse', (response: Buffer | null) => {
+      ocspStapled = (response?.length ?? 0) > 0
     })
     socket.once('error', (error) => {
       clearTimeout(deadline)
@@ -103,30 +110,44 @@ export function handshake(target: HandshakeTarget, ctx: RunnerContext): Promise<
     })
     socket.once('secureConnect', () => {
       clearTimeout(deadline)
-      const handshakeTimeMs = round(performance.now() - connectedAt)
-      const peer = socket.getPeerCertificate(true)
-      const chain = chainOf(peer, ctx.now())
-      const hostnameError = peer?.raw ? (checkServerIdentity(target.serverName, peer) ?? null) : null
-      const version = socket.getProtocol()
-      const trustError = socket.authorizationError as unknown as Error | string | null | undefined
-      resolve({
-        resolvedIp: socket.remoteAddress ?? null,
-        protocol: version ? version.replace('TLSv', 'TLS') : null,
-        cipherSuite: socket.getCipher()?.standardName ?? null,
-        handshakeTimeMs,
-        chainTrusted: socket.authorized,
-        chainTrustReason: socket.authorized
-          ? null
-          : String((trustError as Error)?.message ?? trustError ?? ''),
-        hostnameVerified: chain.length > 0 && hostnameError === null,
-        hostnameError:
-          chain.length === 0 ? 'The server presented no certificate' : (hostnameError?.message ?? null),
-        ocspStapled,
-        chain,
-      })
-      socket.destroy()
+      try {
+        resolve(read(socket, target, connectedAt, ocspStapled, ctx))
+      } catch (error) {
+        // A certificate node:crypto cannot parse: the run fails on it rather than the process.
+        reject(new HandshakeFailure(error, false, performance.now() - started))
+      } finally {
+        socket.destroy()
+      }
     })
   })
+}
+
+function read(
+  socket: TLSSocket,
+  target: HandshakeTarget,
+  connectedAt: number,
+  ocspStapled: boolean,
+  ctx: RunnerContext,
+): Handshake {
+  const handshakeTimeMs = round(performance.now() - connectedAt)
+  const peer = socket.getPeerCertificate(true)
+  const chain = chainOf(peer, ctx.now())
+  const hostnameError = peer?.raw ? (checkServerIdentity(target.serverName, peer) ?? null) : null
+  const version = socket.getProtocol()
+  const trustError = socket.authorizationError as unknown as Error | string | null | undefined
+  return {
+    resolvedIp: socket.remoteAddress ?? null,
+    protocol: version ? version.replace('TLSv', 'TLS') : null,
+    cipherSuite: socket.getCipher()?.standardName ?? null,
+    handshakeTimeMs,
+    chainTrusted: socket.authorized,
+    chainTrustReason: socket.authorized ? null : String((trustError as Error)?.message ?? trustError ?? ''),
+    hostnameVerified: chain.length > 0 && hostnameError === null,
+    hostnameError:
+      chain.length === 0 ? 'The server presented no certificate' : (hostnameError?.message ?? null),
+    ocspStapled,
+    chain,
+  }
 }
 
 function chainOf(leaf: DetailedPeerCertificate | undefined, now: Date): CertificateFacts[] {
