@@ -89,6 +89,25 @@ export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable): Resu
         pages: [],
       }
     }
+    case 'SSL': {
+      const ssl = isRecord(parsed.sslCheckResult) ? parsed.sslCheckResult : {}
+      const response = fieldOf(['sslCheckResult'], 'response')
+      const certificate = isRecord(response.certificate) ? response.certificate : {}
+      const share = (value: unknown) => (typeof value === 'boolean' ? (value ? 100 : 0) : undefined)
+      const version = /^TLS(\d\.\d)$/.exec(stringOf(ssl.tlsVersion) ?? '')?.[1]
+      return {
+        run: valuesOf({
+          handshakeTimeMs: numberOf(ssl.handshakeTimeMs),
+          daysUntilExpiry: numberOf(ssl.daysUntilExpiry),
+          keySizeBits: numberOf(certificate.keySizeBits),
+          hostnameVerified: share(ssl.hostnameVerified),
+          chainTrusted: share(ssl.chainTrusted),
+          ocspStapled: share(response.ocspStapled),
+          tlsVersion: version === undefined ? undefined : Number(version),
+        }),
+        pages: [],
+      }
+    }
     case 'BROWSER':
       return browserMetrics(parsed.browserCheckResult, responseTime, valuesOf)
     case 'MULTI_STEP':

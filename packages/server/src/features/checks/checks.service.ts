@@ -50,7 +50,7 @@ import { effectiveTags } from './effective-check.ts'
 import { type Definition, type ResolvedCheck, resolveCheck, resolveChecks } from './resolve-check.ts'
 
 const PERIOD_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const
-const RESPONSE_TIME_CHECK_TYPES: readonly CheckType[] = ['API', 'URL', 'TCP', 'DNS']
+const RESPONSE_TIME_CHECK_TYPES: readonly CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'SSL']
 const validators = Object.fromEntries(
   Object.entries(CHECK_BODIES).map(([type, schema]) => [type, compileBodyValidator(schema)]),
 ) as Record<CheckType, (body: unknown) => void>
