@@ -3,7 +3,13 @@ import { describeAssertionFailure } from '../describe-assertion.ts'
 import { classifyNetworkError, isLookupFailure } from '../http/classify-error.ts'
 import { type RunError, type RunnerContext, type RunVerdict, verdictOf } from '../types.ts'
 import { type BaselineOutcome, judgeBaseline } from './baseline.ts'
-import { type CertificateFacts, type Handshake, HandshakeFailure, handshake, round } from './handshake.ts'
+import {
+  type CertificateFacts,
+  type Handshake,
+  type HandshakeFailure,
+  handshake,
+  round,
+} from './handshake.ts'
 
 export type SslJob = CheckJob<'SSL'>
 
