@@ -185,27 +185,40 @@ export const ScriptDetail = Open({
   tls: Optional(DetailCertificate),
 })
 
+/** A posted detail may be null for every type: an agent whose run threw posts no detail. */
+export const NullableHttpDetail = Nullable(HttpDetail)
+export const NullableScriptDetail = Nullable(ScriptDetail)
+
 /**
- * A posted detail's schema by its check's type (whatever `detailKey` says: it is stored under its type's key).
- * Null is taken for every type: an agent whose run threw posts no detail.
+ * SSL monitors (`sslCheckResult`): the runner's `SslCheckResult`, the hosted product's `CheckResultSsl`
+ * fields analytics reads.
  */
-export const AGENT_DETAILS = (() => {
-  const http = Nullable(HttpDetail)
-  const script = Nullable(ScriptDetail)
-  return {
-    URL: http,
-    API: http,
-    TCP: Nullable(TcpDetail),
-    DNS: Nullable(DnsDetail),
-    ICMP: Nullable(IcmpDetail),
-    BROWSER: script,
-    MULTI_STEP: script,
-    AUTOMATION: script,
-  } as const
-})()
+export const SslDetail = Open({
+  tlsVersion: Optional(Nullable(Text(SHORT_TEXT))),
+  cipherSuite: Optional(Nullable(Text(SHORT_TEXT))),
+  daysUntilExpiry: Optional(
+    Nullable(Type.Integer({ minimum: -CERTIFICATE_DAYS, maximum: CERTIFICATE_DAYS })),
+  ),
+  handshakeTimeMs: Optional(Nullable(DetailMilliseconds)),
+  chainTrusted: Optional(Nullable(Type.Boolean())),
+  hostnameVerified: Optional(Nullable(Type.Boolean())),
+  response: Optional(
+    Nullable(
+      Open({
+        ocspStapled: Optional(Nullable(Type.Boolean())),
+        certificate: Optional(
+          Nullable(
+            Open({ keySizeBits: Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 }))) }),
+          ),
+        ),
+      }),
+    ),
+  ),
+})
 
 export type HttpDetail = Static<typeof HttpDetail>
 export type TcpDetail = Static<typeof TcpDetail>
 export type DnsDetail = Static<typeof DnsDetail>
 export type IcmpDetail = Static<typeof IcmpDetail>
 export type ScriptDetail = Static<typeof ScriptDetail>
+export type SslDetail = Static<typeof SslDetail>

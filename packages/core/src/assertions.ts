@@ -1,15 +1,5 @@
-import { type Static, Type } from 'typebox'
+import { Type } from 'typebox'
 import { Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
-
-/** Where an assertion reads its value, per check type (API.md "Assertions"). */
-export const ASSERTION_SOURCES = {
-  API: ['STATUS_CODE', 'JSON_BODY', 'TEXT_BODY', 'HEADERS', 'RESPONSE_TIME'],
-  URL: ['STATUS_CODE', 'RESPONSE_TIME'],
-  TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
-  DNS: ['RESPONSE_CODE', 'RESPONSE_TIME', 'TEXT_ANSWER', 'JSON_ANSWER'],
-  ICMP: ['LATENCY', 'JSON_RESPONSE'],
-} as const
-export type AssertionCheckType = keyof typeof ASSERTION_SOURCES
 
 export const ASSERTION_COMPARISONS = [
   'EQUALS',
@@ -32,10 +22,13 @@ export type AssertionComparison = (typeof ASSERTION_COMPARISONS)[number]
 
 export const MAX_ASSERTIONS = 50
 
-/** `{source, property, comparison, target, regex}` limited to the sources of one check type. */
-export function AssertionSchema<T extends AssertionCheckType>(checkType: T) {
+/**
+ * `{source, property, comparison, target, regex}` limited to the sources of one check type (its module in
+ * check-types/ names them; API.md "Assertions").
+ */
+export function AssertionSchema<const S extends readonly string[]>(sources: S) {
   return StrictObject({
-    source: StringEnum(ASSERTION_SOURCES[checkType]),
+    source: StringEnum(sources),
     property: Type.Optional(
       Type.String({ maxLength: 1024, default: '', description: 'JSONPath ($.a.b), header name, or empty.' }),
     ),
@@ -52,8 +45,8 @@ export function AssertionSchema<T extends AssertionCheckType>(checkType: T) {
   })
 }
 
-export function AssertionList<T extends AssertionCheckType>(checkType: T) {
-  return Type.Array(AssertionSchema(checkType), { maxItems: MAX_ASSERTIONS, default: [] })
+export function AssertionList<const S extends readonly string[]>(sources: S) {
+  return Type.Array(AssertionSchema(sources), { maxItems: MAX_ASSERTIONS, default: [] })
 }
 
 export interface Assertion {
@@ -63,4 +56,3 @@ export interface Assertion {
   target?: string
   regex?: string | null
 }
-export type ApiAssertion = Static<ReturnType<typeof AssertionSchema<'API'>>>

@@ -40,5 +40,6 @@ export {
   runJob,
   UPTIME_CHECK_TYPES,
 } from './run-job.ts'
+export { runSslCheck, type SslCheckResult, type SslJob, type SslRunResult } from './ssl/run-ssl-check.ts'
 export { runTcpCheck, type TcpJob, type TcpRunResult } from './tcp/run-tcp-check.ts'
 export * from './types.ts'

@@ -35,6 +35,7 @@ const CHECK_CLASSES: Record<CheckType, string | undefined> = {
   BROWSER: 'BrowserCheck',
   MULTI_STEP: 'MultiStepCheck',
   AUTOMATION: undefined,
+  SSL: undefined,
 }
 const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
   WEBHOOK: 'WebhookAlertChannel',

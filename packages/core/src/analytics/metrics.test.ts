@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { ANALYTICS_KINDS, metricMetadata, parseMetric } from './metrics.ts'
+import { ANALYTICS_KINDS } from '../check-types/index.ts'
+import { metricMetadata, parseMetric } from './metrics.ts'
 
 const urlMonitors = ANALYTICS_KINDS.find((kind) => kind.segment === 'url-monitors')!
 

@@ -1,6 +1,6 @@
 import type { CheckType } from '../checks/check-fields.ts'
 
-/** The analytics contract per check type (spec "Analytics", extended to every type by API.md). */
+/** Analytics metrics: each type's catalog is in its check-types/ module (ANALYTICS_KINDS). */
 
 export const METRIC_AGGREGATIONS = [
   'avg',
@@ -30,89 +30,6 @@ export interface AnalyticsKind {
   /** Metrics answered when the query names none. */
   defaultMetrics: string[]
 }
-
-const HTTP_METRICS = {
-  responseTime: 'milliseconds',
-  wait: 'milliseconds',
-  dns: 'milliseconds',
-  tcp: 'milliseconds',
-  firstByte: 'milliseconds',
-  download: 'milliseconds',
-} as const satisfies Record<string, MetricUnit>
-
-const RESULT_FILTERS = ['success', 'failure']
-
-function kind(
-  segment: string,
-  checkTypes: CheckType[],
-  metrics: Record<string, MetricUnit>,
-  groupBy: string[],
-  main: string,
-  statusFilters = RESULT_FILTERS,
-): AnalyticsKind {
-  const defaultMetrics = ['availability', ...['avg', 'p50', 'p95', 'p99'].map((a) => `${main}_${a}`)]
-  return { segment, checkTypes, metrics, groupBy, statusFilters, defaultMetrics }
-}
-
-export const ANALYTICS_KINDS: AnalyticsKind[] = [
-  kind('url-monitors', ['URL'], HTTP_METRICS, ['runLocation', 'statusCode'], 'responseTime'),
-  kind('api-checks', ['API'], HTTP_METRICS, ['runLocation', 'statusCode'], 'responseTime'),
-  kind(
-    'browser-checks',
-    ['BROWSER'],
-    {
-      responseTime: 'milliseconds',
-      TTFB: 'milliseconds',
-      FCP: 'milliseconds',
-      LCP: 'milliseconds',
-      CLS: 'score',
-      TBT: 'milliseconds',
-      consoleErrors: 'count',
-      networkErrors: 'count',
-      userScriptErrors: 'count',
-      documentErrors: 'count',
-    },
-    ['runLocation', 'pageIndex'],
-    'responseTime',
-  ),
-  kind('multistep-checks', ['MULTI_STEP'], { responseTime: 'milliseconds' }, ['runLocation'], 'responseTime'),
-  kind(
-    'playwright-checks',
-    ['AUTOMATION'],
-    { responseTime: 'milliseconds' },
-    ['runLocation'],
-    'responseTime',
-  ),
-  kind(
-    'tcp-checks',
-    ['TCP'],
-    { total: 'milliseconds', dns: 'milliseconds', connection: 'milliseconds', data: 'milliseconds' },
-    ['runLocation'],
-    'total',
-  ),
-  kind('dns', ['DNS'], { total: 'milliseconds' }, ['runLocation'], 'total'),
-  kind(
-    'icmp',
-    ['ICMP'],
-    {
-      packetLoss: 'percentage',
-      latencyMin: 'milliseconds',
-      latencyMax: 'milliseconds',
-      latencyAvg: 'milliseconds',
-      latencyStdDev: 'milliseconds',
-    },
-    ['runLocation'],
-    'latencyAvg',
-  ),
-  {
-    segment: 'heartbeat-checks',
-    checkTypes: ['HEARTBEAT'],
-    metrics: {},
-    groupBy: [],
-    statusFilters: ['FAILING', 'EARLY', 'RECEIVED', 'GRACE', 'LATE'],
-    defaultMetrics: ['availability', 'retries'],
-  },
-]
 
 export interface ParsedMetric {
   name: string

@@ -21,15 +21,9 @@ export const CHECK_TYPES = [
   'URL',
   'DNS',
   'AUTOMATION',
+  'SSL',
 ] as const
 export type CheckType = (typeof CHECK_TYPES)[number]
-
-/** Check types whose definition is a Playwright script (run by the Playwright runner). */
-export const SCRIPT_CHECK_TYPES = [
-  'BROWSER',
-  'MULTI_STEP',
-  'AUTOMATION',
-] as const satisfies readonly CheckType[]
 
 export const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440] as const
 export type Frequency = (typeof FREQUENCIES)[number]

@@ -1,11 +1,12 @@
 import { isAbsolute, normalize, sep } from 'node:path'
+import type { ScriptCheckType } from '../check-types/index.ts'
 
 /**
  * The files a script check (BROWSER, MULTI_STEP, AUTOMATION) runs as one project, and the rule for a
  * project that can run at all. The runner builds its run from this; the API refuses at save time what
  * it would refuse at every run, so the two can't disagree.
  */
-export type ScriptProjectCheckType = 'BROWSER' | 'MULTI_STEP' | 'AUTOMATION'
+export type ScriptProjectCheckType = ScriptCheckType
 
 export const DEFAULT_SCRIPT_ENTRIES: Record<ScriptProjectCheckType, string> = {
   BROWSER: 'browser-check.spec.js',

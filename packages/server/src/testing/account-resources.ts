@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import type { CHECK_PATHS } from '@svc/core'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { ArtifactStore } from '../context.ts'
 import { json, type Tenant, type TestApp } from './test-app.ts'
@@ -114,7 +115,8 @@ export const CHECK_BODIES = {
       { path: 'tests/a.spec.ts', content: SCRIPT },
     ],
   },
-}
+  ssl: { name: 'SSL', activated: false, request: { sslConfig: { hostname: '127.0.0.1', port: 9 } } },
+} satisfies Record<keyof typeof CHECK_PATHS, object>
 const CHANNEL_BODY = { type: 'EMAIL', config: { address: 'ops@example.com' } }
 const GROUP_BODY = { name: 'Group', concurrency: 1 }
 const UPDATE_BODY = { description: 'Looking', status: 'INVESTIGATING' }
@@ -173,6 +175,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/checks/icmp/{id}': checkOfType('icmp'),
   '/v1/checks/multistep/{id}': checkOfType('multistep'),
   '/v1/checks/automation/{id}': checkOfType('automation'),
+  '/v1/checks/ssl/{id}': checkOfType('ssl'),
   '/v1/check-groups/{id}': async (a) => ({
     ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
     bodies: { PUT: GROUP_BODY },
@@ -317,6 +320,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/analytics/dns/{id}': analyticsOf('dns'),
   '/v1/analytics/icmp/{id}': analyticsOf('icmp'),
   '/v1/analytics/heartbeat-checks/{id}': analyticsOf('heartbeat'),
+  '/v1/analytics/ssl/{id}': analyticsOf('ssl'),
   '/v1/error-groups/checks/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/error-groups/{id}': async (a) => ({ ids: { id: await errorGroupOf(a) } }),
   '/v1/root-cause-analyses/error-groups/{errorGroupId}': async (a) => {

@@ -1,4 +1,4 @@
-/** A check type with its article, as a sentence says it: `an API`, `an ICMP`, `a URL`, `a TCP`. */
+/** A check type with its article, as a sentence says it: `an API`, `an ICMP`, `an SSL`, `a URL`, `a TCP`. */
 export function aCheckType(checkType: string): string {
-  return `${/^[AEIO]/.test(checkType) ? 'an' : 'a'} ${checkType}`
+  return `${/^([AEIO]|SSL)/.test(checkType) ? 'an' : 'a'} ${checkType}`
 }

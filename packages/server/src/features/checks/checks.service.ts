@@ -3,6 +3,7 @@ import { isIPv4 } from 'node:net'
 import {
   type Assertion,
   CHECK_BODIES,
+  CHECK_TYPES,
   type CheckEnvironmentVariable,
   type CheckType,
   EXTENDED_MAX_RESPONSE_TIME_MS,
@@ -50,7 +51,9 @@ import { effectiveTags } from './effective-check.ts'
 import { type Definition, type ResolvedCheck, resolveCheck, resolveChecks } from './resolve-check.ts'
 
 const PERIOD_SECONDS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 } as const
-const RESPONSE_TIME_CHECK_TYPES: readonly CheckType[] = ['API', 'URL', 'TCP', 'DNS']
+const RESPONSE_TIME_CHECK_TYPES = CHECK_TYPES.filter(
+  (type) => 'maxResponseTime' in CHECK_BODIES[type].properties,
+)
 const validators = Object.fromEntries(
   Object.entries(CHECK_BODIES).map(([type, schema]) => [type, compileBodyValidator(schema)]),
 ) as Record<CheckType, (body: unknown) => void>

@@ -1,0 +1,40 @@
+import { Type } from 'typebox'
+import { NullableScriptDetail } from '../agent-details.ts'
+import { commonCheckFields, scriptCheckFields } from '../checks/check-fields.ts'
+import { Nullable, StrictObject } from '../schema-helpers.ts'
+import { defineCheckType } from './definition.ts'
+
+/** A Playwright test suite (the hosted product's PLAYWRIGHT checks). */
+export const automationCheckType = defineCheckType({
+  path: 'automation',
+  body: StrictObject({
+    ...commonCheckFields,
+    ...scriptCheckFields,
+    script: Type.Optional(
+      Type.String({
+        maxLength: 1_000_000,
+        description: 'A test file written at scriptPath; optional when dependencies hold the suite.',
+      }),
+    ),
+    playwrightConfigPath: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        default: 'playwright.config.ts',
+        description: "The suite's Playwright config: must be one of its files (dependencies, script).",
+      }),
+    ),
+    grep: Type.Optional(
+      Nullable(Type.String({ maxLength: 1024, description: 'Runs only tests matching this.' })),
+    ),
+  }),
+  assertionSources: null,
+  detail: { key: 'playwrightCheckResult', schema: NullableScriptDetail },
+  analytics: {
+    segment: 'playwright-checks',
+    metrics: { responseTime: 'milliseconds' },
+    groupBy: ['runLocation'],
+    main: 'responseTime',
+  },
+  runs: 'script',
+  jobFields: [],
+})

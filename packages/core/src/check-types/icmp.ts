@@ -1,0 +1,45 @@
+import { Type } from 'typebox'
+import { IcmpDetail } from '../agent-details.ts'
+import { AssertionList } from '../assertions.ts'
+import { commonCheckFields } from '../checks/check-fields.ts'
+import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { defineCheckType } from './definition.ts'
+import { Hostname, IP_FAMILIES } from './shared.ts'
+
+export const ICMP_ASSERTION_SOURCES = ['LATENCY', 'JSON_RESPONSE'] as const
+
+export const IcmpRequest = StrictObject({
+  hostname: Hostname,
+  pingCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+  ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),
+  assertions: Type.Optional(AssertionList(ICMP_ASSERTION_SOURCES)),
+})
+
+const PacketLoss = (fallback: number) =>
+  Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: fallback }))
+
+export const icmpCheckType = defineCheckType({
+  path: 'icmp',
+  body: StrictObject({
+    ...commonCheckFields,
+    request: IcmpRequest,
+    degradedPacketLossThreshold: PacketLoss(10),
+    maxPacketLossThreshold: PacketLoss(20),
+  }),
+  assertionSources: ICMP_ASSERTION_SOURCES,
+  detail: { key: 'icmpCheckResult', schema: Nullable(IcmpDetail) },
+  analytics: {
+    segment: 'icmp',
+    metrics: {
+      packetLoss: 'percentage',
+      latencyMin: 'milliseconds',
+      latencyMax: 'milliseconds',
+      latencyAvg: 'milliseconds',
+      latencyStdDev: 'milliseconds',
+    },
+    groupBy: ['runLocation'],
+    main: 'latencyAvg',
+  },
+  runs: 'definition',
+  jobFields: ['degradedPacketLossThreshold', 'maxPacketLossThreshold', 'shouldFail'],
+})

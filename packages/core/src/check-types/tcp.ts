@@ -1,0 +1,37 @@
+import { Type } from 'typebox'
+import { TcpDetail } from '../agent-details.ts'
+import { AssertionList } from '../assertions.ts'
+import { commonCheckFields } from '../checks/check-fields.ts'
+import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { defineCheckType } from './definition.ts'
+import { Hostname, IP_FAMILIES, Port, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
+
+export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'RESPONSE_TIME'] as const
+
+export const TcpRequest = StrictObject({
+  hostname: Hostname,
+  port: Port,
+  data: Type.Optional(Type.String({ maxLength: 65_536, default: '' })),
+  ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),
+  assertions: Type.Optional(AssertionList(TCP_ASSERTION_SOURCES)),
+})
+
+export const tcpCheckType = defineCheckType({
+  path: 'tcp',
+  body: StrictObject({
+    ...commonCheckFields,
+    request: TcpRequest,
+    degradedResponseTime: ResponseTime(4_000),
+    maxResponseTime: ResponseTime(5_000),
+  }),
+  assertionSources: TCP_ASSERTION_SOURCES,
+  detail: { key: 'tcpCheckResult', schema: Nullable(TcpDetail) },
+  analytics: {
+    segment: 'tcp-checks',
+    metrics: { total: 'milliseconds', dns: 'milliseconds', connection: 'milliseconds', data: 'milliseconds' },
+    groupBy: ['runLocation'],
+    main: 'total',
+  },
+  runs: 'definition',
+  jobFields: TIMED_JOB_FIELDS,
+})

@@ -1,0 +1,37 @@
+import { Type } from 'typebox'
+import { NullableHttpDetail } from '../agent-details.ts'
+import { AssertionList } from '../assertions.ts'
+import { commonCheckFields } from '../checks/check-fields.ts'
+import { StrictObject, StringEnum } from '../schema-helpers.ts'
+import { defineCheckType } from './definition.ts'
+import { HTTP_METRICS, IP_FAMILIES, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
+
+export const URL_ASSERTION_SOURCES = ['STATUS_CODE', 'RESPONSE_TIME'] as const
+
+export const UrlRequest = StrictObject({
+  url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+  followRedirects: Type.Optional(Type.Boolean({ default: true })),
+  skipSSL: Type.Optional(Type.Boolean({ default: false })),
+  ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),
+  assertions: Type.Optional(AssertionList(URL_ASSERTION_SOURCES)),
+})
+
+export const urlCheckType = defineCheckType({
+  path: 'url',
+  body: StrictObject({
+    ...commonCheckFields,
+    request: UrlRequest,
+    degradedResponseTime: ResponseTime(10_000),
+    maxResponseTime: ResponseTime(20_000),
+  }),
+  assertionSources: URL_ASSERTION_SOURCES,
+  detail: { key: 'urlCheckResult', schema: NullableHttpDetail },
+  analytics: {
+    segment: 'url-monitors',
+    metrics: HTTP_METRICS,
+    groupBy: ['runLocation', 'statusCode'],
+    main: 'responseTime',
+  },
+  runs: 'definition',
+  jobFields: TIMED_JOB_FIELDS,
+})
