@@ -12,12 +12,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
+import { CHROMIUM_ARGS } from '../packages/runner/src/playwright/browser-host.ts'
 import { runBrowserCheck } from '../packages/runner/src/playwright/index.ts'
-import {
-  CHROMIUM_ARGS,
-  DEFAULT_CHROMIUM_PATH,
-  PlaywrightPool,
-} from '../packages/runner/src/playwright/pool.ts'
+import { DEFAULT_CHROMIUM_PATH, PlaywrightPool } from '../packages/runner/src/playwright/pool.ts'
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve, sep } from 'node:path'
-import { jobResultBody, MAX_RESULTS_PER_POST, Scrubber } from '@svc/core'
+import { join } from 'node:path'
+import { jobResultBody, Scrubber } from '@svc/core'
 import {
   DETAIL_KEYS,
   type JobRunnerContext,
@@ -11,17 +11,17 @@ import {
   runJob,
   type ScriptSandboxStatus,
 } from '@svc/runner'
-import { type AgentApi, type AgentJob, ApiError, type JobResultBody } from './api-client.ts'
+import type { AgentApi, AgentJob } from './api-client.ts'
+import { ApiError } from './api-client.ts'
+import { backoff, sleep } from './backoff.ts'
 import type { AgentConfig } from './config.ts'
 import { errorEventOf } from './error-events.ts'
 import type { Readiness } from './health.ts'
-import { onAgentRuntime, outcomeToSend } from './outcome.ts'
+import { type Logger, messageOf } from './logging.ts'
+import { internalOutcome, onAgentRuntime, outcomeToSend } from './outcome.ts'
+import { ResultPoster } from './result-poster.ts'
 
-export interface Logger {
-  info(message: string): void
-  warn(message: string): void
-  error(message: string): void
-}
+export type { Logger } from './logging.ts'
 
 export interface AgentOptions {
   config: AgentConfig
@@ -42,7 +42,6 @@ export interface AgentOptions {
 const MAX_HEARTBEAT_INTERVAL_MS = 10_000
 const POLL_WAIT_SECONDS = 25
 const MAX_JOBS_PER_POLL = 100
-const RESULT_RETRY_MS = 120_000
 /** A failure streak this long becomes an error event (once per streak). */
 const REPORTED_STREAK = 3
 
@@ -68,11 +67,7 @@ export class SvcAgent {
   /** Jobs whose run is still going: at most `jobConcurrency`. A job posting its result holds no place. */
   #runs = 0
   #placeFreed = Promise.withResolvers<void>()
-  /** Outcomes waiting for the post in flight to end: they go together in the next one. */
-  readonly #outbox: OutboxItem[] = []
-  #posting = false
-  /** Until a server from before `POST /agent/v1/results/batch` answers it with 404. */
-  #serverTakesBatches = true
+  readonly #results: ResultPoster
   #pollAbort: AbortController | null = null
   #heartbeatTimer: NodeJS.Timeout | null = null
   #loop: Promise<void> = Promise.resolve()
@@ -94,6 +89,14 @@ export class SvcAgent {
     this.#options = options
     this.#config = options.config
     this.#scrubber = new Scrubber([...options.config.secrets, options.config.apiKey])
+    this.#results = new ResultPoster({
+      api: options.api,
+      log: options.log,
+      scrub: (text) => this.scrub(text),
+      reportError: (error) => this.reportError(error),
+      keyRefused: (error) => this.#keyRefused(error),
+      graceDeadline: () => this.#graceDeadline,
+    })
   }
 
   /** What `/-/readiness` says. */
@@ -348,8 +351,8 @@ export class SvcAgent {
       runEnded()
       if (this.#abandon.signal.aborted) return
       outcome = outcomeToSend(outcome, scrubber, runnable.note)
-      if (artifactsDir) await this.#uploadArtifacts(job, outcome, artifactsDir)
-      await this.#postResult(jobResultBody(job, outcome))
+      if (artifactsDir) await this.#results.uploadArtifacts(job, outcome, artifactsDir)
+      await this.#results.post(jobResultBody(job, outcome))
     } finally {
       if (artifactsDir) await rm(artifactsDir, { recursive: true, force: true }).catch(() => {})
     }
@@ -381,143 +384,6 @@ export class SvcAgent {
     return this.#pool
   }
 
-  async #uploadArtifacts(job: AgentJob, outcome: RunOutcome, artifactsDir: string): Promise<void> {
-    const detail = (outcome.detail ?? {}) as Partial<
-      Record<'screenshots' | 'traces' | 'videos', { path: string }[]>
-    >
-    const paths = [...(detail.screenshots ?? []), ...(detail.traces ?? []), ...(detail.videos ?? [])].map(
-      (file) => file.path,
-    )
-    for (const path of paths) {
-      const file = resolve(artifactsDir, path)
-      if (!file.startsWith(`${artifactsDir}${sep}`)) continue
-      const bytes = await readFile(file).catch(() => null)
-      if (!bytes) continue
-      await this.#withRetries(`uploading artifact ${path}`, () =>
-        this.#options.api.putArtifact(job.checkId, job.resultId, path, bytes),
-      )
-    }
-  }
-
-  /**
-   * Hands an outcome to the next post and waits until it is posted (or given up). Outcomes that end
-   * while a post is in flight go together in the next one: the server then looks up checks and
-   * variables once for them and stores them in shared commits.
-   */
-  #postResult(body: JobResultBody): Promise<void> {
-    const posted = Promise.withResolvers<void>()
-    this.#outbox.push({ body, serialized: JSON.stringify(body), posted: posted.resolve })
-    if (!this.#posting) void this.#postOutbox()
-    return posted.promise
-  }
-
-  async #postOutbox(): Promise<void> {
-    this.#posting = true
-    while (this.#outbox.length > 0) {
-      const batch = takeBatch(this.#outbox)
-      try {
-        await this.#sendResults(
-          batch.map((item) => item.body),
-          batch.map((item) => item.serialized),
-        )
-      } catch (error) {
-        this.#options.log.error(this.scrub(`posting results failed: ${messageOf(error)}`))
-      } finally {
-        for (const item of batch) item.posted()
-      }
-    }
-    this.#posting = false
-  }
-
-  /**
-   * Posts outcomes, several in one request where the server takes batches. A server from before the
-   * batch route (404) gets each on its own from then on. A batch refused whole (400, 413) or failing
-   * on the server (5xx) goes one by one, each with its own retries, so that one outcome the server
-   * can't take does not cost the others theirs.
-   */
-  async #sendResults(bodies: JobResultBody[], serialized: string[]): Promise<void> {
-    const { api, log } = this.#options
-    if (bodies.length > 1 && this.#serverTakesBatches) {
-      const answers = await this.#withRetries(`posting ${bodies.length} results`, async () => {
-        try {
-          return await api.postResults(serialized)
-        } catch (error) {
-          if (!(error instanceof ApiError && [400, 404, 413, 500, 502, 503, 504].includes(error.status)))
-            throw error
-          if (error.status === 404) this.#serverTakesBatches = false
-          return 'one by one' as const
-        }
-      })
-      if (answers !== 'one by one') {
-        const refused: string[] = []
-        answers?.forEach((answer, i) => {
-          if (answer.statusCode < 400) return
-          const why = `HTTP ${answer.statusCode} (${answer.message ?? ''})`
-          const what = `posting the result of ${bodies[i]?.slotKey}: ${why}`
-          // 404: the check was deleted, or the run taken off this location, while it ran: nothing to
-          // store, nothing wrong with the agent, and posting it again can't help.
-          if (answer.statusCode === 404) log.warn(this.scrub(what))
-          else {
-            log.error(this.scrub(what))
-            refused.push(why)
-          }
-        })
-        // Refused for good (400: an outcome this server can't take; 409), as a lone post's would be: dropped,
-        // and reported once per post.
-        if (refused.length > 0) {
-          await this.reportError(
-            new Error(`posting results: ${refused.length} of ${bodies.length} refused: ${refused[0]}`),
-          )
-        }
-        return
-      }
-    }
-    await Promise.all(
-      bodies.map((body, i) =>
-        this.#withRetries(`posting the result of ${body.slotKey}`, () =>
-          api.postResult(serialized[i] as string),
-        ),
-      ),
-    )
-  }
-
-  /**
-   * Retries network failures and 5xx answers with backoff for up to two minutes (less once the
-   * shutdown grace ends); the server stores a result posted twice once. Gives up with an error event.
-   */
-  async #withRetries<T>(what: string, call: () => Promise<T>): Promise<T | undefined> {
-    const { log } = this.#options
-    const giveUpAt = Date.now() + RESULT_RETRY_MS
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call()
-      } catch (error) {
-        if (error instanceof ApiError && error.keyRefused) {
-          this.#keyRefused(error)
-          return undefined
-        }
-        if (error instanceof ApiError && error.status === 404) {
-          // The check was deleted, or the run taken off this location, while it ran: not retried.
-          log.warn(this.scrub(`${what}: ${messageOf(error)}`))
-          return undefined
-        }
-        const delay = backoff(attempt, 250, 10_000)
-        const retry = !(error instanceof ApiError) || error.transient
-        if (!retry || Date.now() + delay > Math.min(giveUpAt, this.#graceDeadline)) {
-          log.error(this.scrub(`${what} failed after ${attempt} attempt(s): ${messageOf(error)}`))
-          await this.reportError(
-            new Error(
-              `${what.replace(/ of .*$/, '')} failed after ${attempt} attempt(s): ${messageOf(error)}`,
-            ),
-          )
-          return undefined
-        }
-        log.warn(this.scrub(`${what} failed (attempt ${attempt}, retrying): ${messageOf(error)}`))
-        await sleep(delay)
-      }
-    }
-  }
-
   #keyRefused(error: ApiError): void {
     this.#registered = false
     this.#pollingOk = false
@@ -529,61 +395,4 @@ export class SvcAgent {
     this.#pollingOk = false
     this.#options.onNotSvc(error)
   }
-}
-
-interface OutboxItem {
-  body: JobResultBody
-  serialized: string
-  posted: () => void
-}
-
-/** The most characters of serialized outcomes one post carries (the server takes 32 MB per post). */
-const MAX_CHARACTERS_PER_POST = 8 * 1024 * 1024
-
-/** Takes the oldest outcomes that fit one post off `outbox` (at least one, however large). */
-function takeBatch(outbox: OutboxItem[]): OutboxItem[] {
-  let count = 0
-  let characters = 0
-  while (count < outbox.length && count < MAX_RESULTS_PER_POST) {
-    characters += (outbox[count] as OutboxItem).serialized.length
-    if (count > 0 && characters > MAX_CHARACTERS_PER_POST) break
-    count++
-  }
-  return outbox.splice(0, count)
-}
-
-function internalOutcome(checkType: string, message: string): RunOutcome {
-  const now = new Date().toISOString()
-  return {
-    verdict: {
-      startedAt: now,
-      stoppedAt: now,
-      responseTime: 0,
-      hasFailures: true,
-      hasErrors: true,
-      isDegraded: false,
-      overMaxResponseTime: false,
-      error: { type: 'INTERNAL', message: message.slice(0, 10_000) },
-    },
-    detailKey: DETAIL_KEYS[checkType as keyof typeof DETAIL_KEYS] ?? 'checkResult',
-    detail: null,
-    statusCode: null,
-  }
-}
-
-function backoff(attempt: number, baseMs: number, maxMs: number): number {
-  const delay = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1))
-  return delay / 2 + Math.random() * (delay / 2)
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms))
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause
-    return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message
-  }
-  return String(error)
 }

@@ -1,5 +1,5 @@
 import type { Scrubber } from '@svc/core'
-import type { RunnerJob, RunOutcome } from '@svc/runner'
+import { DETAIL_KEYS, type RunnerJob, type RunOutcome } from '@svc/runner'
 
 /**
  * Runtimes this agent carries. The spec's agent also carries 2026.04, which @svc/core does not define
@@ -28,4 +28,24 @@ export function outcomeToSend(outcome: RunOutcome, scrubber: Scrubber, note: str
   const detail = scrubbed.detail as { notes?: string[] } | null
   if (!note || !detail || typeof detail !== 'object' || !Array.isArray(detail.notes)) return scrubbed
   return { ...scrubbed, detail: { ...detail, notes: [note, ...detail.notes] } }
+}
+
+/** An outcome for a run the agent could not carry out: an INTERNAL error, never a pass. */
+export function internalOutcome(checkType: string, message: string): RunOutcome {
+  const now = new Date().toISOString()
+  return {
+    verdict: {
+      startedAt: now,
+      stoppedAt: now,
+      responseTime: 0,
+      hasFailures: true,
+      hasErrors: true,
+      isDegraded: false,
+      overMaxResponseTime: false,
+      error: { type: 'INTERNAL', message: message.slice(0, 10_000) },
+    },
+    detailKey: DETAIL_KEYS[checkType as keyof typeof DETAIL_KEYS] ?? 'checkResult',
+    detail: null,
+    statusCode: null,
+  }
 }

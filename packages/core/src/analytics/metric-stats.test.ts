@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { MetricStats } from './metric-stats.ts'
 import {
   decodeMetricStats,
   encodeMetricStats,
-  MetricStats,
   mergeEncodedMetricStats,
   mergeStoredMetricStats,
-} from './metric-stats.ts'
+} from './metric-stats-encoding.ts'
 import { SKETCH_RELATIVE_ACCURACY } from './sketch.ts'
 
 function random(seed: number) {

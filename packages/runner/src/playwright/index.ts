@@ -23,7 +23,8 @@ export {
   PlaywrightPool,
   type PlaywrightPoolOptions,
 } from './pool.ts'
-export { cancelledBeforeStart, DEFAULT_TIMEOUTS_MS } from './run-script.ts'
+export { cancelledBeforeStart } from './run-script.ts'
+export { DEFAULT_TIMEOUTS_MS } from './run-settings.ts'
 export {
   SCRIPT_SANDBOX_MODES,
   type ScriptSandboxMode,

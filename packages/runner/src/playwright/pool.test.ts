@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writ
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { test } from 'node:test'
-import { PlaywrightPool, UNUSED_CACHE_DAYS } from './pool.ts'
+import { UNUSED_CACHE_DAYS } from './compile-caches.ts'
+import { PlaywrightPool } from './pool.ts'
 
 const DAY_MS = 86_400_000
 

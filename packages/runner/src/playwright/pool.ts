@@ -1,18 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { createHash } from 'node:crypto'
+import type { ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
-import { mkdir, readdir, realpath, rm, stat, utimes } from 'node:fs/promises'
+import { mkdir, realpath, } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
+import {
+  BROWSER_HOST_SCRIPT,
+  type BrowserHost,
+  browserHostArgs,
+  startBrowserHost,
+  stopBrowserHost,
+} from './browser-host.ts'
+import { CompileCaches } from './compile-caches.ts'
 import {
   hiddenPathProblem,
   keptPathsOf,
   privateTempDirsOf,
   probeSandbox,
-  SANDBOX_PATH,
   type SandboxSpec,
   type ScriptSandboxMode,
   type ScriptSandboxStatus,
@@ -20,6 +24,7 @@ import {
   sandboxed,
   sandboxRefusal,
 } from './sandbox.ts'
+import { removeLeftoverWorkDirs } from './work-dirs.ts'
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium'
 
@@ -55,42 +60,8 @@ export interface PlaywrightPoolOptions {
   scheduleIdleClose?: (close: () => void, ms: number) => () => void
 }
 
-/** Flags for a headless Chromium on a server without internet, GPU or a user sandbox. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  // Not the system's proxy (Chromium reads http_proxy and the like from the environment): a run's
-  // proxy is its own, set on its contexts, so data-center runs stay direct like their URL checks.
-  '--no-proxy-server',
-  '--disable-component-update',
-  '--disable-default-apps',
-  '--disable-extensions',
-  '--disable-sync',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--metrics-recording-only',
-  '--mute-audio',
-  '--js-flags=--max-old-space-size=512',
-]
-
-const BROWSER_START_TIMEOUT_MS = 30_000
 const DEFAULT_BROWSER_IDLE_MS = 60_000
-/** Working directories of runs (`svc-run-PID-POOL-SLOT`) and of a pool's Chromiums (`svc-browser-PID-POOL-N`). */
-const WORK_DIR_NAME = /^svc-(?:run|browser)-(\d+)-\d+(?:-\d+)?$/
-const DAY_MS = 86_400_000
-/**
- * An account's compile cache that no run used for this long goes (pools look when they start and then
- * daily): accounts deleted, or whose script checks stopped, leave ~2–5 MB each behind otherwise.
- */
-export const UNUSED_CACHE_DAYS = 30
 let pools = 0
-/**
- * Compile caches (by directory) whose warm-up this process ran or is running: another pool of the
- * process on the same work root (tests make many) needn't fill an account's cache again.
- */
-const warmedUpCaches = new Map<string, Promise<void>>()
 
 export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
   try {
@@ -101,7 +72,6 @@ export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
   }
 }
 
-const HOST_SCRIPT = fileURLToPath(new URL('./child/browser-host.cjs', import.meta.url))
 const RUNTIME_DIR = dirname(dirname(findPackageJSON('playwright-core', import.meta.url) as string))
 /** Where svc is installed (its node_modules and packages): kept visible should it lie in /tmp. */
 const INSTALL_DIR = dirname(RUNTIME_DIR)
@@ -121,21 +91,6 @@ function waitInQueue(queue: (() => void)[], signal?: AbortSignal): Promise<void>
     signal?.addEventListener('abort', abort, { once: true })
     queue.push(wake)
   })
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-interface BrowserHost {
-  process: ChildProcess
-  wsEndpoint: string
 }
 
 /** One account's Chromium: its runs connect to it, each with its own context. */
@@ -199,9 +154,7 @@ export class PlaywrightPool {
   #workRoot = ''
   #privateTempDirs: string[] = []
   #sharedKept: string[] = []
-  /** When this pool last marked each account's cache used, and last removed unused caches. */
-  #cachesUsedMs = new Map<string, number>()
-  #cachesPrunedMs = 0
+  readonly #caches: CompileCaches
   #onWarning: (message: string) => void
   #closed = false
 
@@ -214,6 +167,7 @@ export class PlaywrightPool {
     this.maxPages = options.maxPages ?? 20
     this.workRoot = options.workRoot ?? tmpdir()
     this.cacheDir = join(this.workRoot, 'svc-playwright-cache')
+    this.#caches = new CompileCaches(this.cacheDir)
     this.artifactLimitBytes = options.artifactLimitBytes ?? 150 * 1024 * 1024
     this.sandbox = options.sandbox ?? 'auto'
     this.hiddenPaths = options.hiddenPaths ?? []
@@ -229,8 +183,8 @@ export class PlaywrightPool {
    */
   start(): Promise<ScriptSandboxStatus> {
     this.#started ??= (async () => {
-      await this.#removeLeftovers()
-      await this.#removeUnusedCaches()
+      await removeLeftoverWorkDirs(this.workRoot)
+      await this.#caches.removeUnused()
       await mkdir(this.workRoot, { recursive: true })
       this.#workRoot = await realpath(this.workRoot)
       this.#privateTempDirs = privateTempDirsOf(this.#workRoot, [tmpdir(), ...SHARED_TEMP_DIRS])
@@ -256,40 +210,7 @@ export class PlaywrightPool {
    */
   async compileCacheOf(accountId: string): Promise<string> {
     const status = await this.start()
-    const dir = join(this.cacheDirOf(accountId), status.sandboxed ? 'node-sandboxed' : 'node')
-    // A tmp cleaner or --refresh-cache may have removed it: the account's next run warms it up again.
-    if (await mkdir(dir, { recursive: true })) warmedUpCaches.delete(dir)
-    this.#markCacheUsed(accountId)
-    return dir
-  }
-
-  /**
-   * Runs only read the cache (in the sandbox it is read only), which leaves its times alone: its
-   * directory's modification time is set instead, at most daily, and tells the pools what is unused.
-   */
-  #markCacheUsed(accountId: string): void {
-    const nowMs = Date.now()
-    if (nowMs - (this.#cachesUsedMs.get(accountId) ?? 0) >= DAY_MS) {
-      this.#cachesUsedMs.set(accountId, nowMs)
-      const now = new Date(nowMs)
-      // Not awaited: the run needn't wait for it, nor fall behind runs that came after it.
-      void utimes(this.cacheDirOf(accountId), now, now).catch(() => {})
-    }
-    if (nowMs - this.#cachesPrunedMs >= DAY_MS) void this.#removeUnusedCaches()
-  }
-
-  async #removeUnusedCaches(): Promise<void> {
-    const nowMs = Date.now()
-    this.#cachesPrunedMs = nowMs
-    const names = await readdir(this.cacheDir).catch(() => [] as string[])
-    await Promise.all(
-      names.map(async (name) => {
-        const dir = join(this.cacheDir, name)
-        const info = await stat(dir).catch(() => undefined)
-        if (!info?.isDirectory() || info.mtimeMs >= nowMs - UNUSED_CACHE_DAYS * DAY_MS) return
-        await rm(dir, { recursive: true, force: true }).catch(() => {})
-      }),
-    )
+    return this.#caches.cacheOf(accountId, status.sandboxed)
   }
 
   /**
@@ -300,16 +221,7 @@ export class PlaywrightPool {
   async warmUp(accountId: string, warmUp: () => Promise<unknown>): Promise<void> {
     const status = await this.start()
     if (!status.sandboxed) return
-    const dir = await this.compileCacheOf(accountId)
-    let warmedUp = warmedUpCaches.get(dir)
-    if (!warmedUp) {
-      warmedUp = warmUp().then(
-        () => {},
-        () => {},
-      )
-      warmedUpCaches.set(dir, warmedUp)
-    }
-    return warmedUp
+    return this.#caches.warmUp(await this.compileCacheOf(accountId), warmUp)
   }
 
   /**
@@ -343,7 +255,7 @@ export class PlaywrightPool {
 
   /** Compiled code of one account's runs (it holds its scripts' text). */
   cacheDirOf(accountId: string): string {
-    return join(this.cacheDir, createHash('sha256').update(accountId).digest('hex').slice(0, 16))
+    return this.#caches.dirOf(accountId)
   }
 
   async #probe(): Promise<ScriptSandboxStatus> {
@@ -351,7 +263,7 @@ export class PlaywrightPool {
     const needed = {
       'Node.js': process.execPath,
       'the Playwright runtime': RUNTIME_DIR,
-      'the runner': dirname(HOST_SCRIPT),
+      'the runner': dirname(BROWSER_HOST_SCRIPT),
       Chromium: this.chromiumPath,
     }
     await mkdir(this.cacheDir, { recursive: true })
@@ -363,18 +275,6 @@ export class PlaywrightPool {
       hiddenPathProblem([this.workRoot], needed, this.#sharedKept) ??
       (await probeSandbox(this.#sandboxSpec([this.cacheDir], [this.cacheDir]), process.execPath))
     return { mode: this.sandbox, sandboxed: problem === null, problem }
-  }
-
-  /** Directories of our naming whose process is gone (a crash); live processes' stay. */
-  async #removeLeftovers(): Promise<void> {
-    const names = await readdir(this.workRoot).catch(() => [] as string[])
-    await Promise.all(
-      names.map(async (name) => {
-        const pid = Number(WORK_DIR_NAME.exec(name)?.[1] ?? 0)
-        if (!pid || pid === process.pid || processAlive(pid)) return
-        await rm(join(this.workRoot, name), { recursive: true, force: true }).catch(() => {})
-      }),
-    )
   }
 
   get running(): number {
@@ -470,8 +370,13 @@ export class PlaywrightPool {
     // Chromium sees none of the runs' directories: a run's files reach it through Playwright's
     // connection (uploads), and what it makes (downloads, traces, videos) is streamed back to the run.
     mkdir(browserDir, { recursive: true })
-      .then(() => this.commandOf(process.execPath, [HOST_SCRIPT, this.#hostOptions()], [browserDir]))
-      .then((command) => this.#startHost(browser, browserDir, command))
+      .then(() => this.commandOf(process.execPath, browserHostArgs(this.chromiumPath), [browserDir]))
+      .then((command) => {
+        // A browser that died is forgotten: the account's next run starts a new one.
+        const started = startBrowserHost(command, browserDir, () => this.#forget(browser))
+        browser.process = started.process
+        return started.host
+      })
       .then(host.resolve, host.reject)
     // One that didn't start is forgotten: the next run tries again.
     browser.host.catch(() => this.#forget(browser))
@@ -520,60 +425,6 @@ export class PlaywrightPool {
   async #stop(browser: AccountBrowser): Promise<void> {
     this.#forget(browser)
     const host = await browser.host.catch(() => null)
-    if (!host || host.process.exitCode !== null || host.process.signalCode !== null) return
-    const exited = new Promise((resolve) => host.process.once('exit', resolve))
-    host.process.stdin?.end()
-    const timer = setTimeout(() => host.process.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
-  }
-
-  #hostOptions(): string {
-    return JSON.stringify({ executablePath: this.chromiumPath, args: CHROMIUM_ARGS })
-  }
-
-  async #startHost(
-    browser: AccountBrowser,
-    browserDir: string,
-    [command, args]: [string, string[]],
-  ): Promise<BrowserHost> {
-    // Nothing of the server's environment: Chromium loads file:// URLs, its own /proc/self/environ too.
-    const env = { PATH: SANDBOX_PATH, HOME: browserDir, TMPDIR: browserDir }
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stderr = ''
-    child.stderr?.on('data', (chunk) => {
-      stderr = (stderr + chunk).slice(-4000)
-    })
-    const host = new Promise<BrowserHost>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL')
-        reject(new Error('Chromium did not start within 30 s'))
-      }, BROWSER_START_TIMEOUT_MS)
-      const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-      lines.once('line', (line) => {
-        clearTimeout(timer)
-        try {
-          resolve({ process: child, wsEndpoint: JSON.parse(line).wsEndpoint })
-        } catch {
-          reject(new Error(`Chromium did not start: ${line}`))
-        }
-      })
-      child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(new Error(`Chromium did not start (exit ${code}): ${stderr.trim()}`))
-      })
-    })
-    browser.process = child
-    // A browser that died is forgotten: the account's next run starts a new one.
-    child.once('exit', () => {
-      this.#forget(browser)
-      void rm(browserDir, { recursive: true, force: true }).catch(() => {})
-    })
-    // The host must not keep the server alive; it stops by itself when our stdin pipe closes.
-    child.unref()
-    for (const stream of [child.stdin, child.stdout, child.stderr]) {
-      ;(stream as unknown as { unref?: () => void } | null)?.unref?.()
-    }
-    return host
+    if (host) await stopBrowserHost(host)
   }
 }

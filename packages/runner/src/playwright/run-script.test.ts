@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { assemble } from './run-script.ts'
+import { assemble } from './assemble.ts'
 import type { ScriptRunnerContext } from './types.ts'
 
 type Run = Parameters<typeof assemble>[0]

@@ -1,16 +1,11 @@
-import { createHash } from 'node:crypto'
-import { gzipSync } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { assertNotThrottled, recordFailedAuth } from '../../auth/failed-auth-throttle.ts'
 import type { ServiceContext } from '../../context.ts'
-import { badRequest, clientErrorOf, errorBody, HttpError, handleError } from '../../http/errors.ts'
+import { badRequest, clientErrorOf, HttpError, handleError } from '../../http/errors.ts'
 import { enforceAddressRateLimit } from '../../rate-limit/rate-limit.ts'
-import { findLiveKeyByHash } from '../api-keys/api-keys.repo.ts'
-import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import {
   confirmSubscription,
   isUnsubscribeToken,
@@ -21,11 +16,10 @@ import {
   unsubscribe,
 } from '../status-page-subscribers/status-page-subscribers.service.ts'
 import { findPageByDomain, findPageBySlug } from '../status-pages/status-pages.repo.ts'
-import { isAccessToken } from '../status-pages/status-pages.service.ts'
-import { renderAtom, renderRss, renderSummary } from './feeds.ts'
-import { cachedPageRow, cachedRendering, type Rendered } from './page-cache.ts'
-import { buildPageView } from './page-view.ts'
-import { type HtmlPage, type MessageForm, renderMessagePage, renderStatusPage } from './render.ts'
+import { answer, type Kind, refuse, type Site, sendMessage, viewablePage, wantsHtml } from './page-access.ts'
+import { cachedPageRow } from './page-cache.ts'
+import { CONTENT_TYPES, sendPage } from './page-responses.ts'
+import { renderMessagePage } from './render.ts'
 
 /**
  * The public side of status pages: /status/{url} and the same paths on a page's custom domain
@@ -52,17 +46,6 @@ export function rewriteCustomDomainUrl(req: { url?: string }): string {
   const path = query < 0 ? url : url.slice(0, query)
   if (!DOMAIN_PATHS.has(path)) return url
   return `${DOMAIN_PREFIX}${path === '/' ? '' : path}${query < 0 ? '' : url.slice(query)}`
-}
-
-type Kind = 'html' | 'summary' | 'rss' | 'atom'
-
-interface Site {
-  prefix: string
-  hide: boolean
-  page(request: FastifyRequest): Promise<StatusPagesTable | undefined>
-  /** The page's path on this site: '/status/{url}' or '' on its own domain. */
-  base(request: FastifyRequest, page: StatusPagesTable): string
-  origin(request: FastifyRequest): string
 }
 
 const SlugParams = StrictObject({ slug: Type.String({ minLength: 1, maxLength: 100 }) })
@@ -354,163 +337,6 @@ const MESSAGE_RESPONSE = {
   },
 }
 
-const CONTENT_TYPES: Record<Kind, string> = {
-  html: 'text/html; charset=utf-8',
-  summary: 'application/json; charset=utf-8',
-  rss: 'application/rss+xml; charset=utf-8',
-  atom: 'application/atom+xml; charset=utf-8',
-}
-
-async function sendPage(
-  ctx: ServiceContext,
-  site: Site,
-  kind: Kind,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  const page = await viewablePage(ctx, site, request, reply, kind)
-  if (!page) return reply
-  const base = site.base(request, page)
-  const origin = site.origin(request)
-  const rendering = await cachedRendering(ctx, page, `${kind}|${origin}${base}`, async () => {
-    const view = await buildPageView(ctx, page)
-    const pageUrl = `${origin}${base}`
-    if (kind === 'html') {
-      const html = renderStatusPage(view, base)
-      return rendered(html.html, { 'content-security-policy': html.csp })
-    }
-    if (kind === 'summary') return rendered(JSON.stringify(renderSummary(view, pageUrl)))
-    if (kind === 'rss') return rendered(renderRss(view, pageUrl))
-    return rendered(renderAtom(view, pageUrl, page.id))
-  })
-  const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))
-  // Each encoding is its own representation, so it has its own strong ETag.
-  const etag = gzip ? `${rendering.etag.slice(0, -1)}-gz"` : rendering.etag
-  reply
-    .headers(rendering.headers)
-    .header('content-type', CONTENT_TYPES[kind])
-    .header('etag', etag)
-    .header('cache-control', page.is_private ? 'private, no-store' : 'public, no-cache')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'same-origin')
-    .header('vary', 'accept-encoding')
-  if (matchesEtag(request.headers['if-none-match'], etag)) return reply.status(304).send()
-  if (gzip) return reply.header('content-encoding', 'gzip').send(rendering.gzipped)
-  return reply.send(rendering.body)
-}
-
-/** If-None-Match's weak comparison (RFC 9110): any listed tag, `W/` or not, or `*`. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim()
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag
-  })
-}
-
-function rendered(text: string, headers: Record<string, string> = {}): Rendered {
-  const body = Buffer.from(text, 'utf8')
-  return {
-    body,
-    gzipped: gzipSync(body),
-    etag: `"${createHash('sha1').update(body).digest('base64url')}"`,
-    headers,
-  }
-}
-
-/**
- * The page behind the request if the caller may see it; otherwise the refusal is sent and undefined
- * returned. A private page the caller may not see is refused exactly as a page that doesn't exist (the
- * same status and bytes), so probing can't confirm a private slug. A token or key presented in vain is a
- * failed attempt of the client address, counted alike for both; too many are 429 before any lookup.
- */
-async function viewablePage(
-  ctx: ServiceContext,
-  site: Site,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  kind: Kind,
-): Promise<StatusPagesTable | undefined> {
-  const queryToken = (request.query as { token?: string } | undefined)?.token
-  const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
-  // The page's own cookie is left out: a stale one (its token deleted) is a visitor, not a guesser.
-  const presented = Boolean(queryToken || bearer)
-  if (presented) await assertNotThrottled(ctx, 'status-page-token', request.ip)
-  const page = await site.page(request)
-  // `/` on a host of no page is svc's own root: the dashboard's (served by the not-found handler).
-  if (!page && site.hide && kind === 'html') {
-    reply.callNotFound()
-    return undefined
-  }
-  if (page && (!page.is_private || (await mayViewPrivatePage(ctx, site, request, reply, page)))) return page
-  if (presented) await recordFailedAuth(ctx, 'status-page-token', request.ip)
-  refuse(request, reply, kind, 404, 'Status page not found')
-  return undefined
-}
-
-/** An access token (query, bearer or the page's cookie), or an API key of an account member. */
-async function mayViewPrivatePage(
-  ctx: ServiceContext,
-  site: Site,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  page: StatusPagesTable,
-): Promise<boolean> {
-  const cookieName = `svc_status_${page.id}`
-  const queryToken = (request.query as { token?: string } | undefined)?.token
-  const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
-  const cookieToken = cookieValue(request.headers.cookie, cookieName)
-  for (const token of [queryToken, bearer, cookieToken]) {
-    if (token && (await isAccessToken(ctx, page.id, token))) {
-      if (token === queryToken && token !== cookieToken) {
-        const secure = site.origin(request).startsWith('https:') ? '; Secure' : ''
-        reply.header(
-          'set-cookie',
-          `${cookieName}=${token}; Path=${site.base(request, page) || '/'}; Max-Age=2592000; HttpOnly; SameSite=Lax${secure}`,
-        )
-      }
-      return true
-    }
-  }
-  if (!bearer?.startsWith('svc_')) return false
-  const key = await findLiveKeyByHash(ctx, hashApiKey(bearer), page.account_id)
-  return Boolean(key && ((key.user_id && key.memberships.length > 0) || key.account_id === page.account_id))
-}
-
-/** Browsers (Accept: text/html) get a page; anything else the JSON error shape or `{message}`. */
-function answer(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  title: string,
-  message: string,
-  back?: { href: string; text: string },
-  form?: MessageForm,
-) {
-  if (wantsHtml(request)) return sendMessage(reply, status, renderMessagePage(title, message, back, form))
-  if (status >= 400) return reply.status(status).send(errorBody(status, message))
-  return reply.status(status).send({ message })
-}
-
-const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html')
-
-function refuse(request: FastifyRequest, reply: FastifyReply, kind: Kind, status: number, message: string) {
-  reply.header('cache-control', 'no-store')
-  if (kind === 'html' && wantsHtml(request)) {
-    return sendMessage(reply, status, renderMessagePage('Page not found', message))
-  }
-  return reply.status(status).send(errorBody(status, message, status === 401 ? {} : undefined))
-}
-
-function sendMessage(reply: FastifyReply, status: number, page: HtmlPage) {
-  return reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('content-security-policy', page.csp)
-    .header('x-content-type-options', 'nosniff')
-    .send(page.html)
-}
-
 function hostOf(request: FastifyRequest): string | undefined {
   const host = request.headers.host?.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
   return host && /^[a-z0-9.-]{1,253}$/.test(host) ? host : undefined
@@ -519,12 +345,4 @@ function hostOf(request: FastifyRequest): string | undefined {
 function protocolOf(request: FastifyRequest): string {
   const forwarded = request.headers['x-forwarded-proto']
   return forwarded === 'https' || forwarded === 'http' ? forwarded : request.protocol
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const [key, ...value] = part.trim().split('=')
-    if (key === name) return value.join('=')
-  }
-  return undefined
 }
