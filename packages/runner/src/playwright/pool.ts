@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
-import { mkdir, realpath, } from 'node:fs/promises'
+import { mkdir, realpath } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
