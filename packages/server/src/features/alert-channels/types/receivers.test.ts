@@ -2,6 +2,16 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import {
+  IncidentioAlertChannel,
+  MSTeamsAlertChannel,
+  OpsgenieAlertChannel,
+  PagerdutyAlertChannel,
+  Project,
+  Session,
+  SlackAppAlertChannel,
+  TelegramAlertChannel,
+} from 'checkly/constructs'
 import { listenOnLoopback } from '@svc/runner/testing'
 import { createTestApp, json, type TestApp } from '../../../testing/test-app.ts'
 import { createDispatcher } from '../../alerting/dispatcher.ts'
@@ -47,6 +57,26 @@ async function startReceiver() {
         server.close(() => done())
       }),
   }
+}
+
+/** The bodies the hosted product's CLI sends for its channel constructs (its deploy synthesizes them so). */
+function hostedPayloads(receiverUrl: string): { type: string; config: Record<string, unknown> }[] {
+  Session.project = new Project('hosted-channels', { name: 'Hosted channels' })
+  const constructs = [
+    new PagerdutyAlertChannel('pd', { account: 'acme', serviceName: 'Shop', serviceKey: 'pd-key' }),
+    new OpsgenieAlertChannel('og', { name: 'Ops', apiKey: 'og-key', region: 'EU', priority: 'P1' }),
+    new SlackAppAlertChannel('sa', { slackChannels: ['#alerts'] }),
+    new MSTeamsAlertChannel('ms', { name: 'Teams', url: `${receiverUrl}/teams` }),
+    new TelegramAlertChannel('tg', { name: 'Telegram', chatId: '-10042', apiKey: '123:bot-key' }),
+    new IncidentioAlertChannel('io', {
+      name: 'incident.io',
+      url: `${receiverUrl}/incidentio`,
+      apiKey: 'io-key',
+    }),
+  ]
+  Session.project = undefined
+  // JSON drops the properties the constructs leave undefined, as the CLI's request does.
+  return constructs.map((construct) => JSON.parse(JSON.stringify(construct.synthesize())))
 }
 
 const SAMPLE_CHECK = '00000000-0000-4000-8000-000000000000'
@@ -364,6 +394,38 @@ for (const engine of testEngines()) {
       const created = await channel('WEBHOOK', { name: 'plain', url: `${receiver.url}/hook` })
       receiver.answer(400, { message: 'nope' })
       assert.equal((await sendTest(created.id)).lastResponse.error, 'HTTP 400')
+    })
+
+    test("the hosted CLI's channel constructs are taken as they are, and their templates deliver", async () => {
+      receiver.answer(200, { ok: true })
+      const delivered: Record<string, Received> = {}
+      for (const payload of hostedPayloads(receiver.url)) {
+        const kind = String(payload.config.webhookType ?? payload.type)
+        // Telegram's URL is fixed in the construct: the local receiver stands in for api.telegram.org.
+        if (kind === 'WEBHOOK_TELEGRAM') payload.config.url = `${receiver.url}/bot123:bot-key/sendMessage`
+        const res = await t.call({ method: 'POST', url: '/v1/alert-channels', payload })
+        assert.equal(res.statusCode, 201, `${kind}: ${res.body}`)
+        receiver.received.length = 0
+        const answer = await sendTest(json(res).id)
+        assert.equal(answer.status, 'DELIVERED', `${kind}: ${JSON.stringify(answer.lastResponse)}`)
+        delivered[kind] = receiver.received[0] as Received
+      }
+      assert.equal(JSON.parse(delivered.PAGERDUTY?.body ?? '{}').routing_key, 'pd-key')
+      assert.equal(delivered.OPSGENIE?.headers.authorization, 'GenieKey og-key')
+      assert.equal(JSON.parse(delivered.SLACK_APP?.body ?? '{}').channel, '#alerts')
+      const card = JSON.parse(delivered.WEBHOOK_MSTEAMS?.body ?? '{}')
+      assert.equal(card.attachments[0].content.body[0].items[0].text, 'Sample check has failed (test alert)')
+      const telegram = new URLSearchParams(delivered.WEBHOOK_TELEGRAM?.body)
+      assert.equal(delivered.WEBHOOK_TELEGRAM?.headers['content-type'], 'application/x-www-form-urlencoded')
+      assert.equal(telegram.get('chat_id'), '-10042')
+      assert.match(
+        telegram.get('text') ?? '',
+        /^<b>Sample check has failed \(test alert\)<\/b> at local \(123ms\)/,
+      )
+      const incident = JSON.parse(delivered.WEBHOOK_INCIDENTIO?.body ?? '{}')
+      assert.equal(delivered.WEBHOOK_INCIDENTIO?.headers.authorization, 'Bearer io-key')
+      assert.equal(incident.status, 'firing')
+      assert.equal(incident.deduplication_key, SAMPLE_CHECK)
     })
 
     test('CALL is not served: a 400 naming the type', async () => {
