@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import {
   IncidentioAlertChannel,
   MSTeamsAlertChannel,
@@ -12,7 +13,6 @@ import {
   SlackAppAlertChannel,
   TelegramAlertChannel,
 } from 'checkly/constructs'
-import { listenOnLoopback } from '@svc/runner/testing'
 import { createTestApp, json, type TestApp } from '../../../testing/test-app.ts'
 import { createDispatcher } from '../../alerting/dispatcher.ts'
 import { storeResult } from '../../alerting/testing.ts'
