@@ -222,8 +222,8 @@ export function deliverableChannel(ctx: ServiceContext, row: repo.ChannelRow): D
 }
 
 /** The values of a channel a receiver might echo back: the delivery log never shows them. */
-export function channelSecrets(channel: DeliverableChannel): string[] {
-  return CHANNEL_TYPES[channel.type].secrets(channel.config)
+export function channelSecrets(ctx: ServiceContext, channel: DeliverableChannel): string[] {
+  return CHANNEL_TYPES[channel.type].secrets(ctx, channel.config)
 }
 
 /** One delivery attempt through the channel's type; what fails before sending says whether it always will. */

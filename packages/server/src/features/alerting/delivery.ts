@@ -30,7 +30,7 @@ export async function deliver(
   const hidden: string[] = []
   try {
     const environment = await environmentOf(ctx, channel.accountId, event.groupId)
-    hidden.push(...environment.hidden, ...channelSecrets(channel))
+    hidden.push(...environment.hidden, ...channelSecrets(ctx, channel))
     const options: RenderOptions = {
       now: ctx.clock.now(),
       region: ctx.alerting?.region ?? 'local',

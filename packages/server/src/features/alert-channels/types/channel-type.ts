@@ -52,7 +52,7 @@ export interface ChannelTypeDefinition<Stored = unknown, Opened = unknown> {
   publicView(config: Stored): Record<string, unknown>
   open(ctx: ServiceContext, config: Stored): Opened
   /** Values a receiver might echo back, scrubbed from what the delivery log records. */
-  secrets(config: Opened): string[]
+  secrets(ctx: ServiceContext, config: Opened): string[]
   /** One attempt. Never throws but for a PermanentFailure: a refusal is an outcome. */
   send(ctx: ServiceContext, config: Opened, input: SendInput): Promise<AttemptOutcome>
 }
@@ -72,6 +72,6 @@ export function plainConfig<Config extends object>() {
     }),
     publicView: (config: Config) => ({ ...config }) as Record<string, unknown>,
     open: (_ctx: ServiceContext, config: Config) => config,
-    secrets: (_config: Config): string[] => [],
+    secrets: (_ctx: ServiceContext, _config: Config): string[] => [],
   }
 }

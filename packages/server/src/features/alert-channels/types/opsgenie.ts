@@ -73,7 +73,7 @@ export const opsgenie = defineChannelType<Stored, Opened>({
     region: config.region,
     priority: config.priority,
   }),
-  secrets: (config) => [config.apiKey],
+  secrets: (_ctx, config) => [config.apiKey],
   send(ctx, config, { event }) {
     // SVC_OPSGENIE_URL stands for both regions: a proxy in front of Opsgenie, or a test's receiver.
     const base = (ctx.alerting?.opsgenieUrl ?? REGION_URLS[config.region]).replace(/\/+$/, '')

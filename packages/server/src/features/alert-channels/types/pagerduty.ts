@@ -80,7 +80,7 @@ export const pagerDuty = defineChannelType<Stored, Opened>({
     serviceName: config.serviceName,
     serviceKey: ctx.secretBox.decrypt(config.sealedServiceKey),
   }),
-  secrets: (config) => [config.serviceKey],
+  secrets: (_ctx, config) => [config.serviceKey],
   send(ctx, config, { event }) {
     const base = (ctx.alerting?.pagerDutyUrl ?? EVENTS_API).replace(/\/+$/, '')
     return httpAttempt(ctx, postJson(`${base}/v2/enqueue`, pagerDutyEvent(config.serviceKey, event)), {

@@ -254,6 +254,10 @@ for (const engine of testEngines()) {
       const refused = await sendTest(created.id)
       assert.equal(refused.status, 'FAILED')
       assert.equal(refused.lastResponse.error, '#alerts: Slack refused the message: channel_not_found')
+      receiver.answer(200, { ok: false, error: 'invalid_auth', sent: 'Bearer xoxb-test-token' })
+      const unauthorized = await sendTest(created.id)
+      assert.equal(unauthorized.lastResponse.error, '#alerts: Slack refused the message: invalid_auth')
+      assert.ok(!unauthorized.lastResponse.body?.includes('xoxb-test-token'))
     })
 
     test('SLACK_APP without a bot token fails at once and says what to set', async () => {

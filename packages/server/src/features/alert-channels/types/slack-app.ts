@@ -27,6 +27,7 @@ function slackRefusal(body: string): string | null {
  */
 export const slackApp = defineChannelType<SlackApp, SlackApp>({
   ...plainConfig<SlackApp>(),
+  secrets: (ctx) => (ctx.alerting?.slackApp ? [ctx.alerting.slackApp.botToken] : []),
   schema: SlackAppConfig,
   async send(ctx, config, { event }) {
     const slack = ctx.alerting?.slackApp

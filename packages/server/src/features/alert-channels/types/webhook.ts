@@ -252,7 +252,7 @@ export const webhook = defineChannelType<StoredWebhook, OpenedWebhook>({
       webhookType: config.webhookType ?? null,
     }
   },
-  secrets: (config) =>
+  secrets: (_ctx, config) =>
     [...config.headers, ...config.queryParameters].filter((item) => item.locked).map((item) => item.value),
   send(ctx, config, { variables, options, deliveryId }) {
     const request = webhookRequest(config, variables, options)
