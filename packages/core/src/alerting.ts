@@ -11,10 +11,33 @@ export const ALERT_TYPES = [
 ] as const
 export type AlertType = (typeof ALERT_TYPES)[number]
 
-export const ALERT_CHANNEL_TYPES = ['WEBHOOK', 'EMAIL', 'SLACK', 'SMS'] as const
+/** The hosted product's types but `CALL` (phone calls need a telephony contract svc does not have). */
+export const ALERT_CHANNEL_TYPES = [
+  'WEBHOOK',
+  'EMAIL',
+  'SLACK',
+  'SMS',
+  'SLACK_APP',
+  'PAGERDUTY',
+  'OPSGENIE',
+] as const
 export type AlertChannelType = (typeof ALERT_CHANNEL_TYPES)[number]
 
 export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const
+
+/**
+ * `webhookType` values whose receiver svc knows: its default body (an empty template) and Content-Type.
+ * The first three are the hosted product's; Discord and Google Chat are svc's own, as presets too, so the
+ * channel `type` list stays the one the hosted product's clients know.
+ */
+export const WEBHOOK_PRESETS = [
+  'WEBHOOK_MSTEAMS',
+  'WEBHOOK_TELEGRAM',
+  'WEBHOOK_INCIDENTIO',
+  'WEBHOOK_DISCORD',
+  'WEBHOOK_GOOGLE_CHAT',
+] as const
+export type WebhookPreset = (typeof WEBHOOK_PRESETS)[number]
 
 /** The event variables of the spec's table, usable in webhook URLs and bodies. */
 export const ALERT_EVENT_VARIABLES = [
@@ -82,7 +105,14 @@ export const WebhookConfig = StrictObject({
       }),
     ),
   ),
-  webhookType: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+  webhookType: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 64,
+        description: `A preset (${WEBHOOK_PRESETS.join(', ')}) gives the receiver's default body and Content-Type.`,
+      }),
+    ),
+  ),
 })
 export const EmailConfig = StrictObject({ address: Type.String({ format: 'email', maxLength: 320 }) })
 export const SlackConfig = StrictObject({
@@ -94,11 +124,40 @@ export const SmsConfig = StrictObject({
   name: Name({ maxLength: 255 }),
 })
 
+const WRITE_ONLY = 'Read back masked; the masked value (or an omitted one on update) keeps the stored key.'
+export const SlackAppConfig = StrictObject({
+  slackChannels: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+    minItems: 1,
+    maxItems: 20,
+    description: 'Channel names (#alerts) or ids, posted to with the bot token of SVC_SLACK_BOT_TOKEN.',
+  }),
+})
+export const PagerDutyConfig = StrictObject({
+  account: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  serviceName: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  serviceKey: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: `The Events API v2 integration key (routing_key). ${WRITE_ONLY}`,
+  }),
+})
+export const OPSGENIE_REGIONS = ['US', 'EU'] as const
+export const OPSGENIE_PRIORITIES = ['P1', 'P2', 'P3', 'P4', 'P5'] as const
+export const OpsgenieConfig = StrictObject({
+  name: Name({ maxLength: 255 }),
+  apiKey: Type.String({ minLength: 1, maxLength: 255, description: `An API integration key. ${WRITE_ONLY}` }),
+  region: StringEnum(OPSGENIE_REGIONS, { description: 'US: api.opsgenie.com; EU: api.eu.opsgenie.com.' }),
+  priority: StringEnum(OPSGENIE_PRIORITIES),
+})
+
 export const ALERT_CHANNEL_CONFIGS = {
   WEBHOOK: WebhookConfig,
   EMAIL: EmailConfig,
   SLACK: SlackConfig,
   SMS: SmsConfig,
+  SLACK_APP: SlackAppConfig,
+  PAGERDUTY: PagerDutyConfig,
+  OPSGENIE: OpsgenieConfig,
 } as const satisfies Record<AlertChannelType, object>
 
 export const AlertChannelBody = StrictObject({
@@ -109,7 +168,8 @@ export const AlertChannelBody = StrictObject({
       additionalProperties: true,
       description:
         'Per type: WEBHOOK {name, url, method, headers, queryParameters, template, webhookSecret, webhookType}; ' +
-        'EMAIL {address}; SLACK {url, channel}; SMS {number, name}.',
+        'EMAIL {address}; SLACK {url, channel}; SMS {number, name}; SLACK_APP {slackChannels}; ' +
+        'PAGERDUTY {account, serviceName, serviceKey}; OPSGENIE {name, apiKey, region, priority}.',
     },
   ),
   sendRecovery: Type.Optional(Type.Boolean({ default: true })),

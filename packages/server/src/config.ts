@@ -9,10 +9,15 @@ import {
   LONGEST_SILENT_ANSWER_MS,
 } from './http/connection-limits.ts'
 
-/** How svc reaches mail and SMS providers (SVC_SMTP_URL, SVC_SMS_*); webhooks and Slack need nothing. */
+/** How svc reaches mail, SMS and chat providers (SVC_SMTP_URL, SVC_SMS_*, SVC_SLACK_*); webhooks need nothing. */
 export interface DeliveryConfig {
   smtp?: { url: string; from: string }
   sms?: { url: string; method: string; headers: Record<string, string>; body: string }
+  /** The bot token of the Slack app SLACK_APP channels post with; apiUrl: https://slack.com/api. */
+  slackApp?: { botToken: string; apiUrl?: string }
+  /** Base URLs in place of PagerDuty's and Opsgenie's own: a proxy (or a test's receiver). */
+  pagerDutyUrl?: string
+  opsgenieUrl?: string
   /** Per attempt; default 10 s. */
   timeoutMs?: number
   /** `{{REGION}}`: the region of the node sending the alert (SVC_REGION, else the first served location). */
@@ -422,6 +427,17 @@ function parseAlerting(env: NodeJS.ProcessEnv): DeliveryConfig {
       body: env.SVC_SMS_BODY || '{"to": "{{NUMBER}}", "message": "{{MESSAGE}}"}',
     }
   }
+  const httpUrl = (name: string) => {
+    const value = env[name]?.trim()
+    if (!value) return undefined
+    if (!/^https?:\/\//.test(value) || !URL.canParse(value))
+      throw new ConfigError(`${name} must be an http(s) URL`)
+    return value
+  }
+  if (env.SVC_SLACK_BOT_TOKEN?.trim())
+    alerting.slackApp = { botToken: env.SVC_SLACK_BOT_TOKEN.trim(), apiUrl: httpUrl('SVC_SLACK_API_URL') }
+  alerting.pagerDutyUrl = httpUrl('SVC_PAGERDUTY_URL')
+  alerting.opsgenieUrl = httpUrl('SVC_OPSGENIE_URL')
   return alerting
 }
 

@@ -60,3 +60,23 @@ export class SmsAlertChannel extends AlertChannel {
     super('SMS', logicalId, props)
   }
 }
+
+/** Posts with the Slack app the server is set up with (SVC_SLACK_BOT_TOKEN). */
+export class SlackAppAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'SLACK_APP'> & AlertChannelProps) {
+    super('SLACK_APP', logicalId, props)
+  }
+}
+
+/** PagerDuty's Events API v2: `serviceKey` is the integration (routing) key. */
+export class PagerdutyAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'PAGERDUTY'> & AlertChannelProps) {
+    super('PAGERDUTY', logicalId, props)
+  }
+}
+
+export class OpsgenieAlertChannel extends AlertChannel {
+  constructor(logicalId: string, props: ConfigOf<'OPSGENIE'> & AlertChannelProps) {
+    super('OPSGENIE', logicalId, props)
+  }
+}

@@ -42,6 +42,9 @@ const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
   EMAIL: 'EmailAlertChannel',
   SLACK: 'SlackAlertChannel',
   SMS: 'SmsAlertChannel',
+  SLACK_APP: 'SlackAppAlertChannel',
+  PAGERDUTY: 'PagerdutyAlertChannel',
+  OPSGENIE: 'OpsgenieAlertChannel',
 }
 const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP']
 

@@ -1,15 +1,4 @@
-import {
-  ALERT_CHANNEL_CONFIGS,
-  ALERT_EVENT_VARIABLES,
-  type AlertChannelBody,
-  type AlertChannelType,
-  cachedAlertTemplate,
-  compileAlertTemplate,
-  refusedHeaderValue,
-  refusedRequestHeader,
-  TEMPLATE_HELPERS,
-  TemplateSyntaxError,
-} from '@svc/core'
+import type { AlertChannelBody, AlertChannelType } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
@@ -20,45 +9,21 @@ import type { StoredVariable } from '../checks/check-variables.ts'
 import * as checksRepo from '../checks/checks.repo.ts'
 import { withProjectBindings } from '../projects/project-bindings.ts'
 import * as variablesRepo from '../variables/variables.repo.ts'
-import { MASKED_VALUE } from '../variables/variables.schemas.ts'
 import * as repo from './alert-channels.repo.ts'
 import type { AlertChannel, AlertChannelSubscriptionOut, SubscriptionBody } from './alert-channels.schemas.ts'
-import { SAMPLE_EVENT, sampleRenderOptions } from './sample-event.ts'
+import { type AttemptOutcome, PermanentFailure, type SendInput } from './types/channel-type.ts'
+import { invalid } from './types/config-rules.ts'
+import { CHANNEL_TYPES } from './types/index.ts'
 
-/** A header or query parameter as stored: a locked value only sealed. */
-interface StoredKeyValue {
-  key: string
-  value: string | null
-  sealedValue: string | null
-  locked: boolean
-}
-
-interface StoredWebhookConfig {
-  name: string
-  url: string
-  method: string
-  headers: StoredKeyValue[]
-  queryParameters: StoredKeyValue[]
-  template: string
-  sealedSecret: string | null
-  webhookType: string | null
-}
+export type { AttemptOutcome } from './types/channel-type.ts'
+export { DEFAULT_WEBHOOK_TEMPLATE } from './types/webhook.ts'
 
 /** A channel ready to deliver: config with every sealed value opened. Never leaves the server. */
 export interface DeliverableChannel {
   id: number
   accountId: string
   type: AlertChannelType
-  config: Record<string, unknown>
-  webhook?: {
-    name: string
-    url: string
-    method: string
-    headers: { key: string; value: string; locked: boolean }[]
-    queryParameters: { key: string; value: string; locked: boolean }[]
-    template: string
-    secret: string | null
-  }
+  config: unknown
 }
 
 /** How a channel filters alerts (the alerter's view of it). */
@@ -72,15 +37,8 @@ export interface ChannelPolicy {
 }
 
 const configValidators = Object.fromEntries(
-  Object.entries(ALERT_CHANNEL_CONFIGS).map(([type, schema]) => [type, compileBodyValidator(schema)]),
+  Object.entries(CHANNEL_TYPES).map(([type, definition]) => [type, compileBodyValidator(definition.schema)]),
 ) as Record<AlertChannelType, (body: unknown) => void>
-
-/** The body a webhook sends when its template is empty: every event variable, JSON-encoded. */
-export const DEFAULT_WEBHOOK_TEMPLATE = `{\n${ALERT_EVENT_VARIABLES.map((name) =>
-  name === 'TAGS'
-    ? `  "TAGS": [{{#each TAGS}}"{{this}}"{{#unless @last}}, {{/unless}}{{/each}}]`
-    : `  "${name}": "{{${name}}}"`,
-).join(',\n')}\n}`
 
 export async function createChannel(ctx: ServiceContext, accountId: string, body: AlertChannelBody) {
   const { config, warnings } = await prepareConfig(ctx, accountId, body, null)
@@ -180,97 +138,20 @@ function flagsOf(body: AlertChannelBody) {
   }
 }
 
-/** Validates the type's config, compiles webhook templates, seals what must not be readable. */
+/** Validates the type's config (its schema, then its own rules) and seals what must not be readable. */
 async function prepareConfig(
   ctx: ServiceContext,
   accountId: string,
   body: AlertChannelBody,
   previous: Record<string, unknown> | null,
-): Promise<{ config: Record<string, unknown>; warnings: string[] }> {
+): Promise<{ config: unknown; warnings: string[] }> {
   const config = structuredClone(body.config) as Record<string, unknown>
   validateConfig(body.type, config)
-  if (body.type === 'SLACK' && !URL.canParse(config.url as string))
-    throw invalid('body.config.url', 'must be an http(s) URL')
-  if (body.type !== 'WEBHOOK') return { config, warnings: [] }
-
-  const webhook = config as Record<string, unknown> & {
-    url: string
-    template: string
-    headers: { key: string; value: string; locked?: boolean }[]
-    queryParameters: { key: string; value: string; locked?: boolean }[]
-    webhookSecret?: string | null
-  }
-  const before = previous as StoredWebhookConfig | null
-  const names = new Set<string>()
-  const compile = (path: string, source: string) => {
-    try {
-      const template = compileAlertTemplate(source)
-      template.render(SAMPLE_EVENT, 'text', sampleRenderOptions(ctx))
-      for (const name of template.names) names.add(name)
-    } catch (error) {
-      if (error instanceof TemplateSyntaxError) {
-        throw badRequest(`${path} does not compile: ${error.message}`, {
-          errors: [
-            { path, message: `does not compile: ${error.message}`, line: error.line, column: error.column },
-          ],
-        })
-      }
-      const message = error instanceof Error ? error.message : String(error)
-      throw invalid(path, `does not render: ${message}`)
-    }
-  }
-  compile('body.config.url', webhook.url)
-  if (!isHttpUrl(webhook.url, ctx))
-    throw invalid('body.config.url', 'must be an http(s) URL (after its variables are filled in)')
-  compile('body.config.template', webhook.template)
-  // As for checks: a value as written with a control character is refused (one stored before, or that a
-  // variable brings in, still goes with spaces: an alert must get through). A masked value stays as stored.
-  webhook.headers.forEach(({ key, value }, index) => {
-    const refusal = refusedRequestHeader(key, value) ?? refusedHeaderValue(key, value)
-    if (refusal) throw invalid(`body.config.headers.${index}.${refusal.field}`, refusal.message)
-  })
-  const seal = (field: 'headers' | 'queryParameters') =>
-    webhook[field].map((item, index): StoredKeyValue => {
-      const plain =
-        item.value === MASKED_VALUE
-          ? openValue(
-              ctx,
-              before?.[field]?.find((p) => p.key === item.key && p.locked),
-            )
-          : item.value
-      compile(`body.config.${field}.${index}.value`, plain)
-      const locked = item.locked ?? false
-      return {
-        key: item.key,
-        value: locked ? null : plain,
-        sealedValue: locked ? ctx.secretBox.encrypt(plain) : null,
-        locked,
-      }
-    })
-  const stored: StoredWebhookConfig = {
-    name: webhook.name as string,
-    url: webhook.url,
-    method: (webhook.method as string) ?? 'POST',
-    headers: seal('headers'),
-    queryParameters: seal('queryParameters'),
-    template: webhook.template,
-    sealedSecret:
-      webhook.webhookSecret === undefined
-        ? (before?.sealedSecret ?? null)
-        : webhook.webhookSecret
-          ? ctx.secretBox.encrypt(webhook.webhookSecret)
-          : null,
-    webhookType: (webhook.webhookType as string | null | undefined) ?? null,
-  }
+  const prepared = CHANNEL_TYPES[body.type].prepare(ctx, config, previous)
   return {
-    config: stored as unknown as Record<string, unknown>,
-    warnings: await secretWarnings(ctx, accountId, names),
+    config: prepared.config,
+    warnings: await secretWarnings(ctx, accountId, prepared.templateNames ?? new Set()),
   }
-}
-
-function openValue(ctx: ServiceContext, item: StoredKeyValue | undefined): string {
-  if (!item) return MASKED_VALUE
-  return item.sealedValue !== null ? ctx.secretBox.decrypt(item.sealedValue) : (item.value ?? '')
 }
 
 /** Secrets never reach alert channels: a template naming one renders it empty, so the save says so. */
@@ -324,50 +205,39 @@ function subscriptionOut(row: {
   return { id: row.id, checkId: row.check_id, groupId: row.group_id, activated: Boolean(row.activated) }
 }
 
-/** The config as clients see it: no secret, locked values masked. */
-export function publicConfig(
-  type: AlertChannelType,
-  config: Record<string, unknown>,
-): Record<string, unknown> {
-  if (type !== 'WEBHOOK') return config
-  const webhook = config as unknown as StoredWebhookConfig
-  const items = (list: StoredKeyValue[]) =>
-    list.map((item) => ({
-      key: item.key,
-      value: item.locked ? MASKED_VALUE : (item.value ?? ''),
-      locked: item.locked,
-    }))
-  return {
-    name: webhook.name,
-    url: webhook.url,
-    method: webhook.method,
-    headers: items(webhook.headers),
-    queryParameters: items(webhook.queryParameters),
-    template: webhook.template,
-    webhookType: webhook.webhookType,
-  }
+/** The config as clients see it: no secret, locked values and keys masked. */
+export function publicConfig(type: AlertChannelType, config: unknown): Record<string, unknown> {
+  return CHANNEL_TYPES[type].publicView(config)
 }
 
 /** The channel with every sealed value opened, for delivery. */
 export function deliverableChannel(ctx: ServiceContext, row: repo.ChannelRow): DeliverableChannel {
   const type = row.type as AlertChannelType
-  const config = JSON.parse(row.config) as Record<string, unknown>
-  const channel: DeliverableChannel = { id: row.id, accountId: row.account_id, type, config }
-  if (type === 'WEBHOOK') {
-    const webhook = config as unknown as StoredWebhookConfig
-    const open = (list: StoredKeyValue[]) =>
-      list.map((item) => ({ key: item.key, value: openValue(ctx, item), locked: item.sealedValue !== null }))
-    channel.webhook = {
-      name: webhook.name,
-      url: webhook.url,
-      method: webhook.method,
-      headers: open(webhook.headers),
-      queryParameters: open(webhook.queryParameters),
-      template: webhook.template,
-      secret: webhook.sealedSecret ? ctx.secretBox.decrypt(webhook.sealedSecret) : null,
-    }
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    type,
+    config: CHANNEL_TYPES[type].open(ctx, JSON.parse(row.config)),
   }
-  return channel
+}
+
+/** The values of a channel a receiver might echo back: the delivery log never shows them. */
+export function channelSecrets(ctx: ServiceContext, channel: DeliverableChannel): string[] {
+  return CHANNEL_TYPES[channel.type].secrets(ctx, channel.config)
+}
+
+/** One delivery attempt through the channel's type; what fails before sending says whether it always will. */
+export async function sendThrough(
+  ctx: ServiceContext,
+  channel: DeliverableChannel,
+  input: SendInput,
+): Promise<AttemptOutcome> {
+  try {
+    return await CHANNEL_TYPES[channel.type].send(ctx, channel.config, input)
+  } catch (error) {
+    if (!(error instanceof PermanentFailure)) throw error
+    return { ok: false, statusCode: null, body: null, error: error.message, permanent: true }
+  }
 }
 
 export function policyOf(row: repo.ChannelRow): ChannelPolicy {
@@ -394,18 +264,4 @@ function validateConfig(type: AlertChannelType, config: unknown) {
     const first = errors[0] ?? { path: 'body.config', message: 'is invalid' }
     throw badRequest(`${first.path} ${first.message}`, { errors })
   }
-}
-
-/** The URL template filled in with the sample event is an http(s) URL, or may become one at delivery. */
-function isHttpUrl(source: string, ctx: ServiceContext): boolean {
-  const template = cachedAlertTemplate(source)
-  const text = template.render(SAMPLE_EVENT, 'url', sampleRenderOptions(ctx))
-  if (URL.canParse(text)) return /^https?:$/.test(new URL(text).protocol)
-  // Only a base URL from an account or group variable resolves at delivery (`{{HOOK_URL}}/alerts`).
-  const events = new Set<string>(ALERT_EVENT_VARIABLES)
-  return [...template.names].some((name) => !events.has(name) && !TEMPLATE_HELPERS.has(name))
-}
-
-function invalid(path: string, message: string) {
-  return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
 }

@@ -8,7 +8,15 @@ import type { ResourceDescriptor } from './descriptor.ts'
 type Item = Record<string, any>
 
 const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]
-const CHANNEL_TYPES = ['WEBHOOK', 'EMAIL', 'SLACK', 'SMS']
+const CHANNEL_TYPES = ['WEBHOOK', 'EMAIL', 'SLACK', 'SMS', 'SLACK_APP', 'PAGERDUTY', 'OPSGENIE']
+const WEBHOOK_PRESETS = [
+  ['', 'Plain webhook'],
+  ['WEBHOOK_MSTEAMS', 'Microsoft Teams'],
+  ['WEBHOOK_TELEGRAM', 'Telegram'],
+  ['WEBHOOK_INCIDENTIO', 'incident.io'],
+  ['WEBHOOK_DISCORD', 'Discord'],
+  ['WEBHOOK_GOOGLE_CHAT', 'Google Chat'],
+] as [string, string][]
 
 const str = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value))
 const toLocalInput = (iso: unknown) => {
@@ -62,7 +70,8 @@ export const alertChannels: ResourceDescriptor<Item> = {
   key: 'alert-channels',
   title: 'Alert channels',
   singular: 'alert channel',
-  description: 'Where alerts go: webhooks, email, Slack and SMS.',
+  description:
+    'Where alerts go: webhooks (Teams, Telegram, incident.io, Discord, Google Chat), email, Slack, SMS, PagerDuty and Opsgenie.',
   listPath: '/v1/alert-channels?limit=100',
   itemPath: (id) => `/v1/alert-channels/${id}`,
   createPath: '/v1/alert-channels',
@@ -95,7 +104,15 @@ export const alertChannels: ResourceDescriptor<Item> = {
       path: 'config.name',
       label: 'Name',
       kind: 'text',
-      show: (draft) => draft.type === 'WEBHOOK' || draft.type === 'SMS',
+      show: (draft) => draft.type === 'WEBHOOK' || draft.type === 'SMS' || draft.type === 'OPSGENIE',
+    },
+    {
+      path: 'config.webhookType',
+      label: 'Receiver',
+      kind: 'select',
+      options: WEBHOOK_PRESETS,
+      hint: 'A preset sends the body its receiver expects when the template is empty.',
+      show: (draft) => draft.type === 'WEBHOOK',
     },
     {
       path: 'config.url',
@@ -127,6 +144,47 @@ export const alertChannels: ResourceDescriptor<Item> = {
     { path: 'config.address', label: 'Email address', kind: 'text', show: (draft) => draft.type === 'EMAIL' },
     { path: 'config.channel', label: 'Slack channel', kind: 'text', show: (draft) => draft.type === 'SLACK' },
     { path: 'config.number', label: 'Phone number', kind: 'text', show: (draft) => draft.type === 'SMS' },
+    {
+      path: 'config.slackChannels',
+      label: 'Slack channels',
+      kind: 'list',
+      hint: 'Separated by commas; posted to with the server’s Slack app.',
+      show: (draft) => draft.type === 'SLACK_APP',
+    },
+    {
+      path: 'config.serviceName',
+      label: 'Service',
+      kind: 'text',
+      show: (draft) => draft.type === 'PAGERDUTY',
+    },
+    {
+      path: 'config.serviceKey',
+      label: 'Integration key',
+      kind: 'password',
+      hint: 'Events API v2 routing key. Write-only.',
+      show: (draft) => draft.type === 'PAGERDUTY',
+    },
+    {
+      path: 'config.apiKey',
+      label: 'API key',
+      kind: 'password',
+      hint: 'Write-only.',
+      show: (draft) => draft.type === 'OPSGENIE',
+    },
+    {
+      path: 'config.region',
+      label: 'Region',
+      kind: 'select',
+      options: ['US', 'EU'],
+      show: (draft) => draft.type === 'OPSGENIE',
+    },
+    {
+      path: 'config.priority',
+      label: 'Priority',
+      kind: 'select',
+      options: ['P1', 'P2', 'P3', 'P4', 'P5'],
+      show: (draft) => draft.type === 'OPSGENIE',
+    },
     { path: 'sendFailure', label: 'Send on failure', kind: 'checkbox' },
     { path: 'sendDegraded', label: 'Send on degraded', kind: 'checkbox' },
     { path: 'sendRecovery', label: 'Send on recovery', kind: 'checkbox' },
