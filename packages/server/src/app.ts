@@ -38,9 +38,11 @@ import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { projectsRoutes } from './features/projects/projects.routes.ts'
+import { reportingRoutes } from './features/reporting/reporting.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
+import { snippetsRoutes } from './features/snippets/snippets.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
@@ -199,6 +201,7 @@ function publicApi(
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
         { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
+        { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
         {
           name: 'analytics',
           description: 'Metrics of checks over time, from rollups kept as results are stored',
@@ -241,6 +244,8 @@ function publicApi(
     await app.register(rootCauseAnalysesRoutes, { ctx })
     await app.register(dashboardRoutes, { ctx })
     await app.register(projectsRoutes, { ctx })
+    await app.register(snippetsRoutes, { ctx })
+    await app.register(reportingRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -114,6 +114,12 @@ const PUBLIC_OPERATIONS = [
   'get /v1/error-groups/{id}',
   'post /v1/root-cause-analyses/error-groups/{errorGroupId}',
   'get /v1/root-cause-analyses/{id}',
+  'get /v1/snippets',
+  'post /v1/snippets',
+  'get /v1/snippets/{id}',
+  'put /v1/snippets/{id}',
+  'delete /v1/snippets/{id}',
+  'get /v1/reporting',
 ]
 
 /** The agent protocol: private-location keys, the agent's id header, no account. */

@@ -117,6 +117,7 @@ export const CHECK_BODIES = {
 }
 const CHANNEL_BODY = { type: 'EMAIL', config: { address: 'ops@example.com' } }
 const GROUP_BODY = { name: 'Group', concurrency: 1 }
+const SNIPPET_BODY = { name: 'Setup', script: 'request.url = request.url' }
 const UPDATE_BODY = { description: 'Looking', status: 'INVESTIGATING' }
 const INCIDENT_BODY = { name: 'Outage', incidentUpdates: [UPDATE_BODY] }
 const WINDOW_BODY = {
@@ -155,6 +156,10 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     await a.ok('POST', '/v1/variables', { key, value: 'a' })
     return { ids: { key }, bodies: { PUT: { value: 'b' } } }
   },
+  '/v1/snippets/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/snippets', SNIPPET_BODY)).id },
+    bodies: { PUT: SNIPPET_BODY },
+  }),
   '/v1/checks/{id}': async (a) => ({ ids: { id: await a.check() }, bodies: { PUT: CHECK_BODIES.api } }),
   '/v1/checks/{id}/trigger': async (a) => ({
     ids: { id: await a.check() },
