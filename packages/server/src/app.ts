@@ -21,6 +21,8 @@ import { alertChannelsRoutes } from './features/alert-channels/alert-channels.ro
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { analyticsRoutes } from './features/analytics/analytics.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
+import { badgesRoutes } from './features/badges/badges.routes.ts'
+import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
@@ -201,6 +203,10 @@ function publicApi(
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
         { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
+        {
+          name: 'badges',
+          description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
+        },
         { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
         {
           name: 'analytics',
@@ -246,6 +252,8 @@ function publicApi(
     await app.register(projectsRoutes, { ctx })
     await app.register(snippetsRoutes, { ctx })
     await app.register(reportingRoutes, { ctx })
+    await app.register(badgesRoutes, { ctx })
+    await app.register(checkAlertsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -120,6 +120,8 @@ const PUBLIC_OPERATIONS = [
   'put /v1/snippets/{id}',
   'delete /v1/snippets/{id}',
   'get /v1/reporting',
+  'get /v1/check-alerts',
+  'get /v1/check-alerts/{checkId}',
 ]
 
 /** The agent protocol: private-location keys, the agent's id header, no account. */
@@ -153,6 +155,8 @@ const OPEN_OPERATIONS = [
   'post /v1/auth/password',
   'get /status/_subscription/unsubscribe',
   'post /status/_subscription/unsubscribe',
+  'get /v1/badges/checks/{checkId}',
+  'get /v1/badges/groups/{groupId}',
 ]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */

@@ -196,6 +196,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     await a.artifacts.put(checkId, resultId, 'screenshot-1.png', Buffer.from('png'))
     return { ids: { checkId, resultId, '*': 'screenshot-1.png' } }
   },
+  '/v1/check-alerts/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/check-statuses/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/alert-channels/{id}': async (a) => ({ ids: { id: await a.channel() }, bodies: { PUT: CHANNEL_BODY } }),
   '/v1/alert-channels/{id}/subscriptions': async (a) => ({
@@ -346,6 +347,9 @@ export const NOT_ACCOUNT_RESOURCES: Record<string, string> = {
   '/v1/runtimes/{id}': 'runtimes are the same for every account',
   '/ping/{token}': "an open route: the heartbeat's token is the secret, and names the check by itself",
   '/ping/{token}/fail': "an open route: the heartbeat's token is the secret, and names the check by itself",
+  '/v1/badges/checks/{checkId}': "an open route (README badges): the check's random UUID addresses it",
+  '/v1/badges/groups/{groupId}':
+    "an open route (README badges): the group's account is named by `accountId`; badges.test.ts shows another's is a 404",
   '/agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}':
     "the agent protocol: called with a private-location key, not an account's API key",
 }
