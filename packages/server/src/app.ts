@@ -34,6 +34,7 @@ import {
   serveDashboardOr,
 } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
+import { heartbeatEventsRoutes } from './features/heartbeats/heartbeat-events.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
@@ -254,6 +255,7 @@ function publicApi(
     await app.register(reportingRoutes, { ctx })
     await app.register(badgesRoutes, { ctx })
     await app.register(checkAlertsRoutes, { ctx })
+    await app.register(heartbeatEventsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -122,6 +122,9 @@ const PUBLIC_OPERATIONS = [
   'get /v1/reporting',
   'get /v1/check-alerts',
   'get /v1/check-alerts/{checkId}',
+  'get /v1/checks/heartbeats/{checkId}/events',
+  'get /v1/checks/heartbeats/{checkId}/events/{id}',
+  'get /v1/checks/heartbeats/{checkId}/availability',
 ]
 
 /** The agent protocol: private-location keys, the agent's id header, no account. */

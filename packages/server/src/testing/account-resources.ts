@@ -87,6 +87,19 @@ export class ResourceMaker {
     return { logicalId, deploymentId: started.id }
   }
 
+  /** An active heartbeat pinged once: its check id and the ping's result id. */
+  async pingedHeartbeat(): Promise<{ checkId: string; id: string }> {
+    const check = await this.ok('POST', '/v1/checks/heartbeat', {
+      ...CHECK_BODIES.heartbeat,
+      activated: true,
+    })
+    const token = check.heartbeat?.pingToken ?? check.pingToken
+    const ping = await this.t.call({ method: 'GET', url: `/ping/${token}`, as: null })
+    assert.equal(ping.statusCode, 200, ping.body)
+    const [result] = await this.ok('GET', `/v1/check-results/${check.id}`)
+    return { checkId: check.id, id: result.id }
+  }
+
   privateLocation = async (): Promise<string> =>
     (await this.ok('POST', '/v1/private-locations', { name: 'Lab', slugName: this.unique('lab') })).id
 }
@@ -197,6 +210,13 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     return { ids: { checkId, resultId, '*': 'screenshot-1.png' } }
   },
   '/v1/check-alerts/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v1/checks/heartbeats/{checkId}/events': async (a) => ({
+    ids: { checkId: (await a.pingedHeartbeat()).checkId },
+  }),
+  '/v1/checks/heartbeats/{checkId}/events/{id}': async (a) => ({ ids: await a.pingedHeartbeat() }),
+  '/v1/checks/heartbeats/{checkId}/availability': async (a) => ({
+    ids: { checkId: (await a.pingedHeartbeat()).checkId },
+  }),
   '/v1/check-statuses/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/alert-channels/{id}': async (a) => ({ ids: { id: await a.channel() }, bodies: { PUT: CHANNEL_BODY } }),
   '/v1/alert-channels/{id}/subscriptions': async (a) => ({
