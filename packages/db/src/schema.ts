@@ -59,6 +59,7 @@ export interface Database {
   analytics_zones: AnalyticsZonesTable
   error_groups: ErrorGroupsTable
   root_cause_analyses: RootCauseAnalysesTable
+  snippets: SnippetsTable
 }
 
 export interface UsersTable {
@@ -725,4 +726,13 @@ export interface DeploymentsTable {
   created_at: string
   updated_at: string
   finished_at: string | null
+}
+
+export interface SnippetsTable {
+  id: Generated<number>
+  account_id: string
+  name: string
+  script: string
+  created_at: string
+  updated_at: string | null
 }

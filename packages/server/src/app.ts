@@ -21,6 +21,8 @@ import { alertChannelsRoutes } from './features/alert-channels/alert-channels.ro
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { analyticsRoutes } from './features/analytics/analytics.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
+import { badgesRoutes } from './features/badges/badges.routes.ts'
+import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
@@ -32,15 +34,18 @@ import {
   serveDashboardOr,
 } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
+import { heartbeatEventsRoutes } from './features/heartbeats/heartbeat-events.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { projectsRoutes } from './features/projects/projects.routes.ts'
+import { reportingRoutes } from './features/reporting/reporting.routes.ts'
 import { rootCauseAnalysesRoutes } from './features/root-cause-analyses/root-cause-analyses.routes.ts'
 import { runtimesRoutes } from './features/runtimes/runtimes.routes.ts'
 import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
+import { snippetsRoutes } from './features/snippets/snippets.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
@@ -200,6 +205,11 @@ function publicApi(
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
         { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
         {
+          name: 'badges',
+          description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
+        },
+        { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
+        {
           name: 'analytics',
           description: 'Metrics of checks over time, from rollups kept as results are stored',
         },
@@ -241,6 +251,11 @@ function publicApi(
     await app.register(rootCauseAnalysesRoutes, { ctx })
     await app.register(dashboardRoutes, { ctx })
     await app.register(projectsRoutes, { ctx })
+    await app.register(snippetsRoutes, { ctx })
+    await app.register(reportingRoutes, { ctx })
+    await app.register(badgesRoutes, { ctx })
+    await app.register(checkAlertsRoutes, { ctx })
+    await app.register(heartbeatEventsRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -9,6 +9,7 @@ const OPEN_ROUTES = [
   /^\/ping\//,
   /^\/status\//,
   /^\/v1\/auth\//,
+  /^\/v1\/badges\//,
 ]
 
 export function isOpenRoute(routeUrl: string): boolean {

@@ -114,6 +114,17 @@ const PUBLIC_OPERATIONS = [
   'get /v1/error-groups/{id}',
   'post /v1/root-cause-analyses/error-groups/{errorGroupId}',
   'get /v1/root-cause-analyses/{id}',
+  'get /v1/snippets',
+  'post /v1/snippets',
+  'get /v1/snippets/{id}',
+  'put /v1/snippets/{id}',
+  'delete /v1/snippets/{id}',
+  'get /v1/reporting',
+  'get /v1/check-alerts',
+  'get /v1/check-alerts/{checkId}',
+  'get /v1/checks/heartbeats/{checkId}/events',
+  'get /v1/checks/heartbeats/{checkId}/events/{id}',
+  'get /v1/checks/heartbeats/{checkId}/availability',
 ]
 
 /** The agent protocol: private-location keys, the agent's id header, no account. */
@@ -147,6 +158,8 @@ const OPEN_OPERATIONS = [
   'post /v1/auth/password',
   'get /status/_subscription/unsubscribe',
   'post /status/_subscription/unsubscribe',
+  'get /v1/badges/checks/{checkId}',
+  'get /v1/badges/groups/{groupId}',
 ]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */

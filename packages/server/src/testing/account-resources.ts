@@ -88,6 +88,19 @@ export class ResourceMaker {
     return { logicalId, deploymentId: started.id }
   }
 
+  /** An active heartbeat pinged once: its check id and the ping's result id. */
+  async pingedHeartbeat(): Promise<{ checkId: string; id: string }> {
+    const check = await this.ok('POST', '/v1/checks/heartbeat', {
+      ...CHECK_BODIES.heartbeat,
+      activated: true,
+    })
+    const token = check.heartbeat?.pingToken ?? check.pingToken
+    const ping = await this.t.call({ method: 'GET', url: `/ping/${token}`, as: null })
+    assert.equal(ping.statusCode, 200, ping.body)
+    const [result] = await this.ok('GET', `/v1/check-results/${check.id}`)
+    return { checkId: check.id, id: result.id }
+  }
+
   privateLocation = async (): Promise<string> =>
     (await this.ok('POST', '/v1/private-locations', { name: 'Lab', slugName: this.unique('lab') })).id
 }
@@ -119,6 +132,7 @@ export const CHECK_BODIES = {
 } satisfies Record<keyof typeof CHECK_PATHS, object>
 const CHANNEL_BODY = { type: 'EMAIL', config: { address: 'ops@example.com' } }
 const GROUP_BODY = { name: 'Group', concurrency: 1 }
+const SNIPPET_BODY = { name: 'Setup', script: 'request.url = request.url' }
 const UPDATE_BODY = { description: 'Looking', status: 'INVESTIGATING' }
 const INCIDENT_BODY = { name: 'Outage', incidentUpdates: [UPDATE_BODY] }
 const WINDOW_BODY = {
@@ -157,6 +171,10 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     await a.ok('POST', '/v1/variables', { key, value: 'a' })
     return { ids: { key }, bodies: { PUT: { value: 'b' } } }
   },
+  '/v1/snippets/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/snippets', SNIPPET_BODY)).id },
+    bodies: { PUT: SNIPPET_BODY },
+  }),
   '/v1/checks/{id}': async (a) => ({ ids: { id: await a.check() }, bodies: { PUT: CHECK_BODIES.api } }),
   '/v1/checks/{id}/trigger': async (a) => ({
     ids: { id: await a.check() },
@@ -194,6 +212,14 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     await a.artifacts.put(checkId, resultId, 'screenshot-1.png', Buffer.from('png'))
     return { ids: { checkId, resultId, '*': 'screenshot-1.png' } }
   },
+  '/v1/check-alerts/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v1/checks/heartbeats/{checkId}/events': async (a) => ({
+    ids: { checkId: (await a.pingedHeartbeat()).checkId },
+  }),
+  '/v1/checks/heartbeats/{checkId}/events/{id}': async (a) => ({ ids: await a.pingedHeartbeat() }),
+  '/v1/checks/heartbeats/{checkId}/availability': async (a) => ({
+    ids: { checkId: (await a.pingedHeartbeat()).checkId },
+  }),
   '/v1/check-statuses/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/alert-channels/{id}': async (a) => ({ ids: { id: await a.channel() }, bodies: { PUT: CHANNEL_BODY } }),
   '/v1/alert-channels/{id}/subscriptions': async (a) => ({
@@ -345,6 +371,9 @@ export const NOT_ACCOUNT_RESOURCES: Record<string, string> = {
   '/v1/runtimes/{id}': 'runtimes are the same for every account',
   '/ping/{token}': "an open route: the heartbeat's token is the secret, and names the check by itself",
   '/ping/{token}/fail': "an open route: the heartbeat's token is the secret, and names the check by itself",
+  '/v1/badges/checks/{checkId}': "an open route (README badges): the check's random UUID addresses it",
+  '/v1/badges/groups/{groupId}':
+    "an open route (README badges): the group's account is named by `accountId`; badges.test.ts shows another's is a 404",
   '/agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}':
     "the agent protocol: called with a private-location key, not an account's API key",
 }

@@ -157,3 +157,19 @@ export async function deleteFinishedNotificationsBefore(
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+/** An account's notifications created in [fromIso, toIso), optionally of one check, newest first. */
+export async function listNotificationsBetween(
+  ctx: ServiceContext,
+  accountId: string,
+  filter: { checkId?: string; fromIso: string; toIso: string },
+) {
+  let query = ctx.db
+    .selectFrom('alert_notifications')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', filter.fromIso)
+    .where('created_at', '<', filter.toIso)
+  if (filter.checkId) query = query.where('check_id', '=', filter.checkId)
+  return query.orderBy('created_at', 'desc').orderBy('position', 'asc').execute()
+}

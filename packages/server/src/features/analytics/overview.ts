@@ -68,7 +68,7 @@ export async function hourlyOverview(
 }
 
 /** The slot of the metric the check type's analytics lead with (response time, latency); none for heartbeats. */
-function mainMetricSlot(checkType: string): number | undefined {
+export function mainMetricSlot(checkType: string): number | undefined {
   const kind = kindOfCheckType(checkType)
   const main = kind?.defaultMetrics
     .map((name) => parseMetric(kind, name))

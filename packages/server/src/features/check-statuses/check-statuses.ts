@@ -32,7 +32,8 @@ const CheckStatus = Type.Object(
 )
 type CheckStatus = Static<typeof CheckStatus>
 
-async function statusesOf(
+/** The current status of each of `checks` (rows of one account), from their latest final results. */
+export async function statusesOf(
   ctx: ServiceContext,
   checks: { id: string; name: string; check_type: string }[],
 ): Promise<CheckStatus[]> {

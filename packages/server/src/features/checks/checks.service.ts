@@ -105,6 +105,12 @@ export async function getCheck(ctx: ServiceContext, accountId: string, id: strin
   return checkResponse(ctx, await resolveCheck(ctx, row))
 }
 
+/** A check by its id alone, whatever its account: for open routes its unguessable id addresses (badges). */
+export async function findCheckById(ctx: ServiceContext, id: string) {
+  const [row] = await repo.findChecksByIds(ctx, [id])
+  return row
+}
+
 /** Which of `ids` are checks of the account, in one query. */
 export async function existingCheckIds(ctx: ServiceContext, accountId: string, ids: string[]) {
   const rows = await repo.findChecksByIds(ctx, ids)
