@@ -23,6 +23,7 @@ import * as encryptionKeyVerifier from './0021-encryption-key-verifier.ts'
 import * as dashboardSessions from './0022-dashboard-sessions.ts'
 import * as nodeLives from './0023-node-lives.ts'
 import * as projects from './0025-projects.ts'
+import * as sessions from './0026-sessions.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '0022-dashboard-sessions': dashboardSessions,
   '0023-node-lives': nodeLives,
   '0025-projects': projects,
+  '0026-sessions': sessions,
 }

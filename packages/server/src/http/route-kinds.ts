@@ -9,6 +9,8 @@ const OPEN_ROUTES = [
   /^\/ping\//,
   /^\/status\//,
   /^\/v1\/auth\//,
+  // Trigger URLs: a token in the query, else an API key, checked by the routes themselves.
+  /^\/v1\/triggers\/(checks|check-groups)\/[^/]+\/run$/,
 ]
 
 export function isOpenRoute(routeUrl: string): boolean {
