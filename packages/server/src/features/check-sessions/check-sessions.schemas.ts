@@ -23,7 +23,8 @@ export const CompletionQuery = StrictObject({
   maxWaitSeconds: Type.Optional(Type.Number({ minimum: 1, maximum: 30 })),
 })
 
-export const CancelBody = Type.Optional(
+/** Optional: the hosted API's subset of sequences; svc cancels the whole session. */
+export const CancelBody = Nullable(
   StrictObject({ sequenceId: Type.Optional(Type.Array(Uuid, { minItems: 1 })) }),
 )
 

@@ -88,7 +88,8 @@ export const AssetsQuery = StrictObject({
   name: Type.Optional(Type.String({ maxLength: 200 })),
 })
 
-export const CancelBody = Type.Optional(
+/** Optional: the hosted API's subset of sequences; svc cancels the whole session. */
+export const CancelBody = Nullable(
   StrictObject({ sequenceId: Type.Optional(Type.Array(Uuid, { minItems: 1 })) }),
 )
 
