@@ -27,7 +27,8 @@ for (const engine of testEngines()) {
       const store = await engine.createUrl()
       dispose = store.dispose
       const serverEnv = deploymentEnv(store.url)
-      server = await startServerProcess(serverEnv)
+      // A generous start: a shared, loaded machine takes well over the default 30 s to boot a server.
+      server = await startServerProcess(serverEnv, 180_000)
       target = createServer((req, res) => {
         // The --env value reaches the check as {{HEADER_VALUE}}: /ok answers 200 only when it came.
         const good = req.url === '/ok' && req.headers['x-from-env'] === 'sent'
