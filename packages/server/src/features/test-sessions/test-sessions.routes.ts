@@ -3,6 +3,7 @@ import { ErrorResponse } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import { HttpError } from '../../http/errors.ts'
 import { assetsOfResult, getTestSessionResult, openSessionArtifact } from './session-results.ts'
 import { testSessionOut, testSessionResultOut } from './session-views.ts'
 import {
@@ -239,7 +240,11 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
         )
         if (open) frame('complete', testSessionOut(ctx, ended.session, ended.runs))
       } catch (error) {
-        if (open) frame('error', { message: error instanceof Error ? error.message : String(error) })
+        // A bug's message stays in the log, as a 500's does.
+        if (!(error instanceof HttpError))
+          request.log.error({ err: error }, 'following a test session failed')
+        if (open)
+          frame('error', { message: error instanceof HttpError ? error.message : 'Internal Server Error' })
       } finally {
         clearInterval(keepAlive)
         raw.end()
