@@ -25,6 +25,7 @@ import { badgesRoutes } from './features/badges/badges.routes.ts'
 import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
+import { checkSessionsRoutes } from './features/check-sessions/check-sessions.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
@@ -51,6 +52,8 @@ import { statusPageServicesRoutes } from './features/status-page-services/status
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
+import { testSessionsRoutes } from './features/test-sessions/test-sessions.routes.ts'
+import { triggersRoutes } from './features/triggers/triggers.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
 import {
   type ConnectionLimits,
@@ -204,6 +207,9 @@ function publicApi(
         { name: 'incidents', description: 'Incidents of status pages and their updates' },
         { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
         { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
+        { name: 'test-sessions', description: 'Checks (saved or not) run once, results streamed and kept' },
+        { name: 'check-sessions', description: 'Saved checks run now from CI, waited on' },
+        { name: 'triggers', description: 'Trigger URLs: run a check or group with a token' },
         {
           name: 'badges',
           description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
@@ -256,6 +262,9 @@ function publicApi(
     await app.register(badgesRoutes, { ctx })
     await app.register(checkAlertsRoutes, { ctx })
     await app.register(heartbeatEventsRoutes, { ctx })
+    await app.register(testSessionsRoutes, { ctx })
+    await app.register(checkSessionsRoutes, { ctx })
+    await app.register(triggersRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

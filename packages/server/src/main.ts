@@ -15,6 +15,7 @@ import { pruneAgentRecords } from './features/private-locations/private-location
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
+import { createSessionWorker, takeBackSessionRuns } from './features/test-sessions/session-runner.ts'
 import { prettyLogStream } from './http/pretty-log.ts'
 import { loadOrCreateNodeId } from './node-life/node-id.ts'
 import { beginNodeLife } from './node-life/node-life.ts'
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
     takeBack: async (deadLife) => {
       await takeBackRuns(serviceContext, deadLife)
       await takeBackDeliveries(serviceContext, deadLife)
+      await takeBackSessionRuns(serviceContext, deadLife)
     },
     lost: () => {
       // Taken for dead (silent past the lease of its life): its leases may be another's now.
@@ -112,6 +114,14 @@ async function main(): Promise<void> {
     lifeId: life.id,
   })
   scheduler.start()
+  // Test and check sessions' runs (svc test, CI triggers): claimed under leases on every node.
+  const sessionWorker = createSessionWorker(serviceContext, {
+    lifeId: life.id,
+    locations: config.runnerLocations,
+    concurrency: config.runnerConcurrency,
+    log: app.log,
+  })
+  sessionWorker.start()
   // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
   const dispatcher = createDispatcher(serviceContext, { log: app.log, lifeId: life.id })
   dispatcher.start()
@@ -198,6 +208,7 @@ async function main(): Promise<void> {
     const drained = Promise.all([
       app.close(),
       scheduler.stop(),
+      sessionWorker.stop(),
       dispatcher.stop(),
       analyses.stop(),
       keyRotation.stop(),

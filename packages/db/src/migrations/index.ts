@@ -24,6 +24,7 @@ import * as dashboardSessions from './0022-dashboard-sessions.ts'
 import * as nodeLives from './0023-node-lives.ts'
 import * as projects from './0025-projects.ts'
 import * as snippets from './0028-snippets.ts'
+import * as sessions from './0026-sessions.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0023-node-lives': nodeLives,
   '0025-projects': projects,
   '0028-snippets': snippets,
+  '0026-sessions': sessions,
 }

@@ -10,6 +10,8 @@ const OPEN_ROUTES = [
   /^\/status\//,
   /^\/v1\/auth\//,
   /^\/v1\/badges\//,
+  // Trigger URLs: a token in the query, else an API key, checked by the routes themselves.
+  /^\/v1\/triggers\/(checks|check-groups)\/[^/]+\/run$/,
 ]
 
 export function isOpenRoute(routeUrl: string): boolean {

@@ -25,6 +25,26 @@ const PUBLIC_OPERATIONS = [
   'get /v1/projects/{logicalId}/deployments/{deploymentId}/completion',
   'get /v1/projects/{logicalId}/deployments/{deploymentId}/events',
   'post /v1/projects/{logicalId}/deployments/{deploymentId}/cancel',
+  'post /v1/test-sessions/run',
+  'post /v1/test-sessions/trigger',
+  'get /v1/test-sessions',
+  'get /v1/test-sessions/{testSessionId}',
+  'get /v1/test-sessions/{testSessionId}/completion',
+  'get /v1/test-sessions/{testSessionId}/events',
+  'post /v1/test-sessions/{testSessionId}/cancel',
+  'get /v1/test-sessions/{testSessionId}/results/{testSessionResultId}',
+  'get /v1/test-sessions/{testSessionId}/results/{testSessionResultId}/assets',
+  'get /v1/test-sessions/{testSessionId}/results/{testSessionResultId}/artifacts/{*}',
+  'post /v1/check-sessions/trigger',
+  'get /v1/check-sessions/{checkSessionId}',
+  'get /v1/check-sessions/{checkSessionId}/completion',
+  'post /v1/check-sessions/{checkSessionId}/cancel',
+  'post /v1/triggers/checks/{checkId}',
+  'get /v1/triggers/checks/{checkId}',
+  'delete /v1/triggers/checks/{checkId}',
+  'post /v1/triggers/check-groups/{groupId}',
+  'get /v1/triggers/check-groups/{groupId}',
+  'delete /v1/triggers/check-groups/{groupId}',
   'get /v1/dashboard/overview',
   'get /v1/accounts',
   'get /v1/accounts/me',
@@ -160,10 +180,13 @@ const OPEN_OPERATIONS = [
   'post /status/_subscription/unsubscribe',
   'get /v1/badges/checks/{checkId}',
   'get /v1/badges/groups/{groupId}',
+  ...['/v1/triggers/checks/{checkId}/run', '/v1/triggers/check-groups/{groupId}/run'].flatMap((path) =>
+    ['get', 'post'].map((method) => `${method} ${path}`),
+  ),
 ]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */
-const LOOSE_BODIES = new Set(['put /v1/checks/{id}'])
+const LOOSE_BODIES = new Set(['put /v1/checks/{id}', 'post /v1/test-sessions/run'])
 
 describe('OpenAPI documents', () => {
   let t: TestApp

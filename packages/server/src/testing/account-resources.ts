@@ -74,6 +74,31 @@ export class ResourceMaker {
     return { statusPageId, incidentId: incident.id, updateId: incident.incidentUpdates[0].id }
   }
 
+  /**
+   * A test session of one unsaved URL check, cancelled at once so that it has ended (no worker runs in
+   * these tests): its ids and its one result's.
+   */
+  async testSession(): Promise<{ testSessionId: string; testSessionResultId: string }> {
+    const session = await this.ok('POST', '/v1/test-sessions/run', {
+      checkRunJobs: [{ checkType: 'URL', name: 'Unsaved', request: { url: 'http://127.0.0.1:9/' } }],
+    })
+    await this.ok('POST', `/v1/test-sessions/${session.testSessionId}/cancel`)
+    return {
+      testSessionId: session.testSessionId,
+      testSessionResultId: session.results[0].testSessionResultId,
+    }
+  }
+
+  /** A check session of a saved check, cancelled at once so that it has ended. */
+  async checkSession(): Promise<string> {
+    const checkId = await this.check('api')
+    const { sessions } = await this.ok('POST', '/v1/check-sessions/trigger', {
+      target: { checkId: [checkId] },
+    })
+    await this.ok('POST', `/v1/check-sessions/${sessions[0].checkSessionId}/cancel`)
+    return sessions[0].checkSessionId
+  }
+
   /** A project deployed (and its deployment finished), with the deployment's id. */
   async project(): Promise<{ logicalId: string; deploymentId: string }> {
     const logicalId = this.unique('project')
@@ -337,6 +362,59 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     ids: await a.project(),
     readBack: '/v1/projects/{logicalId}/deployments/{deploymentId}',
   }),
+  '/v1/test-sessions/{testSessionId}': async (a) => ({ ids: await a.testSession() }),
+  '/v1/test-sessions/{testSessionId}/completion': async (a) => ({ ids: await a.testSession() }),
+  '/v1/test-sessions/{testSessionId}/events': async (a) => ({ ids: await a.testSession() }),
+  '/v1/test-sessions/{testSessionId}/cancel': async (a) => ({
+    ids: await a.testSession(),
+    readBack: '/v1/test-sessions/{testSessionId}',
+  }),
+  '/v1/test-sessions/{testSessionId}/results/{testSessionResultId}': async (a) => ({
+    ids: await a.testSession(),
+  }),
+  '/v1/test-sessions/{testSessionId}/results/{testSessionResultId}/assets': async (a) => ({
+    ids: await a.testSession(),
+  }),
+  '/v1/test-sessions/{testSessionId}/results/{testSessionResultId}/artifacts/{*}': async (a) => {
+    const ids = await a.testSession()
+    // An unsaved definition's artifacts are filed under its result's id, as its check's and its result's.
+    await a.artifacts.put(
+      ids.testSessionResultId,
+      ids.testSessionResultId,
+      'screenshot-1.png',
+      Buffer.from('png'),
+    )
+    return { ids: { ...ids, '*': 'screenshot-1.png' } }
+  },
+  '/v1/check-sessions/{checkSessionId}': async (a) => ({ ids: { checkSessionId: await a.checkSession() } }),
+  '/v1/check-sessions/{checkSessionId}/completion': async (a) => ({
+    ids: { checkSessionId: await a.checkSession() },
+  }),
+  '/v1/check-sessions/{checkSessionId}/cancel': async (a) => ({
+    ids: { checkSessionId: await a.checkSession() },
+    readBack: '/v1/check-sessions/{checkSessionId}',
+  }),
+  '/v1/triggers/checks/{checkId}': async (a) => {
+    const checkId = await a.check('api')
+    await a.ok('POST', `/v1/triggers/checks/${checkId}`)
+    return { ids: { checkId } }
+  },
+  '/v1/triggers/checks/{checkId}/run': async (a) => {
+    const checkId = await a.check('api')
+    await a.ok('POST', `/v1/triggers/checks/${checkId}`)
+    return { ids: { checkId }, readBack: '/v1/triggers/checks/{checkId}' }
+  },
+  '/v1/triggers/check-groups/{groupId}': async (a) => {
+    const groupId = (await a.ok('POST', '/v1/check-groups', { name: a.unique('group') })).id
+    await a.ok('POST', `/v1/triggers/check-groups/${groupId}`)
+    return { ids: { groupId } }
+  },
+  '/v1/triggers/check-groups/{groupId}/run': async (a) => {
+    const groupId = (await a.ok('POST', '/v1/check-groups', { name: a.unique('group') })).id
+    await a.ok('POST', `/v1/triggers/check-groups/${groupId}`)
+    await a.ok('POST', '/v1/checks/api', { ...CHECK_BODIES.api, groupId })
+    return { ids: { groupId }, readBack: '/v1/triggers/check-groups/{groupId}' }
+  },
   '/v1/analytics/url-monitors/{id}': analyticsOf('url'),
   '/v1/analytics/api-checks/{id}': analyticsOf('api'),
   '/v1/analytics/browser-checks/{id}': analyticsOf('browser'),

@@ -1,4 +1,4 @@
-import { api } from './api.ts'
+import { ApiError, api } from './api.ts'
 import type { Check, CheckType } from './types.ts'
 
 /** Per-type facts the pages share: analytics path, main metric, create path. */
@@ -91,4 +91,27 @@ export function writableBody(check: Check): Record<string, unknown> {
 export async function saveCheck(type: CheckType, body: Record<string, unknown>, id?: string): Promise<Check> {
   const path = `/v1/checks/${CREATE_PATH[type]}`
   return id ? api.put<Check>(`${path}/${id}`, body) : api.post<Check>(path, body)
+}
+
+/**
+ * Runs an unsaved definition once on the server, without saving it (`POST /v1/test-sessions/run`), and
+ * answers its result (the whole result: request, response, assertions, artifact links) once it ran.
+ */
+export async function runUnsavedCheck(type: CheckType, body: Record<string, unknown>) {
+  const session = await api.post<{ testSessionId: string; results: { testSessionResultId: string }[] }>(
+    '/v1/test-sessions/run',
+    { checkRunJobs: [{ ...body, checkType: type }] },
+  )
+  const path = `/v1/test-sessions/${session.testSessionId}`
+  for (;;) {
+    try {
+      await api.get(`${path}/completion?maxWaitSeconds=30`)
+      break
+    } catch (error) {
+      // 408: still running after the wait; ask again.
+      if (!(error instanceof ApiError && error.status === 408)) throw error
+    }
+  }
+  const resultId = session.results[0]?.testSessionResultId
+  return api.get<Record<string, unknown>>(`${path}/results/${resultId}`)
 }

@@ -1,0 +1,148 @@
+import { Nullable, StrictObject } from '@svc/core'
+import { Type } from 'typebox'
+
+const Uuid = Type.String({ format: 'uuid' })
+const Location = Type.String({ minLength: 1, maxLength: 100 })
+
+export const CheckTargetSchema = StrictObject({
+  matchTags: Type.Optional(
+    Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50 }), { maxItems: 50 }),
+  ),
+  checkId: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
+  allowDeactivated: Type.Optional(Type.Boolean({ default: false })),
+})
+
+/** The hosted API's request, less what svc does not do (retries in a session, cache refresh). */
+export const TriggerTestSessionBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    runLocation: Location,
+    target: Type.Optional(CheckTargetSchema),
+    environmentVariables: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 50 })),
+    retryStrategy: Type.Optional(Type.Unknown()),
+    refreshCache: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+)
+
+/** Unsaved check definitions: each the body of its type, with `checkType` and an optional `logicalId`. */
+export const RunTestSessionBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    checkRunJobs: Type.Array(
+      Type.Object(
+        { checkType: Type.String({ minLength: 1, maxLength: 32 }), logicalId: Type.Optional(Type.String()) },
+        { additionalProperties: true },
+      ),
+      { minItems: 1, maxItems: 500 },
+    ),
+    runLocation: Type.Optional(Location),
+    runLocations: Type.Optional(Type.Array(Location, { minItems: 1, maxItems: 20 })),
+  },
+  // The hosted CLI sends more (project, repoInfo, sharedFiles, ...), which a run does not need.
+  { additionalProperties: true },
+)
+
+export const TestSessionParams = StrictObject({ testSessionId: Uuid })
+export const TestSessionResultParams = StrictObject({ testSessionId: Uuid, testSessionResultId: Uuid })
+export const ArtifactParams = StrictObject({
+  testSessionId: Uuid,
+  testSessionResultId: Uuid,
+  '*': Type.String({ minLength: 1 }),
+})
+
+export const CompletionQuery = StrictObject({
+  maxWaitSeconds: Type.Optional(Type.Number({ minimum: 1, maximum: 30 })),
+})
+
+const Statuses = Type.Union([
+  Type.Literal('RUNNING'),
+  Type.Literal('FAILED'),
+  Type.Literal('PASSED'),
+  Type.Literal('CANCELLED'),
+])
+
+export const ListTestSessionsQuery = StrictObject({
+  from: Type.Optional(Type.Number()),
+  to: Type.Optional(Type.Number()),
+  limit: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100 }))),
+  statuses: Type.Optional(Type.Array(Statuses)),
+  branches: Type.Optional(Type.Array(Type.String())),
+  users: Type.Optional(Type.Array(Type.String())),
+  providers: Type.Optional(Type.Array(Type.String())),
+  noUsers: Type.Optional(Type.Boolean()),
+  nextId: Type.Optional(Type.String({ minLength: 1 })),
+  textSearch: Type.Optional(Type.String({ minLength: 3, maxLength: 200 })),
+  errorGroupId: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+})
+
+export const AssetsQuery = StrictObject({
+  type: Type.Optional(
+    Type.Array(
+      Type.Union(
+        ['log', 'trace', 'video', 'screenshot', 'pcap', 'report', 'file'].map((value) => Type.Literal(value)),
+      ),
+    ),
+  ),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+})
+
+/** Optional: the hosted API's subset of sequences; svc cancels the whole session. */
+export const CancelBody = Nullable(
+  StrictObject({ sequenceId: Type.Optional(Type.Array(Uuid, { minItems: 1 })) }),
+)
+
+export const TestSessionResult = Type.Object(
+  {
+    testSessionResultId: Uuid,
+    testSessionResultLink: Type.String(),
+    checkId: Nullable(Type.String()),
+    checkType: Type.String(),
+    name: Type.String(),
+    logicalId: Nullable(Type.String()),
+    runLocation: Type.String(),
+    errorGroupIds: Type.Array(Type.String()),
+    resultType: Type.String(),
+    status: Statuses,
+    hasErrors: Type.Boolean(),
+    hasFailures: Type.Boolean(),
+    isDegraded: Type.Boolean(),
+    aborted: Type.Boolean(),
+    responseTime: Nullable(Type.Number()),
+    startedAt: Nullable(Type.String()),
+    stoppedAt: Nullable(Type.String()),
+    checkResultLink: Nullable(Type.String()),
+  },
+  { additionalProperties: true },
+)
+
+export const TestSession = Type.Object({
+  testSessionId: Uuid,
+  testSessionLink: Type.String(),
+  name: Type.String(),
+  status: Statuses,
+  errorGroupIds: Type.Array(Type.String()),
+  startedAt: Type.String(),
+  stoppedAt: Nullable(Type.String()),
+  timeElapsed: Type.Number(),
+  results: Type.Optional(Type.Array(TestSessionResult)),
+  sequenceIds: Type.Optional(Type.Record(Type.String(), Type.String())),
+})
+
+export const TestSessionList = Type.Object({
+  length: Type.Integer(),
+  entries: Type.Array(TestSession),
+  nextId: Nullable(Type.String()),
+})
+
+export const AssetManifest = Type.Object({
+  assets: Type.Array(
+    Type.Object({
+      type: Type.String(),
+      name: Type.String(),
+      url: Type.String(),
+      size: Type.Optional(Type.Number()),
+    }),
+  ),
+})

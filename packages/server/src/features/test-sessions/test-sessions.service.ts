@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto'
+import type { CheckEnvironmentVariable, CheckType } from '@svc/core'
+import type { RunSessionsTable, SessionRunsTable } from '@svc/db'
+import type { Selectable } from 'kysely'
+import { isoNow, type ServiceContext } from '../../context.ts'
+import { badRequest, HttpError, notFound } from '../../http/errors.ts'
+import { RUNNABLE_CHECK_TYPES } from '../../runs/run-check.ts'
+import { inTransaction } from '../../transactions.ts'
+import { newResultId } from '../check-results/result-id.ts'
+import { sealVariables } from '../checks/check-variables.ts'
+import { listCheckRowsOfAccount } from '../checks/checks.service.ts'
+import { type ResolvedCheck, resolveChecks } from '../checks/resolve-check.ts'
+import { RESOURCE_TYPES, type ResourceType } from '../projects/resource-types.ts'
+import { RUN_QUEUED, sessionEvents } from './session-runner.ts'
+import { testSessionOut } from './session-views.ts'
+import * as repo from './test-sessions.repo.ts'
+
+/** The most runs one session may queue (checks × locations). */
+export const MAX_SESSION_RUNS = 500
+
+export interface QueuedRun {
+  checkId?: string
+  logicalId?: string
+  name: string
+  checkType: string
+  location: string
+  /** An unsaved definition, validated. */
+  definition?: Record<string, unknown>
+}
+
+export interface NewSession {
+  kind: 'TEST' | 'CHECK'
+  name: string
+  checkId?: string
+  checkType?: string
+  runSource: string
+  runLocations: string[]
+}
+
+/** Stores a session and its runs, queued, and wakes this node's worker; answers the session. */
+export async function queueSession(
+  ctx: ServiceContext,
+  accountId: string,
+  session: NewSession,
+  runs: QueuedRun[],
+): Promise<{ session: Selectable<RunSessionsTable>; runs: SessionRunsTable[] }> {
+  const now = isoNow(ctx)
+  const sessionRow: Selectable<RunSessionsTable> = {
+    id: randomUUID(),
+    account_id: accountId,
+    kind: session.kind,
+    name: session.name,
+    check_id: session.checkId ?? null,
+    check_type: session.checkType ?? null,
+    run_source: session.runSource,
+    run_locations: JSON.stringify(session.runLocations),
+    cancelled: 0,
+    created_at: now,
+    stopped_at: null,
+  }
+  const runRows: SessionRunsTable[] = runs.map((run, position) => ({
+    // A saved check's run stores its result under this id, so it sorts by time like any result id.
+    id: newResultId(ctx.clock.now().getTime()),
+    session_id: sessionRow.id,
+    account_id: accountId,
+    position,
+    check_id: run.checkId ?? null,
+    logical_id: run.logicalId ?? null,
+    name: run.name,
+    check_type: run.checkType,
+    location: run.location,
+    definition: run.definition ? JSON.stringify(run.definition) : null,
+    status: 'QUEUED',
+    lease_owner: null,
+    lease_until_ms: null,
+    result_id: null,
+    result: null,
+    has_failures: null,
+    has_errors: null,
+    is_degraded: null,
+    response_time: null,
+    created_at: now,
+    started_at: null,
+    stopped_at: null,
+  }))
+  await inTransaction(ctx, (tx) => repo.insertSession(tx, sessionRow, runRows))
+  sessionEvents.emit(RUN_QUEUED)
+  return { session: sessionRow, runs: runRows }
+}
+
+export interface CheckTarget {
+  checkId?: string[]
+  matchTags?: string[][]
+  allowDeactivated?: boolean
+  /** Only the checks of this group. */
+  groupId?: number
+}
+
+/**
+ * The account's runnable checks a target names: by id, and/or by tags (outer list OR, inner AND, `!tag`
+ * not), own tags and their group's. Deactivated checks only when asked (`allowDeactivated`) or named by id.
+ */
+export async function matchingChecks(
+  ctx: ServiceContext,
+  accountId: string,
+  target: CheckTarget,
+): Promise<ResolvedCheck[]> {
+  const rows = (await listCheckRowsOfAccount(ctx, accountId)).filter((row) =>
+    RUNNABLE_CHECK_TYPES.includes(row.check_type as CheckType),
+  )
+  const ids = target.checkId && new Set(target.checkId)
+  const checks = await resolveChecks(ctx, accountId, rows)
+  const tagged = (check: ResolvedCheck) =>
+    (target.matchTags ?? []).some((all) =>
+      all.every((tag) =>
+        tag.startsWith('!')
+          ? !check.effective.tags.includes(tag.slice(1))
+          : check.effective.tags.includes(tag),
+      ),
+    )
+  return checks
+    .filter((check) => {
+      if (ids && !ids.has(check.row.id)) return false
+      if (target.groupId !== undefined && check.row.group_id !== target.groupId) return false
+      if (target.matchTags && target.matchTags.length > 0 && !tagged(check)) return false
+      if (!ids && !target.allowDeactivated && !check.definition.activated) return false
+      return true
+    })
+    .sort((a, b) => a.row.created_at.localeCompare(b.row.created_at) || a.row.id.localeCompare(b.row.id))
+}
+
+/** Where a saved check runs in a session: the asked location, else each of its own. */
+export function runLocationsOf(ctx: ServiceContext, check: ResolvedCheck, asked?: string): string[] {
+  if (asked) return [asked]
+  return check.runLocations.length > 0 ? check.runLocations : [ctx.locations.defaults[0] ?? 'local']
+}
+
+export function assertServedLocation(ctx: ServiceContext, location: string, path: string) {
+  if (!ctx.locations.served.includes(location)) {
+    throw badRequest(`${path} must be one of the served locations: ${ctx.locations.served.join(', ')}`)
+  }
+}
+
+function assertRunCount(count: number) {
+  if (count > MAX_SESSION_RUNS)
+    throw badRequest(`A session runs at most ${MAX_SESSION_RUNS} checks × locations; this one asks ${count}`)
+}
+
+/** Runs saved checks that a target names once, in one test session. */
+export async function triggerTestSession(
+  ctx: ServiceContext,
+  accountId: string,
+  body: { name: string; runLocation: string; target?: CheckTarget },
+) {
+  assertServedLocation(ctx, body.runLocation, 'body.runLocation')
+  const checks = await matchingChecks(ctx, accountId, body.target ?? {})
+  if (checks.length === 0) throw notFound('No matching checks were found.')
+  assertRunCount(checks.length)
+  const runs = checks.map((check) => ({
+    checkId: check.row.id,
+    name: check.definition.name,
+    checkType: check.row.check_type,
+    location: body.runLocation,
+  }))
+  const queued = await queueSession(
+    ctx,
+    accountId,
+    { kind: 'TEST', name: body.name, runSource: 'TRIGGER_API', runLocations: [body.runLocation] },
+    runs,
+  )
+  return testSessionOut(ctx, queued.session, queued.runs)
+}
+
+export interface UnsavedRunBody {
+  name?: string
+  checkRunJobs: Record<string, unknown>[]
+  runLocation?: string
+  runLocations?: string[]
+}
+
+/**
+ * Runs check definitions that are not saved (the body of a check of each type, with `checkType` and an
+ * optional `logicalId`) once in each chosen location; their results stay in the session.
+ */
+export async function runUnsaved(ctx: ServiceContext, accountId: string, body: UnsavedRunBody) {
+  const asked = body.runLocations ?? (body.runLocation ? [body.runLocation] : undefined)
+  for (const [index, location] of (asked ?? []).entries()) {
+    assertServedLocation(
+      ctx,
+      location,
+      body.runLocations ? `body.runLocations[${index}]` : 'body.runLocation',
+    )
+  }
+  const runs: QueuedRun[] = []
+  body.checkRunJobs.forEach((job, index) => {
+    const path = `body.checkRunJobs[${index}]`
+    const { groupId: _group, logicalId, ...payload } = job
+    const refs = () => {
+      throw badRequest(`${path}: references to other resources are not resolved in a test session`)
+    }
+    const { body: definition, checkType } = (RESOURCE_TYPES.check as ResourceType).bodyOf(
+      payload,
+      refs,
+      path,
+    ) as {
+      body: Record<string, unknown>
+      checkType: CheckType
+    }
+    if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
+      throw badRequest(`${path}.checkType: ${checkType} checks don't run: they are judged from their pings`)
+    }
+    if (((definition.privateLocations as string[] | undefined) ?? []).length > 0 && !asked) {
+      throw badRequest(`${path}.privateLocations: unsaved definitions run in data-center locations only`)
+    }
+    // Hidden values are sealed at rest, as a saved check's are.
+    definition.environmentVariables = sealVariables(
+      ctx,
+      (definition.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
+      [],
+    )
+    definition.tags ??= []
+    const own = (definition.locations as string[] | undefined) ?? []
+    const locations = asked ?? (own.length > 0 ? own : [ctx.locations.defaults[0] ?? 'local'])
+    for (const location of locations) {
+      if (!asked) assertServedLocation(ctx, location, `${path}.locations`)
+      runs.push({
+        logicalId: typeof logicalId === 'string' ? logicalId : undefined,
+        name: String(definition.name),
+        checkType,
+        location,
+        definition,
+      })
+    }
+  })
+  assertRunCount(runs.length)
+  const queued = await queueSession(
+    ctx,
+    accountId,
+    {
+      kind: 'TEST',
+      name: body.name ?? 'svc test',
+      runSource: 'TEST_NO_RECORD',
+      runLocations: [...new Set(runs.map((run) => run.location))],
+    },
+    runs,
+  )
+  return {
+    ...testSessionOut(ctx, queued.session, queued.runs),
+    sequenceIds: Object.fromEntries(
+      queued.runs.flatMap((run) => (run.logical_id ? [[run.logical_id, run.id]] : [])),
+    ),
+  }
+}
+
+/** A session of `kind` with its runs; ended sessions get their stop time once. */
+export async function loadSession(ctx: ServiceContext, accountId: string, id: string, kind: string) {
+  const session = await repo.findSession(ctx, accountId, id)
+  if (!session || session.kind !== kind) {
+    throw notFound(`${kind === 'TEST' ? 'Test' : 'Check'} session ${id} not found`)
+  }
+  const runs = await repo.runsOfSessions(ctx, [id])
+  if (!session.stopped_at && runs.every((run) => run.status === 'DONE' || run.status === 'CANCELLED')) {
+    const ended =
+      runs
+        .map((run) => run.stopped_at ?? '')
+        .sort()
+        .at(-1) || isoNow(ctx)
+    await repo.markSessionStopped(ctx, id, ended)
+    session.stopped_at = ended
+  }
+  return { session, runs }
+}
+
+const isEnded = (runs: SessionRunsTable[]) =>
+  runs.every((run) => run.status === 'DONE' || run.status === 'CANCELLED')
+
+/** The session as soon as it ended, waiting up to `maxWaitMs`; 408 while it still runs. */
+export async function awaitSession(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  kind: string,
+  maxWaitMs: number,
+) {
+  const deadline = Date.now() + maxWaitMs
+  for (;;) {
+    const loaded = await loadSession(ctx, accountId, id, kind)
+    if (isEnded(loaded.runs)) return loaded
+    const left = deadline - Date.now()
+    if (left <= 0) {
+      throw new HttpError(
+        408,
+        'The session is still in progress, but maximum per-request wait time was exceeded. Please retry.',
+        { headers: { 'retry-after': '1' } },
+      )
+    }
+    await changeOf(id, Math.min(left, 1000))
+  }
+}
+
+/** Calls `onResult` with each run as it ends (those ended already first), until all ended or closed. */
+export async function followSession(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  onResult: (run: SessionRunsTable) => void,
+  isOpen: () => boolean,
+) {
+  const told = new Set<string>()
+  for (;;) {
+    const loaded = await loadSession(ctx, accountId, id, 'TEST')
+    for (const run of loaded.runs) {
+      if ((run.status === 'DONE' || run.status === 'CANCELLED') && !told.has(run.id)) {
+        told.add(run.id)
+        onResult(run)
+      }
+    }
+    if (isEnded(loaded.runs) || !isOpen()) return loaded
+    await changeOf(id, 1000)
+  }
+}
+
+/** Runs end on any node: this node hears of its own at once, and of others' on the next look. */
+function changeOf(sessionId: string, maxMs: number): Promise<void> {
+  return new Promise((done) => {
+    const finish = () => {
+      clearTimeout(timer)
+      sessionEvents.off(sessionId, finish)
+      done()
+    }
+    const timer = setTimeout(finish, maxMs)
+    sessionEvents.on(sessionId, finish)
+  })
+}
+
+/** Runs that have not ended end cancelled (one in flight finishes, but its result is not kept). */
+export async function cancelSession(ctx: ServiceContext, accountId: string, id: string, kind: string) {
+  await loadSession(ctx, accountId, id, kind)
+  await repo.cancelRuns(ctx, id, isoNow(ctx))
+  sessionEvents.emit(id)
+}
+
+export async function getTestSession(ctx: ServiceContext, accountId: string, id: string) {
+  const { session, runs } = await loadSession(ctx, accountId, id, 'TEST')
+  return testSessionOut(ctx, session, runs)
+}
+
+export async function listTestSessions(
+  ctx: ServiceContext,
+  accountId: string,
+  query: { from?: number; to?: number; limit?: number | null; statuses?: string[] },
+) {
+  const sessions = await repo.listSessions(ctx, accountId, {
+    kind: 'TEST',
+    fromIso: query.from === undefined ? undefined : new Date(query.from * 1000).toISOString(),
+    toIso: query.to === undefined ? undefined : new Date(query.to * 1000).toISOString(),
+    limit: query.limit ?? 20,
+  })
+  const runs = await repo.runsOfSessions(
+    ctx,
+    sessions.map((session) => session.id),
+  )
+  const entries = sessions
+    .map((session) => {
+      const { results: _results, ...entry } = testSessionOut(
+        ctx,
+        session,
+        runs.filter((run) => run.session_id === session.id),
+      )
+      return entry
+    })
+    .filter((entry) => !query.statuses || query.statuses.includes(entry.status))
+  return { length: entries.length, entries, nextId: null }
+}

@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
+import { createSessionWorker, type SessionWorker } from './session-runner.ts'
+
+const ok = [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }]
+
+for (const engine of testEngines()) {
+  describe(`test sessions, check sessions and trigger URLs on ${engine.engine}`, () => {
+    let t: TestApp
+    let target: Server
+    let base: string
+    let worker: SessionWorker
+    before(async () => {
+      t = await createTestApp(engine)
+      target = createServer((req, res) => {
+        res.statusCode = req.url === '/ok' ? 200 : 500
+        res.end('{"up":true}')
+      })
+      target.listen(0, '127.0.0.1')
+      await once(target, 'listening')
+      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      worker = createSessionWorker(t.ctx, {
+        lifeId: 'test-life',
+        locations: ['local'],
+        concurrency: 2,
+        log: { error: (details, message) => console.error(message, details) },
+      })
+      worker.start()
+    })
+    after(async () => {
+      await worker?.stop()
+      target?.close()
+      await t?.close()
+    })
+
+    const createApiCheck = async (name: string, path: string, tags: string[]) => {
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name,
+          activated: false,
+          tags,
+          locations: ['local'],
+          request: { url: base + path, assertions: ok },
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      return json(created).id as string
+    }
+
+    test('unsaved definitions run once; results stream over SSE and stay readable', async () => {
+      const run = await t.call({
+        method: 'POST',
+        url: '/v1/test-sessions/run',
+        payload: {
+          name: 'ci',
+          checkRunJobs: [
+            { logicalId: 'up', checkType: 'API', name: 'Up', request: { url: `${base}/ok`, assertions: ok } },
+            { logicalId: 'down', checkType: 'URL', name: 'Down', request: { url: `${base}/fail` } },
+          ],
+        },
+      })
+      assert.equal(run.statusCode, 201, run.body)
+      const session = json(run)
+      assert.equal(session.status, 'RUNNING')
+      assert.deepEqual(Object.keys(session.sequenceIds).sort(), ['down', 'up'])
+
+      const events = await t.app.inject({
+        method: 'GET',
+        url: `/v1/test-sessions/${session.testSessionId}/events`,
+        headers: { authorization: `Bearer ${t.owner.key}` },
+      })
+      const frames = [...events.body.matchAll(/event: (\w+)\ndata: (.*)\n\n/g)].map((m) => [
+        m[1],
+        JSON.parse(m[2] as string),
+      ])
+      assert.deepEqual(
+        frames.map(([event]) => event),
+        ['result', 'result', 'complete'],
+      )
+      const complete = frames[2]?.[1]
+      assert.equal(complete.status, 'FAILED')
+      const byName = Object.fromEntries(complete.results.map((r: any) => [r.name, r]))
+      assert.equal(byName.Up.status, 'PASSED')
+      assert.equal(byName.Down.status, 'FAILED')
+      assert.equal(byName.Up.checkId, null)
+
+      const result = await t.call({ method: 'GET', url: new URL(byName.Up.testSessionResultLink).pathname })
+      assert.equal(result.statusCode, 200, result.body)
+      assert.equal(json(result).apiCheckResult.response.status, 200)
+      assert.equal(json(result).id, byName.Up.testSessionResultId)
+
+      const completion = await t.call({
+        method: 'GET',
+        url: `/v1/test-sessions/${session.testSessionId}/completion?maxWaitSeconds=1`,
+      })
+      assert.equal(completion.statusCode, 200)
+      assert.equal(json(completion).status, 'FAILED')
+      const listed = json(await t.call({ method: 'GET', url: '/v1/test-sessions?statuses=FAILED' }))
+      assert.ok(listed.entries.some((entry: any) => entry.testSessionId === session.testSessionId))
+
+      const stranger = await ownerOfAnotherAccount(t)
+      const hidden = await t.call({
+        method: 'GET',
+        url: `/v1/test-sessions/${session.testSessionId}`,
+        as: stranger,
+      })
+      assert.equal(hidden.statusCode, 404)
+    })
+
+    test('bad definitions and locations are a 400', async () => {
+      const badType = await t.call({
+        method: 'POST',
+        url: '/v1/test-sessions/run',
+        payload: { checkRunJobs: [{ checkType: 'NOPE', name: 'x' }] },
+      })
+      assert.equal(badType.statusCode, 400)
+      assert.match(json(badType).message, /checkRunJobs\[0\]\.checkType/)
+      const badLocation = await t.call({
+        method: 'POST',
+        url: '/v1/test-sessions/run',
+        payload: {
+          runLocation: 'mars-1',
+          checkRunJobs: [{ checkType: 'URL', name: 'x', request: { url: base } }],
+        },
+      })
+      assert.equal(badLocation.statusCode, 400)
+      assert.match(json(badLocation).message, /runLocation/)
+    })
+
+    test('check sessions run saved checks by tag, store their results and answer completion', async () => {
+      const up = await createApiCheck('Tagged up', '/ok', ['ci', 'fast'])
+      await createApiCheck('Tagged down', '/fail', ['ci'])
+      await createApiCheck('Untagged', '/ok', [])
+      const none = await t.call({
+        method: 'POST',
+        url: '/v1/check-sessions/trigger',
+        payload: { target: { matchTags: [['nothing-has-this']] } },
+      })
+      assert.equal(none.statusCode, 404)
+      const triggered = await t.call({
+        method: 'POST',
+        url: '/v1/check-sessions/trigger',
+        payload: { target: { matchTags: [['ci', '!slow']] } },
+      })
+      assert.equal(triggered.statusCode, 201, triggered.body)
+      const sessions = json(triggered).sessions
+      assert.deepEqual(sessions.map((s: any) => s.name).sort(), ['Tagged down', 'Tagged up'])
+      const statuses: Record<string, string> = {}
+      for (const session of sessions) {
+        let done: any
+        for (;;) {
+          const answer = await t.call({
+            method: 'GET',
+            url: `/v1/check-sessions/${session.checkSessionId}/completion?maxWaitSeconds=5`,
+          })
+          if (answer.statusCode === 408) continue
+          assert.equal(answer.statusCode, 200, answer.body)
+          done = json(answer)
+          break
+        }
+        statuses[done.name] = done.status
+        if (done.checkId === up) {
+          const [only] = done.results
+          const stored = await t.call({ method: 'GET', url: `/v1/check-results/${up}/${only.checkResultId}` })
+          assert.equal(stored.statusCode, 200, stored.body)
+          assert.equal(json(stored).hasFailures, false)
+        }
+      }
+      assert.deepEqual(statuses, { 'Tagged up': 'PASSED', 'Tagged down': 'FAILED' })
+    })
+
+    test('trigger URLs: create, read, run with the token or a key, refuse a wrong token, delete', async () => {
+      const checkId = await createApiCheck('By URL', '/ok', [])
+      const missing = await t.call({ method: 'GET', url: `/v1/triggers/checks/${checkId}` })
+      assert.equal(missing.statusCode, 404)
+      const created = await t.call({ method: 'POST', url: `/v1/triggers/checks/${checkId}` })
+      assert.equal(created.statusCode, 201, created.body)
+      const trigger = json(created)
+      assert.equal(trigger.checkId, checkId)
+      assert.match(trigger.token, /^[\w-]{12}$/)
+      const again = await t.call({ method: 'POST', url: `/v1/triggers/checks/${checkId}` })
+      assert.equal(json(again).token, trigger.token)
+
+      const run = await t.app.inject({
+        method: 'GET',
+        url: `/v1/triggers/checks/${checkId}/run?token=${trigger.token}`,
+      })
+      assert.equal(run.statusCode, 201, run.body)
+      assert.equal(json(run).sessions[0].checkId, checkId)
+      const read = json(await t.call({ method: 'GET', url: `/v1/triggers/checks/${checkId}` }))
+      assert.ok(read.called_at)
+      const wrong = await t.app.inject({
+        method: 'POST',
+        url: `/v1/triggers/checks/${checkId}/run?token=nope`,
+      })
+      assert.equal(wrong.statusCode, 401)
+      const keyed = await t.call({ method: 'POST', url: `/v1/triggers/checks/${checkId}/run` })
+      assert.equal(keyed.statusCode, 201, keyed.body)
+      const bare = await t.app.inject({ method: 'POST', url: `/v1/triggers/checks/${checkId}/run` })
+      assert.equal(bare.statusCode, 401)
+
+      const deleted = await t.call({ method: 'DELETE', url: `/v1/triggers/checks/${checkId}` })
+      assert.equal(deleted.statusCode, 204)
+      const gone = await t.app.inject({
+        method: 'GET',
+        url: `/v1/triggers/checks/${checkId}/run?token=${trigger.token}`,
+      })
+      assert.equal(gone.statusCode, 401)
+    })
+
+    test('group trigger URLs run every check of the group', async () => {
+      const group = await t.call({
+        method: 'POST',
+        url: '/v1/check-groups',
+        payload: { name: 'CI group', locations: ['local'], concurrency: 2 },
+      })
+      assert.equal(group.statusCode, 201, group.body)
+      const groupId = json(group).id
+      const checkId = await createApiCheck('In group', '/ok', [])
+      const moved = await t.call({ method: 'PUT', url: `/v1/checks/${checkId}`, payload: { groupId } })
+      assert.equal(moved.statusCode, 200, moved.body)
+      const created = json(await t.call({ method: 'POST', url: `/v1/triggers/check-groups/${groupId}` }))
+      assert.equal(created.groupId, groupId)
+      const run = await t.app.inject({
+        method: 'POST',
+        url: `/v1/triggers/check-groups/${groupId}/run?token=${created.token}`,
+      })
+      assert.equal(run.statusCode, 201, run.body)
+      assert.deepEqual(
+        json(run).sessions.map((s: any) => s.checkId),
+        [checkId],
+      )
+    })
+  })
+}
