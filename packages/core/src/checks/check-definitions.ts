@@ -60,6 +60,8 @@ export const ApiRequest = StrictObject({
 
 export const UrlRequest = StrictObject({
   url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+  // Hosted clients always send it; a URL monitor only ever sends GET (the server refuses the others).
+  method: Type.Optional(Type.String({ description: 'Only GET, the method a URL monitor sends' })),
   followRedirects: Type.Optional(Type.Boolean({ default: true })),
   skipSSL: Type.Optional(Type.Boolean({ default: false })),
   ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),
@@ -69,7 +71,8 @@ export const UrlRequest = StrictObject({
 export const TcpRequest = StrictObject({
   hostname: Hostname,
   port: Port,
-  data: Type.Optional(Type.String({ maxLength: 65_536, default: '' })),
+  // No default: the hosted schema's data is absent or non-empty, never ''.
+  data: Type.Optional(Type.String({ maxLength: 65_536 })),
   ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),
   assertions: Type.Optional(AssertionList('TCP')),
 })
