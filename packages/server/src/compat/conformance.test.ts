@@ -30,7 +30,6 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
   'post /v1/checks/heartbeat':
     "the hosted example's period is 1 second; the seed's limits are 30 seconds to 365 days (the seed wins)",
   'post /v1/checks/tcp': 'the seed requires request.hostname; the hosted schema leaves it optional',
-  'post /v1/incidents/{incidentId}/updates': 'the update answered has no incidentId',
   'delete /v1/incidents/{incidentId}/updates/{id}':
     "an incident's only update can't be deleted (409); the hosted API deletes it",
   'post /v1/maintenance-windows': 'timezone and date-only startsAt/endsAt are refused',
@@ -41,8 +40,6 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
   'get /v1/runtimes':
     'runtimeEndOfLife is null for runtimes without an end of life; the hosted schema wants a string',
   'get /v1/runtimes/{id}': 'runtimeEndOfLife is null for runtimes without an end of life',
-  'put /v1/incidents/{incidentId}/updates/{id}': 'status is required; the hosted API needs only description',
-  'put /v1/private-locations/{id}': 'slugName is required; the hosted API needs only name',
 }
 
 type Ids = Record<string, string | number>
