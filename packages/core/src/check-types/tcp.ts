@@ -11,7 +11,8 @@ export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'RESPONSE_TIME'] as const
 export const TcpRequest = StrictObject({
   hostname: Hostname,
   port: Port,
-  data: Type.Optional(Type.String({ maxLength: 65_536, default: '' })),
+  // No default: the hosted schema's data is absent or non-empty, never ''.
+  data: Type.Optional(Type.String({ maxLength: 65_536 })),
   ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),
   assertions: Type.Optional(AssertionList(TCP_ASSERTION_SOURCES)),
 })

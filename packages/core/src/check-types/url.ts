@@ -10,6 +10,8 @@ export const URL_ASSERTION_SOURCES = ['STATUS_CODE', 'RESPONSE_TIME'] as const
 
 export const UrlRequest = StrictObject({
   url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+  // Hosted clients always send it; a URL monitor only ever sends GET (the server refuses the others).
+  method: Type.Optional(Type.String({ description: 'Only GET, the method a URL monitor sends' })),
   followRedirects: Type.Optional(Type.Boolean({ default: true })),
   skipSSL: Type.Optional(Type.Boolean({ default: false })),
   ipFamily: Type.Optional(StringEnum(IP_FAMILIES, { default: 'IPv4' })),

@@ -164,7 +164,12 @@ for (const engine of testEngines()) {
         activated: false,
         request: { url: 'https://site.test' },
       })
-      const service = await ok('POST', '/v1/status-pages/services', { name: 'API', checkIds: [up(check.id)] })
+      const service = await ok(
+        'POST',
+        '/v1/status-pages/services',
+        { name: 'API', checkIds: [up(check.id)] },
+        200,
+      )
       assert.deepEqual(service.checkIds, [check.id])
       const page = await ok('POST', '/v3/status-pages', {
         name: 'Acme',

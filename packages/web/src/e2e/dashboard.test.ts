@@ -181,11 +181,11 @@ for (const engine of testEngines()) {
       await page.getByLabel('Name', { exact: true }).fill('Checkout')
       await page.getByRole('button', { name: 'Create service' }).click()
       await page.locator('tr', { hasText: 'Checkout' }).waitFor()
-      const services = await deployment.call<{ id: string; name: string }[]>(
+      const services = await deployment.call<{ entries: { id: string; name: string }[] }>(
         'GET',
         '/v1/status-pages/services',
       )
-      const serviceId = services.body.find((service) => service.name === 'Checkout')?.id as string
+      const serviceId = services.body.entries.find((service) => service.name === 'Checkout')?.id as string
       await page.goto('/settings/status-pages/new')
       await page.getByLabel('Name', { exact: true }).fill('Acme status')
       await page.getByLabel(/^Slug/).fill('acme')

@@ -1,4 +1,5 @@
 import { type AccountsTable, fetchPage, type MembershipsTable, type UsersTable } from '@svc/db'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `users`, `accounts` and `memberships`. */
@@ -105,15 +106,29 @@ export async function findMembership(ctx: ServiceContext, userId: string, accoun
     .executeTakeFirst()
 }
 
+export interface MemberFilter {
+  /** A substring of the name or email, in any case. */
+  search?: string
+  role?: string
+}
+
 export async function listMembers(
   ctx: ServiceContext,
   accountId: string,
   page: { limit: number; offset: number },
+  filter: MemberFilter = {},
 ) {
-  const query = ctx.db
+  let query = ctx.db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
     .where('memberships.account_id', '=', accountId)
+  if (filter.role !== undefined) query = query.where('memberships.role', '=', filter.role)
+  if (filter.search) {
+    const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+    query = query.where(
+      sql<boolean>`(lower(users.name) like ${pattern} escape '\\' or lower(users.email) like ${pattern} escape '\\')`,
+    )
+  }
   return fetchPage(
     query,
     (q) =>

@@ -3,9 +3,10 @@ import { ErrorResponse, PageQuery, StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import { cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
 import { forbidden } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { Account, AccountPatch, Member, MemberPatch, UserIdParams } from './accounts.schemas.ts'
+import { Account, AccountPatch, Member, MemberPatch, MembersQuery, UserIdParams } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
@@ -63,14 +64,20 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       schema: {
         tags,
         summary: 'List the members of the current account',
-        querystring: StrictObject(PageQuery),
-        response: { 200: Type.Array(Member) },
+        description:
+          'Paged by cursor: send `nextId` back for the next page. Filters: search (name or email), role, ' +
+          'type and status (svc has no pending invitations: `type=invite` and `status` other than ACTIVE ' +
+          'list none).',
+        querystring: MembersQuery,
+        response: {
+          200: Type.Object({ members: Type.Array(Member), length: Type.Integer(), nextId: NextId }),
+        },
       },
     },
-    async (request, reply) => {
-      const page = pageOf(request.query)
-      const { items, total } = await accounts.listMembers(ctx, authOf(request).accountId, page)
-      return sendPage(reply, page, items, total)
+    async (request) => {
+      const page = cursorPageOf(request.query)
+      const { items, total } = await accounts.listMembers(ctx, authOf(request).accountId, page, request.query)
+      return { ...cursorOf(page, items, total), members: items }
     },
   )
 

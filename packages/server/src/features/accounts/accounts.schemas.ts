@@ -1,5 +1,6 @@
 import { Name, ROLES, RUNTIME_IDS, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
+import { CursorQuery } from '../../http/cursor-pages.ts'
 
 export const ESCALATION_TYPES = ['RUN_BASED', 'TIME_BASED'] as const
 
@@ -82,15 +83,32 @@ export type AccountPatch = Static<typeof AccountPatch>
 
 export const Member = Type.Object(
   {
+    type: Type.Literal('member'),
+    accountId: Type.String({ format: 'uuid' }),
     userId: Type.String({ format: 'uuid' }),
     email: Type.String(),
     name: Type.String(),
     role: StringEnum(ROLES),
+    status: Type.Literal('ACTIVE'),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    isSupportMembership: Type.Boolean(),
+    ssoEnabled: Type.Boolean(),
+    mfaEnabled: Type.Boolean(),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'Member' },
 )
 export type Member = Static<typeof Member>
+
+/** The hosted list's filters; svc's roles are a subset of the hosted ones (no READ_RUN). */
+export const MembersQuery = StrictObject({
+  ...CursorQuery,
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  type: Type.Optional(StringEnum(['member', 'invite'])),
+  role: Type.Optional(StringEnum(['OWNER', 'ADMIN', 'READ_WRITE', 'READ_RUN', 'READ_ONLY'])),
+  status: Type.Optional(StringEnum(['ACTIVE', 'PENDING', 'EXPIRED'])),
+})
 
 export const MemberPatch = StrictObject({ role: StringEnum(ROLES) })
 

@@ -190,9 +190,33 @@ export async function listMembers(
   ctx: ServiceContext,
   accountId: string,
   page: { limit: number; offset: number },
+  filter: repo.MemberFilter & { type?: string; status?: string } = {},
 ): Promise<{ items: Member[]; total: number }> {
-  const { rows, total } = await repo.listMembers(ctx, accountId, page)
-  return { items: rows.map((m) => ({ ...m, role: m.role as Role })), total }
+  // Members join at once (no invitations): no invite, and every member is ACTIVE.
+  if (filter.type === 'invite' || (filter.status !== undefined && filter.status !== 'ACTIVE')) {
+    return { items: [], total: 0 }
+  }
+  const { rows, total } = await repo.listMembers(ctx, accountId, page, filter)
+  return { items: rows.map((m) => memberOf(accountId, m)), total }
+}
+
+/** A membership in the hosted record's shape (an active member, no invitations), plus `created_at`. */
+function memberOf(
+  accountId: string,
+  m: { userId: string; email: string; name: string; role: string; created_at: string },
+): Member {
+  return {
+    type: 'member',
+    accountId,
+    ...m,
+    role: m.role as Role,
+    status: 'ACTIVE',
+    createdAt: m.created_at,
+    updatedAt: m.created_at,
+    isSupportMembership: false,
+    ssoEnabled: false,
+    mfaEnabled: false,
+  }
 }
 
 /**
@@ -228,7 +252,7 @@ export async function changeMemberRole(
     await repo.updateMembershipRole(tx, userId, actor.accountId, role)
     const member = await repo.findMember(tx, actor.accountId, userId)
     if (!member) throw notFound()
-    return { ...member, role: member.role as Role }
+    return memberOf(actor.accountId, member)
   })
 }
 

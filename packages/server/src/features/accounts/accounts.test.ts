@@ -124,7 +124,7 @@ for (const engine of testEngines()) {
     test('members: list, change role, remove; the last OWNER stays', async () => {
       const member = await t.addUser('READ_ONLY')
       const admin = await t.addUser('ADMIN')
-      const list = json(await t.call({ method: 'GET', url: '/v1/accounts/me/members', as: member }))
+      const list = json(await t.call({ method: 'GET', url: '/v1/accounts/me/members', as: member })).members
       assert.ok(
         list.some(
           (m: { userId: string; role: string }) => m.userId === member.userId && m.role === 'READ_ONLY',
@@ -171,28 +171,39 @@ for (const engine of testEngines()) {
       assert.equal(unknown.statusCode, 404)
     })
 
-    test('GET /v1/accounts and GET /v1/accounts/me/members take limit and page and answer content-range', async () => {
+    test('GET /v1/accounts pages by limit and page; GET /v1/accounts/me/members by cursor, with filters', async () => {
       const t2 = await createTestApp(engine)
       try {
         await t2.addUser('READ_ONLY')
         await t2.addUser('READ_WRITE')
-        const everyone = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=100' })
-        const ids = json(everyone).map((m: { userId: string }) => m.userId)
-        assert.equal(ids.length, 3)
-        assert.equal(everyone.headers['content-range'], 'items 0-2/3')
+        const everyone = json(await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=100' }))
+        const ids = everyone.members.map((m: { userId: string }) => m.userId)
+        assert.deepEqual([ids.length, everyone.length, everyone.nextId], [3, 3, null])
+        const first = everyone.members[0]
+        assert.deepEqual(
+          [first.type, first.accountId, first.status, first.createdAt, first.mfaEnabled],
+          ['member', t2.owner.accountId, 'ACTIVE', first.created_at, false],
+        )
         const members = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=2' })
         assert.equal(members.statusCode, 200)
         assert.deepEqual(
-          json(members).map((m: { userId: string }) => m.userId),
+          json(members).members.map((m: { userId: string }) => m.userId),
           ids.slice(0, 2),
         )
-        assert.equal(members.headers['content-range'], 'items 0-1/3')
-        const last = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=2&page=2' })
+        const url = `/v1/accounts/me/members?limit=2&nextId=${json(members).nextId}`
+        const last = json(await t2.call({ method: 'GET', url }))
         assert.deepEqual(
-          json(last).map((m: { userId: string }) => m.userId),
-          ids.slice(2),
+          [last.members.map((m: { userId: string }) => m.userId), last.nextId],
+          [ids.slice(2), null],
         )
-        assert.equal(last.headers['content-range'], 'items 2-2/3')
+        const filtered = async (query: string) =>
+          json(await t2.call({ method: 'GET', url: `/v1/accounts/me/members?${query}` })).members.length
+        assert.equal(await filtered('role=READ_WRITE'), 1)
+        assert.equal(await filtered('role=READ_RUN'), 0)
+        assert.equal(await filtered(`search=${encodeURIComponent(first.email.toUpperCase())}`), 1)
+        assert.equal(await filtered('type=invite'), 0)
+        assert.equal(await filtered('status=PENDING'), 0)
+        assert.equal(await filtered('type=member&status=ACTIVE'), 3)
         const bad = await t2.call({ method: 'GET', url: '/v1/accounts/me/members?limit=0' })
         assert.equal(bad.statusCode, 400)
         assert.match(json(bad).message, /^querystring\.limit /)
@@ -245,7 +256,7 @@ for (const engine of testEngines()) {
           assert.equal(error.statusCode, 409)
           assert.equal(error.message, 'An account must keep at least one OWNER')
         }
-        const members = json(await t2.call({ method: 'GET', url: '/v1/accounts/me/members' }))
+        const { members } = json(await t2.call({ method: 'GET', url: '/v1/accounts/me/members' }))
         assert.deepEqual(
           members.map((m: { userId: string; role: string }) => [m.userId, m.role]),
           [[owner, 'OWNER']],

@@ -16,8 +16,17 @@ import type { Definition, ResolvedCheck } from './resolve-check.ts'
 export function publicDefinition(definition: Definition): Record<string, unknown> {
   return {
     ...definition,
+    ...withoutEmptyData(definition),
     environmentVariables: publicVariables(definition.environmentVariables),
   }
+}
+
+/** A TCP check that sends nothing leaves `request.data` out: the hosted schema's data is never empty. */
+function withoutEmptyData(definition: Definition): { request?: object } {
+  const request = (definition as { request?: { data?: unknown } }).request
+  if (request?.data !== '') return {}
+  const { data: _empty, ...rest } = request
+  return { request: rest }
 }
 
 /**

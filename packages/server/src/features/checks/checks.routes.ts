@@ -9,6 +9,7 @@ import {
   AnyCheck,
   AutoAssignQuery,
   CheckIdParams,
+  CheckPatchBody,
   CheckResponse,
   ListChecksQuery,
   UpdateAutoAssignQuery,
@@ -60,7 +61,8 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         summary: 'Update a check (any type)',
         description:
           'Merges the given top-level fields onto the check and validates the result as the typed ' +
-          'PUT /v1/checks/{type}/{id} would. Takes effect on the next run.',
+          "PUT /v1/checks/{type}/{id} would. `checkType`, when given, must be the check's own " +
+          '(PLAYWRIGHT is taken for AUTOMATION). Takes effect on the next run.',
         params: CheckIdParams,
         querystring: UpdateAutoAssignQuery,
         body: Type.Record(Type.String(), Type.Unknown()),
@@ -173,16 +175,18 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         schema: {
           tags,
           summary: `Update a ${label} check`,
-          description: 'Replaces the definition with this body (defaults apply to omitted fields).',
+          description:
+            'Merges the given top-level fields onto the check (the others keep their values) and ' +
+            'validates the result whole. Takes effect on the next run.',
           params: CheckIdParams,
           querystring: UpdateAutoAssignQuery,
-          body: CHECK_BODIES[checkType],
+          body: CheckPatchBody(CHECK_BODIES[checkType]),
           response: { 200: CheckResponse(checkType) },
         },
       },
       async (request) =>
         checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, {
-          mode: 'replace',
+          mode: 'merge',
           checkType,
           sentFields: sentFieldsOf(request),
         }),

@@ -104,3 +104,18 @@ export const ListChecksQuery = StrictObject({
     Type.String({ minLength: 1, maxLength: 255, description: 'Substring, case-insensitive.' }),
   ),
 })
+
+/**
+ * The body of a typed PUT (`/v1/checks/{type}/{id}`): the create body with nothing required and no
+ * defaults, since the fields it leaves out keep their stored values (the hosted update schemas
+ * require nothing).
+ */
+export function CheckPatchBody<T extends TObject>(body: T): T {
+  const properties = Object.fromEntries(
+    Object.entries(body.properties).map(([name, schema]) => {
+      const { default: _default, ...rest } = schema as Record<string, unknown>
+      return [name, rest]
+    }),
+  )
+  return { ...body, properties, required: undefined } as unknown as T
+}

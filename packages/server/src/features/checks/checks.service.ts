@@ -154,8 +154,10 @@ export async function updateCheck(
     let input = body
     let sentFields = options.sentFields
     if (options.mode === 'merge') {
-      input = { ...publicDefinition(current), ...body }
-      sentFields = new Set([...Object.keys(current), ...sentFields])
+      const { checkType: sentType, ...fields } = body
+      assertSameCheckType(id, checkType, sentType)
+      input = { ...publicDefinition(current), ...fields }
+      sentFields = new Set([...Object.keys(current), ...sentFields].filter((field) => field !== 'checkType'))
       validators[checkType](input)
     }
     const definition = await normalize(
@@ -192,6 +194,15 @@ export async function updateCheck(
     await checkResponse(ctx, resolved),
     ignoredPlaces(resolved.row.check_type as CheckType, input),
   )
+}
+
+/** A merge may name the check's type (the hosted `PUT /v1/checks/{id}` does), never change it. */
+function assertSameCheckType(id: string, checkType: CheckType, sent: unknown) {
+  if (sent === undefined) return
+  const named = sent === 'PLAYWRIGHT' ? 'AUTOMATION' : sent
+  if (named !== checkType) {
+    throw invalid('body.checkType', `is ${checkType} for check ${id}: a check's type can't change`)
+  }
 }
 
 /**
@@ -379,6 +390,7 @@ async function normalize(
     await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
+  if (checkType === 'URL') definition.request = urlRequestOf(definition.request as Record<string, unknown>)
   if (checkType === 'API')
     checkRequestHeaders((definition.request as { headers?: { key: string; value: string }[] }).headers ?? [])
   if (checkType === 'DNS') checkNameServer((definition.request as { nameServer?: string | null }).nameServer)
@@ -458,6 +470,17 @@ function checkRequestUrl(url: string) {
  * character in a value is refused too, as for webhook channels (which send one a variable brings in as a
  * space, where a check's run fails): a check sends its request as written or not at all.
  */
+/** A URL monitor sends GET: the hosted CLI names it, any other method is an API check's job. */
+function urlRequestOf({ method, ...request }: Record<string, unknown>): Record<string, unknown> {
+  if (method !== undefined && String(method).toUpperCase() !== 'GET') {
+    throw invalid(
+      'body.request.method',
+      `is ${String(method)}: a URL monitor only sends GET requests (use an API check for other methods)`,
+    )
+  }
+  return request
+}
+
 function checkRequestHeaders(headers: { key: string; value: string }[]) {
   headers.forEach(({ key, value }, index) => {
     const refusal =

@@ -395,7 +395,7 @@ for (const engine of testEngines()) {
       assert.equal(json(tooShort).attributes.errors[0].path, 'body.heartbeat.period')
     })
 
-    test('a script check that could never run is a 400 naming the field, on create, replace and merge', async () => {
+    test('a script check that could never run is a 400 naming the field, on create and update', async () => {
       const refused = (res: LightMyRequestResponse, path: string, message: RegExp) => {
         assert.equal(res.statusCode, 400, res.body)
         const body = json(res)
@@ -465,9 +465,13 @@ for (const engine of testEngines()) {
       })
       assert.equal(custom.statusCode, 201, custom.body)
 
-      // Replace and merge updates are judged by the same rule.
+      // Typed and untyped updates merge onto the check, and are judged by the same rule.
       await refused(
-        await t.call({ method: 'PUT', url: `/v1/checks/automation/${ok.id}`, payload: { name: 'Suite' } }),
+        await t.call({
+          method: 'PUT',
+          url: `/v1/checks/automation/${ok.id}`,
+          payload: { name: 'Suite', dependencies: [] },
+        }),
         'body.dependencies',
         /playwright\.config\.ts/,
       )
@@ -627,6 +631,24 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a URL monitor takes request.method GET (the hosted CLI sends it) and refuses any other', async () => {
+      const withGet = await create('url', {
+        name: 'Get',
+        request: { url: 'https://shop.test', method: 'GET' },
+      })
+      assert.equal(withGet.statusCode, 201, withGet.body)
+      assert.equal(json(withGet).request.url, 'https://shop.test')
+      const lower = await create('url', { name: 'get', request: { url: 'https://shop.test', method: 'get' } })
+      assert.equal(lower.statusCode, 201, lower.body)
+      const post = await create('url', {
+        name: 'Post',
+        request: { url: 'https://shop.test', method: 'POST' },
+      })
+      assert.equal(post.statusCode, 400)
+      assert.equal(json(post).attributes.errors[0].path, 'body.request.method')
+      assert.match(json(post).message, /only sends GET.*API check/)
+    })
+
     test('update, list with filters, delete', async () => {
       const a = json(
         await create('url', {
@@ -662,12 +684,39 @@ for (const engine of testEngines()) {
         payload: MINIMAL_BODIES.api,
       })
       assert.equal(wrongType.statusCode, 400)
-      const replaced = await t.call({
+      // A typed PUT is partial too (the hosted update schemas require nothing): the rest is kept.
+      const renamed = await t.call({
         method: 'PUT',
         url: `/v1/checks/url/${a.id}`,
-        payload: { name: 'Shop', request: { url: 'https://shop.test' } },
+        payload: { name: 'Shop' },
       })
-      assert.deepEqual([json(replaced).frequency, json(replaced).muted, json(replaced).tags], [10, false, []])
+      assert.equal(renamed.statusCode, 200, renamed.body)
+      const kept = json(renamed)
+      assert.deepEqual(
+        [kept.name, kept.frequency, kept.muted, kept.tags, kept.request.url],
+        ['Shop', 5, true, ['shop', 'prod'], 'https://shop.test'],
+      )
+      const untagged = await t.call({ method: 'PUT', url: `/v1/checks/url/${a.id}`, payload: { tags: [] } })
+      assert.deepEqual([json(untagged).name, json(untagged).tags], ['Shop', []])
+      const badTyped = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/url/${a.id}`,
+        payload: { frequency: 7 },
+      })
+      assert.equal(json(badTyped).attributes.errors[0].path, 'body.frequency')
+      const sameType = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${a.id}`,
+        payload: { checkType: 'URL', muted: false },
+      })
+      assert.deepEqual([sameType.statusCode, json(sameType).muted], [200, false])
+      const otherType = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${a.id}`,
+        payload: { checkType: 'API' },
+      })
+      assert.equal(otherType.statusCode, 400)
+      assert.equal(json(otherType).attributes.errors[0].path, 'body.checkType')
 
       const names = async (query: string) =>
         json(await t.call({ method: 'GET', url: `/v1/checks?limit=100&${query}` })).map(

@@ -31,9 +31,13 @@ export const IncidentUpdateBody = StrictObject({
 })
 export type IncidentUpdateBody = Static<typeof IncidentUpdateBody>
 
-/** An edit: the same fields, but a left-out notifySubscribers stays as it was (no default fills it in). */
+/**
+ * An edit needs only `description`, as the hosted API's does: a left-out status or notifySubscribers
+ * stays as it was (no default fills it in).
+ */
 export const EditIncidentUpdateBody = StrictObject({
   ...IncidentUpdateBody.properties,
+  status: Type.Optional(IncidentUpdateBody.properties.status),
   notifySubscribers: Type.Optional(
     Type.Boolean({
       description:
@@ -41,6 +45,7 @@ export const EditIncidentUpdateBody = StrictObject({
     }),
   ),
 })
+export type EditIncidentUpdateBody = Static<typeof EditIncidentUpdateBody>
 
 export const ComponentImpactBody = StrictObject({
   componentId: Uuid({ description: 'A service shown on the status page.' }),
@@ -72,11 +77,13 @@ export type UpdateIncidentBody = Static<typeof UpdateIncidentBody>
 export const IncidentUpdate = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
+    incidentId: Type.String({ format: 'uuid' }),
     description: Type.String(),
     status: StringEnum(INCIDENT_STATUSES),
     publicIncidentUpdateDate: Type.String({ format: 'date-time' }),
     notifySubscribers: Type.Boolean(),
     created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
   },
   { title: 'IncidentUpdate' },
 )

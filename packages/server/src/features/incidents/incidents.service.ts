@@ -13,6 +13,7 @@ import { incidentStateOf } from './incident-state.ts'
 import * as repo from './incidents.repo.ts'
 import type {
   CreateIncidentBody,
+  EditIncidentUpdateBody,
   Incident,
   IncidentUpdate,
   IncidentUpdateBody,
@@ -165,7 +166,7 @@ export async function replaceIncidentUpdate(
   accountId: string,
   incidentId: string,
   updateId: string,
-  body: IncidentUpdateBody,
+  body: EditIncidentUpdateBody,
 ): Promise<IncidentUpdate> {
   const incident = await incidentOfAccount(ctx, accountId, incidentId)
   const now = isoNow(ctx)
@@ -176,7 +177,7 @@ export async function replaceIncidentUpdate(
     if (!existing) throw notFound(`Incident update ${updateId} not found`)
     const changes = {
       description: body.description,
-      status: body.status,
+      status: body.status ?? existing.status,
       public_date: date ?? existing.public_date,
       notify_subscribers: body.notifySubscribers ?? Boolean(existing.notify_subscribers),
       updated_at: now,
@@ -406,10 +407,12 @@ function toImpact(row: IncidentComponentImpactsTable, resolvedAt: string | null)
 function toUpdate(row: IncidentUpdatesTable): IncidentUpdate {
   return {
     id: row.id,
+    incidentId: row.incident_id,
     description: row.description,
     status: row.status as IncidentStatus,
     publicIncidentUpdateDate: row.public_date,
     notifySubscribers: Boolean(row.notify_subscribers),
     created_at: row.created_at,
+    updated_at: row.updated_at,
   }
 }

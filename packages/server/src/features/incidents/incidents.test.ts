@@ -96,11 +96,13 @@ for (const engine of testEngines()) {
         incidentUpdates: [
           {
             id: update.id,
+            incidentId: incident.id,
             description: 'We are looking into it',
             status: 'INVESTIGATING',
             publicIncidentUpdateDate: at(0),
             notifySubscribers: false,
             created_at: at(0),
+            updated_at: at(0),
           },
         ],
         created_at: at(0),
@@ -255,9 +257,11 @@ for (const engine of testEngines()) {
         await t.call({
           method: 'PUT',
           url: `/v1/incidents/${incident.id}/updates/${resolved.id}`,
-          payload: { description: 'Fixed.', status: 'RESOLVED' },
+          payload: { description: 'Fixed.' },
         }),
       )
+      // Only description is required (as the hosted API's edit): status and date stay.
+      assert.deepEqual([kept.description, kept.status], ['Fixed.', 'RESOLVED'])
       assert.equal(kept.publicIncidentUpdateDate, at(-20))
 
       // Deleting the resolving update leaves the follow-up resolving it (at now).

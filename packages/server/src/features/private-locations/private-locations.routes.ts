@@ -11,6 +11,7 @@ import {
   PrivateLocation,
   PrivateLocationBody,
   PrivateLocationKey,
+  PrivateLocationUpdate,
 } from './private-locations.schemas.ts'
 import * as locations from './private-locations.service.ts'
 
@@ -73,8 +74,9 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
       schema: {
         tags,
         summary: 'Update a private location',
+        description: 'Only `name` is required; the fields left out keep their values.',
         params: LocationIdParams,
-        body: PrivateLocationBody,
+        body: PrivateLocationUpdate,
         response: { 200: PrivateLocation, ...inUse },
       },
     },

@@ -23,6 +23,15 @@ export const PrivateLocationBody = StrictObject({
 })
 export type PrivateLocationBody = Static<typeof PrivateLocationBody>
 
+/** An update needs only `name`, as the hosted API's does; the fields it leaves out keep their values. */
+export const PrivateLocationUpdate = StrictObject({
+  name: PrivateLocationBody.properties.name,
+  slugName: Type.Optional(PrivateLocationBody.properties.slugName),
+  icon: PrivateLocationBody.properties.icon,
+  proxyUrl: PrivateLocationBody.properties.proxyUrl,
+})
+export type PrivateLocationUpdate = Static<typeof PrivateLocationUpdate>
+
 const Timestamps = {
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),

@@ -11,7 +11,11 @@ import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
 import { listChecksOfAccount } from '../checks/checks.repo.ts'
 import { MASKED_VALUE } from '../variables/variables.schemas.ts'
 import * as repo from './private-locations.repo.ts'
-import type { PrivateLocation, PrivateLocationBody } from './private-locations.schemas.ts'
+import type {
+  PrivateLocation,
+  PrivateLocationBody,
+  PrivateLocationUpdate,
+} from './private-locations.schemas.ts'
 
 /** An agent seen within this long is connected; a location with one is healthy. */
 export const AGENT_LIVE_MS = 30_000
@@ -63,26 +67,30 @@ export async function updateLocation(
   ctx: ServiceContext,
   accountId: string,
   id: string,
-  body: PrivateLocationBody,
+  body: PrivateLocationUpdate,
 ) {
   refuseUnusableProxy(body.proxyUrl)
   const saved = await inTransaction(ctx, async (tx) => {
     // Exclusive: a new slug is as a deletion to what names the old one (see deleteLocation).
     const current = await repo.lockLocation(tx, accountId, id, 'exclusive')
     if (!current) throw notFound(`Private location ${id} not found`)
-    if (body.slugName !== current.slug_name) await refuseWhileUsed(tx, current, 'change the slugName of')
+    const slugName = body.slugName ?? current.slug_name
+    if (slugName !== current.slug_name) await refuseWhileUsed(tx, current, 'change the slugName of')
     const changes = {
       name: body.name,
-      slug_name: body.slugName,
-      icon: body.icon ?? null,
-      proxy_url: withStoredProxyPassword(body.proxyUrl ?? null, current.proxy_url),
+      slug_name: slugName,
+      icon: body.icon === undefined ? current.icon : body.icon,
+      proxy_url:
+        body.proxyUrl === undefined
+          ? current.proxy_url
+          : withStoredProxyPassword(body.proxyUrl, current.proxy_url),
       updated_at: isoNow(tx),
     }
     try {
       await repo.updateLocation(tx, id, changes)
     } catch (error) {
       if (isUniqueViolation(error))
-        throw conflict(`A private location with slugName ${body.slugName} exists already`)
+        throw conflict(`A private location with slugName ${slugName} exists already`)
       throw error
     }
     return { ...current, ...changes }

@@ -398,6 +398,15 @@ for (const engine of testEngines()) {
       assert.equal(await storedProxy(), 'http://user:pw@proxy.internal:3128', 'sent back masked, it is kept')
       assert.equal((await put('http://user:new-pw@proxy.internal:3128')).statusCode, 200)
       assert.equal(await storedProxy(), 'http://user:new-pw@proxy.internal:3128')
+      // Only name is required (as the hosted API's update): the rest keeps its values.
+      const renamed = await t.call({
+        method: 'PUT',
+        url: `/v1/private-locations/${json(ok).id}`,
+        payload: { name: 'Renamed' },
+      })
+      assert.equal(renamed.statusCode, 200, renamed.body)
+      assert.deepEqual([json(renamed).name, json(renamed).slugName], ['Renamed', 'proxied'])
+      assert.equal(await storedProxy(), 'http://user:new-pw@proxy.internal:3128')
     })
 
     test('the agent routes check the key before they read or validate a body', async () => {

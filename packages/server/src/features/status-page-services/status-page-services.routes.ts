@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorResponse } from '@svc/core'
+import { ErrorResponse, StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
-import { pageOf, sendPage } from '../../http/pagination.ts'
-import { ListServicesQuery, Service, ServiceBody, ServiceIdParams } from './status-page-services.schemas.ts'
+import { CursorQuery, cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
+import { Service, ServiceBody, ServiceIdParams } from './status-page-services.schemas.ts'
 import * as services from './status-page-services.service.ts'
 
 export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
@@ -19,15 +19,27 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
       schema: {
         tags,
         summary: 'List status page services',
-        description: 'Services are the components that status pages show and incidents impact.',
-        querystring: ListServicesQuery,
-        response: { 200: Type.Array(Service) },
+        description:
+          'Services are the components that status pages show and incidents impact. Paged by cursor: ' +
+          'send `nextId` back for the next page; `paginated=false` answers every service in one page.',
+        querystring: StrictObject({
+          ...CursorQuery,
+          paginated: Type.Optional(Type.Boolean({ default: true })),
+        }),
+        response: {
+          200: Type.Object({ length: Type.Integer(), entries: Type.Array(Service), nextId: NextId }),
+        },
       },
     },
-    async (request, reply) => {
-      const page = pageOf(request.query)
-      const { items, total } = await services.listServices(ctx, authOf(request).accountId, page)
-      return sendPage(reply, page, items, total)
+    async (request) => {
+      const accountId = authOf(request).accountId
+      if (request.query.paginated === false) {
+        const entries = await services.allServices(ctx, accountId)
+        return { length: entries.length, entries, nextId: null }
+      }
+      const page = cursorPageOf(request.query)
+      const { items, total } = await services.listServices(ctx, accountId, page)
+      return { ...cursorOf(page, items, total), entries: items }
     },
   )
 
@@ -37,12 +49,12 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
       schema: {
         tags,
         summary: 'Create a status page service',
+        description: 'Answers 200, as the hosted API does.',
         body: ServiceBody,
-        response: { 201: Service },
+        response: { 200: Service },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await services.createService(ctx, authOf(request).accountId, request.body)),
+    async (request) => services.createService(ctx, authOf(request).accountId, request.body),
   )
 
   app.get(

@@ -1,4 +1,4 @@
-import { Name, Nullable, PageQuery, StrictObject, Uuid } from '@svc/core'
+import { Name, Nullable, StrictObject, Uuid } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const ServiceBody = StrictObject({
@@ -29,4 +29,3 @@ export const Service = Type.Object(
 export type Service = Static<typeof Service>
 
 export const ServiceIdParams = StrictObject({ id: Uuid() })
-export const ListServicesQuery = StrictObject(PageQuery)

@@ -48,6 +48,20 @@ export async function listServices(ctx: ServiceContext, accountId: string, page:
   return { items: rows.map((row) => toService(row, links.get(row.id) ?? [])), total }
 }
 
+/** Every service of the account, a page of 100 at a time. */
+export async function allServices(ctx: ServiceContext, accountId: string): Promise<Service[]> {
+  const all: Service[] = []
+  for (let offset = 0; ; offset += 100) {
+    const { items, total } = await listServices(ctx, accountId, {
+      limit: 100,
+      offset,
+      page: offset / 100 + 1,
+    })
+    all.push(...items)
+    if (items.length === 0 || all.length >= total) return all
+  }
+}
+
 /** Replaces the service's name, description and checks; pages showing it change at once. */
 export async function updateService(
   ctx: ServiceContext,

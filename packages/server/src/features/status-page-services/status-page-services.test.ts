@@ -35,7 +35,7 @@ for (const engine of testEngines()) {
         url: '/v1/status-pages/services',
         payload: { name, checkIds },
       })
-      assert.equal(res.statusCode, 201, res.body)
+      assert.equal(res.statusCode, 200, res.body)
       return json(res).id as string
     }
     const serviceOf = async (id: string) =>

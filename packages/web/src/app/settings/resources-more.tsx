@@ -299,7 +299,7 @@ export const members: ResourceDescriptor<Item> = {
   title: 'Members',
   singular: 'member',
   description: 'People in this account and their roles. Operators add users with the admin API.',
-  listPath: '/v1/accounts/me/members',
+  listPath: '/v1/accounts/me/members?limit=100',
   itemPath: (id) => `/v1/accounts/me/members/${id}`,
   updateMethod: 'patch',
   role: 'admin',
