@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { CHECK_BODIES, type CheckBody, type CheckType } from '@svc/core'
+import { CHECK_BODIES, type CheckBody, type CheckType, frequencyOffsetProblem } from '@svc/core'
 import type { AlertChannel } from './alert-channels.ts'
 import type { CheckGroup } from './check-group.ts'
 import { type CheckDefaults, Construct, defined, type Issue, type Resource } from './construct.ts'
+import { type Frequency, frequencyFields } from './frequency.ts'
 import { subscriptionResources } from './subscriptions.ts'
 
 /** What every check construct takes besides its type's body: its group and channels as constructs. */
@@ -15,7 +16,11 @@ interface Links {
 }
 
 type Managed = 'groupId' | 'alertChannelSubscriptions'
-export type CheckProps<T extends CheckType> = Omit<CheckBody<T>, Managed> & Links
+export type CheckProps<T extends CheckType> = Omit<CheckBody<T>, Managed | 'frequency'> &
+  Links & {
+    /** Minutes, or a `Frequency` (`Frequency.EVERY_10S` sets frequency 0 and its offset). */
+    frequency?: CheckBody<T> extends { frequency?: infer F } ? F | Frequency : never
+  }
 
 /** A script given inline, or the path of a `.spec.ts` file relative to the check file. */
 export type ScriptCode = { content: string } | { entrypoint: string }
@@ -32,17 +37,25 @@ export abstract class Check<T extends CheckType = CheckType> extends Construct {
 
   /** The body of the check's type, with the config's defaults where the check and its group say nothing. */
   body(defaults: CheckDefaults): Record<string, unknown> {
-    const { group, alertChannels: _channels, ...own } = this.props
+    const { group, alertChannels: _channels, frequency, ...own } = this.props
     const inherited = group
       ? {}
       : { locations: defaults.locations, frequency: defaults.frequency, tags: defaults.tags }
-    return defined({ ...defined(inherited), ...defined(own) })
+    return defined({ ...defined(inherited), ...defined(own), ...frequencyFields(frequency) })
   }
 
   validate(defaults: CheckDefaults): Issue[] {
     const body = this.body(defaults)
     const issues = this.schemaIssues(CHECK_BODIES[this.checkType], body)
-    return [...this.logicalIdIssues(), ...issues, ...(issues.length ? [] : this.thresholdIssues(body))]
+    return [...this.logicalIdIssues(), ...issues, ...(issues.length ? [] : this.crossFieldIssues(body))]
+  }
+
+  private crossFieldIssues(body: Record<string, unknown>): Issue[] {
+    const offsetProblem = frequencyOffsetProblem(body)
+    return [
+      ...this.thresholdIssues(body),
+      ...(offsetProblem ? [this.issue('frequencyOffset', offsetProblem)] : []),
+    ]
   }
 
   /** The server's rule beyond the schema: a check is degraded before it fails (defaults included). */

@@ -105,7 +105,7 @@ new BrowserCheck('journey', { name: 'Journey', code: { entrypoint: './missing.sp
       .slice(1)
       .map((line) => line.trim())
     assert.deepEqual(lines, [
-      'api.check.ts: orders: frequency must be equal to one of the allowed values: 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440',
+      'api.check.ts: orders: frequency must be equal to one of the allowed values: 0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440',
       'api.check.ts: orders: request.bogus is not a known field',
       'api.check.ts: orders: request.method must be equal to one of the allowed values: GET, POST, PUT, HEAD, DELETE, PATCH, OPTIONS',
       'api.check.ts: slow: degradedResponseTime (10000) must not exceed maxResponseTime (500)',

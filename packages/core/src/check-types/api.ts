@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { NullableHttpDetail } from '../agent-details.ts'
 import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
+import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
 import { defineCheckType } from './definition.ts'
 import {
@@ -47,6 +48,7 @@ export const apiCheckType = defineCheckType({
   path: 'api',
   body: StrictObject({
     ...commonCheckFields,
+    ...highFrequencyFields,
     request: ApiRequest,
     degradedResponseTime: ResponseTime(10_000),
     maxResponseTime: ResponseTime(20_000),

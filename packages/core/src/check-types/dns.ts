@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { DnsDetail } from '../agent-details.ts'
 import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
+import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
 import { defineCheckType } from './definition.ts'
 import { Hostname, MAX_RESPONSE_TIME_MS, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
@@ -34,6 +35,7 @@ export const dnsCheckType = defineCheckType({
   path: 'dns',
   body: StrictObject({
     ...commonCheckFields,
+    ...highFrequencyFields,
     request: DnsRequest,
     degradedResponseTime: ResponseTime(1_000, MAX_RESPONSE_TIME_MS),
     maxResponseTime: ResponseTime(2_000, MAX_RESPONSE_TIME_MS),

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { IcmpDetail } from '../agent-details.ts'
 import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
+import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
 import { defineCheckType } from './definition.ts'
 import { Hostname, IP_FAMILIES } from './shared.ts'
@@ -22,6 +23,7 @@ export const icmpCheckType = defineCheckType({
   path: 'icmp',
   body: StrictObject({
     ...commonCheckFields,
+    ...highFrequencyFields,
     request: IcmpRequest,
     degradedPacketLossThreshold: PacketLoss(10),
     maxPacketLossThreshold: PacketLoss(20),

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { SslDetail } from '../agent-details.ts'
 import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
+import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum, Uuid } from '../schema-helpers.ts'
 import { defineCheckType } from './definition.ts'
 import { IP_FAMILIES, MAX_RESPONSE_TIME_MS, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
@@ -96,6 +97,7 @@ export const sslCheckType = defineCheckType({
   path: 'ssl',
   body: StrictObject({
     ...commonCheckFields,
+    ...highFrequencyFields,
     request: SslRequest,
     degradedResponseTime: ResponseTime(3_000, MAX_RESPONSE_TIME_MS),
     maxResponseTime: ResponseTime(10_000, MAX_RESPONSE_TIME_MS),

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { TcpDetail } from '../agent-details.ts'
 import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
+import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
 import { defineCheckType } from './definition.ts'
 import { Hostname, IP_FAMILIES, Port, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
@@ -21,6 +22,7 @@ export const tcpCheckType = defineCheckType({
   path: 'tcp',
   body: StrictObject({
     ...commonCheckFields,
+    ...highFrequencyFields,
     request: TcpRequest,
     degradedResponseTime: ResponseTime(4_000),
     maxResponseTime: ResponseTime(5_000),

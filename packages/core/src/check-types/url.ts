@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { NullableHttpDetail } from '../agent-details.ts'
 import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
+import { highFrequencyFields } from '../checks/frequency.ts'
 import { StrictObject, StringEnum } from '../schema-helpers.ts'
 import { defineCheckType } from './definition.ts'
 import { HTTP_METRICS, IP_FAMILIES, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
@@ -22,6 +23,7 @@ export const urlCheckType = defineCheckType({
   path: 'url',
   body: StrictObject({
     ...commonCheckFields,
+    ...highFrequencyFields,
     request: UrlRequest,
     degradedResponseTime: ResponseTime(10_000),
     maxResponseTime: ResponseTime(20_000),

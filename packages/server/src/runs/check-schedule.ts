@@ -9,7 +9,8 @@ export interface SchedulableCheck {
   id: string
   checkType: CheckType
   activated: boolean
-  frequency: number
+  /** Milliseconds between runs (the effective `periodMs`). */
+  periodMs: number
   locations: string[]
   runParallel: boolean
   /** False when the check's group is deactivated. */
@@ -39,7 +40,7 @@ export async function syncCheckSchedule(
     })
   }
   if (!active || !RUNNABLE_CHECK_TYPES.includes(check.checkType)) return replaceSchedule(ctx, check.id, [])
-  const plans = planSlots(check.id, check.frequency, check.locations, check.runParallel)
+  const plans = planSlots(check.id, check.periodMs, check.locations, check.runParallel)
   await replaceSchedule(
     ctx,
     check.id,

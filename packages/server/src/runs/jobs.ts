@@ -85,6 +85,7 @@ export async function recordOutcome(
           elapsedMs: nowMs - job.firstStartedMs,
           location: job.location,
           locations: check.runLocations,
+          periodMs: check.effective.periodMs,
         })
   const planRetry = async (tx: ServiceContext) => {
     if (retry) {
@@ -180,11 +181,11 @@ export async function locationNameOf(ctx: ServiceContext, accountId: string, loc
 
 /** A slot's next due time on its check's current plan (config changes apply from here). */
 export function nextDueOf(ctx: ServiceContext, check: ResolvedCheck, slot: ClaimedSlot): number {
-  const { frequency } = check.effective
+  const { periodMs } = check.effective
   const runParallel = Boolean(check.definition.runParallel)
-  const plan = planSlots(check.row.id, frequency, check.runLocations, runParallel).find(
+  const plan = planSlots(check.row.id, periodMs, check.runLocations, runParallel).find(
     (p) => p.location === slot.location,
   )
   const nowMs = ctx.clock.now().getTime()
-  return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + frequency * 60_000
+  return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + periodMs
 }

@@ -21,6 +21,8 @@ export function nextRetry(
     elapsedMs: number
     location: string
     locations: string[]
+    /** The check's period: a retry due no sooner than its next run is left to that run. */
+    periodMs?: number
   },
 ): RetryDecision | null {
   if (!strategy || strategy.type === 'NO_RETRIES' || !run.verdict.hasFailures) return null
@@ -40,6 +42,7 @@ export function nextRetry(
     strategy.type === 'LINEAR' ? base * retry : strategy.type === 'EXPONENTIAL' ? base ** retry : base
   const delayMs = delaySeconds * 1000
   if (run.elapsedMs + delayMs > (strategy.maxDurationSeconds ?? 600) * 1000) return null
+  if (run.periodMs !== undefined && delayMs >= run.periodMs) return null
   return { delayMs, location: retryLocation(strategy, run.location, run.locations) }
 }
 

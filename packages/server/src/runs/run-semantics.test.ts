@@ -178,7 +178,7 @@ for (const engine of testEngines()) {
         payload: { name: 'inherited', locations: ['eu-west-1'], frequency: 60 },
       })
       const after = Number((await listSchedule(t.ctx, inheriting.id))[0]?.next_due_ms)
-      const [hourly] = planSlots(inheriting.id, 60, ['eu-west-1'], false)
+      const [hourly] = planSlots(inheriting.id, 60 * 60_000, ['eu-west-1'], false)
       assert.equal(after, nextSlotAfter(nowMs, hourly!), 'the next slot of the hourly plan')
       const reread = json(await t.call({ method: 'GET', url: `/v1/checks/${inheriting.id}` }))
       assert.equal(reread.frequency, 60)

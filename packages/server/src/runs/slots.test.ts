@@ -26,13 +26,13 @@ test('the next slot is strictly after now and on the grid', () => {
 
 test('round-robin runs one location per period in turn; runParallel runs all each period', () => {
   const locations = ['a', 'b', 'c']
-  const roundRobin = planSlots('check', 1, locations, false)
+  const roundRobin = planSlots('check', 60_000, locations, false)
   const firstRuns = roundRobin.map((plan) => nextSlotAfter(0, plan)).sort((x, y) => x - y)
   const gaps = firstRuns.slice(1).map((t, i) => t - (firstRuns[i] ?? 0))
   assert.deepEqual(gaps, [MINUTE, MINUTE], 'one location per minute')
   assert.ok(roundRobin.every((plan) => plan.periodMs === 3 * MINUTE))
 
-  const parallel = planSlots('check', 1, locations, true)
+  const parallel = planSlots('check', 60_000, locations, true)
   assert.equal(new Set(parallel.map((plan) => nextSlotAfter(0, plan))).size, 1)
   assert.ok(parallel.every((plan) => plan.periodMs === MINUTE))
 })

@@ -14,11 +14,11 @@ export interface SlotPlan {
 
 export function planSlots(
   checkId: string,
-  frequencyMinutes: number,
+  /** `effective.periodMs`: frequency minutes, or seconds at frequency 0 (core's `checkPeriodMs`). */
+  periodMs: number,
   locations: string[],
   runParallel: boolean,
 ): SlotPlan[] {
-  const periodMs = frequencyMinutes * 60_000
   const offsetMs = stableOffsetMs(checkId, periodMs)
   return locations.map((location, index) =>
     runParallel

@@ -62,6 +62,7 @@ const COMMON_FIELDS = [
   'runParallel',
   'environmentVariables',
   'frequency',
+  'frequencyOffset',
 ]
 const RESPONSE_TIMES = ['request', 'degradedResponseTime', 'maxResponseTime']
 const SCRIPT_FIELDS = ['runtimeId', 'scriptPath', 'dependencies', 'script']

@@ -65,6 +65,8 @@ export interface Check {
   locations: string[]
   privateLocations?: string[]
   frequency: number
+  /** Seconds between runs when `frequency` is 0. */
+  frequencyOffset?: number
   script?: string | null
   request?: Record<string, unknown>
   heartbeat?: {

@@ -50,7 +50,7 @@ function run(statuses: (RunStatus | 'mute' | 'unmute')[], extra: Partial<FoldInp
       },
       now: new Date(nowMs),
       settings: DEFAULT_ALERT_SETTINGS,
-      check: { frequencyMinutes: 1, runParallel: false, locations: ['local'] },
+      check: { periodMs: 60_000, runParallel: false, locations: ['local'] },
       suppressed,
       channels,
       ...extra,
@@ -184,7 +184,7 @@ describe('alert state fold', () => {
       },
       now: new Date(nowMs),
       settings: DEFAULT_ALERT_SETTINGS,
-      check: { frequencyMinutes: 10, runParallel: false, locations: ['local'] },
+      check: { periodMs: 600_000, runParallel: false, locations: ['local'] },
       suppressed,
       channels,
     })

@@ -59,7 +59,7 @@ export interface FoldInput {
   } | null
   now: Date
   settings: AlertSettings
-  check: { frequencyMinutes: number; runParallel: boolean; locations: string[] }
+  check: { periodMs: number; runParallel: boolean; locations: string[] }
   /** Muted, or in a maintenance window: decisions go on, nothing is sent. */
   suppressed: boolean
   channels: ChannelPolicy[]
@@ -146,7 +146,7 @@ export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutp
         : failing > 0
       status = runFails ? 'failing' : seen.includes('degraded') ? 'degraded' : 'passing'
       // Results of one parallel run arrive close together; the next run is a period later.
-      const halfPeriodMs = (input.check.frequencyMinutes * 60_000) / 2
+      const halfPeriodMs = input.check.periodMs / 2
       newRun =
         !state.runStartedAt || Date.parse(result.startedAt) - Date.parse(state.runStartedAt) >= halfPeriodMs
     }

@@ -137,7 +137,7 @@ const foldedResult = (result: CheckResultsTable) => ({
 })
 
 const foldedCheck = (check: ResolvedCheck) => ({
-  frequencyMinutes: check.effective.frequency,
+  periodMs: check.effective.periodMs,
   runParallel: Boolean(check.definition.runParallel),
   locations: check.runLocations,
 })

@@ -7,6 +7,7 @@ import {
   type CheckEnvironmentVariable,
   type CheckType,
   EXTENDED_MAX_RESPONSE_TIME_MS,
+  frequencyOffsetProblem,
   MAX_RESPONSE_TIME_MS,
   parseNameServer,
   referencedVariableKeys,
@@ -403,6 +404,8 @@ async function normalize(
     throw invalid('body.degradedPacketLossThreshold', 'must not exceed maxPacketLossThreshold')
   }
   if (checkType === 'ICMP') checkPingFamily(definition.request as { hostname: string; ipFamily?: string })
+  const offsetProblem = frequencyOffsetProblem(definition)
+  if (offsetProblem) throw invalid('body.frequencyOffset', offsetProblem)
   if (checkType === 'HEARTBEAT') checkHeartbeat(definition.heartbeat as Record<string, number | string>)
   if (checkType === 'BROWSER' || checkType === 'MULTI_STEP' || checkType === 'AUTOMATION') {
     checkScriptProject(checkType, definition)
@@ -734,7 +737,7 @@ function schedulable({
     id: row.id,
     checkType,
     activated: definition.activated,
-    frequency: effective.frequency,
+    periodMs: effective.periodMs,
     locations: runLocations,
     runParallel: Boolean(definition.runParallel),
     groupActivated,

@@ -1,4 +1,4 @@
-import type { CheckAlertSettings, RetryStrategy } from '@svc/core'
+import { type CheckAlertSettings, checkPeriodMs, type RetryStrategy } from '@svc/core'
 import type { StoredVariable } from './check-variables.ts'
 
 export const DEFAULT_FREQUENCY = 10
@@ -8,6 +8,8 @@ export interface OwnSettings {
   locations?: string[]
   privateLocations?: string[]
   frequency?: number
+  /** Seconds between runs when `frequency` is 0 (a group's frequency is never 0). */
+  frequencyOffset?: number
   tags: string[]
   environmentVariables: StoredVariable[]
   alertSettings?: CheckAlertSettings | null
@@ -38,6 +40,8 @@ export interface EffectiveSettings {
   /** Slugs of the account's private locations the check also runs in. */
   privateLocations: string[]
   frequency: number
+  /** Milliseconds between runs: `frequency` minutes, or `frequencyOffset` seconds when it is 0. */
+  periodMs: number
   /** The check's tags and its group's. */
   tags: string[]
   /** Group variables overridden by the check's (account variables are beneath both, added at run time). */
@@ -80,12 +84,14 @@ export function effectiveSettings(
       : group?.useGlobalAlertSettings === false
         ? { useGlobalAlertSettings: false, alertSettings: group.alertSettings ?? null }
         : { useGlobalAlertSettings: true, alertSettings: null }
+  const frequency = check.frequency ?? group?.frequency ?? DEFAULT_FREQUENCY
   return {
     locations: check.locations ?? groupLocations ?? defaults.locations,
     privateLocations: check.privateLocations?.length
       ? check.privateLocations
       : (group?.privateLocations ?? []),
-    frequency: check.frequency ?? group?.frequency ?? DEFAULT_FREQUENCY,
+    frequency,
+    periodMs: checkPeriodMs({ frequency, frequencyOffset: check.frequencyOffset }),
     tags: effectiveTags(check.tags, group?.tags),
     environmentVariables: [
       ...(group?.environmentVariables ?? []).filter((v) => !checkKeys.has(v.key)),

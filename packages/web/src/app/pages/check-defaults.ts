@@ -3,6 +3,8 @@ import type { CheckType } from '../types.ts'
 /** The create form's starting values per type: the API's defaults (core's CHECK_BODIES). */
 
 export const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]
+/** The types that may run every 10, 20 or 30 s (`frequency: 0` with `frequencyOffset`). */
+export const SUB_MINUTE_TYPES: readonly string[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP', 'SSL']
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS']
 export const BODY_TYPES = ['NONE', 'JSON', 'FORM', 'RAW', 'GRAPHQL']
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'SRV', 'CAA', 'HTTPS']

@@ -9,7 +9,7 @@ import type { Check, CheckResult, CheckType } from '../types.ts'
 import { CheckboxInput, type Draft, ListInput, SelectInput, TextInput } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Field, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
 import { AssertionsBuilder } from './assertions-builder.tsx'
-import { defaultsFor, FREQUENCIES } from './check-defaults.ts'
+import { defaultsFor, FREQUENCIES, SUB_MINUTE_TYPES } from './check-defaults.ts'
 import { TypeFields } from './check-type-fields.tsx'
 
 const ScriptEditor = lazy(() => import('../ui/script-editor.tsx'))
@@ -104,7 +104,26 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
               path="frequency"
               label="Frequency"
               numeric
-              options={FREQUENCIES.map((f) => [f, f < 60 ? `Every ${f} min` : `Every ${f / 60} h`])}
+              options={[
+                ...(SUB_MINUTE_TYPES.includes(type) ? [[0, 'Every 10, 20 or 30 s'] as [number, string]] : []),
+                ...FREQUENCIES.map(
+                  (f) => [f, f < 60 ? `Every ${f} min` : `Every ${f / 60} h`] as [number, string],
+                ),
+              ]}
+            />
+          )}
+          {draft.frequency === 0 && (
+            <SelectInput
+              {...bind}
+              path="frequencyOffset"
+              label="Seconds between runs"
+              numeric
+              options={[
+                ['', 'Choose'],
+                [10, 'Every 10 s'],
+                [20, 'Every 20 s'],
+                [30, 'Every 30 s'],
+              ]}
             />
           )}
           <ListInput {...bind} path="tags" label="Tags" />

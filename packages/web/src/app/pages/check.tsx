@@ -73,7 +73,11 @@ export default function CheckPage(props: { checkId: string }) {
             <StatusBadge status={status} />
             {summary?.statusSince && <span>since {formatTime(summary.statusSince)}</span>}
             <span>· {CHECK_TYPE_LABELS[data.checkType]}</span>
-            {data.checkType !== 'HEARTBEAT' && <span>· every {data.frequency} min</span>}
+            {data.checkType !== 'HEARTBEAT' && (
+              <span>
+                · every {data.frequency === 0 ? `${data.frequencyOffset} s` : `${data.frequency} min`}
+              </span>
+            )}
             {data.muted && <span className="chip">muted</span>}
           </span>
         }
