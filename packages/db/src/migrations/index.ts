@@ -23,8 +23,8 @@ import * as encryptionKeyVerifier from './0021-encryption-key-verifier.ts'
 import * as dashboardSessions from './0022-dashboard-sessions.ts'
 import * as nodeLives from './0023-node-lives.ts'
 import * as projects from './0025-projects.ts'
-import * as snippets from './0028-snippets.ts'
 import * as sessions from './0026-sessions.ts'
+import * as snippets from './0028-snippets.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -55,6 +55,6 @@ export const migrations: Record<string, Migration> = {
   '0022-dashboard-sessions': dashboardSessions,
   '0023-node-lives': nodeLives,
   '0025-projects': projects,
-  '0028-snippets': snippets,
   '0026-sessions': sessions,
+  '0028-snippets': snippets,
 }
