@@ -9,11 +9,11 @@ import {
 } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
 import { isResultStored } from '../features/check-results/check-results.repo.ts'
-import { writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { type AccountVariables, runVariables } from './run-variables.ts'
 import type { SlotMove } from './schedules.repo.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
+import { writeResult } from './store.ts'
 import { PROCESS_RUNNER, runCancellable } from './suite-cancellation.ts'
 
 /**

@@ -32,6 +32,7 @@ import {
   renewLeases,
   type SlotMove,
 } from '../../runs/schedules.repo.ts'
+import { CheckDeletedError } from '../../runs/store.ts'
 import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
 import {
   cancelledSuiteRuns,
@@ -49,7 +50,6 @@ import {
 } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { newResultId } from '../check-results/result-id.ts'
-import { CheckDeletedError } from '../check-results/store-results.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveChecksById } from '../checks/resolve-check.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
