@@ -13,16 +13,16 @@ import {
   jobIdOf,
   jobStillRuns,
   nextDueOf,
-  recordOutcome,
   slotKeyOf,
 } from '../../runs/jobs.ts'
+import { prepareJob } from '../../runs/prepare.ts'
+import { recordOutcome } from '../../runs/record.ts'
 import {
   claimDueRetries,
   insertTriggerJob,
   leasedRetriesOf,
   type PendingRetry,
 } from '../../runs/retries.repo.ts'
-import { prepareJob } from '../../runs/run-and-store.ts'
 import { loadAccountVariables, runVariables } from '../../runs/run-variables.ts'
 import {
   type ClaimedSlot,
