@@ -126,10 +126,13 @@ export const statusReads = {
 /**
  * For the run pipeline's store (runs/store.ts), inside its transaction: locks the checks `checkIds`
  * name, in id order, and answers those that still exist; then inserts the results, answering the ids
- * new ones (a job's result stored twice is inserted once), and tells whether one is stored.
+ * of new ones (a job's result stored twice is inserted once). And what the pipeline reads of stored results.
  */
 export const resultWrites = {
   lockChecksOfResults: (tx: ServiceContext, checkIds: string[]) => lockReferencedChecksById(tx, checkIds),
   insertResults: repo.insertResults,
   isResultStored: repo.isResultStored,
+  /** The results stored for these job ids (an agent's outcome posted again) and under these ids. */
+  findResultsByJobIds: repo.findResultsByJobIds,
+  findResultsByIds: repo.findResultsByIds,
 }
