@@ -22,10 +22,10 @@ import {
 } from '../packages/server/src/features/alert-channels/alert-channels.service.ts'
 import { SAMPLE_EVENT } from '../packages/server/src/features/alert-channels/sample-event.ts'
 import { createDispatcher } from '../packages/server/src/features/alerting/dispatcher.ts'
-import { writeResult } from '../packages/server/src/features/check-results/store-results.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
+import { writeResult } from '../packages/server/src/runs/store.ts'
 
 const validateApiCheck = compileBodyValidator(CHECK_BODIES.API)
 const { values } = parseArgs({ options: { alerts: { type: 'string', default: '1000' } } })

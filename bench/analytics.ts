@@ -20,10 +20,10 @@ import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount, updateAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
 import { queryAnalytics } from '../packages/server/src/features/analytics/analytics.service.ts'
 import { foldResultsIntoRollups } from '../packages/server/src/features/analytics/rollups.ts'
-import { writeResult } from '../packages/server/src/features/check-results/store-results.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
+import { writeResult } from '../packages/server/src/runs/store.ts'
 
 const { values } = parseArgs({
   options: { days: { type: 'string', default: '90' }, runs: { type: 'string', default: '30' } },

@@ -21,8 +21,9 @@ import { loadOrCreateNodeId } from './node-life/node-id.ts'
 import { beginNodeLife } from './node-life/node-life.ts'
 import { pruneNodeLives } from './node-life/node-lives.repo.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
+import { takeBackRuns } from './runs/claim.ts'
 import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
-import { createScheduler, takeBackRuns } from './runs/scheduler.ts'
+import { createScheduler } from './runs/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000

@@ -1,11 +1,11 @@
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../context.ts'
 import { newResultId } from '../features/check-results/result-id.ts'
-import { type ResultWrite, writeResult } from '../features/check-results/store-results.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import { slotKeyOf } from './jobs.ts'
 import type { ClaimedSlot, SlotMove } from './schedules.repo.ts'
+import { type ResultWrite, writeResult } from './store.ts'
 
 export type HeartbeatEvent = 'RECEIVED' | 'FAIL_PING' | 'MISSED'
 

@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
-import { newResultId } from '../features/check-results/result-id.ts'
-import { CheckDeletedError } from '../features/check-results/store-results.ts'
-import { type ResolvedCheck, resolveChecksById } from '../features/checks/resolve-check.ts'
 import { SVC_VERSION } from '../version.ts'
-import { storeMissedDeadline } from './heartbeat-results.ts'
-import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatPeriodMs } from './heartbeat-window.ts'
-import { dropJob, type Job, jobIdOf, jobStillRuns, nextDueOf, recordOutcome, slotKeyOf } from './jobs.ts'
-import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
-import { runAttempt } from './run-and-store.ts'
-import { type AccountVariables, loadAccountVariables } from './run-variables.ts'
-import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
-import { type ClaimedSlot, claimDueSlots, nextDueMs, renewLeases, type SlotMove } from './schedules.repo.ts'
+import { claimDue, schedulerOwner } from './claim.ts'
+import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
+import { type Finished, startClaimed } from './local-run.ts'
+import { deleteRunnerNode, pruneRunnerNodes, type RunnerNode, saveRunnerNode } from './runner-nodes.repo.ts'
+import { type ClaimedSlot, nextDueMs, renewLeases } from './schedules.repo.ts'
+import { CheckDeletedError } from './store.ts'
 
 export interface SchedulerOptions {
   /** Data-center locations this process runs checks for (plus `heartbeat` for deadlines). */
@@ -70,267 +65,224 @@ const DEFAULT_MAX_UNSTORED = 200
 export const PRESENCE_INTERVAL_MS = 10_000
 
 /**
- * Claims due slots and retries from the store, runs them in-process and stores each result once.
- * Every node runs one; the store's leases keep two nodes from running one slot.
+ * The local runner loop: claims due slots and retries from the store, runs them in-process and stores
+ * each result once. Every node runs one; the store's leases keep two nodes from running one slot.
  */
 export function createScheduler(ctx: ServiceContext, options: SchedulerOptions): Scheduler {
-  const owner = schedulerOwner(options.lifeId ?? randomUUID())
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
-  const tickMs = options.tickMs ?? 500
-  const claimGatherMs = options.claimGatherMs ?? DEFAULT_CLAIM_GATHER_MS
-  const maxUnstored = options.maxUnstored ?? DEFAULT_MAX_UNSTORED
-  /** Attempts in flight: at most `concurrency`. */
-  let running = 0
-  /** Finished attempts whose results wait for their commit: they hold no run's place, up to `maxUnstored`. */
-  let unstored = 0
-  /** Every claimed job until its result is stored: what `stop()` waits for. */
-  const inFlight = new Set<Promise<void>>()
-  let timer: NodeJS.Timeout | undefined
-  let wake: NodeJS.Timeout | undefined
-  let renewal: NodeJS.Timeout | undefined
-  let presence: NodeJS.Timeout | undefined
-  const node = {
-    id: owner,
-    locations: options.locations.filter((location) => location !== HEARTBEAT_LOCATION),
-    hostname: hostname(),
-    version: SVC_VERSION,
-    startedAt: ctx.clock.now().toISOString(),
-  }
-  const sayAlive = () =>
-    saveRunnerNode(ctx, node, ctx.clock.now().getTime()).catch((error: unknown) =>
-      log.error({ err: error }, 'recording runner presence failed'),
-    )
-  let started = false
-  let claiming: Promise<void> | undefined
-  /** The last claim filled every free slot: more may be due right now. */
-  let backlog = false
-  const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
-
-  /**
-   * Claims as much due work as there is free concurrency and starts it; answers the runs started and
-   * whether they filled every free slot (then more may be due right now).
-   */
-  async function claimAndStart(): Promise<{ runs: Promise<void>[]; full: boolean }> {
-    // The free slots as of now: runs finishing during the claims' awaits make room for the next pass.
-    const free = freePlaces()
-    if (free <= 0) return { runs: [], full: false }
-    const claim = { owner, nowMs: ctx.clock.now().getTime(), leaseMs, locations: options.locations }
-    const retries = await claimDueRetries(ctx, { ...claim, limit: free })
-    const slots = await claimDueSlots(ctx, { ...claim, limit: free - retries.length })
-    const checks = await resolveChecksById(
-      ctx,
-      [...retries, ...slots].map((job) => job.checkId),
-    )
-    const accounts = await loadAccountVariables(ctx, [
-      ...new Set([...checks.values()].map((check) => check.row.account_id)),
-    ])
-    const runs = [
-      ...retries.map((retry) =>
-        track(runRetry(retry, checks.get(retry.checkId), accounts), retry.checkId, retry.location),
-      ),
-      ...slots.map((slot) =>
-        track(runSlot(slot, checks.get(slot.checkId), accounts), slot.checkId, slot.location),
-      ),
-    ]
-    return { runs, full: runs.length === free }
-  }
-
-  async function runDue(): Promise<number> {
-    const { runs } = await claimAndStart()
-    await Promise.all(runs)
-    return runs.length
-  }
-
-  /** Runs that can start now: places left of `concurrency`, none while the store is far behind. */
-  function freePlaces(): number {
-    return unstored >= maxUnstored ? 0 : options.concurrency - running
-  }
-
-  /**
-   * Counts a job's attempt against concurrency until it finishes, then its result as unstored until it
-   * commits. A run's place frees when the run ends, not when its result commits: runs go on while a
-   * batch commits, and the next batch is bigger for it (one commit and one statement each per batch).
-   */
-  function track(attempt: Promise<Finished>, checkId: string, location: string): Promise<void> {
-    // A bug, not a failing target: leave the lease to expire so another pass retries the job. A check
-    // deleted while it ran took its slots with it: nothing to retry, nothing wrong.
-    const failed = (error: unknown) => {
-      if (error instanceof CheckDeletedError) return
-      log.error({ err: error, checkId, location }, 'check run failed')
-    }
-    running++
-    const tracked = attempt
-      .finally(() => {
-        running--
-        freed()
-      })
-      .then(async (finished) => {
-        if (!finished) return
-        unstored++
-        await finished.stored.finally(() => {
-          unstored--
-          freed()
-        })
-      })
-      .catch(failed)
-    inFlight.add(tracked)
-    void tracked.finally(() => inFlight.delete(tracked))
-    return tracked
-  }
-
-  let pumpQueued = false
-  let gathering: NodeJS.Timeout | undefined
-  function freed(): void {
-    // A backlog is worked off as fast as runs finish, not a batch per tick. Runs that finish in one turn
-    // (results committed together, say) are replaced by one claim after it, not one claim each; places
-    // freed apart wait up to `claimGatherMs` for the rest.
-    if (!backlog || pumpQueued) return
-    if (freePlaces() < options.concurrency) {
-      gathering ??= setTimeout(pumpNext, claimGatherMs)
-      return
-    }
-    pumpQueued = true
-    setImmediate(pumpNext)
-  }
-
-  function pumpNext(): void {
-    clearTimeout(gathering)
-    gathering = undefined
-    pumpQueued = false
-    pump()
-  }
-
-  /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
-  function pump(): void {
-    if (!started || claiming || freePlaces() <= 0) return
-    // `.finally` runs after the assignment, so a loop that ends at once can't leave `claiming` set.
-    claiming = claimWhileFree()
-      .then(wakeWhenDue)
-      .catch((error: unknown) => log.error({ err: error }, 'claiming due checks failed'))
-      .finally(() => {
-        claiming = undefined
-      })
-  }
-
-  /**
-   * Sets a timer for when the next slot falls due, if that comes before the next tick. Behind schedule
-   * there is no need: every run that ends leads to the next claim (see `freed`).
-   */
-  async function wakeWhenDue(): Promise<void> {
-    clearTimeout(wake)
-    if (backlog) return
-    const nowMs = ctx.clock.now().getTime()
-    const dueMs = await nextDueMs(ctx, options.locations)
-    const sleepMs = Math.max(MIN_CLAIM_GAP_MS, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
-    if (started && sleepMs < tickMs) wake = setTimeout(pump, sleepMs)
-  }
-
-  async function claimWhileFree(): Promise<void> {
-    while (freePlaces() > 0) {
-      const { full } = await claimAndStart()
-      backlog = full
-      if (!full) break
-    }
-  }
-
-  /** Runs a claimed slot of `check` (undefined when it was deleted since) and moves the slot on with its result. */
-  async function runSlot(
-    slot: ClaimedSlot,
-    check: ResolvedCheck | undefined,
-    accounts: AccountVariables,
-  ): Promise<Finished> {
-    if (!check) return
-    const { row } = check
-    const slotKey = slotKeyOf(slot)
-    // Deactivated between the claim and now: its rows are gone, nothing moves.
-    if (!jobStillRuns(check, { slotKey })) return
-    if (row.check_type === 'HEARTBEAT') {
-      // The deadline passed without a ping: fail now, and again each period until a ping comes.
-      const { heartbeat } = JSON.parse(row.definition) as { heartbeat: HeartbeatSettings }
-      const nextDueMs = Math.max(ctx.clock.now().getTime(), slot.dueMs) + heartbeatPeriodMs(heartbeat)
-      await options.beforeMissedDeadlineStored?.(slot)
-      return { stored: storeMissedDeadline(ctx, check, slot, owner, nextDueMs) }
-    }
-    const firstStartedMs = ctx.clock.now().getTime()
-    return runJob(
-      check,
-      accounts,
-      { slotKey, location: slot.location, attempt: 1, firstStartedMs },
-      { ...slotOf(slot), leaseOwner: owner, nextDueMs: nextDueOf(ctx, check, slot) },
-    )
-  }
-
-  async function runRetry(
-    retry: PendingRetry,
-    check: ResolvedCheck | undefined,
-    accounts: AccountVariables,
-  ): Promise<Finished> {
-    if (!check) return undefined
-    if (!jobStillRuns(check, retry)) return { stored: dropJob(ctx, retry, owner) }
-    return runJob(check, accounts, retry)
-  }
-
-  /** Runs one attempt, then stores it; `slotMove` commits with the result. */
-  async function runJob(
-    check: ResolvedCheck,
-    accounts: AccountVariables,
-    job: Job,
-    slotMove?: SlotMove,
-  ): Promise<Finished> {
-    const resultId = newResultId()
-    const run = { location: job.location, resultId, jobId: jobIdOf(job), runner: owner }
-    const outcome = await runAttempt(ctx, check, run, accounts)
-    const stored = { resultId, locationName: job.location, slotMove }
-    return { stored: recordOutcome(ctx, owner, check, job, outcome, stored) }
-  }
-
+  const loop = loopOf(ctx, options)
   return {
-    owner,
-    runDue,
-    start() {
-      started = true
-      timer = setInterval(pump, tickMs)
-      pump()
-      if (node.locations.length > 0) {
-        void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(sayAlive)
-        presence = setInterval(sayAlive, PRESENCE_INTERVAL_MS)
-      }
-      renewal = setInterval(() => {
-        if (inFlight.size === 0) return
-        renewLeases(ctx, owner, ctx.clock.now().getTime() + leaseMs).catch((error: unknown) =>
-          log.error({ err: error }, 'renewing leases failed'),
-        )
-      }, leaseMs / 3)
+    owner: loop.owner,
+    async runDue() {
+      const runs = (await claimAndStart(loop)).runs
+      await Promise.all(runs)
+      return runs.length
     },
-    async stop() {
-      started = false
-      clearInterval(timer)
-      clearTimeout(wake)
-      clearTimeout(gathering)
-      clearInterval(presence)
-      await claiming
-      await Promise.all(inFlight)
-      clearInterval(renewal)
-      if (node.locations.length > 0) await deleteRunnerNode(ctx, owner)
-    },
+    start: () => startLoop(loop),
+    stop: () => stopLoop(loop),
   }
 }
 
-const schedulerOwner = (lifeId: string) => `node-${lifeId}`
-
-/**
- * Ends now the run leases of a dead life of this node, so that its slots and retries are claimed again
- * at once, and drops its presence. A result it stored stays once: results are stored once per job id.
- */
-export async function takeBackRuns(ctx: ServiceContext, lifeId: string): Promise<void> {
-  await renewLeases(ctx, schedulerOwner(lifeId), ctx.clock.now().getTime())
-  await deleteRunnerNode(ctx, schedulerOwner(lifeId))
+/** One scheduler's settings and state, shared by the functions below. */
+interface Loop {
+  ctx: ServiceContext
+  options: SchedulerOptions
+  owner: string
+  leaseMs: number
+  tickMs: number
+  claimGatherMs: number
+  maxUnstored: number
+  log: NonNullable<SchedulerOptions['log']>
+  /** This process as a runner, for GET /v1/locations. */
+  node: RunnerNode
+  /** Attempts in flight: at most `concurrency`. */
+  running: number
+  /** Finished attempts whose results wait for their commit: they hold no run's place, up to `maxUnstored`. */
+  unstored: number
+  /** Every claimed job until its result is stored: what `stop()` waits for. */
+  inFlight: Set<Promise<void>>
+  started: boolean
+  claiming: Promise<void> | undefined
+  /** The last claim filled every free slot: more may be due right now. */
+  backlog: boolean
+  pumpQueued: boolean
+  timers: Partial<Record<'tick' | 'wake' | 'renewal' | 'presence' | 'gathering', NodeJS.Timeout>>
 }
 
-const slotOf = ({ checkId, location }: ClaimedSlot) => ({ checkId, location })
+function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
+  const owner = schedulerOwner(options.lifeId ?? randomUUID())
+  return {
+    ctx,
+    options,
+    owner,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    tickMs: options.tickMs ?? 500,
+    claimGatherMs: options.claimGatherMs ?? DEFAULT_CLAIM_GATHER_MS,
+    maxUnstored: options.maxUnstored ?? DEFAULT_MAX_UNSTORED,
+    log: options.log ?? { error: (details: object, message: string) => console.error(message, details) },
+    node: {
+      id: owner,
+      locations: options.locations.filter((location) => location !== HEARTBEAT_LOCATION),
+      hostname: hostname(),
+      version: SVC_VERSION,
+      startedAt: ctx.clock.now().toISOString(),
+    },
+    running: 0,
+    unstored: 0,
+    inFlight: new Set(),
+    started: false,
+    claiming: undefined,
+    backlog: false,
+    pumpQueued: false,
+    timers: {},
+  }
+}
 
 /**
- * A job whose run has ended, with its result on the way to the store; undefined when there was nothing
- * to run (the check deleted since the claim). Wrapped: a promise returned bare would be awaited with the run.
+ * Claims as much due work as there is free concurrency and starts it; answers the runs started and
+ * whether they filled every free slot (then more may be due right now).
  */
-type Finished = { stored: Promise<unknown> } | undefined
+async function claimAndStart(loop: Loop): Promise<{ runs: Promise<void>[]; full: boolean }> {
+  // The free slots as of now: runs finishing during the claims' awaits make room for the next pass.
+  const free = freePlaces(loop)
+  if (free <= 0) return { runs: [], full: false }
+  const { ctx, owner, leaseMs, options } = loop
+  const claimed = await claimDue(ctx, {
+    owner,
+    nowMs: ctx.clock.now().getTime(),
+    leaseMs,
+    locations: options.locations,
+    limit: free,
+  })
+  const runner = { ctx, owner, beforeMissedDeadlineStored: options.beforeMissedDeadlineStored }
+  const runs = startClaimed(runner, claimed, (run, checkId, location) => track(loop, run, checkId, location))
+  return { runs, full: runs.length === free }
+}
+
+/** Runs that can start now: places left of `concurrency`, none while the store is far behind. */
+function freePlaces(loop: Loop): number {
+  return loop.unstored >= loop.maxUnstored ? 0 : loop.options.concurrency - loop.running
+}
+
+/**
+ * Counts a job's attempt against concurrency until it finishes, then its result as unstored until it
+ * commits. A run's place frees when the run ends, not when its result commits: runs go on while a
+ * batch commits, and the next batch is bigger for it (one commit and one statement each per batch).
+ */
+function track(loop: Loop, attempt: Promise<Finished>, checkId: string, location: string): Promise<void> {
+  // A bug, not a failing target: leave the lease to expire so another pass retries the job. A check
+  // deleted while it ran took its slots with it: nothing to retry, nothing wrong.
+  const failed = (error: unknown) => {
+    if (error instanceof CheckDeletedError) return
+    loop.log.error({ err: error, checkId, location }, 'check run failed')
+  }
+  loop.running++
+  const tracked = attempt
+    .finally(() => {
+      loop.running--
+      freed(loop)
+    })
+    .then(async (finished) => {
+      if (!finished) return
+      loop.unstored++
+      await finished.stored.finally(() => {
+        loop.unstored--
+        freed(loop)
+      })
+    })
+    .catch(failed)
+  loop.inFlight.add(tracked)
+  void tracked.finally(() => loop.inFlight.delete(tracked))
+  return tracked
+}
+
+function freed(loop: Loop): void {
+  // A backlog is worked off as fast as runs finish, not a batch per tick. Runs that finish in one turn
+  // (results committed together, say) are replaced by one claim after it, not one claim each; places
+  // freed apart wait up to `claimGatherMs` for the rest.
+  if (!loop.backlog || loop.pumpQueued) return
+  if (freePlaces(loop) < loop.options.concurrency) {
+    loop.timers.gathering ??= setTimeout(() => pumpNext(loop), loop.claimGatherMs)
+    return
+  }
+  loop.pumpQueued = true
+  setImmediate(() => pumpNext(loop))
+}
+
+function pumpNext(loop: Loop): void {
+  clearTimeout(loop.timers.gathering)
+  loop.timers.gathering = undefined
+  loop.pumpQueued = false
+  pump(loop)
+}
+
+/** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
+function pump(loop: Loop): void {
+  if (!loop.started || loop.claiming || freePlaces(loop) <= 0) return
+  // `.finally` runs after the assignment, so a loop that ends at once can't leave `claiming` set.
+  loop.claiming = claimWhileFree(loop)
+    .then(() => wakeWhenDue(loop))
+    .catch((error: unknown) => loop.log.error({ err: error }, 'claiming due checks failed'))
+    .finally(() => {
+      loop.claiming = undefined
+    })
+}
+
+async function claimWhileFree(loop: Loop): Promise<void> {
+  while (freePlaces(loop) > 0) {
+    const { full } = await claimAndStart(loop)
+    loop.backlog = full
+    if (!full) break
+  }
+}
+
+/**
+ * Sets a timer for when the next slot falls due, if that comes before the next tick. Behind schedule
+ * there is no need: every run that ends leads to the next claim (see `freed`).
+ */
+async function wakeWhenDue(loop: Loop): Promise<void> {
+  clearTimeout(loop.timers.wake)
+  if (loop.backlog) return
+  const nowMs = loop.ctx.clock.now().getTime()
+  const dueMs = await nextDueMs(loop.ctx, loop.options.locations)
+  const sleepMs = Math.max(MIN_CLAIM_GAP_MS, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
+  if (loop.started && sleepMs < loop.tickMs) loop.timers.wake = setTimeout(() => pump(loop), sleepMs)
+}
+
+function startLoop(loop: Loop): void {
+  const { ctx, timers } = loop
+  loop.started = true
+  timers.tick = setInterval(() => pump(loop), loop.tickMs)
+  pump(loop)
+  if (loop.node.locations.length > 0) {
+    void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(() => sayAlive(loop))
+    timers.presence = setInterval(() => sayAlive(loop), PRESENCE_INTERVAL_MS)
+  }
+  timers.renewal = setInterval(() => {
+    if (loop.inFlight.size === 0) return
+    renewLeases(ctx, loop.owner, ctx.clock.now().getTime() + loop.leaseMs).catch((error: unknown) =>
+      loop.log.error({ err: error }, 'renewing leases failed'),
+    )
+  }, loop.leaseMs / 3)
+}
+
+/** Stops claiming and waits for the runs in flight to finish and be stored. */
+async function stopLoop(loop: Loop): Promise<void> {
+  const { timers } = loop
+  loop.started = false
+  clearInterval(timers.tick)
+  clearTimeout(timers.wake)
+  clearTimeout(timers.gathering)
+  clearInterval(timers.presence)
+  await loop.claiming
+  await Promise.all(loop.inFlight)
+  clearInterval(timers.renewal)
+  if (loop.node.locations.length > 0) await deleteRunnerNode(loop.ctx, loop.owner)
+}
+
+/** Tells the store this runner is alive (GET /v1/locations reads it). */
+function sayAlive(loop: Loop): Promise<void> {
+  const { ctx } = loop
+  return saveRunnerNode(ctx, loop.node, ctx.clock.now().getTime()).catch((error: unknown) =>
+    loop.log.error({ err: error }, 'recording runner presence failed'),
+  )
+}

@@ -1,57 +1,22 @@
 import { randomUUID } from 'node:crypto'
 import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
-import { AGENT_DETAILS, SCRIPT_CHECK_TYPES, Scrubber } from '@svc/core'
+import { AGENT_DETAILS, SCRIPT_CHECK_TYPES } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
-import { cancelledOutcome, DETAIL_KEYS, type RunnerJob, type RunOutcome } from '@svc/runner'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
-import {
-  dropJob,
-  dueMsOfSlotKey,
-  isTriggerJob,
-  jobIdOf,
-  jobStillRuns,
-  nextDueOf,
-  recordOutcome,
-  slotKeyOf,
-} from '../../runs/jobs.ts'
-import {
-  claimDueRetries,
-  insertTriggerJob,
-  leasedRetriesOf,
-  type PendingRetry,
-} from '../../runs/retries.repo.ts'
-import { prepareJob } from '../../runs/run-and-store.ts'
-import { loadAccountVariables, runVariables } from '../../runs/run-variables.ts'
-import {
-  type ClaimedSlot,
-  claimDueSlots,
-  leasedSlotsOf,
-  nextDueMs,
-  renewLeases,
-  type SlotMove,
-} from '../../runs/schedules.repo.ts'
+import { handOutJobs, openJobsOf, takeResults } from '../../runs/agent-jobs.ts'
+import { jobIdOf } from '../../runs/jobs.ts'
+import { insertTriggerJob } from '../../runs/retries.repo.ts'
+import { nextDueMs, renewLeases } from '../../runs/schedules.repo.ts'
 import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
-import {
-  cancelledSuiteRuns,
-  deleteSuiteRuns,
-  renewSuiteRuns,
-  saveSuiteRuns,
-} from '../../runs/suite-runs.repo.ts'
+import { cancelledSuiteRuns, renewSuiteRuns } from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
 import { artifactKey } from '../artifacts/artifact-store.ts'
-import {
-  findResultByJobId,
-  findResultsByIds,
-  findResultsByJobIds,
-  isResultStored,
-} from '../check-results/check-results.repo.ts'
+import { findResultByJobId, isResultStored } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
-import { newResultId } from '../check-results/result-id.ts'
-import { CheckDeletedError } from '../check-results/store-results.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
-import { type ResolvedCheck, resolveChecksById } from '../checks/resolve-check.ts'
+import type { ResolvedCheck } from '../checks/resolve-check.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
@@ -133,7 +98,7 @@ export async function pollJobs(
       // Runs go out with the location as it is now (a proxy URL changed while the poll waited).
       current = { ...agent, location }
     }
-    const jobs = await claimJobs(ctx, current, options.max)
+    const jobs = await handOutJobs(ctx, current, options.max, saveScriptJobs(ctx))
     if (jobs.length > 0 || Date.now() >= deadline) return jobs
     // Wake when the location's next slot falls due, not at the next interval: runs start on time.
     const dueMs = await nextDueMs(ctx, [agent.key])
@@ -143,49 +108,9 @@ export async function pollJobs(
   }
 }
 
-async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number): Promise<AgentJob[]> {
-  const claim = {
-    owner: agent.owner,
-    nowMs: ctx.clock.now().getTime(),
-    leaseMs: ctx.runnerLeaseMs,
-    locations: [agent.key],
-  }
-  const retries = await claimDueRetries(ctx, { ...claim, limit: max })
-  const slots = await claimDueSlots(ctx, { ...claim, limit: max - retries.length })
-  const items = [...retries, ...slots.map(firstAttemptOf(ctx))]
-  if (items.length === 0) return []
-  const accountId = agent.location.account_id
-  const checks = await resolveChecksById(
-    ctx,
-    items.map((item) => item.checkId),
-  )
-  const accounts = await loadAccountVariables(ctx, [accountId])
-  const jobs: AgentJob[] = []
-  for (const item of items) {
-    const check = checks.get(item.checkId)
-    if (!check || check.row.account_id !== accountId) continue
-    if (!jobStillRuns(check, item)) {
-      await dropJob(ctx, item, agent.owner)
-      continue
-    }
-    const { row } = check
-    const { job, hidden } = await prepareJob(ctx, check, { location: agent.location.slug_name }, accounts)
-    jobs.push({
-      jobId: jobIdOf(item),
-      slotKey: item.slotKey,
-      attempt: item.attempt,
-      firstStartedMs: item.firstStartedMs,
-      location: item.location,
-      resultId: newResultId(),
-      checkId: row.id,
-      checkType: row.check_type,
-      job,
-      hidden,
-      proxyUrl: agent.location.proxy_url,
-    })
-  }
-  // A script run's artifacts are uploaded under its result id: what ties an upload to its run.
-  await saveScriptRuns(
+/** Files the result ids of script runs handed out: what ties an artifact upload to its run. */
+const saveScriptJobs = (ctx: ServiceContext) => (jobs: AgentJob[], nowMs: number) =>
+  saveScriptRuns(
     ctx,
     jobs
       .filter((job) => (SCRIPT_CHECK_TYPES as readonly string[]).includes(job.checkType))
@@ -195,48 +120,9 @@ async function claimJobs(ctx: ServiceContext, agent: CallingAgent, max: number):
         location: job.location,
         slot_key: job.slotKey,
         attempt: job.attempt,
-        issued_ms: claim.nowMs,
+        issued_ms: nowMs,
       })),
   )
-  // Suite runs can be cancelled while the agent runs them; its heartbeats learn of it.
-  const suites = jobs.filter((job) => job.checkType === 'AUTOMATION')
-  const cancelled = new Set(
-    await saveSuiteRuns(
-      ctx,
-      suites.map((job) => ({ jobId: job.jobId, checkId: job.checkId, runner: agent.owner })),
-      claim.nowMs + SUITE_RUN_ALIVE_MS,
-    ),
-  )
-  if (cancelled.size === 0) return jobs
-  // Asked to stop before this agent took them (while their agent was gone, or a group's run between
-  // its turn and this claim): they end cancelled here and never start.
-  for (const job of jobs.filter((job) => cancelled.has(job.jobId))) {
-    const check = checks.get(job.checkId) as ResolvedCheck
-    const outcome = cancelledOutcome(job.job as Extract<RunnerJob, { script: unknown }>, {
-      now: () => ctx.clock.now(),
-    })
-    const run = { slotKey: job.slotKey, location: job.location, attempt: job.attempt }
-    await recordOutcome(ctx, agent.owner, check, { ...run, firstStartedMs: job.firstStartedMs }, outcome, {
-      resultId: job.resultId,
-      locationName: agent.location.slug_name,
-      slotMove:
-        job.attempt === 1 && !isTriggerJob(run) ? slotMoveOf(ctx, agent, check, job.slotKey) : undefined,
-    })
-  }
-  await deleteSuiteRuns(ctx, [...cancelled], agent.owner)
-  return jobs.filter((job) => !cancelled.has(job.jobId))
-}
-
-const firstAttemptOf =
-  (ctx: ServiceContext) =>
-  (slot: ClaimedSlot): PendingRetry => ({
-    slotKey: slotKeyOf(slot),
-    checkId: slot.checkId,
-    location: slot.location,
-    attempt: 1,
-    dueMs: slot.dueMs,
-    firstStartedMs: ctx.clock.now().getTime(),
-  })
 
 /**
  * Stores what an agent ran, as an in-process run would be stored (once per job id, retries planned
@@ -252,132 +138,36 @@ export async function postResult(
 }
 
 /**
- * Stores the outcomes of several runs as `postResult` stores one, with their checks and variables
- * looked up once for all and their results sharing the store's commits. Answers, in order, what each
- * was refused with (a deleted check, a run not open for this location), or null when it was stored
- * (or had been); a failure of the store throws, and the agent posts them all again (each is stored once).
- *
- * A location's key is held by whoever runs its agents, so it may post only what the server gave its
- * location to run and is still open. A run posted again after its result was stored (the answer got
- * lost) answers as it did, and changes nothing: its slot and retries have moved on already.
+ * Stores the outcomes of several runs as `postResult` stores one (see `takeResults`): answers, in order,
+ * what each was refused with, or null when it was stored (or had been); a failure of the store throws,
+ * and the agent posts them all again (each is stored once).
  */
-export async function postResults(
+export function postResults(
   ctx: ServiceContext,
   agent: CallingAgent,
   bodies: JobResultBody[],
   /** Where the i-th outcome is in the request, for the path a 400 names. */
   pathOf: (i: number) => string = (i) => `body.results.${i}`,
 ): Promise<(HttpError | null)[]> {
-  const accountId = agent.location.account_id
-  const checks = await resolveChecksById(
-    ctx,
-    bodies.map((body) => body.checkId),
+  return takeResults(ctx, agent, bodies, pathOf, (body, i, checkType) =>
+    outcomeProblem(body, checkType, pathOf(i)),
   )
-  const accounts = await loadAccountVariables(ctx, [accountId])
-  const open = await openJobsOf(ctx, agent, bodies)
-  const nowMs = ctx.clock.now().getTime()
-  const cancelAsked = new Set(
-    await cancelledSuiteRuns(ctx, {
-      jobIds: bodies.filter((body) => body.outcome.verdict.isCancelled === true).map(jobIdOf),
-    }),
-  )
-  const storedBefore = new Map(
-    (
-      await findResultsByJobIds(
-        ctx,
-        bodies.map(jobIdOf).filter((jobId) => !open.has(jobId)),
-      )
-    ).map((row) => [row.job_id, row]),
-  )
-  // The job each result id is stored for, and taken by in this post: a result id is one run's.
-  const jobsOfIds = new Map(
-    (
-      await findResultsByIds(
-        ctx,
-        bodies.map((body) => body.resultId),
-      )
-    ).map((row) => [row.id, row.job_id]),
-  )
-  const refused = await Promise.all(
-    bodies.map(async (body, i) => {
-      if (body.location !== agent.key) return notFound(`Job ${body.slotKey} is not one of this location's`)
-      const check = checks.get(body.checkId)
-      if (!check || check.row.account_id !== accountId) return notFound(`Check ${body.checkId} not found`)
-      const malformed = detailProblem(
-        check.row.check_type,
-        body.outcome.detail,
-        `${pathOf(i)}.outcome.detail`,
-      )
-      if (malformed !== undefined) return malformed
-      for (const field of ['startedAt', 'stoppedAt'] as const) {
-        // A time the schema takes but no Date holds (a leap second, year 0): 400, not a 500 on storing.
-        if (Number.isNaN(Date.parse(body.outcome.verdict[field]))) {
-          const path = `${pathOf(i)}.outcome.verdict.${field}`
-          return badRequest(`${path} is not a valid time`, {
-            errors: [{ path, message: 'is not a valid time' }],
-          })
-        }
-      }
-      const jobId = jobIdOf(body)
-      const openJob = open.get(jobId)
-      if (openJob?.checkId !== body.checkId) {
-        const stored = storedBefore.get(jobId)
-        if (stored?.check_id === body.checkId && stored.run_location === agent.location.slug_name) return null
-        return notFound(
-          `Job ${jobId} is not open for this location: it was not given to this location, or its run is over`,
-        )
-      }
-      const claims = checkRunClaims(body, openJob, cancelAsked.has(jobId), nowMs)
-      if ('path' in claims) {
-        const path = `${pathOf(i)}.${claims.path}`
-        return badRequest(`${path} ${claims.message}`, { errors: [{ path, message: claims.message }] })
-      }
-      // Checked before the first await: the outcomes of a post take their ids in order.
-      const jobOfId = jobsOfIds.get(body.resultId)
-      if (jobOfId === jobId) return null
-      if (jobOfId !== undefined) {
-        return conflict(
-          `Result ${body.resultId} is another run's: each run is posted under the result id it was given`,
-        )
-      }
-      jobsOfIds.set(body.resultId, jobId)
-      const { hidden } = await runVariables(ctx, check, accounts)
-      // Stored under its type's key, as the runner files it: another key would stand beside (or over) the
-      // result's own fields (`id`, `runLocation`) wherever results are read.
-      const detailKey =
-        DETAIL_KEYS[check.row.check_type as keyof typeof DETAIL_KEYS] ?? body.outcome.detailKey
-      const outcome = new Scrubber(hidden).deep({
-        ...body.outcome,
-        verdict: claims.verdict,
-        detailKey,
-      } as RunOutcome)
-      const job = {
-        slotKey: body.slotKey,
-        location: body.location,
-        attempt: body.attempt,
-        firstStartedMs: body.firstStartedMs,
-      }
-      return recordOutcome(ctx, agent.owner, check, job, outcome, {
-        resultId: body.resultId,
-        locationName: agent.location.slug_name,
-        slotMove:
-          body.attempt === 1 && !isTriggerJob(job) ? slotMoveOf(ctx, agent, check, body.slotKey) : undefined,
-      }).then(
-        () => null,
-        // Deleted since it was looked up: refused as a deleted check is, the others still stored.
-        (error: unknown) => {
-          if (error instanceof CheckDeletedError) return error
-          throw error
-        },
-      )
-    }),
-  )
-  await deleteSuiteRuns(
-    ctx,
-    bodies.map((body) => jobIdOf(body)),
-    agent.owner,
-  )
-  return refused
+}
+
+/** The 400 for a posted outcome's detail or times, if any. */
+function outcomeProblem(body: JobResultBody, checkType: string, path: string): HttpError | undefined {
+  const malformed = detailProblem(checkType, body.outcome.detail, `${path}.outcome.detail`)
+  if (malformed !== undefined) return malformed
+  for (const field of ['startedAt', 'stoppedAt'] as const) {
+    // A time the schema takes but no Date holds (a leap second, year 0): 400, not a 500 on storing.
+    if (Number.isNaN(Date.parse(body.outcome.verdict[field]))) {
+      const at = `${path}.outcome.verdict.${field}`
+      return badRequest(`${at} is not a valid time`, {
+        errors: [{ path: at, message: 'is not a valid time' }],
+      })
+    }
+  }
+  return undefined
 }
 
 /**
@@ -500,125 +290,6 @@ const SCRIPT_RUN_KEPT_MS = 24 * 60 * 60_000
 /** Forgets the result ids of agents' script runs that are long over; answers how many went. */
 export function forgetOldScriptRuns(ctx: ServiceContext): Promise<number> {
   return pruneScriptRuns(ctx, ctx.clock.now().getTime() - SCRIPT_RUN_KEPT_MS)
-}
-
-/**
- * The runs among `bodies`' jobs that the agent's location holds, by job id with their check: a slot, a
- * retry or a one-off run leased to one of its agents (any of them: a run whose lease ran out goes to
- * another agent of the location, and the first one's late result still counts).
- */
-async function openJobsOf(
-  ctx: ServiceContext,
-  agent: CallingAgent,
-  bodies: RunOf[],
-): Promise<Map<string, OpenJob>> {
-  const isSlotRun = (body: RunOf) => body.attempt === 1 && !isTriggerJob(body)
-  const unique = (values: string[]) => [...new Set(values)]
-  const [slots, retries] = await Promise.all([
-    leasedSlotsOf(ctx, agent.key, unique(bodies.filter(isSlotRun).map((body) => body.checkId))),
-    leasedRetriesOf(
-      ctx,
-      agent.key,
-      unique(bodies.filter((body) => !isSlotRun(body)).map((body) => body.slotKey)),
-    ),
-  ])
-  return new Map<string, OpenJob>([
-    ...slots.map((slot) => [slotKeyOf(slot), { checkId: slot.checkId, dueMs: slot.dueMs }] as const),
-    ...retries.map(
-      (retry) =>
-        [
-          jobIdOf(retry),
-          { checkId: retry.checkId, dueMs: retry.dueMs, firstStartedMs: retry.firstStartedMs },
-        ] as const,
-    ),
-  ])
-}
-
-/** A job open for a location: its check, when it fell due, and (retries, triggers) the first attempt's start. */
-interface OpenJob {
-  checkId: string
-  dueMs: number
-  firstStartedMs?: number
-}
-
-/**
- * Slack for an agent's `responseTime` (its monotonic clock) against `stoppedAt - startedAt` (its wall clock,
- * which NTP may step during a run).
- */
-const AGENT_CLOCK_STEP_MS = 5 * 60_000
-
-/**
- * What an agent may not claim of a run: times that contradict each other, a first start other than the
- * server gave, a cancel nobody asked for (it would hide a failure). Answers the problem, or the verdict
- * with its run moved into `[dueMs, now]`.
- */
-function checkRunClaims(
-  body: JobResultBody,
-  job: OpenJob,
-  cancelAsked: boolean,
-  nowMs: number,
-): { path: string; message: string } | { verdict: JobResultBody['outcome']['verdict'] } {
-  const { verdict } = body.outcome
-  const expected = job.firstStartedMs
-  if (
-    expected !== undefined
-      ? body.firstStartedMs !== expected
-      : body.firstStartedMs < job.dueMs || body.firstStartedMs > nowMs
-  ) {
-    return {
-      path: 'firstStartedMs',
-      message: `must be the job's firstStartedMs as given (${expected ?? `between ${job.dueMs} and ${nowMs}`})`,
-    }
-  }
-  const startedMs = Date.parse(verdict.startedAt)
-  const stoppedMs = Date.parse(verdict.stoppedAt)
-  if (stoppedMs < startedMs)
-    return { path: 'outcome.verdict.stoppedAt', message: 'must not be before startedAt' }
-  if (verdict.responseTime > stoppedMs - startedMs + AGENT_CLOCK_STEP_MS) {
-    return {
-      path: 'outcome.verdict.responseTime',
-      message: 'must not be longer than the run (stoppedAt - startedAt)',
-    }
-  }
-  if (verdict.isCancelled === true && !cancelAsked) {
-    return {
-      path: 'outcome.verdict.isCancelled',
-      message: 'may be true only for a run the server asked to stop (cancelJobIds)',
-    }
-  }
-  // An agent's clock may be off by any amount: its run is moved into the job's window whole, so it keeps
-  // its length and is never dated in the future (it would stay the check's latest past retention) or
-  // before its job fell due (rewriting analytics).
-  const length = Math.max(0, Math.min(stoppedMs - startedMs, nowMs - job.dueMs))
-  const started = Math.min(Math.max(startedMs, job.dueMs), nowMs - length)
-  const stopped = started + length
-  return {
-    verdict: {
-      ...verdict,
-      startedAt: new Date(started).toISOString(),
-      stoppedAt: new Date(stopped).toISOString(),
-    },
-  }
-}
-
-type RunOf = Pick<JobResultBody, 'checkId' | 'slotKey' | 'attempt'>
-
-/** A first attempt's slot moves on in the transaction that stores its result, as in-process runs do. */
-function slotMoveOf(
-  ctx: ServiceContext,
-  agent: CallingAgent,
-  check: ResolvedCheck,
-  slotKey: string,
-): SlotMove | undefined {
-  const dueMs = dueMsOfSlotKey(slotKey)
-  if (dueMs === undefined) return undefined
-  const slot = { checkId: check.row.id, location: agent.key, dueMs }
-  return {
-    checkId: slot.checkId,
-    location: slot.location,
-    leaseOwner: agent.owner,
-    nextDueMs: nextDueOf(ctx, check, slot),
-  }
 }
 
 /**

@@ -27,7 +27,7 @@ import * as states from './alert-states.repo.ts'
 
 /**
  * Turns final results into alert notifications. The fold runs in the transaction that stores the
- * results (see check-results/store-results.ts): a stored result is evaluated exactly once (a crash rolls
+ * results (see runs/store.ts): a stored result is evaluated exactly once (a crash rolls
  * back both), and the notifications it decides are outbox rows committed with it, delivered later by
  * the dispatcher.
  */
@@ -79,6 +79,14 @@ export async function foldResultsIntoAlerts(
     now.toISOString(),
   )
   return enqueued
+}
+
+/**
+ * Locks the alert states of `checkIds` in check id order, as `foldResultsIntoAlerts` does first: the
+ * store takes these locks before it reads leases, so writes of one check wait for each other there.
+ */
+export async function lockAlertStates(ctx: ServiceContext, checkIds: string[]): Promise<void> {
+  await states.lockStates(ctx, checkIds, ctx.clock.now().toISOString())
 }
 
 async function resolvedChecksOf(

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { CheckResultsTable } from '@svc/db'
 import { listenOnLoopback } from '@svc/runner/testing'
 import type { ServiceContext } from '../../context.ts'
-import { writeResult } from '../check-results/store-results.ts'
+import { writeResult } from '../../runs/store.ts'
 
 export interface ReceivedRequest {
   method: string

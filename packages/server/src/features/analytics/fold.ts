@@ -1,22 +1,24 @@
 import type { CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
-import { foldResultsIntoErrorGroups } from '../error-groups/error-groups.service.ts'
 import { deleteRollupsBefore } from './analytics.repo.ts'
 import { foldResultsIntoRollups } from './rollups.ts'
 
 /**
- * What analytics does with newly stored results, inside the transaction that stores them (see
- * check-results/store-results.ts): rollups and error groups, so a stored result is in both at once and
- * exactly once. `checks` spares loading checks the caller has.
+ * What analytics does with newly stored results, inside the transaction that stores them (one of the
+ * folds of runs/folds.ts): its rollups, so a stored result is in them at once and exactly once. A
+ * result's `check` row, when the caller has it, spares loading it again.
  */
 export async function foldResultsIntoAnalytics(
   ctx: ServiceContext,
-  rows: CheckResultsTable[],
-  checks?: ReadonlyMap<string, ChecksTable>,
+  results: { row: CheckResultsTable; check?: { row: ChecksTable } }[],
 ): Promise<void> {
-  await foldResultsIntoRollups(ctx, rows, checks)
-  await foldResultsIntoErrorGroups(ctx, rows)
+  const checks = new Map(results.flatMap((r) => (r.check ? [[r.row.check_id, r.check.row] as const] : [])))
+  await foldResultsIntoRollups(
+    ctx,
+    results.map((r) => r.row),
+    checks,
+  )
 }
 
 /** Prunes what analytics keeps of an account's results older than `cutoffMs`, with the results. */

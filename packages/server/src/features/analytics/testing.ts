@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { CheckResultsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { writeResult } from '../check-results/store-results.ts'
+import { writeResult } from '../../runs/store.ts'
 
 /** A deterministic pseudo-random stream, so a failing seed can be replayed. */
 export function random(seed: number) {

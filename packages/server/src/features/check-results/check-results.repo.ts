@@ -2,7 +2,7 @@ import { type CheckResultsTable, type Database, fetchPage } from '@svc/db'
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
-/** The only SQL for `check_results`. Results are written through store-results.ts, which folds them. */
+/** The only SQL for `check_results`. Results are written through runs/store.ts, which folds them. */
 
 /** Inserts `rows` in one statement, skipping any whose job id has a result already; answers the ids inserted. */
 export async function insertResults(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<Set<string>> {

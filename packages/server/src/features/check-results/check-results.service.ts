@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
-import { findCheck } from '../checks/checks.repo.ts'
+import { findCheck, lockReferencedChecksById } from '../checks/checks.repo.ts'
 import * as repo from './check-results.repo.ts'
 import type { CheckResult, ListResultsQuery } from './check-results.schemas.ts'
 
@@ -121,4 +121,18 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
 export const statusReads = {
   latestResults: repo.latestResults,
   currentStatusesSince: repo.currentStatusesSince,
+}
+
+/**
+ * For the run pipeline's store (runs/store.ts), inside its transaction: locks the checks `checkIds`
+ * name, in id order, and answers those that still exist; then inserts the results, answering the ids
+ * of new ones (a job's result stored twice is inserted once). And what the pipeline reads of stored results.
+ */
+export const resultWrites = {
+  lockChecksOfResults: (tx: ServiceContext, checkIds: string[]) => lockReferencedChecksById(tx, checkIds),
+  insertResults: repo.insertResults,
+  isResultStored: repo.isResultStored,
+  /** The results stored for these job ids (an agent's outcome posted again) and under these ids. */
+  findResultsByJobIds: repo.findResultsByJobIds,
+  findResultsByIds: repo.findResultsByIds,
 }

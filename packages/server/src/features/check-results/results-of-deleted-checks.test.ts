@@ -4,10 +4,10 @@ import { testEngines } from '@svc/db/testing'
 import { sql } from 'kysely'
 import { heartbeatResultWrite, storeMissedDeadline } from '../../runs/heartbeat-results.ts'
 import { claimDueSlots } from '../../runs/schedules.repo.ts'
+import { CheckDeletedError, writeResults } from '../../runs/store.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { resolveChecksById } from '../checks/resolve-check.ts'
-import { CheckDeletedError, writeResults } from './store-results.ts'
 
 const SECOND = 1000
 

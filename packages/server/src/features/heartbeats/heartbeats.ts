@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { heartbeatResultWrite } from '../../runs/heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatWindowMs } from '../../runs/heartbeat-window.ts'
-import { CheckDeletedError, type ResultWrite, writeResults } from '../check-results/store-results.ts'
+import { CheckDeletedError, type ResultWrite, writeResults } from '../../runs/store.ts'
 import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
 import { type ResolvedCheck, resolveCheckRows } from '../checks/resolve-check.ts'
 

@@ -7,20 +7,18 @@ import {
   isStoreBusy,
 } from '@svc/db'
 import type { Kysely } from 'kysely'
-import type { ServiceContext } from '../../context.ts'
-import { HttpError } from '../../http/errors.ts'
-import { heldLeases, moveSlots, type SlotLease, type SlotMove } from '../../runs/schedules.repo.ts'
-import { lockStates } from '../alerting/alert-states.repo.ts'
-import { alertSignals, foldResultsIntoAlerts } from '../alerting/alerter.ts'
-import { foldResultsIntoAnalytics } from '../analytics/fold.ts'
-import { lockReferencedChecksById } from '../checks/checks.repo.ts'
-import type { ResolvedCheck } from '../checks/resolve-check.ts'
-import { insertResults } from './check-results.repo.ts'
+import type { ServiceContext } from '../context.ts'
+import { resultWrites } from '../features/check-results/check-results.service.ts'
+import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
+import { HttpError } from '../http/errors.ts'
+import { type AfterCommit, lockFoldStates, RESULT_FOLDS } from './folds.ts'
+import { heldLeases, moveSlots, type SlotLease, type SlotMove } from './schedules.repo.ts'
 
 /**
- * The one write path for check results. A result, what it changes in its check's alert state (with the
- * notifications it decides, as outbox rows) and its analytics commit in one transaction: a stored
- * result is folded exactly once, and a crash loses all or nothing.
+ * The store stage of a run, the one write path for check results. A result and what the folds make of
+ * it (runs/folds.ts: its check's alert state with the notifications it decides, as outbox rows, its
+ * analytics and error groups) commit in one transaction: a stored result is folded exactly once, and a
+ * crash loses all or nothing.
  *
  * Results written at about the same time share that transaction (group commit): while one batch
  * commits, the next gathers, so a busy node pays the commit and each statement once per batch rather
@@ -195,10 +193,10 @@ async function gather(queue: Queue): Promise<void> {
 }
 
 async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<Outcome[]> {
-  const { outcomes, enqueued } = await ctx.db
+  const { outcomes, afterCommit } = await ctx.db
     .transaction()
     .execute((db) => storeResults({ ...ctx, db }, writes))
-  if (enqueued > 0) alertSignals.emit('enqueued')
+  for (const action of afterCommit) action()
   return outcomes
 }
 
@@ -220,17 +218,17 @@ function settle(pending: Pending, outcome: Outcome): void {
 }
 
 /**
- * Stores and folds `writes` in the caller's transaction; answers what became of each and the
- * notifications queued.
+ * Stores and folds `writes` in the caller's transaction; answers what became of each and what the folds
+ * ask to do once it commits.
  */
 async function storeResults(
   tx: ServiceContext,
   all: ResultWrite[],
-): Promise<{ outcomes: Outcome[]; enqueued: number }> {
+): Promise<{ outcomes: Outcome[]; afterCommit: AfterCommit[] }> {
   // The checks first, in id order, as their deletion locks them before the rows that name them (alert
   // states, slots, rollups): a deletion that came first is waited for, and its check's results refused;
   // one that comes later waits for this commit. Neither holds what the other waits for: no deadlock.
-  const present = await lockReferencedChecksById(
+  const present = await resultWrites.lockChecksOfResults(
     tx,
     all.map((w) => w.row.check_id),
   )
@@ -238,7 +236,7 @@ async function storeResults(
     tx,
     all.filter((w) => present.has(w.row.check_id)),
   )
-  const inserted = await insertResults(
+  const inserted = await resultWrites.insertResults(
     tx,
     writes.map((w) => w.row),
   )
@@ -249,36 +247,33 @@ async function storeResults(
   )
   // A cancelled run is kept as a result but changes nothing: no alert state, analytics or error groups.
   const fresh = writes.filter((w) => isNew.get(w) && !w.row.is_cancelled)
-  const enqueued = await foldResultsIntoAlerts(tx, fresh)
-  const checks = new Map(fresh.flatMap((w) => (w.check ? [[w.row.check_id, w.check.row] as const] : [])))
-  await foldResultsIntoAnalytics(
-    tx,
-    fresh.map((w) => w.row),
-    checks,
-  )
+  const afterCommit: AfterCommit[] = []
+  for (const fold of RESULT_FOLDS) {
+    const after = fresh.length > 0 ? await fold(tx, fresh) : undefined
+    if (after) afterCommit.push(after)
+  }
   await moveSlots(
     tx,
     writes.flatMap((w) => (w.slotMove ? [w.slotMove] : [])),
   )
   for (const write of writes) await write.alongside?.(tx)
-  return { outcomes, enqueued }
+  return { outcomes, afterCommit }
 }
 
 /**
  * `writes` without those whose `whileLeased` lease is gone: released by a write committed since the
  * claim, or by one in this batch (a ping's new deadline); lost to another node. The leases are read after
- * the alert-state locks of every check in the batch, taken in check order, the first lock every result
- * write takes after its checks' (see `foldResultsIntoAlerts`): a write of one of these checks that
+ * the fold-state locks of every check in the batch, taken in check order, the first lock every result
+ * write takes after its checks' (see `lockFoldStates`): a write of one of these checks that
  * committed meanwhile is seen, one still in flight is waited for, and batches never wait on each other in
  * a cycle (no deadlock).
  */
 async function withLeasesHeld(tx: ServiceContext, writes: ResultWrite[]): Promise<ResultWrite[]> {
   const conditional = writes.filter((w) => w.whileLeased)
   if (conditional.length === 0) return writes
-  await lockStates(
+  await lockFoldStates(
     tx,
     writes.map((w) => w.row.check_id),
-    tx.clock.now().toISOString(),
   )
   const held = await heldLeases(
     tx,

@@ -1,0 +1,44 @@
+import { type CheckType, substituteVariables } from '@svc/core'
+import { cancelledOutcome, type RunnerJob, type RunOutcome, type UPTIME_CHECK_TYPES } from '@svc/runner'
+import type { ServiceContext } from '../context.ts'
+import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
+import { type AccountVariables, runVariables } from './run-variables.ts'
+import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
+
+/**
+ * What one attempt of `check` in `location` runs, for the result `resultId`: an uptime check's
+ * definition with the variables substituted into its request, or a script check's job (variables as
+ * `process.env`); plus the values to scrub from what it reports. Built here whether the attempt then
+ * runs in this process or on an agent. `accounts`: the account variables its claim loaded.
+ */
+export async function prepareJob(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  run: { location: string },
+  accounts?: AccountVariables,
+): Promise<{ job: RunnerJob; hidden: string[] }> {
+  const variables = await runVariables(ctx, check, accounts)
+  const checkType = check.row.check_type as CheckType
+  if (isScriptCheckType(checkType)) {
+    return { job: await scriptJobOf(ctx, check, variables, run.location), hidden: variables.hidden }
+  }
+  const definition = {
+    ...check.definition,
+    request: substituteVariables(check.definition.request, variables.values),
+  }
+  return {
+    job: { checkType: checkType as (typeof UPTIME_CHECK_TYPES)[number], definition },
+    hidden: variables.hidden,
+  }
+}
+
+/** The outcome of a run of the suite `check` cancelled before it started anywhere: no test ran. */
+export async function cancelledBeforeStart(
+  ctx: ServiceContext,
+  check: ResolvedCheck,
+  location: string,
+): Promise<RunOutcome> {
+  const { job } = await prepareJob(ctx, check, { location })
+  if (!('script' in job)) throw new Error(`${job.checkType} runs are never cancelled`)
+  return cancelledOutcome(job, { now: () => ctx.clock.now() })
+}
