@@ -23,6 +23,7 @@ import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
 import { createScheduler, takeBackRuns } from './runs/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
+import { listenForWakeups } from './wakeups.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
 /** A dead life no later life of its node took back (its node gone for good) is forgotten after a day. */
@@ -112,6 +113,8 @@ async function main(): Promise<void> {
     lifeId: life.id,
   })
   scheduler.start()
+  // Background workers sleep until work is queued on any node (PostgreSQL's NOTIFY, wakeups.ts) or due.
+  const wakeups = listenForWakeups(config.databaseUrl, app.log)
   // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
   const dispatcher = createDispatcher(serviceContext, { log: app.log, lifeId: life.id })
   dispatcher.start()
@@ -213,6 +216,7 @@ async function main(): Promise<void> {
       )
     }
     await life.stop().catch((error: unknown) => app.log.error({ err: error }, 'ending the node life failed'))
+    await wakeups.close()
     await deps.scripts.pool.close()
     await store.close()
     process.exit(0)
