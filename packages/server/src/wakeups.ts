@@ -38,11 +38,23 @@ export async function raiseWakeup(
   name: WakeupName,
 ): Promise<void> {
   if (ctx.engine === 'postgres') {
-    await sql`select pg_notify(${CHANNEL}, ${name})`.execute(ctx.db)
-    if (ctx.db.isTransaction && listening > 0) return
+    if (!ctx.db.isTransaction) {
+      await sql`select pg_notify(${CHANNEL}, ${name})`.execute(ctx.db)
+    } else {
+      // Once per transaction: an update mailing every subscriber queues thousands of rows in one.
+      const raised = raisedIn.get(ctx.db) ?? new Set<WakeupName>()
+      if (raised.has(name)) return
+      raised.add(name)
+      raisedIn.set(ctx.db, raised)
+      await sql`select pg_notify(${CHANNEL}, ${name})`.execute(ctx.db)
+      if (listening > 0) return
+    }
   }
   local.emit(name)
 }
+
+/** The wake-ups each open PostgreSQL transaction raised already. */
+const raisedIn = new WeakMap<object, Set<WakeupName>>()
 
 /** Calls `wake` on each raise of `name`; answers how to stop. */
 export function onWakeup(name: WakeupName, wake: () => void): () => void {
