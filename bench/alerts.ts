@@ -68,7 +68,7 @@ await createChannel(ctx, account.id, {
   type: 'WEBHOOK',
   config: { name: 'bench', url: receiverUrl, webhookSecret: 'bench-secret' },
 })
-const dispatcher = createDispatcher(ctx, { tickMs: 1000 })
+const dispatcher = createDispatcher(ctx)
 dispatcher.start()
 
 // One check per alert: each failing result opens its own episode, so each gives exactly one alert.

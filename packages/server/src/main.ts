@@ -25,6 +25,7 @@ import { takeBackRuns } from './runs/claim.ts'
 import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
 import { createScheduler } from './runs/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
+import { listenForWakeups } from './wakeups.ts'
 
 const PRUNE_INTERVAL_MS = 60 * 60_000
 /** A dead life no later life of its node took back (its node gone for good) is forgotten after a day. */
@@ -115,6 +116,8 @@ async function main(): Promise<void> {
     lifeId: life.id,
   })
   scheduler.start()
+  // Background workers sleep until work is queued on any node (PostgreSQL's NOTIFY, wakeups.ts) or due.
+  const wakeups = listenForWakeups(config.databaseUrl, app.log)
   // Test and check sessions' runs (svc test, CI triggers): claimed under leases on every node.
   const sessionWorker = createSessionWorker(serviceContext, {
     lifeId: life.id,
@@ -225,6 +228,7 @@ async function main(): Promise<void> {
       )
     }
     await life.stop().catch((error: unknown) => app.log.error({ err: error }, 'ending the node life failed'))
+    await wakeups.close()
     await deps.scripts.pool.close()
     await store.close()
     process.exit(0)

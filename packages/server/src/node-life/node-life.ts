@@ -3,9 +3,13 @@ import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
 import { deleteLife, insertLife, otherLivesOfNode, renewLife } from './node-lives.repo.ts'
 
-/** How often a life says it is alive, and how long after its last word it counts as dead. */
-export const LIFE_HEARTBEAT_MS = 5_000
-export const LIFE_TTL_MS = 15_000
+/**
+ * How often a life says it is alive, and how long after its last word it counts as dead. The wait only
+ * matters for a node's life on another machine (one moved with its SVC_NODE_ID): on this machine a dead
+ * process is known at once. So the beat is slow, to cost nothing at idle.
+ */
+export const LIFE_HEARTBEAT_MS = 20_000
+export const LIFE_TTL_MS = 60_000
 
 /** The end a life that stopped gives itself: over, whether its process still runs or not. */
 const ENDED = 0

@@ -1,6 +1,7 @@
 import { type AlertNotificationsTable, fetchPage } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { raiseWakeup } from '../../wakeups.ts'
 
 /** The only SQL for `alert_notifications`, the outbox. */
 
@@ -10,6 +11,23 @@ export async function insertNotifications(
 ): Promise<void> {
   if (rows.length === 0) return
   await ctx.db.insertInto('alert_notifications').values(rows).execute()
+  await raiseWakeup(ctx, 'alerts')
+}
+
+/** When the next pending notification can be claimed: its next attempt, or the end of the lease on it. */
+export async function nextNotificationDueMs(ctx: ServiceContext): Promise<number | undefined> {
+  const row = await ctx.db
+    .selectFrom('alert_notifications')
+    .select(
+      sql<
+        number | string | null
+      >`min(case when lease_until_ms >= next_attempt_ms then lease_until_ms + 1 else next_attempt_ms end)`.as(
+        'due',
+      ),
+    )
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst()
+  return row?.due == null ? undefined : Number(row.due)
 }
 
 /**

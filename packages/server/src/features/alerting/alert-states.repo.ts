@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { fallbackMsOf, raiseWakeup } from '../../wakeups.ts'
 
 /** The only SQL for `check_alert_states`. Call inside a transaction: the rows stay locked until it ends. */
 
@@ -60,6 +61,18 @@ export async function saveStates(ctx: ServiceContext, writes: StateWrite[], nowI
       })),
     )
     .execute()
+  // Dispatchers look at the next wake-up at least once per fallback: only a sooner one must wake them.
+  const soonMs = Date.parse(nowIso) + fallbackMsOf(ctx)
+  if (writes.some((w) => w.wakeAtMs !== null && w.wakeAtMs < soonMs)) await raiseWakeup(ctx, 'alerts')
+}
+
+/** The earliest time a state asked to be looked at again; undefined when none did. */
+export async function nextStateWakeMs(ctx: ServiceContext): Promise<number | undefined> {
+  const row = await ctx.db
+    .selectFrom('check_alert_states')
+    .select((eb) => eb.fn.min('wake_at_ms').as('wake'))
+    .executeTakeFirst()
+  return row?.wake == null ? undefined : Number(row.wake)
 }
 
 /** Checks whose state asked to be looked at again by now. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AlertNotificationsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
+import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
 import { findChannelById } from '../alert-channels/alert-channels.repo.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
 import { findCheckById } from '../checks/checks.repo.ts'
@@ -9,7 +10,14 @@ import {
   openIncidentFromCheck,
   resolveIncidentFromCheck,
 } from '../incidents/incident-triggers.ts'
-import { claimDue, endLeasesOf, recordAttempt, releaseClaim } from './alert-notifications.repo.ts'
+import {
+  claimDue,
+  endLeasesOf,
+  nextNotificationDueMs,
+  recordAttempt,
+  releaseClaim,
+} from './alert-notifications.repo.ts'
+import { nextStateWakeMs } from './alert-states.repo.ts'
 import { alertSignals, sweepAlertStates } from './alerter.ts'
 import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
 
@@ -18,13 +26,16 @@ export const MAX_ATTEMPTS = 6
 export const RETRY_DELAY_MS = 20_000
 /** Passes with attempts in flight at once on one node (each claims at most `batch` notifications). */
 const MAX_PASSES = 20
+/** How soon it looks again at a notification due but not claimable (another node's, or behind one in flight). */
+const HELD_ELSEWHERE_MS = 1000
 
 export interface DispatcherOptions {
   /** The life of the node (node-life.ts) whose leases this dispatcher's carry; default: its own. */
   lifeId?: string
   /** How long a claimed notification stays ours; a node that dies mid-attempt loses it after this. */
   leaseMs?: number
-  tickMs?: number
+  /** The longest it sleeps with nothing due (default: the store's wake-up fallback, wakeups.ts). */
+  fallbackMs?: number
   batch?: number
   log?: { error(details: object, message: string): void }
 }
@@ -44,7 +55,12 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
   const owner = dispatcherOwner(options.lifeId ?? randomUUID())
   const leaseMs = options.leaseMs ?? 120_000
   const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
+  const fallbackMs = options.fallbackMs ?? fallbackMsOf(ctx)
+  const batch = options.batch ?? 50
   let timer: NodeJS.Timeout | undefined
+  let stopWaking: (() => void) | undefined
+  /** Counts plans, so that only the latest one sets the timer. */
+  let plans = 0
   /** Passes whose attempts are still running: a receiver that hangs holds up only its own pass. */
   const passes = new Set<Promise<number>>()
   let claiming = false
@@ -60,8 +76,10 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
         owner,
         nowMs: ctx.clock.now().getTime(),
         leaseMs,
-        limit: options.batch ?? 50,
+        limit: batch,
       })
+      // A full batch leaves more due behind it: claim again at once.
+      if (claimed.length === batch) again = true
     } finally {
       claiming = false
       if (again) {
@@ -153,7 +171,31 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
         if (again && !claiming) {
           again = false
           trigger()
+        } else if (!claiming) {
+          planNextPass()
         }
+      })
+  }
+
+  /** Sleeps until the next retry, lease end or alert state wake-up is due, or a wake-up comes. */
+  function planNextPass(): void {
+    const plan = ++plans
+    Promise.all([nextNotificationDueMs(ctx), nextStateWakeMs(ctx)])
+      .then(([notificationMs, stateMs]) => {
+        if (!started || plan !== plans) return
+        const dueMs = Math.min(
+          notificationMs ?? Number.POSITIVE_INFINITY,
+          stateMs ?? Number.POSITIVE_INFINITY,
+        )
+        const untilDueMs = dueMs - ctx.clock.now().getTime()
+        clearTimeout(timer)
+        timer = setTimeout(trigger, Math.min(fallbackMs, untilDueMs > 0 ? untilDueMs : HELD_ELSEWHERE_MS))
+      })
+      .catch((error: unknown) => {
+        log.error({ err: error }, 'looking for the next alert delivery failed')
+        if (!started || plan !== plans) return
+        clearTimeout(timer)
+        timer = setTimeout(trigger, fallbackMs)
       })
   }
 
@@ -161,13 +203,16 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
     runDue,
     start() {
       started = true
+      // Wakes on an alert queued here (after its commit) or, through the store, on any node.
       alertSignals.on('enqueued', trigger)
-      timer = setInterval(trigger, options.tickMs ?? 1000)
+      stopWaking = onWakeup('alerts', trigger)
+      trigger()
     },
     async stop() {
       started = false
-      clearInterval(timer)
+      clearTimeout(timer)
       alertSignals.off('enqueued', trigger)
+      stopWaking?.()
       again = false
       await Promise.all([...passes].map((pass) => pass.catch(() => undefined)))
     },

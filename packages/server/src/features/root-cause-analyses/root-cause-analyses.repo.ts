@@ -86,3 +86,13 @@ export async function finishAnalysis(
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }
+
+/** When the earliest lease of a running job ends (its node may have died then); undefined when none runs. */
+export async function nextLeaseEndMs(ctx: ServiceContext): Promise<number | undefined> {
+  const row = await ctx.db
+    .selectFrom('root_cause_analyses')
+    .select((eb) => eb.fn.min('lease_until_ms').as('until'))
+    .where('status', '=', 'RUNNING')
+    .executeTakeFirst()
+  return row?.until == null ? undefined : Number(row.until) + 1
+}

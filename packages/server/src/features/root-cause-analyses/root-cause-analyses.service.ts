@@ -3,11 +3,11 @@ import type { RootCauseAnalysesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
+import { raiseWakeup } from '../../wakeups.ts'
 import { findCheck, lockCheck } from '../checks/checks.repo.ts'
 import { findGroup, lockGroupById } from '../error-groups/error-groups.repo.ts'
 import * as repo from './root-cause-analyses.repo.ts'
 import type { RootCauseAnalysis } from './root-cause-analyses.schemas.ts'
-import { analysisSignals } from './worker.ts'
 
 /** Accepts an analysis of an error group: a PENDING job the background worker picks up. */
 export async function requestAnalysis(
@@ -45,7 +45,7 @@ export async function requestAnalysis(
     if (!(await lockGroupById(tx, accountId, group.id, 'referenced'))) throw gone()
     await repo.insertAnalysis(tx, row)
   })
-  analysisSignals.emit('requested')
+  await raiseWakeup(ctx, 'root-cause-analyses')
   return { id: row.id, status: 'PENDING' as const }
 }
 

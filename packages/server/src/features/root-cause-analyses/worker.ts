@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { EventEmitter } from 'node:events'
 import type { RootCauseAnalysesTable } from '@svc/db'
 import type { LlmConfig } from '../../config.ts'
 import type { ServiceContext } from '../../context.ts'
+import { wakeLoop } from '../../wakeups.ts'
 import { findGroup } from '../error-groups/error-groups.repo.ts'
 import { analyze } from './analysis.ts'
 import { AnalysisError, gatherEvidence } from './evidence.ts'
 import { LlmError, summarizeWithLlm } from './llm.ts'
 import * as repo from './root-cause-analyses.repo.ts'
-
-/** Wakes in-process workers when an analysis was requested, so it starts at once. */
-export const analysisSignals = new EventEmitter()
 
 /** A job claimed this many times without finishing (its node kept dying) ends FAILED. */
 export const MAX_ATTEMPTS = 3
@@ -18,7 +15,8 @@ export const MAX_ATTEMPTS = 3
 export interface WorkerOptions {
   llm?: LlmConfig
   log?: { error(obj: object, msg?: string): void }
-  pollMs?: number
+  /** The longest it sleeps with nothing due (default: the store's wake-up fallback). */
+  fallbackMs?: number
   leaseMs?: number
 }
 
@@ -28,29 +26,8 @@ export interface WorkerOptions {
  */
 export function createRootCauseWorker(ctx: ServiceContext, options: WorkerOptions = {}) {
   const owner = `rca:${randomUUID()}`
-  const pollMs = options.pollMs ?? 1000
   const leaseMs = options.leaseMs ?? 120_000
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
   let stopped = true
-  let again = false
-
-  const tick = () => {
-    if (stopped) return
-    if (running) {
-      again = true
-      return
-    }
-    running = drain()
-      .catch((error: unknown) => options.log?.error({ err: error }, 'root cause analysis worker failed'))
-      .finally(() => {
-        running = undefined
-        if (again) {
-          again = false
-          tick()
-        }
-      })
-  }
 
   async function drain() {
     for (;;) {
@@ -62,12 +39,22 @@ export function createRootCauseWorker(ctx: ServiceContext, options: WorkerOption
     }
   }
 
+  // Wakes on each request (here or on another node); else when the lease of a job another node runs ends.
+  const loop = wakeLoop(ctx, {
+    names: ['root-cause-analyses'],
+    what: 'root cause analysis worker',
+    log: options.log ?? { error: (details, message) => console.error(message, details) },
+    ...(options.fallbackMs === undefined ? {} : { fallbackMs: options.fallbackMs }),
+    async pass() {
+      await drain()
+      return repo.nextLeaseEndMs(ctx)
+    },
+  })
+
   return {
     start() {
       stopped = false
-      analysisSignals.on('requested', tick)
-      timer = setInterval(tick, pollMs)
-      tick()
+      loop.start()
     },
     /** Runs every claimable job now (tests, and the first tick). */
     async runOnce() {
@@ -81,9 +68,7 @@ export function createRootCauseWorker(ctx: ServiceContext, options: WorkerOption
     },
     async stop() {
       stopped = true
-      analysisSignals.off('requested', tick)
-      if (timer) clearInterval(timer)
-      await running
+      await loop.stop()
     },
   }
 }

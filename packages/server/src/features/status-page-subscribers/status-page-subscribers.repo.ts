@@ -162,6 +162,22 @@ export async function leaseDueEmails(
   return rows
 }
 
+/** When the next pending email can be leased: its next attempt, or the end of another's lease on it. */
+export async function nextEmailDueMs(ctx: ServiceContext): Promise<number | undefined> {
+  const row = await ctx.db
+    .selectFrom('status_page_emails')
+    .select(
+      sql<
+        number | string | null
+      >`min(case when lease_until_ms >= next_attempt_ms then lease_until_ms + 1 else next_attempt_ms end)`.as(
+        'due',
+      ),
+    )
+    .where('status', '=', 'PENDING')
+    .executeTakeFirst()
+  return row?.due == null ? undefined : Number(row.due)
+}
+
 /** Records a delivery outcome, if `owner` still holds the email's lease. */
 export async function settleEmail(
   ctx: ServiceContext,

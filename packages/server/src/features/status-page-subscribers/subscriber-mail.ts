@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createTransport } from 'nodemailer'
 import { isoNow, type ServiceContext } from '../../context.ts'
+import { raiseWakeup, wakeLoop } from '../../wakeups.ts'
 import * as repo from './status-page-subscribers.repo.ts'
 
 /**
@@ -22,7 +23,7 @@ export interface SubscriberEmail {
 
 /** Queues an email (in the caller's transaction when `ctx` is one); false when its key was queued before. */
 export async function enqueueSubscriberEmail(ctx: ServiceContext, email: SubscriberEmail): Promise<boolean> {
-  return repo.insertEmailOnce(ctx, {
+  const queued = await repo.insertEmailOnce(ctx, {
     id: randomUUID(),
     dedupe_key: email.dedupeKey,
     status_page_id: email.statusPageId,
@@ -41,6 +42,8 @@ export async function enqueueSubscriberEmail(ctx: ServiceContext, email: Subscri
     created_at: isoNow(ctx),
     sent_at: null,
   })
+  if (queued) await raiseWakeup(ctx, 'subscriber-mail')
+  return queued
 }
 
 export interface MailTransport {
@@ -111,36 +114,34 @@ export interface MailDeliveryOptions {
   smtpUrl: string
   from: string
   log: { error(object: object, message: string): void }
-  intervalMs?: number
+  /** The longest it sleeps with no mail due (default: the store's wake-up fallback). */
+  fallbackMs?: number
 }
 
-/** Polls for due subscriber mail and sends it over SMTP until stopped. */
+/** Sends due subscriber mail over SMTP until stopped: on each queued email, and when a retry falls due. */
 export function startSubscriberMailDelivery(ctx: ServiceContext, options: MailDeliveryOptions) {
   const transport = createTransport(options.smtpUrl)
   const owner = `mail-${randomUUID()}`
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> = Promise.resolve()
   let stopped = false
-  const tick = () => {
-    running = (async () => {
-      try {
-        // Keep going while there is a backlog; otherwise wait for the next poll.
-        while (
-          !stopped &&
-          (await deliverDueSubscriberEmails(ctx, transport, { owner, from: options.from })).sent > 0
-        ) {}
-      } catch (error) {
-        options.log.error({ err: error }, 'delivering subscriber mail failed')
-      }
-      if (!stopped) timer = setTimeout(tick, options.intervalMs ?? 2000)
-    })()
-  }
-  tick()
+  const loop = wakeLoop(ctx, {
+    names: ['subscriber-mail'],
+    what: 'delivering subscriber mail',
+    log: options.log,
+    ...(options.fallbackMs === undefined ? {} : { fallbackMs: options.fallbackMs }),
+    async pass() {
+      // Keep going while there is a backlog; then sleep until the next retry is due.
+      while (
+        !stopped &&
+        (await deliverDueSubscriberEmails(ctx, transport, { owner, from: options.from })).sent > 0
+      ) {}
+      return repo.nextEmailDueMs(ctx)
+    },
+  })
+  loop.start()
   return {
     async stop() {
       stopped = true
-      clearTimeout(timer)
-      await running
+      await loop.stop()
       transport.close()
     },
   }
