@@ -12,9 +12,9 @@ import type { ServiceContext } from './context.ts'
  * - A SQLite store has one server process; what other processes write (a `npm run runner` beside it)
  *   is found by each worker's fallback look, at most `FALLBACK_SQLITE_MS` later.
  */
-export type WakeupName = 'alerts' | 'subscriber-mail' | 'root-cause-analyses'
+export type WakeupName = 'alerts' | 'subscriber-mail' | 'root-cause-analyses' | 'session-runs'
 
-const WAKEUP_NAMES: WakeupName[] = ['alerts', 'subscriber-mail', 'root-cause-analyses']
+const WAKEUP_NAMES: WakeupName[] = ['alerts', 'subscriber-mail', 'root-cause-analyses', 'session-runs']
 const CHANNEL = 'svc_wakeups'
 
 /** The longest a worker sleeps with nothing due: only for writes no wake-up reached. */

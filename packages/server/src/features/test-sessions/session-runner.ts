@@ -6,18 +6,15 @@ import type { ServiceContext } from '../../context.ts'
 import { storeAttempt } from '../../runs/record.ts'
 import { runAttempt } from '../../runs/run-attempt.ts'
 import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
+import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
 import { effectiveSettings } from '../checks/effective-check.ts'
 import { type Definition, type ResolvedCheck, resolveChecksById } from '../checks/resolve-check.ts'
 import { privateLocationIdOf } from '../private-locations/location-keys.ts'
 import * as repo from './test-sessions.repo.ts'
 
-/** Wakes this process's worker when a run is queued, and followers of a session when a run ends. */
+/** Wakes followers of a session when one of its runs ends. */
 export const sessionEvents = new EventEmitter().setMaxListeners(0)
-export const RUN_QUEUED = 'queued'
-
-/** How often a worker looks for runs when nothing woke it: runs queued on other nodes, lost leases. */
-const POLL_MS = 2_000
 
 export interface SessionWorkerOptions {
   /** Names this worker's leases: the node life's id. */
@@ -44,6 +41,7 @@ export function createSessionWorker(ctx: ServiceContext, options: SessionWorkerO
   const inFlight = new Set<Promise<void>>()
   let stopped = false
   let timer: NodeJS.Timeout | undefined
+  let stopWaking = () => {}
   let renewal: NodeJS.Timeout | undefined
   let claiming: Promise<void> | undefined
   let again = false
@@ -93,8 +91,9 @@ export function createSessionWorker(ctx: ServiceContext, options: SessionWorkerO
   }
   return {
     start() {
-      sessionEvents.on(RUN_QUEUED, wake)
-      timer = setInterval(wake, POLL_MS)
+      // Woken when a run is queued on any node; the fallback look finds what no wake-up reached.
+      stopWaking = onWakeup('session-runs', wake)
+      timer = setInterval(wake, fallbackMsOf(ctx))
       renewal = setInterval(() => {
         if (inFlight.size === 0) return
         const untilMs = ctx.clock.now().getTime() + ctx.runnerLeaseMs
@@ -106,7 +105,7 @@ export function createSessionWorker(ctx: ServiceContext, options: SessionWorkerO
     },
     async stop() {
       stopped = true
-      sessionEvents.off(RUN_QUEUED, wake)
+      stopWaking()
       clearInterval(timer)
       clearInterval(renewal)
       await claiming?.catch(() => {})

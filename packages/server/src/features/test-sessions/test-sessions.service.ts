@@ -6,12 +6,13 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, HttpError, notFound } from '../../http/errors.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../runs/run-check.ts'
 import { inTransaction } from '../../transactions.ts'
+import { raiseWakeup } from '../../wakeups.ts'
 import { newResultId } from '../check-results/result-id.ts'
 import { sealVariables } from '../checks/check-variables.ts'
 import { listCheckRowsOfAccount } from '../checks/checks.service.ts'
 import { type ResolvedCheck, resolveChecks } from '../checks/resolve-check.ts'
 import { RESOURCE_TYPES, type ResourceType } from '../projects/resource-types.ts'
-import { RUN_QUEUED, sessionEvents } from './session-runner.ts'
+import { sessionEvents } from './session-runner.ts'
 import { testSessionOut } from './session-views.ts'
 import * as repo from './test-sessions.repo.ts'
 
@@ -84,7 +85,8 @@ export async function queueSession(
     stopped_at: null,
   }))
   await inTransaction(ctx, (tx) => repo.insertSession(tx, sessionRow, runRows))
-  sessionEvents.emit(RUN_QUEUED)
+  // After the commit, so that the workers of every node it wakes find the runs.
+  await raiseWakeup(ctx, 'session-runs')
   return { session: sessionRow, runs: runRows }
 }
 
