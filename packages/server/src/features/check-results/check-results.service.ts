@@ -121,4 +121,5 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
 export const statusReads = {
   latestResults: repo.latestResults,
   currentStatusesSince: repo.currentStatusesSince,
+  statusesBrokenSince: repo.statusesBrokenSince,
 }
