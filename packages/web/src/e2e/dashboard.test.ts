@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { capture, ensureBuilt, launchChromium, newContext } from './harness.ts'
+import { capture, ensureBuilt, launchChromium, newContext, SCREENSHOTS } from './harness.ts'
 import { type Deployment, startDeployment, startReceiver, startTarget } from './server.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -329,6 +330,17 @@ for (const engine of testEngines()) {
         return img?.complete && img.naturalWidth > 0
       })
       await capture(page, 'result-browser')
+      const [viewer] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('link', { name: 'Open in the trace viewer' }).click(),
+      ])
+      // The viewer's action list shows the script's steps once it has read the trace through svc.
+      await viewer
+        .getByText(/Set content/i)
+        .first()
+        .waitFor({ timeout: 120_000 })
+      await viewer.screenshot({ path: join(SCREENSHOTS, 'trace-viewer.png') })
+      await viewer.close()
       await page.goto(`/checks/${created.body.id}/edit`)
       await page.locator('.cm-editor').waitFor()
       await capture(page, 'check-form-browser')
