@@ -270,9 +270,10 @@ for (const engine of testEngines()) {
         .fill('The provider is back; watching.')
       await page.getByRole('button', { name: 'Post update' }).click()
       await updates.getByText('The provider is back; watching.').waitFor()
-      await updates
+      // By their text, not their place: updates of one minute may come in either order.
+      const update = (text: string) => updates.locator('li', { hasText: text })
+      await update('The provider is back; watching.')
         .getByRole('button', { name: /^Edit the update of/ })
-        .first()
         .click()
       const editForm = page.getByRole('form', { name: /^Edit the update of/ })
       await editForm.getByLabel('Status').selectOption('RESOLVED')
@@ -281,9 +282,8 @@ for (const engine of testEngines()) {
       await updates.getByText('Payments work again.').waitFor()
       await capture(page, 'incident-updates')
       page.once('dialog', (dialog) => void dialog.accept())
-      await updates
+      await update('Payments work again.')
         .getByRole('button', { name: /^Delete the update of/ })
-        .first()
         .click()
       await updates.getByText('Payments work again.').waitFor({ state: 'detached' })
       await updates.getByText('We are looking into failed payments.').waitFor()
