@@ -34,7 +34,27 @@ export interface Page<T> {
   total: number
 }
 
+declare global {
+  interface Window {
+    /** Reads index.html started before this code loaded, by path (see index.html). */
+    svcEarlyReads?: Record<string, Promise<Response> | undefined>
+  }
+}
+
+/** The read index.html already started for `path`, once: later reads ask the server again. */
+function takeEarlyRead(path: string): Promise<Response> | undefined {
+  const early = window.svcEarlyReads?.[path]
+  if (early && window.svcEarlyReads) window.svcEarlyReads[path] = undefined
+  return early
+}
+
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const early = method === 'GET' ? takeEarlyRead(path) : undefined
+  if (early) {
+    const response = await early
+    if (!response.ok) throw await errorOf(response)
+    return response
+  }
   const headers: Record<string, string> = { accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'
   if (state.accountId) headers['x-svc-account'] = state.accountId

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { capture, ensureBuilt, launchChromium, newContext } from './harness.ts'
+import { capture, ensureBuilt, launchChromium, newContext, SCREENSHOTS } from './harness.ts'
 import { type Deployment, startDeployment, startReceiver, startTarget } from './server.ts'
 
 const PASSWORD = 'correct horse battery staple'
@@ -154,6 +155,66 @@ for (const engine of testEngines()) {
       await capture(page, 'check-form-api-invalid')
     })
 
+    test("a check's form saves retries, alerting, its own variables and an incident trigger", async () => {
+      const service = await deployment.call<{ id: string }>('POST', '/v1/status-pages/services', {
+        name: 'Billing',
+      })
+      await page.goto('/checks/new?type=API')
+      await page.getByLabel('Name', { exact: true }).fill('Billing API')
+      await page.getByLabel('URL', { exact: true }).fill('http://127.0.0.1:9/')
+      await page.getByLabel('Retry strategy').selectOption('LINEAR')
+      await page.getByLabel('Retries at most').fill('3')
+      await page.getByLabel("Use the account's alert settings").uncheck()
+      await page.getByLabel('Alert when').selectOption('TIME_BASED')
+      await page.getByLabel('Minutes failing').fill('10')
+      await page.getByLabel('Reminders', { exact: true }).fill('2')
+      await page.getByRole('button', { name: 'Add variable' }).click()
+      await page.getByLabel('Name of variable 1').fill('1BAD')
+      await page.getByLabel('Value of variable 1').fill('s3cret')
+      await page.getByLabel('Open an incident on a status page when this check fails').check()
+      await page.getByLabel('Service', { exact: true }).selectOption(service.body.id)
+      await page.getByLabel('Severity').selectOption('CRITICAL')
+      await page.getByRole('button', { name: 'Save check' }).click()
+      const error = page.locator('[data-field-error="environmentVariables.0.key"]')
+      await error.waitFor()
+      assert.equal(await page.getByLabel('Name of variable 1').getAttribute('aria-invalid'), 'true')
+      await capture(page, 'check-form-api-behaviour', { narrow: true })
+      await page.getByLabel('Name of variable 1').fill('BILLING_TOKEN')
+      await page.getByLabel('Secret (never readable again)').check()
+      await page.getByRole('button', { name: 'Save check' }).click()
+      await page.getByRole('heading', { name: 'Billing API', level: 1 }).waitFor()
+      const id = new URL(page.url()).pathname.split('/')[2]
+      const saved = await deployment.call<Record<string, unknown>>('GET', `/v1/checks/${id}`)
+      const body = saved.body as {
+        retryStrategy: { type: string; maxRetries: number; baseBackoffSeconds: number }
+        useGlobalAlertSettings: boolean
+        alertSettings: {
+          escalationType: string
+          timeBasedEscalation: { minutesFailingThreshold: number }
+          reminders: { amount: number }
+        }
+        environmentVariables: { key: string; secret: boolean }[]
+        triggerIncident: { serviceId: string; severity: string; name: string }
+      }
+      assert.deepEqual(
+        [body.retryStrategy.type, body.retryStrategy.maxRetries, body.retryStrategy.baseBackoffSeconds],
+        ['LINEAR', 3, 60],
+      )
+      assert.equal(body.useGlobalAlertSettings, false)
+      assert.equal(body.alertSettings.escalationType, 'TIME_BASED')
+      assert.equal(body.alertSettings.timeBasedEscalation.minutesFailingThreshold, 10)
+      assert.equal(body.alertSettings.reminders.amount, 2)
+      assert.deepEqual(
+        body.environmentVariables.map((variable) => [variable.key, variable.secret]),
+        [['BILLING_TOKEN', true]],
+      )
+      assert.deepEqual(
+        [body.triggerIncident.serviceId, body.triggerIncident.severity, body.triggerIncident.name],
+        [service.body.id, 'CRITICAL', 'Billing API is failing'],
+      )
+      await deployment.call('DELETE', `/v1/checks/${id}`)
+    })
+
     test('creates an alert channel and sends a test to a local receiver', async () => {
       const receiver = await startReceiver()
       try {
@@ -201,6 +262,31 @@ for (const engine of testEngines()) {
       await page.getByRole('button', { name: 'Create incident' }).click()
       await page.locator('tr', { hasText: 'Payments failing' }).waitFor()
       await capture(page, 'incidents')
+      await page.locator('tr', { hasText: 'Payments failing' }).getByRole('link', { name: 'Edit' }).click()
+      const updates = page.locator('.card', { hasText: 'Post an update' })
+      await page
+        .getByRole('form', { name: 'Post an update' })
+        .getByLabel('Message')
+        .fill('The provider is back; watching.')
+      await page.getByRole('button', { name: 'Post update' }).click()
+      await updates.getByText('The provider is back; watching.').waitFor()
+      // By their text, not their place: updates of one minute may come in either order.
+      const update = (text: string) => updates.locator('li', { hasText: text })
+      await update('The provider is back; watching.')
+        .getByRole('button', { name: /^Edit the update of/ })
+        .click()
+      const editForm = page.getByRole('form', { name: /^Edit the update of/ })
+      await editForm.getByLabel('Status').selectOption('RESOLVED')
+      await editForm.getByLabel('Message').fill('Payments work again.')
+      await editForm.getByRole('button', { name: 'Save update' }).click()
+      await updates.getByText('Payments work again.').waitFor()
+      await capture(page, 'incident-updates')
+      page.once('dialog', (dialog) => void dialog.accept())
+      await update('Payments work again.')
+        .getByRole('button', { name: /^Delete the update of/ })
+        .click()
+      await updates.getByText('Payments work again.').waitFor({ state: 'detached' })
+      await updates.getByText('We are looking into failed payments.').waitFor()
       const publicPage = await context.newPage()
       await publicPage.goto('/status/acme')
       await publicPage.getByText('Acme status').first().waitFor()
@@ -244,6 +330,17 @@ for (const engine of testEngines()) {
         return img?.complete && img.naturalWidth > 0
       })
       await capture(page, 'result-browser')
+      const [viewer] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('link', { name: 'Open in the trace viewer' }).click(),
+      ])
+      // The viewer's action list shows the script's steps once it has read the trace through svc.
+      await viewer
+        .getByText(/Set content/i)
+        .first()
+        .waitFor({ timeout: 120_000 })
+      await viewer.screenshot({ path: join(SCREENSHOTS, 'trace-viewer.png') })
+      await viewer.close()
       await page.goto(`/checks/${created.body.id}/edit`)
       await page.locator('.cm-editor').waitFor()
       await capture(page, 'check-form-browser')
@@ -297,6 +394,37 @@ for (const engine of testEngines()) {
       } finally {
         await viewer.close()
       }
+    })
+
+    test('the overview pages a long list: 50 rows a page, failing first, a filter back to page 1', async () => {
+      for (let index = 0; index < 55; index += 11)
+        await Promise.all(
+          Array.from({ length: 11 }, (_, offset) =>
+            deployment.call('POST', '/v1/checks/url', {
+              name: `Bulk ${String(index + offset).padStart(2, '0')}`,
+              activated: false,
+              request: { url: 'http://127.0.0.1:9/' },
+            }),
+          ),
+        )
+      await page.goto('/')
+      const total = (await deployment.call<{ checks: unknown[] }>('GET', '/v1/dashboard/overview')).body
+      const pager = page.getByRole('navigation', { name: 'Pages of checks' })
+      await pager.getByText(`1–50 of ${total.checks.length} · page 1 of 2`).waitFor()
+      assert.equal(await page.locator('.checks-table tbody tr').count(), 50)
+      // Paused checks come last: "Shop front", which runs, is on page 1, the last paused ones on page 2.
+      await overviewRow(page, 'Shop front').waitFor()
+      assert.equal(await overviewRow(page, 'Bulk 54').count(), 0)
+      await pager.getByRole('button', { name: 'Next' }).click()
+      await overviewRow(page, 'Bulk 54').waitFor()
+      assert.equal(new URL(page.url()).searchParams.get('page'), '2')
+      assert.equal(await page.locator('.checks-table tbody tr').count(), total.checks.length - 50)
+      await capture(page, 'overview-page-2', { narrow: true })
+      await page.getByLabel('Search by name').fill('Bulk 5')
+      await overviewRow(page, 'Bulk 50').waitFor()
+      assert.equal(new URL(page.url()).searchParams.get('page'), null)
+      assert.equal(await page.locator('.checks-table tbody tr').count(), 5)
+      assert.equal(await pager.count(), 0)
     })
   })
 }

@@ -186,6 +186,35 @@ export async function currentStatusesSince(
 
 const STATUS_SINCE_CHECKS_PER_QUERY = 500
 
+/**
+ * The checks among `held` (check id → the status it had and the time from which to look) with a final
+ * result of another status at or after that time: their status changed since it was last read. One
+ * statement per 500 checks; it reads only the results since each check's time.
+ */
+export async function statusesBrokenSince(
+  ctx: ServiceContext,
+  held: Map<string, { status: string; fromIso: string }>,
+): Promise<Set<string>> {
+  const broken = new Set<string>()
+  const ids = [...held.keys()]
+  for (let at = 0; at < ids.length; at += STATUS_SINCE_CHECKS_PER_QUERY) {
+    const chunk = ids.slice(at, at + STATUS_SINCE_CHECKS_PER_QUERY)
+    const entries = chunk.map((id) => [id, held.get(id) as { status: string; fromIso: string }] as const)
+    const rows = await ctx.db
+      .selectFrom('check_results')
+      .select('check_id')
+      .distinct()
+      .where('check_id', 'in', chunk)
+      .where('result_type', '=', 'FINAL')
+      .where('is_cancelled', '=', false)
+      .where('started_at', '>=', caseOfCheck(entries.map(([id, entry]) => [id, entry.fromIso])))
+      .where(STATUS_OF_ROW, '!=', caseOfCheck(entries.map(([id, entry]) => [id, entry.status])))
+      .execute()
+    for (const row of rows) broken.add(row.check_id)
+  }
+  return broken
+}
+
 /** `case check_id when <id> then <value> ... end`: a value per check inside one statement. */
 function caseOfCheck(pairs: [string, string][]) {
   const whens = pairs.map(([id, value]) => sql`when ${id} then ${value}`)

@@ -121,6 +121,7 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
 export const statusReads = {
   latestResults: repo.latestResults,
   currentStatusesSince: repo.currentStatusesSince,
+  statusesBrokenSince: repo.statusesBrokenSince,
 }
 
 /**

@@ -50,6 +50,28 @@ describe('dashboard hosting', () => {
     assert.equal((await t.call({ method: 'GET', url: '/', as: null })).body, INDEX)
   })
 
+  test("Playwright's trace viewer is served from playwright-core at /trace-viewer/", async () => {
+    const page = await t.call({
+      method: 'GET',
+      url: '/trace-viewer/?trace=%2Fx.zip',
+      headers: HTML,
+      as: null,
+    })
+    assert.equal(page.statusCode, 200)
+    assert.match(page.body, /<title>Playwright Trace Viewer<\/title>/)
+    const worker = await t.call({ method: 'GET', url: '/trace-viewer/sw.bundle.js', as: null })
+    assert.equal(worker.statusCode, 200)
+    assert.match(String(worker.headers['content-type']), /javascript/)
+    const bare = await t.call({ method: 'GET', url: '/trace-viewer?trace=%2Fx.zip', headers: HTML, as: null })
+    assert.equal(bare.statusCode, 302)
+    assert.equal(bare.headers.location, '/trace-viewer/?trace=%2Fx.zip')
+    assertJson404(await t.call({ method: 'GET', url: '/trace-viewer/missing.js', as: null }), 'missing')
+    assertJson404(
+      await t.call({ method: 'GET', url: '/trace-viewer/%2E%2E/%2E%2E/package.json', as: null }),
+      'outside the viewer',
+    )
+  })
+
   test('hashed assets are cached for a year; other files are revalidated; missing ones are 404', async () => {
     const asset = await t.call({ method: 'GET', url: '/assets/app-3f9a1c.js', as: null })
     assert.equal(asset.statusCode, 200)

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs'
-import { resolve, sep } from 'node:path'
+import { createRequire } from 'node:module'
+import { dirname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -11,6 +12,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
  */
 
 export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../../../web/dist', import.meta.url))
+
+/**
+ * Playwright's trace viewer as playwright-core ships it (a static app with a service worker), served at
+ * `/trace-viewer/` so a browser result's trace opens from svc itself: `/trace-viewer/?trace=<its URL>`.
+ * Same origin, so the trace is read with the session's cookie.
+ */
+export const TRACE_VIEWER_DIR = resolve(
+  dirname(createRequire(import.meta.url).resolve('playwright-core/package.json')),
+  'lib/vite/traceViewer',
+)
+const TRACE_VIEWER = /^\/trace-viewer(\/.*)?$/
 
 /** Paths that belong to the API, the agents, public status pages and the docs: never the app. */
 const RESERVED = /^\/(v\d+|next|admin|agent|status|ping|docs)(\/|$)|^\/(openapi|swagger)\.json$/
@@ -37,6 +49,8 @@ export function serveDashboardOr(
     // The URL the browser asked for: `/` reaches here rewritten to the custom-domain status page.
     const path = pathOf(request.originalUrl)
     if (path === undefined || RESERVED.test(path)) return notFound(request, reply)
+    const traceViewerPath = TRACE_VIEWER.exec(path)
+    if (traceViewerPath) return serveTraceViewer(reply, traceViewerPath[1] ?? '/', notFound, request)
     const file = path === '/' ? undefined : fileIn(distDir, path)
     if (file) {
       if (HASHED_ASSETS.test(path))
@@ -47,6 +61,20 @@ export function serveDashboardOr(
       return notFound(request, reply)
     return sendIndex(reply, distDir)
   }
+}
+
+function serveTraceViewer(
+  reply: FastifyReply,
+  path: string,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => unknown,
+  request: FastifyRequest,
+) {
+  // `/trace-viewer` without its slash would resolve the viewer's relative asset paths against `/`.
+  if (path === '/' && !request.url.split('?')[0]?.endsWith('/'))
+    return reply.redirect(`/trace-viewer/${request.url.slice('/trace-viewer'.length)}`)
+  const file = fileIn(TRACE_VIEWER_DIR, path === '/' ? '/index.html' : path)
+  if (!file) return notFound(request, reply)
+  return reply.header('cache-control', 'no-cache').sendFile(file, TRACE_VIEWER_DIR, { cacheControl: false })
 }
 
 function sendIndex(reply: FastifyReply, distDir: string) {

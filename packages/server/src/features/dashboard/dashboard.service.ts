@@ -5,6 +5,7 @@ import { statusOf } from '../check-statuses/check-statuses.ts'
 import { listCheckRowsOfAccount } from '../checks/checks.service.ts'
 import { resolveCheckRows } from '../checks/resolve-check.ts'
 import type { OverviewCheck } from './dashboard.schemas.ts'
+import { statusesSince } from './status-since.ts'
 
 /**
  * Every check of the account with its current status and last 24 hours, in one answer: the dashboard's
@@ -18,7 +19,15 @@ export async function accountOverview(ctx: ServiceContext, accountId: string): P
     (await statusReads.latestResults(ctx, ids)).map((result) => [result.check_id, result]),
   )
   const current = new Map([...latest].map(([id, result]) => [id, statusOf(result)]))
-  const since = await statusReads.currentStatusesSince(ctx, current)
+  const since = await statusesSince(
+    ctx,
+    new Map(
+      [...latest].map(([id, result]) => [
+        id,
+        { status: current.get(id) as string, latestAt: String(result.started_at) },
+      ]),
+    ),
+  )
   const figures = await hourlyOverview(
     ctx,
     checks.map((check) => ({ id: check.row.id, checkType: check.row.check_type })),

@@ -108,6 +108,27 @@ for (const engine of testEngines()) {
       assert.deepEqual([d.status, d.statusSince, d.activated], ['paused', null, false])
     })
 
+    test('since when follows new results from poll to poll, a change and its undoing between two polls included', async () => {
+      const check = await createCheck('since polls')
+      const sinceOf = async () => {
+        const response = await t.call({ method: 'GET', url: '/v1/dashboard/overview' })
+        const found = json(response).checks.find((c: { id: string }) => c.id === check.id)
+        return [found.status, found.statusSince]
+      }
+      await store(check.id, '2026-11-22T09:00:00.000Z', true, 10)
+      await store(check.id, '2026-11-22T10:00:00.000Z', false, 10)
+      assert.deepEqual(await sinceOf(), ['passing', '2026-11-22T10:00:00.000Z'])
+      await store(check.id, '2026-11-22T10:10:00.000Z', false, 10)
+      assert.deepEqual(await sinceOf(), ['passing', '2026-11-22T10:00:00.000Z'])
+      await store(check.id, '2026-11-22T10:20:00.000Z', true, 10)
+      await store(check.id, '2026-11-22T10:30:00.000Z', false, 10)
+      assert.deepEqual(await sinceOf(), ['passing', '2026-11-22T10:30:00.000Z'])
+      await store(check.id, '2026-11-22T10:40:00.000Z', true, 10)
+      assert.deepEqual(await sinceOf(), ['failing', '2026-11-22T10:40:00.000Z'])
+      await store(check.id, '2026-11-22T10:50:00.000Z', true, 10)
+      assert.deepEqual(await sinceOf(), ['failing', '2026-11-22T10:40:00.000Z'])
+    })
+
     test('a READ_ONLY member reads it; without a key it is 401', async () => {
       const reader = await t.addUser('READ_ONLY')
       assert.equal(

@@ -9,6 +9,12 @@ import type { Check, CheckResult, CheckType } from '../types.ts'
 import { CheckboxInput, type Draft, ListInput, SelectInput, TextInput } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Field, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
 import { AssertionsBuilder } from './assertions-builder.tsx'
+import {
+  AlertingFields,
+  IncidentTriggerFields,
+  RetryFields,
+  VariablesFields,
+} from './check-behaviour-fields.tsx'
 import { defaultsFor, FREQUENCIES, SUB_MINUTE_TYPES } from './check-defaults.ts'
 import { TypeFields } from './check-type-fields.tsx'
 
@@ -177,6 +183,10 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
       </Card>
       <TypeFields type={type} bind={bind} />
       {ASSERTION_TYPES.includes(type) && <AssertionsBuilder type={type} {...bind} />}
+      {type !== 'HEARTBEAT' && <RetryFields bind={bind} />}
+      <AlertingFields bind={bind} />
+      {type !== 'HEARTBEAT' && <VariablesFields bind={bind} />}
+      <IncidentTriggerFields bind={bind} />
       {SCRIPT_TYPES.includes(type) && (
         <Card title="Script">
           <Field

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query'
-import { startTransition, useDeferredValue, useEffect, useMemo, useState } from 'react'
+import { createContext, memo, useContext, useDeferredValue, useMemo } from 'react'
 import { api } from '../api.ts'
 import { CHECK_TYPE_LABELS, formatAgo, formatMs, formatPercent, formatTime } from '../format.ts'
 import { overviewQuery } from '../overview-query.ts'
 import { Link, setSearch, useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import type { CheckStatus, OverviewCheck } from '../types.ts'
-import { Empty, ErrorBox, Loading, PageHeader, Sparkline, StatusBadge } from '../ui/ui.tsx'
+import { Button, Empty, ErrorBox, Loading, PageHeader, Sparkline, StatusBadge } from '../ui/ui.tsx'
 
 const STATUS_ORDER: Record<CheckStatus, number> = {
   failing: 0,
@@ -38,6 +38,9 @@ interface Filters {
   location: string
 }
 
+// One collator for the whole sort: localeCompare makes one per comparison.
+const NAMES = new Intl.Collator()
+
 function filterChecks(checks: OverviewCheck[], filters: Filters): OverviewCheck[] {
   const needle = filters.q.trim().toLowerCase()
   return checks
@@ -52,7 +55,7 @@ function filterChecks(checks: OverviewCheck[], filters: Filters): OverviewCheck[
           check.locations.includes(filters.location) ||
           check.privateLocations.includes(filters.location)),
     )
-    .sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.name.localeCompare(b.name))
+    .sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || NAMES.compare(a.name, b.name))
 }
 
 function distinct(
@@ -113,7 +116,9 @@ export function OverviewPage() {
             key={status}
             className={`summary-tile tile-${status}`}
             aria-pressed={filters.status === status}
-            onClick={() => setSearch({ status: filters.status === status ? undefined : status })}
+            onClick={() =>
+              setSearch({ status: filters.status === status ? undefined : status, page: undefined })
+            }
           >
             <span className="summary-count">{counts[status] ?? 0}</span>
             <StatusBadge status={status} />
@@ -127,7 +132,7 @@ export function OverviewPage() {
             type="search"
             placeholder="Search checks by name"
             value={filters.q}
-            onChange={(event) => setSearch({ q: event.target.value })}
+            onChange={(event) => setSearch({ q: event.target.value, page: undefined })}
           />
         </label>
         <Select
@@ -169,7 +174,7 @@ export function OverviewPage() {
           <p>Create your first check to start monitoring.</p>
         </Empty>
       ) : (
-        <CheckTable checks={visible} />
+        <CheckTable checks={visible} page={Number(new URLSearchParams(searchText).get('page') ?? 1) || 1} />
       )}
     </>
   )
@@ -185,7 +190,10 @@ function Select(props: {
   return (
     <label className="filter-select">
       <span className="sr-only">{props.label}</span>
-      <select value={props.value} onChange={(event) => setSearch({ [props.name]: event.target.value })}>
+      <select
+        value={props.value}
+        onChange={(event) => setSearch({ [props.name]: event.target.value, page: undefined })}
+      >
         <option value="">{`All ${props.plural ?? `${props.label.toLowerCase()}s`}`}</option>
         {props.options.map(([value, label]) => (
           <option key={value} value={value}>
@@ -212,94 +220,117 @@ function NewCheckMenu() {
   )
 }
 
-const FIRST_ROWS = 60
-const MORE_ROWS = 150
-
 /**
- * Renders the first screenful at once and the rest in the background, a batch per frame: a thousand rows
- * rendered in one go kept the first screen from showing for seconds on a busy machine.
+ * Rows per page. A page, not the whole list: laying out a table of 1,000 rows kept the first screen from
+ * showing for seconds on a busy machine. Failing checks come first, so page 1 holds what needs a look.
  */
-function useProgressiveCount(total: number): number {
-  const [count, setCount] = useState(FIRST_ROWS)
-  useEffect(() => {
-    if (count >= total) return
-    const frame = requestAnimationFrame(() =>
-      startTransition(() => setCount((current) => current + MORE_ROWS)),
-    )
-    return () => cancelAnimationFrame(frame)
-  }, [count, total])
-  return Math.min(count, total)
+export const OVERVIEW_PAGE_SIZE = 50
+
+// Rows re-render only when their check changes (the query keeps unchanged checks' objects from poll to
+// poll); the "last run" texts follow the clock through this context instead of re-rendering every row.
+const NowContext = createContext(Date.now())
+
+function CheckTable(props: { checks: OverviewCheck[]; page: number }) {
+  if (props.checks.length === 0) return <Empty>No checks match these filters.</Empty>
+  const pages = Math.ceil(props.checks.length / OVERVIEW_PAGE_SIZE)
+  const page = Math.min(Math.max(props.page, 1), pages)
+  const first = (page - 1) * OVERVIEW_PAGE_SIZE
+  const rows = props.checks.slice(first, first + OVERVIEW_PAGE_SIZE)
+  return (
+    <NowContext.Provider value={Date.now()}>
+      <div className="table-wrap">
+        <table className="table checks-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="hide-sm">
+                Type
+              </th>
+              <th scope="col" className="hide-sm">
+                Last run
+              </th>
+              <th scope="col" className="num">
+                24 h
+              </th>
+              <th scope="col" className="hide-sm">
+                Response time (24 h)
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((check) => (
+              <CheckRow key={check.id} check={check} />
+            ))}
+          </tbody>
+        </table>
+        {pages > 1 && (
+          <nav className="pager" aria-label="Pages of checks">
+            <span className="muted">
+              {first + 1}–{first + rows.length} of {props.checks.length} · page {page} of {pages}
+            </span>
+            <Button
+              className="btn-small"
+              disabled={page <= 1}
+              onClick={() => setSearch({ page: page - 1 > 1 ? String(page - 1) : undefined })}
+            >
+              Previous
+            </Button>
+            <Button
+              className="btn-small"
+              disabled={page >= pages}
+              onClick={() => setSearch({ page: String(page + 1) })}
+            >
+              Next
+            </Button>
+          </nav>
+        )}
+      </div>
+    </NowContext.Provider>
+  )
 }
 
-function CheckTable(props: { checks: OverviewCheck[] }) {
-  const shown = useProgressiveCount(props.checks.length)
-  if (props.checks.length === 0) return <Empty>No checks match these filters.</Empty>
-  const now = Date.now()
+const CheckRow = memo(function CheckRow(props: { check: OverviewCheck }) {
+  const { check } = props
   return (
-    <div className="table-wrap">
-      <table className="table checks-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="hide-sm">
-              Type
-            </th>
-            <th scope="col" className="hide-sm">
-              Last run
-            </th>
-            <th scope="col" className="num">
-              24 h
-            </th>
-            <th scope="col" className="hide-sm">
-              Response time (24 h)
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.checks.slice(0, shown).map((check) => (
-            <tr key={check.id} className={`row-${check.status}`}>
-              <td>
-                <Link href={`/checks/${check.id}`} className="check-name">
-                  {check.name}
-                </Link>
-                {check.muted && <span className="chip">muted</span>}
-                {check.tags.length > 0 && (
-                  <span className="tags">
-                    {check.tags.slice(0, 3).map((tag) => (
-                      <span key={tag} className="tag">
-                        {tag}
-                      </span>
-                    ))}
-                  </span>
-                )}
-              </td>
-              <td>
-                <StatusBadge status={check.status} />
-              </td>
-              <td className="hide-sm">{CHECK_TYPE_LABELS[check.checkType] ?? check.checkType}</td>
-              <td className="hide-sm" title={formatTime(check.lastRunAt, true)}>
-                {formatAgo(check.lastRunAt, now)}
-              </td>
-              <td className="num">{formatPercent(check.availability24h)}</td>
-              <td className="hide-sm">
-                {check.lastResponseTime === null &&
-                check.responseTimes24h.every((value) => value === null) ? (
-                  <span className="muted">—</span>
-                ) : (
-                  <div className="spark-cell">
-                    <Sparkline
-                      values={check.responseTimes24h}
-                      label={`Hourly response time of ${check.name}`}
-                    />
-                    <span className="muted">{formatMs(check.lastResponseTime)}</span>
-                  </div>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <tr className={`row-${check.status}`}>
+      <td>
+        <Link href={`/checks/${check.id}`} className="check-name">
+          {check.name}
+        </Link>
+        {check.muted && <span className="chip">muted</span>}
+        {check.tags.length > 0 && (
+          <span className="tags">
+            {check.tags.slice(0, 3).map((tag) => (
+              <span key={tag} className="tag">
+                {tag}
+              </span>
+            ))}
+          </span>
+        )}
+      </td>
+      <td>
+        <StatusBadge status={check.status} />
+      </td>
+      <td className="hide-sm">{CHECK_TYPE_LABELS[check.checkType] ?? check.checkType}</td>
+      <td className="hide-sm" title={formatTime(check.lastRunAt, true)}>
+        <Ago iso={check.lastRunAt} />
+      </td>
+      <td className="num">{formatPercent(check.availability24h)}</td>
+      <td className="hide-sm">
+        {check.lastResponseTime === null && check.responseTimes24h.every((value) => value === null) ? (
+          <span className="muted">—</span>
+        ) : (
+          <div className="spark-cell">
+            <Sparkline values={check.responseTimes24h} label={`Hourly response time of ${check.name}`} />
+            <span className="muted">{formatMs(check.lastResponseTime)}</span>
+          </div>
+        )}
+      </td>
+    </tr>
   )
+})
+
+function Ago(props: { iso: string | null }) {
+  return formatAgo(props.iso, useContext(NowContext))
 }

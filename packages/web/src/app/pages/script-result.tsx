@@ -116,11 +116,20 @@ export function ScriptResult(props: { detail: Record<string, unknown> }) {
           ))}
           {traceUrl && (
             <p>
+              <a
+                className="btn btn-primary"
+                href={`/trace-viewer/?trace=${encodeURIComponent(new URL(traceUrl, location.href).href)}`}
+                target="_blank"
+                rel="noopener"
+              >
+                Open in the trace viewer
+              </a>{' '}
               <a className="btn" href={traceUrl} download>
                 Download Playwright trace
               </a>{' '}
               <span className="muted">
-                Open it with <code>npx playwright show-trace trace.zip</code> or at trace.playwright.dev.
+                The viewer is Playwright's own, served by svc; or open the file with{' '}
+                <code>npx playwright show-trace trace.zip</code>.
               </span>
             </p>
           )}

@@ -31,11 +31,7 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
     <Card title="Updates">
       <ol className="timeline">
         {[...(incident.incidentUpdates ?? [])].reverse().map((update) => (
-          <li key={update.id}>
-            <span className="chip">{update.status}</span>{' '}
-            <span className="muted">{formatTime(update.publicIncidentUpdateDate ?? update.created_at)}</span>
-            <p>{update.description}</p>
-          </li>
+          <UpdateItem key={update.id} incidentId={incident.id} update={update} canWrite={canWrite} />
         ))}
       </ol>
       {canWrite && (
@@ -75,5 +71,94 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
         </form>
       )}
     </Card>
+  )
+}
+
+/** One posted update, with Edit (status and message, in place) and Delete for writers. */
+// biome-ignore lint/suspicious/noExplicitAny: an incident update as the API answers it
+function UpdateItem(props: { incidentId: string; update: Record<string, any>; canWrite: boolean }) {
+  const { incidentId, update } = props
+  const client = useQueryClient()
+  const [editing, setEditing] = useState(false)
+  const [description, setDescription] = useState<string>(update.description ?? '')
+  const [status, setStatus] = useState<string>(update.status)
+  const path = `/v1/incidents/${incidentId}/updates/${update.id}`
+  const done = () => void client.invalidateQueries({ queryKey: ['incidents'] })
+  const edit = useMutation({
+    mutationFn: () => api.put(path, { description, status }),
+    onSuccess: () => {
+      setEditing(false)
+      done()
+    },
+  })
+  const remove = useMutation({ mutationFn: () => api.delete(path), onSuccess: done })
+  const when = formatTime(update.publicIncidentUpdateDate ?? update.created_at)
+  if (editing)
+    return (
+      <li>
+        <form
+          aria-label={`Edit the update of ${when}`}
+          onSubmit={(event) => {
+            event.preventDefault()
+            edit.mutate()
+          }}
+        >
+          <ErrorBox error={edit.error} />
+          <Field label="Status" name="status" error={edit.error}>
+            {(id) => (
+              <select id={id} value={status} onChange={(event) => setStatus(event.target.value)}>
+                {STATUSES.map((entry) => (
+                  <option key={entry}>{entry}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Message" name="description" error={edit.error}>
+            {(id) => (
+              <textarea
+                id={id}
+                rows={3}
+                value={description}
+                onChange={(event) => setDescription(event.target.value)}
+              />
+            )}
+          </Field>
+          <div className="form-actions">
+            <Button onClick={() => setEditing(false)}>Cancel</Button>
+            <Button type="submit" variant="primary" disabled={edit.isPending}>
+              Save update
+            </Button>
+          </div>
+        </form>
+      </li>
+    )
+  return (
+    <li>
+      <span className="chip">{update.status}</span> <span className="muted">{when}</span>
+      <p>{update.description}</p>
+      <ErrorBox error={remove.error} />
+      {props.canWrite && (
+        <div className="actions">
+          <Button
+            className="btn-small"
+            aria-label={`Edit the update of ${when}`}
+            onClick={() => setEditing(true)}
+          >
+            Edit
+          </Button>
+          <Button
+            className="btn-small"
+            variant="danger"
+            aria-label={`Delete the update of ${when}`}
+            disabled={remove.isPending}
+            onClick={() => {
+              if (confirm(`Delete the update of ${when}?`)) remove.mutate()
+            }}
+          >
+            Delete
+          </Button>
+        </div>
+      )}
+    </li>
   )
 }

@@ -13,11 +13,16 @@ export function getPath(draft: Draft, path: string): unknown {
   return value
 }
 
+/** A copy of `draft` with `value` at `path`; a number part indexes an array (`environmentVariables.0.key`). */
 export function setPath(draft: Draft, path: string, value: unknown): Draft {
   const [head, ...rest] = path.split('.') as [string, ...string[]]
-  if (rest.length === 0) return { ...draft, [head]: value }
-  const child = (draft[head] ?? {}) as Draft
-  return { ...draft, [head]: setPath(child, rest.join('.'), value) }
+  const next = rest.length === 0 ? value : setPath((draft[head] ?? {}) as Draft, rest.join('.'), value)
+  if (Array.isArray(draft)) {
+    const copy = [...draft]
+    copy[Number(head)] = next
+    return copy as unknown as Draft
+  }
+  return { ...draft, [head]: next }
 }
 
 export interface BoundProps {
