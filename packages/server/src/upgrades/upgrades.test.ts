@@ -84,6 +84,14 @@ function stored(value: unknown, isBoolean: boolean): unknown {
   return value
 }
 
+/**
+ * Lists whose answer changed shape on purpose since the fixture (issue 30: the hosted API's cursor pages),
+ * and where the fixture's answer is in the new one.
+ */
+const RESHAPED_SINCE: Record<string, (answer: { members?: unknown }) => unknown> = {
+  '/v1/accounts/me/members': (answer) => answer.members,
+}
+
 /** Every field of `expected` is in `actual` with the same value; arrays item by item, of the same length. */
 function assertKept(actual: unknown, expected: unknown, path: string): void {
   if (Array.isArray(expected)) {
@@ -99,6 +107,8 @@ function assertKept(actual: unknown, expected: unknown, path: string): void {
     }
     return
   }
+  // A TCP check that sends no data leaves request.data out since issue 30 (the hosted schema's is never '').
+  if (expected === '' && actual === undefined && path.endsWith('.request.data')) return
   assert.deepEqual(actual, expected, `${path} changed`)
 }
 
@@ -133,7 +143,8 @@ for (const engine of testEngines()) {
             headers: { authorization: `Bearer ${admin ? fixture.adminToken : fixture.apiKey}` },
           })
           assert.equal(response.statusCode, 200, `GET ${path}: ${response.body}`)
-          assertKept(JSON.parse(response.body), body, `GET ${path}`)
+          const answer = JSON.parse(response.body)
+          assertKept(RESHAPED_SINCE[path]?.(answer) ?? answer, body, `GET ${path}`)
         }
         // Locked and secret values still decrypt with the key they were written with.
         const accountId = String(fixture.rows.accounts?.[0]?.id)
