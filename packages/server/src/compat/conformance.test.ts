@@ -17,6 +17,8 @@ import { exampleBody, HostedValidator, loadHostedFacts, shapeOf } from './hosted
  * only shrinks: an operation that conforms must leave it (the test says so), and a new deviation fails.
  */
 const KNOWN_DEVIATIONS: Record<string, string> = {
+  'get /v1/alert-notifications':
+    "status is one of svc's PENDING, DELIVERED, FAILED, CANCELLED; the hosted enum is IN_PROGRESS, SUCCESS, FAILURE, RATE_LIMITED",
   'post /v1/alert-channels': 'the hosted `subscriptions` field of a channel is refused',
   'put /v1/alert-channels/{id}': 'the hosted `subscriptions` field of a channel is refused',
   'post /v1/check-groups': 'apiCheckDefaults and the setup/teardown snippet and script fields are refused',
@@ -37,9 +39,13 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
     "an incident's only update can't be deleted (409); the hosted API deletes it",
   'post /v1/maintenance-windows': 'timezone and date-only startsAt/endsAt are refused',
   'put /v1/maintenance-windows/{id}': 'timezone and date-only startsAt/endsAt are refused',
+  'get /v1/private-locations':
+    'icon is null where the hosted schema wants a string; keys have maskedKey but no rawKey (svc shows a key only when it is made)',
   'get /v1/private-locations/{id}': 'icon is null where the hosted schema wants a string',
   'get /v1/root-cause-analyses/{id}':
     'a pending analysis has null provider, model, durationMs and analysis, and a status the hosted enum lacks',
+  'get /v1/test-sessions':
+    "entries are the session's detail shape (testSessionId, testSessionLink, timeElapsed) without the hosted list entry's id, accountId, provider, region and created_at",
   'get /v1/runtimes':
     'runtimeEndOfLife is null for runtimes without an end of life; the hosted schema wants a string',
   'get /v1/runtimes/{id}': 'runtimeEndOfLife is null for runtimes without an end of life',
@@ -292,7 +298,10 @@ for (const engine of testEngines()) {
 
     test('every served hosted operation answers in the hosted shape, except the known deviations', async () => {
       const outcomes: Outcome[] = []
-      for (const name of served) outcomes.push(await conforms(name))
+      // Lists last, so that they list what the other operations made, not an empty page.
+      const isList = (name: string) => name.startsWith('get ') && !name.includes('{')
+      for (const name of served.filter((n) => !isList(n))) outcomes.push(await conforms(name))
+      for (const name of served.filter(isList)) outcomes.push(await conforms(name))
       const failing = outcomes.filter((o) => o.problem)
       console.log(
         `${engine.engine}: ${served.length} of ${Object.keys(facts.operations).length} hosted operations served, ` +
