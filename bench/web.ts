@@ -52,7 +52,7 @@ console.log(
 const store = await benchStore()
 const adminToken = randomBytes(24).toString('hex')
 // A busy machine can take longer than the default 30 s to start a server.
-const server = await startServerProcess({ ...store.env, SVC_ADMIN_TOKEN: adminToken }, 120_000)
+const server = await startServerProcess({ ...store.env, SVC_ADMIN_TOKEN: adminToken })
 const call = async (key: string, method: string, path: string, body?: unknown) => {
   const response = await fetch(server.url + path, {
     method,

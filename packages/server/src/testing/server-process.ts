@@ -76,10 +76,16 @@ export function testDataDir(): string {
   return dir
 }
 
+/**
+ * How long a process may take to start before the test gives up on it: a safety net for a hang, not a
+ * timing limit. Starting took over 30 s on a 2-core machine under a load average of 30.
+ */
+const START_TIMEOUT_MS = 120_000
+
 /** Starts `packages/server/src/main.ts` as a real process and waits until it serves. */
 export async function startServerProcess(
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  timeoutMs = START_TIMEOUT_MS,
 ): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort())
   return startProcess(MAIN, [], { ...env, PORT: port }, 'API docs:', timeoutMs, `http://127.0.0.1:${port}`)
@@ -89,7 +95,7 @@ export async function startServerProcess(
 export async function startRunnerProcess(
   env: Record<string, string>,
   locations: string[],
-  timeoutMs = 30_000,
+  timeoutMs = START_TIMEOUT_MS,
 ): Promise<ServerProcess> {
   const args = locations.flatMap((location) => ['--location', location])
   return startProcess(RUNNER_MAIN, args, env, 'svc runner is running', timeoutMs, '')
@@ -128,10 +134,13 @@ async function startProcess(
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)))
 
   await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(
-      () => fail(new Error(`server did not start in ${timeoutMs} ms:\n${stdout}\n${stderr}`)),
-      timeoutMs,
-    )
+    // Not left running after a failed start: it would hold its port and store, and keep the test
+    // process (and CI) waiting on it.
+    const timer = setTimeout(() => {
+      clearInterval(poll)
+      child.kill('SIGKILL')
+      fail(new Error(`server did not start in ${timeoutMs} ms:\n${stdout}\n${stderr}`))
+    }, timeoutMs)
     const poll = setInterval(() => {
       if (stdout.includes(readyMarker)) {
         clearInterval(poll)

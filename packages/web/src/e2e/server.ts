@@ -32,7 +32,7 @@ export async function startDeployment(engine: TestEngine): Promise<Deployment> {
     SVC_ADMIN_TOKEN: adminToken,
   }
   // A machine shared by many test runs can take longer than the default 30 s to start a server.
-  const server = await startServerProcess(env, 120_000)
+  const server = await startServerProcess(env)
   const request = async (authorization: string, method: string, path: string, body?: unknown) => {
     const response = await fetch(url + path, {
       method,

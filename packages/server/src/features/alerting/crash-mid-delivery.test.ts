@@ -60,7 +60,7 @@ for (const engine of testEngines()) {
       }
       let server: ServerProcess | undefined
       try {
-        server = await startServerProcess(env, 90_000)
+        server = await startServerProcess(env)
         const post = async (url: string, body: object) =>
           (await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) })).json() as Promise<any>
         await post(`${server.url}/v1/alert-channels`, {
@@ -88,7 +88,7 @@ for (const engine of testEngines()) {
         assert.ok(held?.lease_owner, 'the killed node held the delivery lease')
         const leaseEndMs = Number(held.lease_until_ms)
 
-        server = await startServerProcess(env, 90_000)
+        server = await startServerProcess(env)
         const restarted = server.url
         const delivered = await until(async () => {
           const response = await fetch(`${restarted}/v1/alert-notifications/${held.id}`, { headers })
