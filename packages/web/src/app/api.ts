@@ -107,6 +107,13 @@ export const api = {
   },
 }
 
+/** A list's items: most lists answer an array; the hosted-style cursor pages wrap it (`entries`, `members`). */
+export async function listOf<T>(path: string): Promise<T[]> {
+  const body = await api.get<T[] | { entries?: T[]; members?: T[] }>(path)
+  if (Array.isArray(body)) return body
+  return body.entries ?? body.members ?? []
+}
+
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {
   const search = new URLSearchParams()
   for (const [key, value] of Object.entries(params)) {

@@ -98,7 +98,10 @@ export async function saveCheck(type: CheckType, body: Record<string, unknown>, 
  * Runs an unsaved definition once on the server, without saving it (`POST /v1/test-sessions/run`), and
  * answers its result (the whole result: request, response, assertions, artifact links) once it ran.
  */
-export async function runUnsavedCheck(type: CheckType, body: Record<string, unknown>) {
+export async function runUnsavedCheck(
+  type: CheckType,
+  body: Record<string, unknown>,
+): Promise<DraftRunResult> {
   const session = await api.post<{ testSessionId: string; results: { testSessionResultId: string }[] }>(
     '/v1/test-sessions/run',
     { checkRunJobs: [{ ...body, checkType: type }] },
@@ -114,5 +117,13 @@ export async function runUnsavedCheck(type: CheckType, body: Record<string, unkn
     }
   }
   const resultId = session.results[0]?.testSessionResultId
-  return api.get<Record<string, unknown>>(`${path}/results/${resultId}`)
+  return api.get<DraftRunResult>(`${path}/results/${resultId}`)
+}
+
+/** What the form shows of a run of its unsaved definition. */
+export interface DraftRunResult {
+  hasFailures: boolean
+  isDegraded: boolean
+  responseTime: number | null
+  runLocation: string
 }

@@ -99,6 +99,16 @@ for (const engine of testEngines()) {
         await page.getByLabel('Name', { exact: true }).fill('Shop front')
         await page.getByLabel('URL', { exact: true }).fill(target.url)
         await capture(page, 'check-form-url')
+        // Run now on the unsaved form runs the definition as it stands, and saves nothing.
+        await page.getByRole('button', { name: 'Run now' }).click()
+        const outcome = page.getByRole('status').filter({ hasText: 'not saved yet' })
+        await outcome.waitFor()
+        assert.match(await outcome.innerText(), /passing/i)
+        const unsaved = await deployment.call<{ name: string }[]>('GET', '/v1/checks?limit=100')
+        assert.equal(
+          unsaved.body.some((check) => check.name === 'Shop front'),
+          false,
+        )
         await page.getByRole('button', { name: 'Save check' }).click()
         await page.getByRole('heading', { name: 'Shop front', level: 1 }).waitFor()
         await page.getByRole('button', { name: 'Run now' }).click()

@@ -3,6 +3,7 @@ import { ErrorResponse } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import { openEventStream } from '../../http/event-stream.ts'
 import type { DiffEntry } from './apply-project.ts'
 import * as deployments from './deployments.service.ts'
 import {
@@ -18,8 +19,6 @@ import {
   ProjectParams,
 } from './projects.schemas.ts'
 import * as projects from './projects.service.ts'
-
-const SSE_KEEP_ALIVE_MS = 15_000
 
 export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   const tags = ['projects']
@@ -185,38 +184,21 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       const { accountId } = authOf(request)
       // Unknown deployments answer their 404 before the stream starts.
       await deployments.getDeployment(ctx, accountId, logicalId, deploymentId)
-      reply.hijack()
-      const raw = reply.raw
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        'x-request-id': request.id,
-      })
-      const frame = (event: string, data: unknown) =>
-        raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-      let open = true
-      // A comment now and then keeps a long deploy's quiet stream under the server's idle timeout
-      // (SVC_HTTP_IDLE_TIMEOUT_SECONDS, more than 30 s) and proxies' own.
-      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS)
-      raw.on('close', () => {
-        open = false
-        clearInterval(keepAlive)
-      })
+      const stream = openEventStream(request, reply)
       const ended = await deployments.followDeployment(
         ctx,
         accountId,
         logicalId,
         deploymentId,
-        (progress) => frame('progress', { progress }),
-        () => open,
+        (progress) => stream.send('progress', { progress }),
+        stream.isOpen,
       )
-      if (open) {
+      if (stream.isOpen()) {
         if (ended.status === 'FAILED')
-          frame('error', { message: ended.error?.message ?? 'The deployment failed' })
-        else frame('complete', ended)
+          stream.send('error', { message: ended.error?.message ?? 'The deployment failed' })
+        else stream.send('complete', ended)
       }
-      clearInterval(keepAlive)
-      raw.end()
+      stream.end()
     },
   )
 

@@ -42,7 +42,9 @@ const check: ResourceType = {
       throw badRequest(`${path}.checkType must be one of ${CHECK_TYPES.join(', ')}`)
     }
     const schema = CHECK_BODIES[checkType] as { properties: Record<string, unknown> }
-    const body = knownFields(payload, schema.properties, ['checkType'])
+    // The hosted CLI sends an offset of 0 for a check it doesn't run every few seconds: it says nothing.
+    const unset = payload.frequencyOffset === 0 ? ['frequencyOffset'] : []
+    const body = knownFields(payload, schema.properties, ['checkType', ...unset])
     if (isRef(payload.groupId)) body.groupId = numberOf(refs(payload.groupId, `${path}.groupId`))
     const trigger = payload.triggerIncident as Record<string, unknown> | undefined
     if (trigger && isRef(trigger.serviceId)) {

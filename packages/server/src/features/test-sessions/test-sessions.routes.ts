@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
+import { openEventStream } from '../../http/event-stream.ts'
 import { assetsOfResult, getTestSessionResult, openSessionArtifact } from './session-results.ts'
 import { testSessionOut, testSessionResultOut } from './session-views.ts'
 import {
@@ -22,8 +23,6 @@ import {
   TriggerTestSessionBody,
 } from './test-sessions.schemas.ts'
 import * as sessions from './test-sessions.service.ts'
-
-const SSE_KEEP_ALIVE_MS = 15_000
 
 export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
   app,
@@ -214,40 +213,26 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       const id = request.params.testSessionId
       // An unknown session answers its 404 before the stream starts.
       await sessions.getTestSession(ctx, accountId, id)
-      reply.hijack()
-      const raw = reply.raw
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        'x-request-id': request.id,
-      })
-      const frame = (event: string, data: unknown) =>
-        raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
-      let open = true
-      // Comments keep a quiet stream under idle timeouts (the server's and proxies').
-      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS)
-      raw.on('close', () => {
-        open = false
-        clearInterval(keepAlive)
-      })
+      const stream = openEventStream(request, reply)
       try {
         const ended = await sessions.followSession(
           ctx,
           accountId,
           id,
-          (run) => frame('result', testSessionResultOut(ctx, run)),
-          () => open,
+          (run) => stream.send('result', testSessionResultOut(ctx, run)),
+          stream.isOpen,
         )
-        if (open) frame('complete', testSessionOut(ctx, ended.session, ended.runs))
+        if (stream.isOpen()) stream.send('complete', testSessionOut(ctx, ended.session, ended.runs))
       } catch (error) {
         // A bug's message stays in the log, as a 500's does.
         if (!(error instanceof HttpError))
           request.log.error({ err: error }, 'following a test session failed')
-        if (open)
-          frame('error', { message: error instanceof HttpError ? error.message : 'Internal Server Error' })
+        if (stream.isOpen())
+          stream.send('error', {
+            message: error instanceof HttpError ? error.message : 'Internal Server Error',
+          })
       } finally {
-        clearInterval(keepAlive)
-        raw.end()
+        stream.end()
       }
     },
   )

@@ -9,7 +9,7 @@ import {
   RETRY_STRATEGY_TYPES,
   RetryStrategy,
 } from '../../../../core/src/checks/check-fields.ts'
-import { api } from '../api.ts'
+import { api, listOf } from '../api.ts'
 import {
   CheckboxInput,
   type Draft,
@@ -349,7 +349,7 @@ export function IncidentTriggerFields(props: { bind: Bind }) {
   const { bind } = props
   const services = useQuery({
     queryKey: ['services', 'all'],
-    queryFn: () => api.get<{ id: string; name: string }[]>('/v1/status-pages/services?limit=100'),
+    queryFn: () => listOf<{ id: string; name: string }>('/v1/status-pages/services?limit=100'),
   })
   const trigger = getPath(bind.draft, 'triggerIncident') as Record<string, unknown> | null | undefined
   const name = String(getPath(bind.draft, 'name') ?? '')

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, lazy, Suspense, useEffect, useState } from 'react'
 import { api } from '../api.ts'
-import { saveCheck, writableBody } from '../checks.ts'
+import { type DraftRunResult, runUnsavedCheck, saveCheck, writableBody } from '../checks.ts'
 import { CHECK_TYPE_LABELS, formatMs } from '../format.ts'
 import { Link, navigate, useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
@@ -58,7 +58,10 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
       navigate(`/checks/${saved.id}`)
     },
   })
-  const run = useMutation({ mutationFn: () => api.post<CheckResult>(`/v1/checks/${checkId}/trigger`) })
+  const runSaved = useMutation({ mutationFn: () => api.post<CheckResult>(`/v1/checks/${checkId}/trigger`) })
+  // An unsaved form runs once as a test session: the definition as it stands, nothing saved.
+  const runDraft = useMutation({ mutationFn: () => runUnsavedCheck(type, draft) })
+  const run = checkId ? runSaved : runDraft
   useEffect(() => {
     if (save.error) document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
   }, [save.error])
@@ -82,9 +85,9 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
             {type !== 'HEARTBEAT' && (
               <Button
                 onClick={() => run.mutate()}
-                disabled={!checkId || run.isPending}
+                disabled={run.isPending}
                 title={
-                  checkId ? 'Runs the saved check once now' : 'Save first: the API runs saved checks only'
+                  checkId ? 'Runs the saved check once now' : 'Runs this form once now, without saving it'
                 }
               >
                 {run.isPending ? 'Running…' : 'Run now'}
@@ -99,7 +102,8 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
         }
       />
       <ErrorBox error={save.error} />
-      {run.data && checkId && <RunOutcome checkId={checkId} result={run.data} />}
+      {runSaved.data && checkId && <RunOutcome checkId={checkId} result={runSaved.data} />}
+      {runDraft.data && !checkId && <DraftRunOutcome result={runDraft.data} />}
       <ErrorBox error={run.error} />
       <Card title="General">
         <div className="form-grid">
@@ -209,6 +213,15 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
         </Card>
       )}
     </form>
+  )
+}
+
+function DraftRunOutcome({ result }: { result: DraftRunResult }) {
+  return (
+    <div className="alert alert-info run-outcome" role="status">
+      <ResultBadge failed={result.hasFailures} degraded={result.isDegraded} /> in{' '}
+      {formatMs(result.responseTime)} from {result.runLocation} · not saved yet
+    </div>
   )
 }
 

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, type ReactNode, useState } from 'react'
-import { api } from '../api.ts'
+import { api, listOf } from '../api.ts'
 import { Link, navigate } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import {
@@ -30,20 +30,13 @@ export function ResourcePage(props: { descriptor: ResourceDescriptor<Item>; id?:
   return <ResourceList descriptor={descriptor} />
 }
 
-/** A list's items: most lists answer an array; the hosted-style cursor pages wrap it (`entries`, `members`). */
-async function listOf(path: string): Promise<Item[]> {
-  const body = await api.get<Item[] | { entries?: Item[]; members?: Item[] }>(path)
-  if (Array.isArray(body)) return body
-  return body.entries ?? body.members ?? []
-}
-
 function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
   const { descriptor } = props
   const session = useSession()
   const may = allowed(descriptor.role, session)
   const list = useQuery({
     queryKey: [descriptor.key],
-    queryFn: () => listOf(descriptor.listPath),
+    queryFn: () => listOf<Item>(descriptor.listPath),
     refetchInterval: 10_000,
   })
   return (
@@ -163,7 +156,7 @@ function ResourceEdit(props: { descriptor: ResourceDescriptor<Item>; id: string 
     queryKey: [descriptor.key, id],
     queryFn: async () => {
       if (!descriptor.itemFromList) return api.get<Item>(descriptor.itemPath(id))
-      const list = await listOf(descriptor.listPath)
+      const list = await listOf<Item>(descriptor.listPath)
       const found = list.find((entry) => descriptor.idOf(entry) === id)
       if (!found) throw new Error(`No ${descriptor.singular} ${id}`)
       return found
@@ -273,7 +266,7 @@ function FieldFor(props: {
   const remote = useQuery({
     queryKey: ['options', field.optionsFrom?.path],
     enabled: Boolean(field.optionsFrom),
-    queryFn: () => listOf(field.optionsFrom?.path as string),
+    queryFn: () => listOf<Item>(field.optionsFrom?.path as string),
   })
   switch (field.kind) {
     case 'number':
