@@ -8,6 +8,7 @@ import { SMTPServer } from 'smtp-server'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { startServerProcess } from '../../testing/server-process.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { listenForWakeups } from '../../wakeups.ts'
 import { listEmails } from './status-page-subscribers.repo.ts'
 import { CONFIRMATIONS_PER_PAGE_PER_HOUR } from './status-page-subscribers.service.ts'
 import { deliverDueSubscriberEmails, MAX_ATTEMPTS, startSubscriberMailDelivery } from './subscriber-mail.ts'
@@ -560,6 +561,9 @@ for (const engine of testEngines()) {
         payload: { name: 'Loop', url: 'loop', cards: [] },
       })
       const before = smtp.received.length
+      // As main.ts does: on PostgreSQL, mail queued in a transaction wakes the loop once committed.
+      const wakeups = listenForWakeups(t.store.url, { warn: () => {} })
+      await wakeups.ready
       const loop = startSubscriberMailDelivery(t.ctx, {
         smtpUrl: smtp.url,
         from: FROM,
@@ -573,6 +577,7 @@ for (const engine of testEngines()) {
         assert.deepEqual(smtp.received.at(-1)?.to, ['erin@example.com'])
       } finally {
         await loop.stop()
+        await wakeups.close()
       }
     })
 
