@@ -12,12 +12,14 @@ export const ANALYTICS_PATH: Record<CheckType, string> = {
   TCP: 'tcp-checks',
   DNS: 'dns',
   ICMP: 'icmp',
+  SSL: 'ssl',
   HEARTBEAT: 'heartbeat-checks',
 }
 
 export function mainMetric(type: CheckType): string | null {
   if (type === 'TCP' || type === 'DNS') return 'total'
   if (type === 'ICMP') return 'latencyAvg'
+  if (type === 'SSL') return 'handshakeTimeMs'
   if (type === 'HEARTBEAT') return null
   return 'responseTime'
 }
@@ -31,6 +33,7 @@ export const CREATE_PATH: Record<CheckType, string> = {
   TCP: 'tcp',
   DNS: 'dns',
   ICMP: 'icmp',
+  SSL: 'ssl',
   HEARTBEAT: 'heartbeat',
 }
 
@@ -72,6 +75,7 @@ const TYPE_FIELDS: Record<CheckType, string[]> = {
   TCP: RESPONSE_TIMES,
   DNS: RESPONSE_TIMES,
   ICMP: ['request', 'degradedPacketLossThreshold', 'maxPacketLossThreshold'],
+  SSL: RESPONSE_TIMES,
   HEARTBEAT: ['heartbeat'],
   BROWSER: [...SCRIPT_FIELDS, 'sslCheckDomain'],
   MULTI_STEP: SCRIPT_FIELDS,

@@ -65,6 +65,7 @@ export const CHECK_TYPE_LABELS: Record<string, string> = {
   TCP: 'TCP',
   DNS: 'DNS',
   ICMP: 'ICMP',
+  SSL: 'SSL',
   HEARTBEAT: 'Heartbeat',
   BROWSER: 'Browser',
   MULTI_STEP: 'Multi-step',

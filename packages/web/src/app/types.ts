@@ -17,6 +17,7 @@ export type CheckType =
   | 'TCP'
   | 'DNS'
   | 'ICMP'
+  | 'SSL'
   | 'HEARTBEAT'
   | 'BROWSER'
   | 'MULTI_STEP'
@@ -101,6 +102,7 @@ export interface CheckResult {
   tcpCheckResult?: Record<string, unknown> | null
   dnsCheckResult?: Record<string, unknown> | null
   icmpCheckResult?: Record<string, unknown> | null
+  sslCheckResult?: Record<string, unknown> | null
   browserCheckResult?: BrowserResult | null
   multiStepCheckResult?: BrowserResult | null
   [key: string]: unknown

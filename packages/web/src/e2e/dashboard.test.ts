@@ -165,6 +165,25 @@ for (const engine of testEngines()) {
       await capture(page, 'check-form-api-invalid')
     })
 
+    test("an SSL monitor's form saves the certificate settings the API reads back", async () => {
+      await page.goto('/checks/new?type=SSL')
+      await page.getByLabel('Name', { exact: true }).fill('Shop certificate')
+      await page.getByLabel('Host name', { exact: true }).fill('127.0.0.1')
+      await page.getByLabel('Degraded this many days before expiry').fill('30')
+      await capture(page, 'check-form-ssl')
+      await page.getByRole('button', { name: 'Save check' }).click()
+      await page.getByRole('heading', { name: 'Shop certificate', level: 1 }).waitFor()
+      const checks = await deployment.call<
+        { name: string; checkType: string; request: { sslConfig: object } }[]
+      >('GET', '/v1/checks?limit=100')
+      const saved = checks.body.find((check) => check.name === 'Shop certificate')
+      assert.equal(saved?.checkType, 'SSL')
+      assert.deepEqual(
+        pickKeys(saved?.request.sslConfig ?? {}, ['hostname', 'port', 'alertDaysBeforeExpiry']),
+        { hostname: '127.0.0.1', port: 443, alertDaysBeforeExpiry: 30 },
+      )
+    })
+
     test("a check's form saves retries, alerting, its own variables and an incident trigger", async () => {
       const service = await deployment.call<{ id: string }>('POST', '/v1/status-pages/services', {
         name: 'Billing',
@@ -437,4 +456,8 @@ for (const engine of testEngines()) {
       assert.equal(await pager.count(), 0)
     })
   })
+}
+
+function pickKeys(object: object, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((key) => [key, (object as Record<string, unknown>)[key]]))
 }

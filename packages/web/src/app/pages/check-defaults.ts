@@ -4,7 +4,7 @@ import type { CheckType } from '../types.ts'
 
 export const FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]
 /** The types that may run every 10, 20 or 30 s (`frequency: 0` with `frequencyOffset`). */
-export const SUB_MINUTE_TYPES: readonly string[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP', 'SSL']
+export const SUB_MINUTE_TYPES: readonly CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP', 'SSL']
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'HEAD', 'DELETE', 'PATCH', 'OPTIONS']
 export const BODY_TYPES = ['NONE', 'JSON', 'FORM', 'RAW', 'GRAPHQL']
 export const DNS_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'SRV', 'CAA', 'HTTPS']
@@ -31,6 +31,7 @@ export const ASSERTION_SOURCES: Partial<Record<CheckType, string[]>> = {
   TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
   DNS: ['RESPONSE_CODE', 'RESPONSE_TIME', 'TEXT_ANSWER', 'JSON_ANSWER'],
   ICMP: ['LATENCY', 'JSON_RESPONSE'],
+  SSL: ['CERTIFICATE', 'CONNECTION', 'RESPONSE_TIME', 'JSON_RESPONSE', 'TEXT_RESPONSE'],
 }
 
 const BROWSER_SCRIPT = `import { test, expect } from '@playwright/test'
@@ -90,6 +91,13 @@ export function defaultsFor(type: CheckType): Record<string, unknown> {
         request: { hostname: '', pingCount: 10, assertions: [] },
         degradedPacketLossThreshold: 10,
         maxPacketLossThreshold: 20,
+      }
+    case 'SSL':
+      return {
+        ...common,
+        request: { sslConfig: { hostname: '', port: 443, alertDaysBeforeExpiry: 20 }, assertions: [] },
+        degradedResponseTime: 3000,
+        maxResponseTime: 10_000,
       }
     case 'HEARTBEAT':
       return {

@@ -20,7 +20,7 @@ import { TypeFields } from './check-type-fields.tsx'
 
 const ScriptEditor = lazy(() => import('../ui/script-editor.tsx'))
 const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP', 'AUTOMATION']
-const ASSERTION_TYPES: CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP']
+const ASSERTION_TYPES: CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP', 'SSL']
 
 export default function CheckFormPage(props: { checkId?: string }) {
   const { search } = useLocation()

@@ -65,6 +65,34 @@ export function TypeFields(props: { type: CheckType; bind: Bind }) {
           <ResponseTimes bind={bind} max={45_000} />
         </Card>
       )
+    case 'SSL':
+      return (
+        <Card title="Certificate">
+          <div className="form-grid">
+            <TextInput {...bind} path="request.sslConfig.hostname" label="Host name" required />
+            <NumberInput {...bind} path="request.sslConfig.port" label="Port" min={1} max={65535} />
+            <NumberInput
+              {...bind}
+              path="request.sslConfig.alertDaysBeforeExpiry"
+              label="Degraded this many days before expiry"
+              min={1}
+              max={365}
+            />
+            <TextInput
+              {...bind}
+              path="request.sslConfig.serverName"
+              label="Server name (SNI)"
+              hint="Empty: the host name."
+            />
+          </div>
+          <CheckboxInput
+            {...bind}
+            path="request.sslConfig.skipChainValidation"
+            label="Accept a certificate no trusted authority signed"
+          />
+          <ResponseTimes bind={bind} max={30_000} />
+        </Card>
+      )
     case 'DNS':
       return (
         <Card title="Query">

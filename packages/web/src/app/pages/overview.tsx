@@ -26,6 +26,7 @@ export const NEW_CHECK_TYPES: [string, string][] = [
   ['TCP', 'TCP monitor'],
   ['DNS', 'DNS monitor'],
   ['ICMP', 'ICMP (ping) monitor'],
+  ['SSL', 'SSL certificate monitor'],
   ['HEARTBEAT', 'Heartbeat'],
 ]
 

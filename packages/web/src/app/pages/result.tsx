@@ -13,6 +13,7 @@ const DETAIL_KEYS = [
   'tcpCheckResult',
   'dnsCheckResult',
   'icmpCheckResult',
+  'sslCheckResult',
   'browserCheckResult',
   'multiStepCheckResult',
   'playwrightCheckResult',
@@ -67,6 +68,7 @@ export default function ResultPage(props: { checkId: string; resultId: string })
       {data.tcpCheckResult && <FigureCard title="TCP" detail={data.tcpCheckResult} />}
       {data.dnsCheckResult && <FigureCard title="DNS answers" detail={data.dnsCheckResult} />}
       {data.icmpCheckResult && <FigureCard title="ICMP" detail={data.icmpCheckResult} />}
+      {data.sslCheckResult && <FigureCard title="Certificate" detail={data.sslCheckResult} />}
       {(data.browserCheckResult || data.multiStepCheckResult || data.playwrightCheckResult) && (
         <ScriptResult
           detail={
