@@ -5,6 +5,7 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
+import * as triggers from './check-triggers.service.ts'
 import {
   AnyCheck,
   AutoAssignQuery,
@@ -109,7 +110,7 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         response: { 200: CheckResult },
       },
     },
-    async (request) => checks.triggerCheck(ctx, authOf(request).accountId, request.params.id),
+    async (request) => triggers.triggerCheck(ctx, authOf(request).accountId, request.params.id),
   )
 
   app.post(
@@ -143,7 +144,7 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       },
     },
     async (request, reply) => {
-      await checks.cancelCheckRuns(ctx, authOf(request).accountId, request.params.id)
+      await triggers.cancelCheckRuns(ctx, authOf(request).accountId, request.params.id)
       return reply.status(204).send(null)
     },
   )

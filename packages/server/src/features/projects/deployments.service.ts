@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, HttpError, notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
-import { triggerCheck } from '../checks/checks.service.ts'
+import { triggerCheck } from '../checks/check-triggers.service.ts'
 import { applyProject, type DiffEntry, type ProjectPayload } from './apply-project.ts'
 import * as repo from './projects.repo.ts'
 
