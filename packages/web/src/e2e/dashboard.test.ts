@@ -104,6 +104,7 @@ for (const engine of testEngines()) {
         const outcome = page.getByRole('status').filter({ hasText: 'not saved yet' })
         await outcome.waitFor()
         assert.match(await outcome.innerText(), /passing/i)
+        await capture(page, 'check-form-run-now', { narrow: true })
         const unsaved = await deployment.call<{ name: string }[]>('GET', '/v1/checks?limit=100')
         assert.equal(
           unsaved.body.some((check) => check.name === 'Shop front'),
@@ -170,7 +171,7 @@ for (const engine of testEngines()) {
       await page.getByLabel('Name', { exact: true }).fill('Shop certificate')
       await page.getByLabel('Host name', { exact: true }).fill('127.0.0.1')
       await page.getByLabel('Degraded this many days before expiry').fill('30')
-      await capture(page, 'check-form-ssl')
+      await capture(page, 'check-form-ssl', { narrow: true })
       await page.getByRole('button', { name: 'Save check' }).click()
       await page.getByRole('heading', { name: 'Shop certificate', level: 1 }).waitFor()
       const checks = await deployment.call<
