@@ -39,26 +39,9 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
           <h3>Post an update</h3>
           <ErrorBox error={post.error} />
           <div className="form-grid">
-            <Field label="Status" name="status" error={post.error}>
-              {(id) => (
-                <select id={id} value={status} onChange={(event) => setStatus(event.target.value)}>
-                  {STATUSES.map((entry) => (
-                    <option key={entry}>{entry}</option>
-                  ))}
-                </select>
-              )}
-            </Field>
+            <StatusField value={status} onChange={setStatus} error={post.error} />
           </div>
-          <Field label="Message" name="description" error={post.error}>
-            {(id) => (
-              <textarea
-                id={id}
-                rows={3}
-                value={description}
-                onChange={(event) => setDescription(event.target.value)}
-              />
-            )}
-          </Field>
+          <MessageField value={description} onChange={setDescription} error={post.error} />
           <label className="checkbox">
             <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
             Notify subscribers
@@ -104,25 +87,8 @@ function UpdateItem(props: { incidentId: string; update: Record<string, any>; ca
           }}
         >
           <ErrorBox error={edit.error} />
-          <Field label="Status" name="status" error={edit.error}>
-            {(id) => (
-              <select id={id} value={status} onChange={(event) => setStatus(event.target.value)}>
-                {STATUSES.map((entry) => (
-                  <option key={entry}>{entry}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Message" name="description" error={edit.error}>
-            {(id) => (
-              <textarea
-                id={id}
-                rows={3}
-                value={description}
-                onChange={(event) => setDescription(event.target.value)}
-              />
-            )}
-          </Field>
+          <StatusField value={status} onChange={setStatus} error={edit.error} />
+          <MessageField value={description} onChange={setDescription} error={edit.error} />
           <div className="form-actions">
             <Button onClick={() => setEditing(false)}>Cancel</Button>
             <Button type="submit" variant="primary" disabled={edit.isPending}>
@@ -160,5 +126,35 @@ function UpdateItem(props: { incidentId: string; update: Record<string, any>; ca
         </div>
       )}
     </li>
+  )
+}
+
+interface FieldProps {
+  value: string
+  onChange: (value: string) => void
+  error: unknown
+}
+
+/** An update's status, in posting and in editing. */
+function StatusField({ value, onChange, error }: FieldProps) {
+  return (
+    <Field label="Status" name="status" error={error}>
+      {(id) => (
+        <select id={id} value={value} onChange={(event) => onChange(event.target.value)}>
+          {STATUSES.map((entry) => (
+            <option key={entry}>{entry}</option>
+          ))}
+        </select>
+      )}
+    </Field>
+  )
+}
+
+/** An update's message, in posting and in editing. */
+function MessageField({ value, onChange, error }: FieldProps) {
+  return (
+    <Field label="Message" name="description" error={error}>
+      {(id) => <textarea id={id} rows={3} value={value} onChange={(event) => onChange(event.target.value)} />}
+    </Field>
   )
 }
