@@ -9,19 +9,24 @@ import { test } from 'node:test'
 import { freePort, listenOnLoopback } from '@svc/runner/testing'
 
 const MAIN = join(import.meta.dirname, 'main.ts')
+/** What every agent started here is given besides its own settings: PATH, and the suite's compile cache. */
+const BASE_ENV = {
+  PATH: process.env.PATH,
+  ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+}
 const node = (args: string[]) =>
   [process.execPath, ['--disable-warning=ExperimentalWarning', MAIN, ...args]] as const
 
 test('without API_KEY the agent says so and exits 1; unknown options too', () => {
   const missing = spawnSync(...node([]), {
-    env: { PATH: process.env.PATH },
+    env: BASE_ENV,
     encoding: 'utf8',
     timeout: 30_000,
   })
   assert.equal(missing.status, 1)
   assert.match(missing.stderr, /^svc agent: API_KEY is not set/)
   const unknown = spawnSync(...node(['--frobnicate']), {
-    env: { PATH: process.env.PATH, API_KEY: 'k' },
+    env: { ...BASE_ENV, API_KEY: 'k' },
     encoding: 'utf8',
     timeout: 30_000,
   })
@@ -36,7 +41,7 @@ test('a health port in use: the agent names AGENT_HEALTH_PORT and exits 1', asyn
   try {
     const child = spawn(...node([]), {
       env: {
-        PATH: process.env.PATH,
+        ...BASE_ENV,
         API_KEY: 'svc_pl_x',
         SVC_API_URL: 'http://127.0.0.1:9',
         AGENT_HEALTH_PORT: String(port),
@@ -67,7 +72,7 @@ test('--refresh-cache clears the caches script runs share before the agent start
   try {
     child = spawn(...node(['--refresh-cache']), {
       env: {
-        PATH: process.env.PATH,
+        ...BASE_ENV,
         TMPDIR: tmp,
         API_KEY: 'svc_pl_unused',
         // Nothing listens there: the agent keeps trying to register, which is all this test needs.
@@ -102,7 +107,7 @@ test('a log sink that goes away (EPIPE) neither spins nor stalls the agent: prob
   const { url: apiUrl } = await listenOnLoopback(api)
   const child = spawn(...node([]), {
     env: {
-      PATH: process.env.PATH,
+      ...BASE_ENV,
       API_KEY: 'svc_pl_unused',
       SVC_API_URL: apiUrl,
       AGENT_HEALTH_PORT: String(healthPort),
@@ -156,7 +161,7 @@ test('an SVC_API_URL that is not svc (404 or 200 with a web page): the agent say
     try {
       const child = spawn(...node([]), {
         env: {
-          PATH: process.env.PATH,
+          ...BASE_ENV,
           API_KEY: 'svc_pl_some-key',
           SVC_API_URL: other.url,
           AGENT_HEALTH_PORT: String(await freePort()),
@@ -191,7 +196,7 @@ test('a 5xx web page (a proxy in front of a restarting svc) is retried, not take
   const proxy = await htmlServer(502)
   const child = spawn(...node([]), {
     env: {
-      PATH: process.env.PATH,
+      ...BASE_ENV,
       API_KEY: 'svc_pl_some-key',
       SVC_API_URL: proxy.url,
       AGENT_HEALTH_PORT: String(await freePort()),
