@@ -54,6 +54,9 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Stor
     },
     async close() {
       await db.destroy()
+      // Kysely opens its driver at the first query and closes only what it opened: a store that ran none
+      // is closed here (a second close is nothing).
+      sqlite.database.close()
       await sqlite.closed
     },
   }

@@ -41,6 +41,7 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
   return {
     database: {
       close: () => {
+        if (!database.isOpen) return
         database.close()
         if (checkpointer) checkpointer.close().then(closed.resolve)
         else closed.resolve()
