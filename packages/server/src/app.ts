@@ -67,6 +67,7 @@ import { tooDeepJsonError } from './http/json-depth.ts'
 import { recordRequestCommits } from './http/request-commits.ts'
 import { DebugRequestLog, withRequestSerializer } from './http/request-log.ts'
 import { isAgentRoute, isOpenRoute } from './http/route-kinds.ts'
+import { installSerializers } from './http/response-serializers.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
@@ -140,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   capConnections(app, limits)
 
   installValidators(app)
+  installSerializers(app)
   acceptEmptyJsonBodies(app)
   acceptGzipBodies(app)
   app.setErrorHandler(handleError)

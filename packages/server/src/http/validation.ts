@@ -1,6 +1,7 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
+import { compiledOnce } from './compiled-schemas.ts'
 import { type AjvIssue, badRequest, type HttpError, validationError } from './errors.ts'
 import { isAgentRoute, isOpenRoute } from './route-kinds.ts'
 
@@ -9,10 +10,8 @@ import { isAgentRoute, isOpenRoute } from './route-kinds.ts'
  * Query strings, path params and headers are text on the wire, so they are coerced.
  */
 export function installValidators(app: FastifyInstance): void {
-  const strict = makeAjv(false)
-  const coercing = makeAjv('array')
   const compiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema as object)
+    (httpPart === 'body' ? bodyValidatorOf : coercingValidatorOf)(schema as object)
   app.setValidatorCompiler(compiler)
   // A callback hook, not an async one: it runs on every request, pings included.
   app.addHook('preValidation', (request, _reply, done) => {
@@ -172,3 +171,7 @@ function makeAjv(coerceTypes: false | 'array') {
 }
 
 const bodyAjv = makeAjv(false)
+/** Route validators compiled once per process (see compiled-schemas.ts), not once per app. */
+const bodyValidatorOf = compiledOnce((schema) => bodyAjv.compile(schema))
+const coercingAjv = makeAjv('array')
+const coercingValidatorOf = compiledOnce((schema) => coercingAjv.compile(schema))
