@@ -46,6 +46,8 @@ export interface ResourceDescriptor<T = Record<string, unknown>> {
   listPath: string
   itemPath: (id: string) => string
   createPath?: string
+  /** The create button's words, when not "New <singular>" (e.g. "Invite a person"). */
+  createLabel?: string
   /** PUT or PATCH to save an edit; none means items can't be edited. */
   updateMethod?: 'put' | 'patch'
   canDelete?: boolean
@@ -59,6 +61,8 @@ export interface ResourceDescriptor<T = Record<string, unknown>> {
   /** Who may create, edit and delete (reads need any role). */
   role?: 'write' | 'admin'
   actions?: ItemAction<T>[]
+  /** The heading above `afterCreate`, when not "<singular> created". */
+  createdTitle?: string
   /** Shown once after a create (a raw key, say). */
   afterCreate?: (created: T) => ReactNode
   detail?: (item: T) => ReactNode

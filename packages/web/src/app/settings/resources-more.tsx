@@ -294,30 +294,6 @@ export const apiKeys: ResourceDescriptor<Item> = {
   afterCreate: (created) => <RawKey value={created.key} what="API key" />,
 }
 
-export const members: ResourceDescriptor<Item> = {
-  key: 'members',
-  title: 'Members',
-  singular: 'member',
-  description: 'People in this account and their roles. Operators add users with the admin API.',
-  listPath: '/v1/accounts/me/members?limit=100',
-  itemPath: (id) => `/v1/accounts/me/members/${id}`,
-  updateMethod: 'patch',
-  role: 'admin',
-  itemFromList: true,
-  idOf: (item) => item.userId,
-  nameOf: (item) => item.name || item.email,
-  columns: [
-    { label: 'Name', render: (item) => <strong>{item.name}</strong> },
-    { label: 'Email', render: (item) => item.email },
-    { label: 'Role', render: (item) => <span className="chip">{item.role}</span> },
-  ],
-  fields: [
-    { path: 'role', label: 'Role', kind: 'select', options: ['OWNER', 'ADMIN', 'READ_WRITE', 'READ_ONLY'] },
-  ],
-  defaults: {},
-  toDraft: (item) => ({ role: item.role }),
-}
-
 export async function firstStatusPageId(): Promise<string | null> {
   const pages = await api.get<Item[]>('/v3/status-pages?limit=1')
   return pages[0]?.id ?? null
