@@ -12,6 +12,7 @@ export type FieldKind =
   | 'datetime'
   | 'textarea'
   | 'password'
+  | 'custom'
 
 export interface FieldSpec {
   path: string
@@ -23,6 +24,8 @@ export interface FieldSpec {
   hint?: string
   required?: boolean
   show?: (draft: Draft, creating: boolean) => boolean
+  /** Draws a `custom` field: an editor of its own over the whole draft (cards, impacts, ...). */
+  render?: (bind: { draft: Draft; onChange(draft: Draft): void; error: unknown }) => ReactNode
 }
 
 export interface Column<T> {

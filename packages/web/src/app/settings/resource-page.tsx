@@ -269,6 +269,8 @@ function FieldFor(props: {
     queryFn: () => listOf<Item>(field.optionsFrom?.path as string),
   })
   switch (field.kind) {
+    case 'custom':
+      return field.render?.({ draft: props.draft, onChange: props.onChange, error: props.error }) ?? null
     case 'number':
       return <NumberInput {...bind} />
     case 'checkbox':
