@@ -198,7 +198,7 @@ export function ImpactsEditor(props: { bind: Bind }) {
     <fieldset className="form-wide editor-list">
       <legend>Impacted services</legend>
       {impacts.length === 0 && <p className="hint">No service is impacted.</p>}
-      <ul className="editor-items">
+      <ul className="editor-items impact-items">
         {impacts.map((impact, index) => {
           const name = names.get(impact.componentId) ?? impact.componentId
           return (
