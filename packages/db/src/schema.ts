@@ -90,6 +90,10 @@ export interface MembershipsTable {
   account_id: string
   role: string
   created_at: string
+  /** The inviter's email when the member was invited; null otherwise. */
+  invited_by?: string | null
+  /** Set while the invitation is not accepted (the invited person has set no password yet). */
+  invite_expires_at?: string | null
 }
 
 export interface ApiKeysTable {

@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import {
   BODY_TYPES,
@@ -45,7 +46,7 @@ export const ApiRequest = StrictObject({
 })
 
 export const apiCheckType = defineCheckType({
-  path: 'api',
+  path: CHECK_TYPE_CATALOG.API.path,
   body: StrictObject({
     ...commonCheckFields,
     ...highFrequencyFields,
@@ -56,10 +57,10 @@ export const apiCheckType = defineCheckType({
   assertionSources: API_ASSERTION_SOURCES,
   detail: { key: 'apiCheckResult', schema: NullableHttpDetail },
   analytics: {
-    segment: 'api-checks',
+    segment: CHECK_TYPE_CATALOG.API.analyticsSegment,
     metrics: HTTP_METRICS,
     groupBy: ['runLocation', 'statusCode'],
-    main: 'responseTime',
+    main: CHECK_TYPE_CATALOG.API.mainMetric,
   },
   runs: 'definition',
   jobFields: TIMED_JOB_FIELDS,

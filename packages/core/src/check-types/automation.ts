@@ -2,11 +2,12 @@ import { Type } from 'typebox'
 import { NullableScriptDetail } from '../agent-details.ts'
 import { commonCheckFields, scriptCheckFields } from '../checks/check-fields.ts'
 import { Nullable, StrictObject } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 
 /** A Playwright test suite (the hosted product's PLAYWRIGHT checks). */
 export const automationCheckType = defineCheckType({
-  path: 'automation',
+  path: CHECK_TYPE_CATALOG.AUTOMATION.path,
   body: StrictObject({
     ...commonCheckFields,
     ...scriptCheckFields,
@@ -30,10 +31,10 @@ export const automationCheckType = defineCheckType({
   assertionSources: null,
   detail: { key: 'playwrightCheckResult', schema: NullableScriptDetail },
   analytics: {
-    segment: 'playwright-checks',
+    segment: CHECK_TYPE_CATALOG.AUTOMATION.analyticsSegment,
     metrics: { responseTime: 'milliseconds' },
     groupBy: ['runLocation'],
-    main: 'responseTime',
+    main: CHECK_TYPE_CATALOG.AUTOMATION.mainMetric,
   },
   runs: 'script',
   jobFields: [],

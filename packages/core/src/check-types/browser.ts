@@ -2,11 +2,12 @@ import { Type } from 'typebox'
 import { NullableScriptDetail } from '../agent-details.ts'
 import { commonCheckFields, scriptCheckFields } from '../checks/check-fields.ts'
 import { Nullable, StrictObject } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import { Script } from './shared.ts'
 
 export const browserCheckType = defineCheckType({
-  path: 'browser',
+  path: CHECK_TYPE_CATALOG.BROWSER.path,
   body: StrictObject({
     ...commonCheckFields,
     ...scriptCheckFields,
@@ -24,7 +25,7 @@ export const browserCheckType = defineCheckType({
   assertionSources: null,
   detail: { key: 'browserCheckResult', schema: NullableScriptDetail },
   analytics: {
-    segment: 'browser-checks',
+    segment: CHECK_TYPE_CATALOG.BROWSER.analyticsSegment,
     metrics: {
       responseTime: 'milliseconds',
       TTFB: 'milliseconds',
@@ -38,7 +39,7 @@ export const browserCheckType = defineCheckType({
       documentErrors: 'count',
     },
     groupBy: ['runLocation', 'pageIndex'],
-    main: 'responseTime',
+    main: CHECK_TYPE_CATALOG.BROWSER.mainMetric,
   },
   runs: 'script',
   jobFields: [],

@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import { Hostname, MAX_RESPONSE_TIME_MS, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
 
@@ -32,7 +33,7 @@ export const DnsRequest = StrictObject({
 })
 
 export const dnsCheckType = defineCheckType({
-  path: 'dns',
+  path: CHECK_TYPE_CATALOG.DNS.path,
   body: StrictObject({
     ...commonCheckFields,
     ...highFrequencyFields,
@@ -42,7 +43,12 @@ export const dnsCheckType = defineCheckType({
   }),
   assertionSources: DNS_ASSERTION_SOURCES,
   detail: { key: 'dnsCheckResult', schema: Nullable(DnsDetail) },
-  analytics: { segment: 'dns', metrics: { total: 'milliseconds' }, groupBy: ['runLocation'], main: 'total' },
+  analytics: {
+    segment: CHECK_TYPE_CATALOG.DNS.analyticsSegment,
+    metrics: { total: 'milliseconds' },
+    groupBy: ['runLocation'],
+    main: CHECK_TYPE_CATALOG.DNS.mainMetric,
+  },
   runs: 'definition',
   jobFields: TIMED_JOB_FIELDS,
 })

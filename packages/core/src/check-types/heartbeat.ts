@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { StrictObject, StringEnum } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 
 export const HEARTBEAT_UNITS = ['seconds', 'minutes', 'hours', 'days'] as const
@@ -14,15 +15,15 @@ export const Heartbeat = StrictObject({
 
 /** Judged from its pings: no runner, no assertions, no detail. */
 export const heartbeatCheckType = defineCheckType({
-  path: 'heartbeat',
+  path: CHECK_TYPE_CATALOG.HEARTBEAT.path,
   body: StrictObject({ ...commonCheckFields, heartbeat: Heartbeat }),
   assertionSources: null,
   detail: null,
   analytics: {
-    segment: 'heartbeat-checks',
+    segment: CHECK_TYPE_CATALOG.HEARTBEAT.analyticsSegment,
     metrics: {},
     groupBy: [],
-    main: null,
+    main: CHECK_TYPE_CATALOG.HEARTBEAT.mainMetric,
     statusFilters: ['FAILING', 'EARLY', 'RECEIVED', 'GRACE', 'LATE'],
   },
   runs: null,

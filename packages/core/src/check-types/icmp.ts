@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import { Hostname, IP_FAMILIES } from './shared.ts'
 
@@ -20,7 +21,7 @@ const PacketLoss = (fallback: number) =>
   Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: fallback }))
 
 export const icmpCheckType = defineCheckType({
-  path: 'icmp',
+  path: CHECK_TYPE_CATALOG.ICMP.path,
   body: StrictObject({
     ...commonCheckFields,
     ...highFrequencyFields,
@@ -31,7 +32,7 @@ export const icmpCheckType = defineCheckType({
   assertionSources: ICMP_ASSERTION_SOURCES,
   detail: { key: 'icmpCheckResult', schema: Nullable(IcmpDetail) },
   analytics: {
-    segment: 'icmp',
+    segment: CHECK_TYPE_CATALOG.ICMP.analyticsSegment,
     metrics: {
       packetLoss: 'percentage',
       latencyMin: 'milliseconds',
@@ -40,7 +41,7 @@ export const icmpCheckType = defineCheckType({
       latencyStdDev: 'milliseconds',
     },
     groupBy: ['runLocation'],
-    main: 'latencyAvg',
+    main: CHECK_TYPE_CATALOG.ICMP.mainMetric,
   },
   runs: 'definition',
   jobFields: ['degradedPacketLossThreshold', 'maxPacketLossThreshold', 'shouldFail'],

@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum, Uuid } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import { IP_FAMILIES, MAX_RESPONSE_TIME_MS, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
 
@@ -94,7 +95,7 @@ export const SslRequest = StrictObject({
 })
 
 export const sslCheckType = defineCheckType({
-  path: 'ssl',
+  path: CHECK_TYPE_CATALOG.SSL.path,
   body: StrictObject({
     ...commonCheckFields,
     ...highFrequencyFields,
@@ -105,7 +106,7 @@ export const sslCheckType = defineCheckType({
   assertionSources: SSL_ASSERTION_SOURCES,
   detail: { key: 'sslCheckResult', schema: Nullable(SslDetail) },
   analytics: {
-    segment: 'ssl',
+    segment: CHECK_TYPE_CATALOG.SSL.analyticsSegment,
     metrics: {
       handshakeTimeMs: 'milliseconds',
       daysUntilExpiry: 'count',
@@ -118,7 +119,7 @@ export const sslCheckType = defineCheckType({
       tlsVersion: 'score',
     },
     groupBy: ['runLocation'],
-    main: 'handshakeTimeMs',
+    main: CHECK_TYPE_CATALOG.SSL.mainMetric,
   },
   runs: 'definition',
   jobFields: TIMED_JOB_FIELDS,

@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import { Hostname, IP_FAMILIES, Port, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
 
@@ -19,7 +20,7 @@ export const TcpRequest = StrictObject({
 })
 
 export const tcpCheckType = defineCheckType({
-  path: 'tcp',
+  path: CHECK_TYPE_CATALOG.TCP.path,
   body: StrictObject({
     ...commonCheckFields,
     ...highFrequencyFields,
@@ -30,10 +31,10 @@ export const tcpCheckType = defineCheckType({
   assertionSources: TCP_ASSERTION_SOURCES,
   detail: { key: 'tcpCheckResult', schema: Nullable(TcpDetail) },
   analytics: {
-    segment: 'tcp-checks',
+    segment: CHECK_TYPE_CATALOG.TCP.analyticsSegment,
     metrics: { total: 'milliseconds', dns: 'milliseconds', connection: 'milliseconds', data: 'milliseconds' },
     groupBy: ['runLocation'],
-    main: 'total',
+    main: CHECK_TYPE_CATALOG.TCP.mainMetric,
   },
   runs: 'definition',
   jobFields: TIMED_JOB_FIELDS,

@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { StrictObject, StringEnum } from '../schema-helpers.ts'
+import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import { HTTP_METRICS, IP_FAMILIES, ResponseTime, TIMED_JOB_FIELDS } from './shared.ts'
 
@@ -20,7 +21,7 @@ export const UrlRequest = StrictObject({
 })
 
 export const urlCheckType = defineCheckType({
-  path: 'url',
+  path: CHECK_TYPE_CATALOG.URL.path,
   body: StrictObject({
     ...commonCheckFields,
     ...highFrequencyFields,
@@ -31,10 +32,10 @@ export const urlCheckType = defineCheckType({
   assertionSources: URL_ASSERTION_SOURCES,
   detail: { key: 'urlCheckResult', schema: NullableHttpDetail },
   analytics: {
-    segment: 'url-monitors',
+    segment: CHECK_TYPE_CATALOG.URL.analyticsSegment,
     metrics: HTTP_METRICS,
     groupBy: ['runLocation', 'statusCode'],
-    main: 'responseTime',
+    main: CHECK_TYPE_CATALOG.URL.mainMetric,
   },
   runs: 'definition',
   jobFields: TIMED_JOB_FIELDS,

@@ -28,6 +28,7 @@ const WRITES_ANY_ROLE: Record<string, string> = {
 /** Operations that need the ADMIN role (the routes' `minRole`); every other write needs READ_WRITE. */
 const ADMIN_ONLY = [
   'PATCH /v1/accounts/me',
+  'POST /v1/accounts/me/members',
   'PATCH /v1/accounts/me/members/{userId}',
   'DELETE /v1/accounts/me/members/{userId}',
   'POST /v1/private-locations/{id}/keys',

@@ -50,6 +50,7 @@ const PUBLIC_OPERATIONS = [
   'get /v1/accounts/me',
   'patch /v1/accounts/me',
   'get /v1/accounts/me/members',
+  'post /v1/accounts/me/members',
   'patch /v1/accounts/me/members/{userId}',
   'delete /v1/accounts/me/members/{userId}',
   'get /v1/api-keys',

@@ -181,8 +181,16 @@ const analyticsOf = (type: keyof typeof CHECK_BODIES) => async (a: ResourceMaker
 
 /** Every path with parameters naming a resource of an account, and how to make one. */
 export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Made>> = {
+  // An invitation: a member in the list like any other, whose set-password link is still unused.
   '/v1/accounts/me/members/{userId}': async (a) => ({
-    ids: { userId: (await a.t.addUser('READ_ONLY', a.owner.accountId)).userId as string },
+    ids: {
+      userId: (
+        await a.ok('POST', '/v1/accounts/me/members', {
+          email: `${a.unique('invited')}@example.com`,
+          role: 'READ_ONLY',
+        })
+      ).member.id,
+    },
     bodies: { PATCH: { role: 'READ_WRITE' } },
     readBack: '/v1/accounts/me/members',
   }),

@@ -1,41 +1,20 @@
+import { CATALOG_CHECK_TYPES, CHECK_TYPE_CATALOG } from '@svc/core/check-type-catalog'
 import { ApiError, api } from './api.ts'
 import type { Check, CheckType } from './types.ts'
 
-/** Per-type facts the pages share: analytics path, main metric, create path. */
+/** Per-type facts the pages share (analytics path, main metric, create path), from core's catalog. */
 
-export const ANALYTICS_PATH: Record<CheckType, string> = {
-  URL: 'url-monitors',
-  API: 'api-checks',
-  BROWSER: 'browser-checks',
-  MULTI_STEP: 'multistep-checks',
-  AUTOMATION: 'playwright-checks',
-  TCP: 'tcp-checks',
-  DNS: 'dns',
-  ICMP: 'icmp',
-  SSL: 'ssl',
-  HEARTBEAT: 'heartbeat-checks',
-}
+export const ANALYTICS_PATH = Object.fromEntries(
+  CATALOG_CHECK_TYPES.map((type) => [type, CHECK_TYPE_CATALOG[type].analyticsSegment]),
+) as Record<CheckType, string>
 
 export function mainMetric(type: CheckType): string | null {
-  if (type === 'TCP' || type === 'DNS') return 'total'
-  if (type === 'ICMP') return 'latencyAvg'
-  if (type === 'SSL') return 'handshakeTimeMs'
-  if (type === 'HEARTBEAT') return null
-  return 'responseTime'
+  return CHECK_TYPE_CATALOG[type].mainMetric
 }
 
-export const CREATE_PATH: Record<CheckType, string> = {
-  URL: 'url',
-  API: 'api',
-  BROWSER: 'browser',
-  MULTI_STEP: 'multistep',
-  AUTOMATION: 'automation',
-  TCP: 'tcp',
-  DNS: 'dns',
-  ICMP: 'icmp',
-  SSL: 'ssl',
-  HEARTBEAT: 'heartbeat',
-}
+export const CREATE_PATH = Object.fromEntries(
+  CATALOG_CHECK_TYPES.map((type) => [type, CHECK_TYPE_CATALOG[type].path]),
+) as Record<CheckType, string>
 
 export const RANGES = {
   '1h': { seconds: 3600, interval: 1 },

@@ -1,3 +1,5 @@
+import { CATALOG_CHECK_TYPES, CHECK_TYPE_CATALOG } from '@svc/core/check-type-catalog'
+
 /** Times in the account's time zone, durations and percentages as people read them. */
 
 let timeZone = 'UTC'
@@ -59,15 +61,7 @@ export function formatPercent(value: number | null | undefined): string {
   return `${value.toFixed(value >= 99 ? 3 : 2)}%`
 }
 
-export const CHECK_TYPE_LABELS: Record<string, string> = {
-  API: 'API',
-  URL: 'URL',
-  TCP: 'TCP',
-  DNS: 'DNS',
-  ICMP: 'ICMP',
-  SSL: 'SSL',
-  HEARTBEAT: 'Heartbeat',
-  BROWSER: 'Browser',
-  MULTI_STEP: 'Multi-step',
-  AUTOMATION: 'Suite',
-}
+/** Each check type's short name (the overview's type column, filters, titles), from core's catalog. */
+export const CHECK_TYPE_LABELS: Record<string, string> = Object.fromEntries(
+  CATALOG_CHECK_TYPES.map((type) => [type, CHECK_TYPE_CATALOG[type].short]),
+)

@@ -1,3 +1,4 @@
+import type { CHECK_TYPE_CATALOG } from '@svc/core/check-type-catalog'
 /** The shapes of the API payloads the pages read (API.md and the product spec). */
 
 export type Role = 'OWNER' | 'ADMIN' | 'READ_WRITE' | 'READ_ONLY'
@@ -11,17 +12,8 @@ export interface Session {
 
 export type CheckStatus = 'passing' | 'degraded' | 'failing' | 'paused' | 'no-data'
 
-export type CheckType =
-  | 'API'
-  | 'URL'
-  | 'TCP'
-  | 'DNS'
-  | 'ICMP'
-  | 'SSL'
-  | 'HEARTBEAT'
-  | 'BROWSER'
-  | 'MULTI_STEP'
-  | 'AUTOMATION'
+/** Every check type core knows (its catalog): a type added there is a compile error here until handled. */
+export type CheckType = keyof typeof CHECK_TYPE_CATALOG
 
 export interface OverviewCheck {
   id: string

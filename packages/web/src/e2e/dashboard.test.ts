@@ -267,63 +267,6 @@ for (const engine of testEngines()) {
       }
     })
 
-    test('creates a status page and an incident and sees both on the public page', async () => {
-      await page.goto('/settings/services/new')
-      await page.getByLabel('Name', { exact: true }).fill('Checkout')
-      await page.getByRole('button', { name: 'Create service' }).click()
-      await page.locator('tr', { hasText: 'Checkout' }).waitFor()
-      const services = await deployment.call<{ entries: { id: string; name: string }[] }>(
-        'GET',
-        '/v1/status-pages/services',
-      )
-      const serviceId = services.body.entries.find((service) => service.name === 'Checkout')?.id as string
-      await page.goto('/settings/status-pages/new')
-      await page.getByLabel('Name', { exact: true }).fill('Acme status')
-      await page.getByLabel(/^Slug/).fill('acme')
-      await page.getByLabel('Service IDs').fill(serviceId)
-      await page.getByRole('button', { name: 'Create status page' }).click()
-      await page.getByRole('link', { name: /\/status\/acme/ }).waitFor()
-      await capture(page, 'status-pages')
-      await page.goto('/settings/incidents/new')
-      await page.getByLabel('Name', { exact: true }).fill('Payments failing')
-      await page.getByLabel('Impacted service').selectOption({ label: 'Checkout' })
-      await page.getByLabel('First update').fill('We are looking into failed payments.')
-      await capture(page, 'incident-form')
-      await page.getByRole('button', { name: 'Create incident' }).click()
-      await page.locator('tr', { hasText: 'Payments failing' }).waitFor()
-      await capture(page, 'incidents')
-      await page.locator('tr', { hasText: 'Payments failing' }).getByRole('link', { name: 'Edit' }).click()
-      const updates = page.locator('.card', { hasText: 'Post an update' })
-      await page
-        .getByRole('form', { name: 'Post an update' })
-        .getByLabel('Message')
-        .fill('The provider is back; watching.')
-      await page.getByRole('button', { name: 'Post update' }).click()
-      await updates.getByText('The provider is back; watching.').waitFor()
-      // By their text, not their place: updates of one minute may come in either order.
-      const update = (text: string) => updates.locator('li', { hasText: text })
-      await update('The provider is back; watching.')
-        .getByRole('button', { name: /^Edit the update of/ })
-        .click()
-      const editForm = page.getByRole('form', { name: /^Edit the update of/ })
-      await editForm.getByLabel('Status').selectOption('RESOLVED')
-      await editForm.getByLabel('Message').fill('Payments work again.')
-      await editForm.getByRole('button', { name: 'Save update' }).click()
-      await updates.getByText('Payments work again.').waitFor()
-      await capture(page, 'incident-updates')
-      page.once('dialog', (dialog) => void dialog.accept())
-      await update('Payments work again.')
-        .getByRole('button', { name: /^Delete the update of/ })
-        .click()
-      await updates.getByText('Payments work again.').waitFor({ state: 'detached' })
-      await updates.getByText('We are looking into failed payments.').waitFor()
-      const publicPage = await context.newPage()
-      await publicPage.goto('/status/acme')
-      await publicPage.getByText('Acme status').first().waitFor()
-      await publicPage.getByText('Payments failing').first().waitFor()
-      await publicPage.close()
-    })
-
     test('a browser check result shows its screenshot', async () => {
       const script = [
         "const { test } = require('@playwright/test')",

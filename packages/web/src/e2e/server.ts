@@ -14,6 +14,8 @@ export interface Deployment {
   url: string
   server: ServerProcess
   accountId: string
+  /** The first API key (the owner's user key), for signing in with a key. */
+  ownerKey: string
   /** Calls the API with the first (owner's) key, as a script would. */
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>
   admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>
@@ -55,6 +57,7 @@ export async function startDeployment(engine: TestEngine): Promise<Deployment> {
     url,
     server,
     accountId: account.body.id,
+    ownerKey: env.SVC_BOOTSTRAP_API_KEY as string,
     call,
     admin,
     stop: async () => {

@@ -110,7 +110,22 @@ export interface MemberFilter {
   /** A substring of the name or email, in any case. */
   search?: string
   role?: string
+  /** Members who joined (`member`) or invitations not accepted yet (`invite`). */
+  type?: 'member' | 'invite'
+  /** ACTIVE: joined; PENDING: invited, link still works; EXPIRED: invited, link expired (at `nowIso`). */
+  status?: 'ACTIVE' | 'PENDING' | 'EXPIRED'
+  nowIso?: string
 }
+
+const MEMBER_COLUMNS = [
+  'users.id as userId',
+  'users.email',
+  'users.name',
+  'memberships.role',
+  'memberships.created_at',
+  'memberships.invited_by',
+  'memberships.invite_expires_at',
+] as const
 
 export async function listMembers(
   ctx: ServiceContext,
@@ -123,6 +138,12 @@ export async function listMembers(
     .innerJoin('users', 'users.id', 'memberships.user_id')
     .where('memberships.account_id', '=', accountId)
   if (filter.role !== undefined) query = query.where('memberships.role', '=', filter.role)
+  if (filter.type === 'member' || filter.status === 'ACTIVE')
+    query = query.where('memberships.invite_expires_at', 'is', null)
+  if (filter.type === 'invite') query = query.where('memberships.invite_expires_at', 'is not', null)
+  const now = filter.nowIso ?? new Date().toISOString()
+  if (filter.status === 'PENDING') query = query.where('memberships.invite_expires_at', '>', now)
+  if (filter.status === 'EXPIRED') query = query.where('memberships.invite_expires_at', '<=', now)
   if (filter.search) {
     const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
     query = query.where(
@@ -131,17 +152,7 @@ export async function listMembers(
   }
   return fetchPage(
     query,
-    (q) =>
-      q
-        .select([
-          'users.id as userId',
-          'users.email',
-          'users.name',
-          'memberships.role',
-          'memberships.created_at',
-        ])
-        .orderBy('memberships.created_at')
-        .orderBy('users.id'),
+    (q) => q.select(MEMBER_COLUMNS).orderBy('memberships.created_at').orderBy('users.id'),
     page,
   )
 }
@@ -151,7 +162,7 @@ export async function findMember(ctx: ServiceContext, accountId: string, userId:
   return ctx.db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id as userId', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
+    .select(MEMBER_COLUMNS)
     .where('memberships.account_id', '=', accountId)
     .where('memberships.user_id', '=', userId)
     .executeTakeFirst()
@@ -170,6 +181,35 @@ export async function lockOwners(ctx: ServiceContext, accountId: string): Promis
     .where('role', '=', 'OWNER')
   if (ctx.engine === 'postgres') query = query.forUpdate()
   return (await query.execute()).map((row) => row.user_id)
+}
+
+/** Invites `userId` (a new membership, or a pending one renewed) until `expiresAt`. */
+export async function upsertInvitation(
+  ctx: ServiceContext,
+  invitation: MembershipsTable & { invited_by: string; invite_expires_at: string | null },
+  renew: boolean,
+) {
+  if (!renew) return insertMembership(ctx, invitation)
+  await ctx.db
+    .updateTable('memberships')
+    .set({
+      role: invitation.role,
+      invited_by: invitation.invited_by,
+      invite_expires_at: invitation.invite_expires_at,
+    })
+    .where('user_id', '=', invitation.user_id)
+    .where('account_id', '=', invitation.account_id)
+    .execute()
+}
+
+/** The user's invitations are accepted: each of their memberships is a joined one. */
+export async function acceptInvitations(ctx: ServiceContext, userId: string): Promise<void> {
+  await ctx.db
+    .updateTable('memberships')
+    .set({ invite_expires_at: null })
+    .where('user_id', '=', userId)
+    .where('invite_expires_at', 'is not', null)
+    .execute()
 }
 
 export async function updateMembershipRole(

@@ -6,8 +6,18 @@ import type { ServiceContext } from '../../context.ts'
 import { cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
 import { forbidden } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { Account, AccountPatch, Member, MemberPatch, MembersQuery, UserIdParams } from './accounts.schemas.ts'
+import {
+  Account,
+  AccountPatch,
+  InviteBody,
+  InviteCreated,
+  MemberOrInvite,
+  MemberPatch,
+  MembersQuery,
+  UserIdParams,
+} from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
+import { inviteMember } from './member-invites.service.ts'
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   const tags = ['accounts']
@@ -66,11 +76,11 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
         summary: 'List the members of the current account',
         description:
           'Paged by cursor: send `nextId` back for the next page. Filters: search (name or email), role, ' +
-          'type and status (svc has no pending invitations: `type=invite` and `status` other than ACTIVE ' +
-          'list none).',
+          'type (`member`: joined; `invite`: invited, no password set yet) and status (ACTIVE: joined; ' +
+          'PENDING: invited, the link still works; EXPIRED: invited, the link expired).',
         querystring: MembersQuery,
         response: {
-          200: Type.Object({ members: Type.Array(Member), length: Type.Integer(), nextId: NextId }),
+          200: Type.Object({ members: Type.Array(MemberOrInvite), length: Type.Integer(), nextId: NextId }),
         },
       },
     },
@@ -78,6 +88,38 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       const page = cursorPageOf(request.query)
       const { items, total } = await accounts.listMembers(ctx, authOf(request).accountId, page, request.query)
       return { ...cursorOf(page, items, total), members: items }
+    },
+  )
+
+  app.post(
+    '/v1/accounts/me/members',
+    {
+      config: { minRole: 'ADMIN' },
+      schema: {
+        tags,
+        summary: 'Invite a person into the current account (svc)',
+        description:
+          'Makes the member with the role at once and answers a one-time set-password link to hand to the ' +
+          'person (mailed too when SVC_SMTP_URL is set). The member lists as `type: invite` until they ' +
+          'set their password; inviting the same email again renews the link. A person who has a ' +
+          'password already joins at once (no link). Needs ADMIN, and a user (a service key cannot invite).',
+        body: InviteBody,
+        response: {
+          201: InviteCreated,
+          409: ErrorResponse('Conflict: the person is a member of this account already'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = authOf(request)
+      if (!auth.userId) throw forbidden('Inviting needs a user: the invitation names who invited')
+      const inviter = await accounts.getUser(ctx, auth.userId)
+      const outcome = await inviteMember(
+        ctx,
+        { accountId: auth.accountId, inviterEmail: inviter.email },
+        request.body,
+      )
+      return reply.status(201).send(outcome)
     },
   )
 
@@ -90,7 +132,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
         summary: 'Change the role of a member',
         params: UserIdParams,
         body: MemberPatch,
-        response: { 200: Member, 409: ErrorResponse('Conflict: an account must keep at least one OWNER') },
+        response: {
+          200: MemberOrInvite,
+          409: ErrorResponse('Conflict: an account must keep at least one OWNER'),
+        },
       },
     },
     async (request) => {

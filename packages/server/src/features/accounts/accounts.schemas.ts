@@ -101,6 +101,49 @@ export const Member = Type.Object(
 )
 export type Member = Static<typeof Member>
 
+/** The roles an invitation may give (the hosted invite's; OWNER is granted once the person has joined). */
+export const INVITE_ROLES = ['ADMIN', 'READ_WRITE', 'READ_ONLY'] as const
+
+/** A person invited who has not set a password yet; `id` is their user id (PATCH and DELETE take it). */
+export const Invite = Type.Object(
+  {
+    type: Type.Literal('invite'),
+    id: Type.String({ format: 'uuid' }),
+    accountId: Type.String({ format: 'uuid' }),
+    email: Type.String(),
+    role: StringEnum(INVITE_ROLES),
+    status: StringEnum(['PENDING', 'EXPIRED']),
+    inviterEmail: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Invite' },
+)
+export type Invite = Static<typeof Invite>
+
+export const MemberOrInvite = Type.Union([Member, Invite])
+export type MemberOrInvite = Static<typeof MemberOrInvite>
+
+export const InviteBody = StrictObject({
+  email: Type.String({ format: 'email', maxLength: 320 }),
+  role: StringEnum(INVITE_ROLES),
+  name: Type.Optional(Name({ maxLength: 255 })),
+})
+export type InviteBody = Static<typeof InviteBody>
+
+export const InviteCreated = Type.Object({
+  member: MemberOrInvite,
+  url: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The one-time set-password link to hand to the person; null when they have a password already.',
+  }),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  emailed: Type.Boolean({
+    description: 'Whether the link was mailed (SVC_SMTP_URL is set and the server accepted it).',
+  }),
+})
+
 /** The hosted list's filters; svc's roles are a subset of the hosted ones (no READ_RUN). */
 export const MembersQuery = StrictObject({
   ...CursorQuery,

@@ -6,7 +6,14 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
 import * as repo from './accounts.repo.ts'
-import type { Account, AccountPatch, AccountSettings, AlertSettings, Member } from './accounts.schemas.ts'
+import type {
+  Account,
+  AccountPatch,
+  AccountSettings,
+  AlertSettings,
+  Invite,
+  MemberOrInvite,
+} from './accounts.schemas.ts'
 
 export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = {
   timezone: 'UTC',
@@ -190,25 +197,40 @@ export async function listMembers(
   ctx: ServiceContext,
   accountId: string,
   page: { limit: number; offset: number },
-  filter: repo.MemberFilter & { type?: string; status?: string } = {},
-): Promise<{ items: Member[]; total: number }> {
-  // Members join at once (no invitations): no invite, and every member is ACTIVE.
-  if (filter.type === 'invite' || (filter.status !== undefined && filter.status !== 'ACTIVE')) {
-    return { items: [], total: 0 }
-  }
-  const { rows, total } = await repo.listMembers(ctx, accountId, page, filter)
-  return { items: rows.map((m) => memberOf(accountId, m)), total }
+  filter: repo.MemberFilter = {},
+): Promise<{ items: MemberOrInvite[]; total: number }> {
+  const nowIso = isoNow(ctx)
+  const { rows, total } = await repo.listMembers(ctx, accountId, page, { ...filter, nowIso })
+  return { items: rows.map((m) => memberOf(accountId, m, nowIso)), total }
 }
 
-/** A membership in the hosted record's shape (an active member, no invitations), plus `created_at`. */
-function memberOf(
-  accountId: string,
-  m: { userId: string; email: string; name: string; role: string; created_at: string },
-): Member {
+export type MemberRow = NonNullable<Awaited<ReturnType<typeof repo.findMember>>>
+
+/**
+ * A membership in the hosted record's shape, plus `created_at`; an invitation not accepted yet reads as
+ * the hosted invite (PENDING, or EXPIRED once its link has).
+ */
+export function memberOf(accountId: string, m: MemberRow, nowIso: string): MemberOrInvite {
+  if (m.invite_expires_at) {
+    return {
+      type: 'invite',
+      id: m.userId,
+      accountId,
+      email: m.email,
+      role: m.role as Invite['role'],
+      status: m.invite_expires_at > nowIso ? 'PENDING' : 'EXPIRED',
+      inviterEmail: m.invited_by ?? '',
+      createdAt: m.created_at,
+      updatedAt: m.created_at,
+      expiresAt: m.invite_expires_at,
+    }
+  }
   return {
     type: 'member',
     accountId,
-    ...m,
+    userId: m.userId,
+    email: m.email,
+    name: m.name,
     role: m.role as Role,
     status: 'ACTIVE',
     createdAt: m.created_at,
@@ -216,6 +238,7 @@ function memberOf(
     isSupportMembership: false,
     ssoEnabled: false,
     mfaEnabled: false,
+    created_at: m.created_at,
   }
 }
 
@@ -238,7 +261,7 @@ export async function changeMemberRole(
   actor: { accountId: string; role: Role; userId?: string | null },
   userId: string,
   role: Role,
-): Promise<Member> {
+): Promise<MemberOrInvite> {
   return inTransaction(ctx, async (tx) => {
     const owners = await repo.lockOwners(tx, actor.accountId)
     const membership = await repo.findMembership(tx, userId, actor.accountId)
@@ -246,13 +269,17 @@ export async function changeMemberRole(
     const touchesOwner = role === 'OWNER' || membership.role === 'OWNER'
     if (touchesOwner && !actsAsOwner(actor, owners))
       throw forbidden('Only an OWNER can grant or change OWNER')
+    if (membership.invite_expires_at && role === 'OWNER')
+      throw badRequest('body.role: an invitation cannot be OWNER; make the person OWNER once they joined', {
+        errors: [{ path: 'body.role', message: 'cannot be OWNER while invited' }],
+      })
     if (membership.role === 'OWNER' && role !== 'OWNER' && owners.length <= 1) {
       throw conflict('An account must keep at least one OWNER')
     }
     await repo.updateMembershipRole(tx, userId, actor.accountId, role)
     const member = await repo.findMember(tx, actor.accountId, userId)
     if (!member) throw notFound()
-    return memberOf(actor.accountId, member)
+    return memberOf(actor.accountId, member, isoNow(ctx))
   })
 }
 
@@ -285,4 +312,6 @@ export const signIn = {
   accountsWithRolesOfUser: repo.accountsWithRolesOfUser,
   membershipsForAuth: repo.membershipsForAuth,
   setPasswordHash: repo.setPasswordHash,
+  /** Setting a password accepts the user's invitations. */
+  acceptInvitations: repo.acceptInvitations,
 }

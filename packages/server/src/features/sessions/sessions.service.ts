@@ -133,6 +133,7 @@ export async function setPasswordWithLink(ctx: ServiceContext, token: string, pa
         errors: [{ path: 'body.token', message: 'is unknown, used or expired' }],
       })
     await accountReads.setPasswordHash(tx, userId, hash, isoNow(ctx))
+    await accountReads.acceptInvitations(tx, userId)
     await repo.deleteSessionsOfUser(tx, userId)
   })
 }

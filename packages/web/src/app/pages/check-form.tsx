@@ -8,15 +8,13 @@ import { useSession } from '../session.tsx'
 import type { Check, CheckResult, CheckType } from '../types.ts'
 import { CheckboxInput, type Draft, ListInput, SelectInput, TextInput } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Field, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
+import { AlertingFields } from './alerting-fields.tsx'
 import { AssertionsBuilder } from './assertions-builder.tsx'
-import {
-  AlertingFields,
-  IncidentTriggerFields,
-  RetryFields,
-  VariablesFields,
-} from './check-behaviour-fields.tsx'
 import { defaultsFor, FREQUENCIES, SUB_MINUTE_TYPES } from './check-defaults.ts'
 import { TypeFields } from './check-type-fields.tsx'
+import { IncidentTriggerFields } from './incident-trigger-fields.tsx'
+import { RetryFields } from './retry-fields.tsx'
+import { VariablesFields } from './variables-fields.tsx'
 
 const ScriptEditor = lazy(() => import('../ui/script-editor.tsx'))
 const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP', 'AUTOMATION']

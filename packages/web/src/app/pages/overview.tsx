@@ -1,3 +1,4 @@
+import { CATALOG_CHECK_TYPES, CHECK_TYPE_CATALOG } from '@svc/core/check-type-catalog'
 import { useQuery } from '@tanstack/react-query'
 import { createContext, memo, useContext, useDeferredValue, useMemo } from 'react'
 import { api } from '../api.ts'
@@ -17,19 +18,11 @@ const STATUS_ORDER: Record<CheckStatus, number> = {
 }
 const STATUSES: CheckStatus[] = ['failing', 'degraded', 'passing', 'no-data', 'paused']
 
-export const NEW_CHECK_TYPES: [string, string][] = [
-  ['URL', 'URL monitor'],
-  ['API', 'API check'],
-  ['BROWSER', 'Browser check'],
-  ['MULTI_STEP', 'Multi-step check'],
-  ['AUTOMATION', 'Playwright suite'],
-  ['TCP', 'TCP monitor'],
-  ['DNS', 'DNS monitor'],
-  ['ICMP', 'ICMP (ping) monitor'],
-  ['SSL', 'SSL certificate monitor'],
-  ['HEARTBEAT', 'Heartbeat'],
-]
-
+/** The "New check" menu: every type core's catalog has, in its order. */
+export const NEW_CHECK_TYPES: [string, string][] = CATALOG_CHECK_TYPES.map((type) => [
+  type,
+  CHECK_TYPE_CATALOG[type].label,
+])
 interface Filters {
   q: string
   status: string

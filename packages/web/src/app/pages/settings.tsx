@@ -3,12 +3,12 @@ import { api } from '../api.ts'
 import { setSearch, useLocation } from '../router.tsx'
 import { AccountSettings } from '../settings/account-settings.tsx'
 import type { ResourceDescriptor } from '../settings/descriptor.ts'
+import { members } from '../settings/members.tsx'
 import { ResourcePage } from '../settings/resource-page.tsx'
 import { alertChannels, alertLog, groups, maintenance, variables } from '../settings/resources.tsx'
 import {
   apiKeys,
   incidentsFor,
-  members,
   privateLocations,
   services,
   statusPages,

@@ -12,6 +12,7 @@ export type FieldKind =
   | 'datetime'
   | 'textarea'
   | 'password'
+  | 'custom'
 
 export interface FieldSpec {
   path: string
@@ -23,6 +24,8 @@ export interface FieldSpec {
   hint?: string
   required?: boolean
   show?: (draft: Draft, creating: boolean) => boolean
+  /** Draws a `custom` field: an editor of its own over the whole draft (cards, impacts, ...). */
+  render?: (bind: { draft: Draft; onChange(draft: Draft): void; error: unknown }) => ReactNode
 }
 
 export interface Column<T> {
@@ -46,6 +49,8 @@ export interface ResourceDescriptor<T = Record<string, unknown>> {
   listPath: string
   itemPath: (id: string) => string
   createPath?: string
+  /** The create button's words, when not "New <singular>" (e.g. "Invite a person"). */
+  createLabel?: string
   /** PUT or PATCH to save an edit; none means items can't be edited. */
   updateMethod?: 'put' | 'patch'
   canDelete?: boolean
@@ -59,6 +64,8 @@ export interface ResourceDescriptor<T = Record<string, unknown>> {
   /** Who may create, edit and delete (reads need any role). */
   role?: 'write' | 'admin'
   actions?: ItemAction<T>[]
+  /** The heading above `afterCreate`, when not "<singular> created". */
+  createdTitle?: string
   /** Shown once after a create (a raw key, say). */
   afterCreate?: (created: T) => ReactNode
   detail?: (item: T) => ReactNode

@@ -48,7 +48,7 @@ function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
           may &&
           descriptor.createPath && (
             <Link className="btn btn-primary" href={`/settings/${descriptor.key}/new`}>
-              New {descriptor.singular}
+              {descriptor.createLabel ?? `New ${descriptor.singular}`}
             </Link>
           )
         }
@@ -195,7 +195,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
     event.preventDefault()
     save.mutate()
   }
-  const title = creating ? `New ${descriptor.singular}` : descriptor.nameOf(item)
+  const title = creating ? (descriptor.createLabel ?? `New ${descriptor.singular}`) : descriptor.nameOf(item)
   return (
     <>
       <PageHeader
@@ -203,7 +203,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
         title={title}
       />
       {created && descriptor.afterCreate ? (
-        <Card title={`${descriptor.singular} created`}>
+        <Card title={descriptor.createdTitle ?? `${descriptor.singular} created`}>
           {descriptor.afterCreate(created)}
           <div className="form-actions">
             <Link className="btn" href={`/settings/${descriptor.key}`}>
@@ -236,7 +236,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
                   Cancel
                 </Link>
                 <Button type="submit" variant="primary" disabled={save.isPending}>
-                  {creating ? `Create ${descriptor.singular}` : 'Save'}
+                  {creating ? (descriptor.createLabel ?? `Create ${descriptor.singular}`) : 'Save'}
                 </Button>
               </div>
             )}
@@ -269,6 +269,8 @@ function FieldFor(props: {
     queryFn: () => listOf<Item>(field.optionsFrom?.path as string),
   })
   switch (field.kind) {
+    case 'custom':
+      return field.render?.({ draft: props.draft, onChange: props.onChange, error: props.error }) ?? null
     case 'number':
       return <NumberInput {...bind} />
     case 'checkbox':

@@ -5,6 +5,7 @@ import { CopyButton, StatusBadge } from '../ui/ui.tsx'
 import type { ResourceDescriptor } from './descriptor.ts'
 import { IncidentUpdates } from './incident-updates.tsx'
 import { PrivateLocationDetail } from './private-location-detail.tsx'
+import { type CardDraft, CardsEditor, type ImpactDraft, ImpactsEditor } from './status-page-editors.tsx'
 
 // biome-ignore lint/suspicious/noExplicitAny: the descriptors read API items of many shapes
 type Item = Record<string, any>
@@ -95,41 +96,60 @@ export const statusPages: ResourceDescriptor<Item> = {
   fields: [
     { path: 'name', label: 'Name', kind: 'text', required: true },
     { path: 'url', label: 'Slug (the public address /status/<slug>)', kind: 'text', required: true },
-    { path: 'customDomain', label: 'Custom domain', kind: 'text' },
+    {
+      path: 'customDomain',
+      label: 'Custom domain',
+      kind: 'text',
+      hint: 'e.g. status.example.com, pointed at svc: that domain’s / shows this page.',
+    },
     { path: 'defaultTheme', label: 'Theme', kind: 'select', options: ['AUTO', 'LIGHT', 'DARK'] },
     { path: 'logo', label: 'Logo URL', kind: 'text' },
     { path: 'favicon', label: 'Favicon URL', kind: 'text' },
     { path: 'isPrivate', label: 'Private', kind: 'checkbox' },
-    { path: 'cardName', label: 'Card title', kind: 'text', hint: 'One card holding the services below.' },
-    {
-      path: 'serviceIds',
-      label: 'Service IDs',
-      kind: 'list',
-      hint: 'From the Services page, separated by commas.',
-    },
+    { path: 'description', label: 'Description', kind: 'textarea' },
+    { path: 'cards', label: 'Cards', kind: 'custom', render: (bind) => <CardsEditor bind={bind} /> },
   ],
-  defaults: { name: '', url: '', defaultTheme: 'AUTO', cardName: 'Services', serviceIds: [] },
+  defaults: { name: '', url: '', defaultTheme: 'AUTO', cards: [{ name: 'Services', services: [] }] },
   toDraft: (item) => ({
-    name: item.name,
-    url: item.url,
-    customDomain: item.customDomain ?? '',
-    defaultTheme: item.defaultTheme,
-    logo: item.logo ?? '',
-    favicon: item.favicon ?? '',
-    isPrivate: item.isPrivate,
-    cardName: item.cards?.[0]?.name ?? 'Services',
-    serviceIds: (item.cards ?? []).flatMap((card: Item) => card.services.map((service: Item) => service.id)),
+    // Every writable field, so a save (a PUT) keeps what the form doesn't show (colours, dark logo, ...).
+    ...Object.fromEntries(WRITABLE_PAGE_FIELDS.map((key) => [key, item[key] ?? ''])),
+    cards: (item.cards ?? []).map(
+      (card: Item): CardDraft => ({
+        id: card.id,
+        name: card.name,
+        services: card.services.map((service: Item) => service.id),
+      }),
+    ),
   }),
   toBody: (draft: Draft) => {
-    const { cardName, serviceIds, ...rest } = draft
-    const ids = (serviceIds as string[] | undefined) ?? []
+    const { cards, ...rest } = draft
     const body = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== ''))
     return {
       ...body,
-      cards: ids.length ? [{ name: cardName || 'Services', services: ids.map((id) => ({ id })) }] : [],
+      cards: ((cards ?? []) as CardDraft[]).map((card) => ({
+        ...(card.id ? { id: card.id } : {}),
+        name: card.name,
+        services: card.services.map((id) => ({ id })),
+      })),
     }
   },
 }
+
+/** The fields of a status page's PUT body besides its cards. */
+const WRITABLE_PAGE_FIELDS = [
+  'name',
+  'url',
+  'description',
+  'customDomain',
+  'logo',
+  'logoDark',
+  'favicon',
+  'redirectTo',
+  'defaultTheme',
+  'themeColors',
+  'isPrivate',
+  'whiteLabel',
+]
 
 export const services: ResourceDescriptor<Item> = {
   key: 'services',
@@ -188,22 +208,10 @@ export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
         options: [['', '—'], 'MINOR', 'MEDIUM', 'MAJOR', 'CRITICAL'],
       },
       {
-        path: 'impactServiceId',
-        label: 'Impacted service',
-        kind: 'select',
-        optionsFrom: { path: '/v1/status-pages/services?limit=100', value: 'id', label: 'name' },
-      },
-      {
-        path: 'impactStatus',
-        label: 'Service status',
-        kind: 'select',
-        options: [
-          'MAJOR_OUTAGE',
-          'PARTIAL_OUTAGE',
-          'DEGRADED_PERFORMANCE',
-          'UNDER_MAINTENANCE',
-          'OPERATIONAL',
-        ],
+        path: 'componentImpacts',
+        label: 'Impacted services',
+        kind: 'custom',
+        render: (bind) => <ImpactsEditor bind={bind} />,
       },
       {
         path: 'updateStatus',
@@ -222,7 +230,7 @@ export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
     ],
     defaults: {
       name: '',
-      impactStatus: 'MAJOR_OUTAGE',
+      componentImpacts: [],
       updateStatus: 'INVESTIGATING',
       updateDescription: '',
       notifySubscribers: false,
@@ -230,14 +238,15 @@ export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
     toDraft: (item) => ({
       name: item.name,
       severity: item.severity ?? '',
-      impactServiceId: item.componentImpacts?.[0]?.componentId ?? '',
-      impactStatus: item.componentImpacts?.[0]?.status ?? 'MAJOR_OUTAGE',
+      componentImpacts: (item.componentImpacts ?? []).map(
+        (impact: Item): ImpactDraft => ({ componentId: impact.componentId, status: impact.status }),
+      ),
     }),
     toBody: (draft, creating) => {
-      const impacts = draft.impactServiceId
-        ? [{ componentId: draft.impactServiceId, status: draft.impactStatus }]
-        : []
-      const body: Record<string, unknown> = { name: draft.name, componentImpacts: impacts }
+      const body: Record<string, unknown> = {
+        name: draft.name,
+        componentImpacts: draft.componentImpacts ?? [],
+      }
       if (draft.severity) body.severity = draft.severity
       if (creating)
         body.incidentUpdates = [
@@ -292,30 +301,6 @@ export const apiKeys: ResourceDescriptor<Item> = {
   defaults: { name: '', type: 'USER', role: 'READ_ONLY' },
   toBody: (draft) => (draft.type === 'SERVICE' ? draft : { name: draft.name, type: 'USER' }),
   afterCreate: (created) => <RawKey value={created.key} what="API key" />,
-}
-
-export const members: ResourceDescriptor<Item> = {
-  key: 'members',
-  title: 'Members',
-  singular: 'member',
-  description: 'People in this account and their roles. Operators add users with the admin API.',
-  listPath: '/v1/accounts/me/members?limit=100',
-  itemPath: (id) => `/v1/accounts/me/members/${id}`,
-  updateMethod: 'patch',
-  role: 'admin',
-  itemFromList: true,
-  idOf: (item) => item.userId,
-  nameOf: (item) => item.name || item.email,
-  columns: [
-    { label: 'Name', render: (item) => <strong>{item.name}</strong> },
-    { label: 'Email', render: (item) => item.email },
-    { label: 'Role', render: (item) => <span className="chip">{item.role}</span> },
-  ],
-  fields: [
-    { path: 'role', label: 'Role', kind: 'select', options: ['OWNER', 'ADMIN', 'READ_WRITE', 'READ_ONLY'] },
-  ],
-  defaults: {},
-  toDraft: (item) => ({ role: item.role }),
 }
 
 export async function firstStatusPageId(): Promise<string | null> {

@@ -1,0 +1,258 @@
+import { useQuery } from '@tanstack/react-query'
+import { useId } from 'react'
+import { listOf } from '../api.ts'
+import type { Draft } from '../ui/form-fields.tsx'
+import { Button } from '../ui/ui.tsx'
+
+/**
+ * Editors the status page and incident forms draw as `custom` fields: a page's cards with their services
+ * in order, and an incident's impact on several services. Services are chosen by name from the account's
+ * list; the draft keeps their ids, as the API takes them.
+ */
+
+interface Bind {
+  draft: Draft
+  onChange(draft: Draft): void
+  error: unknown
+}
+
+export interface CardDraft {
+  id?: string
+  name: string
+  services: string[]
+}
+
+export interface ImpactDraft {
+  componentId: string
+  status: string
+}
+
+export const IMPACT_STATUSES = [
+  'MAJOR_OUTAGE',
+  'PARTIAL_OUTAGE',
+  'DEGRADED_PERFORMANCE',
+  'UNDER_MAINTENANCE',
+  'OPERATIONAL',
+] as const
+
+function useServiceNames(): Map<string, string> {
+  const services = useQuery({
+    queryKey: ['services'],
+    queryFn: () => listOf<{ id: string; name: string }>('/v1/status-pages/services?limit=100'),
+  })
+  return new Map((services.data ?? []).map((service) => [service.id, service.name]))
+}
+
+/** `list` with the item at `index` moved by `step` (−1 up, +1 down); unchanged at an end. */
+function moved<T>(list: T[], index: number, step: number): T[] {
+  const target = index + step
+  if (target < 0 || target >= list.length) return list
+  const copy = [...list]
+  ;[copy[index], copy[target]] = [copy[target] as T, copy[index] as T]
+  return copy
+}
+
+function OrderButtons(props: { what: string; index: number; count: number; move(step: number): void }) {
+  return (
+    <>
+      <Button
+        className="btn-small"
+        aria-label={`Move ${props.what} up`}
+        disabled={props.index === 0}
+        onClick={() => props.move(-1)}
+      >
+        ↑
+      </Button>
+      <Button
+        className="btn-small"
+        aria-label={`Move ${props.what} down`}
+        disabled={props.index === props.count - 1}
+        onClick={() => props.move(1)}
+      >
+        ↓
+      </Button>
+    </>
+  )
+}
+
+/** A status page's cards, each with a name and its services, both in the order the public page shows. */
+export function CardsEditor(props: { bind: Bind }) {
+  const { bind } = props
+  const names = useServiceNames()
+  const cards = (bind.draft.cards ?? []) as CardDraft[]
+  const setCards = (next: CardDraft[]) => bind.onChange({ ...bind.draft, cards: next })
+  const setCard = (index: number, card: CardDraft) => setCards(cards.map((c, i) => (i === index ? card : c)))
+  return (
+    <fieldset className="form-wide editor-list">
+      <legend>Cards and their services</legend>
+      {cards.length === 0 && <p className="hint">No cards yet: the public page shows no services.</p>}
+      {cards.map((card, index) => (
+        <CardEditor
+          // biome-ignore lint/suspicious/noArrayIndexKey: new cards have no id; order is the identity here
+          key={index}
+          card={card}
+          index={index}
+          count={cards.length}
+          names={names}
+          onChange={(next) => setCard(index, next)}
+          onMove={(step) => setCards(moved(cards, index, step))}
+          onRemove={() => setCards(cards.filter((_, i) => i !== index))}
+        />
+      ))}
+      <Button className="btn-small" onClick={() => setCards([...cards, { name: 'Services', services: [] }])}>
+        Add a card
+      </Button>
+    </fieldset>
+  )
+}
+
+function CardEditor(props: {
+  card: CardDraft
+  index: number
+  count: number
+  names: Map<string, string>
+  onChange(card: CardDraft): void
+  onMove(step: number): void
+  onRemove(): void
+}) {
+  const { card, names } = props
+  const nameId = useId()
+  const addId = useId()
+  const label = card.name || `card ${props.index + 1}`
+  const unused = [...names].filter(([id]) => !card.services.includes(id))
+  const setServices = (services: string[]) => props.onChange({ ...card, services })
+  return (
+    <div className="editor-card">
+      <div className="editor-row">
+        <label htmlFor={nameId} className="editor-label">
+          Card {props.index + 1} name
+        </label>
+        <input
+          id={nameId}
+          value={card.name}
+          onChange={(event) => props.onChange({ ...card, name: event.target.value })}
+        />
+        <OrderButtons what={`card ${label}`} index={props.index} count={props.count} move={props.onMove} />
+        <Button
+          className="btn-small"
+          variant="danger"
+          aria-label={`Remove card ${label}`}
+          onClick={props.onRemove}
+        >
+          Remove
+        </Button>
+      </div>
+      <ol className="editor-items">
+        {card.services.map((id, index) => (
+          <li key={id} className="editor-row">
+            <span className="editor-grow">{names.get(id) ?? id}</span>
+            <OrderButtons
+              what={names.get(id) ?? id}
+              index={index}
+              count={card.services.length}
+              move={(step) => setServices(moved(card.services, index, step))}
+            />
+            <Button
+              className="btn-small"
+              aria-label={`Remove ${names.get(id) ?? id} from ${label}`}
+              onClick={() => setServices(card.services.filter((other) => other !== id))}
+            >
+              Remove
+            </Button>
+          </li>
+        ))}
+      </ol>
+      <div className="editor-row">
+        <label htmlFor={addId} className="editor-label">
+          Add a service
+        </label>
+        <select
+          id={addId}
+          value=""
+          disabled={unused.length === 0}
+          onChange={(event) => event.target.value && setServices([...card.services, event.target.value])}
+        >
+          <option value="">
+            {unused.length === 0 ? 'Every service is on this card' : 'Choose a service…'}
+          </option>
+          {unused.map(([id, name]) => (
+            <option key={id} value={id}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </div>
+    </div>
+  )
+}
+
+/** An incident's impacts: one service each, with how badly it is hit. */
+export function ImpactsEditor(props: { bind: Bind }) {
+  const { bind } = props
+  const names = useServiceNames()
+  const impacts = (bind.draft.componentImpacts ?? []) as ImpactDraft[]
+  const setImpacts = (next: ImpactDraft[]) => bind.onChange({ ...bind.draft, componentImpacts: next })
+  const unused = [...names.keys()].filter((id) => !impacts.some((impact) => impact.componentId === id))
+  const addId = useId()
+  return (
+    <fieldset className="form-wide editor-list">
+      <legend>Impacted services</legend>
+      {impacts.length === 0 && <p className="hint">No service is impacted.</p>}
+      <ul className="editor-items impact-items">
+        {impacts.map((impact, index) => {
+          const name = names.get(impact.componentId) ?? impact.componentId
+          return (
+            <li key={impact.componentId} className="editor-row">
+              <span className="editor-grow">{name}</span>
+              <select
+                aria-label={`Impact on ${name}`}
+                value={impact.status}
+                onChange={(event) =>
+                  setImpacts(
+                    impacts.map((other, i) =>
+                      i === index ? { ...other, status: event.target.value } : other,
+                    ),
+                  )
+                }
+              >
+                {IMPACT_STATUSES.map((status) => (
+                  <option key={status} value={status}>
+                    {status.replaceAll('_', ' ').toLowerCase()}
+                  </option>
+                ))}
+              </select>
+              <Button
+                className="btn-small"
+                aria-label={`Remove the impact on ${name}`}
+                onClick={() => setImpacts(impacts.filter((_, i) => i !== index))}
+              >
+                Remove
+              </Button>
+            </li>
+          )
+        })}
+      </ul>
+      <div className="editor-row">
+        <label className="editor-label" htmlFor={addId}>
+          Add an impacted service
+        </label>
+        <select
+          id={addId}
+          value=""
+          disabled={unused.length === 0}
+          onChange={(event) =>
+            event.target.value &&
+            setImpacts([...impacts, { componentId: event.target.value, status: 'MAJOR_OUTAGE' }])
+          }
+        >
+          <option value="">{unused.length === 0 ? 'Every service is listed' : 'Choose a service…'}</option>
+          {unused.map((id) => (
+            <option key={id} value={id}>
+              {names.get(id)}
+            </option>
+          ))}
+        </select>
+      </div>
+    </fieldset>
+  )
+}
