@@ -12,6 +12,7 @@ import {
   startRunnerProcess,
   startServerProcess,
 } from './testing/server-process.ts'
+import { raiseWakeup } from './wakeups.ts'
 
 const skip = browserTestsSkipReason()
 
@@ -89,9 +90,12 @@ describe('runner processes', { concurrency: true }, () => {
             }),
           })
           assert.equal(created.status, 201)
-          // Make the first run due now instead of within the hour.
+          // Make the first run due now instead of within the hour. Written past the API, the write raises
+          // the wake-up itself: on PostgreSQL the runner hears it; on SQLite (another process) it finds
+          // the run at its next fallback look, within 10 s.
           const forcedDueMs = Date.now()
           await db.db.updateTable('check_schedules').set({ next_due_ms: forcedDueMs }).execute()
+          await raiseWakeup(db, 'schedule', forcedDueMs)
           while (started.length === 0) await sleep(50)
           await first.stop('SIGKILL')
           hangs = false

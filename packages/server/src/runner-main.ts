@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
 import { createScheduler } from './runs/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
+import { listenForWakeups } from './wakeups.ts'
 
 const USAGE = 'usage: npm run runner -- --location <name>[,<name>...] [--location <name>]'
 
@@ -52,6 +53,13 @@ async function main(): Promise<void> {
     leaseMs: config.runnerLeaseMs,
   })
   const sandbox = await ctx.scripts.pool.start()
+  // On PostgreSQL the scheduler sleeps until a slot is due or a server's write wakes it (wakeups.ts).
+  const wakeups = listenForWakeups(config.databaseUrl, {
+    warn: (details, message) =>
+      process.stderr.write(
+        `svc runner: warning: ${message}: ${String((details as { err?: unknown }).err)}\n`,
+      ),
+  })
   scheduler.start()
   process.stdout.write(
     `svc runner is running checks for ${locations.join(', ')} (store: ${store.engine}; script checks ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox)\n`,
@@ -64,6 +72,7 @@ async function main(): Promise<void> {
     // Runs still going after the grace keep their leases until those run out; another node reruns them.
     const graceOver = new Promise<void>((over) => setTimeout(over, config.shutdownGraceMs).unref())
     await Promise.race([scheduler.stop(), graceOver])
+    await wakeups.close()
     await ctx.scripts.pool.close()
     await store.close()
     process.exit(0)

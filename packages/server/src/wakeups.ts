@@ -12,9 +12,15 @@ import type { ServiceContext } from './context.ts'
  * - A SQLite store has one server process; what other processes write (a `npm run runner` beside it)
  *   is found by each worker's fallback look, at most `FALLBACK_SQLITE_MS` later.
  */
-export type WakeupName = 'alerts' | 'subscriber-mail' | 'root-cause-analyses' | 'session-runs'
+export type WakeupName = 'alerts' | 'subscriber-mail' | 'root-cause-analyses' | 'session-runs' | 'schedule'
 
-const WAKEUP_NAMES: WakeupName[] = ['alerts', 'subscriber-mail', 'root-cause-analyses', 'session-runs']
+const WAKEUP_NAMES: WakeupName[] = [
+  'alerts',
+  'subscriber-mail',
+  'root-cause-analyses',
+  'session-runs',
+  'schedule',
+]
 const CHANNEL = 'svc_wakeups'
 
 /** The longest a worker sleeps with nothing due: only for writes no wake-up reached. */
@@ -31,33 +37,38 @@ let listening = 0
 /**
  * Wakes the workers of `name`, here and on every node. Inside a PostgreSQL transaction the wake-up
  * comes once it commits (a worker woken earlier would not see the rows yet); SQLite runs one write
- * transaction at a time, so a woken worker's reads wait for the commit anyway.
+ * transaction at a time, so a woken worker's reads wait for the commit anyway. `dueMs`: when the rows
+ * written fall due (the earliest), so that a worker sleeping until sooner than that need not look.
  */
 export async function raiseWakeup(
   ctx: Pick<ServiceContext, 'db' | 'engine'>,
   name: WakeupName,
+  dueMs?: number,
 ): Promise<void> {
   if (ctx.engine === 'postgres') {
+    const payload = dueMs === undefined ? name : `${name}@${dueMs}`
     if (!ctx.db.isTransaction) {
-      await sql`select pg_notify(${CHANNEL}, ${name})`.execute(ctx.db)
+      await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(ctx.db)
     } else {
-      // Once per transaction: an update mailing every subscriber queues thousands of rows in one.
-      const raised = raisedIn.get(ctx.db) ?? new Set<WakeupName>()
-      if (raised.has(name)) return
-      raised.add(name)
+      // Once per transaction, unless a later raise is due sooner: an update mailing every subscriber
+      // queues thousands of rows in one.
+      const raised = raisedIn.get(ctx.db) ?? new Map<WakeupName, number>()
+      const earliest = dueMs ?? Number.NEGATIVE_INFINITY
+      if ((raised.get(name) ?? Number.POSITIVE_INFINITY) <= earliest) return
+      raised.set(name, earliest)
       raisedIn.set(ctx.db, raised)
-      await sql`select pg_notify(${CHANNEL}, ${name})`.execute(ctx.db)
+      await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(ctx.db)
       if (listening > 0) return
     }
   }
-  local.emit(name)
+  local.emit(name, dueMs)
 }
 
-/** The wake-ups each open PostgreSQL transaction raised already. */
-const raisedIn = new WeakMap<object, Set<WakeupName>>()
+/** The wake-ups each open PostgreSQL transaction raised already, with the earliest due time of each. */
+const raisedIn = new WeakMap<object, Map<WakeupName, number>>()
 
-/** Calls `wake` on each raise of `name`; answers how to stop. */
-export function onWakeup(name: WakeupName, wake: () => void): () => void {
+/** Calls `wake` on each raise of `name` (with its due time, if it said); answers how to stop. */
+export function onWakeup(name: WakeupName, wake: (dueMs?: number) => void): () => void {
   local.on(name, wake)
   return () => local.off(name, wake)
 }
@@ -79,7 +90,9 @@ export function listenForWakeups(
   listening++
   const listener = listenToStore(databaseUrl, CHANNEL, {
     message: (payload) => {
-      if ((WAKEUP_NAMES as string[]).includes(payload)) local.emit(payload)
+      const [name, due] = payload.split('@')
+      const dueMs = due === undefined ? undefined : Number(due)
+      if ((WAKEUP_NAMES as string[]).includes(name as string)) local.emit(name as string, dueMs)
     },
     listening: () => {
       for (const name of WAKEUP_NAMES) local.emit(name)
@@ -148,7 +161,7 @@ export function wakeLoop(
   return {
     start() {
       stopped = false
-      offs = options.names.map((name) => onWakeup(name, run))
+      offs = options.names.map((name) => onWakeup(name, () => run()))
       run()
     },
     async stop() {

@@ -3,7 +3,7 @@ import { type ResolvedCheck, resolveChecksById } from '../features/checks/resolv
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { type AccountVariables, loadAccountVariables } from './run-variables.ts'
 import { deleteRunnerNode } from './runner-nodes.repo.ts'
-import { type ClaimedSlot, claimDueSlots, renewLeases } from './schedules.repo.ts'
+import { type ClaimedSlot, claimDueSlots, releaseLeases } from './schedules.repo.ts'
 
 /** The claim stage of a run: due work taken under a row lease, with what its runs need loaded once. */
 export interface Claimed {
@@ -48,6 +48,6 @@ export const schedulerOwner = (lifeId: string) => `node-${lifeId}`
  * at once, and drops its presence. A result it stored stays once: results are stored once per job id.
  */
 export async function takeBackRuns(ctx: ServiceContext, lifeId: string): Promise<void> {
-  await renewLeases(ctx, schedulerOwner(lifeId), ctx.clock.now().getTime())
+  await releaseLeases(ctx, schedulerOwner(lifeId))
   await deleteRunnerNode(ctx, schedulerOwner(lifeId))
 }

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '../context.ts'
+import { raiseWakeup } from '../wakeups.ts'
 import { type LeaseClaim, leaseDueRows } from './schedules.repo.ts'
 
 /** The only SQL for `check_retries`: retries of failed runs, due after their backoff. */
@@ -33,14 +34,15 @@ export async function scheduleRetry(ctx: ServiceContext, retry: PendingRetry, ow
       .values(row)
       .onConflict((oc) => oc.column('slot_key').doNothing())
       .execute()
-    return
+  } else {
+    await ctx.db
+      .updateTable('check_retries')
+      .set(row)
+      .where('slot_key', '=', retry.slotKey)
+      .where('lease_owner', '=', owner)
+      .execute()
   }
-  await ctx.db
-    .updateTable('check_retries')
-    .set(row)
-    .where('slot_key', '=', retry.slotKey)
-    .where('lease_owner', '=', owner)
-    .execute()
+  await raiseWakeup(ctx, 'schedule', retry.dueMs)
 }
 
 /** Leases up to `limit` due retries of `locations`, like `claimDueSlots`. */
@@ -163,6 +165,7 @@ export async function insertTriggerJob(ctx: ServiceContext, job: PendingRetry): 
       leased_due_ms: null,
     })
     .execute()
+  await raiseWakeup(ctx, 'schedule', job.dueMs)
 }
 
 /** A leased row as the job it is: due when it was leased. */

@@ -230,7 +230,7 @@ for (const engine of testEngines()) {
       await dueAt(ids, nowMs)
       // No tick comes during the test: starting claims at once, and each pass of three runs finishing
       // together (answered at once, their results stored in one batch) must claim the next three itself.
-      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
+      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, fallbackMs: 3_600_000 })
       node.start()
       try {
         // The loop must not stall after its first claims.
@@ -260,7 +260,7 @@ for (const engine of testEngines()) {
       const node = createScheduler(t.ctx, {
         locations: ['local'],
         concurrency: 3,
-        tickMs: 3_600_000,
+        fallbackMs: 3_600_000,
         claimGatherMs: 3_600_000,
         leaseMs,
       })
@@ -297,7 +297,7 @@ for (const engine of testEngines()) {
       // (Slots due at the clock's new time: new jobs, not the ones run above.)
       await dueAt(ids, nowMs)
       const before = await resultCount(ids)
-      const quick = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, tickMs: 3_600_000 })
+      const quick = createScheduler(t.ctx, { locations: ['local'], concurrency: 3, fallbackMs: 3_600_000 })
       quick.start()
       try {
         await until(() => held.length === 3)
@@ -327,7 +327,7 @@ for (const engine of testEngines()) {
       const queries = watchQueries()
       const node = createScheduler(
         { ...t.ctx, db: t.ctx.db.withPlugin(queries.plugin) },
-        { locations: ['local'], concurrency: 2, tickMs: 3_600_000 },
+        { locations: ['local'], concurrency: 2, fallbackMs: 3_600_000 },
       )
       // The start claims, then reads when the next slot falls due (retries last) and sets its wake.
       const wakeSet = queries.answered('select', 'check_retries')
@@ -348,6 +348,35 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('a sleeping scheduler is woken by a write that makes work due: a retry queued with no backoff runs at once', async () => {
+      const ids = await urlChecks(1, 'woken', {
+        frequency: 1,
+        doubleCheck: false,
+        request: { url: `${base}/down` },
+        retryStrategy: { type: 'FIXED', baseBackoffSeconds: 0, maxRetries: 1, sameRegion: true },
+      })
+      await dueAt(ids, nowMs)
+      // No fallback look comes during the test, and the clock stands still: after its first claim the
+      // scheduler sleeps until its run's lease ends. Only the wake-up the queued retry raises can run it.
+      const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, fallbackMs: 3_600_000 })
+      node.start()
+      try {
+        await until(async () => (await resultCount(ids)) === 2)
+        const attempts = await t.store.db
+          .selectFrom('check_results')
+          .select('attempts')
+          .where('check_id', '=', ids[0] as string)
+          .orderBy('attempts')
+          .execute()
+        assert.deepEqual(
+          attempts.map((row) => row.attempts),
+          [1, 2],
+        )
+      } finally {
+        await node.stop()
+      }
+    })
+
     test('a started scheduler keeps claiming after ticks that find every run slot busy', async () => {
       const checks = await urlChecks(4, 'busy', {
         frequency: 1,
@@ -356,7 +385,7 @@ for (const engine of testEngines()) {
       })
       await t.store.db.updateTable('check_schedules').set({ next_due_ms: nowMs }).execute()
       // One run at a time and a tick far shorter than a run: most ticks find the only slot busy.
-      const node = createScheduler(t.ctx, { locations: ['eu-west-1'], concurrency: 1, tickMs: 5 })
+      const node = createScheduler(t.ctx, { locations: ['eu-west-1'], concurrency: 1, fallbackMs: 5 })
       node.start()
       try {
         await until(async () => (await resultCount(checks)) === checks.length)
@@ -381,7 +410,7 @@ for (const engine of testEngines()) {
         // Leases renewed every 100 ms, five ticks apart: each renewal comes after ticks that could claim.
         const node = createScheduler(
           { ...t.ctx, db: t.ctx.db.withPlugin(held.plugin).withPlugin(queries.plugin) },
-          { locations: ['eu-west-1'], concurrency: 2, maxUnstored: 3, tickMs: 20, leaseMs: 300 },
+          { locations: ['eu-west-1'], concurrency: 2, maxUnstored: 3, fallbackMs: 20, leaseMs: 300 },
         )
         const before = hits
         node.start()

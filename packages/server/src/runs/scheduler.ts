@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
 import { SVC_VERSION } from '../version.ts'
+import { fallbackMsOf, onWakeup } from '../wakeups.ts'
 import { claimDue, schedulerOwner } from './claim.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import { type Finished, startClaimed } from './local-run.ts'
@@ -24,8 +25,11 @@ export interface SchedulerOptions {
    * third of this, so it bounds how long a dead node's slots wait, not how long a run may take.
    */
   leaseMs?: number
-  /** The longest a started scheduler sleeps between claims; it wakes sooner when a slot falls due. */
-  tickMs?: number
+  /**
+   * The longest a started scheduler sleeps with nothing due (default: the store's wake-up fallback,
+   * wakeups.ts). It wakes sooner when a slot falls due or a write raises the `schedule` wake-up.
+   */
+  fallbackMs?: number
   /**
    * Behind schedule, the longest a freed run place waits for others to free before it is claimed for
    * (default 5 ms); all places free are claimed for at once.
@@ -61,8 +65,11 @@ const MIN_CLAIM_GAP_MS = 50
  */
 const DEFAULT_CLAIM_GATHER_MS = 5
 const DEFAULT_MAX_UNSTORED = 200
-/** How often a running scheduler tells the store it is alive (GET /v1/locations reads it). */
-export const PRESENCE_INTERVAL_MS = 10_000
+/**
+ * How often a running scheduler tells the store it is alive (GET /v1/locations reads it: a runner is
+ * gone after three missed beats).
+ */
+export const PRESENCE_INTERVAL_MS = 30_000
 
 /**
  * The local runner loop: claims due slots and retries from the store, runs them in-process and stores
@@ -88,7 +95,7 @@ interface Loop {
   options: SchedulerOptions
   owner: string
   leaseMs: number
-  tickMs: number
+  fallbackMs: number
   claimGatherMs: number
   maxUnstored: number
   log: NonNullable<SchedulerOptions['log']>
@@ -105,7 +112,12 @@ interface Loop {
   /** The last claim filled every free slot: more may be due right now. */
   backlog: boolean
   pumpQueued: boolean
-  timers: Partial<Record<'tick' | 'wake' | 'renewal' | 'presence' | 'gathering', NodeJS.Timeout>>
+  /** A wake-up came during a claim: claim again after it (its rows may have been written too late). */
+  wokenWhileClaiming: boolean
+  /** When the wake timer fires, if set. */
+  wakeAtMs: number | undefined
+  stopWakeups: (() => void) | undefined
+  timers: Partial<Record<'wake' | 'renewal' | 'presence' | 'gathering', NodeJS.Timeout>>
 }
 
 function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
@@ -115,7 +127,7 @@ function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
     options,
     owner,
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-    tickMs: options.tickMs ?? 500,
+    fallbackMs: options.fallbackMs ?? fallbackMsOf(ctx),
     claimGatherMs: options.claimGatherMs ?? DEFAULT_CLAIM_GATHER_MS,
     maxUnstored: options.maxUnstored ?? DEFAULT_MAX_UNSTORED,
     log: options.log ?? { error: (details: object, message: string) => console.error(message, details) },
@@ -133,6 +145,9 @@ function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
     claiming: undefined,
     backlog: false,
     pumpQueued: false,
+    wokenWhileClaiming: false,
+    wakeAtMs: undefined,
+    stopWakeups: undefined,
     timers: {},
   }
 }
@@ -191,8 +206,24 @@ function track(loop: Loop, attempt: Promise<Finished>, checkId: string, location
     })
     .catch(failed)
   loop.inFlight.add(tracked)
-  void tracked.finally(() => loop.inFlight.delete(tracked))
+  renewWhileInFlight(loop)
+  void tracked.finally(() => {
+    loop.inFlight.delete(tracked)
+    if (loop.inFlight.size > 0) return
+    clearInterval(loop.timers.renewal)
+    loop.timers.renewal = undefined
+  })
   return tracked
+}
+
+/** Renews this scheduler's leases every third of their length, only while it has runs in flight. */
+function renewWhileInFlight(loop: Loop): void {
+  const { ctx } = loop
+  loop.timers.renewal ??= setInterval(() => {
+    renewLeases(ctx, loop.owner, ctx.clock.now().getTime() + loop.leaseMs).catch((error: unknown) =>
+      loop.log.error({ err: error }, 'renewing leases failed'),
+    )
+  }, loop.leaseMs / 3)
 }
 
 function freed(loop: Loop): void {
@@ -217,13 +248,21 @@ function pumpNext(loop: Loop): void {
 
 /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
 function pump(loop: Loop): void {
-  if (!loop.started || loop.claiming || freePlaces(loop) <= 0) return
+  if (!loop.started || loop.claiming) return
+  // Work is due and every place is taken: the next run to end claims it (see `freed`).
+  if (freePlaces(loop) <= 0) {
+    loop.backlog = true
+    return
+  }
   // `.finally` runs after the assignment, so a loop that ends at once can't leave `claiming` set.
   loop.claiming = claimWhileFree(loop)
     .then(() => wakeWhenDue(loop))
     .catch((error: unknown) => loop.log.error({ err: error }, 'claiming due checks failed'))
     .finally(() => {
       loop.claiming = undefined
+      if (!loop.wokenWhileClaiming) return
+      loop.wokenWhileClaiming = false
+      pump(loop)
     })
 }
 
@@ -236,40 +275,59 @@ async function claimWhileFree(loop: Loop): Promise<void> {
 }
 
 /**
- * Sets a timer for when the next slot falls due, if that comes before the next tick. Behind schedule
- * there is no need: every run that ends leads to the next claim (see `freed`).
+ * Sleeps until the next slot falls due, at most the fallback. Behind schedule there is no need: every
+ * run that ends leads to the next claim (see `freed`); the fallback stays as a safety net.
  */
 async function wakeWhenDue(loop: Loop): Promise<void> {
-  clearTimeout(loop.timers.wake)
-  if (loop.backlog) return
+  if (loop.backlog) return wakeIn(loop, loop.fallbackMs)
   const nowMs = loop.ctx.clock.now().getTime()
   const dueMs = await nextDueMs(loop.ctx, loop.options.locations)
-  const sleepMs = Math.max(MIN_CLAIM_GAP_MS, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
-  if (loop.started && sleepMs < loop.tickMs) loop.timers.wake = setTimeout(() => pump(loop), sleepMs)
+  wakeIn(loop, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
+}
+
+function wakeIn(loop: Loop, ms: number): void {
+  clearTimeout(loop.timers.wake)
+  if (!loop.started) return
+  const sleepMs = Math.min(loop.fallbackMs, Math.max(MIN_CLAIM_GAP_MS, ms))
+  loop.wakeAtMs = loop.ctx.clock.now().getTime() + sleepMs
+  loop.timers.wake = setTimeout(() => {
+    loop.wakeAtMs = undefined
+    pump(loop)
+  }, sleepMs)
+}
+
+/**
+ * A `schedule` wake-up: rows were written that fall due at `dueMs` (unknown: look now). Sooner than
+ * the wake timer, it moves the timer; due now, it claims. During a claim, which may have read the store
+ * before the rows were written, it claims again after.
+ */
+function woken(loop: Loop, dueMs: number | undefined): void {
+  if (!loop.started) return
+  if (loop.claiming) {
+    loop.wokenWhileClaiming = true
+    return
+  }
+  const untilDueMs = (dueMs ?? Number.NEGATIVE_INFINITY) - loop.ctx.clock.now().getTime()
+  if (untilDueMs <= 0) pump(loop)
+  else if (loop.wakeAtMs === undefined || (dueMs as number) < loop.wakeAtMs) wakeIn(loop, untilDueMs)
 }
 
 function startLoop(loop: Loop): void {
   const { ctx, timers } = loop
   loop.started = true
-  timers.tick = setInterval(() => pump(loop), loop.tickMs)
+  loop.stopWakeups = onWakeup('schedule', (dueMs) => woken(loop, dueMs))
   pump(loop)
   if (loop.node.locations.length > 0) {
     void pruneRunnerNodes(ctx, ctx.clock.now().getTime() - 86_400_000).then(() => sayAlive(loop))
     timers.presence = setInterval(() => sayAlive(loop), PRESENCE_INTERVAL_MS)
   }
-  timers.renewal = setInterval(() => {
-    if (loop.inFlight.size === 0) return
-    renewLeases(ctx, loop.owner, ctx.clock.now().getTime() + loop.leaseMs).catch((error: unknown) =>
-      loop.log.error({ err: error }, 'renewing leases failed'),
-    )
-  }, loop.leaseMs / 3)
 }
 
 /** Stops claiming and waits for the runs in flight to finish and be stored. */
 async function stopLoop(loop: Loop): Promise<void> {
   const { timers } = loop
   loop.started = false
-  clearInterval(timers.tick)
+  loop.stopWakeups?.()
   clearTimeout(timers.wake)
   clearTimeout(timers.gathering)
   clearInterval(timers.presence)

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../context.ts'
 import { lockReferencedCheck } from '../features/checks/checks.repo.ts'
 import { privateLocationIdOf } from '../features/private-locations/location-keys.ts'
 import { inTransaction } from '../transactions.ts'
+import { raiseWakeup } from '../wakeups.ts'
 
 /** The only SQL for `check_schedules`. */
 
@@ -46,6 +47,7 @@ export async function replaceSchedule(
       .values(rows.map((row) => ({ check_id: checkId, location: row.location, next_due_ms: row.nextDueMs })))
       .onConflict((oc) => oc.columns(['check_id', 'location']).doNothing())
       .execute()
+    await raiseWakeup(tx, 'schedule', Math.min(...rows.map((row) => row.nextDueMs)))
   })
 }
 
@@ -85,6 +87,16 @@ export async function moveSlots(ctx: ServiceContext, moves: SlotMove[]): Promise
       .execute()
   }
   if (completions.length > 0) await completeSlots(ctx, completions)
+  // A deadline may be new (a row created) or moved sooner: always said. A completed slot was leased,
+  // and a scheduler sleeps at most until the lease ends, at most a lease's length from now: only a
+  // slot moved to before that (a check more frequent than the lease is long) is worth a wake-up.
+  const soonest = Math.min(
+    ...deadlines.map((move) => move.nextDueMs),
+    ...completions
+      .map((move) => move.nextDueMs)
+      .filter((dueMs) => dueMs < ctx.clock.now().getTime() + ctx.runnerLeaseMs),
+  )
+  if (soonest < Number.POSITIVE_INFINITY) await raiseWakeup(ctx, 'schedule', soonest)
 }
 
 /**
@@ -298,6 +310,13 @@ export async function renewLeases(ctx: ServiceContext, owner: string, untilMs: n
   for (const table of ['check_schedules', 'check_retries'] as const) {
     await ctx.db.updateTable(table).set({ next_due_ms: untilMs }).where('lease_owner', '=', owner).execute()
   }
+}
+
+/** Ends `owner`'s leases now, so that their slots and retries are claimed again at once. */
+export async function releaseLeases(ctx: ServiceContext, owner: string): Promise<void> {
+  const nowMs = ctx.clock.now().getTime()
+  await renewLeases(ctx, owner, nowMs)
+  await raiseWakeup(ctx, 'schedule', nowMs)
 }
 
 export async function listSchedule(ctx: ServiceContext, checkId: string) {

@@ -69,8 +69,11 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   // shutdown for up to their waitSeconds (25 s by default), and a run leased now would only wait out
   // its lease. The agents poll again, reaching another node (or this one once it is back).
   let stopping = false
+  /** What aborts each waiting long-poll: the server stopping. */
+  const polls = new Set<AbortController>()
   app.addHook('preClose', (done) => {
     stopping = true
+    for (const poll of polls) poll.abort()
     done()
   })
   const agentOf = async (request: FastifyRequest) => {
@@ -86,7 +89,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         tags,
         summary: 'Take due runs of the agent’s private location (long-poll)',
         description:
-          'Answers as soon as a run is due (within about 200 ms), or an empty list after waitSeconds (at once when ' +
+          'Answers as soon as a run is due, or an empty list after waitSeconds (at once when ' +
           'the server is stopping). Each run is ' +
           'leased to the calling agent; heartbeats keep the leases of runs in flight.',
         headers: AgentHeaders,
@@ -96,11 +99,22 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     },
     async (request) => {
       const agent = await agentOf(request)
-      return agents.pollJobs(ctx, agent, {
-        max: request.query.max ?? 10,
-        waitMs: (request.query.waitSeconds ?? 25) * 1000,
-        gone: () => stopping || request.raw.destroyed || request.raw.socket.destroyed,
-      })
+      const poll = new AbortController()
+      polls.add(poll)
+      // An agent that hangs up ends its poll's sleep too.
+      const hungUp = () => poll.abort()
+      request.raw.socket.once('close', hungUp)
+      try {
+        return await agents.pollJobs(ctx, agent, {
+          max: request.query.max ?? 10,
+          waitMs: (request.query.waitSeconds ?? 25) * 1000,
+          gone: () => stopping || request.raw.destroyed || request.raw.socket.destroyed,
+          signal: poll.signal,
+        })
+      } finally {
+        polls.delete(poll)
+        request.raw.socket.off('close', hungUp)
+      }
     },
   )
 

@@ -12,6 +12,7 @@ import { nextDueMs, renewLeases } from '../../runs/schedules.repo.ts'
 import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
 import { cancelledSuiteRuns, renewSuiteRuns } from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
+import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
 import { artifactKey } from '../artifacts/artifact-store.ts'
 import { findResultByJobId, isResultStored } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
@@ -76,16 +77,16 @@ export async function authenticateAgent(
   }
 }
 
-/** The longest a long-poll sleeps between claims (a trigger or a changed schedule comes unannounced). */
+/** How often a trigger waiting for an agent's result looks for it. */
 const POLL_INTERVAL_MS = 200
-/** The shortest: slots falling due together are taken in one claim. */
+/** The shortest a long-poll sleeps between claims: slots falling due together are taken in one claim. */
 const MIN_POLL_GAP_MS = 10
 
 /** Takes up to `max` due runs of the agent's location, waiting up to `waitMs` for one to fall due. */
 export async function pollJobs(
   ctx: ServiceContext,
   agent: CallingAgent,
-  options: { max: number; waitMs: number; gone: () => boolean },
+  options: { max: number; waitMs: number; gone: () => boolean; signal?: AbortSignal },
 ): Promise<AgentJob[]> {
   const deadline = Date.now() + options.waitMs
   let current = agent
@@ -100,12 +101,43 @@ export async function pollJobs(
     }
     const jobs = await handOutJobs(ctx, current, options.max, saveScriptJobs(ctx))
     if (jobs.length > 0 || Date.now() >= deadline) return jobs
-    // Wake when the location's next slot falls due, not at the next interval: runs start on time.
+    // Wake when the location's next slot falls due or a write moves one sooner (a trigger, a changed
+    // schedule: the `schedule` wake-up), not at an interval: runs start on time and an idle agent's
+    // poll costs one claim.
     const dueMs = await nextDueMs(ctx, [agent.key])
-    const untilDueMs = dueMs === undefined ? POLL_INTERVAL_MS : dueMs - ctx.clock.now().getTime()
-    const sleepMs = Math.min(POLL_INTERVAL_MS, deadline - Date.now(), Math.max(MIN_POLL_GAP_MS, untilDueMs))
-    await new Promise((done) => setTimeout(done, sleepMs))
+    const untilDueMs = (dueMs ?? Number.POSITIVE_INFINITY) - ctx.clock.now().getTime()
+    const sleepMs = Math.min(fallbackMsOf(ctx), deadline - Date.now(), Math.max(MIN_POLL_GAP_MS, untilDueMs))
+    await sleepUntilWoken(ctx, sleepMs, options.signal)
   }
+}
+
+/** Sleeps `ms`, or until a `schedule` wake-up says a slot falls due sooner than that, or `signal` aborts. */
+function sleepUntilWoken(ctx: ServiceContext, ms: number, signal?: AbortSignal): Promise<void> {
+  let wakeAtMs = ctx.clock.now().getTime() + ms
+  let timer: NodeJS.Timeout | undefined
+  let off = () => {}
+  return new Promise((done) => {
+    const end = () => {
+      clearTimeout(timer)
+      off()
+      signal?.removeEventListener('abort', end)
+      done()
+    }
+    if (signal?.aborted) {
+      end()
+      return
+    }
+    signal?.addEventListener('abort', end)
+    timer = setTimeout(end, ms)
+    off = onWakeup('schedule', (dueMs) => {
+      const nowMs = ctx.clock.now().getTime()
+      if (dueMs === undefined || dueMs <= nowMs) return end()
+      if (dueMs >= wakeAtMs) return
+      clearTimeout(timer)
+      wakeAtMs = Math.max(nowMs + MIN_POLL_GAP_MS, dueMs)
+      timer = setTimeout(end, wakeAtMs - nowMs)
+    })
+  })
 }
 
 /** Files the result ids of script runs handed out: what ties an artifact upload to its run. */

@@ -17,6 +17,7 @@ import { listSchedule } from '../../runs/schedules.repo.ts'
 import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { holdingTable, inTurnWhileHeld } from '../../testing/held-lock.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { raiseWakeup } from '../../wakeups.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
 import { artifactBytesOf } from './agent-protocol.repo.ts'
@@ -154,6 +155,11 @@ for (const engine of testEngines()) {
       // In an object: the answer is thenable, and an async function returning it would wait for it.
       return { poll }
     }
+    /**
+     * Says that the test's clock jumped to when a sleeping poll's slot falls due: the timer a real clock
+     * would fire then can't, so the poll is woken as a write making a slot due would wake it.
+     */
+    const timePassed = () => raiseWakeup(t.ctx, 'schedule')
     /** Runs what `job` says, against `path` of the target. */
     const outcomeOf = (job: AgentJob, path = '/') => {
       const { checkType, definition } = job.job as RunnerJob & { definition: { request: object } }
@@ -1058,6 +1064,7 @@ for (const engine of testEngines()) {
       })
       assert.equal(revoked.statusCode, 204)
       nowMs = dueMs
+      await timePassed()
       const answer = await poll
       assert.equal(answer.statusCode, 401, answer.body)
       assert.deepEqual(json(answer), {
@@ -1086,6 +1093,7 @@ for (const engine of testEngines()) {
       const changed = await put('http://new-proxy.internal:3128')
       assert.equal(changed.statusCode, 200, changed.body)
       nowMs = dueMs
+      await timePassed()
       const answer = await poll
       assert.equal(answer.statusCode, 200, answer.body)
       const jobs: AgentJob[] = json(answer)

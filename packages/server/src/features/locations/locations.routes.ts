@@ -10,7 +10,8 @@ const Location = Type.Object(
     name: Type.String(),
     isDefault: Type.Boolean({ description: 'New checks that name no locations run here.' }),
     runnerConnected: Type.Boolean({
-      description: 'Whether a process that runs this location’s checks was seen in the last 30 seconds.',
+      description:
+        'Whether a process that runs this location’s checks was seen in the last 90 seconds (it says so every 30 s; one that stops says so at once).',
     }),
   },
   { title: 'Location' },
