@@ -122,6 +122,8 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
   }
 }
 
+const PLUGIN_TIMEOUT_MS = 120_000
+
 /** Builds the whole HTTP app from its dependencies. The route table is the list of features below. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const ctx = serviceContextOf(deps)
@@ -137,6 +139,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: handleFrameworkError,
     rewriteUrl: rewriteCustomDomainUrl,
     trustProxy: deps.trustProxy ?? false,
+    // Fastify's default 10 s per plugin was exceeded on a busy machine while the OpenAPI document was
+    // built, and the server did not start; all plugins are ours, so this only names a real hang.
+    pluginTimeout: PLUGIN_TIMEOUT_MS,
   }).withTypeProvider<TypeBoxTypeProvider>()
   capConnections(app, limits)
 
