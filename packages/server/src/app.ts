@@ -28,6 +28,7 @@ import { checkResultsRoutes } from './features/check-results/check-results.route
 import { checkSessionsRoutes } from './features/check-sessions/check-sessions.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { clientCertificatesRoutes } from './features/client-certificates/client-certificates.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import {
   DEFAULT_WEB_DIST_DIR,
@@ -216,6 +217,10 @@ function publicApi(
         },
         { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
         {
+          name: 'client-certificates',
+          description: 'Certificates API checks present to hosts requiring mTLS',
+        },
+        {
           name: 'analytics',
           description: 'Metrics of checks over time, from rollups kept as results are stored',
         },
@@ -258,6 +263,7 @@ function publicApi(
     await app.register(dashboardRoutes, { ctx })
     await app.register(projectsRoutes, { ctx })
     await app.register(snippetsRoutes, { ctx })
+    await app.register(clientCertificatesRoutes, { ctx })
     await app.register(reportingRoutes, { ctx })
     await app.register(badgesRoutes, { ctx })
     await app.register(checkAlertsRoutes, { ctx })

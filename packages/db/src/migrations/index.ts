@@ -25,6 +25,7 @@ import * as nodeLives from './0023-node-lives.ts'
 import * as projects from './0025-projects.ts'
 import * as sessions from './0026-sessions.ts'
 import * as snippets from './0028-snippets.ts'
+import * as clientCertificates from './0032-client-certificates.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0025-projects': projects,
   '0026-sessions': sessions,
   '0028-snippets': snippets,
+  '0032-client-certificates': clientCertificates,
 }
