@@ -13,6 +13,7 @@ import {
 } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
+import { accountByIdRoutes } from './features/accounts/account-by-id.routes.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { nextAccountsRoutes } from './features/accounts/next-accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
@@ -236,6 +237,7 @@ function publicApi(
 
     await app.register(sessionsRoutes, { ctx })
     await app.register(accountsRoutes, { ctx })
+    await app.register(accountByIdRoutes, { ctx })
     await app.register(nextAccountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
@@ -250,7 +252,7 @@ function publicApi(
     await app.register(alertNotificationsRoutes, { ctx })
     await app.register(maintenanceWindowsRoutes, { ctx })
     await app.register(privateLocationsRoutes, { ctx })
-    await app.register(staticAddressesRoutes, { addresses: staticAddresses })
+    await app.register(staticAddressesRoutes, { addresses: staticAddresses, locations: ctx.locations.served })
     await app.register(agentProtocolRoutes, { ctx })
     await app.register(statusPageServicesRoutes, { ctx })
     await app.register(statusPagesRoutes, { ctx })

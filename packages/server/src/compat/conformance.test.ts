@@ -166,6 +166,14 @@ const SEEDS: [RegExp, Seed][] = [
     async (a) => ({ id: (await a.ok('POST', '/v1/snippets', { name: 'Setup', script: 'request.url' })).id }),
   ],
   [
+    /^\/v1\/accounts\/\{accountId\}\/members\/\{userId\}/,
+    async (a) => ({
+      accountId: a.owner.accountId,
+      userId: (await a.t.addUser('READ_ONLY', a.owner.accountId)).userId as string,
+    }),
+  ],
+  [/^\/v1\/accounts\/\{accountId\}/, async (a) => ({ accountId: a.owner.accountId })],
+  [
     /^\/v1\/client-certificates\/\{id\}/,
     async (a) => ({ id: (await a.ok('POST', '/v1/client-certificates', clientCertificateBody())).id }),
   ],

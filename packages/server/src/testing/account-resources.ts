@@ -188,6 +188,17 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     readBack: '/v1/accounts/me/members',
   }),
   '/next/accounts/{accountId}': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}/entitlements': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}/members': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}/members/{userId}': async (a) => ({
+    ids: {
+      accountId: a.owner.accountId,
+      userId: (await a.t.addUser('READ_ONLY', a.owner.accountId)).userId as string,
+    },
+    bodies: { PATCH: { role: 'READ_WRITE' } },
+    readBack: '/v1/accounts/me/members',
+  }),
   '/v1/api-keys/{id}': async (a) => ({
     ids: { id: (await a.ok('POST', '/v1/api-keys', { name: a.unique('key') })).id },
     readBack: '/v1/api-keys',
