@@ -9,6 +9,7 @@ import { type HttpJob, type RunnerJob, runJob } from '@svc/runner'
 import { listenOnLoopback, mutualTlsMaterial } from '@svc/runner/testing'
 import { createScheduler } from '../../runs/scheduler.ts'
 import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
+import { rawSealedValues } from '../../testing/sealed-values.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { certificateForHost } from './client-certificates.service.ts'
 
@@ -73,6 +74,9 @@ for (const engine of testEngines()) {
       const row = await t.store.db.selectFrom('client_certificates').selectAll().executeTakeFirstOrThrow()
       assert.doesNotMatch(row.secrets, /PRIVATE KEY|battery/)
       assert.match(JSON.parse(row.secrets).sealedKey, /^v2:/)
+      // Key rotation and reset re-seal what rawSealedValues reads: the key and passphrase are among them.
+      const sealed = (await rawSealedValues(t.store.db)).map((value) => t.ctx.secretBox.decrypt(value))
+      assert.deepEqual(sealed.sort(), [material.client.key, material.client.passphrase].sort())
       const removed = await t.call({ method: 'DELETE', url: `/v1/client-certificates/${certificate.id}` })
       assert.equal(removed.statusCode, 204)
       const gone = await t.call({ method: 'GET', url: `/v1/client-certificates/${certificate.id}` })
