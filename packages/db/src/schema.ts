@@ -63,6 +63,7 @@ export interface Database {
   error_groups: ErrorGroupsTable
   root_cause_analyses: RootCauseAnalysesTable
   snippets: SnippetsTable
+  client_certificates: ClientCertificatesTable
 }
 
 export interface UsersTable {
@@ -742,6 +743,18 @@ export interface SnippetsTable {
   script: string
   created_at: string
   updated_at: string | null
+}
+
+export interface ClientCertificatesTable {
+  id: string
+  account_id: string
+  /** The host pattern: `api.acme.com` or a wildcard such as `*.acme.com`. */
+  host: string
+  cert: string
+  ca: string | null
+  /** JSON `{"sealedKey": ..., "sealedPassphrase": ...}`: the private key and its passphrase, sealed. */
+  secrets: string
+  created_at: string
 }
 
 export interface RunSessionsTable {

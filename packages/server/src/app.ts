@@ -13,6 +13,7 @@ import {
 } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import type { SecretBox } from './crypto/secret-box.ts'
+import { accountByIdRoutes } from './features/accounts/account-by-id.routes.ts'
 import { accountsRoutes } from './features/accounts/accounts.routes.ts'
 import { nextAccountsRoutes } from './features/accounts/next-accounts.routes.ts'
 import { adminRoutes } from './features/admin/admin.routes.ts'
@@ -28,6 +29,7 @@ import { checkResultsRoutes } from './features/check-results/check-results.route
 import { checkSessionsRoutes } from './features/check-sessions/check-sessions.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { clientCertificatesRoutes } from './features/client-certificates/client-certificates.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import {
   DEFAULT_WEB_DIST_DIR,
@@ -223,6 +225,10 @@ function publicApi(
         },
         { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
         {
+          name: 'client-certificates',
+          description: 'Certificates API checks present to hosts requiring mTLS',
+        },
+        {
           name: 'analytics',
           description: 'Metrics of checks over time, from rollups kept as results are stored',
         },
@@ -238,6 +244,7 @@ function publicApi(
 
     await app.register(sessionsRoutes, { ctx })
     await app.register(accountsRoutes, { ctx })
+    await app.register(accountByIdRoutes, { ctx })
     await app.register(nextAccountsRoutes, { ctx })
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
@@ -252,7 +259,7 @@ function publicApi(
     await app.register(alertNotificationsRoutes, { ctx })
     await app.register(maintenanceWindowsRoutes, { ctx })
     await app.register(privateLocationsRoutes, { ctx })
-    await app.register(staticAddressesRoutes, { addresses: staticAddresses })
+    await app.register(staticAddressesRoutes, { addresses: staticAddresses, locations: ctx.locations.served })
     await app.register(agentProtocolRoutes, { ctx })
     await app.register(statusPageServicesRoutes, { ctx })
     await app.register(statusPagesRoutes, { ctx })
@@ -265,6 +272,7 @@ function publicApi(
     await app.register(dashboardRoutes, { ctx })
     await app.register(projectsRoutes, { ctx })
     await app.register(snippetsRoutes, { ctx })
+    await app.register(clientCertificatesRoutes, { ctx })
     await app.register(reportingRoutes, { ctx })
     await app.register(badgesRoutes, { ctx })
     await app.register(checkAlertsRoutes, { ctx })

@@ -1,5 +1,5 @@
 import { connect as connectTcp, type LookupFunction, type Socket } from 'node:net'
-import { connect as connectTls, type TLSSocket } from 'node:tls'
+import { type ConnectionOptions, connect as connectTls, type TLSSocket } from 'node:tls'
 
 /** A forward proxy for HTTP checks, as HTTP_PROXY / HTTPS_PROXY / NO_PROXY describe one. */
 export interface ProxySettings {
@@ -68,7 +68,14 @@ export function connectToProxy(proxy: URL, lookup: LookupFunction | undefined): 
 export function tunnelTls(
   socket: Socket,
   proxy: URL,
-  target: { host: string; port: number; servername: string; rejectUnauthorized: boolean },
+  target: {
+    host: string
+    port: number
+    servername: string
+    rejectUnauthorized: boolean
+    /** A client certificate to present (mTLS), and CAs to trust. */
+    credentials?: ConnectionOptions
+  },
   done: (error: Error | null, secure?: TLSSocket) => void,
 ): void {
   const authority = target.host.includes(':')
@@ -115,6 +122,7 @@ export function tunnelTls(
       host: target.host,
       servername: target.servername,
       rejectUnauthorized: target.rejectUnauthorized,
+      ...target.credentials,
       ALPNProtocols: ['http/1.1'],
     })
     secure.once('secureConnect', () => finish(null, secure))

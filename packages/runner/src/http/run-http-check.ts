@@ -1,12 +1,14 @@
 import { EventEmitter } from 'node:events'
 import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
 import { isIP, type Socket } from 'node:net'
-import type { TLSSocket } from 'node:tls'
+import { type ConnectionOptions, getCACertificates, type TLSSocket } from 'node:tls'
 import {
   type Assertion,
   type AssertionOutcome,
+  type ClientCertificateMaterial,
   encodedHeaderValue,
   evaluateAssertion,
+  hostMatchesPattern,
   refusedHeaderName,
   refusedHeaderValue,
   sendableHeaders,
@@ -43,6 +45,8 @@ export interface HttpJob {
   degradedResponseTime: number
   maxResponseTime: number
   shouldFail: boolean
+  /** Set by the server on an API check whose host matches one of its account's client certificates. */
+  clientCertificate?: ClientCertificateMaterial | null
 }
 
 export type HttpRunResult = RunVerdict & { checkResult: HttpCheckResult }
@@ -237,8 +241,10 @@ async function fetchOnce(
     marks.secure = performance.now()
     tls = certificateOf(socket, ctx.now())
   }
+  const credentials = clientCredentials(job, target)
   const connector = buildConnector({
     rejectUnauthorized: !job.request.skipSSL,
+    ...credentials,
     ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
     ...(job.request.ipFamily === 'IPv6'
       ? { family: 6 }
@@ -269,6 +275,7 @@ async function fetchOnce(
             port: Number(target.port) || 443,
             servername: isIP(host) ? '' : host,
             rejectUnauthorized: !job.request.skipSSL,
+            credentials,
           },
           (error, secure) => {
             if (error || !secure) return callback(error ?? new Error('No tunnel'), null)
@@ -323,6 +330,22 @@ async function fetchOnce(
     try {
       await client.destroy(CHECK_OVER)
     } catch {}
+  }
+}
+
+/**
+ * The TLS options presenting the job's client certificate, for an https:// hop to a host it matches only:
+ * a redirect to another host gets none, as it gets no credentials. Its CA is trusted besides the system's.
+ */
+function clientCredentials(job: HttpJob, target: URL): ConnectionOptions {
+  const certificate = job.clientCertificate
+  if (!certificate || target.protocol !== 'https:') return {}
+  if (!hostMatchesPattern(certificate.host, target.hostname)) return {}
+  return {
+    cert: certificate.cert,
+    key: certificate.key,
+    ...(certificate.passphrase ? { passphrase: certificate.passphrase } : {}),
+    ...(certificate.ca ? { ca: [...getCACertificates('default'), certificate.ca] } : {}),
   }
 }
 

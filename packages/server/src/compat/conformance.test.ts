@@ -8,6 +8,7 @@ import { testEngines } from '@svc/db/testing'
 import { LocalArtifactStore } from '../features/artifacts/artifact-store.ts'
 import { CHECK_BODIES, ResourceMaker } from '../testing/account-resources.ts'
 import { apiOperations, leapingClock } from '../testing/api-operations.ts'
+import { clientCertificateBody } from '../testing/client-certificate.ts'
 import { createTestApp, type TestApp } from '../testing/test-app.ts'
 import type { HostedOperation } from './extract.ts'
 import { exampleBody, HostedValidator, loadHostedFacts, shapeOf } from './hosted-schemas.ts'
@@ -164,6 +165,18 @@ const SEEDS: [RegExp, Seed][] = [
     /^\/v1\/snippets\/\{id\}/,
     async (a) => ({ id: (await a.ok('POST', '/v1/snippets', { name: 'Setup', script: 'request.url' })).id }),
   ],
+  [
+    /^\/v1\/accounts\/\{accountId\}\/members\/\{userId\}/,
+    async (a) => ({
+      accountId: a.owner.accountId,
+      userId: (await a.t.addUser('READ_ONLY', a.owner.accountId)).userId as string,
+    }),
+  ],
+  [/^\/v1\/accounts\/\{accountId\}/, async (a) => ({ accountId: a.owner.accountId })],
+  [
+    /^\/v1\/client-certificates\/\{id\}/,
+    async (a) => ({ id: (await a.ok('POST', '/v1/client-certificates', clientCertificateBody())).id }),
+  ],
   [/^\/v1\/test-sessions\/\{testSessionId\}/, async (a) => await a.testSession()],
   [
     /^\/v1\/triggers\/checks\/\{checkId\}/,
@@ -259,6 +272,9 @@ for (const engine of testEngines()) {
       const body = exampleBody(facts, op.requestBody) as Record<string, unknown>
       for (const [param, value] of Object.entries(ids)) if (param in body) body[param] = value
       if (name === 'put /v1/alert-channels/{id}/subscriptions') body.checkId = await a.check('api')
+      // The hosted schema has no example certificate: one TLS takes, for the example's host.
+      if (name === 'post /v1/client-certificates')
+        Object.assign(body, clientCertificateBody(String(body.host)))
       // The hosted schema gives runLocation no example: a location the test app serves.
       if ('runLocation' in body) body.runLocation = 'local'
       return body

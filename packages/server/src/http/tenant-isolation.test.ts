@@ -31,6 +31,8 @@ const ADMIN_ONLY = [
   'POST /v1/accounts/me/members',
   'PATCH /v1/accounts/me/members/{userId}',
   'DELETE /v1/accounts/me/members/{userId}',
+  'PATCH /v1/accounts/{accountId}/members/{userId}',
+  'DELETE /v1/accounts/{accountId}/members/{userId}',
   'POST /v1/private-locations/{id}/keys',
   'DELETE /v1/private-locations/{id}/keys/{keyId}',
 ]

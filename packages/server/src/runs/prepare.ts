@@ -2,6 +2,7 @@ import { type CheckType, substituteVariables } from '@svc/core'
 import { cancelledOutcome, type RunnerJob, type RunOutcome, type UPTIME_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
+import { certificateForHost } from '../features/client-certificates/client-certificates.service.ts'
 import { type AccountVariables, runVariables } from './run-variables.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
 
@@ -22,14 +23,20 @@ export async function prepareJob(
   if (isScriptCheckType(checkType)) {
     return { job: await scriptJobOf(ctx, check, variables, run.location), hidden: variables.hidden }
   }
-  const definition = {
-    ...check.definition,
-    request: substituteVariables(check.definition.request, variables.values),
-  }
+  const request = substituteVariables(check.definition.request, variables.values)
+  const clientCertificate = checkType === 'API' ? await clientCertificateFor(ctx, check, request) : null
+  const definition = { ...check.definition, request, ...(clientCertificate ? { clientCertificate } : {}) }
   return {
     job: { checkType: checkType as (typeof UPTIME_CHECK_TYPES)[number], definition },
     hidden: variables.hidden,
   }
+}
+
+/** The account's client certificate for an API check's https:// host (mTLS), or null. */
+async function clientCertificateFor(ctx: ServiceContext, check: ResolvedCheck, request: unknown) {
+  const url = URL.parse(String((request as { url?: unknown } | undefined)?.url ?? ''))
+  if (url?.protocol !== 'https:') return null
+  return certificateForHost(ctx, check.row.account_id, url.hostname)
 }
 
 /** The outcome of a run of the suite `check` cancelled before it started anywhere: no test ran. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { CHECK_PATHS } from '@svc/core'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { ArtifactStore } from '../context.ts'
+import { clientCertificateBody } from './client-certificate.ts'
 import { json, type Tenant, type TestApp } from './test-app.ts'
 
 /**
@@ -195,6 +196,17 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     readBack: '/v1/accounts/me/members',
   }),
   '/next/accounts/{accountId}': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}/entitlements': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}/members': async (a) => ({ ids: { accountId: a.owner.accountId } }),
+  '/v1/accounts/{accountId}/members/{userId}': async (a) => ({
+    ids: {
+      accountId: a.owner.accountId,
+      userId: (await a.t.addUser('READ_ONLY', a.owner.accountId)).userId as string,
+    },
+    bodies: { PATCH: { role: 'READ_WRITE' } },
+    readBack: '/v1/accounts/me/members',
+  }),
   '/v1/api-keys/{id}': async (a) => ({
     ids: { id: (await a.ok('POST', '/v1/api-keys', { name: a.unique('key') })).id },
     readBack: '/v1/api-keys',
@@ -207,6 +219,10 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/snippets/{id}': async (a) => ({
     ids: { id: (await a.ok('POST', '/v1/snippets', SNIPPET_BODY)).id },
     bodies: { PUT: SNIPPET_BODY },
+  }),
+  '/v1/client-certificates/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/client-certificates', clientCertificateBody())).id },
+    readBack: '/v1/client-certificates',
   }),
   '/v1/checks/{id}': async (a) => ({ ids: { id: await a.check() }, bodies: { PUT: CHECK_BODIES.api } }),
   '/v1/checks/{id}/trigger': async (a) => ({

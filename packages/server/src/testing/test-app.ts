@@ -56,6 +56,7 @@ export async function createTestApp(
     /** The built dashboard to serve; default packages/web/dist. */
     webDistDir?: string
     connectionLimits?: AppDeps['connectionLimits']
+    staticAddresses?: AppDeps['staticAddresses']
   } = {},
 ): Promise<TestApp> {
   const store = await engine.createStore()
@@ -81,6 +82,7 @@ export async function createTestApp(
     trustProxy: options.trustProxy,
     webDistDir: options.webDistDir,
     connectionLimits: options.connectionLimits,
+    staticAddresses: options.staticAddresses,
   }
   const ctx = serviceContextOf(deps)
   const app = await buildApp(deps)

@@ -55,8 +55,8 @@ export async function finishRotation(ctx: Db, keyId: string, sealedCheck: string
 
 /** A column holding sealed values: the whole value (`plain`), or JSON with `sealed*` string fields. */
 interface SealedColumn {
-  table: 'variables' | 'checks' | 'check_groups' | 'alert_channels'
-  column: 'encrypted_value' | 'definition' | 'config'
+  table: 'variables' | 'checks' | 'check_groups' | 'alert_channels' | 'client_certificates'
+  column: 'encrypted_value' | 'definition' | 'config' | 'secrets'
   form: 'plain' | 'json'
 }
 
@@ -65,6 +65,7 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'checks', column: 'definition', form: 'json' },
   { table: 'check_groups', column: 'definition', form: 'json' },
   { table: 'alert_channels', column: 'config', form: 'json' },
+  { table: 'client_certificates', column: 'secrets', form: 'json' },
 ]
 
 export interface SealedRow {
