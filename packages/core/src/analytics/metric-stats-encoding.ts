@@ -1,5 +1,6 @@
 import { ByteReader, ByteWriter, unzigzag, zigzag } from './byte-codec.ts'
 import { MetricStats } from './metric-stats.ts'
+import { isSketchZero, sketchIndex } from './sketch.ts'
 
 /** Bins of the row being merged, as (index, count) pairs; reused across rows. */
 let scratch = new Float64Array(2048)
@@ -11,7 +12,9 @@ const FORMAT_VERSION = 1
  * The stored form of a rollup row's metrics: a format byte, then for each metric slot present, `[slot u8][length varint]`
  * then count, zeros (varints), sum, sumSq, min, max (float64), the bin count and the bins as
  * (gap from the previous index, count) varint pairs after a zigzag first index. Readers skip the slots
- * they don't need by length, without decoding them.
+ * they don't need by length, without decoding them. A slot of one value (a minute row of a 1-minute
+ * check) is stored as that value alone, a body of 8 bytes (a full body is at least 35): its count, sums,
+ * min, max and bin all follow from it, and it is a quarter of the size.
  */
 export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint8Array {
   // Rows are encoded by the thousand per second: two writers serve every call instead of new buffers.
@@ -21,6 +24,12 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
     const metric = stats.get(slot) as MetricStats
     if (metric.count === 0) continue
     const body = slotWriter.reset()
+    if (isSingleValue(metric)) {
+      writer.byte(slot)
+      writer.varint(SINGLE_VALUE_LENGTH)
+      writer.float64(metric.min)
+      continue
+    }
     body.varint(metric.count)
     body.varint(metric.zeros)
     body.float64(metric.sum)
@@ -33,6 +42,37 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
     writer.append(body)
   }
   return writer.bytes()
+}
+
+/** The length of a slot's body holding its one value. */
+const SINGLE_VALUE_LENGTH = 8
+
+/** Stats of exactly one finite value, as `MetricStats.add` made them: rebuilt exactly from the value. */
+function isSingleValue(metric: MetricStats): boolean {
+  const value = metric.min
+  return (
+    metric.count === 1 &&
+    Number.isFinite(value) &&
+    Object.is(metric.max, value) &&
+    Object.is(metric.sum, 0 + value) &&
+    Object.is(metric.sumSq, 0 + value * value)
+  )
+}
+
+/** Writes the full body of a one-value slot (count, zeros, sum, sumSq, min, max, bins). */
+function writeSingleValueBody(value: number, body: ByteWriter): void {
+  body.varint(1)
+  const zero = isSketchZero(value)
+  body.varint(zero ? 1 : 0)
+  body.float64(0 + value)
+  body.float64(0 + value * value)
+  body.float64(value)
+  body.float64(value)
+  body.varint(zero ? 0 : 1)
+  if (!zero) {
+    body.varint(zigzag(sketchIndex(value)))
+    body.varint(1)
+  }
 }
 
 /** Merges the metrics of a stored row into `into(slot)`'s accumulator; slots answering undefined are skipped. */
@@ -49,6 +89,10 @@ export function mergeEncodedMetricStats(
     const target = into(slot)
     if (!target) {
       reader.position = end
+      continue
+    }
+    if (length === SINGLE_VALUE_LENGTH) {
+      target.add(reader.float64())
       continue
     }
     const count = reader.varint()
@@ -95,11 +139,13 @@ export function mergeStoredMetricStats(into: Uint8Array, other: Uint8Array): Uin
 }
 
 /** Writes the merge of the slot at `left` and the same slot at `right`, as `MetricStats.merge` makes it. */
-function mergeSlot(left: ByteReader, right: ByteReader, writer: ByteWriter): void {
-  const slot = left.byte()
-  right.byte()
-  const leftEnd = left.varint() + left.position
-  const rightEnd = right.varint() + right.position
+function mergeSlot(stored: ByteReader, other: ByteReader, writer: ByteWriter): void {
+  const slot = stored.byte()
+  other.byte()
+  const leftEnd = stored.varint() + stored.position
+  const rightEnd = other.varint() + other.position
+  const left = fullBody(stored, leftEnd, leftExpanded)
+  const right = fullBody(other, rightEnd, rightExpanded)
   const body = slotWriter.reset()
   // count, zeros, sum, sumSq, min, max, then the bins.
   body.varint(left.varint() + right.varint())
@@ -119,8 +165,16 @@ function mergeSlot(left: ByteReader, right: ByteReader, writer: ByteWriter): voi
   writer.byte(slot)
   writer.varint(body.length)
   writer.append(body)
-  left.position = leftEnd
-  right.position = rightEnd
+  stored.position = leftEnd
+  other.position = rightEnd
+}
+
+/** A reader of the full body of the slot at `reader` (ending at `end`): a one-value body is expanded first. */
+function fullBody(reader: ByteReader, end: number, expanded: ByteWriter): ByteReader {
+  if (end - reader.position !== SINGLE_VALUE_LENGTH) return reader
+  const value = reader.float64()
+  writeSingleValueBody(value, expanded.reset())
+  return new ByteReader(expanded.bytes())
 }
 
 function storedReader(bytes: Uint8Array): ByteReader {
@@ -211,3 +265,5 @@ export function decodeMetricStats(bytes: Uint8Array): Map<number, MetricStats> {
 const rowWriter = new ByteWriter()
 const slotWriter = new ByteWriter()
 const binWriter = new ByteWriter()
+const leftExpanded = new ByteWriter()
+const rightExpanded = new ByteWriter()
