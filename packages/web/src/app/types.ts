@@ -96,6 +96,8 @@ export interface CheckResult {
   attempts: number
   resultType: string
   created_at?: string
+  /** A passing URL/API run stored with its timings (and TLS) only. */
+  detailOmitted?: boolean
   error?: { type: string; message: string } | null
   apiCheckResult?: HttpResult | null
   urlCheckResult?: HttpResult | null

@@ -19,6 +19,17 @@ export const CheckResult = Type.Object(
         'The run (a Playwright check suite) was cancelled while in flight (POST /v1/checks/{id}/cancel): ' +
         'neither passing nor failing, it raises no alert and counts for no status or analytics.',
     }),
+    detailOmitted: Type.Optional(
+      Type.Boolean({
+        description:
+          'Present (true) on a passing URL or API result stored without its full detail: its ' +
+          '`urlCheckResult`/`apiCheckResult` holds only `timingPhases` and `tls`. svc keeps a passing ' +
+          "result's request, response (headers, body) and assertions only when they differ from the last " +
+          'result kept in full for its check and location (apart from timings and the `date` header), and ' +
+          'at least one an hour per check and location. Failing, degraded and erroring results, and ' +
+          'results of other check types, always keep their full detail.',
+      }),
+    ),
     attempts: Type.Integer(),
     resultType: StringEnum(['FINAL', 'ATTEMPT'] as const),
     error: Nullable(Type.Object({ type: Type.String(), message: Type.String() })),

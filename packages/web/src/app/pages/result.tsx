@@ -64,7 +64,7 @@ export default function ResultPage(props: { checkId: string; resultId: string })
           </div>
         )}
       </Card>
-      {http && <HttpDetail detail={http} />}
+      {http && <HttpDetail detail={http} omitted={data.detailOmitted === true} />}
       {data.tcpCheckResult && <FigureCard title="TCP" detail={data.tcpCheckResult} />}
       {data.dnsCheckResult && <FigureCard title="DNS answers" detail={data.dnsCheckResult} />}
       {data.icmpCheckResult && <FigureCard title="ICMP" detail={data.icmpCheckResult} />}
@@ -150,8 +150,8 @@ function prettyBody(body: string | undefined): string {
   }
 }
 
-function HttpDetail(props: { detail: HttpResult }) {
-  const { request, response, timingPhases, assertions } = props.detail
+function HttpDetail(props: { detail: HttpResult; omitted: boolean }) {
+  const { timingPhases } = props.detail
   return (
     <>
       {timingPhases && (
@@ -159,6 +159,21 @@ function HttpDetail(props: { detail: HttpResult }) {
           <Waterfall phases={timingPhases} />
         </Card>
       )}
+      {props.omitted && (
+        <p className="muted" data-testid="detail-omitted">
+          This passing run was stored with its timings only: its request, response and assertions were the
+          same as an earlier run's kept in full, so they were not stored again.
+        </p>
+      )}
+      {props.omitted ? null : <HttpExchange detail={props.detail} />}
+    </>
+  )
+}
+
+function HttpExchange(props: { detail: HttpResult }) {
+  const { request, response, assertions } = props.detail
+  return (
+    <>
       {assertions && assertions.length > 0 && <Assertions assertions={assertions} />}
       <div className="grid">
         <Card title={`Request${request?.method ? `: ${request.method}` : ''}`}>
