@@ -13,8 +13,9 @@ const FORMAT_VERSION = 1
  * then count, zeros (varints), sum, sumSq, min, max (float64), the bin count and the bins as
  * (gap from the previous index, count) varint pairs after a zigzag first index. Readers skip the slots
  * they don't need by length, without decoding them. A slot of one value (a minute row of a 1-minute
- * check) is stored as that value alone, a body of 8 bytes (a full body is at least 35): its count, sums,
- * min, max and bin all follow from it, and it is a quarter of the size.
+ * check) is stored as that value alone (its count, sums, min, max and bin all follow from it): a body of
+ * 1 to 7 bytes is a varint of hundredths (a timing rounded to 0.01 ms, as runners round them), one of 8 a
+ * float64; a full body is at least 35.
  */
 export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint8Array {
   // Rows are encoded by the thousand per second: two writers serve every call instead of new buffers.
@@ -25,9 +26,7 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
     if (metric.count === 0) continue
     const body = slotWriter.reset()
     if (isSingleValue(metric)) {
-      writer.byte(slot)
-      writer.varint(SINGLE_VALUE_LENGTH)
-      writer.float64(metric.min)
+      writeSingleValue(slot, metric.min, writer)
       continue
     }
     body.varint(metric.count)
@@ -44,8 +43,33 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
   return writer.bytes()
 }
 
-/** The length of a slot's body holding its one value. */
+/** The length of a slot's body holding its one value as a float64; shorter ones hold hundredths. */
 const SINGLE_VALUE_LENGTH = 8
+const HUNDREDTHS = 100
+
+function writeSingleValue(slot: number, value: number, writer: ByteWriter): void {
+  writer.byte(slot)
+  const hundredths = Math.round(value * HUNDREDTHS)
+  // Only when dividing gives the value back exactly (not -0, which reads back as 0).
+  if (hundredths >= 0 && hundredths / HUNDREDTHS === value && !Object.is(value, -0)) {
+    const body = slotWriter.reset()
+    body.varint(hundredths)
+    if (body.length < SINGLE_VALUE_LENGTH) {
+      writer.varint(body.length)
+      writer.append(body)
+      return
+    }
+  }
+  writer.varint(SINGLE_VALUE_LENGTH)
+  writer.float64(value)
+}
+
+/** Reads the one value of a slot whose body (`length` bytes) holds only it. */
+function readSingleValue(reader: ByteReader, length: number): number {
+  return length === SINGLE_VALUE_LENGTH ? reader.float64() : reader.varint() / HUNDREDTHS
+}
+
+const isSingleValueLength = (length: number) => length <= SINGLE_VALUE_LENGTH
 
 /** Stats of exactly one finite value, as `MetricStats.add` made them: rebuilt exactly from the value. */
 function isSingleValue(metric: MetricStats): boolean {
@@ -91,8 +115,8 @@ export function mergeEncodedMetricStats(
       reader.position = end
       continue
     }
-    if (length === SINGLE_VALUE_LENGTH) {
-      target.add(reader.float64())
+    if (isSingleValueLength(length)) {
+      target.add(readSingleValue(reader, length))
       continue
     }
     const count = reader.varint()
@@ -171,8 +195,9 @@ function mergeSlot(stored: ByteReader, other: ByteReader, writer: ByteWriter): v
 
 /** A reader of the full body of the slot at `reader` (ending at `end`): a one-value body is expanded first. */
 function fullBody(reader: ByteReader, end: number, expanded: ByteWriter): ByteReader {
-  if (end - reader.position !== SINGLE_VALUE_LENGTH) return reader
-  const value = reader.float64()
+  const length = end - reader.position
+  if (!isSingleValueLength(length)) return reader
+  const value = readSingleValue(reader, length)
   writeSingleValueBody(value, expanded.reset())
   return new ByteReader(expanded.bytes())
 }

@@ -128,13 +128,22 @@ test('merging two stored forms writes the bytes that encoding their merged stats
   )
 })
 
-test('a slot of one value is stored as that value (10 bytes) and reads back as the stats of adding it', () => {
-  for (const value of [0, -0, 51.65, 1e-12, -3, 123_456.789]) {
+test('a slot of one value is stored as that value and reads back as the stats of adding it', () => {
+  // Format byte, slot byte, length byte, then hundredths as a varint (a timing rounded to 0.01 ms) or a float64.
+  const sizes: [number, number][] = [
+    [0, 3 + 1],
+    [51.65, 3 + 2],
+    [1234.56, 3 + 3],
+    [-0, 3 + 8],
+    [1e-12, 3 + 8],
+    [-3, 3 + 8],
+    [123_456.789, 3 + 8],
+  ]
+  for (const [value, size] of sizes) {
     const one = new MetricStats()
     one.add(value)
     const stored = encodeMetricStats(new Map([[4, one]]))
-    // Format byte, slot byte, length byte, the float64.
-    assert.equal(stored.length, 1 + 1 + 1 + 8)
+    assert.equal(stored.length, size, `${value}`)
     const read = decodeMetricStats(stored).get(4) as MetricStats
     for (const field of ['count', 'sum', 'sumSq', 'min', 'max', 'zeros'] as const)
       assert.ok(Object.is(read[field], one[field]), `${field} of ${value}`)

@@ -98,6 +98,8 @@ export interface CheckResult {
   created_at?: string
   /** A passing URL/API run stored with its timings (and TLS) only. */
   detailOmitted?: boolean
+  /** The result kept in full whose request, response and assertions such a run shows. */
+  detailCopiedFrom?: string
   error?: { type: string; message: string } | null
   apiCheckResult?: HttpResult | null
   urlCheckResult?: HttpResult | null

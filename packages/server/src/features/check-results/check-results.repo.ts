@@ -1,11 +1,13 @@
 import { type CheckResultsTable, type Database, fetchPage } from '@svc/db'
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { withCopiedDetails } from './kept-details.repo.ts'
 import { storedDetailOf, withReadableDetail } from './stored-detail.ts'
 
 /**
  * The only SQL for `check_results`. Results are written through runs/store.ts, which folds them. A
- * passing result's detail may be stored compact (stored-detail.ts): every read here expands it.
+ * passing result's detail may be stored compact (stored-detail.ts): every read here expands it, and the
+ * reads that show a result's request and response copy them from the result kept in full it repeats.
  */
 
 /** Inserts `rows` in one statement, skipping any whose job id has a result already; answers the ids inserted. */
@@ -47,7 +49,7 @@ export async function listResults(
     (q) => q.selectAll().orderBy('started_at', 'desc').orderBy(MISSED_DEADLINE_LAST).orderBy('id'),
     page,
   )
-  return { rows: rows.map(withReadableDetail), total }
+  return { rows: await withCopiedDetails(ctx, rows), total }
 }
 
 export async function findResultByJobId(ctx: ServiceContext, jobId: string) {
@@ -87,7 +89,7 @@ export async function findResult(ctx: ServiceContext, checkId: string, resultId:
     .where('check_id', '=', checkId)
     .where('id', '=', resultId)
     .executeTakeFirst()
-  return row && withReadableDetail(row)
+  return row && (await withCopiedDetails(ctx, [row]))[0]
 }
 
 const STATUS_OF_ROW = sql<string>`case when has_failures then 'failing' when is_degraded then 'degraded' else 'passing' end`
@@ -386,5 +388,5 @@ export async function finalResultsAround(
     .orderBy('started_at', side === 'before' ? 'desc' : 'asc')
     .limit(limit)
     .execute()
-  return rows.map(withReadableDetail)
+  return withCopiedDetails(ctx, rows)
 }

@@ -97,19 +97,23 @@ for (const engine of testEngines()) {
       assert.deepEqual(omitted, [false, true, true, false, false, true, false])
     })
 
-    test("a repeat's stored detail is its seven timings and its certificate: under 60 bytes", async () => {
+    test("a repeat's stored detail is its seven timings, its certificate and the hash of the rest: 51 bytes", async () => {
       const compact = await stored(ids[1] as string)
-      assert.equal(compact, '[[0,0,25.5,0,20.42,1.19,47.11],null]')
-      assert.ok(compact.length < 60)
+      assert.match(compact, /^\[\[0,0,25\.5,0,20\.42,1\.19,47\.11\],null,"[\w-]{12}"\]$/)
+      assert.equal(compact.length, 51)
       assert.ok((await stored(ids[0] as string)).length > 300)
     })
 
     test('a repeat reads back with its own timings, and the failure with its whole response', async () => {
       const repeat = await read(ids[2] as string)
+      // The request, response and assertions of the first (kept in full), without its date header.
+      const first = urlDetail(T0, 24.52).urlCheckResult
       assert.deepEqual(repeat.urlCheckResult, {
+        ...first,
+        response: { ...first.response, headers: { 'content-type': 'text/plain' } },
         timingPhases: { wait: 0, dns: 0, tcp: 26.25, tls: 0, firstByte: 20.42, download: 1.19, total: 47.86 },
-        tls: null,
       })
+      assert.equal(repeat.detailCopiedFrom, ids[0])
       assert.equal(repeat.responseTime, 47.86)
       assert.equal(repeat.hasFailures, false)
       const failure = await read(ids[4] as string)
@@ -145,6 +149,20 @@ for (const engine of testEngines()) {
         ]),
         [[32, 24.52]],
       )
+    })
+
+    test('a repeat whose kept result is gone reads back with its timings only', async () => {
+      await t.store.db
+        .deleteFrom('check_results')
+        .where('id', '=', ids[0] as string)
+        .execute()
+      const repeat = await read(ids[1] as string)
+      assert.equal(repeat.detailOmitted, true)
+      assert.equal(repeat.detailCopiedFrom, undefined)
+      assert.deepEqual(repeat.urlCheckResult, {
+        timingPhases: { wait: 0, dns: 0, tcp: 25.5, tls: 0, firstByte: 20.42, download: 1.19, total: 47.11 },
+        tls: null,
+      })
     })
   })
 }
