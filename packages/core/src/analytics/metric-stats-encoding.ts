@@ -1,5 +1,6 @@
 import { ByteReader, ByteWriter, unzigzag, zigzag } from './byte-codec.ts'
 import { MetricStats } from './metric-stats.ts'
+import { isSketchZero, sketchIndex } from './sketch.ts'
 
 /** Bins of the row being merged, as (index, count) pairs; reused across rows. */
 let scratch = new Float64Array(2048)
@@ -11,7 +12,10 @@ const FORMAT_VERSION = 1
  * The stored form of a rollup row's metrics: a format byte, then for each metric slot present, `[slot u8][length varint]`
  * then count, zeros (varints), sum, sumSq, min, max (float64), the bin count and the bins as
  * (gap from the previous index, count) varint pairs after a zigzag first index. Readers skip the slots
- * they don't need by length, without decoding them.
+ * they don't need by length, without decoding them. A slot of one value (a minute row of a 1-minute
+ * check) is stored as that value alone (its count, sums, min, max and bin all follow from it): a body of
+ * 1 to 7 bytes is a varint of hundredths (a timing rounded to 0.01 ms, as runners round them), one of 8 a
+ * float64; a full body is at least 35.
  */
 export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint8Array {
   // Rows are encoded by the thousand per second: two writers serve every call instead of new buffers.
@@ -21,6 +25,10 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
     const metric = stats.get(slot) as MetricStats
     if (metric.count === 0) continue
     const body = slotWriter.reset()
+    if (isSingleValue(metric)) {
+      writeSingleValue(slot, metric.min, writer)
+      continue
+    }
     body.varint(metric.count)
     body.varint(metric.zeros)
     body.float64(metric.sum)
@@ -33,6 +41,62 @@ export function encodeMetricStats(stats: ReadonlyMap<number, MetricStats>): Uint
     writer.append(body)
   }
   return writer.bytes()
+}
+
+/** The length of a slot's body holding its one value as a float64; shorter ones hold hundredths. */
+const SINGLE_VALUE_LENGTH = 8
+const HUNDREDTHS = 100
+
+function writeSingleValue(slot: number, value: number, writer: ByteWriter): void {
+  writer.byte(slot)
+  const hundredths = Math.round(value * HUNDREDTHS)
+  // Only when dividing gives the value back exactly (not -0, which reads back as 0).
+  if (hundredths >= 0 && hundredths / HUNDREDTHS === value && !Object.is(value, -0)) {
+    const body = slotWriter.reset()
+    body.varint(hundredths)
+    if (body.length < SINGLE_VALUE_LENGTH) {
+      writer.varint(body.length)
+      writer.append(body)
+      return
+    }
+  }
+  writer.varint(SINGLE_VALUE_LENGTH)
+  writer.float64(value)
+}
+
+/** Reads the one value of a slot whose body (`length` bytes) holds only it. */
+function readSingleValue(reader: ByteReader, length: number): number {
+  return length === SINGLE_VALUE_LENGTH ? reader.float64() : reader.varint() / HUNDREDTHS
+}
+
+const isSingleValueLength = (length: number) => length <= SINGLE_VALUE_LENGTH
+
+/** Stats of exactly one finite value, as `MetricStats.add` made them: rebuilt exactly from the value. */
+function isSingleValue(metric: MetricStats): boolean {
+  const value = metric.min
+  return (
+    metric.count === 1 &&
+    Number.isFinite(value) &&
+    Object.is(metric.max, value) &&
+    Object.is(metric.sum, 0 + value) &&
+    Object.is(metric.sumSq, 0 + value * value)
+  )
+}
+
+/** Writes the full body of a one-value slot (count, zeros, sum, sumSq, min, max, bins). */
+function writeSingleValueBody(value: number, body: ByteWriter): void {
+  body.varint(1)
+  const zero = isSketchZero(value)
+  body.varint(zero ? 1 : 0)
+  body.float64(0 + value)
+  body.float64(0 + value * value)
+  body.float64(value)
+  body.float64(value)
+  body.varint(zero ? 0 : 1)
+  if (!zero) {
+    body.varint(zigzag(sketchIndex(value)))
+    body.varint(1)
+  }
 }
 
 /** Merges the metrics of a stored row into `into(slot)`'s accumulator; slots answering undefined are skipped. */
@@ -49,6 +113,10 @@ export function mergeEncodedMetricStats(
     const target = into(slot)
     if (!target) {
       reader.position = end
+      continue
+    }
+    if (isSingleValueLength(length)) {
+      target.add(readSingleValue(reader, length))
       continue
     }
     const count = reader.varint()
@@ -95,11 +163,13 @@ export function mergeStoredMetricStats(into: Uint8Array, other: Uint8Array): Uin
 }
 
 /** Writes the merge of the slot at `left` and the same slot at `right`, as `MetricStats.merge` makes it. */
-function mergeSlot(left: ByteReader, right: ByteReader, writer: ByteWriter): void {
-  const slot = left.byte()
-  right.byte()
-  const leftEnd = left.varint() + left.position
-  const rightEnd = right.varint() + right.position
+function mergeSlot(stored: ByteReader, other: ByteReader, writer: ByteWriter): void {
+  const slot = stored.byte()
+  other.byte()
+  const leftEnd = stored.varint() + stored.position
+  const rightEnd = other.varint() + other.position
+  const left = fullBody(stored, leftEnd, leftExpanded)
+  const right = fullBody(other, rightEnd, rightExpanded)
   const body = slotWriter.reset()
   // count, zeros, sum, sumSq, min, max, then the bins.
   body.varint(left.varint() + right.varint())
@@ -119,8 +189,17 @@ function mergeSlot(left: ByteReader, right: ByteReader, writer: ByteWriter): voi
   writer.byte(slot)
   writer.varint(body.length)
   writer.append(body)
-  left.position = leftEnd
-  right.position = rightEnd
+  stored.position = leftEnd
+  other.position = rightEnd
+}
+
+/** A reader of the full body of the slot at `reader` (ending at `end`): a one-value body is expanded first. */
+function fullBody(reader: ByteReader, end: number, expanded: ByteWriter): ByteReader {
+  const length = end - reader.position
+  if (!isSingleValueLength(length)) return reader
+  const value = readSingleValue(reader, length)
+  writeSingleValueBody(value, expanded.reset())
+  return new ByteReader(expanded.bytes())
 }
 
 function storedReader(bytes: Uint8Array): ByteReader {
@@ -211,3 +290,5 @@ export function decodeMetricStats(bytes: Uint8Array): Map<number, MetricStats> {
 const rowWriter = new ByteWriter()
 const slotWriter = new ByteWriter()
 const binWriter = new ByteWriter()
+const leftExpanded = new ByteWriter()
+const rightExpanded = new ByteWriter()

@@ -127,3 +127,43 @@ test('merging two stored forms writes the bytes that encoding their merged stats
     { numRuns: 500 },
   )
 })
+
+test('a slot of one value is stored as that value and reads back as the stats of adding it', () => {
+  // Format byte, slot byte, length byte, then hundredths as a varint (a timing rounded to 0.01 ms) or a float64.
+  const sizes: [number, number][] = [
+    [0, 3 + 1],
+    [51.65, 3 + 2],
+    [1234.56, 3 + 3],
+    [-0, 3 + 8],
+    [1e-12, 3 + 8],
+    [-3, 3 + 8],
+    [123_456.789, 3 + 8],
+  ]
+  for (const [value, size] of sizes) {
+    const one = new MetricStats()
+    one.add(value)
+    const stored = encodeMetricStats(new Map([[4, one]]))
+    assert.equal(stored.length, size, `${value}`)
+    const read = decodeMetricStats(stored).get(4) as MetricStats
+    for (const field of ['count', 'sum', 'sumSq', 'min', 'max', 'zeros'] as const)
+      assert.ok(Object.is(read[field], one[field]), `${field} of ${value}`)
+    assert.deepEqual([...read.entries()], [...one.entries()])
+    // Merged with another row (stored whole), it writes what encoding the merged stats writes.
+    const more = new MetricStats()
+    for (const other of [2, 7.5, 0, 40]) more.add(other)
+    const mergedOf = (first: MetricStats, second: MetricStats) => {
+      const merged = new MetricStats()
+      merged.merge(first)
+      merged.merge(second)
+      return encodeMetricStats(new Map([[4, merged]]))
+    }
+    const moreStored = encodeMetricStats(new Map([[4, more]]))
+    assert.deepEqual(mergeStoredMetricStats(moreStored, stored), mergedOf(more, one))
+    assert.deepEqual(mergeStoredMetricStats(stored, moreStored), mergedOf(one, more))
+  }
+  // Two values: stored whole.
+  const two = new MetricStats()
+  two.add(3)
+  two.add(3)
+  assert.ok(encodeMetricStats(new Map([[0, two]])).length > 11)
+})

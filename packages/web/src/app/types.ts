@@ -88,6 +88,10 @@ export interface CheckResult {
   attempts: number
   resultType: string
   created_at?: string
+  /** A passing URL/API run stored with its timings (and TLS) only. */
+  detailOmitted?: boolean
+  /** The result kept in full whose request, response and assertions such a run shows. */
+  detailCopiedFrom?: string
   error?: { type: string; message: string } | null
   apiCheckResult?: HttpResult | null
   urlCheckResult?: HttpResult | null

@@ -1,15 +1,21 @@
 import { type CheckResultsTable, type Database, fetchPage } from '@svc/db'
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { withCopiedDetails } from './kept-details.repo.ts'
+import { storedDetailOf, withReadableDetail } from './stored-detail.ts'
 
-/** The only SQL for `check_results`. Results are written through runs/store.ts, which folds them. */
+/**
+ * The only SQL for `check_results`. Results are written through runs/store.ts, which folds them. A
+ * passing result's detail may be stored compact (stored-detail.ts): every read here expands it, and the
+ * reads that show a result's request and response copy them from the result kept in full it repeats.
+ */
 
 /** Inserts `rows` in one statement, skipping any whose job id has a result already; answers the ids inserted. */
 export async function insertResults(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set()
   const inserted = await ctx.db
     .insertInto('check_results')
-    .values(rows)
+    .values(rows.map((row) => ({ ...row, detail: storedDetailOf(row) })))
     // No conflict target: a result posted twice at once has the same id as well as the same job id, and
     // PostgreSQL only waits out concurrent inserts on the indexes a target names (the id's raised 23505).
     .onConflict((oc) => oc.doNothing())
@@ -38,11 +44,12 @@ export async function listResults(
   if (filter.location) query = query.where('run_location', '=', filter.location)
   if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
   if (filter.resultType) query = query.where('result_type', '=', filter.resultType)
-  return fetchPage(
+  const { rows, total } = await fetchPage(
     query,
     (q) => q.selectAll().orderBy('started_at', 'desc').orderBy(MISSED_DEADLINE_LAST).orderBy('id'),
     page,
   )
+  return { rows: await withCopiedDetails(ctx, rows), total }
 }
 
 export async function findResultByJobId(ctx: ServiceContext, jobId: string) {
@@ -76,12 +83,13 @@ export async function isResultStored(ctx: ServiceContext, resultId: string): Pro
 }
 
 export async function findResult(ctx: ServiceContext, checkId: string, resultId: string) {
-  return ctx.db
+  const row = await ctx.db
     .selectFrom('check_results')
     .selectAll()
     .where('check_id', '=', checkId)
     .where('id', '=', resultId)
     .executeTakeFirst()
+  return row && (await withCopiedDetails(ctx, [row]))[0]
 }
 
 const STATUS_OF_ROW = sql<string>`case when has_failures then 'failing' when is_degraded then 'degraded' else 'passing' end`
@@ -120,7 +128,7 @@ export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
     .execute()
   const first = new Map<string, (typeof rows)[number]>()
   for (const row of rows) if (!first.has(row.check_id)) first.set(row.check_id, row)
-  return [...first.values()]
+  return [...first.values()].map(withReadableDetail)
 }
 
 /** When the check's current status began: the first final result after the last one of another status. */
@@ -351,7 +359,12 @@ export async function finalResultsPage(
     .where('started_at', '>=', filter.fromIso)
     .where('started_at', '<', filter.toIso)
   if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
-  return fetchPage(query, (q) => q.selectAll().orderBy('started_at').orderBy('id'), page)
+  const { rows, total } = await fetchPage(
+    query,
+    (q) => q.selectAll().orderBy('started_at').orderBy('id'),
+    page,
+  )
+  return { rows: rows.map(withReadableDetail), total }
 }
 
 /** Up to `limit` final results of a check on one side of `atIso` (RCA evidence), nearest first. */
@@ -371,8 +384,9 @@ export async function finalResultsAround(
     .where('is_cancelled', '=', false)
     .where('started_at', side === 'before' ? '<' : '>=', atIso)
   if (location) query = query.where('run_location', '=', location)
-  return query
+  const rows = await query
     .orderBy('started_at', side === 'before' ? 'desc' : 'asc')
     .limit(limit)
     .execute()
+  return withCopiedDetails(ctx, rows)
 }

@@ -64,7 +64,14 @@ export default function ResultPage(props: { checkId: string; resultId: string })
           </div>
         )}
       </Card>
-      {http && <HttpDetail detail={http} />}
+      {http && (
+        <HttpDetail
+          detail={http}
+          omitted={data.detailOmitted === true}
+          copiedFrom={typeof data.detailCopiedFrom === 'string' ? data.detailCopiedFrom : undefined}
+          checkId={props.checkId}
+        />
+      )}
       {data.tcpCheckResult && <FigureCard title="TCP" detail={data.tcpCheckResult} />}
       {data.dnsCheckResult && <FigureCard title="DNS answers" detail={data.dnsCheckResult} />}
       {data.icmpCheckResult && <FigureCard title="ICMP" detail={data.icmpCheckResult} />}
@@ -150,8 +157,8 @@ function prettyBody(body: string | undefined): string {
   }
 }
 
-function HttpDetail(props: { detail: HttpResult }) {
-  const { request, response, timingPhases, assertions } = props.detail
+function HttpDetail(props: { detail: HttpResult; omitted: boolean; copiedFrom?: string; checkId: string }) {
+  const { timingPhases } = props.detail
   return (
     <>
       {timingPhases && (
@@ -159,6 +166,31 @@ function HttpDetail(props: { detail: HttpResult }) {
           <Waterfall phases={timingPhases} />
         </Card>
       )}
+      {props.omitted && props.copiedFrom && (
+        <p className="muted" data-testid="detail-omitted">
+          This passing run was stored with its timings only. Its request, response and assertions were the
+          same as those of{' '}
+          <Link href={`/checks/${props.checkId}/results/${props.copiedFrom}`}>
+            an earlier run kept in full
+          </Link>{' '}
+          (apart from timings and the date header), shown below.
+        </p>
+      )}
+      {props.omitted && !props.copiedFrom && (
+        <p className="muted" data-testid="detail-omitted">
+          This passing run was stored with its timings only: its request, response and assertions were the
+          same as an earlier run's, which is no longer kept.
+        </p>
+      )}
+      {props.omitted && !props.copiedFrom ? null : <HttpExchange detail={props.detail} />}
+    </>
+  )
+}
+
+function HttpExchange(props: { detail: HttpResult }) {
+  const { request, response, assertions } = props.detail
+  return (
+    <>
       {assertions && assertions.length > 0 && <Assertions assertions={assertions} />}
       <div className="grid">
         <Card title={`Request${request?.method ? `: ${request.method}` : ''}`}>
