@@ -6,7 +6,7 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
 import { forbidden, notFound } from '../../http/errors.ts'
-import { Account, Member, MemberPatch, MembersQuery } from './accounts.schemas.ts'
+import { Account, MemberOrInvite, MemberPatch, MembersQuery } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 import { Entitlements, entitlementsOf } from './entitlements.ts'
 
@@ -87,7 +87,7 @@ export const accountByIdRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         params: AccountIdParams,
         querystring: MembersQuery,
         response: {
-          200: Type.Object({ members: Type.Array(Member), length: Type.Integer(), nextId: NextId }),
+          200: Type.Object({ members: Type.Array(MemberOrInvite), length: Type.Integer(), nextId: NextId }),
         },
       },
     },
@@ -113,7 +113,10 @@ export const accountByIdRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         description: pathNote,
         params: MemberParams,
         body: MemberPatch,
-        response: { 200: Member, 409: ErrorResponse('Conflict: an account must keep at least one OWNER') },
+        response: {
+          200: MemberOrInvite,
+          409: ErrorResponse('Conflict: an account must keep at least one OWNER'),
+        },
       },
     },
     async (request) => {
