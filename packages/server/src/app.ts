@@ -24,6 +24,7 @@ import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { badgesRoutes } from './features/badges/badges.routes.ts'
 import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
+import { checkGroupsV2Routes } from './features/check-groups/check-groups-v2.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkSessionsRoutes } from './features/check-sessions/check-sessions.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
@@ -236,6 +237,7 @@ function publicApi(
     await app.register(variablesRoutes, { ctx })
     await app.register(checksRoutes, { ctx })
     await app.register(checkGroupsRoutes, { ctx })
+    await app.register(checkGroupsV2Routes, { ctx })
     await app.register(checkResultsRoutes, { ctx })
     await app.register(checkStatusesRoutes, { ctx })
     await app.register(heartbeatRoutes, { ctx })

@@ -1,4 +1,4 @@
-import { type CheckType, substituteVariables } from '@svc/core'
+import { applyApiCheckDefaults, type CheckType, GROUP_BASE_URL, substituteVariables } from '@svc/core'
 import { cancelledOutcome, type RunnerJob, type RunOutcome, type UPTIME_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
@@ -24,12 +24,26 @@ export async function prepareJob(
   }
   const definition = {
     ...check.definition,
-    request: substituteVariables(check.definition.request, variables.values),
+    request: substituteVariables(requestOf(check), withGroupBaseUrl(check, variables.values)),
   }
   return {
     job: { checkType: checkType as (typeof UPTIME_CHECK_TYPES)[number], definition },
     hidden: variables.hidden,
   }
+}
+
+/** The check's request, with its group's API check defaults in it when it is an API check. */
+function requestOf(check: ResolvedCheck): unknown {
+  const request = check.definition.request as Parameters<typeof applyApiCheckDefaults>[0]
+  if (check.row.check_type !== 'API') return request
+  return applyApiCheckDefaults(request, check.effective.apiCheckDefaults)
+}
+
+/** The variables, plus the group's base URL (its own variables filled in) where the group sets one. */
+function withGroupBaseUrl(check: ResolvedCheck, values: Map<string, string>): Map<string, string> {
+  const baseUrl = check.effective.apiCheckDefaults?.url
+  if (check.row.check_type !== 'API' || !baseUrl) return values
+  return new Map([...values, [GROUP_BASE_URL, substituteVariables(baseUrl, values)]])
 }
 
 /** The outcome of a run of the suite `check` cancelled before it started anywhere: no test ran. */

@@ -179,6 +179,13 @@ const analyticsOf = (type: keyof typeof CHECK_BODIES) => async (a: ResourceMaker
   ids: { id: await a.check(type) },
 })
 
+/** A group holding an API check, for the paths that name both. */
+async function checkInGroup(a: ResourceMaker) {
+  const groupId = (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id
+  const check = await a.ok('POST', '/v1/checks/api', { ...CHECK_BODIES.api, groupId })
+  return { ids: { groupId, checkId: check.id as string } }
+}
+
 /** Every path with parameters naming a resource of an account, and how to make one. */
 export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Made>> = {
   '/v1/accounts/me/members/{userId}': async (a) => ({
@@ -230,7 +237,18 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
     readBack: '/v1/check-groups/{id}',
   }),
+  '/v1/check-groups/{groupId}/checks/{checkId}': checkInGroup,
+  '/v2/check-groups/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+    bodies: { PUT: GROUP_BODY },
+    readBack: '/v1/check-groups/{id}',
+  }),
+  '/v2/check-groups/{id}/checks': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+  }),
+  '/v2/check-groups/{groupId}/checks/{checkId}': checkInGroup,
   '/v1/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v2/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/check-results/{checkId}/{resultId}': async (a) => ({ ids: await a.failedRun() }),
   '/v1/check-results/{checkId}/{resultId}/artifacts/{*}': async (a) => {
     const { checkId, resultId } = await a.failedRun()
