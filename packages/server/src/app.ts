@@ -29,6 +29,7 @@ import { checkResultsRoutes } from './features/check-results/check-results.route
 import { checkSessionsRoutes } from './features/check-sessions/check-sessions.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { checkVersionsRoutes } from './features/checks/checks-versions.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import {
   DEFAULT_WEB_DIST_DIR,
@@ -236,6 +237,7 @@ function publicApi(
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
     await app.register(checksRoutes, { ctx })
+    await app.register(checkVersionsRoutes, { ctx })
     await app.register(checkGroupsRoutes, { ctx })
     await app.register(checkGroupsV2Routes, { ctx })
     await app.register(checkResultsRoutes, { ctx })

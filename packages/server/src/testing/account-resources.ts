@@ -208,6 +208,8 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     bodies: { PUT: SNIPPET_BODY },
   }),
   '/v1/checks/{id}': async (a) => ({ ids: { id: await a.check() }, bodies: { PUT: CHECK_BODIES.api } }),
+  '/v2/checks/{id}': async (a) => ({ ids: { id: await a.check() } }),
+  '/v3/checks/{id}': async (a) => ({ ids: { id: await a.check() } }),
   '/v1/checks/{id}/trigger': async (a) => ({
     ids: { id: await a.check() },
     readBack: '/v1/check-results/{id}',
@@ -444,7 +446,10 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/analytics/heartbeat-checks/{id}': analyticsOf('heartbeat'),
   '/v1/analytics/ssl/{id}': analyticsOf('ssl'),
   '/v1/error-groups/checks/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
-  '/v1/error-groups/{id}': async (a) => ({ ids: { id: await errorGroupOf(a) } }),
+  '/v1/error-groups/{id}': async (a) => ({
+    ids: { id: await errorGroupOf(a) },
+    bodies: { PATCH: { archivedUntilNextEvent: true } },
+  }),
   '/v1/root-cause-analyses/error-groups/{errorGroupId}': async (a) => {
     const errorGroupId = await errorGroupOf(a)
     return { ids: { errorGroupId }, readBack: `/v1/error-groups/${errorGroupId}` }

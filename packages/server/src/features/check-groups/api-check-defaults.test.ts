@@ -173,6 +173,15 @@ for (const engine of testEngines()) {
       }
       const listed = await call('GET', `/v2/check-groups/${group.id}/checks`)
       assert.deepEqual(listed, [])
+      // Outside a group {{GROUP_BASE_URL}} stays as written: the run fails with a clear error.
+      const orphan = await call('POST', '/v1/checks/api', {
+        name: 'No group',
+        activated: false,
+        request: { method: 'GET', url: '{{GROUP_BASE_URL}}/customers' },
+      })
+      const result = await call('POST', `/v1/checks/${orphan.id}/trigger`)
+      assert.equal(result.hasFailures, true)
+      assert.match(result.error.message, /GROUP_BASE_URL|URL/)
     })
   })
 }
