@@ -25,10 +25,12 @@ import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { badgesRoutes } from './features/badges/badges.routes.ts'
 import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
 import { checkGroupsRoutes } from './features/check-groups/check-groups.routes.ts'
+import { checkGroupsV2Routes } from './features/check-groups/check-groups-v2.routes.ts'
 import { checkResultsRoutes } from './features/check-results/check-results.routes.ts'
 import { checkSessionsRoutes } from './features/check-sessions/check-sessions.routes.ts'
 import { checkStatusesRoutes } from './features/check-statuses/check-statuses.ts'
 import { checksRoutes } from './features/checks/checks.routes.ts'
+import { checkVersionsRoutes } from './features/checks/checks-versions.routes.ts'
 import { clientCertificatesRoutes } from './features/client-certificates/client-certificates.routes.ts'
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.ts'
 import {
@@ -249,7 +251,9 @@ function publicApi(
     await app.register(apiKeysRoutes, { ctx })
     await app.register(variablesRoutes, { ctx })
     await app.register(checksRoutes, { ctx })
+    await app.register(checkVersionsRoutes, { ctx })
     await app.register(checkGroupsRoutes, { ctx })
+    await app.register(checkGroupsV2Routes, { ctx })
     await app.register(checkResultsRoutes, { ctx })
     await app.register(checkStatusesRoutes, { ctx })
     await app.register(heartbeatRoutes, { ctx })

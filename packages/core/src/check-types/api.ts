@@ -26,7 +26,8 @@ export const API_ASSERTION_SOURCES = [
 
 export const ApiRequest = StrictObject({
   method: Type.Optional(StringEnum(HTTP_METHODS, { default: 'GET' })),
-  url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }),
+  // `{{GROUP_BASE_URL}}/path` (or another variable) is an http(s) URL once the run fills it in.
+  url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^(https?://|\\{\\{)' }),
   headers: Type.Optional(Type.Array(KeyValue, { maxItems: 100, default: [] })),
   queryParameters: Type.Optional(Type.Array(KeyValue, { maxItems: 100, default: [] })),
   body: Type.Optional(Type.String({ maxLength: 1_000_000, default: '' })),

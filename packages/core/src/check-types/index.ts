@@ -14,6 +14,12 @@ import { tcpCheckType } from './tcp.ts'
 import { urlCheckType } from './url.ts'
 
 export { API_ASSERTION_SOURCES, ApiRequest } from './api.ts'
+export {
+  ApiCheckDefaults,
+  applyApiCheckDefaults,
+  completeApiCheckDefaults,
+  GROUP_BASE_URL,
+} from './api-check-defaults.ts'
 export { CATALOG_CHECK_TYPES, CHECK_TYPE_CATALOG, type CheckTypeEntry } from './catalog.ts'
 export { type CheckTypeAnalytics, type CheckTypeDefinition, defineCheckType } from './definition.ts'
 export { DNS_PROTOCOLS, DNS_RECORD_TYPES, DnsRequest } from './dns.ts'

@@ -1,4 +1,4 @@
-import { type CheckType, substituteVariables } from '@svc/core'
+import { applyApiCheckDefaults, type CheckType, GROUP_BASE_URL, substituteVariables } from '@svc/core'
 import { cancelledOutcome, type RunnerJob, type RunOutcome, type UPTIME_CHECK_TYPES } from '@svc/runner'
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
@@ -23,7 +23,7 @@ export async function prepareJob(
   if (isScriptCheckType(checkType)) {
     return { job: await scriptJobOf(ctx, check, variables, run.location), hidden: variables.hidden }
   }
-  const request = substituteVariables(check.definition.request, variables.values)
+  const request = substituteVariables(requestOf(check), withGroupBaseUrl(check, variables.values))
   const clientCertificate = checkType === 'API' ? await clientCertificateFor(ctx, check, request) : null
   const definition = { ...check.definition, request, ...(clientCertificate ? { clientCertificate } : {}) }
   return {
@@ -37,6 +37,20 @@ async function clientCertificateFor(ctx: ServiceContext, check: ResolvedCheck, r
   const url = URL.parse(String((request as { url?: unknown } | undefined)?.url ?? ''))
   if (url?.protocol !== 'https:') return null
   return certificateForHost(ctx, check.row.account_id, url.hostname)
+}
+
+/** The check's request, with its group's API check defaults in it when it is an API check. */
+function requestOf(check: ResolvedCheck): unknown {
+  const request = check.definition.request as Parameters<typeof applyApiCheckDefaults>[0]
+  if (check.row.check_type !== 'API') return request
+  return applyApiCheckDefaults(request, check.effective.apiCheckDefaults)
+}
+
+/** The variables, plus the group's base URL (its own variables filled in) where the group sets one. */
+function withGroupBaseUrl(check: ResolvedCheck, values: Map<string, string>): Map<string, string> {
+  const baseUrl = check.effective.apiCheckDefaults?.url
+  if (check.row.check_type !== 'API' || !baseUrl) return values
+  return new Map([...values, [GROUP_BASE_URL, substituteVariables(baseUrl, values)]])
 }
 
 /** The outcome of a run of the suite `check` cancelled before it started anywhere: no test ran. */

@@ -180,6 +180,13 @@ const analyticsOf = (type: keyof typeof CHECK_BODIES) => async (a: ResourceMaker
   ids: { id: await a.check(type) },
 })
 
+/** A group holding an API check, for the paths that name both. */
+async function checkInGroup(a: ResourceMaker) {
+  const groupId = (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id
+  const check = await a.ok('POST', '/v1/checks/api', { ...CHECK_BODIES.api, groupId })
+  return { ids: { groupId, checkId: check.id as string } }
+}
+
 /** Every path with parameters naming a resource of an account, and how to make one. */
 export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Made>> = {
   // An invitation: a member in the list like any other, whose set-password link is still unused.
@@ -225,6 +232,8 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     readBack: '/v1/client-certificates',
   }),
   '/v1/checks/{id}': async (a) => ({ ids: { id: await a.check() }, bodies: { PUT: CHECK_BODIES.api } }),
+  '/v2/checks/{id}': async (a) => ({ ids: { id: await a.check() } }),
+  '/v3/checks/{id}': async (a) => ({ ids: { id: await a.check() } }),
   '/v1/checks/{id}/trigger': async (a) => ({
     ids: { id: await a.check() },
     readBack: '/v1/check-results/{id}',
@@ -254,7 +263,18 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
     readBack: '/v1/check-groups/{id}',
   }),
+  '/v1/check-groups/{groupId}/checks/{checkId}': checkInGroup,
+  '/v2/check-groups/{id}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+    bodies: { PUT: GROUP_BODY },
+    readBack: '/v1/check-groups/{id}',
+  }),
+  '/v2/check-groups/{id}/checks': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/check-groups', GROUP_BODY)).id },
+  }),
+  '/v2/check-groups/{groupId}/checks/{checkId}': checkInGroup,
   '/v1/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
+  '/v2/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/check-results/{checkId}/{resultId}': async (a) => ({ ids: await a.failedRun() }),
   '/v1/check-results/{checkId}/{resultId}/artifacts/{*}': async (a) => {
     const { checkId, resultId } = await a.failedRun()
@@ -450,7 +470,10 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/analytics/heartbeat-checks/{id}': analyticsOf('heartbeat'),
   '/v1/analytics/ssl/{id}': analyticsOf('ssl'),
   '/v1/error-groups/checks/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
-  '/v1/error-groups/{id}': async (a) => ({ ids: { id: await errorGroupOf(a) } }),
+  '/v1/error-groups/{id}': async (a) => ({
+    ids: { id: await errorGroupOf(a) },
+    bodies: { PATCH: { archivedUntilNextEvent: true } },
+  }),
   '/v1/root-cause-analyses/error-groups/{errorGroupId}': async (a) => {
     const errorGroupId = await errorGroupOf(a)
     return { ids: { errorGroupId }, readBack: `/v1/error-groups/${errorGroupId}` }

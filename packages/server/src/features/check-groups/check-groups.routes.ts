@@ -7,8 +7,14 @@ import { pageOf, sendPage } from '../../http/pagination.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
 import { triggerGroup } from '../checks/check-triggers.service.ts'
 import { AnyCheck } from '../checks/checks.schemas.ts'
-import { listChecks } from '../checks/checks.service.ts'
-import { CheckGroup, CheckGroupBody, GroupIdParams, ListGroupsQuery } from './check-groups.schemas.ts'
+import { getCheckOfGroup, listChecks } from '../checks/checks.service.ts'
+import {
+  CheckGroup,
+  CheckGroupBody,
+  GroupCheckParams,
+  GroupIdParams,
+  ListGroupsQuery,
+} from './check-groups.schemas.ts'
 import * as groups from './check-groups.service.ts'
 
 export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
@@ -106,6 +112,23 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       const { items, total } = await listChecks(ctx, accountId, { groupId: request.params.id }, page)
       return sendPage(reply, page, items, total)
     },
+  )
+
+  app.get(
+    '/v1/check-groups/:groupId/checks/:checkId',
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve a check of a check group, with the group’s settings applied',
+        description:
+          'The check as it runs in the group: what it leaves unsaid (locations, frequency, alert settings, ' +
+          'runtime, retries) filled in from the group, tags and variables merged, and an API check’s request ' +
+          'with the group’s apiCheckDefaults in it. 404 when the check is not in this group.',
+        params: GroupCheckParams,
+        response: { 200: AnyCheck },
+      },
+    },
+    async (request) => getCheckOfGroup(ctx, authOf(request).accountId, request.params, 'inGroup'),
   )
 
   app.post(

@@ -1,5 +1,6 @@
 import {
   AlertChannelSubscription,
+  ApiCheckDefaults,
   CheckAlertSettings,
   CheckEnvironmentVariable,
   FREQUENCIES,
@@ -46,12 +47,31 @@ export const CheckGroupBody = StrictObject({
       description: 'Checks run at once on a group trigger.',
     }),
   ),
+  apiCheckDefaults: Type.Optional(ApiCheckDefaults),
+  ...groupScriptFields(),
 })
 export type CheckGroupBody = Static<typeof CheckGroupBody>
+
+/** Setup and teardown of the group's API checks: a snippet of the account's, or a script of the group's. */
+function groupScriptFields() {
+  const snippetId = (when: string) =>
+    Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, description: `A snippet (/v1/snippets) run ${when}.` })),
+    )
+  const script = (when: string) =>
+    Type.Optional(Nullable(Type.String({ maxLength: 1_000_000, description: `Node.js code run ${when}.` })))
+  return {
+    setupSnippetId: snippetId('before each API check of the group'),
+    tearDownSnippetId: snippetId('after each API check of the group'),
+    localSetupScript: script('before each API check of the group'),
+    localTearDownScript: script('after each API check of the group'),
+  }
+}
 
 export const CheckGroup = Type.Object(
   {
     ...CheckGroupBody.properties,
+    apiCheckDefaults: Type.Required(ApiCheckDefaults),
     id: Type.Integer(),
     name: Type.String(),
     activated: Type.Boolean(),
@@ -65,4 +85,8 @@ export const CheckGroup = Type.Object(
 export type CheckGroup = Static<typeof CheckGroup> & Record<string, unknown>
 
 export const GroupIdParams = StrictObject({ id: SerialId() })
+export const GroupCheckParams = StrictObject({
+  groupId: SerialId(),
+  checkId: Type.String({ format: 'uuid' }),
+})
 export const ListGroupsQuery = StrictObject(PageQuery)

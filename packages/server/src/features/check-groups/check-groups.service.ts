@@ -1,3 +1,4 @@
+import { completeApiCheckDefaults } from '@svc/core'
 import type { CheckGroupsTable } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
@@ -8,6 +9,7 @@ import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { publicVariables, type StoredVariable, sealVariables } from '../checks/check-variables.ts'
 import { assertPrivateLocations, keepTagHistoryOfGroup, resyncGroupChecks } from '../checks/checks.service.ts'
 import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
+import { assertSnippetsOfAccount } from '../snippets/snippets.service.ts'
 import * as repo from './check-groups.repo.ts'
 import type { CheckGroup, CheckGroupBody } from './check-groups.schemas.ts'
 
@@ -22,6 +24,10 @@ export async function createGroup(
   // failure saves nothing.
   const row = await inTransaction(ctx, async (tx) => {
     await assertPrivateLocations(tx, accountId, body.privateLocations ?? [])
+    await assertSnippetsOfAccount(tx, accountId, {
+      'body.setupSnippetId': body.setupSnippetId,
+      'body.tearDownSnippetId': body.tearDownSnippetId,
+    })
     const definition = normalize(tx, body, [])
     await alerting.assertChannelsOfAccount(
       tx,
@@ -68,6 +74,10 @@ export async function updateGroup(ctx: ServiceContext, accountId: string, id: nu
     if (!row) throw notFound(`Check group ${id} not found`)
     const previous = JSON.parse(row.definition) as Definition
     await assertPrivateLocations(tx, accountId, body.privateLocations ?? [])
+    await assertSnippetsOfAccount(tx, accountId, {
+      'body.setupSnippetId': body.setupSnippetId,
+      'body.tearDownSnippetId': body.tearDownSnippetId,
+    })
     await alerting.assertChannelsOfAccount(
       tx,
       accountId,
@@ -148,6 +158,11 @@ function toResponse(row: Selectable<CheckGroupsTable>): CheckGroup {
   return {
     ...definition,
     environmentVariables: publicVariables(definition.environmentVariables),
+    apiCheckDefaults: completeApiCheckDefaults(definition.apiCheckDefaults),
+    setupSnippetId: definition.setupSnippetId ?? null,
+    tearDownSnippetId: definition.tearDownSnippetId ?? null,
+    localSetupScript: definition.localSetupScript ?? null,
+    localTearDownScript: definition.localTearDownScript ?? null,
     id: row.id,
     name: row.name,
     activated: Boolean(row.activated),

@@ -6,9 +6,11 @@ import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import {
   CheckResult,
+  CheckResultPageV2,
   CheckResultParams,
   CheckResultsParams,
   ListResultsQuery,
+  ListResultsV2Query,
 } from './check-results.schemas.ts'
 import * as results from './check-results.service.ts'
 
@@ -41,6 +43,24 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       )
       return sendPage(reply, page, items, total)
     },
+  )
+
+  app.get(
+    '/v2/check-results/:checkId',
+    {
+      schema: {
+        tags,
+        summary: 'List the results of a check, by cursor',
+        description:
+          'Newest first, as the v1 list filters them; `nextId` of an answer gives the page after it (null on ' +
+          'the last), and results stored meanwhile don’t shift the pages. `fields` keeps only the fields named.',
+        params: CheckResultsParams,
+        querystring: ListResultsV2Query,
+        response: { 200: CheckResultPageV2 },
+      },
+    },
+    async (request) =>
+      results.listResultsByCursor(ctx, authOf(request).accountId, request.params.checkId, request.query),
   )
 
   app.get(

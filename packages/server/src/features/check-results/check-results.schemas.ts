@@ -1,4 +1,4 @@
-import { Nullable, PageQuery, StrictObject, StringEnum, UnixSeconds } from '@svc/core'
+import { CHECK_TYPES, Nullable, PageQuery, StrictObject, StringEnum, UnixSeconds } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const CheckResult = Type.Object(
@@ -41,6 +41,9 @@ export const CheckResult = Type.Object(
     attempts: Type.Integer(),
     resultType: StringEnum(['FINAL', 'ATTEMPT'] as const),
     error: Nullable(Type.Object({ type: Type.String(), message: Type.String() })),
+    traceId: Nullable(
+      Type.String({ description: 'Always null: svc records no distributed trace for a run.' }),
+    ),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'CheckResult', additionalProperties: true },
@@ -53,12 +56,75 @@ export const CheckResultParams = StrictObject({
   resultId: Type.String({ format: 'uuid' }),
 })
 
-export const ListResultsQuery = StrictObject({
-  ...PageQuery,
+/** The hosted product's check types besides svc's: results of those are none (svc has no such checks). */
+const HOSTED_ONLY_TYPES = ['PLAYWRIGHT', 'AGENTIC', 'TRACEROUTE', 'GRPC'] as const
+
+const resultFilters = {
   from: Type.Optional(UnixSeconds()),
   to: Type.Optional(UnixSeconds()),
   location: Type.Optional(Type.String({ maxLength: 64 })),
   hasFailures: Type.Optional(Type.Boolean()),
-  resultType: Type.Optional(StringEnum(['FINAL', 'ATTEMPT'] as const)),
-})
+  resultType: Type.Optional(
+    StringEnum(['FINAL', 'ATTEMPT', 'ALL'] as const, {
+      description: 'ALL: both final results and attempts.',
+    }),
+  ),
+  checkType: Type.Optional(
+    StringEnum([...CHECK_TYPES, ...HOSTED_ONLY_TYPES], {
+      description: 'Only results of this check type (PLAYWRIGHT is AUTOMATION): all of the check’s, or none.',
+    }),
+  ),
+}
+
+export const ListResultsQuery = StrictObject({ ...PageQuery, ...resultFilters })
 export type ListResultsQuery = Static<typeof ListResultsQuery>
+
+/** The fields of a result `fields` may keep in a v2 list. */
+export const RESULT_FIELDS = [
+  ...Object.keys(CheckResult.properties),
+  'name',
+  'createdAt',
+  'apiCheckResult',
+  'browserCheckResult',
+  'multiStepCheckResult',
+  'playwrightCheckResult',
+  'sslCheckResult',
+  'checkRunId',
+  'sequenceId',
+  'errorGroupIds',
+  'agenticCheckResult',
+  'tracerouteCheckResult',
+  'grpcCheckResult',
+]
+
+export const ListResultsV2Query = StrictObject({
+  limit: PageQuery.limit,
+  nextId: Type.Optional(
+    Type.String({ maxLength: 200, description: 'The `nextId` of the previous page: the page after it.' }),
+  ),
+  fields: Type.Optional(
+    Type.Array(StringEnum([...new Set(RESULT_FIELDS)]), {
+      maxItems: 100,
+      description: 'Only these fields of each result (the parameter may be repeated).',
+    }),
+  ),
+  ...resultFilters,
+})
+export type ListResultsV2Query = Static<typeof ListResultsV2Query>
+
+export const CheckResultPageV2 = Type.Object(
+  {
+    length: Type.Integer({ description: 'Results on this page.' }),
+    entries: Type.Array(
+      Type.Partial(
+        Type.Object(
+          { ...CheckResult.properties, createdAt: Type.String({ format: 'date-time' }) },
+          { additionalProperties: true },
+        ),
+        { additionalProperties: true, description: 'A result; with `fields`, only the fields named.' },
+      ),
+    ),
+    nextId: Nullable(Type.String({ description: 'Pass as `nextId` for the next page; null on the last.' })),
+  },
+  { title: 'CheckResultPageV2' },
+)

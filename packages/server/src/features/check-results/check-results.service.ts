@@ -8,7 +8,7 @@ import type { Page } from '../../http/pagination.ts'
 import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
 import { findCheck, lockReferencedChecksById } from '../checks/checks.repo.ts'
 import * as repo from './check-results.repo.ts'
-import type { CheckResult, ListResultsQuery } from './check-results.schemas.ts'
+import type { CheckResult, ListResultsQuery, ListResultsV2Query } from './check-results.schemas.ts'
 
 export async function listResults(
   ctx: ServiceContext,
@@ -17,21 +17,85 @@ export async function listResults(
   query: ListResultsQuery,
   page: Page,
 ) {
+  const filter = filterOf(query)
+  const check = await ownCheckOrThrow(ctx, accountId, checkId)
+  if (!ofCheckType(check.check_type, query.checkType)) return { items: [], total: 0 }
+  const { rows, total } = await repo.listResults(ctx, checkId, filter, page)
+  return { items: rows.map((row) => toResult(ctx, row)), total }
+}
+
+/**
+ * A page of `GET /v2/check-results/{checkId}`: newest first, `nextId` naming the page after it. The
+ * cursor holds the newest start time of the first page, so results stored since don't shift the pages.
+ */
+export async function listResultsByCursor(
+  ctx: ServiceContext,
+  accountId: string,
+  checkId: string,
+  query: ListResultsV2Query,
+) {
+  const filter = filterOf(query)
+  const check = await ownCheckOrThrow(ctx, accountId, checkId)
+  const limit = query.limit ?? 10
+  if (!ofCheckType(check.check_type, query.checkType)) return { length: 0, entries: [], nextId: null }
+  const cursor = query.nextId === undefined ? undefined : parseCursor(query.nextId)
+  const bounded =
+    cursor && (!filter.toIso || cursor.to < filter.toIso) ? { ...filter, toIso: cursor.to } : filter
+  const offset = cursor?.offset ?? 0
+  const { rows, total } = await repo.listResults(ctx, checkId, bounded, { limit, offset })
+  const to = cursor?.to ?? rows[0]?.started_at
+  const more = offset + rows.length < total && to !== undefined
+  const entries = rows.map((row) => withFields(toResult(ctx, row), query.fields))
+  return {
+    length: entries.length,
+    entries,
+    nextId: more ? cursorOf({ offset: offset + rows.length, to: to as string }) : null,
+  }
+}
+
+interface Cursor {
+  offset: number
+  to: string
+}
+
+const cursorOf = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url')
+
+function parseCursor(text: string): Cursor {
+  try {
+    const cursor = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor
+    if (Number.isSafeInteger(cursor.offset) && cursor.offset >= 0 && !Number.isNaN(Date.parse(cursor.to))) {
+      return { offset: cursor.offset, to: new Date(cursor.to).toISOString() }
+    }
+  } catch {}
+  const message = 'is not a nextId this list answered'
+  throw badRequest(`querystring.nextId ${message}`, { errors: [{ path: 'querystring.nextId', message }] })
+}
+
+/** Only `fields` of the result (all of them without). */
+function withFields(result: CheckResult, fields: string[] | undefined): CheckResult {
+  if (!fields) return result
+  const named = { ...result, createdAt: result.created_at } as Record<string, unknown>
+  return Object.fromEntries(fields.filter((f) => f in named).map((f) => [f, named[f]])) as CheckResult
+}
+
+/** Whether results of a check of `checkType` are of the type the query names (PLAYWRIGHT: AUTOMATION). */
+function ofCheckType(checkType: string, named: string | undefined): boolean {
+  return named === undefined || checkType === (named === 'PLAYWRIGHT' ? 'AUTOMATION' : named)
+}
+
+function filterOf(query: Omit<ListResultsQuery, 'limit' | 'page'>) {
   // Both bounds are inclusive: from = to is a (one-second) window, from > to an inverted one.
   if (query.from !== undefined && query.to !== undefined && query.from > query.to) {
     const message = 'must not be after `to` (the window is inverted)'
     throw badRequest(`querystring.from ${message}`, { errors: [{ path: 'querystring.from', message }] })
   }
-  await ownCheckOrThrow(ctx, accountId, checkId)
-  const filter = {
+  return {
     fromIso: query.from === undefined ? undefined : new Date(query.from * 1000).toISOString(),
     toIso: query.to === undefined ? undefined : new Date(query.to * 1000).toISOString(),
     location: query.location,
     hasFailures: query.hasFailures,
-    resultType: query.resultType,
+    resultType: query.resultType === 'ALL' ? undefined : query.resultType,
   }
-  const { rows, total } = await repo.listResults(ctx, checkId, filter, page)
-  return { items: rows.map((row) => toResult(ctx, row)), total }
 }
 
 export async function getResult(ctx: ServiceContext, accountId: string, checkId: string, resultId: string) {
@@ -91,8 +155,21 @@ function withArtifactLinks(ctx: ServiceContext, row: CheckResultsTable, detail: 
   }
 }
 
+/**
+ * An API result that got no response leaves `response` out and says why in `requestError`, as the
+ * hosted schema has it (its `response` is always an object).
+ */
+function withRequestError(detail: Record<string, unknown>, error: string | null): Record<string, unknown> {
+  const api = detail.apiCheckResult as Record<string, unknown> | null | undefined
+  if (!api || api.response !== null) return detail
+  const { response: _none, ...rest } = api
+  return { ...detail, apiCheckResult: { ...rest, requestError: api.requestError ?? error } }
+}
+
 async function ownCheckOrThrow(ctx: ServiceContext, accountId: string, checkId: string) {
-  if (!(await findCheck(ctx, accountId, checkId))) throw notFound(`Check ${checkId} not found`)
+  const check = await findCheck(ctx, accountId, checkId)
+  if (!check) throw notFound(`Check ${checkId} not found`)
+  return check
 }
 
 function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
@@ -112,7 +189,12 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
     attempts: row.attempts,
     resultType: row.result_type as 'FINAL' | 'ATTEMPT',
     error: row.error_type ? { type: row.error_type, message: row.error_message ?? '' } : null,
-    ...withArtifactLinks(ctx, row, JSON.parse(row.detail) as Record<string, unknown>),
+    ...withArtifactLinks(
+      ctx,
+      row,
+      withRequestError(JSON.parse(row.detail) as Record<string, unknown>, row.error_message),
+    ),
+    traceId: null,
     created_at: row.created_at,
   }
 }

@@ -1,4 +1,4 @@
-import type { CheckAlertSettings, CheckType } from '@svc/core'
+import { applyApiCheckDefaults, type CheckAlertSettings, type CheckType } from '@svc/core'
 import type { ServiceContext } from '../../context.ts'
 import { DEFAULT_ALERT_SETTINGS } from '../accounts/accounts.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
@@ -58,6 +58,31 @@ function pingFieldsOf(ctx: ServiceContext, token: string, definition: ResolvedCh
   const ping = { pingToken: token, pingUrl: `${ctx.publicUrl}/ping/${token}` }
   const heartbeat = (definition as { heartbeat?: object }).heartbeat
   return { ...ping, heartbeat: { ...heartbeat, ...ping } }
+}
+
+/**
+ * The check as it runs in its group: what it leaves unsaid filled in from the group (effective-check.ts),
+ * and an API check's request with the group's API check defaults in it.
+ */
+export async function checkResponseInGroup(ctx: ServiceContext, check: ResolvedCheck): Promise<AnyCheck> {
+  const response = await checkResponse(ctx, check)
+  const { effective } = check
+  const request = (response as { request?: Parameters<typeof applyApiCheckDefaults>[0] }).request
+  return {
+    ...response,
+    ...(check.row.check_type === 'HEARTBEAT'
+      ? {}
+      : { locations: effective.locations, privateLocations: effective.privateLocations }),
+    tags: effective.tags,
+    environmentVariables: publicVariables(effective.environmentVariables),
+    runtimeId: effective.runtimeId,
+    retryStrategy: effective.retryStrategy,
+    useGlobalAlertSettings: effective.useGlobalAlertSettings,
+    ...(effective.alertSettings ? { alertSettings: mergeAlertSettings(effective.alertSettings) } : {}),
+    ...(check.row.check_type === 'API' && request
+      ? { request: applyApiCheckDefaults(request, effective.apiCheckDefaults) }
+      : {}),
+  }
 }
 
 /** One check as the API answers it. */

@@ -14,7 +14,7 @@ import { resolveIncidentFromCheck } from '../incidents/incident-triggers.ts'
 import { keepStatusHistory } from '../status-site/uptime-history.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variables.repo.ts'
 import { normalizeDefinition } from './check-definition-rules.ts'
-import { checkResponse, checkResponses, publicDefinition } from './check-responses.ts'
+import { checkResponse, checkResponseInGroup, checkResponses, publicDefinition } from './check-responses.ts'
 import { aCheckType } from './check-type-names.ts'
 import type { StoredVariable } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
@@ -71,6 +71,24 @@ export async function getCheck(ctx: ServiceContext, accountId: string, id: strin
   const row = await repo.findCheck(ctx, accountId, id)
   if (!row) throw notFound(`Check ${id} not found`)
   return checkResponse(ctx, await resolveCheck(ctx, row))
+}
+
+/**
+ * A check of the group `groupId` (404 when it is in another group or none): as saved, or `inGroup`, as it
+ * runs there with the group's settings applied.
+ */
+export async function getCheckOfGroup(
+  ctx: ServiceContext,
+  accountId: string,
+  ids: { groupId: number; checkId: string },
+  view: 'own' | 'inGroup',
+): Promise<AnyCheck> {
+  const row = await repo.findCheck(ctx, accountId, ids.checkId)
+  if (!row || row.group_id === null || Number(row.group_id) !== ids.groupId) {
+    throw notFound(`Check ${ids.checkId} not found in check group ${ids.groupId}`)
+  }
+  const resolved = await resolveCheck(ctx, row)
+  return view === 'inGroup' ? checkResponseInGroup(ctx, resolved) : checkResponse(ctx, resolved)
 }
 
 /** A check by its id alone, whatever its account: for open routes its unguessable id addresses (badges). */

@@ -1,4 +1,4 @@
-import { type CheckAlertSettings, checkPeriodMs, type RetryStrategy } from '@svc/core'
+import { type ApiCheckDefaults, type CheckAlertSettings, checkPeriodMs, type RetryStrategy } from '@svc/core'
 import type { StoredVariable } from './check-variables.ts'
 
 export const DEFAULT_FREQUENCY = 10
@@ -32,6 +32,7 @@ export interface GroupSettings {
   runtimeId: string | null
   retryStrategy: RetryStrategy | null
   muted?: boolean
+  apiCheckDefaults?: ApiCheckDefaults
 }
 
 /** What a check runs and alerts with once its group and the deployment's defaults are applied. */
@@ -54,6 +55,8 @@ export interface EffectiveSettings {
   /** Null: no retries. The deprecated `doubleCheck` becomes one immediate retry elsewhere. */
   retryStrategy: RetryStrategy | null
   muted: boolean
+  /** What the group gives its API checks' requests (core's applyApiCheckDefaults). */
+  apiCheckDefaults: ApiCheckDefaults | null
 }
 
 /** One immediate retry in another location: what the deprecated `doubleCheck: true` means. */
@@ -104,6 +107,7 @@ export function effectiveSettings(
       group?.retryStrategy ??
       ((check.doubleCheck ?? true) ? DOUBLE_CHECK_STRATEGY : null),
     muted: check.muted || Boolean(group?.muted),
+    apiCheckDefaults: group?.apiCheckDefaults ?? null,
   }
 }
 

@@ -69,6 +69,18 @@ export async function listGroups(
   return fetchPage(query, (q) => q.selectAll().orderBy('last_seen_at', 'desc').orderBy('id'), page)
 }
 
+/** The groups of every check of an account, most recently seen first. */
+export async function listGroupsOfAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  filter: { archived?: boolean },
+  page: { limit: number; offset: number },
+) {
+  let query = ctx.db.selectFrom('error_groups').where('account_id', '=', accountId)
+  if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived)
+  return fetchPage(query, (q) => q.selectAll().orderBy('last_seen_at', 'desc').orderBy('id'), page)
+}
+
 export async function findGroup(ctx: ServiceContext, accountId: string, id: string) {
   return ctx.db
     .selectFrom('error_groups')

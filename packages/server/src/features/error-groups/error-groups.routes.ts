@@ -3,7 +3,13 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { CheckIdParams, ErrorGroup, ErrorGroupParams, ListErrorGroupsQuery } from './error-groups.schemas.ts'
+import {
+  CheckIdParams,
+  ErrorGroup,
+  ErrorGroupParams,
+  ErrorGroupPatch,
+  ListErrorGroupsQuery,
+} from './error-groups.schemas.ts'
 import * as errorGroups from './error-groups.service.ts'
 
 export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
@@ -33,6 +39,47 @@ export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       )
       return sendPage(reply, page, items, total)
     },
+  )
+
+  app.get(
+    '/v1/error-groups',
+    {
+      schema: {
+        tags,
+        summary: 'List the error groups of every check',
+        description: 'Most recently seen first.',
+        querystring: ListErrorGroupsQuery,
+        response: { 200: Type.Array(ErrorGroup) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const filter = { archived: request.query.archived }
+      const { items, total } = await errorGroups.listAccountErrorGroups(
+        ctx,
+        authOf(request).accountId,
+        filter,
+        page,
+      )
+      return sendPage(reply, page, items, total)
+    },
+  )
+
+  app.patch(
+    '/v1/error-groups/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Archive or reopen an error group',
+        description:
+          '`archivedUntilNextEvent: true` archives it until its error is seen again, `false` reopens it.',
+        params: ErrorGroupParams,
+        body: ErrorGroupPatch,
+        response: { 200: ErrorGroup },
+      },
+    },
+    async (request) =>
+      errorGroups.patchErrorGroup(ctx, authOf(request).accountId, request.params.id, request.body),
   )
 
   app.get(

@@ -47,3 +47,12 @@ export const ListErrorGroupsQuery = StrictObject({
   ...PageQuery,
   archived: Type.Optional(Type.Boolean({ description: 'Only archived (resolved) or only open groups.' })),
 })
+
+export const ErrorGroupPatch = StrictObject({
+  archivedUntilNextEvent: Type.Optional(
+    Type.Boolean({ description: 'true archives the group until its error is seen again; false reopens it.' }),
+  ),
+  archiveForEver: Type.Optional(
+    Type.Boolean({ description: 'Not served: true is a 400 (svc reopens a group when its error returns).' }),
+  ),
+})

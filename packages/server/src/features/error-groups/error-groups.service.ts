@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { errorFingerprint } from '@svc/core'
 import type { CheckResultsTable, ErrorGroupsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
+import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
+import { inTransaction } from '../../transactions.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
 import { findCheck } from '../checks/checks.repo.ts'
 import * as repo from './error-groups.repo.ts'
@@ -119,6 +120,50 @@ export async function listErrorGroups(
   if (!(await findCheck(ctx, accountId, checkId))) throw notFound(`Check ${checkId} not found`)
   const { rows, total } = await repo.listGroups(ctx, checkId, filter, page)
   return { items: await Promise.all(rows.map((row) => toErrorGroup(ctx, row))), total }
+}
+
+/** The error groups of every check of the account, most recently seen first. */
+export async function listAccountErrorGroups(
+  ctx: ServiceContext,
+  accountId: string,
+  filter: { archived?: boolean },
+  page: Page,
+) {
+  const { rows, total } = await repo.listGroupsOfAccount(ctx, accountId, filter, page)
+  return { items: await Promise.all(rows.map((row) => toErrorGroup(ctx, row))), total }
+}
+
+/**
+ * Archives a group by hand until its error is seen again (`archivedUntilNextEvent: true`: a new failure
+ * reopens it, as one reopens a resolved group), or reopens it (`false`). svc keeps no group archived
+ * through new failures, so `archiveForEver: true` is a 400.
+ */
+export async function patchErrorGroup(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  patch: { archivedUntilNextEvent?: boolean; archiveForEver?: boolean },
+): Promise<ErrorGroup> {
+  if (patch.archiveForEver) {
+    throw invalid(
+      'body.archiveForEver',
+      'is not served: svc reopens an archived error group when its error is seen again; use archivedUntilNextEvent',
+    )
+  }
+  await inTransaction(ctx, async (tx) => {
+    const row = await repo.lockGroupById(tx, accountId, id, 'change')
+    if (!row) throw notFound(`Error group ${id} not found`)
+    if (patch.archivedUntilNextEvent === undefined) return
+    const now = tx.clock.now().toISOString()
+    await repo.updateGroup(
+      tx,
+      id,
+      patch.archivedUntilNextEvent
+        ? { archived: true, resolved_at: now, failing_locations: '[]', updated_at: now }
+        : { archived: false, resolved_at: null, updated_at: now },
+    )
+  })
+  return getErrorGroup(ctx, accountId, id)
 }
 
 export async function getErrorGroup(ctx: ServiceContext, accountId: string, id: string): Promise<ErrorGroup> {

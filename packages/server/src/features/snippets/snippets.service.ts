@@ -1,7 +1,7 @@
 import type { SnippetsTable } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { notFound } from '../../http/errors.ts'
+import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import * as repo from './snippets.repo.ts'
 import type { Snippet, SnippetBody } from './snippets.schemas.ts'
@@ -52,4 +52,30 @@ export async function updateSnippet(ctx: ServiceContext, accountId: string, id: 
 
 export async function deleteSnippet(ctx: ServiceContext, accountId: string, id: number): Promise<void> {
   if (!(await repo.deleteSnippet(ctx, accountId, id))) throw notFound(`Snippet ${id} not found`)
+}
+
+/** Refuses (400, naming the field) a snippet id that is not one of the account's. */
+export async function assertSnippetsOfAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  fields: Record<string, number | null | undefined>,
+): Promise<void> {
+  for (const [path, id] of Object.entries(fields)) {
+    if (id == null) continue
+    if (!(await repo.findSnippet(ctx, accountId, id))) invalidSnippet(path, id)
+  }
+}
+
+function invalidSnippet(path: string, id: number): never {
+  throw invalid(path, `names snippet ${id}, which this account doesn't have`)
+}
+
+/** The scripts of the snippets `ids` names that still exist, by id (a deleted snippet runs nothing). */
+export async function snippetScripts(ctx: ServiceContext, accountId: string, ids: number[]) {
+  const scripts = new Map<number, string>()
+  for (const id of new Set(ids)) {
+    const row = await repo.findSnippet(ctx, accountId, id)
+    if (row) scripts.set(id, row.script)
+  }
+  return scripts
 }
