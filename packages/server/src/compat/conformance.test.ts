@@ -159,7 +159,7 @@ const SEEDS: [RegExp, Seed][] = [
       serviceId: (await a.ok('POST', '/v1/status-pages/services', { name: a.unique('svc') })).id,
     }),
   ],
-  [/^\/v1\/status-pages\/incidents\/\{incidentId\}/, async (a) => await a.incident()],
+  [/^\/v1\/status-pages\/incidents\/\{incidentId\}/, async (a) => await a.hostedIncident()],
   [
     /^\/v1\/snippets\/\{id\}/,
     async (a) => ({ id: (await a.ok('POST', '/v1/snippets', { name: 'Setup', script: 'request.url' })).id }),
@@ -181,6 +181,7 @@ const SEEDS: [RegExp, Seed][] = [
       return { groupId }
     },
   ],
+  [/^\/v1\/status-pages\/\{statusPageId\}\/subscriptions\/\{/, async (a) => await a.subscription()],
   [/^\/v1\/status-pages\/\{statusPageId\}/, async (a) => ({ statusPageId: await a.statusPage() })],
   [
     /^\/v1\/variables\/\{key\}/,
@@ -261,6 +262,15 @@ for (const engine of testEngines()) {
       if (name === 'put /v1/alert-channels/{id}/subscriptions') body.checkId = await a.check('api')
       // The hosted schema gives runLocation no example: a location the test app serves.
       if ('runLocation' in body) body.runLocation = 'local'
+      // A status page's url is a unique slug; an incident names services its page shows; a subscription
+      // is an email address. The hosted examples are placeholders for each.
+      if (name.includes('/v1/status-pages') && typeof body.url === 'string') body.url = a.unique('conform')
+      if (name.includes('/v1/status-pages/incidents') && 'services' in body) {
+        const serviceId = ids.serviceId ?? (await a.pageWithService()).serviceId
+        body.services = [{ id: serviceId }]
+      }
+      if (Array.isArray(body.subscriptions))
+        body.subscriptions = [{ type: 'EMAIL', config: `${a.unique('reader')}@example.com` }]
       return body
     }
 
