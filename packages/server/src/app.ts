@@ -41,6 +41,7 @@ import {
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatEventsRoutes } from './features/heartbeats/heartbeat-events.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
+import { hostedIncidentsRoutes } from './features/incidents/hosted-incidents.routes.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
@@ -53,7 +54,9 @@ import { sessionsRoutes } from './features/sessions/sessions.routes.ts'
 import { snippetsRoutes } from './features/snippets/snippets.routes.ts'
 import { staticAddressesRoutes } from './features/static-addresses/static-addresses.routes.ts'
 import { statusPageServicesRoutes } from './features/status-page-services/status-page-services.routes.ts'
+import { hostedSubscriptionsRoutes } from './features/status-page-subscribers/hosted-subscriptions.routes.ts'
 import { statusPageSubscribersRoutes } from './features/status-page-subscribers/status-page-subscribers.routes.ts'
+import { hostedStatusPagesRoutes } from './features/status-pages/hosted-status-pages.routes.ts'
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { testSessionsRoutes } from './features/test-sessions/test-sessions.routes.ts'
@@ -267,8 +270,11 @@ function publicApi(
     await app.register(agentProtocolRoutes, { ctx })
     await app.register(statusPageServicesRoutes, { ctx })
     await app.register(statusPagesRoutes, { ctx })
+    await app.register(hostedStatusPagesRoutes, { ctx })
     await app.register(incidentsRoutes, { ctx })
+    await app.register(hostedIncidentsRoutes, { ctx })
     await app.register(statusPageSubscribersRoutes, { ctx })
+    await app.register(hostedSubscriptionsRoutes, { ctx })
     await app.register(statusSiteRoutes, { ctx })
     await app.register(analyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })

@@ -69,6 +69,44 @@ export class ResourceMaker {
   statusPage = async (): Promise<string> =>
     (await this.ok('POST', '/v3/status-pages', { name: 'Page', url: this.unique('page'), cards: [] })).id
 
+  /** A service shown on a new status page's card. */
+  async pageWithService(): Promise<{ statusPageId: string; serviceId: string }> {
+    const serviceId = (await this.ok('POST', '/v1/status-pages/services', { name: this.unique('svc') })).id
+    const card = { name: 'Card', services: [{ id: serviceId }] }
+    const page = await this.ok('POST', '/v3/status-pages', {
+      name: 'Page',
+      url: this.unique('page'),
+      cards: [card],
+    })
+    return { statusPageId: page.id, serviceId }
+  }
+
+  /** An incident made in the hosted form, impacting a service of its page, with two updates. */
+  async hostedIncident() {
+    const { statusPageId, serviceId } = await this.pageWithService()
+    const incident = await this.ok('POST', '/v1/status-pages/incidents', {
+      name: 'Outage',
+      severity: 'MAJOR',
+      services: [{ id: serviceId }],
+      incidentUpdates: [{ description: 'Looking' }, { description: 'Found it', status: 'IDENTIFIED' }],
+    })
+    return {
+      statusPageId,
+      serviceId,
+      incidentId: incident.id as string,
+      incidentUpdateId: incident.incidentUpdates[1].id as string,
+    }
+  }
+
+  /** A pending email subscriber of a new status page, subscribed through the hosted bulk operation. */
+  async subscription(): Promise<{ statusPageId: string; subscriptionId: string }> {
+    const statusPageId = await this.statusPage()
+    const subscriptions = [{ type: 'EMAIL', config: `${this.unique('reader')}@example.com` }]
+    await this.ok('POST', `/v1/status-pages/${statusPageId}/subscriptions/bulk`, { subscriptions })
+    const [subscription] = await this.ok('GET', `/v1/status-pages/${statusPageId}/subscriptions`)
+    return { statusPageId, subscriptionId: subscription.id }
+  }
+
   async incident(): Promise<{ statusPageId: string; incidentId: string; updateId: string }> {
     const statusPageId = await this.statusPage()
     const incident = await this.ok('POST', `/v3/status-pages/${statusPageId}/incidents`, INCIDENT_BODY)
@@ -339,7 +377,37 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
       bodies: { PUT: { name: 'Renamed', url: a.unique('renamed'), cards: [] } },
     }
   },
-  '/v1/status-pages/{statusPageId}': async (a) => ({ ids: { statusPageId: await a.statusPage() } }),
+  '/v1/status-pages/{statusPageId}': async (a) => ({
+    ids: { statusPageId: await a.statusPage() },
+    bodies: { PUT: { name: 'Renamed', url: a.unique('renamed'), cards: [] } },
+  }),
+  '/v1/status-pages/incidents/{incidentId}': async (a) => {
+    const { incidentId, serviceId } = await a.hostedIncident()
+    return {
+      ids: { incidentId },
+      bodies: { PUT: { name: 'Renamed outage', severity: 'MINOR', services: [{ id: serviceId }] } },
+    }
+  },
+  '/v1/status-pages/incidents/{incidentId}/incident-updates': async (a) => ({
+    ids: { incidentId: (await a.hostedIncident()).incidentId },
+    bodies: { POST: { description: 'Still looking' } },
+  }),
+  '/v1/status-pages/incidents/{incidentId}/incident-updates/{incidentUpdateId}': async (a) => {
+    const { incidentId, incidentUpdateId } = await a.hostedIncident()
+    return { ids: { incidentId, incidentUpdateId }, bodies: { PUT: { description: 'Edited' } } }
+  },
+  '/v1/status-pages/{statusPageId}/subscriptions': async (a) => ({
+    ids: { statusPageId: await a.statusPage() },
+  }),
+  '/v1/status-pages/{statusPageId}/subscriptions/bulk': async (a) => ({
+    ids: { statusPageId: await a.statusPage() },
+    bodies: { POST: { subscriptions: [{ type: 'EMAIL', config: `${a.unique('reader')}@example.com` }] } },
+    readBack: '/v1/status-pages/{statusPageId}/subscriptions',
+  }),
+  '/v1/status-pages/{statusPageId}/subscriptions/{subscriptionId}': async (a) => ({
+    ids: await a.subscription(),
+    readBack: '/v1/status-pages/{statusPageId}/subscriptions',
+  }),
   '/v3/status-pages/{statusPageId}/access-tokens': async (a) => ({
     ids: { statusPageId: await a.statusPage() },
     bodies: { POST: { name: 'partners' } },

@@ -35,7 +35,7 @@ for (const engine of testEngines()) {
     async function sendTest(id: number) {
       receiver.received.length = 0
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       assert.equal(receiver.received.length, 1)
       return receiver.received[0]?.headers
     }

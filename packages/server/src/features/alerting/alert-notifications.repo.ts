@@ -130,8 +130,14 @@ export async function endLeasesOf(ctx: ServiceContext, owner: string): Promise<v
 export interface NotificationFilter {
   checkId?: string
   channelId?: number
-  status?: string
+  statuses?: string[]
   alertType?: string
+  /** Created at or after. */
+  from?: string
+  /** Created before. */
+  to?: string
+  /** With a failed attempt (or not). */
+  hasFailures?: boolean
 }
 
 export async function listNotifications(
@@ -143,8 +149,18 @@ export async function listNotifications(
   let query = ctx.db.selectFrom('alert_notifications').where('account_id', '=', accountId)
   if (filter.checkId) query = query.where('check_id', '=', filter.checkId)
   if (filter.channelId !== undefined) query = query.where('channel_id', '=', filter.channelId)
-  if (filter.status) query = query.where('status', '=', filter.status)
+  if (filter.statuses) {
+    const statuses = filter.statuses
+    query = statuses.length ? query.where('status', 'in', statuses) : query.where(sql<boolean>`1 = 0`)
+  }
   if (filter.alertType) query = query.where('alert_type', '=', filter.alertType)
+  if (filter.from) query = query.where('created_at', '>=', filter.from)
+  if (filter.to) query = query.where('created_at', '<', filter.to)
+  if (filter.hasFailures !== undefined) {
+    // Every failed attempt is logged with `"ok":false`; a delivery whose channel went first failed too.
+    const failed = sql<boolean>`(status in ('FAILED', 'CANCELLED') or attempt_log like ${'%"ok":false%'})`
+    query = query.where(filter.hasFailures ? failed : sql<boolean>`not ${failed}`)
+  }
   return fetchPage(
     query,
     (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('position', 'desc'),

@@ -28,6 +28,22 @@ import { MAX_ATTEMPTS } from './dispatcher.ts'
 /** Deliveries from the outbox, as `GET /v1/alert-notifications` shows them, and channel test sends. */
 
 const STATUSES = ['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const
+/** The hosted API's statuses of a delivery; RATE_LIMITED never happens in svc (it has no send quota). */
+const HOSTED_STATUSES = ['IN_PROGRESS', 'SUCCESS', 'FAILURE', 'RATE_LIMITED'] as const
+type HostedStatus = (typeof HOSTED_STATUSES)[number]
+const HOSTED_STATUS_OF: Record<string, HostedStatus> = {
+  PENDING: 'IN_PROGRESS',
+  DELIVERED: 'SUCCESS',
+  FAILED: 'FAILURE',
+  CANCELLED: 'FAILURE',
+}
+/** svc's statuses each hosted one stands for, as a filter. */
+const STATUSES_OF_HOSTED: Record<HostedStatus, string[]> = {
+  IN_PROGRESS: ['PENDING'],
+  SUCCESS: ['DELIVERED'],
+  FAILURE: ['FAILED', 'CANCELLED'],
+  RATE_LIMITED: [],
+}
 
 const Attempt = Type.Object({
   attempt: Type.Integer(),
@@ -45,11 +61,25 @@ export const AlertNotification = Type.Object(
     channelType: StringEnum([...ALERT_CHANNEL_TYPES, 'INCIDENT'] as const, {
       description: 'INCIDENT: a check’s triggerIncident opening or resolving its status-page incident.',
     }),
+    type: StringEnum([...ALERT_CHANNEL_TYPES, 'INCIDENT'] as const, {
+      description: 'channelType, by its hosted name.',
+    }),
     checkId: Nullable(Type.String({ format: 'uuid' })),
+    checkType: Nullable(Type.String({ description: 'The check’s type when the alert was decided.' })),
+    checkResultId: Nullable(Type.String({ description: 'The result that decided the alert.' })),
     alertType: StringEnum(ALERT_TYPES),
     title: Type.String(),
     test: Type.Boolean({ description: 'Sent by POST /v1/alert-channels/{id}/test.' }),
-    status: StringEnum(STATUSES),
+    status: StringEnum(HOSTED_STATUSES, {
+      description:
+        'IN_PROGRESS while attempts remain, SUCCESS once delivered, FAILURE when every attempt failed or the ' +
+        'channel was deleted first (`deliveryStatus` tells which).',
+    }),
+    deliveryStatus: StringEnum(STATUSES, {
+      description: 'svc’s own status: CANCELLED when the channel went first.',
+    }),
+    notificationResult: Nullable(Type.String({ description: 'The last attempt’s outcome, in one line.' })),
+    timestamp: Nullable(Type.String({ format: 'date-time', description: 'When the last attempt was made.' })),
     attempts: Type.Integer({ description: `Attempts made so far, at most ${MAX_ATTEMPTS}.` }),
     nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'Set while PENDING.' })),
     lastResponse: Nullable(Attempt),
@@ -62,25 +92,65 @@ export const AlertNotification = Type.Object(
 )
 export type AlertNotification = Static<typeof AlertNotification>
 
+/** The hosted document says `date`; its clients send either a date or a date-time. */
+const DateOrTime = (description: string) =>
+  Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description })
+
 const ListQuery = StrictObject({
   ...PageQuery,
   checkId: Type.Optional(Type.String({ format: 'uuid' })),
   alertChannelId: Type.Optional(SerialId()),
-  status: Type.Optional(StringEnum(STATUSES)),
+  status: Type.Optional(
+    StringEnum([...HOSTED_STATUSES, ...STATUSES], {
+      description: 'A hosted status, or one of svc’s delivery statuses.',
+    }),
+  ),
   alertType: Type.Optional(StringEnum(ALERT_TYPES)),
+  from: Type.Optional(
+    DateOrTime('Notifications created at or after this date-time (a date: its start, UTC).'),
+  ),
+  to: Type.Optional(DateOrTime('Notifications created before this date-time, or on or before this date.')),
+  hasFailures: Type.Optional(
+    Type.Boolean({ description: 'true: only those with a failed attempt; false: only those without.' }),
+  ),
 })
+
+interface Attempted {
+  at: string
+  ok: boolean
+  statusCode: number | null
+  error: string | null
+}
+
+/** One line for the hosted `notificationResult`: the last attempt's status code or error. */
+function resultOf(last: Attempted | null): string | null {
+  if (!last) return null
+  if (last.error) return last.error
+  return last.statusCode === null ? (last.ok ? 'delivered' : 'failed') : `HTTP ${last.statusCode}`
+}
 
 function toNotification(row: AlertNotificationsTable): AlertNotification {
   const event = JSON.parse(row.event) as AlertEvent & { test?: boolean }
+  const last = row.last_response ? (JSON.parse(row.last_response) as Attempted) : null
+  const variable = (name: 'CHECK_TYPE' | 'CHECK_RESULT_ID') => {
+    const value = event.variables[name]
+    return value ? textOf(value) : null
+  }
   return {
     id: row.id,
     alertChannelId: row.channel_id,
     channelType: row.channel_type as AlertNotification['channelType'],
+    type: row.channel_type as AlertNotification['channelType'],
     checkId: row.check_id,
+    checkType: variable('CHECK_TYPE'),
+    checkResultId: variable('CHECK_RESULT_ID'),
     alertType: row.alert_type as AlertType,
     title: textOf(event.variables.ALERT_TITLE),
     test: Boolean(event.test),
-    status: row.status as AlertNotification['status'],
+    status: HOSTED_STATUS_OF[row.status] ?? 'FAILURE',
+    deliveryStatus: row.status as AlertNotification['deliveryStatus'],
+    notificationResult: resultOf(last),
+    timestamp: last?.at ?? null,
     attempts: Math.min(Number(row.attempts), MAX_ATTEMPTS),
     nextAttemptAt: row.status === 'PENDING' ? new Date(Number(row.next_attempt_ms)).toISOString() : null,
     lastResponse: row.last_response ? JSON.parse(row.last_response) : null,
@@ -133,6 +203,13 @@ export async function testChannel(
   return toNotification(row)
 }
 
+/** The end of `to`: a date alone includes its whole day (UTC). */
+function endOf(to: string | undefined): string | undefined {
+  if (to === undefined) return undefined
+  const ms = Date.parse(to)
+  return new Date(/^\d{4}-\d{2}-\d{2}$/.test(to) ? ms + 86_400_000 : ms).toISOString()
+}
+
 export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
   app,
   { ctx },
@@ -144,7 +221,7 @@ export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
         tags: ['alert-channels'],
         summary: 'List alert deliveries',
         description:
-          'Each notification decided for a channel, newest first, with its status (PENDING while retries remain), ' +
+          'Each notification decided for a channel, newest first, with its status (IN_PROGRESS while retries remain), ' +
           `attempts (the first and up to ${MAX_ATTEMPTS - 1} retries, 20 s apart) and the last response.`,
         querystring: ListQuery,
         response: { 200: Type.Array(AlertNotification) },
@@ -152,8 +229,18 @@ export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     },
     async (request, reply) => {
       const page = pageOf(request.query)
-      const { checkId, alertChannelId, status, alertType } = request.query
-      const filter = { checkId, channelId: alertChannelId, status, alertType }
+      const { checkId, alertChannelId, status, alertType, from, to, hasFailures } = request.query
+      const statuses =
+        status === undefined ? undefined : (STATUSES_OF_HOSTED[status as HostedStatus] ?? [status])
+      const filter = {
+        checkId,
+        channelId: alertChannelId,
+        statuses,
+        alertType,
+        from: from === undefined ? undefined : new Date(Date.parse(from)).toISOString(),
+        to: endOf(to),
+        hasFailures,
+      }
       const { rows, total } = await repo.listNotifications(ctx, authOf(request).accountId, filter, page)
       return sendPage(reply, page, rows.map(toNotification), total)
     },

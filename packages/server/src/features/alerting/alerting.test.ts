@@ -118,9 +118,9 @@ for (const engine of testEngines()) {
 
       const list = json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }))
       assert.deepEqual(
-        list.map((n: { alertType: string; status: string; attempts: number }) => [
+        list.map((n: { alertType: string; deliveryStatus: string; attempts: number }) => [
           n.alertType,
-          n.status,
+          n.deliveryStatus,
           n.attempts,
         ]),
         [
@@ -158,7 +158,7 @@ for (const engine of testEngines()) {
       const [delivered] = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
       )
-      assert.equal(delivered.status, 'DELIVERED')
+      assert.equal(delivered.deliveryStatus, 'DELIVERED')
       assert.equal(delivered.attempts, 3)
       assert.deepEqual(
         delivered.attemptLog.map((a: { statusCode: number }) => a.statusCode),
@@ -181,7 +181,7 @@ for (const engine of testEngines()) {
           url: `/v1/alert-notifications?checkId=${check.id}&alertType=ALERT_RECOVERY`,
         }),
       )
-      assert.equal(failed.status, 'FAILED')
+      assert.equal(failed.deliveryStatus, 'FAILED')
       assert.equal(failed.attempts, 6)
       assert.equal(failed.nextAttemptAt, null)
       assert.equal(failed.lastResponse.statusCode, 503)
@@ -206,7 +206,7 @@ for (const engine of testEngines()) {
       const [renderFailed] = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${looped.id}` }),
       )
-      assert.equal(renderFailed.status, 'FAILED')
+      assert.equal(renderFailed.deliveryStatus, 'FAILED')
       assert.equal(renderFailed.attempts, 1)
       assert.equal(renderFailed.nextAttemptAt, null)
       assert.equal(
@@ -226,7 +226,7 @@ for (const engine of testEngines()) {
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
       )
       assert.deepEqual(
-        [retried.status, retried.attemptLog.map((a: { statusCode: number }) => a.statusCode)],
+        [retried.deliveryStatus, retried.attemptLog.map((a: { statusCode: number }) => a.statusCode)],
         ['DELIVERED', [404, 200]],
       )
 
@@ -253,7 +253,7 @@ for (const engine of testEngines()) {
         recovery.attemptLog.map((a: { statusCode: number }) => a.statusCode),
         [429, 429, 503, 200],
       )
-      assert.equal(recovery.status, 'DELIVERED')
+      assert.equal(recovery.deliveryStatus, 'DELIVERED')
       assert.deepEqual(
         receiver.received.map((r) => r.headers['x-svc-delivery-id']),
         [recovery.id, recovery.id, recovery.id, recovery.id],
@@ -277,7 +277,7 @@ for (const engine of testEngines()) {
         },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       assert.equal(receiver.received[0]?.url, `/hooks/Sample%20check?from=${encodeURIComponent(host)}`)
       assert.equal(receiver.received[0]?.headers['x-svc-delivery-id'], sent.id)
     })
@@ -293,7 +293,7 @@ for (const engine of testEngines()) {
         },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       assert.equal(receiver.received[0]?.headers.host, 'alerts.example.test')
       assert.equal(receiver.received[0]?.headers.connection, 'close')
       assert.equal(receiver.received[0]?.signatureValid, true)
@@ -302,7 +302,7 @@ for (const engine of testEngines()) {
     test('a TE header goes as trailers, the one form HTTP/2 takes, however it was written', async () => {
       const channel = await webhookChannel({}, { headers: [{ key: 'te', value: ' Trailers ' }] })
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       assert.equal(receiver.received[0]?.headers.te, 'trailers')
     })
 
@@ -315,7 +315,7 @@ for (const engine of testEngines()) {
         },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       const body = receiver.received[0]?.body ?? ''
       assert.equal(
         body,
@@ -368,10 +368,10 @@ for (const engine of testEngines()) {
       assert.deepEqual(
         [
           failure.alertType,
-          failure.status,
+          failure.deliveryStatus,
           failure.attempts,
           recovery.alertType,
-          recovery.status,
+          recovery.deliveryStatus,
           recovery.attempts,
         ],
         ['ALERT_FAILURE', 'DELIVERED', 3, 'ALERT_RECOVERY', 'DELIVERED', 1],
@@ -487,7 +487,7 @@ for (const engine of testEngines()) {
       advance(120_001)
       await node.runDue()
       const [row] = json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }))
-      assert.equal(row.status, 'PENDING')
+      assert.equal(row.deliveryStatus, 'PENDING')
       assert.equal(row.attempts, 2, 'the lost attempt counts')
       assert.deepEqual(
         row.attemptLog.map((a: { attempt: number; error: string }) => a.attempt),
@@ -874,7 +874,7 @@ for (const engine of testEngines()) {
         { url: '{{HOOK_BASE}}/alerts/{{CHECK_NAME}}?type={{ALERT_TYPE}}', queryParameters: [] },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       assert.equal(receiver.received[0]?.url, '/base/alerts/Sample%20check?type=ALERT_FAILURE')
 
       // A group's variable of that name wins for its checks, as everywhere in templates.
@@ -937,7 +937,7 @@ for (const engine of testEngines()) {
         { url: `http://{{HOOK_USER}}:{{HOOK_TOKEN}}@${host}/jira?check={{CHECK_ID}}`, queryParameters: [] },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       const [request] = receiver.received
       assert.equal(request?.url, '/jira?check=00000000-0000-4000-8000-000000000000')
       assert.equal(
@@ -974,7 +974,7 @@ for (const engine of testEngines()) {
         { headers: [{ key: 'X-Note', value: '{{BELL_NOTE}}\td {{CHECK_NAME}}' }], queryParameters: [] },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED', JSON.stringify(sent.lastResponse))
+      assert.equal(sent.deliveryStatus, 'DELIVERED', JSON.stringify(sent.lastResponse))
       assert.equal(receiver.received[0]?.headers['x-note'], 'a b c\td Sample check')
     })
 
@@ -990,7 +990,7 @@ for (const engine of testEngines()) {
         },
       )
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(sent.status, 'DELIVERED')
+      assert.equal(sent.deliveryStatus, 'DELIVERED')
       assert.equal(
         receiver.received[0]?.url,
         '/q?a=1&flag&sig=a/b==&name=Sample%20check&type=ALERT_FAILURE&a+b=x%26y%3Dz',
@@ -1002,14 +1002,14 @@ for (const engine of testEngines()) {
       const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` })
       assert.equal(res.statusCode, 200, res.body)
       const notification = json(res)
-      assert.equal(notification.status, 'DELIVERED')
+      assert.equal(notification.deliveryStatus, 'DELIVERED')
       assert.equal(notification.test, true)
       assert.equal(receiver.received.length, 1)
       assert.equal(receiver.received[0]?.signatureValid, true)
       assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').check, 'Sample check')
       receiver.failNext(1, 502)
       const failed = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${channel.id}/test` }))
-      assert.equal(failed.status, 'FAILED')
+      assert.equal(failed.deliveryStatus, 'FAILED')
       assert.equal(failed.lastResponse.statusCode, 502)
       assert.equal((await t.call({ method: 'POST', url: '/v1/alert-channels/999999/test' })).statusCode, 404)
     })
@@ -1049,7 +1049,7 @@ for (const engine of testEngines()) {
       })
       assert.equal(created.statusCode, 201, created.body)
       const sent = json(await t.call({ method: 'POST', url: `/v1/alert-channels/${json(created).id}/test` }))
-      assert.equal(sent.status, 'FAILED')
+      assert.equal(sent.deliveryStatus, 'FAILED')
       const listed = await t.call({ method: 'GET', url: `/v1/alert-notifications/${sent.id}` })
       const shown = `${JSON.stringify(sent)} ${listed.body}`
       for (const value of ['locked-variable-value', 'locked-header-value', 'locked-query-value'])

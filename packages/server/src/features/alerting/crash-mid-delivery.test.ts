@@ -92,8 +92,12 @@ for (const engine of testEngines()) {
         const restarted = server.url
         const delivered = await until(async () => {
           const response = await fetch(`${restarted}/v1/alert-notifications/${held.id}`, { headers })
-          const row = (await response.json()) as { status: string; attempts: number; deliveredAt: string }
-          return row.status === 'DELIVERED' ? row : undefined
+          const row = (await response.json()) as {
+            deliveryStatus: string
+            attempts: number
+            deliveredAt: string
+          }
+          return row.deliveryStatus === 'DELIVERED' ? row : undefined
         }, 'the delivery after restart')
         assert.equal(await server.stop('SIGTERM'), 0)
         server = undefined

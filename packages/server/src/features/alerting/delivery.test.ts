@@ -149,7 +149,7 @@ for (const engine of testEngines()) {
       const [failed] = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${subject.id}` }),
       )
-      assert.equal(failed.status, 'FAILED')
+      assert.equal(failed.deliveryStatus, 'FAILED')
       assert.equal(failed.attempts, 1)
       assert.equal(failed.nextAttemptAt, null)
       assert.match(failed.lastResponse.error, /550/)
@@ -168,7 +168,7 @@ for (const engine of testEngines()) {
       const [pending] = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${subject.id}` }),
       )
-      assert.equal(pending.status, 'PENDING')
+      assert.equal(pending.deliveryStatus, 'PENDING')
       assert.match(pending.lastResponse.error, /451/)
       nowMs += RETRY_DELAY_MS
       await node.runDue()
@@ -195,7 +195,7 @@ for (const engine of testEngines()) {
       const [delivered] = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${subject.id}` }),
       )
-      assert.equal(delivered.status, 'DELIVERED')
+      assert.equal(delivered.deliveryStatus, 'DELIVERED')
       assert.equal(delivered.attempts, 2)
     })
 
@@ -250,7 +250,7 @@ for (const engine of testEngines()) {
           }),
         )
         const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
-        assert.equal(res.status, 'DELIVERED', JSON.stringify(res.lastResponse))
+        assert.equal(res.deliveryStatus, 'DELIVERED', JSON.stringify(res.lastResponse))
         const [sms] = receiver.received
         assert.equal(sms?.url, '/sms')
         assert.equal(sms?.headers.authorization, `Basic ${Buffer.from('AC123:s@cret').toString('base64')}`)
@@ -280,7 +280,7 @@ for (const engine of testEngines()) {
           }),
         )
         const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
-        assert.equal(res.status, 'DELIVERED', JSON.stringify(res.lastResponse))
+        assert.equal(res.deliveryStatus, 'DELIVERED', JSON.stringify(res.lastResponse))
         // Header bytes are UTF-8; Node hands them over as Latin-1 text.
         const sent = receiver.received[0]?.headers['x-sender']
         assert.equal(Buffer.from(String(sent), 'latin1').toString('utf8'), 'Zürich Ops ✓')
@@ -329,7 +329,7 @@ for (const engine of testEngines()) {
             }),
           )
           const res = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
-          assert.equal(res.status, 'DELIVERED', path)
+          assert.equal(res.deliveryStatus, 'DELIVERED', path)
           assert.equal(res.lastResponse.statusCode, 200)
           assert.equal(res.lastResponse.error, null)
           if (path === '/endless') assert.equal(res.lastResponse.body, 'accepted, still talking')
@@ -385,7 +385,7 @@ for (const engine of testEngines()) {
         const list = async () =>
           json(await app.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${subject.id}` }))
         const [pending] = await list()
-        assert.equal(pending.status, 'PENDING')
+        assert.equal(pending.deliveryStatus, 'PENDING')
         assert.equal(pending.attempts, 1)
         assert.deepEqual(
           { statusCode: pending.lastResponse.statusCode, error: pending.lastResponse.error },
@@ -396,7 +396,7 @@ for (const engine of testEngines()) {
         nowMs += RETRY_DELAY_MS
         await node.runDue()
         const [delivered] = await list()
-        assert.equal(delivered.status, 'DELIVERED')
+        assert.equal(delivered.deliveryStatus, 'DELIVERED')
         assert.equal(delivered.attempts, 2)
         assert.deepEqual(
           delivered.attemptLog.map((a: { error: string | null }) => a.error),
@@ -414,7 +414,7 @@ for (const engine of testEngines()) {
           }),
         )
         const sent = json(await app.call({ method: 'POST', url: `/v1/alert-channels/${moved.id}/test` }))
-        assert.deepEqual([sent.status, sent.lastResponse.statusCode], ['DELIVERED', 307])
+        assert.deepEqual([sent.deliveryStatus, sent.lastResponse.statusCode], ['DELIVERED', 307])
         assert.equal(state.followed, 0)
       } finally {
         await app.close()
@@ -432,7 +432,7 @@ for (const engine of testEngines()) {
             await bare.call({ method: 'POST', url: '/v1/alert-channels', payload: { type, config } }),
           )
           const res = json(await bare.call({ method: 'POST', url: `/v1/alert-channels/${created.id}/test` }))
-          assert.equal(res.status, 'FAILED')
+          assert.equal(res.deliveryStatus, 'FAILED')
           assert.equal(res.lastResponse.error, message)
         }
       } finally {

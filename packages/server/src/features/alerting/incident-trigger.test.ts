@@ -91,7 +91,7 @@ for (const engine of testEngines()) {
       const notifications = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
       )
-      assert.deepEqual(notifications.map((n: any) => [n.channelType, n.alertType, n.status]).sort(), [
+      assert.deepEqual(notifications.map((n: any) => [n.channelType, n.alertType, n.deliveryStatus]).sort(), [
         ['INCIDENT', 'ALERT_FAILURE', 'DELIVERED'],
         ['INCIDENT', 'ALERT_RECOVERY', 'DELIVERED'],
       ])

@@ -70,7 +70,7 @@ for (const engine of testEngines()) {
         const first = await until(async () => {
           const list = await call('GET', `/v1/alert-notifications?checkId=${check.body.id}`)
           const [row] = list.body
-          return row?.attempts === 1 && row.status === 'PENDING' && row.lastResponse ? row : undefined
+          return row?.attempts === 1 && row.deliveryStatus === 'PENDING' && row.lastResponse ? row : undefined
         }, 'the first attempt')
         assert.equal(receiver.received.length, 1, JSON.stringify(first.lastResponse))
 
@@ -91,8 +91,8 @@ for (const engine of testEngines()) {
           const response = await fetch(`${restarted}/v1/alert-notifications/${first.id}`, {
             headers: { authorization: `Bearer ${key}` },
           })
-          const row = (await response.json()) as { status: string; attempts: number }
-          return row.status === 'DELIVERED' ? row : undefined
+          const row = (await response.json()) as { deliveryStatus: string; attempts: number }
+          return row.deliveryStatus === 'DELIVERED' ? row : undefined
         }, 'the retry after restart')
         assert.equal(delivered.attempts, 2)
         await server.stop('SIGTERM')

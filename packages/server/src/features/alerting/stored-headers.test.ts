@@ -89,9 +89,9 @@ for (const engine of testEngines()) {
       assert.equal(await createDispatcher(t.ctx, { log: { error: () => {} } }).runDue(), 2)
       const notifications = json(
         await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
-      ) as { alertChannelId: number; status: string; lastResponse: unknown }[]
+      ) as { alertChannelId: number; deliveryStatus: string; lastResponse: unknown }[]
       assert.deepEqual(
-        notifications.map((n) => [n.status, JSON.stringify(n.lastResponse)]),
+        notifications.map((n) => [n.deliveryStatus, JSON.stringify(n.lastResponse)]),
         notifications.map((n) => ['DELIVERED', JSON.stringify(n.lastResponse)]),
       )
 

@@ -37,6 +37,15 @@ export async function listIncidents(
   return fetchPage(query, (q) => q.selectAll().orderBy('updated_at', 'desc').orderBy('id'), page)
 }
 
+export async function listIncidentsOfAccount(
+  ctx: ServiceContext,
+  accountId: string,
+  page: { limit: number; offset: number },
+) {
+  const query = ctx.db.selectFrom('incidents').where('account_id', '=', accountId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('updated_at', 'desc').orderBy('id'), page)
+}
+
 /** Incidents (as `n`) that overlapped the window since `sinceIso`: ongoing, started in it, or resolved in it. */
 function overlappedWindowSince(sinceIso: string) {
   return sql<boolean>`(n.last_update_status != 'RESOLVED' or n.started_at >= ${sinceIso} or n.resolved_at >= ${sinceIso})`

@@ -48,6 +48,21 @@ export async function listServices(ctx: ServiceContext, accountId: string, page:
   return { items: rows.map((row) => toService(row, links.get(row.id) ?? [])), total }
 }
 
+/** The account's services among `ids`, in the order asked; ids that name none are left out. */
+export async function servicesByIds(
+  ctx: ServiceContext,
+  accountId: string,
+  ids: string[],
+): Promise<Service[]> {
+  const unique = [...new Set(ids)]
+  const rows = new Map((await repo.findServices(ctx, accountId, unique)).map((r) => [r.id, r]))
+  const links = await repo.checkIdsOfServices(ctx, [...rows.keys()])
+  return unique.flatMap((id) => {
+    const row = rows.get(id)
+    return row ? [toService(row, links.get(id) ?? [])] : []
+  })
+}
+
 /** Every service of the account, a page of 100 at a time. */
 export async function allServices(ctx: ServiceContext, accountId: string): Promise<Service[]> {
   const all: Service[] = []

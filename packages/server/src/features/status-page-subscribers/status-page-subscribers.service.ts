@@ -26,7 +26,7 @@ export const CONFIRMATIONS_PER_PAGE_PER_HOUR = 100
 const HOUR_MS = 3_600_000
 /** The confirmation links of an address kept valid: its newest, so asking again stores no more. */
 export const CONFIRM_LINKS_KEPT = 5
-const EMAIL =
+export const EMAIL =
   /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
 export const STATUS_LABELS: Record<string, string> = {

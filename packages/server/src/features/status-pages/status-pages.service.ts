@@ -121,6 +121,27 @@ export async function getStatusPageV1(
   }
 }
 
+/**
+ * The account's pages whose cards show every one of `serviceIds`, oldest first: where an incident named
+ * by its services alone (the hosted API's form) is posted.
+ */
+export async function pagesShowingServices(
+  ctx: ServiceContext,
+  accountId: string,
+  serviceIds: string[],
+): Promise<string[]> {
+  const candidates = await repo.pageIdsShowingServices(ctx, serviceIds)
+  const cards = await repo.cardsOfPages(ctx, candidates)
+  const rows: StatusPagesTable[] = []
+  for (const id of candidates) {
+    const shown = new Set((cards.get(id) ?? []).flatMap((card) => card.serviceIds))
+    const row = serviceIds.every((s) => shown.has(s)) ? await repo.findPage(ctx, accountId, id) : undefined
+    if (row) rows.push(row)
+  }
+  rows.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+  return rows.map((row) => row.id)
+}
+
 export async function findOrThrow(ctx: ServiceContext, accountId: string, id: string) {
   const row = await repo.findPage(ctx, accountId, id)
   if (!row) throw notFound(`Status page ${id} not found`)

@@ -161,6 +161,7 @@ interface Notification {
   alertType: string
   title: string
   status: string
+  deliveryStatus: string
   created_at: string
 }
 
@@ -180,7 +181,8 @@ export function AlertHistory(props: { checkId: string }) {
           {notifications.data?.map((entry) => (
             <li key={entry.id}>
               <strong>{entry.alertType.replace('ALERT_', '').toLowerCase()}</strong> via{' '}
-              {entry.channelType.toLowerCase()} <span className="chip">{entry.status.toLowerCase()}</span>
+              {entry.channelType.toLowerCase()}{' '}
+              <span className="chip">{entry.deliveryStatus.toLowerCase()}</span>
               <span className="muted"> {formatTime(entry.created_at)}</span>
             </li>
           ))}

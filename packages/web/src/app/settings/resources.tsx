@@ -250,10 +250,10 @@ export const alertLog: ResourceDescriptor<Item> = {
       label: 'Status',
       render: (item) => (
         <span
-          className={item.status === 'DELIVERED' ? 'pass-text' : item.status === 'FAILED' ? 'fail-text' : ''}
-          data-status={item.status}
+          className={item.status === 'SUCCESS' ? 'pass-text' : item.status === 'FAILURE' ? 'fail-text' : ''}
+          data-status={item.deliveryStatus}
         >
-          {String(item.status).toLowerCase()}
+          {String(item.deliveryStatus).toLowerCase()}
         </span>
       ),
     },

@@ -116,7 +116,10 @@ for (const engine of testEngines()) {
     async function sendTest(id: number) {
       const res = await t.call({ method: 'POST', url: `/v1/alert-channels/${id}/test` })
       assert.ok(res.statusCode < 300, res.body)
-      return json(res) as { status: string; lastResponse: { error: string | null; body: string | null } }
+      return json(res) as {
+        deliveryStatus: string
+        lastResponse: { error: string | null; body: string | null }
+      }
     }
 
     /** A check subscribed to `id` that fails, then recovers: the receiver gets both alerts. */
@@ -183,7 +186,7 @@ for (const engine of testEngines()) {
       })
       const answer = await sendTest(created.id)
       assert.equal(JSON.parse(receiver.received[0]?.body ?? '{}').routing_key, key)
-      assert.equal(answer.status, 'FAILED')
+      assert.equal(answer.deliveryStatus, 'FAILED')
       assert.equal(
         answer.lastResponse.error,
         'HTTP 400: Event object is invalid: Routing key [REDACTED] is not known',
@@ -226,7 +229,7 @@ for (const engine of testEngines()) {
       const created = await channel('OPSGENIE', { name: 'Ops', apiKey: 'bad', region: 'US', priority: 'P3' })
       receiver.answer(422, { message: 'Key format is not valid!', took: 0.001, requestId: 'r1' })
       const answer = await sendTest(created.id)
-      assert.equal(answer.status, 'FAILED')
+      assert.equal(answer.deliveryStatus, 'FAILED')
       assert.equal(answer.lastResponse.error, 'HTTP 422: Key format is not valid!')
       const bad = await t.call({
         method: 'POST',
@@ -240,7 +243,7 @@ for (const engine of testEngines()) {
     test('SLACK_APP posts to each channel with the bot token; a 200 with ok:false is a refusal', async () => {
       const created = await channel('SLACK_APP', { slackChannels: ['#alerts', 'C0123'] })
       receiver.answer(200, { ok: true, ts: '1.2' })
-      assert.equal((await sendTest(created.id)).status, 'DELIVERED')
+      assert.equal((await sendTest(created.id)).deliveryStatus, 'DELIVERED')
       assert.equal(receiver.received.length, 2)
       for (const [index, name] of ['#alerts', 'C0123'].entries()) {
         const post = receiver.received[index]
@@ -252,7 +255,7 @@ for (const engine of testEngines()) {
       }
       receiver.answer(200, { ok: false, error: 'channel_not_found' })
       const refused = await sendTest(created.id)
-      assert.equal(refused.status, 'FAILED')
+      assert.equal(refused.deliveryStatus, 'FAILED')
       assert.equal(refused.lastResponse.error, '#alerts: Slack refused the message: channel_not_found')
       receiver.answer(200, { ok: false, error: 'invalid_auth', sent: 'Bearer xoxb-test-token' })
       const unauthorized = await sendTest(created.id)
@@ -271,7 +274,7 @@ for (const engine of testEngines()) {
         const answer = json(
           await app.call({ method: 'POST', url: `/v1/alert-channels/${json(res).id}/test` }),
         )
-        assert.equal(answer.status, 'FAILED')
+        assert.equal(answer.deliveryStatus, 'FAILED')
         assert.equal(answer.lastResponse.error, 'the Slack app is not configured: set SVC_SLACK_BOT_TOKEN')
       } finally {
         await app.close()
@@ -285,7 +288,7 @@ for (const engine of testEngines()) {
     test('WEBHOOK_MSTEAMS with no template sends an Adaptive Card message', async () => {
       const created = await webhook('WEBHOOK_MSTEAMS')
       receiver.answer(202, '')
-      assert.equal((await sendTest(created.id)).status, 'DELIVERED')
+      assert.equal((await sendTest(created.id)).deliveryStatus, 'DELIVERED')
       const [post] = receiver.received
       assert.equal(post?.headers['content-type'], 'application/json')
       const message = JSON.parse(post?.body ?? '{}')
@@ -305,7 +308,7 @@ for (const engine of testEngines()) {
         queryParameters: [{ key: 'chat_id', value: '-100123' }],
       })
       receiver.answer(200, { ok: true })
-      assert.equal((await sendTest(created.id)).status, 'DELIVERED')
+      assert.equal((await sendTest(created.id)).deliveryStatus, 'DELIVERED')
       const [post] = receiver.received
       assert.equal(post?.url, '/hook?chat_id=-100123')
       assert.equal(post?.headers['content-type'], 'application/x-www-form-urlencoded')
@@ -319,14 +322,14 @@ for (const engine of testEngines()) {
         template: 'chat_id=42&parse_mode=HTML&text=<b>{{ALERT_TITLE}}</b> at {{RUN_LOCATION}}',
       })
       receiver.received.length = 0
-      assert.equal((await sendTest(hosted.id)).status, 'DELIVERED')
+      assert.equal((await sendTest(hosted.id)).deliveryStatus, 'DELIVERED')
       const sent = new URLSearchParams(receiver.received[0]?.body)
       assert.equal(sent.get('chat_id'), '42')
       assert.equal(sent.get('text'), '<b>Sample check has failed (test alert)</b> at local')
 
       receiver.answer(400, { ok: false, error_code: 400, description: 'Bad Request: chat not found' })
       const refused = await sendTest(hosted.id)
-      assert.equal(refused.status, 'FAILED')
+      assert.equal(refused.deliveryStatus, 'FAILED')
       assert.equal(refused.lastResponse.error, 'HTTP 400: Bad Request: chat not found')
 
       const noChat = await t.call({
@@ -370,7 +373,7 @@ for (const engine of testEngines()) {
     test('WEBHOOK_DISCORD and WEBHOOK_GOOGLE_CHAT send the message body each expects', async () => {
       const discord = await webhook('WEBHOOK_DISCORD')
       receiver.answer(204, '')
-      assert.equal((await sendTest(discord.id)).status, 'DELIVERED')
+      assert.equal((await sendTest(discord.id)).deliveryStatus, 'DELIVERED')
       const message = JSON.parse(receiver.received[0]?.body ?? '{}')
       assert.equal(message.username, 'svc')
       assert.deepEqual(message.allowed_mentions, { parse: [] })
@@ -382,7 +385,7 @@ for (const engine of testEngines()) {
       const chat = await webhook('WEBHOOK_GOOGLE_CHAT')
       receiver.received.length = 0
       receiver.answer(200, { name: 'spaces/x/messages/y' })
-      assert.equal((await sendTest(chat.id)).status, 'DELIVERED')
+      assert.equal((await sendTest(chat.id)).deliveryStatus, 'DELIVERED')
       const [post] = receiver.received
       assert.equal(post?.headers['content-type'], 'application/json; charset=UTF-8')
       const text = JSON.parse(post?.body ?? '{}').text as string
@@ -411,7 +414,7 @@ for (const engine of testEngines()) {
         assert.equal(res.statusCode, 201, `${kind}: ${res.body}`)
         receiver.received.length = 0
         const answer = await sendTest(json(res).id)
-        assert.equal(answer.status, 'DELIVERED', `${kind}: ${JSON.stringify(answer.lastResponse)}`)
+        assert.equal(answer.deliveryStatus, 'DELIVERED', `${kind}: ${JSON.stringify(answer.lastResponse)}`)
         delivered[kind] = receiver.received[0] as Received
       }
       assert.equal(JSON.parse(delivered.PAGERDUTY?.body ?? '{}').routing_key, 'pd-key')
