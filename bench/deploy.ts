@@ -3,9 +3,13 @@
  * redeployed unchanged, and redeployed with 10 checks changed, as the hosted CLI sends it (gzip body,
  * then the completion long-poll). Prints each deploy's time from POST to the deployment's end and the
  * server process's peak RSS during it. Targets: first deploy < 10 s, unchanged < 2 s, RSS < 400 MB.
+ * While each deploy runs, a client sends `GET /v1/checks?limit=100` one after another and the p99 of their
+ * latencies is printed against the same requests sent with no deploy running (measured in the same run,
+ * with the project's checks stored): how much a deploy blocks the API.
  * Usage: npm run bench:deploy [-- --checks 1000] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
  */
 
+import { setTimeout } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
@@ -61,6 +65,39 @@ const store = await benchStore()
 const server = await startServerProcess({ ...store.env, SVC_RUNNER_LOCATIONS: 'none' })
 const auth = { authorization: `Bearer ${server.apiKey}` }
 
+/** A key's requests per minute stay under the API's 600: one read at most every 200 ms. */
+const READ_SPACING_MS = 200
+
+/** Sends `GET /v1/checks` one at a time until `stop()` (or `count` requests); answers each latency. */
+function probe(count = Number.POSITIVE_INFINITY) {
+  const latencies: number[] = []
+  let stopped = false
+  const done = (async () => {
+    while (!stopped && latencies.length < count) {
+      const started = performance.now()
+      const res = await fetch(`${server.url}/v1/checks?limit=100`, { headers: auth })
+      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`GET /v1/checks answered ${res.status}`)
+      const took = performance.now() - started
+      latencies.push(took)
+      if (took < READ_SPACING_MS) await setTimeout(READ_SPACING_MS - took)
+    }
+    return latencies
+  })()
+  return {
+    done,
+    stop: () => {
+      stopped = true
+      return done
+    },
+  }
+}
+
+function p99(latencies: number[]): number {
+  const sorted = [...latencies].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
+}
+
 async function deploy(changed: number) {
   const body = gzipSync(JSON.stringify(project(changed)))
   const pid = server.child.pid as number
@@ -68,6 +105,7 @@ async function deploy(changed: number) {
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid))
   }, 25)
+  const reads = probe()
   const started = performance.now()
   const res = await fetch(`${server.url}/v1/projects/deploy?scheduleOnDeploy=false`, {
     method: 'POST',
@@ -86,26 +124,36 @@ async function deploy(changed: number) {
   }
   const ms = performance.now() - started
   clearInterval(sampler)
+  const latencies = await reads.stop()
   if (deployment.status !== 'SUCCEEDED') throw new Error(`deployment ${JSON.stringify(deployment)}`)
   const actions: Record<string, number> = {}
   for (const entry of deployment.result?.diff ?? []) actions[entry.action] = (actions[entry.action] ?? 0) + 1
-  return { ms, peak, actions, gzipKb: body.length / 1024 }
+  return { ms, peak, actions, gzipKb: body.length / 1024, reads: latencies.length, p99: p99(latencies) }
 }
 
 try {
   console.log(`bench:deploy on ${benchEngine}: ${CHECKS} checks in ${GROUPS} groups`)
+  const first = await deploy(0)
+  // The baseline: the same reads with the project's checks stored and no deploy running.
+  const idle = await probe(100).done
+  const idleP99 = p99(idle)
   const rows = [
-    ['from empty', await deploy(0), TARGETS.first],
+    ['from empty', first, TARGETS.first],
     ['unchanged', await deploy(0), TARGETS.unchanged],
     ['10 changed', await deploy(10), undefined],
   ] as const
+  console.log(
+    `GET /v1/checks with no deploy running: p99 ${idleP99.toFixed(1)} ms over ${idle.length} requests`,
+  )
   for (const [name, run, target] of rows) {
     const met =
       target === undefined ? '' : run.ms < target ? ' (target met)' : ` (target < ${target} ms: NOT met)`
     console.log(
       `${name.padEnd(11)} ${run.ms.toFixed(0).padStart(6)} ms${met}; peak RSS ${run.peak.toFixed(0)} MB` +
         `${run.peak < TARGETS.rssMb ? '' : ` (target < ${TARGETS.rssMb} MB: NOT met)`}; ` +
-        `body ${run.gzipKb.toFixed(0)} KiB gzipped; ${JSON.stringify(run.actions)}`,
+        `body ${run.gzipKb.toFixed(0)} KiB gzipped; ${JSON.stringify(run.actions)}; ` +
+        `GET /v1/checks during it: p99 ${run.p99.toFixed(1)} ms over ${run.reads} requests ` +
+        `(${(run.p99 / idleP99).toFixed(1)}x the idle p99)`,
     )
   }
 } finally {

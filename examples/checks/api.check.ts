@@ -1,5 +1,6 @@
 import { ApiCheck, CheckGroup } from '@svc/cli'
 import { incidentHook } from './alert-channels.ts'
+import { shopApiService } from './services.ts'
 import { SHOP_URL } from './shop.ts'
 
 /** The shop's public API: its checks run every 5 minutes and alert the incident bot. */
@@ -19,6 +20,14 @@ new ApiCheck('api-health', {
   request: { method: 'GET', url: `${SHOP_URL}/api/health`, assertions: [ok] },
   degradedResponseTime: 1000,
   maxResponseTime: 2000,
+  // While the health check fails, the status page shows an incident on the Shop API.
+  triggerIncident: {
+    service: shopApiService,
+    severity: 'MAJOR',
+    name: 'Shop API is down',
+    description: 'The health endpoint fails; we are looking into it.',
+    notifySubscribers: true,
+  },
 })
 
 new ApiCheck('api-products', {

@@ -2,11 +2,20 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import type { Command } from '../command.ts'
 import { stringValue } from '../command.ts'
-import { importCode, type ServerChannel, type ServerCheck, type ServerGroup } from '../project/import-code.ts'
+import {
+  importCode,
+  type ServerChannel,
+  type ServerCheck,
+  type ServerGroup,
+  type ServerLocation,
+  type ServerService,
+  type ServerStatusPage,
+} from '../project/import-code.ts'
 
 export const importCommand: Command = {
   name: 'import',
-  summary: "Write construct code for the account's checks, groups and alert channels (to move them into git)",
+  summary:
+    "Write construct code for the account's checks, groups, alert channels, private locations and status pages (to move them into git)",
   usage: 'svc import [--file checks/imported.check.ts] [--force]',
   options: { file: { type: 'string' }, force: { type: 'boolean', short: 'f' } },
   async run(ctx) {
@@ -16,12 +25,17 @@ export const importCommand: Command = {
       return 1
     }
     const client = ctx.client()
-    const [checks, groups, channels] = await Promise.all([
+    const [checks, groups, channels, locations, services, pages] = await Promise.all([
       client.list<ServerCheck>('/v1/checks'),
       client.list<ServerGroup>('/v1/check-groups'),
       client.list<ServerChannel>('/v1/alert-channels'),
+      client.list<ServerLocation>('/v1/private-locations'),
+      client
+        .get<{ entries: ServerService[] }>('/v1/status-pages/services', { paginated: false })
+        .then((answer) => answer.entries),
+      client.list<ServerStatusPage>('/v3/status-pages'),
     ])
-    const { code, skipped } = importCode(checks, groups, channels)
+    const { code, skipped } = importCode({ checks, groups, channels, locations, services, pages })
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(file, code)
     for (const reason of skipped) ctx.out.error(`Skipped ${reason}`)
@@ -29,11 +43,19 @@ export const importCommand: Command = {
       checks: checks.length - skipped.length,
       groups: groups.length,
       alertChannels: channels.length,
+      privateLocations: locations.length,
+      statusPageServices: services.length,
+      statusPages: pages.length,
     }
     ctx.out.result({ file, ...counts, skipped }, () =>
       [
-        `Wrote ${counts.checks} checks, ${counts.groups} groups and ${counts.alertChannels} alert channels to ${relative(ctx.cwd, file)}`,
+        `Wrote ${counts.checks} checks, ${counts.groups} groups, ${counts.alertChannels} alert channels, ${counts.privateLocations} private locations, ${counts.statusPageServices} status page services and ${counts.statusPages} status pages to ${relative(ctx.cwd, file)}`,
         'The next deploy makes them anew under the project; delete the originals once it succeeded.',
+        ...(locations.length + pages.length > 0
+          ? [
+              "A private location's slugName and a status page's url are unique: change them in the file, or delete the originals first.",
+            ]
+          : []),
       ].join('\n'),
     )
     return 0

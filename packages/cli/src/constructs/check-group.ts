@@ -2,6 +2,7 @@ import { commonCheckFields, StrictObject, scriptCheckFields } from '@svc/core'
 import { type Static, Type } from 'typebox'
 import type { AlertChannel } from './alert-channels.ts'
 import { type CheckDefaults, Construct, defined, type Issue, type Resource } from './construct.ts'
+import { type PrivateLocations, privateLocationSlugs, splitPrivateLocations } from './private-location.ts'
 import { subscriptionResources } from './subscriptions.ts'
 
 const {
@@ -37,9 +38,11 @@ export const CheckGroupBody = StrictObject({
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 })
 
-export type CheckGroupProps = Static<typeof CheckGroupBody> & {
+export type CheckGroupProps = Omit<Static<typeof CheckGroupBody>, 'privateLocations'> & {
   /** Channels that alert for every check of the group. */
   alertChannels?: AlertChannel[]
+  /** Slugs of existing private locations, or `PrivateLocation` constructs of the project. */
+  privateLocations?: PrivateLocations
 }
 
 export class CheckGroup extends Construct {
@@ -52,17 +55,29 @@ export class CheckGroup extends Construct {
 
   /** The group's body, with the config's locations and frequency where it sets none. */
   body(defaults: CheckDefaults): Record<string, unknown> {
-    const { alertChannels: _channels, ...own } = this.props
+    const { alertChannels: _channels, privateLocations, ...own } = this.props
     const { locations, frequency } = defaults
-    return defined({ ...defined({ locations, frequency }), ...defined(own) })
+    return defined({
+      ...defined({ locations, frequency }),
+      ...defined(own),
+      privateLocations: splitPrivateLocations(this, 'groupId', privateLocations).slugs,
+    })
   }
 
   validate(defaults: CheckDefaults): Issue[] {
-    return [...this.logicalIdIssues(), ...this.schemaIssues(CheckGroupBody, this.body(defaults))]
+    const body = {
+      ...this.body(defaults),
+      privateLocations: privateLocationSlugs(this.props.privateLocations),
+    }
+    return [...this.logicalIdIssues(), ...this.schemaIssues(CheckGroupBody, defined(body))]
   }
 
   synthesize(defaults: CheckDefaults): Resource[] {
     const group = { logicalId: this.logicalId, type: this.type, member: true, payload: this.body(defaults) }
-    return [group, ...subscriptionResources(this, 'groupId', this.props.alertChannels ?? [])]
+    return [
+      group,
+      ...subscriptionResources(this, 'groupId', this.props.alertChannels ?? []),
+      ...splitPrivateLocations(this, 'groupId', this.props.privateLocations).assignments,
+    ]
   }
 }

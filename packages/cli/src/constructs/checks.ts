@@ -5,6 +5,8 @@ import type { AlertChannel } from './alert-channels.ts'
 import type { CheckGroup } from './check-group.ts'
 import { type CheckDefaults, Construct, defined, type Issue, type Resource } from './construct.ts'
 import { type Frequency, frequencyFields } from './frequency.ts'
+import { type PrivateLocations, privateLocationSlugs, splitPrivateLocations } from './private-location.ts'
+import { isStatusPageService, type StatusPageService } from './status-pages.ts'
 import { subscriptionResources } from './subscriptions.ts'
 
 /** What every check construct takes besides its type's body: its group and channels as constructs. */
@@ -13,9 +15,19 @@ interface Links {
   group?: CheckGroup
   /** Channels that alert for this check. Default: the config's `checks.alertChannels`. */
   alertChannels?: AlertChannel[]
+  /** Slugs of existing private locations, or `PrivateLocation` constructs of the project. */
+  privateLocations?: PrivateLocations
+  /** Opens an incident on a service of the project's status pages while the check fails. */
+  triggerIncident?: TriggerIncident | null
 }
 
-type Managed = 'groupId' | 'alertChannelSubscriptions'
+type ServerTrigger = NonNullable<CheckBody<'API'>['triggerIncident']>
+export type TriggerIncident = Omit<ServerTrigger, 'serviceId'> & { service: StatusPageService }
+
+// A placeholder the schema takes where a construct stands for an id that exists only once deployed.
+const SOME_UUID = '00000000-0000-4000-8000-000000000000'
+
+type Managed = 'groupId' | 'alertChannelSubscriptions' | 'privateLocations' | 'triggerIncident'
 export type CheckProps<T extends CheckType> = Omit<CheckBody<T>, Managed | 'frequency'> &
   Links & {
     /** Minutes, or a `Frequency` (`Frequency.EVERY_10S` sets frequency 0 and its offset). */
@@ -37,17 +49,44 @@ export abstract class Check<T extends CheckType = CheckType> extends Construct {
 
   /** The body of the check's type, with the config's defaults where the check and its group say nothing. */
   body(defaults: CheckDefaults): Record<string, unknown> {
-    const { group, alertChannels: _channels, frequency, ...own } = this.props
+    const {
+      group,
+      alertChannels: _channels,
+      frequency,
+      privateLocations,
+      triggerIncident,
+      ...own
+    } = this.props
     const inherited = group
       ? {}
       : { locations: defaults.locations, frequency: defaults.frequency, tags: defaults.tags }
-    return defined({ ...defined(inherited), ...defined(own), ...frequencyFields(frequency) })
+    return defined({
+      ...defined(inherited),
+      ...defined(own),
+      ...frequencyFields(frequency),
+      privateLocations: splitPrivateLocations(this, 'checkId', privateLocations).slugs,
+      triggerIncident: triggerOf(triggerIncident, (service) => service?.ref?.()),
+    })
   }
 
   validate(defaults: CheckDefaults): Issue[] {
-    const body = this.body(defaults)
+    const { privateLocations, triggerIncident } = this.props
+    const body = defined({
+      ...this.body(defaults),
+      privateLocations: privateLocationSlugs(privateLocations),
+      triggerIncident: triggerOf(triggerIncident, () => SOME_UUID),
+    })
     const issues = this.schemaIssues(CHECK_BODIES[this.checkType], body)
-    return [...this.logicalIdIssues(), ...issues, ...(issues.length ? [] : this.crossFieldIssues(body))]
+    const noService =
+      triggerIncident && !isStatusPageService(triggerIncident.service)
+        ? [this.issue('triggerIncident.service', 'must be a StatusPageService construct')]
+        : []
+    return [
+      ...this.logicalIdIssues(),
+      ...issues,
+      ...noService,
+      ...(issues.length ? [] : this.crossFieldIssues(body)),
+    ]
   }
 
   private crossFieldIssues(body: Record<string, unknown>): Issue[] {
@@ -78,8 +117,19 @@ export abstract class Check<T extends CheckType = CheckType> extends Construct {
     return [
       { logicalId: this.logicalId, type: this.type, member: true, payload },
       ...subscriptionResources(this, 'checkId', channels as AlertChannel[]),
+      ...splitPrivateLocations(this, 'checkId', this.props.privateLocations).assignments,
     ]
   }
+}
+
+/** The API's `triggerIncident`, its service as `serviceOf` says (a reference, or a stand-in to validate). */
+function triggerOf(
+  trigger: TriggerIncident | null | undefined,
+  serviceOf: (service: StatusPageService | undefined) => unknown,
+): Record<string, unknown> | null | undefined {
+  if (!trigger) return trigger
+  const { service, ...rest } = trigger
+  return { serviceId: serviceOf(service), ...rest }
 }
 
 export class ApiCheck extends Check<'API'> {

@@ -95,6 +95,17 @@ export abstract class Construct {
   }
 }
 
+/** Whether `value` is a construct of `type`, by its fields: a user's file may load a second copy of this module. */
+export function isConstructOf(value: unknown, type: string): value is Construct {
+  const construct = value as Partial<Construct> | null
+  return (
+    typeof construct === 'object' &&
+    construct !== null &&
+    construct.type === type &&
+    typeof construct.ref === 'function'
+  )
+}
+
 function joinPath(base: string, key: string): string {
   return `${base}/${key}`
 }

@@ -70,7 +70,7 @@ for (const engine of testEngines()) {
       const firstPreview = await svc('deploy', '--preview', '--output', 'json')
       assert.equal(firstPreview.code, 0, firstPreview.stderr)
       const created = JSON.parse(firstPreview.stdout).diff
-      assert.equal(created.length, 12)
+      assert.equal(created.length, 15)
       assert.ok(created.every((entry: any) => entry.action === 'CREATE'))
       assert.deepEqual(await api('/v1/checks'), [])
 
@@ -125,17 +125,32 @@ for (const engine of testEngines()) {
       const [project] = await api('/v1/projects')
       assert.deepEqual(
         [project.logicalId, project.name, project.resources],
-        ['shop-monitoring', 'Shop monitoring', 12],
+        ['shop-monitoring', 'Shop monitoring', 15],
       )
+      const services = Object.fromEntries(
+        (await api('/v1/status-pages/services?paginated=false')).entries.map((s: any) => [s.name, s]),
+      )
+      assert.deepEqual(Object.keys(services).sort(), ['Shop API', 'Storefront'])
+      assert.equal(checks['API health'].triggerIncident.serviceId, services['Shop API'].id)
+      assert.equal(checks['Storefront journey'].triggerIncident.severity, 'MINOR')
+      const [page] = await api('/v3/status-pages')
+      assert.deepEqual(
+        [page.name, page.url, page.cards.map((c: any) => [c.name, c.services.map((s: any) => s.name)])],
+        ['Shop status', 'shop-status', [['Shop', ['Storefront', 'Shop API']]]],
+      )
+      const pageV1 = await api(`/v1/status-pages/${page.id}`)
+      assert.deepEqual(owner(pageV1), ['shop-monitoring', 'shop-status', 'checks/status-page.check.ts'])
 
       const again = await svc('deploy', '--force')
       assert.equal(again.code, 0, again.stderr)
-      assert.match(again.stdout, /No changes \(12 resources unchanged\)/)
+      assert.match(again.stdout, /No changes \(15 resources unchanged\)/)
       const unchanged = await checksByName()
       for (const name of Object.keys(checks)) {
         assert.equal(unchanged[name].id, checks[name].id)
         assert.equal(unchanged[name].updated_at, checks[name].updated_at)
       }
+      const [samePage] = await api('/v3/status-pages')
+      assert.equal(samePage.updated_at, page.updated_at)
 
       const apiChecks = join(cli.dir, 'checks/api.check.ts')
       writeFileSync(
@@ -155,7 +170,7 @@ for (const engine of testEngines()) {
       ])
       assert.equal((await checksByName())['API health'].maxResponseTime, 2000)
       const text = await svc('deploy', '--preview')
-      assert.match(text.stdout, /UPDATE\s+check api-health \(maxResponseTime\)\n\s+11 unchanged/)
+      assert.match(text.stdout, /UPDATE\s+check api-health \(maxResponseTime\)\n\s+14 unchanged/)
 
       assert.equal((await svc('deploy', '--force', '--no-schedule-on-deploy')).code, 0)
       const updated = await checksByName()
@@ -170,7 +185,60 @@ for (const engine of testEngines()) {
       assert.deepEqual(await api('/v1/check-groups'), [])
       assert.deepEqual(await api('/v1/alert-channels'), [])
       assert.deepEqual(await api('/v1/maintenance-windows'), [])
+      assert.deepEqual(await api('/v3/status-pages'), [])
+      assert.deepEqual((await api('/v1/status-pages/services?paginated=false')).entries, [])
       assert.deepEqual(await api('/v1/projects'), [])
+    })
+
+    test('a private location deploys with the checks and groups that name it by reference', async () => {
+      const located = new CliProject({
+        'svc.config.ts': configFile('located'),
+        'office.check.ts': `import { ApiCheck, CheckGroup, PrivateLocation } from '@svc/cli'
+const office = new PrivateLocation('office', { name: 'Office', slugName: 'office' })
+const edge = new CheckGroup('edge', { name: 'Edge', privateLocations: [office] })
+new ApiCheck('intranet', {
+  name: 'Intranet', activated: false, privateLocations: [office],
+  request: { method: 'GET', url: 'http://127.0.0.1:9/' },
+})
+new ApiCheck('edge-health', { name: 'Edge health', group: edge, activated: false, request: { method: 'GET', url: 'http://127.0.0.1:9/' } })
+`,
+      })
+      after(() => located.remove())
+      const env = { SVC_API_URL: server.url, SVC_API_KEY: key }
+      const deployed = await located.run(['deploy', '--force', '--no-schedule-on-deploy'], env)
+      assert.equal(deployed.code, 0, deployed.stderr)
+      const [location] = await api('/v1/private-locations')
+      assert.deepEqual([location.name, location.slugName], ['Office', 'office'])
+      const intranet = (await checksByName()).Intranet
+      assert.deepEqual(intranet.privateLocations, ['office'])
+      const [edge] = await api('/v1/check-groups')
+      assert.deepEqual(edge.privateLocations, ['office'])
+      assert.deepEqual(intranet.projectBindings.owner.binding.logicalId, 'intranet')
+
+      const again = await located.run(['deploy', '--force'], env)
+      assert.equal(again.code, 0, again.stderr)
+      assert.match(again.stdout, /No changes \(6 resources unchanged\)/)
+      assert.equal((await checksByName()).Intranet.updated_at, intranet.updated_at)
+
+      const file = join(located.dir, 'office.check.ts')
+      writeFileSync(file, readFileSync(file, 'utf8').replace('privateLocations: [office],\n', ''))
+      const preview = await located.run(['deploy', '--preview', '--output', 'json'], env)
+      const changed = JSON.parse(preview.stdout).diff.filter((entry: any) => entry.action !== 'UNCHANGED')
+      assert.deepEqual(
+        changed.map((entry: any) => [entry.action, entry.logicalId, entry.changes]),
+        [
+          ['UPDATE', 'intranet', ['privateLocations']],
+          ['DELETE', 'private-location-check-assignment#intranet#office', undefined],
+        ],
+      )
+      assert.equal((await located.run(['deploy', '--force', '--no-schedule-on-deploy'], env)).code, 0)
+      const moved = (await checksByName()).Intranet
+      assert.deepEqual(moved.privateLocations, [])
+
+      const destroyed = await located.run(['destroy', '--force'], env)
+      assert.equal(destroyed.code, 0, destroyed.stderr)
+      assert.deepEqual(await api('/v1/private-locations'), [])
+      assert.deepEqual(await api('/v1/checks'), [])
     })
 
     test("locations the server doesn't serve fail deploy --preview with the construct's file and field", async () => {

@@ -4,6 +4,10 @@ import {
   type AlertChannelType,
   CHECK_BODIES,
   type CheckType,
+  DEFAULT_THEME_COLORS,
+  PrivateLocationBody,
+  StatusPageBody,
+  StatusPageServiceBody,
 } from '@svc/core'
 import type { TSchema } from 'typebox'
 import { CheckGroupBody } from '../constructs/check-group.ts'
@@ -23,6 +27,31 @@ export interface ServerChannel extends Record<string, unknown> {
   type: AlertChannelType
   config: Record<string, unknown>
   subscriptions: { checkId?: string | null; groupId?: number | null; activated: boolean }[]
+}
+
+export interface ServerLocation extends Record<string, unknown> {
+  id: string
+  name: string
+  slugName: string
+}
+export interface ServerService extends Record<string, unknown> {
+  id: string
+  name: string
+}
+export interface ServerStatusPage extends Record<string, unknown> {
+  id: string
+  name: string
+  cards: { name: string; services: { id: string }[] }[]
+}
+
+/** What `svc import` reads from the server. */
+export interface ServerResources {
+  checks: ServerCheck[]
+  groups: ServerGroup[]
+  channels: ServerChannel[]
+  locations: ServerLocation[]
+  services: ServerService[]
+  pages: ServerStatusPage[]
 }
 
 const CHECK_CLASSES: Record<CheckType, string | undefined> = {
@@ -49,16 +78,23 @@ const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
 const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP']
 
 /** Construct code for resources that exist on the server, and what it couldn't express. */
-export function importCode(
-  checks: ServerCheck[],
-  groups: ServerGroup[],
-  channels: ServerChannel[],
-): { code: string; skipped: string[] } {
+export function importCode(server: ServerResources): { code: string; skipped: string[] } {
+  const { checks, groups, channels } = server
   const ids = new LogicalIds()
   const skipped: string[] = []
   const used = new Set<string>()
   const channelVars = new Map<number, string>()
   const lines: string[] = []
+  const locationVars = new Map<string, string>()
+  for (const location of server.locations) {
+    const name = ids.next('location', location.slugName)
+    locationVars.set(location.slugName, name.variable)
+    used.add('PrivateLocation')
+    const props = pick(location, PrivateLocationBody)
+    lines.push(`export const ${name.variable} = new PrivateLocation(${q(name.logicalId)}, ${js(props)})`)
+  }
+  const pageCode = statusPageLines(server, ids, used)
+  lines.push(...pageCode.lines)
   for (const channel of channels) {
     const name = ids.next('channel', String(channel.config.name ?? channel.config.address ?? channel.type))
     channelVars.set(channel.id, name.variable)
@@ -80,8 +116,11 @@ export function importCode(
     const name = ids.next('group', group.name)
     groupVars.set(group.id, name.variable)
     used.add('CheckGroup')
-    const links = refs({ alertChannels: channelsOf((s) => s.groupId === group.id) })
-    const props = withoutDefaults(pick(group, CheckGroupBody), CheckGroupBody, [])
+    const links = refs({
+      alertChannels: channelsOf((s) => s.groupId === group.id),
+      privateLocations: locationRefs(group.privateLocations, locationVars),
+    })
+    const props = withoutDefaults(pick(group, CheckGroupBody), CheckGroupBody, ['privateLocations'])
     lines.push(`export const ${name.variable} = new CheckGroup(${q(name.logicalId)}, ${js(props, links)})`)
   }
   for (const check of checks) {
@@ -97,11 +136,15 @@ export function importCode(
     const { script, ...fields } = withoutDefaults(pick(check, schema), schema, [
       'groupId',
       'alertChannelSubscriptions',
+      'privateLocations',
+      'triggerIncident',
     ])
     const props = SCRIPT_TYPES.includes(check.checkType) ? { ...fields, code: { content: script } } : fields
     const links = refs({
       group: check.groupId === null ? undefined : groupVars.get(check.groupId),
       alertChannels: channelsOf((s) => s.checkId === check.id),
+      privateLocations: locationRefs(check.privateLocations, locationVars),
+      triggerIncident: triggerRef(check.triggerIncident, pageCode.serviceVars),
     })
     lines.push(`new ${className}(${q(ids.next('check', check.name).logicalId)}, ${js(props, links)})`)
   }
@@ -146,12 +189,63 @@ function withoutDefaults(
   )
 }
 
-function refs(links: { group?: string; alertChannels: (string | undefined)[] }): string[] {
+function refs(links: {
+  group?: string
+  alertChannels: (string | undefined)[]
+  privateLocations?: string[]
+  triggerIncident?: string
+}): string[] {
   const channels = links.alertChannels.filter((name): name is string => name !== undefined)
+  const locations = links.privateLocations ?? []
   return [
     ...(links.group ? [`group: ${links.group}`] : []),
     ...(channels.length ? [`alertChannels: [${channels.join(', ')}]`] : []),
+    ...(locations.length ? [`privateLocations: [${locations.join(', ')}]`] : []),
+    ...(links.triggerIncident ? [`triggerIncident: ${links.triggerIncident}`] : []),
   ]
+}
+
+/** A check's `triggerIncident` with its service as the imported service's variable. */
+function triggerRef(trigger: unknown, serviceVars: Map<string, string>): string | undefined {
+  const { serviceId, ...rest } = (trigger ?? {}) as { serviceId?: string }
+  const service = serviceId === undefined ? undefined : serviceVars.get(serviceId)
+  if (!service) return undefined
+  const fields = Object.entries(rest).map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
+  return `{ service: ${service}, ${fields.join(', ')} }`
+}
+
+/** A check's or group's private locations: the imported ones by their variable, others by slug. */
+function locationRefs(slugs: unknown, locationVars: Map<string, string>): string[] {
+  if (!Array.isArray(slugs)) return []
+  return slugs.map((slug: string) => locationVars.get(slug) ?? q(slug))
+}
+
+/** Services and v1 status pages, their cards naming the services' variables. */
+function statusPageLines(server: ServerResources, ids: LogicalIds, used: Set<string>) {
+  const lines: string[] = []
+  const serviceVars = new Map<string, string>()
+  for (const service of server.services) {
+    const name = ids.next('service', service.name)
+    serviceVars.set(service.id, name.variable)
+    used.add('StatusPageService')
+    const props = withoutDefaults(pick(service, StatusPageServiceBody), StatusPageServiceBody, ['checkIds'])
+    lines.push(`export const ${name.variable} = new StatusPageService(${q(name.logicalId)}, ${js(props)})`)
+  }
+  for (const page of server.pages) {
+    used.add('StatusPage')
+    const unthemed = JSON.stringify(page.themeColors) === JSON.stringify(DEFAULT_THEME_COLORS)
+    const props = withoutDefaults(pick(page, StatusPageBody), StatusPageBody, [
+      'cards',
+      ...(unthemed ? ['themeColors'] : []),
+    ])
+    const cards = page.cards.map((card) => {
+      const services = card.services.map((service) => serviceVars.get(service.id)).filter(Boolean)
+      return `{ name: ${q(card.name)}, services: [${services.join(', ')}] }`
+    })
+    const links = [`cards: [${cards.join(', ')}]`]
+    lines.push(`new StatusPage(${q(ids.next('page', page.name).logicalId)}, ${js(props, links)})`)
+  }
+  return { lines, serviceVars }
 }
 
 function js(props: Record<string, unknown>, links: string[] = []): string {

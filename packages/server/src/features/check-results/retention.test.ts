@@ -108,5 +108,57 @@ for (const engine of testEngines()) {
         [{ id: '00000000-0000-4000-8000-00000000000a', status: 'PENDING' }],
       )
     })
+
+    test('sessions go with the results of their time; an unsaved run keeps its artifacts while it exists', async () => {
+      await t.call({
+        method: 'PATCH',
+        url: '/v1/accounts/me',
+        payload: { settings: { resultRetentionDays: 100, traceRetentionDays: 7 } },
+      })
+      const runSession = async (name: string) => {
+        const run = await t.call({
+          method: 'POST',
+          url: '/v1/test-sessions/run',
+          payload: {
+            name,
+            checkRunJobs: [
+              { logicalId: 'up', checkType: 'API', name: 'Up', request: { url: 'http://127.0.0.1:9/' } },
+            ],
+          },
+        })
+        assert.equal(run.statusCode, 201, run.body)
+        const id = json(run).testSessionId as string
+        const { id: runId } = await t.store.db
+          .selectFrom('session_runs')
+          .select('id')
+          .where('session_id', '=', id)
+          .executeTakeFirstOrThrow()
+        return { id, runId }
+      }
+      const { root } = t.ctx.scripts.artifacts as LocalArtifactStore
+      const artifactsOf = (runId: string) => {
+        const dir = join(root, runId, runId)
+        mkdirSync(dir, { recursive: true })
+        writeFileSync(join(dir, 'trace-1.zip'), 'PK')
+        const at = new Date(nowMs)
+        utimesSync(dir, at, at)
+        return dir
+      }
+      const old = await runSession('old')
+      nowMs += 50 * DAY
+      const fresh = await runSession('fresh')
+      nowMs += 60 * DAY
+      const oldArtifacts = artifactsOf(old.runId)
+      const freshArtifacts = artifactsOf(fresh.runId)
+      assert.equal(await pruneArtifacts(t.ctx), 0, "a run's artifacts are not those of a deleted check")
+      assert.deepEqual([existsSync(oldArtifacts), existsSync(freshArtifacts)], [true, true])
+
+      await pruneResults(t.ctx, 400)
+      const status = async (id: string) =>
+        (await t.call({ method: 'GET', url: `/v1/test-sessions/${id}` })).statusCode
+      assert.deepEqual([await status(old.id), await status(fresh.id)], [404, 200])
+      await pruneArtifacts(t.ctx)
+      assert.deepEqual([existsSync(oldArtifacts), existsSync(freshArtifacts)], [false, true])
+    })
   })
 }

@@ -6,6 +6,7 @@ import { pruneAnalytics } from '../analytics/fold.ts'
 import { accountIdsOfChecks, pruneTagHistory } from '../checks/checks.repo.ts'
 import { prunePeriods } from '../maintenance-windows/maintenance-windows.repo.ts'
 import { pruneServiceDays } from '../status-page-services/status-page-services.repo.ts'
+import { accountIdsOfUnsavedRuns, pruneSessions } from '../test-sessions/session-retention.ts'
 import { deleteResultsBefore } from './check-results.repo.ts'
 
 const DAY_MS = 86_400_000
@@ -31,19 +32,29 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
     // And the tags checks had before a change: those ended by the cutoff only judged runs now gone.
     await pruneTagHistory(ctx, row.id, new Date(cutoffMs).toISOString())
     await deleteFinishedNotificationsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
+    // Test and check sessions made before the cutoff, with an unsaved definition's whole result.
+    await pruneSessions(ctx, row.id, new Date(cutoffMs).toISOString())
   }
   return deleted
 }
 
 /**
  * Deletes the artifacts (screenshots, traces, videos) of script results older than their account's
- * `traceRetentionDays`, and those of checks that no longer exist. Returns how many results' artifacts went.
+ * `traceRetentionDays`, and those of checks that no longer exist. An unsaved definition's run (`svc test`)
+ * stores them under its run id, in place of a check's: they follow the same rule while the run exists.
+ * Returns how many results' artifacts went.
  */
 export async function pruneArtifacts(ctx: ServiceContext): Promise<number> {
   const store = ctx.scripts.artifacts
   const stored = await store.listResults()
   if (stored.length === 0) return 0
-  const owners = await accountIdsOfChecks(ctx, [...new Set(stored.map((result) => result.checkId))])
+  const ownerIds = [...new Set(stored.map((result) => result.checkId))]
+  const owners = await accountIdsOfChecks(ctx, ownerIds)
+  const runs = await accountIdsOfUnsavedRuns(
+    ctx,
+    ownerIds.filter((id) => !owners.has(id)),
+  )
+  for (const [runId, accountId] of runs) owners.set(runId, accountId)
   const retentionDays = new Map(
     (await listAllAccounts(ctx)).map((row) => [row.id, toAccount(row).settings.traceRetentionDays]),
   )

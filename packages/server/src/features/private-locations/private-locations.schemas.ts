@@ -1,27 +1,7 @@
-import { Name, Nullable, PageQuery, StrictObject } from '@svc/core'
+import { PageQuery, PrivateLocationBody, StrictObject } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
-export const PrivateLocationBody = StrictObject({
-  name: Name({ maxLength: 255 }),
-  slugName: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$',
-    description: 'What checks name in `privateLocations`; unique in the account.',
-  }),
-  // Nullable, not a union with null: a wrong value is one issue, not one per branch.
-  icon: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
-  proxyUrl: Type.Optional(
-    Nullable(
-      Type.String({
-        maxLength: 2048,
-        pattern: '^https?://',
-        description: 'Proxy the agents use for checks.',
-      }),
-    ),
-  ),
-})
-export type PrivateLocationBody = Static<typeof PrivateLocationBody>
+export { PrivateLocationBody } from '@svc/core'
 
 /** An update needs only `name`, as the hosted API's does; the fields it leaves out keep their values. */
 export const PrivateLocationUpdate = StrictObject({

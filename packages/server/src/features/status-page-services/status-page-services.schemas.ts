@@ -1,18 +1,8 @@
-import { Name, Nullable, StrictObject, Uuid } from '@svc/core'
+import { Nullable, StatusPageServiceBody, StrictObject, Uuid } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
-export const ServiceBody = StrictObject({
-  name: Name({ maxLength: 255, description: 'Shown on status pages and in emails.' }),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
-  checkIds: Type.Optional(
-    Type.Array(Uuid(), {
-      maxItems: 100,
-      description:
-        'Checks whose current status the service shows (worst wins) unless an ongoing incident sets it.',
-    }),
-  ),
-})
-export type ServiceBody = Static<typeof ServiceBody>
+export const ServiceBody = StatusPageServiceBody
+export type ServiceBody = StatusPageServiceBody
 
 export const Service = Type.Object(
   {

@@ -2,76 +2,20 @@ import {
   Name,
   Nullable,
   PageQuery,
+  STATUS_PAGE_SLUG_PATTERN,
   STATUS_PAGE_THEMES,
+  StatusPageThemeColors,
   StrictObject,
   StringEnum,
-  THEME_COLOR_NAMES,
-  type ThemeColorName,
   Uuid,
 } from '@svc/core'
 import { type Static, Type } from 'typebox'
 import { ProjectBindings } from '../projects/project-bindings.ts'
 import { Service } from '../status-page-services/status-page-services.schemas.ts'
 
-/** A CSS colour the page can inline safely: hex, a named colour, or rgb()/hsl() with plain arguments. */
-const COLOR_PATTERN = '^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|(rgb|rgba|hsl|hsla)\\([0-9., %/]{1,60}\\))$'
-const Color = Type.String({
-  maxLength: 80,
-  pattern: COLOR_PATTERN,
-  description: 'A CSS colour, e.g. #0059C2.',
-})
-
-const Palette = StrictObject(
-  Object.fromEntries(THEME_COLOR_NAMES.map((name) => [name, Color])) as Record<ThemeColorName, typeof Color>,
-)
-export const ThemeColors = StrictObject(
-  { light: Palette, dark: Palette },
-  { description: 'The 12 colours of the light and the dark theme.' },
-)
-
-const HttpUrl = (description: string) =>
-  Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description })
-
-export const SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$'
-
-const CardBody = StrictObject({
-  id: Type.Optional(Uuid({ description: 'An existing card of the page, to keep its id.' })),
-  name: Name({ maxLength: 255 }),
-  services: Type.Array(StrictObject({ id: Uuid() }), { maxItems: 100 }),
-})
-
-export const StatusPageBody = StrictObject({
-  name: Name({ maxLength: 255 }),
-  url: Type.String({
-    pattern: SLUG_PATTERN,
-    maxLength: 63,
-    description: 'The slug of the public page at /status/{url}: a-z, 0-9 and -, unique.',
-  }),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
-  customDomain: Type.Optional(
-    Nullable(
-      Type.String({
-        maxLength: 500,
-        description: 'A domain whose requests show this page (status.example.com), unique.',
-      }),
-    ),
-  ),
-  logo: Type.Optional(Nullable(HttpUrl('Logo image URL.'))),
-  logoDark: Type.Optional(Nullable(HttpUrl('Logo in dark mode; the logo when unset.'))),
-  favicon: Type.Optional(Nullable(HttpUrl('Favicon URL.'))),
-  redirectTo: Type.Optional(Nullable(HttpUrl('Where the logo links to.'))),
-  defaultTheme: Type.Optional(StringEnum(STATUS_PAGE_THEMES, { default: 'AUTO' })),
-  themeColors: Type.Optional(Nullable(ThemeColors)),
-  isPrivate: Type.Optional(
-    Type.Boolean({
-      default: false,
-      description: 'Viewing needs an API key of an account member or one of the page’s access tokens.',
-    }),
-  ),
-  whiteLabel: Type.Optional(Type.Boolean({ default: false, description: 'Hides the svc footer.' })),
-  cards: Type.Array(CardBody, { maxItems: 50 }),
-})
-export type StatusPageBody = Static<typeof StatusPageBody>
+export { StatusPageBody } from '@svc/core'
+export const ThemeColors = StatusPageThemeColors
+export const SLUG_PATTERN = STATUS_PAGE_SLUG_PATTERN
 
 const Timestamps = {
   created_at: Type.String({ format: 'date-time' }),

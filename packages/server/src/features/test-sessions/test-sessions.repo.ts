@@ -147,3 +147,41 @@ export async function releaseRunsOf(ctx: ServiceContext, owner: string): Promise
     .where('status', '=', 'RUNNING')
     .execute()
 }
+
+/**
+ * Deletes the account's sessions (and their runs) made before `beforeIso`. By when they were made, not
+ * when they stopped: a session whose runs were never finished goes too. Returns how many.
+ */
+export async function deleteSessionsBefore(ctx: ServiceContext, accountId: string, beforeIso: string) {
+  const old = await ctx.db
+    .selectFrom('run_sessions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('created_at', '<', beforeIso)
+    .execute()
+  const ids = old.map((row) => row.id)
+  for (let at = 0; at < ids.length; at += SESSIONS_PER_DELETE) {
+    const chunk = ids.slice(at, at + SESSIONS_PER_DELETE)
+    await ctx.db.deleteFrom('session_runs').where('session_id', 'in', chunk).execute()
+    await ctx.db.deleteFrom('run_sessions').where('id', 'in', chunk).execute()
+  }
+  return ids.length
+}
+
+/** Ids per statement, well within both engines' parameter limits. */
+const SESSIONS_PER_DELETE = 500
+
+/** The accounts of the unsaved definitions' runs among `runIds` (their artifacts are stored by run id). */
+export async function accountIdsOfUnsavedRuns(ctx: ServiceContext, runIds: string[]) {
+  const owners = new Map<string, string>()
+  for (let at = 0; at < runIds.length; at += SESSIONS_PER_DELETE) {
+    const rows = await ctx.db
+      .selectFrom('session_runs')
+      .select(['id', 'account_id'])
+      .where('id', 'in', runIds.slice(at, at + SESSIONS_PER_DELETE))
+      .where('check_id', 'is', null)
+      .execute()
+    for (const row of rows) owners.set(row.id, row.account_id)
+  }
+  return owners
+}
