@@ -5,7 +5,7 @@ import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { enqueueUpdateNotifications } from '../status-page-subscribers/status-page-subscribers.service.ts'
-import { cardsOfPages, findPageById, lockPage } from '../status-pages/status-pages.repo.ts'
+import { cardsOfPages, findPageById, lockPage } from '../status-pages/page-lookups.service.ts'
 import { findOrThrow as findPageOrThrow } from '../status-pages/status-pages.service.ts'
 import { touchPages } from '../status-pages/touch-pages.ts'
 import {
