@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
-import { findCheck } from '../checks/checks.repo.ts'
+import { findCheck } from '../checks/check-lookups.service.ts'
 import * as repo from './error-groups.repo.ts'
 import type { ErrorGroup } from './error-groups.schemas.ts'
 
