@@ -5,7 +5,7 @@
 
 const server = '^packages/server/src/'
 // The base layer, in the words of issue 27: what every feature may use and that knows no feature.
-const base = `${server}(config|context|clock|transactions|version)\\.ts$|${server}(crypto|http)/`
+const base = `${server}(config|context|clock|transactions|version)\\.ts$|${server}(config|crypto|http)/`
 // Request plumbing above the base that routes may use besides their services.
 const plumbing = `${server}(auth|rate-limit)/`
 const feature = `${server}features/`

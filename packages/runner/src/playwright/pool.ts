@@ -1,16 +1,10 @@
-import type { ChildProcess } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { mkdir, realpath } from 'node:fs/promises'
 import { findPackageJSON } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import {
-  BROWSER_HOST_SCRIPT,
-  type BrowserHost,
-  browserHostArgs,
-  startBrowserHost,
-  stopBrowserHost,
-} from './browser-host.ts'
+import { AccountBrowsers, type BrowserLease, DEFAULT_BROWSER_IDLE_MS } from './account-browsers.ts'
+import { BROWSER_HOST_SCRIPT } from './browser-host.ts'
 import { CompileCaches } from './compile-caches.ts'
 import {
   hiddenPathProblem,
@@ -24,7 +18,10 @@ import {
   sandboxed,
   sandboxRefusal,
 } from './sandbox.ts'
+import { waitInQueue } from './wait-in-queue.ts'
 import { removeLeftoverWorkDirs } from './work-dirs.ts'
+
+export type { BrowserLease } from './account-browsers.ts'
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium'
 
@@ -60,7 +57,6 @@ export interface PlaywrightPoolOptions {
   scheduleIdleClose?: (close: () => void, ms: number) => () => void
 }
 
-const DEFAULT_BROWSER_IDLE_MS = 60_000
 let pools = 0
 
 export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
@@ -75,49 +71,6 @@ export function chromiumAvailable(path = DEFAULT_CHROMIUM_PATH): boolean {
 const RUNTIME_DIR = dirname(dirname(findPackageJSON('playwright-core', import.meta.url) as string))
 /** Where svc is installed (its node_modules and packages): kept visible should it lie in /tmp. */
 const INSTALL_DIR = dirname(RUNTIME_DIR)
-
-/** Waits until `queue` calls this waiter; when `signal` aborts first, leaves the queue and rejects. */
-function waitInQueue(queue: (() => void)[], signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const wake = () => {
-      signal?.removeEventListener('abort', abort)
-      resolve()
-    }
-    const abort = () => {
-      const at = queue.indexOf(wake)
-      if (at >= 0) queue.splice(at, 1)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', abort, { once: true })
-    queue.push(wake)
-  })
-}
-
-/** One account's Chromium: its runs connect to it, each with its own context. */
-interface AccountBrowser {
-  accountId: string
-  /** Names its working directory. */
-  number: number
-  host: Promise<BrowserHost>
-  process: ChildProcess | null
-  /** Runs using it now. */
-  runs: number
-  /** When it was last let go, in release order (the least recently used idle one makes room). */
-  lastUsed: number
-  cancelIdle: (() => void) | null
-}
-
-/** A run's use of its account's Chromium; `release` when the run is over. */
-export interface BrowserLease {
-  wsEndpoint: string
-  release: () => void
-}
-
-function scheduleWithTimer(close: () => void, ms: number): () => void {
-  const timer = setTimeout(close, ms)
-  timer.unref()
-  return () => clearTimeout(timer)
-}
 
 /**
  * What script runs of one runner share: a limit on runs at once and a Chromium per account that the
@@ -144,11 +97,7 @@ export class PlaywrightPool {
   #freeSlots: number[] = []
   readonly maxBrowsers: number
   readonly browserIdleMs: number
-  #scheduleIdleClose: (close: () => void, ms: number) => () => void
-  #browsers = new Map<string, AccountBrowser>()
-  #browsersLaunched = 0
-  #browserReleases = 0
-  readonly #waitingForBrowser: (() => void)[] = []
+  readonly #browsers: AccountBrowsers
   #started: Promise<ScriptSandboxStatus> | null = null
   /** The sandbox's view: the work root's real path, the temporary directories made private, what every process keeps of them. */
   #workRoot = ''
@@ -156,7 +105,6 @@ export class PlaywrightPool {
   #sharedKept: string[] = []
   readonly #caches: CompileCaches
   #onWarning: (message: string) => void
-  #closed = false
 
   constructor(options: PlaywrightPoolOptions = {}) {
     this.chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH
@@ -174,7 +122,15 @@ export class PlaywrightPool {
     this.#onWarning = options.onWarning ?? ((message) => process.emitWarning(message, 'SvcScriptSandbox'))
     this.maxBrowsers = Math.max(1, options.maxBrowsers ?? this.concurrency)
     this.browserIdleMs = options.browserIdleMs ?? DEFAULT_BROWSER_IDLE_MS
-    this.#scheduleIdleClose = options.scheduleIdleClose ?? scheduleWithTimer
+    this.#browsers = new AccountBrowsers({
+      chromiumPath: this.chromiumPath,
+      workRoot: this.workRoot,
+      poolId: this.id,
+      maxBrowsers: this.maxBrowsers,
+      idleMs: this.browserIdleMs,
+      scheduleIdleClose: options.scheduleIdleClose,
+      commandOf: (command, args, keep) => this.commandOf(command, args, keep),
+    })
   }
 
   /**
@@ -309,16 +265,12 @@ export class PlaywrightPool {
 
   /** The Chromiums running now: whose, their host process and how many runs use them. */
   get browsers(): { accountId: string; pid: number | null; runs: number }[] {
-    return [...this.#browsers.values()].map((browser) => ({
-      accountId: browser.accountId,
-      pid: browser.process?.pid ?? null,
-      runs: browser.runs,
-    }))
+    return this.#browsers.list()
   }
 
   /** Runs waiting for a Chromium because `maxBrowsers` are in use by other accounts. */
   get waitingForBrowser(): number {
-    return this.#waitingForBrowser.length
+    return this.#browsers.waiting
   }
 
   /**
@@ -329,102 +281,10 @@ export class PlaywrightPool {
     if (!chromiumAvailable(this.chromiumPath)) {
       throw new Error(`Chromium not found at ${this.chromiumPath} (set SVC_CHROMIUM_PATH)`)
     }
-    for (;;) {
-      if (this.#closed) throw new Error('the Playwright pool is closed')
-      signal?.throwIfAborted()
-      const browser = this.#browserOf(accountId)
-      if (browser) return this.#lease(browser)
-      await waitInQueue(this.#waitingForBrowser, signal)
-    }
+    return this.#browsers.use(accountId, signal)
   }
 
-  async close(): Promise<void> {
-    this.#closed = true
-    for (const wake of this.#waitingForBrowser.splice(0)) wake()
-    await Promise.all([...this.#browsers.values()].map((browser) => this.#stop(browser)))
-  }
-
-  /** The account's Chromium, else a new one if there is room (made by closing the least recently used idle one). */
-  #browserOf(accountId: string): AccountBrowser | null {
-    const running = this.#browsers.get(accountId)
-    if (running) return running
-    if (this.#browsers.size >= this.maxBrowsers) {
-      const idle = [...this.#browsers.values()]
-        .filter((browser) => browser.runs === 0)
-        .sort((a, b) => a.lastUsed - b.lastUsed)[0]
-      if (!idle) return null
-      void this.#stop(idle)
-    }
-    const number = ++this.#browsersLaunched
-    const browserDir = join(this.workRoot, `svc-browser-${process.pid}-${this.id}-${number}`)
-    const host = Promise.withResolvers<BrowserHost>()
-    const browser: AccountBrowser = {
-      accountId,
-      number,
-      host: host.promise,
-      process: null,
-      runs: 0,
-      lastUsed: 0,
-      cancelIdle: null,
-    }
-    // Chromium sees none of the runs' directories: a run's files reach it through Playwright's
-    // connection (uploads), and what it makes (downloads, traces, videos) is streamed back to the run.
-    mkdir(browserDir, { recursive: true })
-      .then(() => this.commandOf(process.execPath, browserHostArgs(this.chromiumPath), [browserDir]))
-      .then((command) => {
-        // A browser that died is forgotten: the account's next run starts a new one.
-        const started = startBrowserHost(command, browserDir, () => this.#forget(browser))
-        browser.process = started.process
-        return started.host
-      })
-      .then(host.resolve, host.reject)
-    // One that didn't start is forgotten: the next run tries again.
-    browser.host.catch(() => this.#forget(browser))
-    this.#browsers.set(accountId, browser)
-    return browser
-  }
-
-  async #lease(browser: AccountBrowser): Promise<BrowserLease> {
-    browser.runs++
-    browser.cancelIdle?.()
-    browser.cancelIdle = null
-    let released = false
-    const release = () => {
-      if (released) return
-      released = true
-      browser.runs--
-      browser.lastUsed = ++this.#browserReleases
-      if (browser.runs > 0 || this.#browsers.get(browser.accountId) !== browser) return
-      browser.cancelIdle = this.#scheduleIdleClose(() => {
-        if (browser.runs === 0) void this.#stop(browser)
-      }, this.browserIdleMs)
-      // An idle browser can make room for a run of another account.
-      this.#wakeOneWaiting()
-    }
-    try {
-      return { wsEndpoint: (await browser.host).wsEndpoint, release }
-    } catch (error) {
-      release()
-      throw error
-    }
-  }
-
-  #forget(browser: AccountBrowser): void {
-    browser.cancelIdle?.()
-    browser.cancelIdle = null
-    if (this.#browsers.get(browser.accountId) !== browser) return
-    this.#browsers.delete(browser.accountId)
-    this.#wakeOneWaiting()
-  }
-
-  #wakeOneWaiting(): void {
-    this.#waitingForBrowser.shift()?.()
-  }
-
-  /** Closes an account's Chromium (its host closes the browser when its stdin ends). */
-  async #stop(browser: AccountBrowser): Promise<void> {
-    this.#forget(browser)
-    const host = await browser.host.catch(() => null)
-    if (host) await stopBrowserHost(host)
+  close(): Promise<void> {
+    return this.#browsers.close()
   }
 }

@@ -10,7 +10,7 @@ import { type ChannelPolicy, policyOf } from '../alert-channels/alert-channels.s
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
 import { integerOf, isRecord, numberOf, parsedDetailOf, stringOf } from '../check-results/result-detail.ts'
-import { findCheckById } from '../checks/checks.repo.ts'
+import { findCheckById } from '../checks/check-lookups.service.ts'
 import type { EffectiveSettings } from '../checks/effective-check.ts'
 import { type ResolvedCheck, resolveCheck } from '../checks/resolve-check.ts'
 import { inMaintenance } from '../maintenance-windows/maintenance-windows.service.ts'

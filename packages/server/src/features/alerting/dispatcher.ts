@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts'
 import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
 import { findChannelById } from '../alert-channels/alert-channels.repo.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
-import { findCheckById } from '../checks/checks.repo.ts'
+import { findCheckById } from '../checks/check-lookups.service.ts'
 import {
   type IncidentTrigger,
   openIncidentFromCheck,

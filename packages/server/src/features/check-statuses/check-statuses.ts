@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import { currentStatusSince, latestResults } from '../check-results/check-results.repo.ts'
-import { findCheck, listChecks } from '../checks/checks.repo.ts'
+import { findCheck, listChecks } from '../checks/check-lookups.service.ts'
 import { ListChecksQuery } from '../checks/checks.schemas.ts'
 
 /** Current status per check, derived from its latest final result (no table of its own). */

@@ -6,7 +6,7 @@ import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { findResult } from '../check-results/check-results.repo.ts'
-import { findCheck } from '../checks/checks.repo.ts'
+import { findCheck } from '../checks/check-lookups.service.ts'
 import * as repo from './error-groups.repo.ts'
 import type { ErrorGroup } from './error-groups.schemas.ts'
 

@@ -7,7 +7,7 @@ import { notFound } from '../../http/errors.ts'
 import { heartbeatResultWrite } from '../../runs/heartbeat-results.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatWindowMs } from '../../runs/heartbeat-window.ts'
 import { CheckDeletedError, type ResultWrite, writeResults } from '../../runs/store.ts'
-import { findChecksByHeartbeatTokens } from '../checks/checks.repo.ts'
+import { findChecksByHeartbeatTokens } from '../checks/check-lookups.service.ts'
 import { type ResolvedCheck, resolveCheckRows } from '../checks/resolve-check.ts'
 
 export interface Ping {

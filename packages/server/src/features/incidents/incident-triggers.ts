@@ -1,7 +1,7 @@
 import type { ComponentStatus } from '@svc/core'
 import type { ServiceContext } from '../../context.ts'
 import { findService } from '../status-page-services/status-page-services.repo.ts'
-import { pageIdsShowingServices } from '../status-pages/status-pages.repo.ts'
+import { pageIdsShowingServices } from '../status-pages/page-lookups.service.ts'
 import type { Incident } from './incidents.schemas.ts'
 import { createIncident, ongoingIncidentsOfCheck, resolveIncident } from './incidents.service.ts'
 

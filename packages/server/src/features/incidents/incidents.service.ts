@@ -1,15 +1,24 @@
 import { randomUUID } from 'node:crypto'
-import type { ComponentStatus, IncidentStatus } from '@svc/core'
-import type { IncidentComponentImpactsTable, IncidentsTable, IncidentUpdatesTable } from '@svc/db'
+import type { IncidentsTable, IncidentUpdatesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { enqueueUpdateNotifications } from '../status-page-subscribers/status-page-subscribers.service.ts'
-import { cardsOfPages, findPageById, lockPage } from '../status-pages/status-pages.repo.ts'
+import { cardsOfPages, findPageById, lockPage } from '../status-pages/page-lookups.service.ts'
 import { findOrThrow as findPageOrThrow } from '../status-pages/status-pages.service.ts'
 import { touchPages } from '../status-pages/touch-pages.ts'
+import {
+  type ImpactRequest,
+  incidentOfAccount,
+  incidentOfPage,
+  lockedIncident,
+  publicDate,
+  recompute,
+  reconcileImpacts,
+} from './incident-records.ts'
 import { incidentStateOf } from './incident-state.ts'
+import { assemble, toUpdate } from './incident-view.ts'
 import * as repo from './incidents.repo.ts'
 import type {
   CreateIncidentBody,
@@ -20,14 +29,7 @@ import type {
   UpdateIncidentBody,
 } from './incidents.schemas.ts'
 
-/** How far ahead of the server's clock an update may be dated (clock skew), never more. */
-const FUTURE_TOLERANCE_MS = 5 * 60_000
-/**
- * The earliest date an update may carry. Backdating is for real history, not centuries: the stored
- * duration (seconds, a 32-bit integer on PostgreSQL) then fits until 2068.
- */
-const EARLIEST_DATE = '2000-01-01T00:00:00Z'
-const EARLIEST_MS = Date.parse(EARLIEST_DATE)
+export { assemble } from './incident-view.ts'
 
 export interface IncidentSource {
   /** The check whose triggerIncident opens the incident. */
@@ -254,59 +256,6 @@ export async function ongoingIncidentsOfCheck(ctx: ServiceContext, checkId: stri
   return repo.ongoingIncidentsOfCheck(ctx, checkId)
 }
 
-async function recompute(tx: ServiceContext, incidentId: string, now: string): Promise<IncidentsTable> {
-  const updates = (await repo.updatesOfIncidents(tx, [incidentId])).get(incidentId) ?? []
-  const state = incidentStateOf(updates)
-  const changes = {
-    last_update_status: state.lastUpdateStatus,
-    started_at: state.startedAt,
-    resolved_at: state.resolvedAt,
-    duration: state.duration,
-    updated_at: now,
-  }
-  await repo.setIncident(tx, incidentId, changes)
-  return lockedIncident(tx, incidentId)
-}
-
-type ImpactRequest = { componentId: string; status: ComponentStatus }
-
-/**
- * Listed components take the listed status, the rest become OPERATIONAL: an open impact whose component
- * turns OPERATIONAL ends now; a component that degrades again gets a new impact; a change between two
- * non-operational statuses keeps the open impact and its start.
- */
-async function reconcileImpacts(tx: ServiceContext, incidentId: string, listed: ImpactRequest[], at: string) {
-  const impacts = (await repo.impactsOfIncidents(tx, [incidentId])).get(incidentId) ?? []
-  const open = new Map(impacts.filter((i) => i.ended_at === null).map((i) => [i.service_id, i]))
-  const wanted = new Map(listed.map((i) => [i.componentId, i.status]))
-  for (const [serviceId, status] of wanted) {
-    const current = open.get(serviceId)
-    if (status === 'OPERATIONAL') {
-      if (current) await repo.setImpact(tx, current.id, { status, ended_at: at })
-    } else if (current) {
-      if (current.status !== status) {
-        // The impact keeps its start; what it held until now stays for the page's past bars.
-        await repo.recordImpactChange(tx, { impact_id: current.id, status: current.status, until: at })
-        await repo.setImpact(tx, current.id, { status, declared_status: status })
-      }
-    } else {
-      await repo.insertImpact(tx, {
-        id: randomUUID(),
-        incident_id: incidentId,
-        service_id: serviceId,
-        status,
-        declared_status: status,
-        started_at: at,
-        ended_at: null,
-        created_at: isoNow(tx),
-      })
-    }
-  }
-  for (const [serviceId, current] of open) {
-    if (!wanted.has(serviceId)) await repo.setImpact(tx, current.id, { status: 'OPERATIONAL', ended_at: at })
-  }
-}
-
 async function validImpacts(
   ctx: ServiceContext,
   pageId: string,
@@ -326,93 +275,7 @@ async function validImpacts(
   return impacts
 }
 
-function publicDate(ctx: ServiceContext, value: string | undefined, path: string): string | undefined {
-  if (value === undefined) return undefined
-  const ms = Date.parse(value)
-  if (Number.isNaN(ms)) throw invalid(`${path}.publicIncidentUpdateDate`, 'must be a date-time')
-  if (ms > ctx.clock.now().getTime() + FUTURE_TOLERANCE_MS)
-    throw invalid(`${path}.publicIncidentUpdateDate`, 'must not be in the future')
-  if (ms < EARLIEST_MS)
-    throw invalid(`${path}.publicIncidentUpdateDate`, `must not be before ${EARLIEST_DATE}`)
-  return new Date(ms).toISOString()
-}
-
 async function notify(tx: ServiceContext, incident: IncidentsTable, update: IncidentUpdatesTable) {
   const page = await findPageById(tx, incident.status_page_id)
   if (page) await enqueueUpdateNotifications(tx, page, incident, update)
-}
-
-/** The incident, locked until the transaction ends; 404 when it was deleted since it was found. */
-async function lockedIncident(tx: ServiceContext, id: string) {
-  const row = await repo.lockIncident(tx, id)
-  if (!row) throw notFound(`Incident ${id} not found`)
-  return row
-}
-
-async function incidentOfAccount(ctx: ServiceContext, accountId: string, id: string) {
-  const row = await repo.findIncident(ctx, accountId, id)
-  if (!row) throw notFound(`Incident ${id} not found`)
-  return row
-}
-
-async function incidentOfPage(ctx: ServiceContext, accountId: string, pageId: string, id: string) {
-  const row = await incidentOfAccount(ctx, accountId, id)
-  if (row.status_page_id !== pageId) throw notFound(`Incident ${id} not found`)
-  return row
-}
-
-export async function assemble(ctx: ServiceContext, rows: IncidentsTable[]): Promise<Incident[]> {
-  const ids = rows.map((r) => r.id)
-  const [updates, impacts] = await Promise.all([
-    repo.updatesOfIncidents(ctx, ids),
-    repo.impactsOfIncidents(ctx, ids),
-  ])
-  return rows.map((row) => ({
-    id: row.id,
-    statusPageId: row.status_page_id,
-    name: row.name,
-    severity: row.severity as Incident['severity'],
-    lastUpdateStatus: row.last_update_status as IncidentStatus,
-    duration: row.duration === null ? null : Number(row.duration),
-    startedAt: row.started_at,
-    resolvedAt: row.resolved_at,
-    componentImpacts: (impacts.get(row.id) ?? []).map((impact) => toImpact(impact, row.resolved_at)),
-    incidentUpdates: (updates.get(row.id) ?? []).map(toUpdate),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }))
-}
-
-/**
- * An impact still open when its incident is resolved ends with the incident, as one ended by a PUT does:
- * derived rather than stored, so reopening the incident reopens it.
- */
-function toImpact(row: IncidentComponentImpactsTable, resolvedAt: string | null) {
-  if (row.ended_at === null && resolvedAt !== null) {
-    return {
-      componentId: row.service_id,
-      status: 'OPERATIONAL' as ComponentStatus,
-      startedAt: row.started_at,
-      endedAt: resolvedAt > row.started_at ? resolvedAt : row.started_at,
-    }
-  }
-  return {
-    componentId: row.service_id,
-    status: row.status as ComponentStatus,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-  }
-}
-
-function toUpdate(row: IncidentUpdatesTable): IncidentUpdate {
-  return {
-    id: row.id,
-    incidentId: row.incident_id,
-    description: row.description,
-    status: row.status as IncidentStatus,
-    publicIncidentUpdateDate: row.public_date,
-    notifySubscribers: Boolean(row.notify_subscribers),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }
 }

@@ -8,7 +8,7 @@ import { listAllAccounts } from '../accounts/accounts.repo.ts'
 import { toAccount } from '../accounts/accounts.service.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
-import { listChecksOfAccount } from '../checks/checks.repo.ts'
+import { listChecksOfAccount } from '../checks/check-lookups.service.ts'
 import { MASKED_VALUE } from '../variables/variables.schemas.ts'
 import * as repo from './private-locations.repo.ts'
 import type {

@@ -21,7 +21,7 @@ import {
   serviceDaysOf,
 } from '../status-page-services/status-page-services.repo.ts'
 import { componentStatusesOfPage } from '../status-pages/component-status.ts'
-import { cardsOfPages } from '../status-pages/status-pages.repo.ts'
+import { cardsOfPages } from '../status-pages/page-lookups.service.ts'
 import { themeColorsOf } from '../status-pages/status-pages.service.ts'
 import { HISTORY_DAYS, historyStartMs } from './history-days.ts'
 import { historyCounts } from './uptime-history.ts'

@@ -15,7 +15,7 @@ import {
   subscriberLinksOf,
   unsubscribe,
 } from '../status-page-subscribers/status-page-subscribers.service.ts'
-import { findPageByDomain, findPageBySlug } from '../status-pages/status-pages.repo.ts'
+import { findPageByDomain, findPageBySlug } from '../status-pages/page-lookups.service.ts'
 import { answer, type Kind, refuse, type Site, sendMessage, viewablePage, wantsHtml } from './page-access.ts'
 import { cachedPageRow } from './page-cache.ts'
 import { CONTENT_TYPES, sendPage } from './page-responses.ts'

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../../context.ts'
 import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
-import { tagHistoryAfter } from '../checks/checks.repo.ts'
+import { tagHistoryAfter } from '../checks/check-lookups.service.ts'
 import { resolveChecksById } from '../checks/resolve-check.ts'
 import { coversTags, maintenanceHistory } from '../maintenance-windows/maintenance-windows.service.ts'
 import {
