@@ -33,6 +33,8 @@ export async function membershipsForAuth(ctx: ServiceContext, userId: string, ac
     .selectFrom('memberships')
     .select(['account_id as accountId', 'role'])
     .where('user_id', '=', userId)
+    // An invitation not yet accepted gives no access.
+    .where('invite_expires_at', 'is', null)
   if (accountId !== undefined) query = query.where('account_id', '=', accountId)
   return query.orderBy('account_id').limit(2).execute()
 }
@@ -44,6 +46,7 @@ export async function accountsWithRolesOfUser(ctx: ServiceContext, userId: strin
     .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
     .select(['accounts.id', 'accounts.name', 'memberships.role'])
     .where('memberships.user_id', '=', userId)
+    .where('memberships.invite_expires_at', 'is', null)
     .orderBy('accounts.created_at')
     .orderBy('accounts.id')
     .execute()

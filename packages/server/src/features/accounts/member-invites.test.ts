@@ -126,6 +126,27 @@ for (const engine of testEngines()) {
       assert.equal(again.statusCode, 409, again.body)
     })
 
+    test("an invitation gives no access until it is accepted, even to the invited user's key", async () => {
+      const elsewhere = await accounts.createAccount(t.ctx, { name: 'Elsewhere' })
+      const bob = await t.addUser('OWNER', elsewhere.id)
+      const user = await accounts.getUser(t.ctx, bob.userId as string)
+      const checks = () => t.call({ method: 'GET', url: '/v1/checks', as: bob, account: t.owner.accountId })
+      const outsider = (await checks()).statusCode
+      assert.notEqual(outsider, 200)
+      const res = await invite(t, { email: user.email, role: 'READ_WRITE' })
+      assert.equal(res.statusCode, 201, res.body)
+      assert.equal(json(res).member.status, 'PENDING')
+      assert.equal((await checks()).statusCode, outsider)
+      const set = await t.call({
+        method: 'POST',
+        url: '/v1/auth/password',
+        payload: { token: tokenOf(json(res).url), password: PASSWORD },
+        as: null,
+      })
+      assert.equal(set.statusCode, 204, set.body)
+      assert.equal((await checks()).statusCode, 200)
+    })
+
     test('an invite expires with its link; inviting again renews it', async () => {
       const first = json(await invite(t, { email: 'bob@example.com', role: 'READ_WRITE' }))
       clock.advance(25 * HOUR)

@@ -57,7 +57,10 @@ async function findLiveKey(
   const rows = await ctx.db
     .selectFrom('api_keys')
     .leftJoin('memberships', (join) => {
-      const ofUser = join.onRef('memberships.user_id', '=', 'api_keys.user_id')
+      // An invitation not yet accepted gives no access, even to a key its user had already.
+      const ofUser = join
+        .onRef('memberships.user_id', '=', 'api_keys.user_id')
+        .on('memberships.invite_expires_at', 'is', null)
       return accountId === undefined ? ofUser : ofUser.on('memberships.account_id', '=', accountId)
     })
     .select([
