@@ -1,6 +1,6 @@
 // A node:test reporter that prints, at the end of a run, the test files that took the longest (wall time of
-// each file's process). The suite has a 20-minute budget; each run's log then says where its time went.
-import { basename, relative } from 'node:path'
+// each file's tests). The suite has a 20-minute budget; each run's log then says where its time went.
+import { relative } from 'node:path'
 
 const SHOWN = 15
 
@@ -8,13 +8,9 @@ export default async function* slowestTestFiles(source) {
   const files = []
   for await (const event of source) {
     const { data } = event
-    if (
-      event.type === 'test:complete' &&
-      data.nesting === 0 &&
-      data.file &&
-      data.name === basename(data.file)
-    ) {
-      files.push({ file: relative(process.cwd(), data.file), ms: data.details.duration_ms })
+    // Each file's run ends with a summary naming it; the whole run's has no file.
+    if (event.type === 'test:summary' && data.file) {
+      files.push({ file: relative(process.cwd(), data.file), ms: data.duration_ms })
     }
     if (event.type === 'test:summary' && data.file === undefined && files.length > 0) {
       const total = files.reduce((sum, f) => sum + f.ms, 0)
