@@ -11,6 +11,7 @@ export const MaintenanceWindow = Type.Object(
     repeatUnit: Nullable(StringEnum(MAINTENANCE_REPEAT_UNITS)),
     repeatInterval: Nullable(Type.Integer()),
     repeatEndsAt: Nullable(Type.String({ format: 'date-time' })),
+    timezone: Nullable(Type.String({ description: 'IANA time zone its occurrences repeat in; null: UTC.' })),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
