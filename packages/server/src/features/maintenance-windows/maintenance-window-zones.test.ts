@@ -169,6 +169,16 @@ for (const engine of testEngines()) {
       )
       assert.deepEqual([utcDay.startsAt, utcDay.timezone], ['2026-12-01T00:00:00.000Z', null])
 
+      const listed = async (query: string) =>
+        json(await t.call({ method: 'GET', url: `/v1/maintenance-windows?${query}` })).map(
+          (x: { name: string }) => x.name,
+        )
+      assert.deepEqual(await listed('startsAt[gte]=2026-11-01'), ['Day off', 'UTC day'])
+      assert.deepEqual(await listed('startsAt[gt]=2026-11-01T04:00:00Z&endsAt[lte]=2026-12-02'), ['UTC day'])
+      assert.deepEqual(await listed('endsAt[lt]=2026-11-01'), ['Maintenance Window'])
+      const badFilter = await t.call({ method: 'GET', url: '/v1/maintenance-windows?startsAt[gte]=soon' })
+      assert.equal(badFilter.statusCode, 400)
+
       const bad = await t.call({
         method: 'POST',
         url: '/v1/maintenance-windows',

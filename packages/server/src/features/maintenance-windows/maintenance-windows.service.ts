@@ -30,8 +30,13 @@ export async function getWindow(ctx: ServiceContext, accountId: string, id: numb
   return toResponse(await findOrThrow(ctx, accountId, id))
 }
 
-export async function listWindows(ctx: ServiceContext, accountId: string, page: Page) {
-  const { rows, total } = await repo.listWindows(ctx, accountId, page)
+export async function listWindows(
+  ctx: ServiceContext,
+  accountId: string,
+  page: Page,
+  filters: Record<string, unknown> = {},
+) {
+  const { rows, total } = await repo.listWindows(ctx, accountId, page, boundsOf(filters))
   return { items: rows.map(toResponse), total }
 }
 
@@ -241,6 +246,22 @@ function columnsOf(body: MaintenanceWindowBody) {
     repeat_ends_at: repeatEndsAt === null ? null : new Date(repeatEndsAt).toISOString(),
     timezone,
   }
+}
+
+const FILTER_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+const FILTER_COLUMNS = { startsAt: 'starts_at', endsAt: 'ends_at' } as const
+
+/** `startsAt[gte]`-style filters (validated by the route) as bounds on the stored instants. */
+function boundsOf(filters: Record<string, unknown>): repo.WindowBound[] {
+  const bounds: repo.WindowBound[] = []
+  for (const [key, value] of Object.entries(filters)) {
+    const match = /^(startsAt|endsAt)\[(gte?|lte?)\]$/.exec(key)
+    if (!match || typeof value !== 'string') continue
+    const iso = new Date(instantOfInput(value, 'UTC')).toISOString()
+    const column = FILTER_COLUMNS[match[1] as keyof typeof FILTER_COLUMNS]
+    bounds.push({ column, op: FILTER_OPERATORS[match[2] as keyof typeof FILTER_OPERATORS], iso })
+  }
+  return bounds
 }
 
 /** An instant as sent, or a date alone: the midnight that starts it in `zone`. */
