@@ -185,6 +185,11 @@ export const AlertChannelBody = StrictObject({
 })
 export type AlertChannelBody = Static<typeof AlertChannelBody>
 
+/** An instant (RFC 3339 with an offset), or a date alone: midnight starting that day in the window's zone. */
+function DateOrDateTime() {
+  return Type.String({ anyOf: [{ format: 'date-time' }, { format: 'date' }] })
+}
+
 export const MAINTENANCE_REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const
 
 export const MaintenanceWindowBody = StrictObject({
@@ -194,10 +199,20 @@ export const MaintenanceWindowBody = StrictObject({
     maxItems: 100,
     description: 'Checks (or their groups) carrying any of these tags are not alerted on during the window.',
   }),
-  startsAt: Type.String({ format: 'date-time' }),
-  endsAt: Type.String({ format: 'date-time' }),
+  startsAt: DateOrDateTime(),
+  endsAt: DateOrDateTime(),
   repeatUnit: Type.Optional(Nullable(StringEnum(MAINTENANCE_REPEAT_UNITS))),
   repeatInterval: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1000 }))),
-  repeatEndsAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  repeatEndsAt: Type.Optional(Nullable(DateOrDateTime())),
+  timezone: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'IANA time zone (e.g. Europe/Berlin): the window repeats at the same local time in it, DST included. Null: UTC.',
+      }),
+    ),
+  ),
 })
 export type MaintenanceWindowBody = Static<typeof MaintenanceWindowBody>

@@ -12,6 +12,8 @@ export interface MaintenanceWindowsTable {
   repeat_unit: string | null
   repeat_interval: number | null
   repeat_ends_at: string | null
+  /** IANA zone its occurrences repeat in, local time (DST included); null repeats in UTC. */
+  timezone: string | null
   /** Its occurrences count in the status history from then on: its creation, or its schedule's or tags' last change. */
   history_from: string
   created_at: string

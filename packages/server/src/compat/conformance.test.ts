@@ -27,8 +27,6 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
   'post /v1/checks/tcp': 'the seed requires request.hostname; the hosted schema leaves it optional',
   'delete /v1/incidents/{incidentId}/updates/{id}':
     "an incident's only update can't be deleted (409); the hosted API deletes it",
-  'post /v1/maintenance-windows': 'timezone and date-only startsAt/endsAt are refused',
-  'put /v1/maintenance-windows/{id}': 'timezone and date-only startsAt/endsAt are refused',
   'get /v1/private-locations':
     'icon is null where the hosted schema wants a string; keys have maskedKey but no rawKey (svc shows a key only when it is made)',
   'get /v1/private-locations/{id}': 'icon is null where the hosted schema wants a string',

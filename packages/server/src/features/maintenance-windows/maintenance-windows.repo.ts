@@ -20,12 +20,21 @@ export async function findWindow(ctx: ServiceContext, accountId: string, id: num
   return (lock ? locked(ctx, query, lock) : query).executeTakeFirst()
 }
 
+/** A bound on a window's first start or end: stored instants are ISO strings in UTC, so they compare as text. */
+export interface WindowBound {
+  column: 'starts_at' | 'ends_at'
+  op: '>' | '>=' | '<' | '<='
+  iso: string
+}
+
 export async function listWindows(
   ctx: ServiceContext,
   accountId: string,
   page: { limit: number; offset: number },
+  bounds: WindowBound[] = [],
 ) {
-  const query = ctx.db.selectFrom('maintenance_windows').where('account_id', '=', accountId)
+  let query = ctx.db.selectFrom('maintenance_windows').where('account_id', '=', accountId)
+  for (const { column, op, iso } of bounds) query = query.where(column, op, iso)
   return fetchPage(query, (q) => q.selectAll().orderBy('id'), page)
 }
 

@@ -25,7 +25,7 @@ export const maintenanceWindowsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     },
     async (request, reply) => {
       const page = pageOf(request.query)
-      const { items, total } = await windows.listWindows(ctx, authOf(request).accountId, page)
+      const { items, total } = await windows.listWindows(ctx, authOf(request).accountId, page, request.query)
       return sendPage(reply, page, items, total)
     },
   )

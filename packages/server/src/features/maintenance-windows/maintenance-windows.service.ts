@@ -5,9 +5,11 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction, type RowLock } from '../../transactions.ts'
+import { canonicalTimeZone } from '../accounts/accounts.service.ts'
 import { historyStartMs } from '../status-site/history-days.ts'
 import * as repo from './maintenance-windows.repo.ts'
 import type { MaintenanceWindow } from './maintenance-windows.schemas.ts'
+import { instantAt, wallAt } from './wall-clock.ts'
 
 dayjs.extend(utc)
 
@@ -28,8 +30,13 @@ export async function getWindow(ctx: ServiceContext, accountId: string, id: numb
   return toResponse(await findOrThrow(ctx, accountId, id))
 }
 
-export async function listWindows(ctx: ServiceContext, accountId: string, page: Page) {
-  const { rows, total } = await repo.listWindows(ctx, accountId, page)
+export async function listWindows(
+  ctx: ServiceContext,
+  accountId: string,
+  page: Page,
+  filters: Record<string, unknown> = {},
+) {
+  const { rows, total } = await repo.listWindows(ctx, accountId, page, boundsOf(filters))
   return { items: rows.map(toResponse), total }
 }
 
@@ -152,19 +159,14 @@ export function coversTags(windowTags: string[][], tags: string[]): boolean {
 
 /** A window covers `at` when one of its occurrences (the first, or a repeat) started by `at` and has not ended. */
 export function isActive(window: repo.WindowRow, at: Date): boolean {
-  const start = dayjs.utc(window.starts_at)
-  const lengthMs = Date.parse(window.ends_at) - start.valueOf()
   const atMs = at.getTime()
-  if (atMs < start.valueOf()) return false
-  if (!window.repeat_unit) return atMs < start.valueOf() + lengthMs
-  const unit = window.repeat_unit.toLowerCase() as 'day' | 'week' | 'month'
-  const interval = window.repeat_interval ?? 1
-  // The last occurrence that started by `at`: estimate the count, then step back to be exact.
-  let k = Math.max(0, Math.floor(dayjs.utc(at).diff(start, unit) / interval))
-  while (k > 0 && start.add(k * interval, unit).valueOf() > atMs) k--
-  const occurrence = start.add(k * interval, unit).valueOf()
-  if (window.repeat_ends_at && occurrence > Date.parse(window.repeat_ends_at)) return false
-  return atMs < occurrence + lengthMs
+  const schedule = scheduleOf(window)
+  if (atMs < schedule.startMs) return false
+  if (!schedule.repeat) return atMs < schedule.endMs
+  const k = schedule.lastStartedBy(atMs)
+  const [from, to] = schedule.occurrence(k)
+  if (from > schedule.repeatEndMs) return false
+  return atMs < to
 }
 
 /**
@@ -172,23 +174,47 @@ export function isActive(window: repo.WindowRow, at: Date): boolean {
  * same occurrences `isActive` reads.
  */
 export function occurrencesBetween(window: repo.WindowRow, fromMs: number, toMs: number): [number, number][] {
-  const start = dayjs.utc(window.starts_at)
-  const startMs = start.valueOf()
-  const lengthMs = Date.parse(window.ends_at) - startMs
-  if (!window.repeat_unit)
-    return startMs <= toMs && startMs + lengthMs > fromMs ? [[startMs, startMs + lengthMs]] : []
-  const unit = window.repeat_unit.toLowerCase() as 'day' | 'week' | 'month'
-  const interval = window.repeat_interval ?? 1
-  const repeatEndMs = window.repeat_ends_at ? Date.parse(window.repeat_ends_at) : Number.POSITIVE_INFINITY
-  // From an occurrence a little before the first that can overlap (an estimate, then exact steps).
-  let k = Math.max(0, Math.floor(dayjs.utc(fromMs - lengthMs).diff(start, unit) / interval) - 1)
+  const schedule = scheduleOf(window)
+  if (!schedule.repeat)
+    return schedule.startMs <= toMs && schedule.endMs > fromMs ? [[schedule.startMs, schedule.endMs]] : []
+  // From an occurrence a little before the first that can overlap.
+  const lengthMs = schedule.endMs - schedule.startMs
   const found: [number, number][] = []
-  for (; ; k++) {
-    const occurrence = start.add(k * interval, unit).valueOf()
-    if (occurrence > toMs || occurrence > repeatEndMs) break
-    if (occurrence + lengthMs > fromMs) found.push([occurrence, occurrence + lengthMs])
+  for (let k = Math.max(0, schedule.lastStartedBy(fromMs - lengthMs) - 1); ; k++) {
+    const [from, to] = schedule.occurrence(k)
+    if (from > toMs || from > schedule.repeatEndMs) break
+    if (to > fromMs && to > from) found.push([from, to])
   }
   return found
+}
+
+/**
+ * A window's occurrences. The k-th starts k × interval units after the first on the wall clock of
+ * its zone (UTC without one) and lasts as long on that clock, so a 02:00–03:00 window stays at 02:00
+ * local across DST changes. The first is the stored instants as they are.
+ */
+function scheduleOf(window: repo.WindowRow) {
+  const zone = window.timezone ?? 'UTC'
+  const startMs = Date.parse(window.starts_at)
+  const endMs = Date.parse(window.ends_at)
+  const wallStart = dayjs.utc(wallAt(startMs, zone))
+  const wallLengthMs = wallAt(endMs, zone) - wallStart.valueOf()
+  const unit = (window.repeat_unit?.toLowerCase() ?? 'day') as 'day' | 'week' | 'month'
+  const interval = window.repeat_interval ?? 1
+  const occurrence = (k: number): [number, number] => {
+    if (k === 0) return [startMs, endMs]
+    const wall = wallStart.add(k * interval, unit).valueOf()
+    return [instantAt(wall, zone), instantAt(wall + wallLengthMs, zone)]
+  }
+  /** The index of the last occurrence started by `atMs` (0 before the first): an estimate, then exact steps. */
+  const lastStartedBy = (atMs: number) => {
+    let k = Math.max(0, Math.floor(dayjs.utc(wallAt(atMs, zone)).diff(wallStart, unit) / interval))
+    while (k > 0 && occurrence(k)[0] > atMs) k--
+    while (occurrence(k + 1)[0] <= atMs) k++
+    return k
+  }
+  const repeatEndMs = window.repeat_ends_at ? Date.parse(window.repeat_ends_at) : Number.POSITIVE_INFINITY
+  return { repeat: Boolean(window.repeat_unit), startMs, endMs, repeatEndMs, occurrence, lastStartedBy }
 }
 
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: number, lock?: RowLock) {
@@ -198,22 +224,51 @@ async function findOrThrow(ctx: ServiceContext, accountId: string, id: number, l
 }
 
 function columnsOf(body: MaintenanceWindowBody) {
-  if (Date.parse(body.endsAt) <= Date.parse(body.startsAt))
-    throw invalid('body.endsAt', 'must be after startsAt')
+  const timezone = body.timezone == null ? null : canonicalTimeZone(body.timezone)
+  if (timezone === undefined) throw invalid('body.timezone', 'is not an IANA time zone')
+  const zone = timezone ?? 'UTC'
+  const startsAt = instantOfInput(body.startsAt, zone)
+  const endsAt = instantOfInput(body.endsAt, zone)
+  const repeatEndsAt = body.repeatEndsAt ? instantOfInput(body.repeatEndsAt, zone) : null
+  if (endsAt <= startsAt) throw invalid('body.endsAt', 'must be after startsAt')
   const repeating = Boolean(body.repeatUnit)
   if (!repeating && (body.repeatInterval || body.repeatEndsAt))
     throw invalid('body.repeatUnit', 'is required with repeatInterval or repeatEndsAt')
-  if (body.repeatEndsAt && Date.parse(body.repeatEndsAt) < Date.parse(body.startsAt))
+  if (repeatEndsAt !== null && repeatEndsAt < startsAt)
     throw invalid('body.repeatEndsAt', 'must not be before startsAt')
   return {
     name: body.name,
     tags: JSON.stringify([...new Set(body.tags)]),
-    starts_at: new Date(body.startsAt).toISOString(),
-    ends_at: new Date(body.endsAt).toISOString(),
+    starts_at: new Date(startsAt).toISOString(),
+    ends_at: new Date(endsAt).toISOString(),
     repeat_unit: body.repeatUnit ?? null,
     repeat_interval: repeating ? (body.repeatInterval ?? 1) : null,
-    repeat_ends_at: body.repeatEndsAt ? new Date(body.repeatEndsAt).toISOString() : null,
+    repeat_ends_at: repeatEndsAt === null ? null : new Date(repeatEndsAt).toISOString(),
+    timezone,
   }
+}
+
+const FILTER_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+const FILTER_COLUMNS = { startsAt: 'starts_at', endsAt: 'ends_at' } as const
+
+/** `startsAt[gte]`-style filters (validated by the route) as bounds on the stored instants. */
+function boundsOf(filters: Record<string, unknown>): repo.WindowBound[] {
+  const bounds: repo.WindowBound[] = []
+  for (const [key, value] of Object.entries(filters)) {
+    const match = /^(startsAt|endsAt)\[(gte?|lte?)\]$/.exec(key)
+    if (!match || typeof value !== 'string') continue
+    const iso = new Date(instantOfInput(value, 'UTC')).toISOString()
+    const column = FILTER_COLUMNS[match[1] as keyof typeof FILTER_COLUMNS]
+    bounds.push({ column, op: FILTER_OPERATORS[match[2] as keyof typeof FILTER_OPERATORS], iso })
+  }
+  return bounds
+}
+
+/** An instant as sent, or a date alone: the midnight that starts it in `zone`. */
+function instantOfInput(value: string, zone: string): number {
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  if (!date) return Date.parse(value)
+  return instantAt(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])), zone)
 }
 
 function toResponse(row: repo.WindowRow): MaintenanceWindow {
@@ -226,6 +281,7 @@ function toResponse(row: repo.WindowRow): MaintenanceWindow {
     repeatUnit: row.repeat_unit as MaintenanceWindow['repeatUnit'],
     repeatInterval: row.repeat_interval,
     repeatEndsAt: row.repeat_ends_at,
+    timezone: row.timezone,
     created_at: row.created_at,
     updated_at: row.updated_at,
   }

@@ -307,6 +307,11 @@ export const maintenance: ResourceDescriptor<Item> = {
       kind: 'datetime',
       show: (draft) => Boolean(draft.repeatUnit),
     },
+    {
+      path: 'timezone',
+      label: 'Time zone it repeats in (IANA, e.g. Europe/Berlin; empty: UTC)',
+      kind: 'text',
+    },
   ],
   defaults: { name: '', tags: [] },
   toDraft: (item) => ({
@@ -317,6 +322,7 @@ export const maintenance: ResourceDescriptor<Item> = {
     repeatUnit: item.repeatUnit,
     repeatInterval: item.repeatInterval,
     repeatEndsAt: toLocalInput(item.repeatEndsAt),
+    timezone: item.timezone ?? '',
   }),
   toBody: (draft) =>
     clean({
@@ -326,6 +332,8 @@ export const maintenance: ResourceDescriptor<Item> = {
       repeatEndsAt: fromLocalInput(draft.repeatEndsAt),
       repeatUnit: draft.repeatUnit || undefined,
       repeatInterval: draft.repeatUnit ? draft.repeatInterval : undefined,
+      // An edit keeps the window's zone: PUT replaces the whole window.
+      timezone: draft.timezone || undefined,
     }),
 }
 
