@@ -25,9 +25,9 @@ import * as nodeLives from './0023-node-lives.ts'
 import * as projects from './0025-projects.ts'
 import * as sessions from './0026-sessions.ts'
 import * as snippets from './0028-snippets.ts'
-import * as maintenanceTimezones from './0031-maintenance-timezones.ts'
 import * as clientCertificates from './0032-client-certificates.ts'
 import * as memberInvites from './0033-member-invites.ts'
+import * as maintenanceTimezones from './0034-maintenance-timezones.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -60,7 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0025-projects': projects,
   '0026-sessions': sessions,
   '0028-snippets': snippets,
-  '0031-maintenance-timezones': maintenanceTimezones,
   '0032-client-certificates': clientCertificates,
   '0033-member-invites': memberInvites,
+  '0034-maintenance-timezones': maintenanceTimezones,
 }
