@@ -16,7 +16,7 @@ const client = new QueryClient({
 })
 
 // The overview's data is fetched beside the session, not after it: one round trip less on the first page.
-if (location.pathname === '/') void client.prefetchQuery(overviewQuery)
+if (location.pathname === '/') void client.prefetchQuery(overviewQuery(location.search))
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

@@ -34,6 +34,18 @@ export interface OverviewCheck {
   responseTimes24h: (number | null)[]
 }
 
+/** GET /v1/dashboard/overview: one page of the checks that match the filters, and what is around it. */
+export interface Overview {
+  checks: OverviewCheck[]
+  total: number
+  page: number
+  limit: number
+  counts: Record<CheckStatus, number>
+  tags: string[]
+  groupIds: number[]
+  locations: string[]
+}
+
 export interface Assertion {
   source: string
   property?: string

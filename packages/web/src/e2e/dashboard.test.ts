@@ -380,10 +380,17 @@ for (const engine of testEngines()) {
             }),
           ),
         )
+      const total = (await deployment.call<{ total: number }>('GET', '/v1/dashboard/overview')).body.total
+      // The page asks the server for one page at a time, never for the whole list.
+      const asked: { query: string; rows: number }[] = []
+      page.on('response', async (response) => {
+        const url = new URL(response.url())
+        if (url.pathname === '/v1/dashboard/overview' && response.ok())
+          asked.push({ query: url.search, rows: (await response.json()).checks.length })
+      })
       await page.goto('/')
-      const total = (await deployment.call<{ checks: unknown[] }>('GET', '/v1/dashboard/overview')).body
       const pager = page.getByRole('navigation', { name: 'Pages of checks' })
-      await pager.getByText(`1–50 of ${total.checks.length} · page 1 of 2`).waitFor()
+      await pager.getByText(`1–50 of ${total} · page 1 of 2`).waitFor()
       assert.equal(await page.locator('.checks-table tbody tr').count(), 50)
       // Paused checks come last: "Shop front", which runs, is on page 1, the last paused ones on page 2.
       await overviewRow(page, 'Shop front').waitFor()
@@ -391,13 +398,29 @@ for (const engine of testEngines()) {
       await pager.getByRole('button', { name: 'Next' }).click()
       await overviewRow(page, 'Bulk 54').waitFor()
       assert.equal(new URL(page.url()).searchParams.get('page'), '2')
-      assert.equal(await page.locator('.checks-table tbody tr').count(), total.checks.length - 50)
+      assert.equal(await page.locator('.checks-table tbody tr').count(), total - 50)
+      assert.ok(asked.some((answer) => answer.query === `?limit=50&page=2` && answer.rows === total - 50))
+      assert.ok(
+        asked.every((answer) => answer.rows <= 50 && answer.query.startsWith('?limit=50')),
+        JSON.stringify(asked),
+      )
       await capture(page, 'overview-page-2', { narrow: true })
       await page.getByLabel('Search by name').fill('Bulk 5')
-      await overviewRow(page, 'Bulk 50').waitFor()
+      // Page 2 stays on screen (it holds "Bulk 50" too) until the server's filtered answer replaces it.
+      await pager.waitFor({ state: 'detached' })
       assert.equal(new URL(page.url()).searchParams.get('page'), null)
       assert.equal(await page.locator('.checks-table tbody tr').count(), 5)
       assert.equal(await pager.count(), 0)
+      // A status tile filters on the server too; its count is of every check, whatever the filters.
+      const pausedTile = page.getByRole('button', { name: /paused/i }).first()
+      await page.getByLabel('Search by name').fill('')
+      await pausedTile.click()
+      const paused = (await deployment.call<{ total: number }>('GET', '/v1/dashboard/overview?status=paused'))
+        .body.total
+      await pager.getByText(`1–50 of ${paused} · page 1 of 2`).waitFor()
+      assert.equal(new URL(page.url()).searchParams.get('status'), 'paused')
+      assert.equal(await pausedTile.locator('.summary-count').innerText(), String(paused))
+      assert.equal(await page.locator('.checks-table tbody tr.row-paused').count(), 50)
     })
   })
 }

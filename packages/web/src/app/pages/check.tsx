@@ -30,7 +30,7 @@ export default function CheckPage(props: { checkId: string }) {
     queryKey: ['check', props.checkId],
     queryFn: () => api.get<Check>(`/v1/checks/${props.checkId}`),
   })
-  const overview = useQuery(overviewQuery)
+  const overview = useQuery(overviewQuery(`?id=${props.checkId}`))
   const summary = overview.data?.checks.find((entry) => entry.id === props.checkId)
   const update = useMutation({
     mutationFn: (changes: Partial<Check>) => api.put<Check>(`/v1/checks/${props.checkId}`, changes),

@@ -1,21 +1,14 @@
 import { CATALOG_CHECK_TYPES, CHECK_TYPE_CATALOG } from '@svc/core/check-type-catalog'
 import { useQuery } from '@tanstack/react-query'
-import { createContext, memo, useContext, useDeferredValue, useMemo } from 'react'
+import { createContext, memo, useContext, useMemo } from 'react'
 import { api } from '../api.ts'
 import { CHECK_TYPE_LABELS, formatAgo, formatMs, formatPercent, formatTime } from '../format.ts'
 import { overviewQuery } from '../overview-query.ts'
 import { Link, setSearch, useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
-import type { CheckStatus, OverviewCheck } from '../types.ts'
+import type { CheckStatus, Overview, OverviewCheck } from '../types.ts'
 import { Button, Empty, ErrorBox, Loading, PageHeader, Sparkline, StatusBadge } from '../ui/ui.tsx'
 
-const STATUS_ORDER: Record<CheckStatus, number> = {
-  failing: 0,
-  degraded: 1,
-  passing: 2,
-  'no-data': 3,
-  paused: 4,
-}
 const STATUSES: CheckStatus[] = ['failing', 'degraded', 'passing', 'no-data', 'paused']
 
 /** The "New check" menu: every type core's catalog has, in its order. */
@@ -32,46 +25,15 @@ interface Filters {
   location: string
 }
 
-// One collator for the whole sort: localeCompare makes one per comparison.
-const NAMES = new Intl.Collator()
-
-function filterChecks(checks: OverviewCheck[], filters: Filters): OverviewCheck[] {
-  const needle = filters.q.trim().toLowerCase()
-  return checks
-    .filter(
-      (check) =>
-        (!needle || check.name.toLowerCase().includes(needle)) &&
-        (!filters.status || check.status === filters.status) &&
-        (!filters.type || check.checkType === filters.type) &&
-        (!filters.tag || check.tags.includes(filters.tag)) &&
-        (!filters.group || String(check.groupId ?? '') === filters.group) &&
-        (!filters.location ||
-          check.locations.includes(filters.location) ||
-          check.privateLocations.includes(filters.location)),
-    )
-    .sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || NAMES.compare(a.name, b.name))
-}
-
-function distinct(
-  checks: OverviewCheck[],
-  pick: (check: OverviewCheck) => (string | number | null)[],
-): string[] {
-  const values = new Set<string>()
-  for (const check of checks) for (const value of pick(check)) if (value !== null) values.add(String(value))
-  return [...values].sort()
-}
-
 export function OverviewPage() {
   const { search } = useLocation()
   const { canWrite } = useSession()
-  const overview = useQuery(overviewQuery)
   const groups = useQuery({
     queryKey: ['check-groups', 'all'],
     queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
     staleTime: 60_000,
   })
   const searchText = search.toString()
-  // One object per address, not per render: useDeferredValue compares by identity.
   const filters = useMemo<Filters>(() => {
     const params = new URLSearchParams(searchText)
     return {
@@ -83,24 +45,17 @@ export function OverviewPage() {
       location: params.get('location') ?? '',
     }
   }, [searchText])
-  const deferred = useDeferredValue(filters)
-  const checks = overview.data?.checks ?? []
-  const visible = useMemo(() => filterChecks(checks, deferred), [checks, deferred])
-  const counts = useMemo(() => {
-    const result: Record<string, number> = {}
-    for (const check of checks) result[check.status] = (result[check.status] ?? 0) + 1
-    return result
-  }, [checks])
+  // The server filters, orders and pages: the page asks for the rows it shows (OVERVIEW_PAGE_SIZE).
+  const overview = useQuery(overviewQuery(searchText))
+  const data = overview.data
+  const counts = data?.counts
+  const allChecks = counts ? Object.values(counts).reduce((sum, count) => sum + count, 0) : 0
   const groupNames = new Map((groups.data ?? []).map((group) => [String(group.id), group.name]))
   return (
     <>
       <PageHeader
         title="Checks"
-        subtitle={
-          overview.data
-            ? `${checks.length} ${checks.length === 1 ? 'check' : 'checks'} in this account`
-            : undefined
-        }
+        subtitle={data ? `${allChecks} ${allChecks === 1 ? 'check' : 'checks'} in this account` : undefined}
         actions={canWrite && <NewCheckMenu />}
       />
       <section className="summary" aria-label="Checks by status">
@@ -114,7 +69,7 @@ export function OverviewPage() {
               setSearch({ status: filters.status === status ? undefined : status, page: undefined })
             }
           >
-            <span className="summary-count">{counts[status] ?? 0}</span>
+            <span className="summary-count">{counts?.[status] ?? 0}</span>
             <StatusBadge status={status} />
           </button>
         ))}
@@ -137,38 +92,33 @@ export function OverviewPage() {
           options={STATUSES.map((s) => [s, s])}
         />
         <Select label="Type" value={filters.type} name="type" options={Object.entries(CHECK_TYPE_LABELS)} />
-        <Select
-          label="Tag"
-          value={filters.tag}
-          name="tag"
-          options={distinct(checks, (c) => c.tags).map((t) => [t, t])}
-        />
+        <Select label="Tag" value={filters.tag} name="tag" options={(data?.tags ?? []).map((t) => [t, t])} />
         <Select
           label="Group"
           value={filters.group}
           name="group"
-          options={distinct(checks, (c) => [c.groupId]).map((id) => [
-            id,
-            groupNames.get(id) ?? `Group ${id}`,
+          options={(data?.groupIds ?? []).map((id) => [
+            String(id),
+            groupNames.get(String(id)) ?? `Group ${id}`,
           ])}
         />
         <Select
           label="Location"
           value={filters.location}
           name="location"
-          options={distinct(checks, (c) => [...c.locations, ...c.privateLocations]).map((l) => [l, l])}
+          options={(data?.locations ?? []).map((l) => [l, l])}
         />
       </form>
       <ErrorBox error={overview.error} />
-      {overview.isPending ? (
-        <Loading />
-      ) : checks.length === 0 ? (
+      {!data ? (
+        overview.isPending && <Loading />
+      ) : allChecks === 0 ? (
         <Empty>
           <h2>No checks yet</h2>
           <p>Create your first check to start monitoring.</p>
         </Empty>
       ) : (
-        <CheckTable checks={visible} page={Number(new URLSearchParams(searchText).get('page') ?? 1) || 1} />
+        <CheckTable overview={data} />
       )}
     </>
   )
@@ -214,22 +164,15 @@ function NewCheckMenu() {
   )
 }
 
-/**
- * Rows per page. A page, not the whole list: laying out a table of 1,000 rows kept the first screen from
- * showing for seconds on a busy machine. Failing checks come first, so page 1 holds what needs a look.
- */
-export const OVERVIEW_PAGE_SIZE = 50
-
 // Rows re-render only when their check changes (the query keeps unchanged checks' objects from poll to
 // poll); the "last run" texts follow the clock through this context instead of re-rendering every row.
 const NowContext = createContext(Date.now())
 
-function CheckTable(props: { checks: OverviewCheck[]; page: number }) {
-  if (props.checks.length === 0) return <Empty>No checks match these filters.</Empty>
-  const pages = Math.ceil(props.checks.length / OVERVIEW_PAGE_SIZE)
-  const page = Math.min(Math.max(props.page, 1), pages)
-  const first = (page - 1) * OVERVIEW_PAGE_SIZE
-  const rows = props.checks.slice(first, first + OVERVIEW_PAGE_SIZE)
+function CheckTable(props: { overview: Overview }) {
+  const { checks: rows, total, page, limit } = props.overview
+  if (total === 0) return <Empty>No checks match these filters.</Empty>
+  const pages = Math.ceil(total / limit)
+  const first = (page - 1) * limit
   return (
     <NowContext.Provider value={Date.now()}>
       <div className="table-wrap">
@@ -261,7 +204,7 @@ function CheckTable(props: { checks: OverviewCheck[]; page: number }) {
         {pages > 1 && (
           <nav className="pager" aria-label="Pages of checks">
             <span className="muted">
-              {first + 1}–{first + rows.length} of {props.checks.length} · page {page} of {pages}
+              {first + 1}–{first + rows.length} of {total} · page {page} of {pages}
             </span>
             <Button
               className="btn-small"
