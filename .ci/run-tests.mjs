@@ -3,8 +3,8 @@
 // `node --test` always starts files in name order, so the slowest files (browser and process tests) could
 // start last and leave one worker running alone at the end. This runner starts the longest files first,
 // by the file times of the last run on this machine (kept in node_modules/.cache) or, on a fresh clone,
-// by the times committed in .ci/test-file-times.json. Files with no recorded time go first: a new file
-// is as likely to be slow as not.
+// by the times committed in .ci/test-file-times.json. A file with no recorded time counts as a file of
+// median time: a new file is as likely to be slow as not.
 import { globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, relative, resolve } from 'node:path'
@@ -33,10 +33,12 @@ function testFiles(patterns) {
   return [...new Set(found.map((file) => relative(root, resolve(root, file))))]
 }
 
-/** Longest first; a file never timed counts as the longest. */
+/** Longest first; a file never timed counts as the median one. */
 function longestFirst(files, times) {
-  const known = (file) => times[file] ?? Number.POSITIVE_INFINITY
-  return [...files].sort((a, b) => known(b) - known(a) || a.localeCompare(b))
+  const recorded = Object.values(times).sort((a, b) => a - b)
+  const median = recorded[Math.floor(recorded.length / 2)] ?? 0
+  const time = (file) => times[file] ?? median
+  return [...files].sort((a, b) => time(b) - time(a) || a.localeCompare(b))
 }
 
 function concurrency() {
