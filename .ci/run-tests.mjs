@@ -58,17 +58,19 @@ const stream = run({
   execArgv: ['--disable-warning=ExperimentalWarning'],
 })
 
-const fileTimes = {}
+// Each file's time is kept as soon as it is known, so a run stopped halfway still informs the next.
+function keepFileTime(file, ms) {
+  mkdirSync(dirname(localTimes), { recursive: true })
+  const kept = { ...readTimes(localTimes), [file]: Math.round(ms) }
+  writeFileSync(localTimes, `${JSON.stringify(kept, null, 1)}\n`)
+}
+
 stream.on('test:fail', () => {
   process.exitCode = 1
 })
 stream.on('test:summary', (data) => {
-  if (data.file) fileTimes[relative(root, data.file)] = Math.round(data.duration_ms)
+  if (data.file) keepFileTime(relative(root, data.file), data.duration_ms)
   if (data.file === undefined && data.success === false) process.exitCode = 1
-})
-stream.on('end', () => {
-  mkdirSync(dirname(localTimes), { recursive: true })
-  writeFileSync(localTimes, `${JSON.stringify({ ...readTimes(localTimes), ...fileTimes }, null, 1)}\n`)
 })
 stream.compose(spec).pipe(process.stdout)
 stream.compose(slowestTestFiles).pipe(process.stdout)
