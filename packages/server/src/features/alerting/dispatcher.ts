@@ -89,6 +89,8 @@ interface PassLoopOptions {
  * When passes run. Claims one at a time (a wake-up while claiming claims again right after), but a
  * pass's attempts don't hold up the next pass: a hung receiver waits out its timeout alone. Claimed rows
  * are leased and an alert never overtakes an earlier one of its check and channel in flight (see claimDue).
+ * Kept as one closure (over 60 lines): runDue, trigger and the plan share the flags that keep one claim
+ * at a time and the latest plan the only one to set the timer.
  */
 function createPassLoop(ctx: ServiceContext, options: PassLoopOptions): Dispatcher {
   let timer: NodeJS.Timeout | undefined
