@@ -5,22 +5,28 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { forbidden } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { accountScopedRoutes } from './account-scoped.routes.ts'
 import { Account, AccountPatch, InviteBody, InviteCreated } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 import { inviteMember } from './member-invites.service.ts'
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['accounts']
   // The account, its entitlements and members: shared with /v1/accounts/{accountId}.
   await app.register(accountScopedRoutes, { ctx, scope: 'me' })
+  listRoute(app, ctx)
+  changeRoutes(app, ctx)
+}
 
+const TAGS = ['accounts']
+
+function listRoute(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/accounts',
     {
       config: { userLevel: true },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Fetch the accounts of the user (beta)',
         description:
           'A user key lists every account its user belongs to (no `x-svc-account` needed); a service key lists its own account.',
@@ -39,13 +45,16 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       return sendPage(reply, page, own.slice(page.offset, page.offset + page.limit), own.length)
     },
   )
+}
 
+/** Changing the current account, and inviting into it. */
+function changeRoutes(app: RouteApp, ctx: ServiceContext) {
   app.patch(
     '/v1/accounts/me',
     {
       config: { minRole: 'ADMIN' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update the current account',
         description: 'Changes name, default runtime, settings and account-level alert settings. Needs ADMIN.',
         body: AccountPatch,
@@ -60,7 +69,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     {
       config: { minRole: 'ADMIN' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Invite a person into the current account (svc)',
         description:
           'Makes the member with the role at once and answers a one-time set-password link to hand to the ' +
