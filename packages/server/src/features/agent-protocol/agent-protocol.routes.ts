@@ -19,11 +19,8 @@ import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
 import type { RouteApp } from '../../http/route-app.ts'
 import { enforceRouteRateLimit } from '../../rate-limit/rate-limit.ts'
-import { ARTIFACT_LIMIT_BYTES } from '../artifacts/artifact-store.ts'
 import * as agents from './agent-protocol.service.ts'
 
-/** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
-export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
 /** A batch holds at least one outcome of the most a single post may carry. */
 const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
@@ -47,7 +44,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   // Artifacts travel as raw bytes.
   app.addContentTypeParser(
     'application/octet-stream',
-    { parseAs: 'buffer', bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES },
+    { parseAs: 'buffer', bodyLimit: agents.AGENT_ARTIFACT_LIMIT_BYTES },
     (_request, body, done) => done(null, body),
   )
   const agentOf = authenticateAgents(app, ctx)
@@ -214,7 +211,7 @@ function artifactRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
   app.put(
     '/agent/v1/checks/:checkId/results/:resultId/artifacts/*',
     {
-      bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES,
+      bodyLimit: agents.AGENT_ARTIFACT_LIMIT_BYTES,
       schema: {
         tags: TAGS,
         summary: 'Upload one artifact (screenshot, trace, video) of a script run, before posting its outcome',
