@@ -59,11 +59,6 @@ export const ALERT_EVENT_VARIABLES = [
   'TAGS',
   'GROUP_NAME',
 ] as const
-export type AlertEventVariables = Record<
-  (typeof ALERT_EVENT_VARIABLES)[number],
-  string | number | string[] | null
->
-
 const KeyValue = StrictObject({
   key: Type.String({ minLength: 1, maxLength: 1024 }),
   value: Type.String({ maxLength: 10_000 }),

@@ -7,11 +7,10 @@ import { systemClock } from './clock.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher, takeBackDeliveries } from './features/alerting/dispatcher.ts'
-import { pruneArtifacts, pruneResults } from './features/check-results/retention.ts'
 import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
 import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
-import { pruneAgentRecords } from './features/private-locations/private-locations.service.ts'
+import { retentionSteps } from './features/retention/retention.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { pruneSessions } from './features/sessions/sessions.service.ts'
 import { startSubscriberMailDelivery } from './features/status-page-subscribers/subscriber-mail.ts'
@@ -156,10 +155,8 @@ async function main(): Promise<void> {
   keyRotation.start()
   // Hourly housekeeping, one step after another; a step that fails (an S3 bucket away) doesn't skip the rest.
   const pruningSteps: [string, () => Promise<unknown>][] = [
-    ['old results', () => pruneResults(serviceContext, config.resultRetentionDays)],
-    ['old artifacts', () => pruneArtifacts(serviceContext)],
+    ...retentionSteps(serviceContext, config.resultRetentionDays),
     ['old agent script runs', () => forgetOldScriptRuns(serviceContext)],
-    ['agent records', () => pruneAgentRecords(serviceContext, config.resultRetentionDays)],
     ['rate limit windows', () => pruneRateLimitWindows(serviceContext)],
     ['ended sessions', () => pruneSessions(serviceContext)],
     ['dead node lives', () => pruneNodeLives(serviceContext, Date.now() - DEAD_LIFE_KEPT_MS)],

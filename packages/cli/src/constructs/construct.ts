@@ -95,6 +95,30 @@ export abstract class Construct {
   }
 }
 
+/** A construct deployed as its props as given (undefined fields left out), checked against one schema. */
+export abstract class PlainConstruct<Props extends object> extends Construct {
+  readonly props: Props
+  readonly #schema: TSchema
+
+  constructor(type: string, logicalId: string, props: Props, schema: TSchema) {
+    super(type, logicalId)
+    this.props = props ?? ({} as Props)
+    this.#schema = schema
+  }
+
+  #body(): Record<string, unknown> {
+    return defined({ ...this.props } as Record<string, unknown>)
+  }
+
+  validate(_defaults: CheckDefaults): Issue[] {
+    return [...this.logicalIdIssues(), ...this.schemaIssues(this.#schema, this.#body())]
+  }
+
+  synthesize(): Resource[] {
+    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.#body() }]
+  }
+}
+
 /** Whether `value` is a construct of `type`, by its fields: a user's file may load a second copy of this module. */
 export function isConstructOf(value: unknown, type: string): value is Construct {
   const construct = value as Partial<Construct> | null

@@ -1,32 +1,10 @@
 import { PrivateLocationBody } from '@svc/core'
-import {
-  type CheckDefaults,
-  Construct,
-  defined,
-  type Issue,
-  isConstructOf,
-  type Resource,
-} from './construct.ts'
+import { type Construct, isConstructOf, PlainConstruct, type Resource } from './construct.ts'
 
 /** A location served by the account's own agents; checks and groups name it in `privateLocations`. */
-export class PrivateLocation extends Construct {
-  readonly props: PrivateLocationBody
-
+export class PrivateLocation extends PlainConstruct<PrivateLocationBody> {
   constructor(logicalId: string, props: PrivateLocationBody) {
-    super('private-location', logicalId)
-    this.props = props ?? ({} as PrivateLocationBody)
-  }
-
-  private body(): Record<string, unknown> {
-    return defined({ ...this.props })
-  }
-
-  validate(_defaults: CheckDefaults): Issue[] {
-    return [...this.logicalIdIssues(), ...this.schemaIssues(PrivateLocationBody, this.body())]
-  }
-
-  synthesize(): Resource[] {
-    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.body() }]
+    super('private-location', logicalId, props, PrivateLocationBody)
   }
 }
 

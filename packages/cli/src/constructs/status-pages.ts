@@ -6,30 +6,16 @@ import {
   defined,
   type Issue,
   isConstructOf,
+  PlainConstruct,
   type Resource,
 } from './construct.ts'
 
 export type StatusPageServiceProps = Omit<StatusPageServiceBody, 'checkIds'>
 
 /** A service shown on status pages: a check's `triggerIncident` opens its incidents. */
-export class StatusPageService extends Construct {
-  readonly props: StatusPageServiceProps
-
+export class StatusPageService extends PlainConstruct<StatusPageServiceProps> {
   constructor(logicalId: string, props: StatusPageServiceProps) {
-    super('status-page-service', logicalId)
-    this.props = props ?? ({} as StatusPageServiceProps)
-  }
-
-  private body(): Record<string, unknown> {
-    return defined({ ...this.props })
-  }
-
-  validate(_defaults: CheckDefaults): Issue[] {
-    return [...this.logicalIdIssues(), ...this.schemaIssues(ServiceProps, this.body())]
-  }
-
-  synthesize(): Resource[] {
-    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.body() }]
+    super('status-page-service', logicalId, props, ServiceProps)
   }
 }
 

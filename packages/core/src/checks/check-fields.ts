@@ -48,13 +48,6 @@ export const CheckEnvironmentVariable = StrictObject({
 })
 export type CheckEnvironmentVariable = Static<typeof CheckEnvironmentVariable>
 
-export const CheckEnvironmentVariableOut = Type.Object({
-  key: Type.String(),
-  value: Type.String(),
-  locked: Type.Boolean(),
-  secret: Type.Boolean(),
-})
-
 export const CheckAlertSettings = StrictObject({
   escalationType: Type.Optional(StringEnum(ESCALATION_TYPES, { default: 'RUN_BASED' })),
   runBasedEscalation: Type.Optional(

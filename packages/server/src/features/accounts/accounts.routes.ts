@@ -3,31 +3,30 @@ import { ErrorResponse, PageQuery, StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
-import { cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
 import { forbidden } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import {
-  Account,
-  AccountPatch,
-  InviteBody,
-  InviteCreated,
-  MemberOrInvite,
-  MemberPatch,
-  MembersQuery,
-  UserIdParams,
-} from './accounts.schemas.ts'
+import type { RouteApp } from '../../http/route-app.ts'
+import { accountScopedRoutes } from './account-scoped.routes.ts'
+import { Account, AccountPatch, InviteBody, InviteCreated } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 import { inviteMember } from './member-invites.service.ts'
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['accounts']
+  // The account, its entitlements and members: shared with /v1/accounts/{accountId}.
+  await app.register(accountScopedRoutes, { ctx, scope: 'me' })
+  listRoute(app, ctx)
+  changeRoutes(app, ctx)
+}
 
+const TAGS = ['accounts']
+
+function listRoute(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/accounts',
     {
       config: { userLevel: true },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Fetch the accounts of the user (beta)',
         description:
           'A user key lists every account its user belongs to (no `x-svc-account` needed); a service key lists its own account.',
@@ -46,19 +45,16 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       return sendPage(reply, page, own.slice(page.offset, page.offset + page.limit), own.length)
     },
   )
+}
 
-  app.get(
-    '/v1/accounts/me',
-    { schema: { tags, summary: 'Fetch the current account', response: { 200: Account } } },
-    async (request) => accounts.getAccount(ctx, authOf(request).accountId),
-  )
-
+/** Changing the current account, and inviting into it. */
+function changeRoutes(app: RouteApp, ctx: ServiceContext) {
   app.patch(
     '/v1/accounts/me',
     {
       config: { minRole: 'ADMIN' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update the current account',
         description: 'Changes name, default runtime, settings and account-level alert settings. Needs ADMIN.',
         body: AccountPatch,
@@ -68,35 +64,12 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     async (request) => accounts.updateAccount(ctx, authOf(request).accountId, request.body),
   )
 
-  app.get(
-    '/v1/accounts/me/members',
-    {
-      schema: {
-        tags,
-        summary: 'List the members of the current account',
-        description:
-          'Paged by cursor: send `nextId` back for the next page. Filters: search (name or email), role, ' +
-          'type (`member`: joined; `invite`: invited, no password set yet) and status (ACTIVE: joined; ' +
-          'PENDING: invited, the link still works; EXPIRED: invited, the link expired).',
-        querystring: MembersQuery,
-        response: {
-          200: Type.Object({ members: Type.Array(MemberOrInvite), length: Type.Integer(), nextId: NextId }),
-        },
-      },
-    },
-    async (request) => {
-      const page = cursorPageOf(request.query)
-      const { items, total } = await accounts.listMembers(ctx, authOf(request).accountId, page, request.query)
-      return { ...cursorOf(page, items, total), members: items }
-    },
-  )
-
   app.post(
     '/v1/accounts/me/members',
     {
       config: { minRole: 'ADMIN' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Invite a person into the current account (svc)',
         description:
           'Makes the member with the role at once and answers a one-time set-password link to hand to the ' +
@@ -120,48 +93,6 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
         request.body,
       )
       return reply.status(201).send(outcome)
-    },
-  )
-
-  app.patch(
-    '/v1/accounts/me/members/:userId',
-    {
-      config: { minRole: 'ADMIN' },
-      schema: {
-        tags,
-        summary: 'Change the role of a member',
-        params: UserIdParams,
-        body: MemberPatch,
-        response: {
-          200: MemberOrInvite,
-          409: ErrorResponse('Conflict: an account must keep at least one OWNER'),
-        },
-      },
-    },
-    async (request) => {
-      const auth = authOf(request)
-      if (auth.userId === request.params.userId) throw forbidden('You cannot change your own role')
-      return accounts.changeMemberRole(ctx, auth, request.params.userId, request.body.role)
-    },
-  )
-
-  app.delete(
-    '/v1/accounts/me/members/:userId',
-    {
-      config: { minRole: 'ADMIN' },
-      schema: {
-        tags,
-        summary: 'Remove a member from the current account',
-        params: UserIdParams,
-        response: {
-          204: { type: 'null', description: 'Removed' },
-          409: ErrorResponse('Conflict: an account must keep at least one OWNER'),
-        },
-      },
-    },
-    async (request, reply) => {
-      await accounts.removeMember(ctx, authOf(request), request.params.userId)
-      return reply.status(204).send(null)
     },
   )
 }

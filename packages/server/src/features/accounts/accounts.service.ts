@@ -315,3 +315,13 @@ export const signIn = {
   /** Setting a password accepts the user's invitations. */
   acceptInvitations: repo.acceptInvitations,
 }
+
+/** Every account's retention settings, for the retention sweep (features/retention) and agent records. */
+export async function retentionOfAccounts(
+  ctx: ServiceContext,
+): Promise<{ accountId: string; resultRetentionDays: number; traceRetentionDays: number }[]> {
+  return (await repo.listAllAccounts(ctx)).map((row) => {
+    const { resultRetentionDays, traceRetentionDays } = toAccount(row).settings
+    return { accountId: row.id, resultRetentionDays, traceRetentionDays }
+  })
+}

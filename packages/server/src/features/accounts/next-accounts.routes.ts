@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { Account } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 
@@ -15,15 +16,20 @@ export const nextAccountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
   app,
   { ctx },
 ) => {
-  const tags = ['accounts']
-  const everyAccount = { limit: 100, offset: 0 }
+  accountRoutes(app, ctx)
+  userRoutes(app, ctx)
+}
 
+const TAGS = ['accounts']
+const everyAccount = { limit: 100, offset: 0 }
+
+function accountRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/next/accounts',
     {
       config: { userLevel: true },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'The accounts of the caller (hosted CLI)',
         response: { 200: Type.Array(Account) },
       },
@@ -40,7 +46,7 @@ export const nextAccountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     {
       config: { userLevel: true },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'One account of the caller (hosted CLI)',
         params: StrictObject({ accountId: Uuid() }),
         response: { 200: Account },
@@ -58,13 +64,15 @@ export const nextAccountsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       return accounts.getAccount(ctx, accountId)
     },
   )
+}
 
+function userRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/next/users/me',
     {
       config: { userLevel: true },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'The calling user (hosted CLI)',
         response: { 200: Type.Object({ id: Type.String(), name: Type.String(), email: Type.String() }) },
       },

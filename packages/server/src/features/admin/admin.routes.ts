@@ -7,6 +7,7 @@ import { assertNotThrottled, recordFailedAuth } from '../../auth/failed-auth-thr
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound, unauthorized } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import * as accountsRepo from '../accounts/accounts.repo.ts'
 import { Account } from '../accounts/accounts.schemas.ts'
 import * as accounts from '../accounts/accounts.service.ts'
@@ -40,8 +41,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext; admin
       throw unauthorized('Bad Token')
     }
   })
-  const conflictResponse = { 409: ErrorResponse('Conflict: it exists already') }
+  userRoutes(app, ctx)
+  accountRoutes(app, ctx)
+  apiKeyRoutes(app, ctx)
+}
 
+const conflictResponse = { 409: ErrorResponse('Conflict: it exists already') }
+
+/** Users and their password links. */
+function userRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/admin/v1/users',
     {
@@ -67,7 +75,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext; admin
     },
     async (request, reply) => reply.status(201).send(await createPasswordLink(ctx, request.params.userId)),
   )
+}
 
+/** Accounts and memberships. */
+function accountRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/admin/v1/accounts',
     { schema: { summary: 'Create an account', body: CreateAccountBody, response: { 201: Account } } },
@@ -85,7 +96,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext; admin
     },
     async (request, reply) => reply.status(201).send(await accounts.addMembership(ctx, request.body)),
   )
+}
 
+function apiKeyRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/admin/v1/api-keys',
     {

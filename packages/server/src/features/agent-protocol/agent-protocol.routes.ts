@@ -17,12 +17,10 @@ import { Type } from 'typebox'
 import { recordFailedAuth } from '../../auth/failed-auth-throttle.ts'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { enforceRouteRateLimit } from '../../rate-limit/rate-limit.ts'
-import { ARTIFACT_LIMIT_BYTES } from '../artifacts/artifact-store.ts'
 import * as agents from './agent-protocol.service.ts'
 
-/** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
-export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
 /** A batch holds at least one outcome of the most a single post may carry. */
 const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
@@ -43,15 +41,29 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   app,
   { ctx },
 ) => {
-  const tags = ['agent']
   // Artifacts travel as raw bytes.
   app.addContentTypeParser(
     'application/octet-stream',
-    { parseAs: 'buffer', bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES },
+    { parseAs: 'buffer', bodyLimit: agents.AGENT_ARTIFACT_LIMIT_BYTES },
     (_request, body, done) => done(null, body),
   )
-  // The key is checked as the request arrives, before its body (up to 150 MB) is read or validated:
-  // a caller without a valid key gets 401, never a validation answer.
+  const agentOf = authenticateAgents(app, ctx)
+  jobRoutes(app, ctx, agentOf, endPollsOnClose(app))
+  resultRoutes(app, ctx, agentOf)
+  artifactRoutes(app, ctx, agentOf)
+  presenceRoutes(app, ctx, agentOf)
+}
+
+const TAGS = ['agent']
+
+/** The agent that makes a request, authenticated as it arrived. */
+type AgentOf = (request: FastifyRequest) => Promise<agents.CallingAgent>
+
+/**
+ * The key is checked as the request arrives, before its body (up to 150 MB) is read or validated:
+ * a caller without a valid key gets 401, never a validation answer.
+ */
+function authenticateAgents(app: RouteApp, ctx: ServiceContext): AgentOf {
   const callers = new WeakMap<FastifyRequest, agents.CallingAgent>()
   app.addHook('onRequest', async (request, reply) => {
     const agent = await agents
@@ -65,28 +77,41 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     callers.set(request, agent)
     await enforceRouteRateLimit(ctx, `private-location:${agent.location.id}`, request, reply)
   })
-  // A server that is stopping answers its waiting long-polls at once, with no run: they would hold its
-  // shutdown for up to their waitSeconds (25 s by default), and a run leased now would only wait out
-  // its lease. The agents poll again, reaching another node (or this one once it is back).
-  let stopping = false
-  /** What aborts each waiting long-poll: the server stopping. */
-  const polls = new Set<AbortController>()
-  app.addHook('preClose', (done) => {
-    stopping = true
-    for (const poll of polls) poll.abort()
-    done()
-  })
-  const agentOf = async (request: FastifyRequest) => {
+  return async (request) => {
     const agent = callers.get(request)
     if (!agent) throw new Error(`route ${request.routeOptions.url} ran without an agent`)
     return agent
   }
+}
 
+/** The long-polls waiting on this server, and whether it is stopping. */
+interface WaitingPolls {
+  stopping: boolean
+  /** What aborts each waiting long-poll: the server stopping. */
+  polls: Set<AbortController>
+}
+
+/**
+ * A server that is stopping answers its waiting long-polls at once, with no run: they would hold its
+ * shutdown for up to their waitSeconds (25 s by default), and a run leased now would only wait out
+ * its lease. The agents poll again, reaching another node (or this one once it is back).
+ */
+function endPollsOnClose(app: RouteApp): WaitingPolls {
+  const waiting: WaitingPolls = { stopping: false, polls: new Set() }
+  app.addHook('preClose', (done) => {
+    waiting.stopping = true
+    for (const poll of waiting.polls) poll.abort()
+    done()
+  })
+  return waiting
+}
+
+function jobRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf, waiting: WaitingPolls) {
   app.get(
     '/agent/v1/jobs',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Take due runs of the agent’s private location (long-poll)',
         description:
           'Answers as soon as a run is due, or an empty list after waitSeconds (at once when ' +
@@ -100,7 +125,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     async (request) => {
       const agent = await agentOf(request)
       const poll = new AbortController()
-      polls.add(poll)
+      waiting.polls.add(poll)
       // An agent that hangs up ends its poll's sleep too.
       const hungUp = () => poll.abort()
       request.raw.socket.once('close', hungUp)
@@ -108,23 +133,25 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         return await agents.pollJobs(ctx, agent, {
           max: request.query.max ?? 10,
           waitMs: (request.query.waitSeconds ?? 25) * 1000,
-          gone: () => stopping || request.raw.destroyed || request.raw.socket.destroyed,
+          gone: () => waiting.stopping || request.raw.destroyed || request.raw.socket.destroyed,
           signal: poll.signal,
         })
       } finally {
-        polls.delete(poll)
+        waiting.polls.delete(poll)
         request.raw.socket.off('close', hungUp)
       }
     },
   )
+}
 
+function resultRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
   app.post(
     '/agent/v1/results',
     {
       bodyLimit: RESULT_BODY_LIMIT_BYTES,
       config: { maxJsonDepth: RESULT_JSON_DEPTH },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Post the outcome of a run',
         description:
           'Only for a run the server gave this key’s location and that is still open (404 otherwise). Stored ' +
@@ -149,7 +176,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       bodyLimit: RESULTS_BODY_LIMIT_BYTES,
       config: { maxJsonDepth: RESULT_JSON_DEPTH },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Post the outcomes of several runs at once',
         description:
           `Up to ${MAX_RESULTS_PER_POST} outcomes, each stored as POST /agent/v1/results stores one, sharing ` +
@@ -178,13 +205,15 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       }
     },
   )
+}
 
+function artifactRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
   app.put(
     '/agent/v1/checks/:checkId/results/:resultId/artifacts/*',
     {
-      bodyLimit: AGENT_ARTIFACT_LIMIT_BYTES,
+      bodyLimit: agents.AGENT_ARTIFACT_LIMIT_BYTES,
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Upload one artifact (screenshot, trace, video) of a script run, before posting its outcome',
         description:
           'Under the resultId the run was given, only while the run is open for this key’s location (404 ' +
@@ -211,12 +240,15 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       return reply.status(204).send(null)
     },
   )
+}
 
+/** Heartbeats, goodbyes and crash reports. */
+function presenceRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
   app.post(
     '/agent/v1/heartbeat',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Say the agent is alive; renews the leases of its runs in flight',
         description: 'Answers how long leases last and which of the agent’s runs in flight were cancelled.',
         headers: AgentHeaders,
@@ -231,7 +263,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/agent/v1/heartbeat',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Say goodbye: the agent is shutting down',
         headers: AgentHeaders,
         response: { 204: { type: 'null', description: 'Gone' } },
@@ -248,7 +280,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     {
       config: { rateLimit: { group: 'agent-errors', max: AGENT_ERRORS_PER_WINDOW } },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Report an error-level event of the agent (crash detection)',
         description:
           'Message, stack, agent version, platform and runtime version only. Agents with ' +

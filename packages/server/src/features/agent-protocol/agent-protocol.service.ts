@@ -13,7 +13,7 @@ import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
 import { cancelledSuiteRuns, renewSuiteRuns } from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
 import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
-import { artifactKey } from '../artifacts/artifact-store.ts'
+import { ARTIFACT_LIMIT_BYTES, artifactKey } from '../artifacts/artifact-store.ts'
 import { findResultByJobId, isResultStored } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
 import { findCheckById } from '../checks/check-lookups.service.ts'
@@ -29,6 +29,9 @@ import {
   reserveArtifactBytes,
   saveScriptRuns,
 } from './agent-protocol.repo.ts'
+
+/** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
+export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
 
 /**
  * The agent protocol: agents of a private location take that location's due runs (long-polling), run

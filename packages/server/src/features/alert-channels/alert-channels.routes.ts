@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   AlertChannel,
   AlertChannelSubscriptionOut,
@@ -17,13 +18,18 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   app,
   { ctx },
 ) => {
-  const tags = ['alert-channels']
+  listAndCreateRoutes(app, ctx)
+  channelRoutes(app, ctx)
+}
 
+const TAGS = ['alert-channels']
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/alert-channels',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List alert channels',
         querystring: ListChannelsQuery,
         response: { 200: Type.Array(AlertChannel) },
@@ -40,7 +46,7 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/v1/alert-channels',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create an alert channel',
         description:
           'Webhook URL, headers, query parameters and template are compiled here: a template that does not ' +
@@ -53,12 +59,15 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     async (request, reply) =>
       reply.status(201).send(await channels.createChannel(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One channel: read, replace, delete, its subscriptions. */
+function channelRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/alert-channels/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve an alert channel',
         params: ChannelIdParams,
         response: { 200: AlertChannel },
@@ -71,7 +80,7 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/v1/alert-channels/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update an alert channel',
         description: 'Replaces type, config and flags. An omitted webhookSecret keeps the stored one.',
         params: ChannelIdParams,
@@ -87,7 +96,7 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/v1/alert-channels/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete an alert channel',
         params: ChannelIdParams,
         response: { 204: { type: 'null', description: 'Deleted' } },
@@ -103,7 +112,7 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
     '/v1/alert-channels/:id/subscriptions',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Subscribe a check or a group to an alert channel',
         description:
           'Pass either checkId or groupId, not both. activated: false keeps the subscription, silenced.',

@@ -161,6 +161,15 @@ function toNotification(row: AlertNotificationsTable): AlertNotification {
   }
 }
 
+/** For the retention sweep: deletes an account's finished notifications created before `beforeIso`. */
+export function pruneNotifications(
+  ctx: ServiceContext,
+  accountId: string,
+  beforeIso: string,
+): Promise<number> {
+  return repo.deleteFinishedNotificationsBefore(ctx, accountId, beforeIso)
+}
+
 /** Sends the sample event through a channel now (one attempt, no retries) and records it. */
 export async function testChannel(
   ctx: ServiceContext,

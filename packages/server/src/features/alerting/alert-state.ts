@@ -87,167 +87,203 @@ export function emptyAlertState(): AlertState {
   return { episode: null, locations: {}, runStartedAt: null, sslAlertedAt: {}, lastResultId: null }
 }
 
+/** One fold under way: the state it changes, the alerts it decides, and what it was given. */
+interface Fold {
+  state: AlertState
+  alerts: AlertDecision[]
+  input: FoldInput
+}
+
 export function foldAlertState(previous: AlertState, input: FoldInput): FoldOutput {
-  const state: AlertState = structuredClone(previous)
-  const alerts: AlertDecision[] = []
-  const { now, settings, suppressed, channels } = input
-  const channel = (id: number) => channels.find((c) => c.id === id)
-  /** A recovery goes out now, or once the suppression ends. */
-  const recover = (channelId: number, alertType: 'ALERT_RECOVERY' | 'ALERT_DEGRADED_RECOVERY') => {
-    if (!suppressed) {
-      alerts.push({ channelId, alertType })
-      return
-    }
-    state.owedRecoveries = (state.owedRecoveries ?? []).filter(
-      (owed) => owed.channelId !== channelId || owed.alertType !== alertType,
-    )
-    state.owedRecoveries.push({ channelId, alertType })
-  }
-
-  /**
-   * Ends the episode with its recoveries. `stillDegraded` (it turns into the other kind rather than
-   * passing): the channels told the check is degraded are not told it recovered from that, but handed on
-   * to the next episode.
-   */
-  const closeEpisode = (stillDegraded = false): number[] => {
-    const episode = state.episode
-    state.episode = null
-    if (!episode) return []
-    const toldDegraded = new Set(episode.degradedNotifiedIds ?? [])
-    if (episode.kind === 'degraded' && episode.notified)
-      for (const id of episode.channelIds) toldDegraded.add(id)
-    if (episode.kind === 'failing' && episode.notified) {
-      for (const id of episode.channelIds) {
-        // A failure's recovery also ends the degradation the channel may have been told of before it.
-        toldDegraded.delete(id)
-        if (channel(id)?.sendRecovery) recover(id, 'ALERT_RECOVERY')
-      }
-    }
-    if (stillDegraded) return [...toldDegraded]
-    for (const id of toldDegraded) {
-      if (channel(id)?.sendDegraded) recover(id, 'ALERT_DEGRADED_RECOVERY')
-    }
-    return []
-  }
-
-  const result = input.result
-  if (result) {
-    state.lastResultId = result.id
-    let status = result.status
-    let newRun = true
-    const parallel = input.check.runParallel && input.check.locations.length > 1
-    if (parallel) {
-      state.locations[result.location] = result.status
-      const seen = input.check.locations.map((l) => state.locations[l]).filter((s): s is RunStatus => !!s)
-      const failing = seen.filter((s) => s === 'failing').length
-      const threshold = settings.parallelRunFailureThreshold
-      const runFails = threshold.enabled
-        ? (failing * 100) / input.check.locations.length >= threshold.percentage
-        : failing > 0
-      status = runFails ? 'failing' : seen.includes('degraded') ? 'degraded' : 'passing'
-      // Results of one parallel run arrive close together; the next run is a period later.
-      const halfPeriodMs = input.check.periodMs / 2
-      newRun =
-        !state.runStartedAt || Date.parse(result.startedAt) - Date.parse(state.runStartedAt) >= halfPeriodMs
-    }
-    if (newRun) state.runStartedAt = result.startedAt
-
-    if (status === 'passing') {
-      closeEpisode()
-    } else {
-      // failing → degraded is a recovery from the failure; degraded → failing simply escalates.
-      const toldDegraded = state.episode && state.episode.kind !== status ? closeEpisode(true) : []
-      state.episode ??= {
-        kind: status,
-        startedAt: result.startedAt,
-        runs: 0,
-        countedRunAt: null,
-        alerted: false,
-        notified: false,
-        channelIds: [],
-        degradedNotifiedIds: toldDegraded,
-        remindersSent: 0,
-        lastNotifiedAt: null,
-      }
-      if (state.episode.countedRunAt !== state.runStartedAt) {
-        state.episode.runs += 1
-        state.episode.countedRunAt = state.runStartedAt
-      }
-    }
-
-    const days = result.sslDaysRemaining
-    if (days !== null && !suppressed) {
-      for (const policy of channels) {
-        if (!policy.sslExpiry || days > policy.sslExpiryThreshold) continue
-        const last = state.sslAlertedAt[policy.id]
-        if (last && now.getTime() - Date.parse(last) < DAY_MS) continue
-        state.sslAlertedAt[policy.id] = now.toISOString()
-        alerts.push({ channelId: policy.id, alertType: 'ALERT_SSL', sslDaysRemaining: days })
-      }
-    }
-  }
-
-  const owed = state.owedRecoveries
-  if (owed && !suppressed) {
-    delete state.owedRecoveries
-    // Failing again: the channels hear of this failure instead. Degraded: the failure is over, not the degradation.
-    for (const recovery of owed) {
-      const holds =
-        recovery.alertType === 'ALERT_RECOVERY'
-          ? state.episode?.kind !== 'failing' && channel(recovery.channelId)?.sendRecovery
-          : !state.episode && channel(recovery.channelId)?.sendDegraded
-      if (holds) alerts.push(recovery)
-    }
-  }
-
-  const episode = state.episode
-  let wakeAtMs: number | null = null
-  if (episode) {
-    const escalation = settings.escalationType
-    const timeThresholdMs = settings.timeBasedEscalation.minutesFailingThreshold * 60_000
-    if (!episode.alerted) {
-      episode.alerted =
-        escalation === 'TIME_BASED'
-          ? now.getTime() - Date.parse(episode.startedAt) >= timeThresholdMs
-          : episode.runs >= settings.runBasedEscalation.failedRunThreshold
-    }
-    const reminders = settings.reminders
-    if (episode.alerted && !episode.notified) {
-      if (suppressed) {
-        wakeAtMs = now.getTime() + SUPPRESSED_RECHECK_MS
-      } else {
-        const failing = episode.kind === 'failing'
-        const toldDegraded = new Set(episode.degradedNotifiedIds ?? [])
-        const recipients = channels.filter((c) =>
-          failing ? c.sendFailure : c.sendDegraded && !toldDegraded.has(c.id),
-        )
-        for (const c of recipients)
-          alerts.push({ channelId: c.id, alertType: failing ? 'ALERT_FAILURE' : 'ALERT_DEGRADED' })
-        episode.notified = true
-        episode.channelIds = recipients.map((c) => c.id)
-        episode.lastNotifiedAt = now.toISOString()
-      }
-    } else if (episode.notified && episode.kind === 'failing' && episode.remindersSent < reminders.amount) {
-      const dueMs = Date.parse(episode.lastNotifiedAt ?? episode.startedAt) + reminders.interval * 60_000
-      if (now.getTime() >= dueMs && !suppressed) {
-        episode.remindersSent += 1
-        episode.lastNotifiedAt = now.toISOString()
-        for (const id of episode.channelIds) {
-          if (channel(id)?.sendFailure)
-            alerts.push({ channelId: id, alertType: 'ALERT_FAILURE', reminder: episode.remindersSent })
-        }
-      }
-    }
-    if (!episode.alerted && escalation === 'TIME_BASED') {
-      wakeAtMs = Date.parse(episode.startedAt) + timeThresholdMs
-    } else if (episode.notified && episode.kind === 'failing' && episode.remindersSent < reminders.amount) {
-      const next = Date.parse(episode.lastNotifiedAt ?? episode.startedAt) + reminders.interval * 60_000
-      wakeAtMs = suppressed ? Math.max(next, now.getTime() + SUPPRESSED_RECHECK_MS) : next
-    }
-  }
-  if (suppressed && state.owedRecoveries?.length) {
-    const recheckMs = now.getTime() + SUPPRESSED_RECHECK_MS
+  const fold: Fold = { state: structuredClone(previous), alerts: [], input }
+  if (input.result) foldResult(fold, input.result)
+  if (fold.state.owedRecoveries && !input.suppressed) payOwedRecoveries(fold, fold.state.owedRecoveries)
+  let wakeAtMs = fold.state.episode ? escalate(fold, fold.state.episode) : null
+  if (input.suppressed && fold.state.owedRecoveries?.length) {
+    const recheckMs = input.now.getTime() + SUPPRESSED_RECHECK_MS
     wakeAtMs = wakeAtMs === null ? recheckMs : Math.min(wakeAtMs, recheckMs)
   }
-  return { state, alerts, wakeAtMs }
+  return { state: fold.state, alerts: fold.alerts, wakeAtMs }
+}
+
+const channelOf = (fold: Fold, id: number) => fold.input.channels.find((c) => c.id === id)
+
+/** A recovery goes out now, or once the suppression ends. */
+function recover(fold: Fold, channelId: number, alertType: 'ALERT_RECOVERY' | 'ALERT_DEGRADED_RECOVERY') {
+  if (!fold.input.suppressed) {
+    fold.alerts.push({ channelId, alertType })
+    return
+  }
+  const state = fold.state
+  state.owedRecoveries = (state.owedRecoveries ?? []).filter(
+    (owed) => owed.channelId !== channelId || owed.alertType !== alertType,
+  )
+  state.owedRecoveries.push({ channelId, alertType })
+}
+
+/**
+ * Ends the episode with its recoveries. `stillDegraded` (it turns into the other kind rather than
+ * passing): the channels told the check is degraded are not told it recovered from that, but handed on
+ * to the next episode.
+ */
+function closeEpisode(fold: Fold, stillDegraded = false): number[] {
+  const episode = fold.state.episode
+  fold.state.episode = null
+  if (!episode) return []
+  const toldDegraded = new Set(episode.degradedNotifiedIds ?? [])
+  if (episode.kind === 'degraded' && episode.notified)
+    for (const id of episode.channelIds) toldDegraded.add(id)
+  if (episode.kind === 'failing' && episode.notified) {
+    for (const id of episode.channelIds) {
+      // A failure's recovery also ends the degradation the channel may have been told of before it.
+      toldDegraded.delete(id)
+      if (channelOf(fold, id)?.sendRecovery) recover(fold, id, 'ALERT_RECOVERY')
+    }
+  }
+  if (stillDegraded) return [...toldDegraded]
+  for (const id of toldDegraded) {
+    if (channelOf(fold, id)?.sendDegraded) recover(fold, id, 'ALERT_DEGRADED_RECOVERY')
+  }
+  return []
+}
+
+type FoldResult = NonNullable<FoldInput['result']>
+
+function foldResult(fold: Fold, result: FoldResult) {
+  const state = fold.state
+  state.lastResultId = result.id
+  const status = runStatusOf(fold, result)
+  if (status === 'passing') {
+    closeEpisode(fold)
+  } else {
+    // failing → degraded is a recovery from the failure; degraded → failing simply escalates.
+    const toldDegraded = state.episode && state.episode.kind !== status ? closeEpisode(fold, true) : []
+    state.episode ??= {
+      kind: status,
+      startedAt: result.startedAt,
+      runs: 0,
+      countedRunAt: null,
+      alerted: false,
+      notified: false,
+      channelIds: [],
+      degradedNotifiedIds: toldDegraded,
+      remindersSent: 0,
+      lastNotifiedAt: null,
+    }
+    if (state.episode.countedRunAt !== state.runStartedAt) {
+      state.episode.runs += 1
+      state.episode.countedRunAt = state.runStartedAt
+    }
+  }
+  if (result.sslDaysRemaining !== null && !fold.input.suppressed) alertSsl(fold, result.sslDaysRemaining)
+}
+
+/**
+ * The status of the run the result belongs to, and whether it starts a new run. Parallel runs: of the
+ * latest result of every location, against the account's failure threshold.
+ */
+function runStatusOf(fold: Fold, result: FoldResult): RunStatus {
+  const { state, input } = fold
+  const parallel = input.check.runParallel && input.check.locations.length > 1
+  if (!parallel) {
+    state.runStartedAt = result.startedAt
+    return result.status
+  }
+  state.locations[result.location] = result.status
+  const seen = input.check.locations.map((l) => state.locations[l]).filter((s): s is RunStatus => !!s)
+  const failing = seen.filter((s) => s === 'failing').length
+  const threshold = input.settings.parallelRunFailureThreshold
+  const runFails = threshold.enabled
+    ? (failing * 100) / input.check.locations.length >= threshold.percentage
+    : failing > 0
+  // Results of one parallel run arrive close together; the next run is a period later.
+  const halfPeriodMs = input.check.periodMs / 2
+  const newRun =
+    !state.runStartedAt || Date.parse(result.startedAt) - Date.parse(state.runStartedAt) >= halfPeriodMs
+  if (newRun) state.runStartedAt = result.startedAt
+  return runFails ? 'failing' : seen.includes('degraded') ? 'degraded' : 'passing'
+}
+
+/** ALERT_SSL to each channel that asks for it under its threshold, at most once a day. */
+function alertSsl(fold: Fold, days: number) {
+  const now = fold.input.now
+  for (const policy of fold.input.channels) {
+    if (!policy.sslExpiry || days > policy.sslExpiryThreshold) continue
+    const last = fold.state.sslAlertedAt[policy.id]
+    if (last && now.getTime() - Date.parse(last) < DAY_MS) continue
+    fold.state.sslAlertedAt[policy.id] = now.toISOString()
+    fold.alerts.push({ channelId: policy.id, alertType: 'ALERT_SSL', sslDaysRemaining: days })
+  }
+}
+
+function payOwedRecoveries(fold: Fold, owed: AlertDecision[]) {
+  const state = fold.state
+  delete state.owedRecoveries
+  // Failing again: the channels hear of this failure instead. Degraded: the failure is over, not the degradation.
+  for (const recovery of owed) {
+    const holds =
+      recovery.alertType === 'ALERT_RECOVERY'
+        ? state.episode?.kind !== 'failing' && channelOf(fold, recovery.channelId)?.sendRecovery
+        : !state.episode && channelOf(fold, recovery.channelId)?.sendDegraded
+    if (holds) fold.alerts.push(recovery)
+  }
+}
+
+/** Alerts once the escalation threshold is met, then reminds; answers when to look again. */
+function escalate(fold: Fold, episode: Episode): number | null {
+  const { now, settings, suppressed } = fold.input
+  const timeThresholdMs = settings.timeBasedEscalation.minutesFailingThreshold * 60_000
+  if (!episode.alerted) {
+    episode.alerted =
+      settings.escalationType === 'TIME_BASED'
+        ? now.getTime() - Date.parse(episode.startedAt) >= timeThresholdMs
+        : episode.runs >= settings.runBasedEscalation.failedRunThreshold
+  }
+  let wakeAtMs: number | null = null
+  if (episode.alerted && !episode.notified) {
+    if (suppressed) wakeAtMs = now.getTime() + SUPPRESSED_RECHECK_MS
+    else notifyEpisode(fold, episode)
+  } else if (remindersLeft(fold, episode)) {
+    remindIfDue(fold, episode)
+  }
+  if (!episode.alerted && settings.escalationType === 'TIME_BASED') {
+    return Date.parse(episode.startedAt) + timeThresholdMs
+  }
+  if (remindersLeft(fold, episode)) {
+    const next = nextReminderMs(fold, episode)
+    return suppressed ? Math.max(next, now.getTime() + SUPPRESSED_RECHECK_MS) : next
+  }
+  return wakeAtMs
+}
+
+function notifyEpisode(fold: Fold, episode: Episode) {
+  const failing = episode.kind === 'failing'
+  const toldDegraded = new Set(episode.degradedNotifiedIds ?? [])
+  const recipients = fold.input.channels.filter((c) =>
+    failing ? c.sendFailure : c.sendDegraded && !toldDegraded.has(c.id),
+  )
+  for (const c of recipients)
+    fold.alerts.push({ channelId: c.id, alertType: failing ? 'ALERT_FAILURE' : 'ALERT_DEGRADED' })
+  episode.notified = true
+  episode.channelIds = recipients.map((c) => c.id)
+  episode.lastNotifiedAt = fold.input.now.toISOString()
+}
+
+const remindersLeft = (fold: Fold, episode: Episode) =>
+  episode.notified &&
+  episode.kind === 'failing' &&
+  episode.remindersSent < fold.input.settings.reminders.amount
+
+const nextReminderMs = (fold: Fold, episode: Episode) =>
+  Date.parse(episode.lastNotifiedAt ?? episode.startedAt) + fold.input.settings.reminders.interval * 60_000
+
+function remindIfDue(fold: Fold, episode: Episode) {
+  const now = fold.input.now
+  if (now.getTime() < nextReminderMs(fold, episode) || fold.input.suppressed) return
+  episode.remindersSent += 1
+  episode.lastNotifiedAt = now.toISOString()
+  for (const id of episode.channelIds) {
+    if (channelOf(fold, id)?.sendFailure)
+      fold.alerts.push({ channelId: id, alertType: 'ALERT_FAILURE', reminder: episode.remindersSent })
+  }
 }

@@ -54,11 +54,47 @@ export interface Dispatcher {
 export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions = {}): Dispatcher {
   const owner = dispatcherOwner(options.lifeId ?? randomUUID())
   const leaseMs = options.leaseMs ?? 120_000
-  const log = options.log ?? { error: (details: object, message: string) => console.error(message, details) }
-  const fallbackMs = options.fallbackMs ?? fallbackMsOf(ctx)
   const batch = options.batch ?? 50
+  return createPassLoop(ctx, {
+    fallbackMs: options.fallbackMs ?? fallbackMsOf(ctx),
+    log: options.log ?? { error: (details: object, message: string) => console.error(message, details) },
+    claim: async () => {
+      await sweepAlertStates(ctx)
+      const claimed = await claimDue(ctx, { owner, nowMs: ctx.clock.now().getTime(), leaseMs, limit: batch })
+      // A full batch leaves more due behind it: claim again at once.
+      return { claimed, more: claimed.length === batch }
+    },
+    deliver: (claimed) => deliverInOrder(ctx, owner, claimed),
+    // Wakes on an alert queued here (after its commit) or, through the store, on any node.
+    subscribe: (trigger) => {
+      alertSignals.on('enqueued', trigger)
+      const stopWaking = onWakeup('alerts', trigger)
+      return () => {
+        alertSignals.off('enqueued', trigger)
+        stopWaking()
+      }
+    },
+  })
+}
+
+interface PassLoopOptions {
+  fallbackMs: number
+  log: { error(details: object, message: string): void }
+  claim(): Promise<{ claimed: AlertNotificationsTable[]; more: boolean }>
+  deliver(claimed: AlertNotificationsTable[]): Promise<void>
+  subscribe(trigger: () => void): () => void
+}
+
+/**
+ * When passes run. Claims one at a time (a wake-up while claiming claims again right after), but a
+ * pass's attempts don't hold up the next pass: a hung receiver waits out its timeout alone. Claimed rows
+ * are leased and an alert never overtakes an earlier one of its check and channel in flight (see claimDue).
+ * Kept as one closure (over 60 lines): runDue, trigger and the plan share the flags that keep one claim
+ * at a time and the latest plan the only one to set the timer.
+ */
+function createPassLoop(ctx: ServiceContext, options: PassLoopOptions): Dispatcher {
   let timer: NodeJS.Timeout | undefined
-  let stopWaking: (() => void) | undefined
+  let unsubscribe: (() => void) | undefined
   /** Counts plans, so that only the latest one sets the timer. */
   let plans = 0
   /** Passes whose attempts are still running: a receiver that hangs holds up only its own pass. */
@@ -71,15 +107,9 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
     claiming = true
     let claimed: AlertNotificationsTable[]
     try {
-      await sweepAlertStates(ctx)
-      claimed = await claimDue(ctx, {
-        owner,
-        nowMs: ctx.clock.now().getTime(),
-        leaseMs,
-        limit: batch,
-      })
-      // A full batch leaves more due behind it: claim again at once.
-      if (claimed.length === batch) again = true
+      const batch = await options.claim()
+      claimed = batch.claimed
+      if (batch.more) again = true
     } finally {
       claiming = false
       if (again) {
@@ -87,75 +117,10 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
         queueMicrotask(trigger)
       }
     }
-    // Alerts of one check to one channel go out in the order they were decided; the rest in parallel.
-    // Once one stays pending (its retry is 20 s away), the later ones wait for it.
-    const queues = new Map<string, AlertNotificationsTable[]>()
-    for (const row of claimed) {
-      const key = `${row.channel_type}:${row.channel_id}:${row.check_id}`
-      queues.set(key, [...(queues.get(key) ?? []), row])
-    }
-    await Promise.all(
-      [...queues.values()].map(async (queue) => {
-        let waiting = false
-        for (const row of queue) {
-          if (waiting && row.check_id !== null) await releaseClaim(ctx, row.id, owner)
-          else waiting = (await attempt(row)) === 'PENDING'
-        }
-      }),
-    )
+    await options.deliver(claimed)
     return claimed.length
   }
 
-  /** Makes and records one attempt; answers the notification's status after it. */
-  async function attempt(row: AlertNotificationsTable): Promise<string> {
-    const channelRow = row.channel_id === null ? undefined : await findChannelById(ctx, row.channel_id)
-    let outcome: AttemptOutcome
-    let status: string
-    if (row.channel_type === 'INCIDENT' && row.attempts <= MAX_ATTEMPTS) {
-      outcome = await applyIncidentTrigger(ctx, row)
-      status = outcome.ok ? 'DELIVERED' : row.attempts < MAX_ATTEMPTS ? 'PENDING' : 'FAILED'
-    } else if (row.attempts > MAX_ATTEMPTS) {
-      // The last attempt was claimed by a node that died before recording it: it may have gone out.
-      outcome = { ok: false, statusCode: null, body: null, error: 'the last attempt was interrupted' }
-      status = 'FAILED'
-    } else if (!channelRow) {
-      outcome = { ok: false, statusCode: null, body: null, error: 'the alert channel was deleted' }
-      status = 'CANCELLED'
-    } else {
-      // The notification's id is the delivery id: the same on every retry, for receivers to deduplicate.
-      outcome = await deliver(
-        ctx,
-        deliverableChannel(ctx, channelRow),
-        JSON.parse(row.event) as AlertEvent,
-        row.id,
-      )
-      status = outcome.ok
-        ? 'DELIVERED'
-        : row.attempts < MAX_ATTEMPTS && !outcome.permanent
-          ? 'PENDING'
-          : 'FAILED'
-    }
-    const now = ctx.clock.now()
-    const log = JSON.parse(row.attempt_log) as object[]
-    const { permanent: _permanent, ...recorded } = outcome
-    const entry = { attempt: row.attempts, at: now.toISOString(), ...recorded }
-    if (status !== 'CANCELLED' && row.attempts <= MAX_ATTEMPTS) log.push(entry)
-    await recordAttempt(ctx, row.id, owner, {
-      status,
-      next_attempt_ms: status === 'PENDING' ? now.getTime() + RETRY_DELAY_MS : row.next_attempt_ms,
-      last_response: JSON.stringify(entry),
-      attempt_log: JSON.stringify(log),
-      updated_at: now.toISOString(),
-      delivered_at: status === 'DELIVERED' ? now.toISOString() : null,
-    })
-    return status
-  }
-
-  /**
-   * Claims one at a time (a wake-up while claiming claims again right after), but a pass's attempts
-   * don't hold up the next pass: a hung receiver waits out its timeout alone. Claimed rows are leased
-   * and an alert never overtakes an earlier one of its check and channel in flight (see claimDue).
-   */
   function trigger(): void {
     if (!started) return
     if (claiming || passes.size >= MAX_PASSES) {
@@ -165,7 +130,7 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
     const pass = runDue()
     passes.add(pass)
     pass
-      .catch((error: unknown) => log.error({ err: error }, 'alert delivery pass failed'))
+      .catch((error: unknown) => options.log.error({ err: error }, 'alert delivery pass failed'))
       .finally(() => {
         passes.delete(pass)
         if (again && !claiming) {
@@ -180,43 +145,106 @@ export function createDispatcher(ctx: ServiceContext, options: DispatcherOptions
   /** Sleeps until the next retry, lease end or alert state wake-up is due, or a wake-up comes. */
   function planNextPass(): void {
     const plan = ++plans
-    Promise.all([nextNotificationDueMs(ctx), nextStateWakeMs(ctx)])
-      .then(([notificationMs, stateMs]) => {
-        if (!started || plan !== plans) return
-        const dueMs = Math.min(
-          notificationMs ?? Number.POSITIVE_INFINITY,
-          stateMs ?? Number.POSITIVE_INFINITY,
-        )
-        const untilDueMs = dueMs - ctx.clock.now().getTime()
-        clearTimeout(timer)
-        timer = setTimeout(trigger, Math.min(fallbackMs, untilDueMs > 0 ? untilDueMs : HELD_ELSEWHERE_MS))
-      })
-      .catch((error: unknown) => {
-        log.error({ err: error }, 'looking for the next alert delivery failed')
-        if (!started || plan !== plans) return
-        clearTimeout(timer)
-        timer = setTimeout(trigger, fallbackMs)
-      })
+    const sleep = (ms: number) => {
+      if (!started || plan !== plans) return
+      clearTimeout(timer)
+      timer = setTimeout(trigger, ms)
+    }
+    delayUntilDue(ctx, options.fallbackMs).then(sleep, (error: unknown) => {
+      options.log.error({ err: error }, 'looking for the next alert delivery failed')
+      sleep(options.fallbackMs)
+    })
   }
 
   return {
     runDue,
     start() {
       started = true
-      // Wakes on an alert queued here (after its commit) or, through the store, on any node.
-      alertSignals.on('enqueued', trigger)
-      stopWaking = onWakeup('alerts', trigger)
+      unsubscribe = options.subscribe(trigger)
       trigger()
     },
     async stop() {
       started = false
       clearTimeout(timer)
-      alertSignals.off('enqueued', trigger)
-      stopWaking?.()
+      unsubscribe?.()
       again = false
       await Promise.all([...passes].map((pass) => pass.catch(() => undefined)))
     },
   }
+}
+
+/** How long to sleep: until the next retry, lease end or alert state wake-up, at most `fallbackMs`. */
+async function delayUntilDue(ctx: ServiceContext, fallbackMs: number): Promise<number> {
+  const [notificationMs, stateMs] = await Promise.all([nextNotificationDueMs(ctx), nextStateWakeMs(ctx)])
+  const dueMs = Math.min(notificationMs ?? Number.POSITIVE_INFINITY, stateMs ?? Number.POSITIVE_INFINITY)
+  const untilDueMs = dueMs - ctx.clock.now().getTime()
+  return Math.min(fallbackMs, untilDueMs > 0 ? untilDueMs : HELD_ELSEWHERE_MS)
+}
+
+/**
+ * Alerts of one check to one channel go out in the order they were decided; the rest in parallel.
+ * Once one stays pending (its retry is 20 s away), the later ones wait for it.
+ */
+async function deliverInOrder(ctx: ServiceContext, owner: string, claimed: AlertNotificationsTable[]) {
+  const queues = new Map<string, AlertNotificationsTable[]>()
+  for (const row of claimed) {
+    const key = `${row.channel_type}:${row.channel_id}:${row.check_id}`
+    queues.set(key, [...(queues.get(key) ?? []), row])
+  }
+  await Promise.all(
+    [...queues.values()].map(async (queue) => {
+      let waiting = false
+      for (const row of queue) {
+        if (waiting && row.check_id !== null) await releaseClaim(ctx, row.id, owner)
+        else waiting = (await attempt(ctx, owner, row)) === 'PENDING'
+      }
+    }),
+  )
+}
+
+/** Makes and records one attempt; answers the notification's status after it. */
+async function attempt(ctx: ServiceContext, owner: string, row: AlertNotificationsTable): Promise<string> {
+  const { outcome, status } = await makeAttempt(ctx, row)
+  const now = ctx.clock.now()
+  const log = JSON.parse(row.attempt_log) as object[]
+  const { permanent: _permanent, ...recorded } = outcome
+  const entry = { attempt: row.attempts, at: now.toISOString(), ...recorded }
+  if (status !== 'CANCELLED' && row.attempts <= MAX_ATTEMPTS) log.push(entry)
+  await recordAttempt(ctx, row.id, owner, {
+    status,
+    next_attempt_ms: status === 'PENDING' ? now.getTime() + RETRY_DELAY_MS : row.next_attempt_ms,
+    last_response: JSON.stringify(entry),
+    attempt_log: JSON.stringify(log),
+    updated_at: now.toISOString(),
+    delivered_at: status === 'DELIVERED' ? now.toISOString() : null,
+  })
+  return status
+}
+
+/** The outcome of one attempt and the notification's status after it. */
+async function makeAttempt(
+  ctx: ServiceContext,
+  row: AlertNotificationsTable,
+): Promise<{ outcome: AttemptOutcome; status: string }> {
+  const channelRow = row.channel_id === null ? undefined : await findChannelById(ctx, row.channel_id)
+  if (row.channel_type === 'INCIDENT' && row.attempts <= MAX_ATTEMPTS) {
+    const outcome = await applyIncidentTrigger(ctx, row)
+    return { outcome, status: outcome.ok ? 'DELIVERED' : row.attempts < MAX_ATTEMPTS ? 'PENDING' : 'FAILED' }
+  }
+  if (row.attempts > MAX_ATTEMPTS) {
+    // The last attempt was claimed by a node that died before recording it: it may have gone out.
+    const outcome = { ok: false, statusCode: null, body: null, error: 'the last attempt was interrupted' }
+    return { outcome, status: 'FAILED' }
+  }
+  if (!channelRow) {
+    const outcome = { ok: false, statusCode: null, body: null, error: 'the alert channel was deleted' }
+    return { outcome, status: 'CANCELLED' }
+  }
+  // The notification's id is the delivery id: the same on every retry, for receivers to deduplicate.
+  const event = JSON.parse(row.event) as AlertEvent
+  const outcome = await deliver(ctx, deliverableChannel(ctx, channelRow), event, row.id)
+  const retry = row.attempts < MAX_ATTEMPTS && !outcome.permanent
+  return { outcome, status: outcome.ok ? 'DELIVERED' : retry ? 'PENDING' : 'FAILED' }
 }
 
 const dispatcherOwner = (lifeId: string) => `dispatcher-${lifeId}`

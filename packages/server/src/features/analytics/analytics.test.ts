@@ -10,7 +10,7 @@ import {
   type Tenant,
   type TestApp,
 } from '../../testing/test-app.ts'
-import { pruneResults } from '../check-results/retention.ts'
+import { pruneResults } from '../retention/retention.service.ts'
 import { countRollups } from './analytics.repo.ts'
 import { exactAggregates, PERCENTILES, random, type SeedResult, storeSeedResult } from './testing.ts'
 

@@ -5,18 +5,24 @@ import { type AuthContext, authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, forbidden, notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { ApiKey, ApiKeyIdParams, CreateAccountApiKeyBody, CreatedApiKey } from './api-keys.schemas.ts'
 import * as keys from './api-keys.service.ts'
 
 /** Keys inside an account: a user manages their own user keys; an ADMIN manages the account's service keys. */
 export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['api-keys']
+  listAndCreateRoutes(app, ctx)
+  revokeRoute(app, ctx)
+}
 
+const TAGS = ['api-keys']
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/api-keys',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List API keys',
         description: 'Your own user keys, and the account’s service keys when you are ADMIN or OWNER.',
         querystring: StrictObject(PageQuery),
@@ -42,7 +48,7 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
       // Any member manages their own user keys; the handler asks ADMIN for service keys.
       config: { minRole: 'READ_ONLY' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create an API key',
         description:
           'type USER (default) creates a key for yourself; type SERVICE creates a key of the account with `role` ' +
@@ -68,14 +74,16 @@ export const apiKeysRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> =
       return reply.status(201).send(created)
     },
   )
+}
 
+function revokeRoute(app: RouteApp, ctx: ServiceContext) {
   app.delete(
     '/v1/api-keys/:id',
     {
       // Revoking your own key is never refused; service keys need ADMIN (mayManage).
       config: { minRole: 'READ_ONLY' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Revoke an API key',
         description: 'Revoked at once, on every node.',
         params: ApiKeyIdParams,

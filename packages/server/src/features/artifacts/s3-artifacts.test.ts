@@ -16,7 +16,7 @@ import { insertTriggerJob } from '../../runs/retries.repo.ts'
 import { type S3TestServer, s3TestsSkipReason, startS3Server } from '../../testing/s3-server.ts'
 import { deploymentEnv, startServerProcess, testDataDir } from '../../testing/server-process.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
-import { pruneArtifacts } from '../check-results/retention.ts'
+import { pruneArtifacts } from '../retention/retention.service.ts'
 import { createS3ArtifactStore } from './s3-artifact-store.ts'
 
 const skip = s3TestsSkipReason() || browserTestsSkipReason()

@@ -6,19 +6,14 @@ import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
 import { triggerGroup } from '../checks/check-triggers.service.ts'
-import { AnyCheck } from '../checks/checks.schemas.ts'
-import { getCheckOfGroup, listChecks } from '../checks/checks.service.ts'
-import {
-  CheckGroup,
-  CheckGroupBody,
-  GroupCheckParams,
-  GroupIdParams,
-  ListGroupsQuery,
-} from './check-groups.schemas.ts'
+import { CheckGroup, GroupIdParams, ListGroupsQuery } from './check-groups.schemas.ts'
 import * as groups from './check-groups.service.ts'
+import { versionedGroupRoutes } from './check-groups-versioned.routes.ts'
 
 export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   const tags = ['check-groups']
+  // Create, update and the checks of a group: shared with v2.
+  await app.register(versionedGroupRoutes, { ctx, version: 'v1' })
 
   app.get(
     '/v1/check-groups',
@@ -37,15 +32,6 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     },
   )
 
-  app.post(
-    '/v1/check-groups',
-    {
-      schema: { tags, summary: 'Create a check group', body: CheckGroupBody, response: { 201: CheckGroup } },
-    },
-    async (request, reply) =>
-      reply.status(201).send(await groups.createGroup(ctx, authOf(request).accountId, request.body)),
-  )
-
   app.get(
     '/v1/check-groups/:id',
     {
@@ -57,21 +43,6 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       },
     },
     async (request) => groups.getGroup(ctx, authOf(request).accountId, request.params.id),
-  )
-
-  app.put(
-    '/v1/check-groups/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Update a check group',
-        description: 'Replaces the group’s settings; its checks use them from their next run.',
-        params: GroupIdParams,
-        body: CheckGroupBody,
-        response: { 200: CheckGroup },
-      },
-    },
-    async (request) => groups.updateGroup(ctx, authOf(request).accountId, request.params.id, request.body),
   )
 
   app.delete(
@@ -92,43 +63,6 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       await groups.deleteGroup(ctx, authOf(request).accountId, request.params.id)
       return reply.status(204).send(null)
     },
-  )
-
-  app.get(
-    '/v1/check-groups/:id/checks',
-    {
-      schema: {
-        tags,
-        summary: 'List the checks of a check group',
-        params: GroupIdParams,
-        querystring: ListGroupsQuery,
-        response: { 200: Type.Array(AnyCheck) },
-      },
-    },
-    async (request, reply) => {
-      const accountId = authOf(request).accountId
-      await groups.getGroup(ctx, accountId, request.params.id)
-      const page = pageOf(request.query)
-      const { items, total } = await listChecks(ctx, accountId, { groupId: request.params.id }, page)
-      return sendPage(reply, page, items, total)
-    },
-  )
-
-  app.get(
-    '/v1/check-groups/:groupId/checks/:checkId',
-    {
-      schema: {
-        tags,
-        summary: 'Retrieve a check of a check group, with the group’s settings applied',
-        description:
-          'The check as it runs in the group: what it leaves unsaid (locations, frequency, alert settings, ' +
-          'runtime, retries) filled in from the group, tags and variables merged, and an API check’s request ' +
-          'with the group’s apiCheckDefaults in it. 404 when the check is not in this group.',
-        params: GroupCheckParams,
-        response: { 200: AnyCheck },
-      },
-    },
-    async (request) => getCheckOfGroup(ctx, authOf(request).accountId, request.params, 'inGroup'),
   )
 
   app.post(

@@ -219,3 +219,12 @@ export const resultWrites = {
   findResultsByJobIds: repo.findResultsByJobIds,
   findResultsByIds: repo.findResultsByIds,
 }
+
+/** For the retention sweep: deletes an account's results that started before `beforeIso`; answers how many went. */
+export function deleteResultsBefore(
+  ctx: ServiceContext,
+  accountId: string,
+  beforeIso: string,
+): Promise<number> {
+  return repo.deleteResultsBefore(ctx, accountId, beforeIso)
+}

@@ -1,6 +1,7 @@
-// The reads (and row locks) of checks that other features make: the one door to the checks' tables
-// from outside this feature.
+// The reads (and row locks) of checks that other features make, and what the retention sweep deletes:
+// the one door to the checks' tables from outside this feature.
 export {
+  accountIdsOfChecks,
   findCheck,
   findCheckById,
   findChecksByHeartbeatTokens,
@@ -8,5 +9,6 @@ export {
   listChecksOfAccount,
   lockCheck,
   lockReferencedChecks,
+  pruneTagHistory,
   tagHistoryAfter,
 } from './checks.repo.ts'

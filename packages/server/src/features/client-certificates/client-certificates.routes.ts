@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   ClientCertificate,
   ClientCertificateBody,
@@ -14,13 +15,18 @@ export const clientCertificatesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
-  const tags = ['client-certificates']
+  listAndCreateRoutes(app, ctx)
+  certificateRoutes(app, ctx)
+}
 
+const TAGS = ['client-certificates']
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/client-certificates',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List all client certificates',
         description: 'Newest first. Keys and passphrases are never returned.',
         querystring: ListClientCertificatesQuery,
@@ -34,7 +40,7 @@ export const clientCertificatesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     '/v1/client-certificates',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create a client certificate',
         description:
           'API checks whose request host matches `host` present it in their TLS handshake (mTLS), in every ' +
@@ -48,12 +54,15 @@ export const clientCertificatesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
         .status(201)
         .send(await certificates.createCertificate(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One certificate: read, delete. */
+function certificateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/client-certificates/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve a client certificate',
         params: ClientCertificateIdParams,
         response: { 200: ClientCertificate },
@@ -66,7 +75,7 @@ export const clientCertificatesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     '/v1/client-certificates/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete a client certificate',
         description: 'API checks to its host stop presenting it from their next run.',
         params: ClientCertificateIdParams,

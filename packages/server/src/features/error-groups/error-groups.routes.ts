@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   CheckIdParams,
   ErrorGroup,
@@ -13,13 +14,19 @@ import {
 import * as errorGroups from './error-groups.service.ts'
 
 export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['error-groups']
+  listRoutes(app, ctx)
+  groupRoutes(app, ctx)
+}
 
+const TAGS = ['error-groups']
+
+/** The groups of a check, and of the account. */
+function listRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/error-groups/checks/:checkId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List the error groups of a check',
         description:
           "The check's failing final results grouped by normalized error, most recently seen first.",
@@ -45,7 +52,7 @@ export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v1/error-groups',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List the error groups of every check',
         description: 'Most recently seen first.',
         querystring: ListErrorGroupsQuery,
@@ -64,12 +71,15 @@ export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       return sendPage(reply, page, items, total)
     },
   )
+}
 
+/** One group: archive or reopen, read. */
+function groupRoutes(app: RouteApp, ctx: ServiceContext) {
   app.patch(
     '/v1/error-groups/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Archive or reopen an error group',
         description:
           '`archivedUntilNextEvent: true` archives it until its error is seen again, `false` reopens it.',
@@ -86,7 +96,7 @@ export const errorGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v1/error-groups/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve one error group',
         params: ErrorGroupParams,
         response: { 200: ErrorGroup },

@@ -5,7 +5,7 @@ import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
-import { pruneResults } from '../check-results/retention.ts'
+import { pruneResults } from '../retention/retention.service.ts'
 
 const MINUTE = 60_000
 

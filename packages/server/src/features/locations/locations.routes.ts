@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
-import { listLiveRunnerNodes } from '../../runs/runner-nodes.repo.ts'
-import { PRESENCE_INTERVAL_MS } from '../../runs/scheduler.ts'
+import { listLocations } from './locations.service.ts'
 
 const Location = Type.Object(
   {
@@ -17,9 +16,6 @@ const Location = Type.Object(
   { title: 'Location' },
 )
 
-/** A runner that missed three presence beats is taken for gone. */
-const LIVE_WITHIN_MS = 3 * PRESENCE_INTERVAL_MS
-
 /** The data-center locations this deployment serves (SVC_LOCATIONS) and whether a runner serves each. */
 export const locationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
   app.get(
@@ -31,15 +27,6 @@ export const locationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         response: { 200: Type.Array(Location) },
       },
     },
-    async () => {
-      const nodes = await listLiveRunnerNodes(ctx, ctx.clock.now().getTime() - LIVE_WITHIN_MS)
-      const connected = new Set(nodes.flatMap((node) => node.locations))
-      return ctx.locations.served.map((region) => ({
-        region,
-        name: region,
-        isDefault: ctx.locations.defaults.includes(region),
-        runnerConnected: connected.has(region),
-      }))
-    },
+    async () => listLocations(ctx),
   )
 }

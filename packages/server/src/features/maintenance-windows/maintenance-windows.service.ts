@@ -290,3 +290,8 @@ function toResponse(row: repo.WindowRow): MaintenanceWindow {
 function invalid(path: string, message: string) {
   return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
 }
+
+/** For the retention sweep: forgets the periods of changed or deleted windows that were over before `beforeIso`. */
+export function pruneMaintenancePeriods(ctx: ServiceContext, accountId: string, beforeIso: string) {
+  return repo.prunePeriods(ctx, accountId, beforeIso)
+}

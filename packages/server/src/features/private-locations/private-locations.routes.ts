@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   KeyIdParams,
   ListLocationsQuery,
@@ -19,14 +20,20 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
   app,
   { ctx },
 ) => {
-  const tags = ['private-locations']
-  const inUse = { 409: ErrorResponse('Conflict: the slugName is taken, or checks or groups run there') }
+  listAndCreateRoutes(app, ctx)
+  locationRoutes(app, ctx)
+  keyRoutes(app, ctx)
+}
 
+const TAGS = ['private-locations']
+const IN_USE = { 409: ErrorResponse('Conflict: the slugName is taken, or checks or groups run there') }
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/private-locations',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List private locations',
         querystring: ListLocationsQuery,
         response: { 200: Type.Array(PrivateLocation) },
@@ -43,23 +50,26 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
     '/v1/private-locations',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create a private location',
         description:
           'Checks run there once they name its `slugName` in `privateLocations` and an agent serves it.',
         body: PrivateLocationBody,
-        response: { 201: PrivateLocation, ...inUse },
+        response: { 201: PrivateLocation, ...IN_USE },
       },
     },
     async (request, reply) =>
       reply.status(201).send(await locations.createLocation(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One location: read, replace, delete. */
+function locationRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/private-locations/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve a private location, its keys and connected agents',
         params: LocationIdParams,
         response: { 200: PrivateLocation },
@@ -72,12 +82,12 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
     '/v1/private-locations/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update a private location',
         description: 'Only `name` is required; the fields left out keep their values.',
         params: LocationIdParams,
         body: PrivateLocationUpdate,
-        response: { 200: PrivateLocation, ...inUse },
+        response: { 200: PrivateLocation, ...IN_USE },
       },
     },
     async (request) =>
@@ -88,11 +98,11 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
     '/v1/private-locations/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete a private location',
         description: 'Refused with 409 while checks or groups run there.',
         params: LocationIdParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, ...inUse },
+        response: { 204: { type: 'null', description: 'Deleted' }, ...IN_USE },
       },
     },
     async (request, reply) => {
@@ -100,13 +110,16 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
       return reply.status(204).send(null)
     },
   )
+}
 
+/** The keys its agents use. */
+function keyRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/private-locations/:id/keys',
     {
       config: { minRole: 'ADMIN' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Generate a key for the location’s agents',
         description: 'The answer is the only place the raw key is ever shown.',
         params: LocationIdParams,
@@ -122,7 +135,7 @@ export const privateLocationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCon
     {
       config: { minRole: 'ADMIN' },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Revoke a key',
         description: 'Agents using it are refused from their next call.',
         params: KeyIdParams,

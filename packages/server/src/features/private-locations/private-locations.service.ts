@@ -4,8 +4,7 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
-import { listAllAccounts } from '../accounts/accounts.repo.ts'
-import { toAccount } from '../accounts/accounts.service.ts'
+import { retentionOfAccounts } from '../accounts/accounts.service.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
 import { listGroupsOfAccount } from '../check-groups/check-groups.repo.ts'
 import { listChecksOfAccount } from '../checks/check-lookups.service.ts'
@@ -147,9 +146,13 @@ export async function deleteKey(ctx: ServiceContext, accountId: string, id: stri
 export async function pruneAgentRecords(ctx: ServiceContext, maxRetentionDays: number) {
   const nowMs = ctx.clock.now().getTime()
   let events = 0
-  for (const row of await listAllAccounts(ctx)) {
-    const days = Math.min(toAccount(row).settings.resultRetentionDays, maxRetentionDays)
-    events += await repo.deleteAgentEventsBefore(ctx, row.id, new Date(nowMs - days * DAY_MS).toISOString())
+  for (const { accountId, resultRetentionDays } of await retentionOfAccounts(ctx)) {
+    const days = Math.min(resultRetentionDays, maxRetentionDays)
+    events += await repo.deleteAgentEventsBefore(
+      ctx,
+      accountId,
+      new Date(nowMs - days * DAY_MS).toISOString(),
+    )
   }
   events += await repo.deleteAgentEventsBeyond(ctx, AGENT_EVENTS_KEPT)
   const agents = await repo.deleteAgentsSeenBefore(ctx, nowMs - CRASHED_AGENT_KEPT_MS)

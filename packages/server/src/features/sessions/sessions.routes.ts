@@ -3,6 +3,7 @@ import { ErrorResponse } from '@svc/core'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, forbidden, unauthorized } from '../../http/errors.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   CSRF_HEADER,
   clearedSessionCookie,
@@ -16,14 +17,20 @@ import { throttledSignIn } from './sign-in-throttle.ts'
 
 /** The dashboard's sign-in: sessions in an HttpOnly cookie instead of API keys in the browser. */
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['auth']
-  const unauthorizedResponse = { 401: ErrorResponse('Unauthorized: not signed in, or the session ended') }
+  signInRoutes(app, ctx)
+  signOutRoutes(app, ctx)
+}
 
+const TAGS = ['auth']
+const unauthorizedResponse = { 401: ErrorResponse('Unauthorized: not signed in, or the session ended') }
+
+/** Signing in, and the session it opens. */
+function signInRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/auth/sign-in',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Sign in with an email and password, or with an API key',
         description:
           'Sets the `svc_session` cookie (HttpOnly, SameSite=Lax, Secure when the public URL is https). ' +
@@ -59,7 +66,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     '/v1/auth/session',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Who is signed in',
         description: 'The session of the `svc_session` cookie, with its accounts and CSRF token.',
         response: { 200: Session, ...unauthorizedResponse },
@@ -72,12 +79,15 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       return view
     },
   )
+}
 
+/** Signing out, and changing the password. */
+function signOutRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/auth/sign-out',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Sign out',
         description: `Ends the session on the server and clears the cookie. Needs the ${CSRF_HEADER} header.`,
         response: {
@@ -99,7 +109,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     '/v1/auth/password',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Set a password with a one-time link’s token',
         description:
           'The token comes from a set-password link (first start, or the admin API). A link works once ' +

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { CursorQuery, cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { Service, ServiceBody, ServiceIdParams } from './status-page-services.schemas.ts'
 import * as services from './status-page-services.service.ts'
 
@@ -11,13 +12,18 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
-  const tags = ['status-pages']
+  listAndCreateRoutes(app, ctx)
+  serviceRoutes(app, ctx)
+}
 
+const TAGS = ['status-pages']
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/status-pages/services',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List status page services',
         description:
           'Services are the components that status pages show and incidents impact. Paged by cursor: ' +
@@ -47,7 +53,7 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     '/v1/status-pages/services',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create a status page service',
         description: 'Answers 200, as the hosted API does.',
         body: ServiceBody,
@@ -56,12 +62,15 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     },
     async (request) => services.createService(ctx, authOf(request).accountId, request.body),
   )
+}
 
+/** One service: read, replace, delete. */
+function serviceRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/status-pages/services/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve a status page service',
         params: ServiceIdParams,
         response: { 200: Service },
@@ -74,7 +83,7 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     '/v1/status-pages/services/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update a status page service',
         description: 'Replaces the name, description and linked checks.',
         params: ServiceIdParams,
@@ -90,7 +99,7 @@ export const statusPageServicesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     '/v1/status-pages/services/:id',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete a status page service',
         description:
           'Refused with 409 while a status page shows the service or a check’s triggerIncident names it.',

@@ -179,3 +179,8 @@ export function toService(row: StatusPageServicesTable, checkIds: string[]): Ser
     updated_at: row.updated_at,
   }
 }
+
+/** For the retention sweep: forgets the status history deleted checks left, of the days before `beforeDay`. */
+export function pruneServiceDays(ctx: ServiceContext, accountId: string, beforeDay: string) {
+  return repo.pruneServiceDays(ctx, accountId, beforeDay)
+}

@@ -3,6 +3,7 @@ import { StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { V1StatusPageIdParams } from '../status-pages/status-pages.schemas.ts'
 import * as subscriptions from './hosted-subscriptions.service.ts'
 
@@ -43,13 +44,19 @@ export const hostedSubscriptionsRoutes: FastifyPluginAsyncTypebox<{ ctx: Service
   app,
   { ctx },
 ) => {
-  const tags = ['status-pages']
+  listRoutes(app, ctx)
+  bulkRoutes(app, ctx)
+  deleteRoute(app, ctx)
+}
 
+const TAGS = ['status-pages']
+
+function listRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/status-pages/:statusPageId/subscriptions',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List the subscriptions of a status page (hosted form)',
         description: 'Every email subscriber of the page, oldest first.',
         params: V1StatusPageIdParams,
@@ -59,12 +66,14 @@ export const hostedSubscriptionsRoutes: FastifyPluginAsyncTypebox<{ ctx: Service
     async (request) =>
       subscriptions.listSubscriptions(ctx, authOf(request).accountId, request.params.statusPageId),
   )
+}
 
+function bulkRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/status-pages/:statusPageId/subscriptions/bulk',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Subscribe up to 100 email addresses to a status page',
         description:
           'New addresses are PENDING and get a confirmation email (as the public page’s subscribe sends), ' +
@@ -92,12 +101,14 @@ export const hostedSubscriptionsRoutes: FastifyPluginAsyncTypebox<{ ctx: Service
           ),
         ),
   )
+}
 
+function deleteRoute(app: RouteApp, ctx: ServiceContext) {
   app.delete(
     '/v1/status-pages/:statusPageId/subscriptions/:subscriptionId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Remove a subscription of a status page (hosted form)',
         params: StrictObject({
           statusPageId: V1StatusPageIdParams.properties.statusPageId,

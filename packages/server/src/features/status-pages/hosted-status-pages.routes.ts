@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { CursorQuery, cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { StatusPage, StatusPageBody, V1StatusPageIdParams } from './status-pages.schemas.ts'
 import * as pages from './status-pages.service.ts'
 
@@ -49,14 +50,19 @@ export const hostedStatusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCo
   app,
   { ctx },
 ) => {
-  const tags = ['status-pages']
-  const conflict = ErrorResponse('Conflict: url or customDomain is taken')
+  listAndCreateRoutes(app, ctx)
+  pageRoutes(app, ctx)
+}
 
+const TAGS = ['status-pages']
+const conflict = ErrorResponse('Conflict: url or customDomain is taken')
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/status-pages',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List status pages (hosted form)',
         description:
           'The pages of `GET /v3/status-pages`, paged by cursor: send `nextId` back for the next page.',
@@ -78,7 +84,7 @@ export const hostedStatusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCo
     '/v1/status-pages',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create a status page (hosted form)',
         description: 'As `POST /v3/status-pages`. Answers 409 when `url` or `customDomain` is taken.',
         body: HostedStatusPageBody,
@@ -91,12 +97,15 @@ export const hostedStatusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCo
       return reply.status(201).send(withAccount(accountId)(page))
     },
   )
+}
 
+/** One page: replace, delete. */
+function pageRoutes(app: RouteApp, ctx: ServiceContext) {
   app.put(
     '/v1/status-pages/:statusPageId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update a status page (hosted form)',
         description:
           'As `PUT /v3/status-pages/{statusPageId}`: replaces the settings and cards, bumps `version`.',
@@ -118,7 +127,7 @@ export const hostedStatusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCo
     '/v1/status-pages/:statusPageId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete a status page (hosted form)',
         description: 'As `DELETE /v3/status-pages/{statusPageId}`.',
         params: V1StatusPageIdParams,

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   AccessToken,
   AccessTokenBody,
@@ -19,13 +20,20 @@ import {
 import * as pages from './status-pages.service.ts'
 
 export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['status-pages']
+  listAndCreateRoutes(app, ctx)
+  pageRoutes(app, ctx)
+  pageV1Route(app, ctx)
+  accessTokenRoutes(app, ctx)
+}
 
+const TAGS = ['status-pages']
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v3/status-pages',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List status pages',
         querystring: ListStatusPagesQuery,
         response: { 200: Type.Array(StatusPage) },
@@ -42,7 +50,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v3/status-pages',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create a status page',
         description: 'Answers 409 when `url` or `customDomain` is used by another status page.',
         body: StatusPageBody,
@@ -52,12 +60,15 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     async (request, reply) =>
       reply.status(201).send(await pages.createStatusPage(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One page: read, replace, delete. */
+function pageRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v3/status-pages/:statusPageId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve a status page',
         params: StatusPageIdParams,
         response: { 200: StatusPage },
@@ -70,7 +81,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v3/status-pages/:statusPageId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update a status page',
         description:
           'Replaces the settings and cards (a card sent with its `id` keeps it) and bumps `version`. ' +
@@ -88,7 +99,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v3/status-pages/:statusPageId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete a status page',
         description: 'Deletes the page with its cards, incidents, subscribers and access tokens.',
         params: StatusPageIdParams,
@@ -100,12 +111,14 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       return reply.status(204).send(null)
     },
   )
+}
 
+function pageV1Route(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/status-pages/:statusPageId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         deprecated: true,
         summary: 'Retrieve a status page (deprecated v1 form)',
         description: `Deprecated: use GET /v3/status-pages/{statusPageId}. Sunset: ${pages.V1_SUNSET}.`,
@@ -123,12 +136,15 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         .send(page)
     },
   )
+}
 
+/** The access tokens of a private page. */
+function accessTokenRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v3/status-pages/:statusPageId/access-tokens',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List the access tokens of a status page',
         description: 'Access tokens let people outside the account read a private page.',
         params: StatusPageIdParams,
@@ -152,7 +168,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v3/status-pages/:statusPageId/access-tokens',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create an access token for a private status page',
         description:
           'The token is shown once. Viewers open /status/{url}?token=TOKEN (remembered in a cookie) ' +
@@ -179,7 +195,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     '/v3/status-pages/:statusPageId/access-tokens/:tokenId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Revoke an access token of a status page',
         params: AccessTokenParams,
         response: { 204: { type: 'null', description: 'Revoked' } },

@@ -2,7 +2,6 @@ import {
   Name,
   Nullable,
   PageQuery,
-  STATUS_PAGE_SLUG_PATTERN,
   STATUS_PAGE_THEMES,
   StatusPageThemeColors,
   StrictObject,
@@ -15,7 +14,6 @@ import { Service } from '../status-page-services/status-page-services.schemas.ts
 
 export { StatusPageBody } from '@svc/core'
 export const ThemeColors = StatusPageThemeColors
-export const SLUG_PATTERN = STATUS_PAGE_SLUG_PATTERN
 
 const Timestamps = {
   created_at: Type.String({ format: 'date-time' }),

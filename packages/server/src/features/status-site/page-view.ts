@@ -95,79 +95,117 @@ const LEVEL_OF_IMPACT: Record<ComponentStatus, BarLevel> = {
 }
 const LEVEL_RANK: BarLevel[] = ['none', 'ok', 'maintenance', 'minor', 'partial', 'major']
 
+type PageData = Awaited<ReturnType<typeof loadPageData>>
+type ImpactRow = PageData['pageImpacts'][number]
+type ServiceDayCounts = { total: number; failed: number; maintenance: number }
+
 export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable): Promise<PageView> {
   const now = ctx.clock.now()
   const firstDayMs = historyStartMs(now)
+  const data = await loadPageData(ctx, page, firstDayMs, now)
+  const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
+    new Date(firstDayMs + i * DAY_MS).toISOString().slice(0, 10),
+  )
+  const serviceById = new Map(data.services.map((s) => [s.id, s]))
+  const declared = declaredByServiceDay(data, days, firstDayMs, now)
+  const serviceView = serviceViewMaker(data, serviceById, days, declared)
+  const cardViews = data.cards.map((card) => ({
+    name: card.name,
+    services: card.serviceIds.flatMap((id) => serviceView(id) ?? []),
+  }))
+  const overall = cardViews
+    .flatMap((card) => card.services)
+    .reduce<ComponentStatus>((worst, s) => worseComponentStatus(worst, s.status), COMPONENT_STATUSES[0])
+  const incidentViews = incidentViewsOf(data, serviceById)
+  return {
+    name: page.name,
+    description: page.description,
+    logo: page.logo,
+    logoDark: page.logo_dark,
+    favicon: page.favicon,
+    redirectTo: page.redirect_to,
+    defaultTheme: page.default_theme as StatusPageTheme,
+    themeColors: themeColorsOf(page),
+    whiteLabel: Boolean(page.white_label),
+    overall,
+    cards: cardViews,
+    ongoing: incidentViews.filter((i) => i.status !== 'RESOLVED'),
+    past: incidentViews.filter((i) => i.status === 'RESOLVED'),
+    generatedAt: now.toISOString(),
+  }
+}
+
+/** The page's cards, services, check counts per day, incidents and impacts since the history's first day. */
+async function loadPageData(ctx: ServiceContext, page: StatusPagesTable, firstDayMs: number, now: Date) {
   const cards = (await cardsOfPages(ctx, [page.id])).get(page.id) ?? []
   const serviceIds = [...new Set(cards.flatMap((card) => card.serviceIds))]
-  const firstDay = new Date(firstDayMs).toISOString().slice(0, 10)
+  const sinceIso = new Date(firstDayMs).toISOString()
   const [services, checkIds, incidentRows, keptDays] = await Promise.all([
     findServices(ctx, page.account_id, serviceIds),
     checkIdsOfServices(ctx, serviceIds),
-    recentIncidentsOfPage(ctx, page.id, new Date(firstDayMs).toISOString(), MAX_INCIDENTS),
-    serviceDaysOf(ctx, serviceIds, firstDay),
+    recentIncidentsOfPage(ctx, page.id, sinceIso, MAX_INCIDENTS),
+    serviceDaysOf(ctx, serviceIds, sinceIso.slice(0, 10)),
   ])
-  const serviceById = new Map(services.map((s) => [s.id, s]))
   const allCheckIds = [...new Set([...checkIds.values()].flat())]
   const [statuses, counts, incidents, pageImpacts, impactChanges, updateTimes] = await Promise.all([
     componentStatusesOfPage(ctx, page, checkIds),
-    historyCounts(ctx, page.account_id, allCheckIds, new Date(firstDayMs).toISOString(), now),
+    historyCounts(ctx, page.account_id, allCheckIds, sinceIso, now),
     assemble(ctx, incidentRows),
     // Of every incident in the window, not only the ones listed: all colour the bars.
-    impactsOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
-    impactChangesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
-    updateTimesOfPageSince(ctx, page.id, new Date(firstDayMs).toISOString()),
+    impactsOfPageSince(ctx, page.id, sinceIso),
+    impactChangesOfPageSince(ctx, page.id, sinceIso),
+    updateTimesOfPageSince(ctx, page.id, sinceIso),
   ])
-  const impactRows = new Map<string, typeof pageImpacts>()
-  for (const impact of pageImpacts) {
-    const list = impactRows.get(impact.incident_id) ?? []
-    list.push(impact)
-    impactRows.set(impact.incident_id, list)
+  return {
+    cards,
+    services,
+    checkIds,
+    keptDays,
+    statuses,
+    counts,
+    incidents,
+    pageImpacts,
+    impactChanges,
+    updateTimes,
   }
+}
 
-  const countsByCheckDay = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, c]))
-  // What checks deleted or taken off contributed: a service's past stays what the public saw. A check
-  // put back counts its own runs instead of what was kept of it, so its days count once.
-  const keptByServiceDay = new Map<string, { total: number; failed: number; maintenance: number }>()
-  for (const k of keptDays) {
-    if (checkIds.get(k.service_id)?.includes(k.check_id)) continue
+/**
+ * What checks deleted or taken off contributed, per service and day: a service's past stays what the
+ * public saw. A check put back counts its own runs instead of what was kept of it, so its days count once.
+ */
+function keptCountsByServiceDay(data: PageData): Map<string, ServiceDayCounts> {
+  const kept = new Map<string, ServiceDayCounts>()
+  for (const k of data.keptDays) {
+    if (data.checkIds.get(k.service_id)?.includes(k.check_id)) continue
     const key = `${k.service_id}|${k.day}`
-    const sum = keptByServiceDay.get(key) ?? { total: 0, failed: 0, maintenance: 0 }
-    keptByServiceDay.set(key, {
+    const sum = kept.get(key) ?? { total: 0, failed: 0, maintenance: 0 }
+    kept.set(key, {
       total: sum.total + k.total,
       failed: sum.failed + k.failed,
       maintenance: sum.maintenance + k.maintenance,
     })
   }
-  const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
-    new Date(firstDayMs + i * DAY_MS).toISOString().slice(0, 10),
-  )
-  // Impacts colour the days they overlapped, so a declared outage shows even without failed runs; each
-  // status an open impact held before a change colours the days it was held.
+  return kept
+}
+
+/**
+ * The worst status declared per service and day. Impacts colour the days they overlapped, so a declared
+ * outage shows even without failed runs; each status an open impact held before a change colours the
+ * days it was held.
+ */
+function declaredByServiceDay(data: PageData, days: string[], firstDayMs: number, now: Date) {
   const declared = new Map<string, ComponentStatus>()
-  const resolvedGaps = resolvedPeriods(updateTimes)
-  for (const impact of pageImpacts) {
-    // Still open: through now (so an incident reopened this instant colours today).
-    const end = impact.ended_at ?? impact.incident_resolved_at ?? new Date(now.getTime() + 1).toISOString()
-    let from = impact.started_at
-    const held: { status: string; from: string; to: string }[] = []
-    for (const change of impactChanges.get(impact.id) ?? []) {
-      held.push({ status: change.status, from, to: change.until })
-      from = change.until
-    }
-    held.push({ status: impact.declared_status, from, to: end })
+  const resolvedGaps = resolvedPeriods(data.updateTimes)
+  for (const impact of data.pageImpacts) {
     const gaps = resolvedGaps.get(impact.incident_id) ?? []
-    for (const span of held) {
+    for (const span of heldStatuses(impact, data.impactChanges.get(impact.id) ?? [], now)) {
       const status = span.status as ComponentStatus
       if (status === 'OPERATIONAL') continue
       // While its incident was resolved (before it reopened), the impact read as ended.
       for (const [fromMs, toMs] of withoutGaps(Date.parse(span.from), Date.parse(span.to), gaps)) {
         days.forEach((day, i) => {
-          const dayStartMs = firstDayMs + i * DAY_MS
-          // [from, to) overlaps the UTC day; a span of no length colours the day it was declared.
-          const overlaps =
-            fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
-          if (!overlaps) return
+          if (!overlapsDay(fromMs, toMs, firstDayMs + i * DAY_MS)) return
           const key = `${impact.service_id}|${day}`
           const previous = declared.get(key)
           declared.set(key, previous ? worseComponentStatus(previous, status) : status)
@@ -175,47 +213,88 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
       }
     }
   }
+  return declared
+}
 
-  const serviceView = (id: string): ServiceView | undefined => {
+/** The statuses an impact held, each with the period it held it. */
+function heldStatuses(impact: ImpactRow, changes: { status: string; until: string }[], now: Date) {
+  // Still open: through now (so an incident reopened this instant colours today).
+  const end = impact.ended_at ?? impact.incident_resolved_at ?? new Date(now.getTime() + 1).toISOString()
+  let from = impact.started_at
+  const held: { status: string; from: string; to: string }[] = []
+  for (const change of changes) {
+    held.push({ status: change.status, from, to: change.until })
+    from = change.until
+  }
+  held.push({ status: impact.declared_status, from, to: end })
+  return held
+}
+
+/** [from, to) overlaps the UTC day; a span of no length colours the day it was declared. */
+function overlapsDay(fromMs: number, toMs: number, dayStartMs: number) {
+  return fromMs < dayStartMs + DAY_MS && (toMs > dayStartMs || (toMs <= fromMs && fromMs >= dayStartMs))
+}
+
+function serviceViewMaker(
+  data: PageData,
+  serviceById: Map<string, PageData['services'][number]>,
+  days: string[],
+  declared: Map<string, ComponentStatus>,
+) {
+  const countsByCheckDay = new Map(data.counts.map((c) => [`${c.checkId}|${c.day}`, c]))
+  const keptByServiceDay = keptCountsByServiceDay(data)
+  const dayCounts = (id: string, date: string): ServiceDayCounts => {
+    const kept = keptByServiceDay.get(`${id}|${date}`)
+    const sum = { total: kept?.total ?? 0, failed: kept?.failed ?? 0, maintenance: kept?.maintenance ?? 0 }
+    for (const checkId of data.checkIds.get(id) ?? []) {
+      const count = countsByCheckDay.get(`${checkId}|${date}`)
+      if (!count) continue
+      sum.total += count.total
+      sum.failed += count.failed
+      sum.maintenance += count.maintenance
+    }
+    return sum
+  }
+  return (id: string): ServiceView | undefined => {
     const service = serviceById.get(id)
     if (!service) return undefined
     let runs = 0
     let failed = 0
     const bars = days.map((date): DayBar => {
-      const kept = keptByServiceDay.get(`${id}|${date}`)
-      let dayRuns = kept?.total ?? 0
-      let dayFailed = kept?.failed ?? 0
-      let dayMaintenance = kept?.maintenance ?? 0
-      for (const checkId of checkIds.get(id) ?? []) {
-        const count = countsByCheckDay.get(`${checkId}|${date}`)
-        if (count) {
-          dayRuns += count.total
-          dayFailed += count.failed
-          dayMaintenance += count.maintenance
-        }
-      }
-      runs += dayRuns
-      failed += dayFailed
-      const uptime = dayRuns === 0 ? null : round2(((dayRuns - dayFailed) / dayRuns) * 100)
-      const status = declared.get(`${id}|${date}`) ?? null
-      const level = worseLevel(
-        worseLevel(levelOfUptime(uptime), dayMaintenance > 0 ? 'maintenance' : 'none'),
-        status ? LEVEL_OF_IMPACT[status] : 'none',
-      )
-      return { date, uptime, level, declared: status }
+      const counts = dayCounts(id, date)
+      runs += counts.total
+      failed += counts.failed
+      return dayBar(date, counts, declared.get(`${id}|${date}`) ?? null)
     })
     return {
       id,
       name: service.name,
       description: service.description,
-      status: statuses.get(id) ?? 'OPERATIONAL',
+      status: data.statuses.get(id) ?? 'OPERATIONAL',
       uptime: runs === 0 ? null : round2(((runs - failed) / runs) * 100),
       days: bars,
     }
   }
+}
 
+function dayBar(date: string, counts: ServiceDayCounts, status: ComponentStatus | null): DayBar {
+  const uptime = counts.total === 0 ? null : round2(((counts.total - counts.failed) / counts.total) * 100)
+  const level = worseLevel(
+    worseLevel(levelOfUptime(uptime), counts.maintenance > 0 ? 'maintenance' : 'none'),
+    status ? LEVEL_OF_IMPACT[status] : 'none',
+  )
+  return { date, uptime, level, declared: status }
+}
+
+function incidentViewsOf(data: PageData, serviceById: Map<string, { name: string }>): IncidentView[] {
+  const impactRows = new Map<string, ImpactRow[]>()
+  for (const impact of data.pageImpacts) {
+    const list = impactRows.get(impact.incident_id) ?? []
+    list.push(impact)
+    impactRows.set(impact.incident_id, list)
+  }
   const serviceName = (id: string) => serviceById.get(id)?.name ?? 'Removed service'
-  const incidentViews = incidents.map(
+  return data.incidents.map(
     (incident): IncidentView => ({
       id: incident.id,
       name: incident.name,
@@ -239,30 +318,6 @@ export async function buildPageView(ctx: ServiceContext, page: StatusPagesTable)
       })),
     }),
   )
-
-  const cardViews = cards.map((card) => ({
-    name: card.name,
-    services: card.serviceIds.flatMap((id) => serviceView(id) ?? []),
-  }))
-  const overall = cardViews
-    .flatMap((card) => card.services)
-    .reduce<ComponentStatus>((worst, s) => worseComponentStatus(worst, s.status), COMPONENT_STATUSES[0])
-  return {
-    name: page.name,
-    description: page.description,
-    logo: page.logo,
-    logoDark: page.logo_dark,
-    favicon: page.favicon,
-    redirectTo: page.redirect_to,
-    defaultTheme: page.default_theme as StatusPageTheme,
-    themeColors: themeColorsOf(page),
-    whiteLabel: Boolean(page.white_label),
-    overall,
-    cards: cardViews,
-    ongoing: incidentViews.filter((i) => i.status !== 'RESOLVED'),
-    past: incidentViews.filter((i) => i.status === 'RESOLVED'),
-    generatedAt: now.toISOString(),
-  }
 }
 
 /**

@@ -128,16 +128,6 @@ export async function markSessionStopped(ctx: ServiceContext, sessionId: string,
     .execute()
 }
 
-export async function openRunsOfSession(ctx: ServiceContext, sessionId: string): Promise<number> {
-  const row = await ctx.db
-    .selectFrom('session_runs')
-    .select((eb) => eb.fn.countAll<number>().as('open'))
-    .where('session_id', '=', sessionId)
-    .where('status', 'in', ['QUEUED', 'RUNNING'])
-    .executeTakeFirstOrThrow()
-  return Number(row.open)
-}
-
 /** Gives back the runs a dead life of a node held: another node claims them at once. */
 export async function releaseRunsOf(ctx: ServiceContext, owner: string): Promise<void> {
   await ctx.db

@@ -5,6 +5,7 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
 import { openEventStream } from '../../http/event-stream.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { assetsOfResult, getTestSessionResult, openSessionArtifact } from './session-results.ts'
 import { testSessionOut, testSessionResultOut } from './session-views.ts'
 import {
@@ -28,14 +29,23 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
   app,
   { ctx },
 ) => {
-  const tags = ['test-sessions']
+  runRoutes(app, ctx)
+  readRoutes(app, ctx)
+  cancelRoute(app, ctx)
+  resultRoutes(app, ctx)
+  eventRoutes(app, ctx)
+}
 
+const TAGS = ['test-sessions']
+
+/** Starting a session: unsaved definitions run once, or saved checks triggered. */
+function runRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/test-sessions/run',
     {
       config: { rateLimit: { group: 'trigger', max: 60 } },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Run unsaved check definitions once',
         description:
           '`svc test`: each of `checkRunJobs` is the body of a check of its `checkType` (as `POST /v1/checks/{type}` ' +
@@ -57,7 +67,7 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     {
       config: { rateLimit: { group: 'trigger', max: 60 } },
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Trigger a new test session',
         description:
           'Runs the saved checks `target` names (by id, or by tags: outer list OR, inner AND, `!tag` not; group ' +
@@ -71,12 +81,15 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       return reply.status(201).send(session)
     },
   )
+}
 
+/** Listing and reading sessions, and waiting for one to complete. */
+function readRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/test-sessions',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List test sessions',
         description: 'Newest first. `from`/`to` are Unix seconds; `statuses` filters.',
         querystring: ListTestSessionsQuery,
@@ -90,7 +103,7 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     '/v1/test-sessions/:testSessionId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve a test session',
         params: TestSessionParams,
         response: { 200: TestSession },
@@ -103,7 +116,7 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     '/v1/test-sessions/:testSessionId/completion',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Await the completion of a test session',
         description: 'Answers the session once every run ended; 408 if one still runs after maxWaitSeconds.',
         params: TestSessionParams,
@@ -119,12 +132,14 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       return testSessionOut(ctx, session, runs)
     },
   )
+}
 
+function cancelRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/test-sessions/:testSessionId/cancel',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Cancel a test session',
         description: 'Runs not ended end cancelled; a run in flight finishes but its result is not kept.',
         params: TestSessionParams,
@@ -137,12 +152,15 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       return reply.status(204).send(null)
     },
   )
+}
 
+/** A session result, its assets and artifacts. */
+function resultRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/test-sessions/:testSessionId/results/:testSessionResultId',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve a test session result',
         description:
           'With the whole detail (request, response, assertions, logs, artifact links) of its run.',
@@ -160,7 +178,7 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     '/v1/test-sessions/:testSessionId/results/:testSessionResultId/assets',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve the asset manifest of a test session result',
         params: TestSessionResultParams,
         querystring: AssetsQuery,
@@ -178,7 +196,7 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     '/v1/test-sessions/:testSessionId/results/:testSessionResultId/artifacts/*',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Download an artifact of a test session result',
         description: 'Screenshots, Playwright traces and videos of an unsaved definition’s run.',
         params: ArtifactParams,
@@ -192,12 +210,14 @@ export const testSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
       return reply.type(artifact.contentType).send(artifact.stream)
     },
   )
+}
 
+function eventRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/test-sessions/:testSessionId/events',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Follow a test session (Server-Sent Events)',
         description:
           'A `result` frame with each result as its run ends (those ended already first), then `complete` ' +

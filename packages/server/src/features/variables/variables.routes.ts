@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   CreateVariableBody,
   ListVariablesQuery,
@@ -14,13 +15,18 @@ import {
 import * as variables from './variables.service.ts'
 
 export const variablesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['variables']
+  listAndCreateRoutes(app, ctx)
+  variableRoutes(app, ctx)
+}
 
+const TAGS = ['variables']
+
+function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/variables',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'List all environment variables',
         description: 'Sorted by key. The total is in the `content-range` header.',
         querystring: ListVariablesQuery,
@@ -43,7 +49,7 @@ export const variablesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
     '/v1/variables',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Create an environment variable',
         body: CreateVariableBody,
         response: { 201: Variable, 409: ErrorResponse('Conflict: a variable with this key exists') },
@@ -52,12 +58,15 @@ export const variablesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
     async (request, reply) =>
       reply.status(201).send(await variables.createVariable(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One variable: read, replace, delete. */
+function variableRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/variables/:key',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Retrieve an environment variable',
         params: VariableKeyParams,
         response: { 200: Variable },
@@ -70,7 +79,7 @@ export const variablesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
     '/v1/variables/:key',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Update an environment variable',
         description: 'The key comes from the path and cannot be changed.',
         params: VariableKeyParams,
@@ -86,7 +95,7 @@ export const variablesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
     '/v1/variables/:key',
     {
       schema: {
-        tags,
+        tags: TAGS,
         summary: 'Delete an environment variable',
         params: VariableKeyParams,
         response: { 204: { type: 'null', description: 'Deleted' } },

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import type { LocalArtifactStore } from '../artifacts/artifact-store.ts'
-import { pruneArtifacts, pruneResults } from './retention.ts'
+import { pruneArtifacts, pruneResults } from './retention.service.ts'
 
 const DAY = 86_400_000
 

@@ -1,15 +1,30 @@
 import type { ServiceContext } from '../../context.ts'
-import { listAllAccounts } from '../accounts/accounts.repo.ts'
-import { toAccount } from '../accounts/accounts.service.ts'
-import { deleteFinishedNotificationsBefore } from '../alerting/alert-notifications.repo.ts'
+import { retentionOfAccounts } from '../accounts/accounts.service.ts'
+import { pruneNotifications } from '../alerting/alert-notifications.ts'
 import { pruneAnalytics } from '../analytics/fold.ts'
-import { accountIdsOfChecks, pruneTagHistory } from '../checks/checks.repo.ts'
-import { prunePeriods } from '../maintenance-windows/maintenance-windows.repo.ts'
-import { pruneServiceDays } from '../status-page-services/status-page-services.repo.ts'
+import { deleteResultsBefore } from '../check-results/check-results.service.ts'
+import { accountIdsOfChecks, pruneTagHistory } from '../checks/check-lookups.service.ts'
+import { pruneMaintenancePeriods } from '../maintenance-windows/maintenance-windows.service.ts'
+import { pruneAgentRecords } from '../private-locations/private-locations.service.ts'
+import { pruneServiceDays } from '../status-page-services/status-page-services.service.ts'
 import { accountIdsOfUnsavedRuns, pruneSessions } from '../test-sessions/session-retention.ts'
-import { deleteResultsBefore } from './check-results.repo.ts'
 
 const DAY_MS = 86_400_000
+
+/** One step of the retention sweep: what it deletes (for the log) and how. */
+export type RetentionStep = [what: string, step: () => Promise<unknown>]
+
+/**
+ * What goes by the accounts' retention settings, one step after another, for the hourly housekeeping
+ * (main.ts). `maxRetentionDays` (SVC_RESULT_RETENTION_DAYS) caps every account's `resultRetentionDays`.
+ */
+export function retentionSteps(ctx: ServiceContext, maxRetentionDays: number): RetentionStep[] {
+  return [
+    ['old results', () => pruneResults(ctx, maxRetentionDays)],
+    ['old artifacts', () => pruneArtifacts(ctx)],
+    ['agent records', () => pruneAgentRecords(ctx, maxRetentionDays)],
+  ]
+}
 
 /**
  * Deletes results older than each account's `resultRetentionDays`, never keeping any longer than
@@ -20,20 +35,20 @@ const DAY_MS = 86_400_000
 export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number): Promise<number> {
   const nowMs = ctx.clock.now().getTime()
   let deleted = 0
-  for (const row of await listAllAccounts(ctx)) {
-    const days = Math.min(toAccount(row).settings.resultRetentionDays, maxRetentionDays)
-    const cutoffMs = nowMs - days * DAY_MS
-    deleted += await deleteResultsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
-    await pruneAnalytics(ctx, row.id, cutoffMs)
+  for (const { accountId, resultRetentionDays } of await retentionOfAccounts(ctx)) {
+    const cutoffMs = nowMs - Math.min(resultRetentionDays, maxRetentionDays) * DAY_MS
+    const cutoffIso = new Date(cutoffMs).toISOString()
+    deleted += await deleteResultsBefore(ctx, accountId, cutoffIso)
+    await pruneAnalytics(ctx, accountId, cutoffMs)
     // The status history deleted checks left: the days wholly before the cutoff, as their results went.
-    await pruneServiceDays(ctx, row.id, new Date(cutoffMs).toISOString().slice(0, 10))
+    await pruneServiceDays(ctx, accountId, cutoffIso.slice(0, 10))
     // And the maintenance windows deleted or changed left of it, over before the cutoff.
-    await prunePeriods(ctx, row.id, new Date(cutoffMs).toISOString())
+    await pruneMaintenancePeriods(ctx, accountId, cutoffIso)
     // And the tags checks had before a change: those ended by the cutoff only judged runs now gone.
-    await pruneTagHistory(ctx, row.id, new Date(cutoffMs).toISOString())
-    await deleteFinishedNotificationsBefore(ctx, row.id, new Date(cutoffMs).toISOString())
+    await pruneTagHistory(ctx, accountId, cutoffIso)
+    await pruneNotifications(ctx, accountId, cutoffIso)
     // Test and check sessions made before the cutoff, with an unsaved definition's whole result.
-    await pruneSessions(ctx, row.id, new Date(cutoffMs).toISOString())
+    await pruneSessions(ctx, accountId, cutoffIso)
   }
   return deleted
 }
@@ -56,7 +71,7 @@ export async function pruneArtifacts(ctx: ServiceContext): Promise<number> {
   )
   for (const [runId, accountId] of runs) owners.set(runId, accountId)
   const retentionDays = new Map(
-    (await listAllAccounts(ctx)).map((row) => [row.id, toAccount(row).settings.traceRetentionDays]),
+    (await retentionOfAccounts(ctx)).map((account) => [account.accountId, account.traceRetentionDays]),
   )
   const nowMs = ctx.clock.now().getTime()
   const removedChecks = new Set<string>()
