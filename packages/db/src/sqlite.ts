@@ -120,6 +120,9 @@ function startCheckpointer(
           // A thread that stopped while the hold waited its turn would never answer.
           if (gone) return resolve()
           restarted = resolve
+          // Statements wait on its answer: while they do, it keeps the process alive (a script whose
+          // only pending work is a held write would otherwise end with the write unsettled).
+          worker.ref()
           worker.postMessage('restart')
         }),
     )
@@ -128,6 +131,7 @@ function startCheckpointer(
       .finally(() => {
         restarting = false
         restarted = undefined
+        if (!closed) worker.unref()
       })
   })
   exited.then(() => {
