@@ -114,15 +114,15 @@ function startCheckpointer(
     if (message === 'restarted') restarted?.()
     if (message !== 'log-long' || restarting || closed) return
     restarting = true
+    // Statements wait on its answer: a timer keeps the process alive meanwhile (a script whose only
+    // pending work is a held write would otherwise end with the write unsettled).
+    const awaited = setInterval(() => {}, 60_000)
     holdStatements(
       () =>
         new Promise<void>((resolve) => {
           // A thread that stopped while the hold waited its turn would never answer.
           if (gone) return resolve()
           restarted = resolve
-          // Statements wait on its answer: while they do, it keeps the process alive (a script whose
-          // only pending work is a held write would otherwise end with the write unsettled).
-          worker.ref()
           worker.postMessage('restart')
         }),
     )
@@ -131,7 +131,7 @@ function startCheckpointer(
       .finally(() => {
         restarting = false
         restarted = undefined
-        if (!closed) worker.unref()
+        clearInterval(awaited)
       })
   })
   exited.then(() => {
