@@ -20,6 +20,9 @@ import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount, updateAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
 import { queryAnalytics } from '../packages/server/src/features/analytics/analytics.service.ts'
 import { foldResultsIntoRollups } from '../packages/server/src/features/analytics/rollups.ts'
+import { exactAggregates } from '../packages/server/src/features/analytics/testing.ts'
+import { insertResults } from '../packages/server/src/features/check-results/check-results.repo.ts'
+import { withReadableDetail } from '../packages/server/src/features/check-results/stored-detail.ts'
 import { createCheck } from '../packages/server/src/features/checks/checks.service.ts'
 import { compileBodyValidator } from '../packages/server/src/http/validation.ts'
 import { scriptRunnerOf } from '../packages/server/src/runs/script-checks.ts'
@@ -142,10 +145,7 @@ async function seedCheck(name: string, timezone: string) {
     }
     await ctx.db.transaction().execute(async (db) => {
       for (let i = 0; i < rows.length; i += 500) {
-        await db
-          .insertInto('check_results')
-          .values(rows.slice(i, i + 500))
-          .execute()
+        await insertResults({ ...ctx, db }, rows.slice(i, i + 500))
       }
       await foldResultsIntoRollups({ ...ctx, db }, rows)
     })
@@ -177,27 +177,35 @@ const query = (windowDays: number, shape: 'daily' | 'thirty') => ({
   aggregationInterval: shape === 'daily' ? 1440 : { 7: 360, 30: 1440, 90: 4320 }[windowDays],
 })
 
-/** The baseline: read the window's raw results and compute the same per-day, per-location numbers. */
-async function plainScan(checkId: string, windowDays: number): Promise<number> {
-  const fromMs = NOW - windowDays * DAY
+/** The window's raw final results of a check, grouped by location and UTC day, with their metric values. */
+async function scanGroups(checkId: string, fromMs: number, toMs: number) {
   const rows = await ctx.db
-    .selectFrom('check_results')
-    .select(['run_location', 'started_at', 'has_failures', 'response_time', 'detail'])
-    .where('check_id', '=', checkId)
-    .where('result_type', '=', 'FINAL')
-    .where('started_at', '>=', new Date(fromMs).toISOString())
-    .where('started_at', '<', new Date(NOW).toISOString())
+    .selectFrom('results as r')
+    .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
+    .select([
+      'r.run_location',
+      'r.started_ms',
+      'r.has_failures',
+      'r.response_time',
+      'r.detail',
+      'r.check_type',
+    ])
+    .where('rc.check_id', '=', checkId)
+    .where('r.result_type', '=', 'FINAL')
+    .where('r.started_ms', '>=', fromMs)
+    .where('r.started_ms', '<', toMs)
     .execute()
   const groups = new Map<string, { values: number[][]; failures: number; n: number }>()
   for (const row of rows) {
-    const day = Math.floor(Date.parse(row.started_at) / DAY)
-    const key = `${row.run_location}|${day}`
+    const day = Math.floor(Number(row.started_ms) / DAY) * DAY
+    const key = `${row.run_location}|${new Date(day).toISOString()}`
     let group = groups.get(key)
     if (!group) {
       group = { values: BASES.map(() => []), failures: 0, n: 0 }
       groups.set(key, group)
     }
-    const phases = JSON.parse(row.detail).urlCheckResult.timingPhases
+    // A passing result that repeats the last one kept in full is stored compact: its timings read back.
+    const phases = JSON.parse(withReadableDetail(row).detail).urlCheckResult.timingPhases
     group.n++
     if (row.has_failures) group.failures++
     group.values[0]?.push(Number(row.response_time))
@@ -205,15 +213,66 @@ async function plainScan(checkId: string, windowDays: number): Promise<number> {
       group.values[i + 1]?.push(phases[name])
     })
   }
+  return groups
+}
+
+/** The baseline: read the window's raw results and compute the same per-day, per-location numbers. */
+async function plainScan(checkId: string, windowDays: number): Promise<number> {
+  const groups = await scanGroups(checkId, NOW - windowDays * DAY, NOW)
   let checksum = 0
   for (const group of groups.values()) {
     for (const values of group.values) {
-      values.sort((a, b) => a - b)
-      for (const q of [0.5, 0.5, 0.9, 0.95, 0.99])
-        checksum += values[Math.floor(q * (values.length - 1))] ?? 0
+      const aggregates = exactAggregates(values)
+      checksum += aggregates.median + aggregates.p50 + aggregates.p90 + aggregates.p95 + aggregates.p99
     }
   }
   return checksum
+}
+
+/**
+ * Whether analytics answers what the scan computes: every metric of every location and whole UTC day in
+ * `windowDays` before today (availability exactly, to its two decimals; percentiles within the 1% the
+ * API documents for its sketches). Answers the points compared and those that differ.
+ */
+async function compareWithScan(checkId: string, windowDays: number) {
+  const toMs = Math.floor(NOW / DAY) * DAY
+  const fromMs = toMs - windowDays * DAY
+  const q = {
+    from: fromMs / 1000,
+    to: toMs / 1000,
+    groupBy: 'runLocation',
+    metrics: [METRICS.join(',')],
+    aggregationInterval: 1440,
+  }
+  const answer = await queryAnalytics(ctx, account.id, kind, checkId, q)
+  const groups = await scanGroups(checkId, fromMs, toMs)
+  let compared = 0
+  const differ: string[] = []
+  for (const series of answer.body.series as {
+    runLocation: string
+    data: Record<string, number | string | null>[]
+  }[]) {
+    for (const point of series.data) {
+      const group = groups.get(`${series.runLocation}|${point.timestamp}`)
+      for (const metric of METRICS) {
+        const got = point[metric] as number | null
+        const want = group ? expected(group, metric) : null
+        compared++
+        const same =
+          got === null || want === null
+            ? got === want
+            : Math.abs(got - want) <= (metric === 'availability' ? 0.0051 : want * 0.01 + 0.001)
+        if (!same) differ.push(`${series.runLocation} ${point.timestamp} ${metric}: ${got} vs scan ${want}`)
+      }
+    }
+  }
+  return { compared, differ, groups: groups.size }
+}
+
+function expected(group: { values: number[][]; failures: number; n: number }, metric: string): number {
+  if (metric === 'availability') return (100 * (group.n - group.failures)) / group.n
+  const [base, aggregation] = metric.split('_') as [string, 'median' | 'p50' | 'p90' | 'p95' | 'p99']
+  return exactAggregates(group.values[BASES.indexOf(base)] ?? [])[aggregation]
 }
 
 const percentile = (sorted: number[], q: number) => sorted[Math.floor(q * (sorted.length - 1))] as number
@@ -267,7 +326,15 @@ for (const { label, timezone, checkId, scan } of cases) {
     }
   }
 }
+await updateAccount(ctx, account.id, { settings: { timezone: 'UTC' } })
+const equality = await compareWithScan(utcCheck.id, Math.min(30, days - 1))
+lines.push(
+  `answers against the scan (UTC check, ${Math.min(30, days - 1)} whole days by location, ${METRICS.length} metrics): ` +
+    `${equality.compared - equality.differ.length} of ${equality.compared} values equal` +
+    (equality.differ.length > 0 ? `; differ: ${equality.differ.slice(0, 5).join('; ')}` : ''),
+)
 process.stdout.write(`${lines.join('\n')}\n`)
+if (equality.differ.length > 0 || equality.groups === 0) process.exitCode = 1
 await store.close()
 if (pgUrl) await onPostgres(`DROP SCHEMA ${schema} CASCADE`)
 rmSync(dir, { recursive: true, force: true })

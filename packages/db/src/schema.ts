@@ -19,7 +19,7 @@ import type {
   ErrorGroupsTable,
   RootCauseAnalysesTable,
 } from './schema/analytics.ts'
-import type { CheckResultsTable } from './schema/check-results.ts'
+import type { CheckResultsTable, ResultChecksTable, ResultsTable } from './schema/check-results.ts'
 import type {
   CheckGroupsTable,
   ChecksTable,
@@ -113,7 +113,10 @@ export interface Database {
   session_runs: SessionRunsTable
   trigger_tokens: TriggerTokensTable
   check_schedules: CheckSchedulesTable
+  /** A view of `results` with readable columns (migration 0035): read it, write `results`. */
   check_results: CheckResultsTable
+  results: ResultsTable
+  result_checks: ResultChecksTable
   check_retries: CheckRetriesTable
   suite_runs: SuiteRunsTable
   agent_script_runs: AgentScriptRunsTable

@@ -114,6 +114,9 @@ function startCheckpointer(
     if (message === 'restarted') restarted?.()
     if (message !== 'log-long' || restarting || closed) return
     restarting = true
+    // Statements wait on its answer: a timer keeps the process alive meanwhile (a script whose only
+    // pending work is a held write would otherwise end with the write unsettled).
+    const awaited = setInterval(() => {}, 60_000)
     holdStatements(
       () =>
         new Promise<void>((resolve) => {
@@ -128,6 +131,7 @@ function startCheckpointer(
       .finally(() => {
         restarting = false
         restarted = undefined
+        clearInterval(awaited)
       })
   })
   exited.then(() => {

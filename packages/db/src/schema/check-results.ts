@@ -1,5 +1,5 @@
 // Stored check results: features/check-results.
-import type { SqlBool } from 'kysely'
+import type { Generated, SqlBool } from 'kysely'
 
 export interface CheckResultsTable {
   id: string
@@ -25,4 +25,40 @@ export interface CheckResultsTable {
   created_at: string
   /** A suite run stopped on request: kept, but left out of alerting, statuses and analytics. */
   is_cancelled: SqlBool
+}
+
+/**
+ * Where results are stored (migration 0035): `check_results` is a view of this table with the readable
+ * columns. Written and read only by features/check-results (result-rows.ts encodes and decodes a row).
+ */
+export interface ResultsTable {
+  key: Generated<number>
+  /** A UUID as its 16 bytes on SQLite; any other id, and every id on PostgreSQL, as text. */
+  id: string | Uint8Array
+  check_key: number
+  /** The job id without its check id (`<due>::<location>`), or `=` and the whole job id. */
+  job: string
+  check_type: string
+  run_location: string
+  started_ms: number
+  stopped_after_ms: number
+  created_after_ms: number
+  response_time: number
+  has_failures: SqlBool
+  has_errors: SqlBool
+  is_degraded: SqlBool
+  over_max_response_time: SqlBool
+  attempts: number
+  result_type: string
+  error_type: string | null
+  error_message: string | null
+  status_code: number | null
+  detail: string
+  is_cancelled: SqlBool
+}
+
+/** A short key per check that has results: results name their check by it. */
+export interface ResultChecksTable {
+  key: Generated<number>
+  check_id: string
 }

@@ -436,15 +436,14 @@ for (const engine of testEngines()) {
   })
 }
 
-/** A store that has fallen behind: every insert into `check_results` waits (in its transaction) for `release()`. */
+/** A store that has fallen behind: every insert into `results` waits (in its transaction) for `release()`. */
 function holdResultInserts(): { plugin: KyselyPlugin; release(): void } {
   const released = Promise.withResolvers<void>()
   const inserts = new WeakSet<QueryId>()
   return {
     plugin: {
       transformQuery({ node, queryId }) {
-        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'check_results')
-          inserts.add(queryId)
+        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'results') inserts.add(queryId)
         return node
       },
       async transformResult({ queryId, result }) {

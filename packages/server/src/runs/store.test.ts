@@ -234,11 +234,11 @@ for (const engine of testEngines()) {
 
     test('on a busy store a result waits a moment to share the next commit; a batch a request awaits does not', async () => {
       const check = await heartbeatCheck('gathered')
-      /** Rows per insert into check_results: one insert per committed batch. */
+      /** Rows per insert into results: one insert per committed batch. */
       const inserts: number[] = []
       const counted: KyselyPlugin = {
         transformQuery({ node }) {
-          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'check_results') {
+          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'results') {
             inserts.push(node.values && ValuesNode.is(node.values) ? node.values.values.length : -1)
           }
           return node

@@ -1,11 +1,31 @@
-import { type CheckResultsTable, type Database, fetchPage } from '@svc/db'
+import {
+  type CheckResultsTable,
+  type Database,
+  fetchPage,
+  type ResultChecksTable,
+  type ResultsTable,
+} from '@svc/db'
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 import { withCopiedDetails } from './kept-details.repo.ts'
+import {
+  checkKeysOf,
+  DAY_OF_START,
+  idOfStored,
+  isoDayOf,
+  jobIdOfStored,
+  msOfIso,
+  READABLE_COLUMNS,
+  readableResults,
+  readableRow,
+  storedIdOf,
+  storedJobsOf,
+  storedRowOf,
+} from './result-rows.ts'
 import { storedDetailOf, withReadableDetail } from './stored-detail.ts'
 
 /**
- * The only SQL for `check_results`. Results are written through runs/store.ts, which folds them. A
+ * The only SQL for stored results (`results`, see result-rows.ts). Results are written through runs/store.ts, which folds them. A
  * passing result's detail may be stored compact (stored-detail.ts): every read here expands it, and the
  * reads that show a result's request and response copy them from the result kept in full it repeats.
  */
@@ -13,15 +33,21 @@ import { storedDetailOf, withReadableDetail } from './stored-detail.ts'
 /** Inserts `rows` in one statement, skipping any whose job id has a result already; answers the ids inserted. */
 export async function insertResults(ctx: ServiceContext, rows: CheckResultsTable[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set()
+  const keys = await checkKeysOf(
+    ctx,
+    rows.map((row) => row.check_id),
+  )
   const inserted = await ctx.db
-    .insertInto('check_results')
-    .values(rows.map((row) => ({ ...row, detail: storedDetailOf(row) })))
+    .insertInto('results')
+    .values(
+      rows.map((row) => storedRowOf(ctx.engine, row, keys.get(row.check_id) as number, storedDetailOf(row))),
+    )
     // No conflict target: a result posted twice at once has the same id as well as the same job id, and
     // PostgreSQL only waits out concurrent inserts on the indexes a target names (the id's raised 23505).
     .onConflict((oc) => oc.doNothing())
     .returning('id')
     .execute()
-  return new Set(inserted.map((row) => row.id))
+  return new Set(inserted.map((row) => idOfStored(row.id)))
 }
 
 export interface ResultFilter {
@@ -38,97 +64,138 @@ export async function listResults(
   filter: ResultFilter,
   page: { limit: number; offset: number },
 ) {
-  let query = ctx.db.selectFrom('check_results').where('check_id', '=', checkId)
-  if (filter.fromIso) query = query.where('started_at', '>=', filter.fromIso)
-  if (filter.toIso) query = query.where('started_at', '<=', filter.toIso)
-  if (filter.location) query = query.where('run_location', '=', filter.location)
-  if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
-  if (filter.resultType) query = query.where('result_type', '=', filter.resultType)
+  let query = readableResults(ctx).where('rc.check_id', '=', checkId)
+  if (filter.fromIso) query = query.where('r.started_ms', '>=', msOfIso(filter.fromIso))
+  if (filter.toIso) query = query.where('r.started_ms', '<=', msOfIso(filter.toIso))
+  if (filter.location) query = query.where('r.run_location', '=', filter.location)
+  if (filter.hasFailures !== undefined) query = query.where('r.has_failures', '=', filter.hasFailures)
+  if (filter.resultType) query = query.where('r.result_type', '=', filter.resultType)
   const { rows, total } = await fetchPage(
     query,
-    (q) => q.selectAll().orderBy('started_at', 'desc').orderBy(MISSED_DEADLINE_LAST).orderBy('id'),
+    (q) =>
+      q
+        .select(READABLE_COLUMNS)
+        .orderBy('r.started_ms', 'desc')
+        .orderBy(MISSED_DEADLINE_LAST)
+        .orderBy('r.id'),
     page,
   )
-  return { rows: await withCopiedDetails(ctx, rows), total }
+  return { rows: await withCopiedDetails(ctx, rows.map(readableRow)), total }
 }
 
 export async function findResultByJobId(ctx: ServiceContext, jobId: string) {
-  return ctx.db.selectFrom('check_results').select(['id']).where('job_id', '=', jobId).executeTakeFirst()
+  const [row] = await findResultsByJobIds(ctx, [jobId])
+  return row && { id: row.id }
 }
 
 /** The stored results of `jobIds`: which check each is of and where it ran. */
 export async function findResultsByJobIds(ctx: ServiceContext, jobIds: string[]) {
   if (jobIds.length === 0) return []
-  return ctx.db
-    .selectFrom('check_results')
-    .select(['job_id', 'check_id', 'run_location'])
-    .where('job_id', 'in', jobIds)
+  const forms = jobIds.flatMap(storedJobsOf)
+  const rows = await ctx.db
+    .selectFrom('results as r')
+    .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
+    .select(['r.id', 'r.job', 'rc.check_id', 'r.run_location'])
+    .where((eb) =>
+      eb.or(
+        forms.map(({ job, checkId }) =>
+          checkId === undefined
+            ? eb('r.job', '=', job)
+            : eb.and([eb('r.job', '=', job), eb('rc.check_id', '=', checkId)]),
+        ),
+      ),
+    )
     .execute()
+  return rows.map((row) => ({
+    id: idOfStored(row.id),
+    job_id: jobIdOfStored(row.job, row.check_id),
+    check_id: row.check_id,
+    run_location: row.run_location,
+  }))
 }
 
 /** The stored results of `ids`: which job each is of. */
 export async function findResultsByIds(ctx: ServiceContext, ids: string[]) {
   if (ids.length === 0) return []
-  return ctx.db.selectFrom('check_results').select(['id', 'job_id']).where('id', 'in', ids).execute()
+  const rows = await ctx.db
+    .selectFrom('results as r')
+    .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
+    .select(['r.id', 'r.job', 'rc.check_id'])
+    .where(
+      'r.id',
+      'in',
+      ids.map((id) => storedIdOf(ctx.engine, id)),
+    )
+    .execute()
+  return rows.map((row) => ({ id: idOfStored(row.id), job_id: jobIdOfStored(row.job, row.check_id) }))
 }
 
 /** Whether a result with this id is stored, whatever its check. */
 export async function isResultStored(ctx: ServiceContext, resultId: string): Promise<boolean> {
   const row = await ctx.db
-    .selectFrom('check_results')
-    .select('id')
-    .where('id', '=', resultId)
+    .selectFrom('results')
+    .select('key')
+    .where('id', '=', storedIdOf(ctx.engine, resultId))
     .executeTakeFirst()
   return row !== undefined
 }
 
 export async function findResult(ctx: ServiceContext, checkId: string, resultId: string) {
-  const row = await ctx.db
-    .selectFrom('check_results')
-    .selectAll()
-    .where('check_id', '=', checkId)
-    .where('id', '=', resultId)
+  const row = await readableResults(ctx)
+    .select(READABLE_COLUMNS)
+    .where('rc.check_id', '=', checkId)
+    .where('r.id', '=', storedIdOf(ctx.engine, resultId))
     .executeTakeFirst()
-  return row && (await withCopiedDetails(ctx, [row]))[0]
+  return row && (await withCopiedDetails(ctx, [readableRow(row)]))[0]
 }
 
-const STATUS_OF_ROW = sql<string>`case when has_failures then 'failing' when is_degraded then 'degraded' else 'passing' end`
+const STATUS_OF_ROW = sql<string>`case when r.has_failures then 'failing' when r.is_degraded then 'degraded' else 'passing' end`
 
 /**
  * Orders results of one millisecond: a heartbeat's missed deadline (dated at the deadline) after a ping
  * of that millisecond, which arrived by the deadline, so the ping is the later result and the check's
  * status. Else the result ids' order (time-ordered), for a deterministic answer.
  */
-const MISSED_DEADLINE_LAST = sql<number>`case when check_type = 'HEARTBEAT' and error_type = 'TIMEOUT' then 1 else 0 end`
+const MISSED_DEADLINE_LAST = sql<number>`case when r.check_type = 'HEARTBEAT' and r.error_type = 'TIMEOUT' then 1 else 0 end`
 
-/** The latest final result of each of `checkIds`, one each. Cancelled runs count for none of the reads below. */
+/** Final results of the checks: the reads below count no cancelled run. */
+function finalResults(ctx: ServiceContext) {
+  return ctx.db
+    .selectFrom('results as r')
+    .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
+    .where('r.result_type', '=', 'FINAL')
+    .where('r.is_cancelled', '=', false)
+}
+
+/** The latest final result of each of `checkIds`, one each. */
 export async function latestResults(ctx: ServiceContext, checkIds: string[]) {
   if (checkIds.length === 0) return []
-  const rows = await ctx.db
-    .selectFrom('check_results as r')
+  const rows = await readableResults(ctx)
     .innerJoin(
       (eb) =>
         eb
-          .selectFrom('check_results')
-          .select(['check_id', (e) => e.fn.max('started_at').as('latest')])
-          .where('check_id', 'in', checkIds)
+          .selectFrom('results')
+          .select(['check_key', (e) => e.fn.max('started_ms').as('latest')])
+          .where('check_key', 'in', (e) =>
+            e.selectFrom('result_checks').select('key').where('check_id', 'in', checkIds),
+          )
           .where('result_type', '=', 'FINAL')
           .where('is_cancelled', '=', false)
-          .groupBy('check_id')
+          .groupBy('check_key')
           .as('l'),
-      (join) => join.onRef('l.check_id', '=', 'r.check_id').onRef('l.latest', '=', 'r.started_at'),
+      (join) => join.onRef('l.check_key', '=', 'r.check_key').onRef('l.latest', '=', 'r.started_ms'),
     )
-    .selectAll('r')
+    .select(READABLE_COLUMNS)
     .where('r.result_type', '=', 'FINAL')
     .where('r.is_cancelled', '=', false)
     // Results of the latest millisecond in the order `listResults` gives them: the first of each wins.
-    .orderBy('r.check_id')
-    .orderBy(sql`case when r.check_type = 'HEARTBEAT' and r.error_type = 'TIMEOUT' then 1 else 0 end`)
+    .orderBy('rc.check_id')
+    .orderBy(MISSED_DEADLINE_LAST)
     .orderBy('r.id')
     .execute()
   const first = new Map<string, (typeof rows)[number]>()
   for (const row of rows) if (!first.has(row.check_id)) first.set(row.check_id, row)
-  return [...first.values()].map(withReadableDetail)
+  return [...first.values()].map((row) => withReadableDetail(readableRow(row)))
 }
 
 /** When the check's current status began: the first final result after the last one of another status. */
@@ -137,22 +204,18 @@ export async function currentStatusSince(
   checkId: string,
   status: string,
 ): Promise<string | null> {
-  const finals = ctx.db
-    .selectFrom('check_results')
-    .where('check_id', '=', checkId)
-    .where('result_type', '=', 'FINAL')
-    .where('is_cancelled', '=', false)
+  const finals = finalResults(ctx).where('rc.check_id', '=', checkId)
   const lastOther = await finals
-    .select('started_at')
+    .select('r.started_ms')
     .where(STATUS_OF_ROW, '!=', status)
-    .orderBy('started_at', 'desc')
+    .orderBy('r.started_ms', 'desc')
     .limit(1)
     .executeTakeFirst()
-  let streak = finals.select('started_at').where(STATUS_OF_ROW, '=', status)
+  let streak = finals.select('r.started_ms').where(STATUS_OF_ROW, '=', status)
   // `>=`: a ping in the millisecond of the missed deadline before it is the later result (see `latestResults`).
-  if (lastOther) streak = streak.where('started_at', '>=', lastOther.started_at)
-  const first = await streak.orderBy('started_at').limit(1).executeTakeFirst()
-  return first?.started_at ?? null
+  if (lastOther) streak = streak.where('r.started_ms', '>=', lastOther.started_ms)
+  const first = await streak.orderBy('r.started_ms').limit(1).executeTakeFirst()
+  return first ? isoOfMs(first.started_ms) : null
 }
 
 /**
@@ -168,31 +231,29 @@ export async function currentStatusesSince(
   for (let at = 0; at < ids.length; at += STATUS_SINCE_CHECKS_PER_QUERY) {
     const chunk = ids.slice(at, at + STATUS_SINCE_CHECKS_PER_QUERY)
     const statusOfCheck = caseOfCheck(chunk.map((id) => [id, current.get(id) as string]))
-    const finals = ctx.db
-      .selectFrom('check_results')
-      .where('check_id', 'in', chunk)
-      .where('result_type', '=', 'FINAL')
-      .where('is_cancelled', '=', false)
+    const finals = finalResults(ctx).where('rc.check_id', 'in', chunk)
     const lastOthers = await finals
-      .select(['check_id', (eb) => eb.fn.max('started_at').as('at')])
+      .select(['rc.check_id', (eb) => eb.fn.max('r.started_ms').as('at')])
       .where(STATUS_OF_ROW, '!=', statusOfCheck)
-      .groupBy('check_id')
+      .groupBy('rc.check_id')
       .execute()
-    const lastOther = new Map(lastOthers.map((row) => [row.check_id, String(row.at)]))
-    // `>=` as in `currentStatusSince`; '' is before every time.
-    const floor = caseOfCheck(chunk.map((id) => [id, lastOther.get(id) ?? '']))
+    const lastOther = new Map(lastOthers.map((row) => [row.check_id, Number(row.at)]))
+    // `>=` as in `currentStatusSince`; with no other status, from the first result.
+    const floor = caseOfCheckMs(chunk.map((id) => [id, lastOther.get(id) ?? BEFORE_ANY_RESULT]))
     const streaks = await finals
-      .select(['check_id', (eb) => eb.fn.min('started_at').as('at')])
+      .select(['rc.check_id', (eb) => eb.fn.min('r.started_ms').as('at')])
       .where(STATUS_OF_ROW, '=', statusOfCheck)
-      .where('started_at', '>=', floor)
-      .groupBy('check_id')
+      .where('r.started_ms', '>=', floor)
+      .groupBy('rc.check_id')
       .execute()
-    for (const row of streaks) if (row.at !== null) since.set(row.check_id, String(row.at))
+    for (const row of streaks) if (row.at !== null) since.set(row.check_id, isoOfMs(row.at))
   }
   return since
 }
 
 const STATUS_SINCE_CHECKS_PER_QUERY = 500
+const BEFORE_ANY_RESULT = -8_640_000_000_000_000
+const isoOfMs = (ms: number | string) => new Date(Number(ms)).toISOString()
 
 /**
  * The checks among `held` (check id → the status it had and the time from which to look) with a final
@@ -208,14 +269,11 @@ export async function statusesBrokenSince(
   for (let at = 0; at < ids.length; at += STATUS_SINCE_CHECKS_PER_QUERY) {
     const chunk = ids.slice(at, at + STATUS_SINCE_CHECKS_PER_QUERY)
     const entries = chunk.map((id) => [id, held.get(id) as { status: string; fromIso: string }] as const)
-    const rows = await ctx.db
-      .selectFrom('check_results')
-      .select('check_id')
+    const rows = await finalResults(ctx)
+      .select('rc.check_id')
       .distinct()
-      .where('check_id', 'in', chunk)
-      .where('result_type', '=', 'FINAL')
-      .where('is_cancelled', '=', false)
-      .where('started_at', '>=', caseOfCheck(entries.map(([id, entry]) => [id, entry.fromIso])))
+      .where('rc.check_id', 'in', chunk)
+      .where('r.started_ms', '>=', caseOfCheckMs(entries.map(([id, entry]) => [id, msOfIso(entry.fromIso)])))
       .where(STATUS_OF_ROW, '!=', caseOfCheck(entries.map(([id, entry]) => [id, entry.status])))
       .execute()
     for (const row of rows) broken.add(row.check_id)
@@ -226,7 +284,13 @@ export async function statusesBrokenSince(
 /** `case check_id when <id> then <value> ... end`: a value per check inside one statement. */
 function caseOfCheck(pairs: [string, string][]) {
   const whens = pairs.map(([id, value]) => sql`when ${id} then ${value}`)
-  return sql<string>`case check_id ${sql.join(whens, sql` `)} end`
+  return sql<string>`case rc.check_id ${sql.join(whens, sql` `)} end`
+}
+
+/** `caseOfCheck` of times in milliseconds (cast: PostgreSQL would take untyped parameters for text). */
+function caseOfCheckMs(pairs: [string, number][]) {
+  const whens = pairs.map(([id, ms]) => sql`when ${id} then cast(${ms} as bigint)`)
+  return sql<number>`case rc.check_id ${sql.join(whens, sql` `)} end`
 }
 
 /** Deletes an account's results that started before `beforeIso`; returns how many went. */
@@ -236,16 +300,22 @@ export async function deleteResultsBefore(
   beforeIso: string,
 ): Promise<number> {
   const result = await ctx.db
-    .deleteFrom('check_results')
-    .where('account_id', '=', accountId)
-    .where('started_at', '<', beforeIso)
+    .deleteFrom('results')
+    .where('check_key', 'in', (eb) =>
+      eb
+        .selectFrom('result_checks as rc')
+        .innerJoin('checks as c', 'c.id', 'rc.check_id')
+        .select('rc.key')
+        .where('c.account_id', '=', accountId),
+    )
+    .where('started_ms', '<', msOfIso(beforeIso))
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 
 /** Final results per check and UTC day (`YYYY-MM-DD`) since `sinceIso`, and how many of them failed. */
 export async function dailyFinalCounts(ctx: ServiceContext, checkIds: string[], sinceIso: string) {
-  return dailyFinalCountsWhere(ctx, checkIds, (eb) => eb('started_at', '>=', sinceIso))
+  return dailyFinalCountsWhere(ctx, checkIds, (eb) => eb('r.started_ms', '>=', msOfIso(sinceIso)))
 }
 
 /**
@@ -259,34 +329,36 @@ export async function dailyFinalCountsWithin(
 ) {
   if (intervals.length === 0) return []
   return dailyFinalCountsWhere(ctx, checkIds, (eb) =>
-    eb.or(intervals.map(([from, to]) => eb.and([eb('started_at', '>=', from), eb('started_at', '<', to)]))),
+    eb.or(
+      intervals.map(([from, to]) =>
+        eb.and([eb('r.started_ms', '>=', msOfIso(from)), eb('r.started_ms', '<', msOfIso(to))]),
+      ),
+    ),
   )
 }
+
+type ResultsOfChecks = Database & { r: ResultsTable; rc: ResultChecksTable }
 
 async function dailyFinalCountsWhere(
   ctx: ServiceContext,
   checkIds: string[],
-  started: (eb: ExpressionBuilder<Database, 'check_results'>) => Expression<SqlBool>,
+  started: (eb: ExpressionBuilder<ResultsOfChecks, 'r' | 'rc'>) => Expression<SqlBool>,
 ) {
   if (checkIds.length === 0) return []
-  const day = sql<string>`substr(started_at, 1, 10)`
-  const rows = await ctx.db
-    .selectFrom('check_results')
+  const rows = await finalResults(ctx)
     .select([
-      'check_id',
-      day.as('day'),
+      'rc.check_id',
+      DAY_OF_START.as('day'),
       sql<number>`count(*)`.as('total'),
-      sql<number>`sum(case when has_failures then 1 else 0 end)`.as('failed'),
+      sql<number>`sum(case when r.has_failures then 1 else 0 end)`.as('failed'),
     ])
-    .where('check_id', 'in', checkIds)
-    .where('result_type', '=', 'FINAL')
-    .where('is_cancelled', '=', false)
+    .where('rc.check_id', 'in', checkIds)
     .where(started)
-    .groupBy(['check_id', day])
+    .groupBy(['rc.check_id', DAY_OF_START])
     .execute()
   return rows.map((r) => ({
     checkId: r.check_id,
-    day: r.day,
+    day: isoDayOf(r.day),
     total: Number(r.total),
     failed: Number(r.failed),
   }))
@@ -315,31 +387,42 @@ export async function previousHeartbeatResults(
   const query =
     ctx.engine === 'postgres'
       ? sql<PreviousResultRow>`
-          select p.check_id, p.started_at, p.has_failures, p.error_type
-          from unnest(${before.map((b) => b.checkId)}::text[], ${before.map((b) => b.beforeIso)}::text[])
-            as wanted(check_id, before_iso)
+          select wanted.check_id, p.started_ms, p.has_failures, p.error_type
+          from unnest(${before.map((b) => b.checkId)}::text[], ${before.map((b) => msOfIso(b.beforeIso))}::bigint[])
+            as wanted(check_id, before_ms)
+          join result_checks rc on rc.check_id = wanted.check_id
           cross join lateral (
-            select check_id, started_at, has_failures, error_type from check_results
-            where check_id = wanted.check_id and started_at < wanted.before_iso
-            order by started_at desc limit 1
+            select started_ms, has_failures, error_type from results
+            where check_key = rc.key and started_ms < wanted.before_ms
+            order by started_ms desc limit 1
           ) as p`
       : sql<PreviousResultRow>`
-          select r.check_id, r.started_at, r.has_failures, r.error_type
-          from json_each(${JSON.stringify(before.map((b) => [b.checkId, b.beforeIso]))}) as wanted
-          join check_results r on r.id = (
-            select id from check_results
-            where check_id = wanted.value ->> 0 and started_at < wanted.value ->> 1
-            order by started_at desc limit 1)`
+          select rc.check_id, r.started_ms, r.has_failures, r.error_type
+          from json_each(${JSON.stringify(before.map((b) => [b.checkId, msOfIso(b.beforeIso)]))}) as wanted
+          join result_checks rc on rc.check_id = wanted.value ->> 0
+          join results r on r.key = (
+            select key from results
+            where check_key = rc.key and started_ms < wanted.value ->> 1
+            order by started_ms desc limit 1)`
   const { rows } = await query.execute(ctx.db)
   return new Map(
     rows.map((row) => [
       row.check_id,
-      { started_at: row.started_at, has_failures: Boolean(row.has_failures), error_type: row.error_type },
+      {
+        started_at: isoOfMs(row.started_ms),
+        has_failures: Boolean(row.has_failures),
+        error_type: row.error_type,
+      },
     ]),
   )
 }
 
-type PreviousResultRow = Pick<CheckResultsTable, 'check_id' | 'started_at' | 'has_failures' | 'error_type'>
+interface PreviousResultRow {
+  check_id: string
+  started_ms: number | string
+  has_failures: SqlBool
+  error_type: string | null
+}
 
 /**
  * One page of a check's final results started in [fromIso, toIso), oldest first: the raw points of
@@ -351,20 +434,19 @@ export async function finalResultsPage(
   filter: { fromIso: string; toIso: string; hasFailures?: boolean },
   page: { limit: number; offset: number },
 ) {
-  let query = ctx.db
-    .selectFrom('check_results')
-    .where('check_id', '=', checkId)
-    .where('result_type', '=', 'FINAL')
-    .where('is_cancelled', '=', false)
-    .where('started_at', '>=', filter.fromIso)
-    .where('started_at', '<', filter.toIso)
-  if (filter.hasFailures !== undefined) query = query.where('has_failures', '=', filter.hasFailures)
+  let query = readableResults(ctx)
+    .where('rc.check_id', '=', checkId)
+    .where('r.result_type', '=', 'FINAL')
+    .where('r.is_cancelled', '=', false)
+    .where('r.started_ms', '>=', msOfIso(filter.fromIso))
+    .where('r.started_ms', '<', msOfIso(filter.toIso))
+  if (filter.hasFailures !== undefined) query = query.where('r.has_failures', '=', filter.hasFailures)
   const { rows, total } = await fetchPage(
     query,
-    (q) => q.selectAll().orderBy('started_at').orderBy('id'),
+    (q) => q.select(READABLE_COLUMNS).orderBy('r.started_ms').orderBy('r.id'),
     page,
   )
-  return { rows: rows.map(withReadableDetail), total }
+  return { rows: rows.map((row) => withReadableDetail(readableRow(row))), total }
 }
 
 /** Up to `limit` final results of a check on one side of `atIso` (RCA evidence), nearest first. */
@@ -376,17 +458,16 @@ export async function finalResultsAround(
   limit: number,
   location?: string,
 ) {
-  let query = ctx.db
-    .selectFrom('check_results')
-    .selectAll()
-    .where('check_id', '=', checkId)
-    .where('result_type', '=', 'FINAL')
-    .where('is_cancelled', '=', false)
-    .where('started_at', side === 'before' ? '<' : '>=', atIso)
-  if (location) query = query.where('run_location', '=', location)
+  let query = readableResults(ctx)
+    .select(READABLE_COLUMNS)
+    .where('rc.check_id', '=', checkId)
+    .where('r.result_type', '=', 'FINAL')
+    .where('r.is_cancelled', '=', false)
+    .where('r.started_ms', side === 'before' ? '<' : '>=', msOfIso(atIso))
+  if (location) query = query.where('r.run_location', '=', location)
   const rows = await query
-    .orderBy('started_at', side === 'before' ? 'desc' : 'asc')
+    .orderBy('r.started_ms', side === 'before' ? 'desc' : 'asc')
     .limit(limit)
     .execute()
-  return withCopiedDetails(ctx, rows)
+  return withCopiedDetails(ctx, rows.map(readableRow))
 }

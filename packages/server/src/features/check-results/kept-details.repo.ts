@@ -1,5 +1,6 @@
 import type { CheckResultsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
+import { idOfStored } from './result-rows.ts'
 import {
   copiedDetail,
   isCompact,
@@ -9,7 +10,7 @@ import {
   withReadableDetail,
 } from './stored-detail.ts'
 
-/** Reads of `check_results` for check-results.repo.ts: the results kept in full that compact ones repeat. */
+/** Reads of stored results for check-results.repo.ts: the results kept in full that compact ones repeat. */
 
 /**
  * `rows` with each compact detail completed from the result kept in full it repeats (the latest of its
@@ -39,18 +40,25 @@ export async function withCopiedDetails<Row extends CheckResultsTable>(
   }
   const keptOf = new Map<string, Pick<CheckResultsTable, 'id' | 'detail' | 'check_type' | 'started_at'>[]>()
   for (const [key, span] of spans) {
+    const kept = await ctx.db
+      .selectFrom('results as r')
+      .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
+      .select(['r.id', 'r.detail', 'r.check_type', 'r.started_ms'])
+      .where('rc.check_id', '=', span.checkId)
+      .where('r.run_location', '=', span.location)
+      .where('r.started_ms', '>=', Date.parse(span.from) - KEPT_WITHIN_MS)
+      .where('r.started_ms', '<=', Date.parse(span.to))
+      .where('r.detail', 'not like', '[%')
+      .orderBy('r.started_ms', 'desc')
+      .execute()
     keptOf.set(
       key,
-      await ctx.db
-        .selectFrom('check_results')
-        .select(['id', 'detail', 'check_type', 'started_at'])
-        .where('check_id', '=', span.checkId)
-        .where('run_location', '=', span.location)
-        .where('started_at', '>=', new Date(Date.parse(span.from) - KEPT_WITHIN_MS).toISOString())
-        .where('started_at', '<=', span.to)
-        .where('detail', 'not like', '[%')
-        .orderBy('started_at', 'desc')
-        .execute(),
+      kept.map((row) => ({
+        id: idOfStored(row.id),
+        detail: row.detail,
+        check_type: row.check_type,
+        started_at: new Date(Number(row.started_ms)).toISOString(),
+      })),
     )
   }
   return rows.map((row) => {

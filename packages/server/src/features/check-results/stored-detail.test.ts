@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
+import { storedIdOf } from './result-rows.ts'
 
 const T0 = Date.parse('2026-03-02T10:00:00.000Z')
 const MINUTE = 60_000
@@ -153,8 +154,8 @@ for (const engine of testEngines()) {
 
     test('a repeat whose kept result is gone reads back with its timings only', async () => {
       await t.store.db
-        .deleteFrom('check_results')
-        .where('id', '=', ids[0] as string)
+        .deleteFrom('results')
+        .where('id', '=', storedIdOf(t.store.engine, ids[0] as string))
         .execute()
       const repeat = await read(ids[1] as string)
       assert.equal(repeat.detailOmitted, true)
