@@ -38,6 +38,9 @@ import {
   registerDashboardHosting,
   serveDashboardOr,
 } from './features/dashboard-hosting/dashboard-hosting.ts'
+import { dashboardIncidentsRoutes } from './features/dashboards/dashboard-incidents.routes.ts'
+import { dashboardSiteRoutes } from './features/dashboards/dashboard-site.routes.ts'
+import { dashboardsRoutes } from './features/dashboards/dashboards.routes.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatEventsRoutes } from './features/heartbeats/heartbeat-events.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
@@ -228,6 +231,7 @@ function publicApi(
           name: 'badges',
           description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
         },
+        { name: 'dashboards', description: 'Public dashboards of check status by tag, and their incidents' },
         { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
         {
           name: 'client-certificates',
@@ -290,6 +294,9 @@ function publicApi(
     await app.register(testSessionsRoutes, { ctx })
     await app.register(checkSessionsRoutes, { ctx })
     await app.register(triggersRoutes, { ctx })
+    await app.register(dashboardsRoutes, { ctx })
+    await app.register(dashboardIncidentsRoutes, { ctx })
+    await app.register(dashboardSiteRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

@@ -247,8 +247,11 @@ async function normalize(
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/
 
-/** A lower-case host name of at least two labels with a real top-level domain; never svc's own host. */
-function normalizeDomain(ctx: ServiceContext, value: string): string {
+/**
+ * A lower-case host name of at least two labels with a real top-level domain; never svc's own host.
+ * Dashboards check their custom domains with it too.
+ */
+export function normalizeDomain(ctx: ServiceContext, value: string): string {
   const domain = value.trim().toLowerCase().replace(/\.$/, '')
   const labels = domain.split('.')
   const valid =

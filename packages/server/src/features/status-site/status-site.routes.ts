@@ -6,6 +6,7 @@ import { Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, clientErrorOf, HttpError, handleError } from '../../http/errors.ts'
 import { enforceAddressRateLimit } from '../../rate-limit/rate-limit.ts'
+import { dashboardOfDomain, sendDashboardPage } from '../dashboards/dashboard-site.service.ts'
 import {
   confirmSubscription,
   isUnsubscribeToken,
@@ -158,7 +159,14 @@ export const statusSiteRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
             },
           ),
         },
-        async (request, reply) => sendPage(ctx, site, kind, request, reply),
+        async (request, reply) => {
+          // A custom domain may be a dashboard's rather than a status page's.
+          const dashboard =
+            site === byDomain && kind === 'html' && (await dashboardOfDomain(ctx, hostOf(request)))
+          if (dashboard)
+            return sendDashboardPage(ctx, request, reply, 'custom_domain', dashboard.custom_domain ?? '', '')
+          return sendPage(ctx, site, kind, request, reply)
+        },
       )
     }
 
