@@ -21,6 +21,7 @@ import { agentProtocolRoutes } from './features/agent-protocol/agent-protocol.ro
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { analyticsRoutes } from './features/analytics/analytics.routes.ts'
+import { batchAnalyticsRoutes } from './features/analytics/batch-analytics.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { badgesRoutes } from './features/badges/badges.routes.ts'
 import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
@@ -281,6 +282,7 @@ function publicApi(
     await app.register(hostedSubscriptionsRoutes, { ctx })
     await app.register(statusSiteRoutes, { ctx })
     await app.register(analyticsRoutes, { ctx })
+    await app.register(batchAnalyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
     await app.register(dashboardRoutes, { ctx })

@@ -135,6 +135,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v2/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/check-results/{checkId}/{resultId}': async (a) => ({ ids: await a.failedRun() }),
+  '/v1/check-results/{checkId}/{resultId}/assets': async (a) => ({ ids: await a.failedRun() }),
   '/v1/check-results/{checkId}/{resultId}/artifacts/{*}': async (a) => {
     const { checkId, resultId } = await a.failedRun()
     await a.artifacts.put(checkId, resultId, 'screenshot-1.png', Buffer.from('png'))

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { escapeHtml, formatDate, type HtmlPage } from '../status-site/render.ts'
+import { escapeHtml, formatDate, type HtmlPage, INCIDENT_STATUS_TEXT } from '../status-site/render.ts'
 import type { DashboardIncident } from './dashboard-incidents.schemas.ts'
 import type { CheckState, DashboardCheckView, DashboardView } from './dashboard-view.ts'
 
@@ -34,6 +34,7 @@ header.top h1{margin:0;font-size:1.4rem}
 .passing{--level:#1f9d55}.degraded{--level:#d4a017}.failing{--level:#d93025}.none{--level:#8a96a3}
 .incident{background:var(--card);border:1px solid var(--border);border-radius:8px;padding:12px 16px;margin-bottom:12px}
 .incident h3{margin:0;font-size:1rem}
+section>h2{font-size:1.1rem;margin:16px 0 8px}
 .incident ol{margin:8px 0 0;padding-left:18px}
 .desc{white-space:pre-line;overflow-wrap:anywhere}
 footer{padding:24px 0 40px;font-size:.85rem;color:var(--muted)}
@@ -121,7 +122,7 @@ function incidentArticle(incident: DashboardIncident): string {
     .reverse()
     .map(
       (u) =>
-        `<li><strong>${escapeHtml(u.status)}</strong> <span class="muted">${time(u.created_at)}</span>${u.description ? `<div class="desc">${escapeHtml(u.description)}</div>` : ''}</li>`,
+        `<li><strong>${INCIDENT_STATUS_TEXT[u.status] ?? 'Maintenance'}</strong> <span class="muted">${time(u.created_at)}</span>${u.description ? `<div class="desc">${escapeHtml(u.description)}</div>` : ''}</li>`,
     )
     .join('')
   return `<article class="incident"><h3>${escapeHtml(incident.name)}</h3><p class="muted">${facts.join(' · ')}</p><ol aria-label="Updates, newest first">${updates}</ol></article>`

@@ -26,7 +26,8 @@ export async function sendDashboardPage(
     if (bearer) await recordFailedAuth(ctx, 'status-page-token', request.ip)
     return refuse(request, reply, 'html', 404, 'Dashboard not found')
   }
-  const page = Number((request.query as { page?: number }).page ?? 1)
+  // On a custom domain the query is not validated (the status site's schema): a bad page is the first.
+  const page = Number.parseInt(String((request.query as { page?: unknown }).page ?? 1), 10) || 1
   const view = await buildDashboardView(ctx, row, page)
   reply.header('cache-control', settingsOf(row).isPrivate ? 'private, no-store' : 'public, max-age=10')
   return sendMessage(reply, 200, renderDashboardPage(view, base))

@@ -96,6 +96,7 @@ for (const engine of testEngines()) {
       const second = await page('/dashboards/everything?page=2')
       assert.deepEqual(checkNames(second.html), ['Staging API: passing'])
       assert.match(second.html, /content="30;url=\/dashboards\/everything"/)
+      assert.equal((await page('/dashboards/everything?page=abc')).status, 400)
     })
 
     test('a private dashboard is a 404 without an API key of the account, the page with one', async () => {
@@ -134,7 +135,8 @@ for (const engine of testEngines()) {
       // fetch() sets Host itself: a plain request names the custom domain.
       const { status, html } = await new Promise<{ status: number; html: string }>((resolve, reject) => {
         const headers = { host: 'status.acme.example', accept: 'text/html' }
-        request(`${svc}/`, { headers }, (res) => {
+        // Not validated there: a page that isn't a number is the first.
+        request(`${svc}/?page=abc`, { headers }, (res) => {
           let body = ''
           res.on('data', (chunk) => {
             body += chunk

@@ -129,7 +129,8 @@ async function checkedFields(ctx: ServiceContext, ownId: number | undefined, bod
       'dashboard keys are not served: a private dashboard is viewed with an API key of an account member',
     )
   }
-  const customDomain = body.customDomain ? normalizeDomain(ctx, body.customDomain) : body.customDomain
+  // An empty domain is none: '' would otherwise be one unique value all dashboards compete for.
+  const customDomain = body.customDomain ? normalizeDomain(ctx, body.customDomain) : null
   if (body.customUrl) {
     const holder = await repo.findDashboardBy(ctx, 'custom_url', body.customUrl)
     if (holder && holder.id !== ownId)

@@ -109,6 +109,9 @@ for (const engine of testEngines()) {
       assert.match(await message({ header: 'x', keys: [{ rawKey: 'k' }] }), /^body\.keys .*not served/)
       assert.match(await message({ header: 'x', surprise: 1 }), /surprise/)
 
+      // An empty domain is none, however many dashboards send it.
+      for (const header of ['No domain', 'No domain either'])
+        assert.equal(json(await create({ header, customDomain: '' })).customDomain, null)
       assert.equal((await create({ header: 'Taken', customUrl: 'taken' })).statusCode, 201)
       const again = await create({ header: 'Again', customUrl: 'taken' }, stranger)
       assert.equal(again.statusCode, 409)
