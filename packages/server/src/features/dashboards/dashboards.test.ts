@@ -124,6 +124,15 @@ for (const engine of testEngines()) {
       assert.equal(page.statusCode, 201, page.body)
       const clash = await create({ header: 'Clash', customDomain: 'status.page.example' })
       assert.equal(clash.statusCode, 409)
+      // And the other way round: a status page can't take a dashboard's domain.
+      assert.equal((await create({ header: 'Board', customDomain: 'board.acme.example' })).statusCode, 201)
+      const pageClash = await t.call({
+        method: 'POST',
+        url: '/v3/status-pages',
+        payload: { name: 'Page', url: 'page-clash', customDomain: 'board.acme.example', cards: [] },
+      })
+      assert.equal(pageClash.statusCode, 409)
+      assert.match(json(pageClash).message, /used by a dashboard/)
     })
 
     test("another account's dashboard is a 404, never read, changed or deleted", async () => {

@@ -6,6 +6,7 @@ import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
+import { findDashboardByDomain } from '../dashboards/dashboard-lookups.service.ts'
 import { type ProjectBindings, withProjectBindings } from '../projects/project-bindings.ts'
 import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
 import { servicesOfAccount, toService } from '../status-page-services/status-page-services.service.ts'
@@ -227,6 +228,8 @@ async function normalize(
     const byDomain = await repo.findPageByDomain(ctx, customDomain)
     if (byDomain && byDomain.id !== id)
       throw conflict(`customDomain ${customDomain} is used by another status page`)
+    if (await findDashboardByDomain(ctx, customDomain))
+      throw conflict(`customDomain ${customDomain} is used by a dashboard`)
   }
   return {
     name: body.name,
