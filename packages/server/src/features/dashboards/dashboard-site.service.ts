@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { assertNotThrottled, recordFailedAuth } from '../../auth/failed-auth-throttle.ts'
 import type { ServiceContext } from '../../context.ts'
 import { hashApiKey, keyLookup } from '../api-keys/api-keys.service.ts'
+import { findPageByDomain } from '../status-pages/page-lookups.service.ts'
 import { refuse, sendMessage } from '../status-site/page-access.ts'
 import { renderDashboardPage } from './dashboard-page.ts'
 import { buildDashboardView } from './dashboard-view.ts'
@@ -22,7 +23,8 @@ export async function sendDashboardPage(
   const bearer = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1]
   if (bearer) await assertNotThrottled(ctx, 'status-page-token', request.ip)
   const row = await findPublicDashboard(ctx, by, value)
-  if (!row || (settingsOf(row).isPrivate && !(await isAccountKey(ctx, row, bearer)))) {
+  const hidden = !row || (await onAnothersDomain(ctx, request, row))
+  if (hidden || (settingsOf(row).isPrivate && !(await isAccountKey(ctx, row, bearer)))) {
     if (bearer) await recordFailedAuth(ctx, 'status-page-token', request.ip)
     return refuse(request, reply, 'html', 404, 'Dashboard not found')
   }
@@ -31,6 +33,18 @@ export async function sendDashboardPage(
   const view = await buildDashboardView(ctx, row, page)
   reply.header('cache-control', settingsOf(row).isPrivate ? 'private, no-store' : 'public, max-age=10')
   return sendMessage(reply, 200, renderDashboardPage(view, base))
+}
+
+/**
+ * A custom domain shows its own page only: another dashboard by its customUrl there would put another
+ * tenant's words under the domain owner's name (as the status site refuses for status pages).
+ */
+async function onAnothersDomain(ctx: ServiceContext, request: FastifyRequest, row: DashboardRow) {
+  const host = request.headers.host?.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
+  if (!host || host === new URL(ctx.publicUrl).hostname || host === row.custom_domain) return false
+  return Boolean(
+    (await findPageByDomain(ctx, host)) ?? (await findPublicDashboard(ctx, 'custom_domain', host)),
+  )
 }
 
 async function isAccountKey(ctx: ServiceContext, row: DashboardRow, bearer: string | undefined) {

@@ -153,6 +153,17 @@ for (const engine of testEngines()) {
       assert.match(html, /body\{color:red\}\\3c \/style>\\3c script>/)
       assert.doesNotMatch(html, /<script>/)
       assert.match(html, /content="60;url=\/"/)
+      // Another dashboard by its customUrl is not shown under this domain.
+      const elsewhere = await new Promise<number>((resolve, reject) => {
+        const headers = { host: 'status.acme.example', accept: 'text/html' }
+        request(`${svc}/dashboards/production`, { headers }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+          .on('error', reject)
+          .end()
+      })
+      assert.equal(elsewhere, 404)
     })
   })
 }
