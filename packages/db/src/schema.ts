@@ -30,6 +30,11 @@ import type {
 } from './schema/checks.ts'
 import type { ClientCertificatesTable } from './schema/client-certificates.ts'
 import type {
+  DashboardIncidentsTable,
+  DashboardIncidentUpdatesTable,
+  DashboardsTable,
+} from './schema/dashboards.ts'
+import type {
   IncidentComponentImpactsTable,
   IncidentImpactChangesTable,
   IncidentsTable,
@@ -78,6 +83,7 @@ export type * from './schema/analytics.ts'
 export type * from './schema/check-results.ts'
 export type * from './schema/checks.ts'
 export type * from './schema/client-certificates.ts'
+export type * from './schema/dashboards.ts'
 export type * from './schema/incidents.ts'
 export type * from './schema/maintenance-windows.ts'
 export type * from './schema/private-locations.ts'
@@ -154,4 +160,7 @@ export interface Database {
   root_cause_analyses: RootCauseAnalysesTable
   snippets: SnippetsTable
   client_certificates: ClientCertificatesTable
+  dashboards: DashboardsTable
+  dashboard_incidents: DashboardIncidentsTable
+  dashboard_incident_updates: DashboardIncidentUpdatesTable
 }

@@ -21,6 +21,7 @@ import { agentProtocolRoutes } from './features/agent-protocol/agent-protocol.ro
 import { alertChannelsRoutes } from './features/alert-channels/alert-channels.routes.ts'
 import { alertNotificationsRoutes } from './features/alerting/alert-notifications.ts'
 import { analyticsRoutes } from './features/analytics/analytics.routes.ts'
+import { batchAnalyticsRoutes } from './features/analytics/batch-analytics.routes.ts'
 import { apiKeysRoutes } from './features/api-keys/api-keys.routes.ts'
 import { badgesRoutes } from './features/badges/badges.routes.ts'
 import { checkAlertsRoutes } from './features/check-alerts/check-alerts.routes.ts'
@@ -38,6 +39,9 @@ import {
   registerDashboardHosting,
   serveDashboardOr,
 } from './features/dashboard-hosting/dashboard-hosting.ts'
+import { dashboardIncidentsRoutes } from './features/dashboards/dashboard-incidents.routes.ts'
+import { dashboardSiteRoutes } from './features/dashboards/dashboard-site.routes.ts'
+import { dashboardsRoutes } from './features/dashboards/dashboards.routes.ts'
 import { errorGroupsRoutes } from './features/error-groups/error-groups.routes.ts'
 import { heartbeatEventsRoutes } from './features/heartbeats/heartbeat-events.routes.ts'
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
@@ -228,6 +232,7 @@ function publicApi(
           name: 'badges',
           description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
         },
+        { name: 'dashboards', description: 'Public dashboards of check status by tag, and their incidents' },
         { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
         {
           name: 'client-certificates',
@@ -277,6 +282,7 @@ function publicApi(
     await app.register(hostedSubscriptionsRoutes, { ctx })
     await app.register(statusSiteRoutes, { ctx })
     await app.register(analyticsRoutes, { ctx })
+    await app.register(batchAnalyticsRoutes, { ctx })
     await app.register(errorGroupsRoutes, { ctx })
     await app.register(rootCauseAnalysesRoutes, { ctx })
     await app.register(dashboardRoutes, { ctx })
@@ -290,6 +296,9 @@ function publicApi(
     await app.register(testSessionsRoutes, { ctx })
     await app.register(checkSessionsRoutes, { ctx })
     await app.register(triggersRoutes, { ctx })
+    await app.register(dashboardsRoutes, { ctx })
+    await app.register(dashboardIncidentsRoutes, { ctx })
+    await app.register(dashboardSiteRoutes, { ctx })
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>

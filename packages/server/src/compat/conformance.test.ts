@@ -71,7 +71,7 @@ const SEEDS: [RegExp, Seed][] = [
   [/^\/v1\/badges\/checks\/\{checkId\}/, async (a) => ({ checkId: await a.check('api') })],
   [/^\/v1\/badges\/groups\/\{groupId\}/, async (a) => ({ groupId: await group(a) })],
   [/^\/v1\/check-alerts\/\{checkId\}/, async (a) => ({ checkId: (await a.failedRun()).checkId })],
-  [/^\/v1\/check-sessions\/\{checkSessionId\}/, async (a) => ({ checkSessionId: await a.checkSession() })],
+  [/^\/v[12]\/check-sessions\/\{checkSessionId\}/, async (a) => ({ checkSessionId: await a.checkSession() })],
   [
     /^\/v1\/analytics\/([\w-]+)\/\{id\}/,
     async (a, path = '') => ({ id: await a.check(ANALYTICS_TYPES[path.split('/')[3]!]) }),
@@ -112,6 +112,8 @@ const SEEDS: [RegExp, Seed][] = [
       id: (await a.ok('POST', `/v1/root-cause-analyses/error-groups/${await errorGroup(a)}`)).id,
     }),
   ],
+  [/^\/v1\/dashboards\/\{dashboardId\}/, async (a) => ({ dashboardId: (await a.dashboard()).dashboardId })],
+  [/^\/v1\/incidents\/\{id\}/, async (a) => ({ id: await a.dashboardIncident() })],
   [
     /^\/v1\/incidents\/\{incidentId\}\/updates/,
     async (a) => {
@@ -265,6 +267,10 @@ for (const engine of testEngines()) {
       // The hosted schema has no example certificate: one TLS takes, for the example's host.
       if (name === 'post /v1/client-certificates')
         Object.assign(body, clientCertificateBody(String(body.host)))
+      // The hosted example names dashboard 1234: one of this account's.
+      if (name === 'post /v1/incidents') body.dashboardId = (await a.dashboard()).id
+      // The hosted schema gives checkIds no example: a check of this account that ran.
+      if (name === 'post /v1/analytics/checks') body.checkIds = [(await a.failedRun()).checkId]
       // The hosted schema gives runLocation no example: a location the test app serves.
       if ('runLocation' in body) body.runLocation = 'local'
       // The hosted examples name its data centers: the locations the test app serves instead.

@@ -8,6 +8,7 @@ const OPEN_ROUTES = [
   /^\/docs(\/|$)/,
   /^\/ping\//,
   /^\/status\//,
+  /^\/dashboards\//,
   /^\/v1\/auth\//,
   /^\/v1\/badges\//,
   // Trigger URLs: a token in the query, else an API key, checked by the routes themselves.

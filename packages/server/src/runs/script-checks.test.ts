@@ -132,6 +132,22 @@ for (const engine of testEngines()) {
       const image = await download(shot.url)
       assert.equal(image.statusCode, 200)
       assert.equal(image.headers['content-type'], 'image/png')
+
+      // The hosted manifest lists the same files with their links, by type and name.
+      const assetsUrl = `/v1/check-results/${check.id}/${result.id}/assets`
+      const manifest = json(await t.call({ method: 'GET', url: `${assetsUrl}?type=screenshot` }))
+      const listed = manifest.assets.find((a: { name: string }) => a.name === shot.path)
+      assert.deepEqual(listed, {
+        type: 'screenshot',
+        name: shot.path,
+        url: shot.url,
+        contentType: 'image/png',
+        size: shot.size ?? null,
+        source: { type: 'check-result', checkId: check.id, checkType: 'BROWSER', resultId: result.id },
+      })
+      assert.equal(manifest.entriesTotal, manifest.assets.length)
+      const none = json(await t.call({ method: 'GET', url: `${assetsUrl}?type=video&name=${shot.path}` }))
+      assert.deepEqual(none, { assets: [], truncated: false, entriesReturned: 0, entriesTotal: 0 })
     })
 
     test("a browser check's video is linked from its result and downloads as video/webm", {

@@ -135,6 +135,7 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v2/check-results/{checkId}': async (a) => ({ ids: { checkId: (await a.failedRun()).checkId } }),
   '/v1/check-results/{checkId}/{resultId}': async (a) => ({ ids: await a.failedRun() }),
+  '/v1/check-results/{checkId}/{resultId}/assets': async (a) => ({ ids: await a.failedRun() }),
   '/v1/check-results/{checkId}/{resultId}/artifacts/{*}': async (a) => {
     const { checkId, resultId } = await a.failedRun()
     await a.artifacts.put(checkId, resultId, 'screenshot-1.png', Buffer.from('png'))
@@ -323,6 +324,18 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/check-sessions/{checkSessionId}/completion': async (a) => ({
     ids: { checkSessionId: await a.checkSession() },
   }),
+  '/v2/check-sessions/{checkSessionId}': async (a) => ({ ids: { checkSessionId: await a.checkSession() } }),
+  '/v2/check-sessions/{checkSessionId}/completion': async (a) => ({
+    ids: { checkSessionId: await a.checkSession() },
+  }),
+  '/v1/dashboards/{dashboardId}': async (a) => ({
+    ids: { dashboardId: (await a.dashboard()).dashboardId },
+    bodies: { PUT: { header: 'Renamed' } },
+  }),
+  '/v1/incidents/{id}': async (a) => ({
+    ids: { id: await a.dashboardIncident() },
+    bodies: { PUT: { name: 'Renamed', impact: 'MAJOR' } },
+  }),
   '/v1/check-sessions/{checkSessionId}/cancel': async (a) => ({
     ids: { checkSessionId: await a.checkSession() },
     readBack: '/v1/check-sessions/{checkSessionId}',
@@ -388,6 +401,8 @@ export const NOT_ACCOUNT_RESOURCES: Record<string, string> = {
   '/v1/badges/checks/{checkId}': "an open route (README badges): the check's random UUID addresses it",
   '/v1/badges/groups/{groupId}':
     "an open route (README badges): the group's account is named by `accountId`; badges.test.ts shows another's is a 404",
+  '/dashboards/{customUrl}':
+    "an open route (a dashboard's public page): its customUrl is public by design, and a private one needs the account's key",
   '/agent/v1/checks/{checkId}/results/{resultId}/artifacts/{*}':
     "the agent protocol: called with a private-location key, not an account's API key",
 }

@@ -122,6 +122,23 @@ export class ResourceMaker {
   }
 
   /** A check session of a saved check, cancelled at once so that it has ended. */
+  /** A dashboard with a customUrl of its own. */
+  async dashboard(): Promise<{ id: number; dashboardId: string }> {
+    return this.ok('POST', '/v1/dashboards', { header: 'Status', customUrl: this.unique('board') })
+  }
+
+  /** An incident of a new dashboard, with one update. */
+  async dashboardIncident(): Promise<string> {
+    const { id } = await this.dashboard()
+    const body = {
+      name: 'Outage',
+      impact: 'MINOR',
+      dashboardId: id,
+      incidentUpdates: [{ status: 'INVESTIGATING' }],
+    }
+    return (await this.ok('POST', '/v1/incidents', body)).id
+  }
+
   async checkSession(): Promise<string> {
     const checkId = await this.check('api')
     const { sessions } = await this.ok('POST', '/v1/check-sessions/trigger', {

@@ -14,6 +14,7 @@ export interface PeriodFigures {
   availability: number | null
   /** Of the check type's main metric (response time, or latency for ICMP); null without samples. */
   avg: number | null
+  p50: number | null
   p95: number | null
   p99: number | null
 }
@@ -36,7 +37,7 @@ export async function periodFigures(
     const fromMs = Math.floor(period.fromMs / MINUTE_MS) * MINUTE_MS
     const toMs = Math.ceil(period.toMs / MINUTE_MS) * MINUTE_MS
     if (fromMs >= toMs) {
-      answers.push({ results: 0, availability: null, avg: null, p95: null, p99: null })
+      answers.push({ results: 0, availability: null, avg: null, p50: null, p95: null, p99: null })
       continue
     }
     // Day rows follow the zone the check's results were folded in (as analytics queries do).
@@ -60,6 +61,7 @@ export async function periodFigures(
       results,
       availability: results > 0 ? round((100 * (results - failures)) / results) : null,
       avg: round(stats.aggregate('avg')),
+      p50: round(stats.aggregate('p50')),
       p95: round(stats.aggregate('p95')),
       p99: round(stats.aggregate('p99')),
     })

@@ -13,6 +13,7 @@ import {
   ListResultsV2Query,
 } from './check-results.schemas.ts'
 import * as results from './check-results.service.ts'
+import { AssetManifest, ResultAssetsQuery, resultAssets } from './result-assets.ts'
 
 export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
   app,
@@ -75,6 +76,26 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     },
     async (request) =>
       results.getResult(ctx, authOf(request).accountId, request.params.checkId, request.params.resultId),
+  )
+
+  app.get(
+    '/v1/check-results/:checkId/:resultId/assets',
+    {
+      schema: {
+        tags,
+        summary: 'List the assets of a result',
+        description:
+          'The screenshots, Playwright traces and videos of a browser, multi-step or suite result, each with ' +
+          'its download link (see the artifacts route), content type and size; other results have none.',
+        params: CheckResultParams,
+        querystring: ResultAssetsQuery,
+        response: { 200: AssetManifest },
+      },
+    },
+    async (request) => {
+      const { checkId, resultId } = request.params
+      return resultAssets(ctx, authOf(request).accountId, checkId, resultId, request.query)
+    },
   )
 
   app.get(

@@ -17,69 +17,75 @@ export const checkSessionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   { ctx },
 ) => {
   const tags = ['check-sessions']
+  // The hosted API serves the same sessions under /v2 (without cancel): one set of handlers for both.
+  for (const version of ['v1', 'v2'] as const) {
+    const base = `/${version}/check-sessions`
+    const suffix = version === 'v2' ? ' (v2)' : ''
 
-  app.post(
-    '/v1/check-sessions/trigger',
-    {
-      config: { rateLimit: { group: 'trigger', max: 60 } },
-      schema: {
-        tags,
-        summary: 'Trigger a new check session',
-        description:
-          'Runs each check `target` names (`checkId`, or `matchTags`: outer list OR, inner AND, `!tag` not; ' +
-          'group tags match; deactivated checks too) once in each of its locations, on any node or agent. ' +
-          'One session per check; its results are stored as the check’s results. 404 when none matches.',
-        body: TriggerCheckSessionBody,
-        response: {
-          201: TriggerCheckSessionResponse,
-          404: ErrorResponse('No matching checks were found'),
+    app.post(
+      `${base}/trigger`,
+      {
+        config: { rateLimit: { group: 'trigger', max: 60 } },
+        schema: {
+          tags,
+          summary: `Trigger a new check session${suffix}`,
+          description:
+            'Runs each check `target` names (`checkId`, or `matchTags`: outer list OR, inner AND, `!tag` not; ' +
+            'group tags match; deactivated checks too) once in each of its locations, on any node or agent. ' +
+            'One session per check; its results are stored as the check’s results. 404 when none matches.',
+          body: TriggerCheckSessionBody,
+          response: {
+            201: TriggerCheckSessionResponse,
+            404: ErrorResponse('No matching checks were found'),
+          },
         },
       },
-    },
-    async (request, reply) => {
-      const { accountId } = authOf(request)
-      const sessions = await checkSessions.triggerCheckSessions(ctx, accountId, request.body?.target ?? {})
-      return reply.status(201).send(sessions)
-    },
-  )
-
-  app.get(
-    '/v1/check-sessions/:checkSessionId',
-    {
-      schema: {
-        tags,
-        summary: 'Retrieve a check session',
-        description: 'Results are partial until the session completed.',
-        params: CheckSessionParams,
-        response: { 200: CheckSession },
+      async (request, reply) => {
+        const { accountId } = authOf(request)
+        const sessions = await checkSessions.triggerCheckSessions(ctx, accountId, request.body?.target ?? {})
+        return reply.status(201).send(sessions)
       },
-    },
-    async (request) =>
-      checkSessions.getCheckSession(ctx, authOf(request).accountId, request.params.checkSessionId),
-  )
+    )
 
-  app.get(
-    '/v1/check-sessions/:checkSessionId/completion',
-    {
-      schema: {
-        tags,
-        summary: 'Await the completion of a check session',
-        description: 'Answers the session once every run ended; 408 if one still runs after maxWaitSeconds.',
-        params: CheckSessionParams,
-        querystring: CompletionQuery,
-        response: { 200: CheckSession, 408: ErrorResponse('Still running: call again') },
+    app.get(
+      `${base}/:checkSessionId`,
+      {
+        schema: {
+          tags,
+          summary: `Retrieve a check session${suffix}`,
+          description: 'Results are partial until the session completed.',
+          params: CheckSessionParams,
+          response: { 200: CheckSession },
+        },
       },
-    },
-    async (request) => {
-      const waitMs = (request.query.maxWaitSeconds ?? 30) * 1000
-      return checkSessions.awaitCheckSession(
-        ctx,
-        authOf(request).accountId,
-        request.params.checkSessionId,
-        waitMs,
-      )
-    },
-  )
+      async (request) =>
+        checkSessions.getCheckSession(ctx, authOf(request).accountId, request.params.checkSessionId),
+    )
+
+    app.get(
+      `${base}/:checkSessionId/completion`,
+      {
+        schema: {
+          tags,
+          summary: `Await the completion of a check session${suffix}`,
+          description:
+            'Answers the session once every run ended; 408 if one still runs after maxWaitSeconds.',
+          params: CheckSessionParams,
+          querystring: CompletionQuery,
+          response: { 200: CheckSession, 408: ErrorResponse('Still running: call again') },
+        },
+      },
+      async (request) => {
+        const waitMs = (request.query.maxWaitSeconds ?? 30) * 1000
+        return checkSessions.awaitCheckSession(
+          ctx,
+          authOf(request).accountId,
+          request.params.checkSessionId,
+          waitMs,
+        )
+      },
+    )
+  }
 
   app.post(
     '/v1/check-sessions/:checkSessionId/cancel',

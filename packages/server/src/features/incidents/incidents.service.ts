@@ -4,6 +4,12 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
+import {
+  addDashboardIncidentUpdate,
+  deleteDashboardIncidentUpdate,
+  editDashboardIncidentUpdate,
+  isDashboardIncident,
+} from '../dashboards/dashboard-incidents.service.ts'
 import { enqueueUpdateNotifications } from '../status-page-subscribers/status-page-subscribers.service.ts'
 import { cardsOfPages, findPageById, lockPage } from '../status-pages/page-lookups.service.ts'
 import { findOrThrow as findPageOrThrow } from '../status-pages/status-pages.service.ts'
@@ -130,6 +136,17 @@ export async function deleteIncident(ctx: ServiceContext, accountId: string, pag
   await touchPages(ctx, [pageId])
 }
 
+/**
+ * The hosted API posts the updates of dashboard incidents (`/v1/incidents/{id}`) through these same
+ * routes: a dashboard's incident is served by the dashboards feature.
+ */
+async function ofDashboard(ctx: ServiceContext, accountId: string, incidentId: string) {
+  return (
+    !(await repo.findIncident(ctx, accountId, incidentId)) &&
+    (await isDashboardIncident(ctx, accountId, incidentId))
+  )
+}
+
 /** Posts an update; a later-dated unresolved update reopens a resolved incident. */
 export async function addIncidentUpdate(
   ctx: ServiceContext,
@@ -137,6 +154,8 @@ export async function addIncidentUpdate(
   incidentId: string,
   body: IncidentUpdateBody,
 ): Promise<IncidentUpdate> {
+  if (await ofDashboard(ctx, accountId, incidentId))
+    return addDashboardIncidentUpdate(ctx, accountId, incidentId, body) as Promise<IncidentUpdate>
   const incident = await incidentOfAccount(ctx, accountId, incidentId)
   const now = isoNow(ctx)
   const date = publicDate(ctx, body.publicIncidentUpdateDate, 'body') ?? now
@@ -170,6 +189,8 @@ export async function replaceIncidentUpdate(
   updateId: string,
   body: EditIncidentUpdateBody,
 ): Promise<IncidentUpdate> {
+  if (await ofDashboard(ctx, accountId, incidentId))
+    return editDashboardIncidentUpdate(ctx, accountId, incidentId, updateId, body) as Promise<IncidentUpdate>
   const incident = await incidentOfAccount(ctx, accountId, incidentId)
   const now = isoNow(ctx)
   const date = publicDate(ctx, body.publicIncidentUpdateDate, 'body')
@@ -202,6 +223,8 @@ export async function deleteIncidentUpdate(
   incidentId: string,
   updateId: string,
 ): Promise<void> {
+  if (await ofDashboard(ctx, accountId, incidentId))
+    return deleteDashboardIncidentUpdate(ctx, accountId, incidentId, updateId)
   const incident = await incidentOfAccount(ctx, accountId, incidentId)
   await inTransaction(ctx, async (tx) => {
     await lockedIncident(tx, incidentId)

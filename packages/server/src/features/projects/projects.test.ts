@@ -277,11 +277,11 @@ for (const engine of testEngines()) {
       assert.match(preview.body.message, /resources\.2\.payload\.groupId refers to "nowhere"/)
       const badType = await deploy({
         ...projectPayload('shop'),
-        resources: [{ logicalId: 'x', type: 'dashboard', payload: {} }],
+        resources: [{ logicalId: 'x', type: 'status-page-automation-rule', payload: {} }],
       })
       assert.equal(badType.res.statusCode, 202)
       const failed = await completed('shop', badType.body.id)
-      assert.match(failed.error.message, /resources\.0\.type "dashboard" can't be deployed/)
+      assert.match(failed.error.message, /resources\.0\.type "status-page-automation-rule" can't be deployed/)
     })
 
     test('resources that leave the project are deleted, or detached with preserveResources', async () => {
@@ -481,6 +481,43 @@ for (const engine of testEngines()) {
       ]) {
         assert.equal((await t.call({ method: 'GET', url })).statusCode, 404, url)
       }
+    })
+
+    test("the hosted CLI's dashboards deploy, are replaced whole on the next deploy, and go with the project", async () => {
+      const boardPayload = (settings: object) => ({
+        project: { logicalId: 'boards', name: 'Boards' },
+        resources: [
+          {
+            logicalId: 'status',
+            type: 'dashboard',
+            payload: { customUrl: 'deployed-board', tags: ['prod'], customCSS: undefined, ...settings },
+          },
+        ],
+      })
+      const first = await completed(
+        'boards',
+        (await deploy(boardPayload({ header: 'Prod', hideTags: true }))).body.id,
+      )
+      assert.equal(first.status, 'SUCCEEDED', JSON.stringify(first.error))
+      const id = first.result.diff.find((e: { logicalId: string }) => e.logicalId === 'status').physicalId
+      const read = async () => json(await t.call({ method: 'GET', url: `/v1/dashboards/${id}` }))
+      assert.deepEqual(
+        [(await read()).header, (await read()).hideTags, (await read()).tags],
+        ['Prod', true, ['prod']],
+      )
+      // A header the construct leaves out is empty; a setting it leaves out is the default again.
+      const second = await completed('boards', (await deploy(boardPayload({ refreshRate: 300 }))).body.id)
+      assert.equal(second.status, 'SUCCEEDED', JSON.stringify(second.error))
+      assert.deepEqual(
+        [(await read()).header, (await read()).hideTags, (await read()).refreshRate],
+        ['', false, 300],
+      )
+      const destroyed = await completed(
+        'boards',
+        json(await t.call({ method: 'DELETE', url: '/v1/projects/boards' })).id,
+      )
+      assert.equal(destroyed.status, 'SUCCEEDED', JSON.stringify(destroyed.error))
+      assert.equal((await t.call({ method: 'GET', url: `/v1/dashboards/${id}` })).statusCode, 404)
     })
 
     test('the hosted CLI makes, reads and lists projects under /next/projects', async () => {

@@ -1,6 +1,8 @@
 import { MaintenanceWindowBody } from '@svc/core'
 import { badRequest } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
+import { DashboardCreateBody, SETTINGS_DEFAULTS } from '../dashboards/dashboards.schemas.ts'
+import * as dashboards from '../dashboards/dashboards.service.ts'
 import * as windows from '../maintenance-windows/maintenance-windows.service.ts'
 import { PrivateLocationBody } from '../private-locations/private-locations.schemas.ts'
 import * as locations from '../private-locations/private-locations.service.ts'
@@ -21,6 +23,7 @@ const validateLocation = compileValidator(PrivateLocationBody)
 const validateService = compileValidator(ServiceBody)
 const validateWindow = compileValidator(MaintenanceWindowBody)
 const validatePage = compileValidator(StatusPageBody)
+const validateDashboard = compileValidator(DashboardCreateBody)
 
 /** A type whose payload is svc's body as it is (only fields that say nothing dropped). */
 function plainBody(
@@ -111,7 +114,27 @@ const statusPage: ResourceType = {
   exists: (ctx, accountId, id) => found(() => pages.getStatusPage(ctx, accountId, id)),
 }
 
+/**
+ * The hosted CLI's Dashboard construct; its header is optional there. A deploy replaces the dashboard
+ * whole: a setting the construct leaves out takes its default again.
+ */
+const dashboard: ResourceType = {
+  order: 8,
+  bodyOf: (payload, refs, path) =>
+    plainBody(DashboardCreateBody.properties, validateDashboard)({ header: '', ...payload }, refs, path),
+  async create(ctx, accountId, { body }) {
+    return (await dashboards.createDashboard(ctx, accountId, body as DashboardCreateBody)).dashboardId
+  },
+  async update(ctx, accountId, id, { body }) {
+    const whole = { ...SETTINGS_DEFAULTS, customUrl: null, customDomain: null, tags: [], ...body }
+    await dashboards.updateDashboard(ctx, accountId, id, whole)
+  },
+  remove: (ctx, accountId, id) => dashboards.deleteDashboard(ctx, accountId, id),
+  exists: (ctx, accountId, id) => found(() => dashboards.findDashboard(ctx, accountId, id)),
+}
+
 export const SETTING_RESOURCE_TYPES: Record<string, ResourceType> = {
+  dashboard,
   'private-location': privateLocation,
   'status-page-service': statusPageService,
   'maintenance-window': maintenanceWindow,

@@ -6,6 +6,7 @@ import { conflict, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
+import { findDashboardByDomain } from '../dashboards/dashboard-lookups.service.ts'
 import { type ProjectBindings, withProjectBindings } from '../projects/project-bindings.ts'
 import { checkIdsOfServices, findServices } from '../status-page-services/status-page-services.repo.ts'
 import { servicesOfAccount, toService } from '../status-page-services/status-page-services.service.ts'
@@ -227,6 +228,8 @@ async function normalize(
     const byDomain = await repo.findPageByDomain(ctx, customDomain)
     if (byDomain && byDomain.id !== id)
       throw conflict(`customDomain ${customDomain} is used by another status page`)
+    if (await findDashboardByDomain(ctx, customDomain))
+      throw conflict(`customDomain ${customDomain} is used by a dashboard`)
   }
   return {
     name: body.name,
@@ -247,8 +250,11 @@ async function normalize(
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 const TOP_LEVEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/
 
-/** A lower-case host name of at least two labels with a real top-level domain; never svc's own host. */
-function normalizeDomain(ctx: ServiceContext, value: string): string {
+/**
+ * A lower-case host name of at least two labels with a real top-level domain; never svc's own host.
+ * Dashboards check their custom domains with it too.
+ */
+export function normalizeDomain(ctx: ServiceContext, value: string): string {
   const domain = value.trim().toLowerCase().replace(/\.$/, '')
   const labels = domain.split('.')
   const valid =

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest, clientErrorOf, HttpError, handleError } from '../../http/errors.ts'
 import type { RouteApp } from '../../http/route-app.ts'
 import { enforceAddressRateLimit } from '../../rate-limit/rate-limit.ts'
+import { dashboardOfDomain, sendDashboardPage } from '../dashboards/dashboard-site.service.ts'
 import {
   confirmSubscription,
   isUnsubscribeToken,
@@ -202,7 +203,14 @@ function pageRoutes(app: RouteApp, ctx: ServiceContext, site: Site, documented: 
           },
         ),
       },
-      async (request, reply) => sendPage(ctx, site, kind, request, reply),
+      async (request, reply) => {
+        // A custom domain may be a dashboard's rather than a status page's.
+        const dashboard =
+          site.prefix === DOMAIN_PREFIX && kind === 'html' && (await dashboardOfDomain(ctx, hostOf(request)))
+        if (dashboard)
+          return sendDashboardPage(ctx, request, reply, 'custom_domain', dashboard.custom_domain ?? '', '')
+        return sendPage(ctx, site, kind, request, reply)
+      },
     )
   }
 }

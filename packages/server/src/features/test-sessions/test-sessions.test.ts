@@ -176,6 +176,41 @@ for (const engine of testEngines()) {
       assert.deepEqual(statuses, { 'Tagged up': 'PASSED', 'Tagged down': 'FAILED' })
     })
 
+    test('/v2/check-sessions trigger by check id, read and await the same sessions as /v1', async () => {
+      const checkId = await createApiCheck('V2 session', '/ok', [])
+      const triggered = await t.call({
+        method: 'POST',
+        url: '/v2/check-sessions/trigger',
+        payload: { target: { checkId: [checkId] } },
+      })
+      assert.equal(triggered.statusCode, 201, triggered.body)
+      const [session] = json(triggered).sessions
+      assert.equal(session.checkId, checkId)
+      assert.deepEqual(session.runLocations, ['local'])
+      assert.equal(session.runSource, 'TRIGGER_API')
+      let done: any
+      for (;;) {
+        const answer = await t.call({
+          method: 'GET',
+          url: `/v2/check-sessions/${session.checkSessionId}/completion?maxWaitSeconds=5`,
+        })
+        if (answer.statusCode === 408) continue
+        assert.equal(answer.statusCode, 200, answer.body)
+        done = json(answer)
+        break
+      }
+      assert.equal(done.status, 'PASSED')
+      assert.equal(done.results.length, 1)
+      const read = json(await t.call({ method: 'GET', url: `/v2/check-sessions/${session.checkSessionId}` }))
+      assert.deepEqual(read, done)
+      const v1 = json(await t.call({ method: 'GET', url: `/v1/check-sessions/${session.checkSessionId}` }))
+      assert.deepEqual(v1, done)
+      const unknown = await t.call({ method: 'GET', url: `/v2/check-sessions/${crypto.randomUUID()}` })
+      assert.equal(unknown.statusCode, 404)
+      const bad = await t.call({ method: 'GET', url: '/v2/check-sessions/not-a-uuid' })
+      assert.equal(bad.statusCode, 400)
+    })
+
     test('trigger URLs: create, read, run with the token or a key, refuse a wrong token, delete', async () => {
       const checkId = await createApiCheck('By URL', '/ok', [])
       const missing = await t.call({ method: 'GET', url: `/v1/triggers/checks/${checkId}` })

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+
+const ok = [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }]
+
+for (const engine of testEngines()) {
+  describe(`dashboards' public pages over HTTP on ${engine.engine}`, () => {
+    let t: TestApp
+    let target: Server
+    let svc: string
+    before(async () => {
+      t = await createTestApp(engine)
+      target = createServer((req, res) => {
+        res.statusCode = req.url === '/ok' ? 200 : 500
+        res.end('{}')
+      })
+      target.listen(0, '127.0.0.1')
+      await once(target, 'listening')
+      const targetBase = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      // Three checks that ran once each: two tagged prod (one failing), one untagged.
+      for (const [name, path, tags] of [
+        ['Checkout API', '/ok', ['prod']],
+        ['Login API', '/fail', ['prod', 'auth']],
+        ['Staging API', '/ok', ['staging']],
+      ] as const) {
+        const created = await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: { name, activated: false, tags, request: { url: targetBase + path, assertions: ok } },
+        })
+        assert.equal(created.statusCode, 201, created.body)
+        const run = await t.call({ method: 'POST', url: `/v1/checks/${json(created).id}/trigger` })
+        assert.equal(run.statusCode, 200, run.body)
+      }
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      svc = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    })
+    after(async () => {
+      target?.close()
+      await t?.close()
+    })
+
+    const board = async (payload: object) => {
+      const res = await t.call({ method: 'POST', url: '/v1/dashboards', payload })
+      assert.equal(res.statusCode, 201, res.body)
+      return json(res)
+    }
+    const page = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(svc + path, { headers: { accept: 'text/html', ...headers } })
+      return { status: res.status, headers: res.headers, html: await res.text() }
+    }
+    const checkNames = (html: string) =>
+      [...html.matchAll(/<li class="check (\w+)"[^>]*><h2>([^<]+)<\/h2>/g)].map((m) => `${m[2]}: ${m[1]}`)
+
+    test('shows the checks its tags select with their status, without an API key', async () => {
+      await board({ header: 'Production', description: 'Our APIs', customUrl: 'production', tags: ['prod'] })
+      const { status, headers, html } = await page('/dashboards/production')
+      assert.equal(status, 200)
+      assert.equal(headers.get('content-type'), 'text/html; charset=utf-8')
+      assert.match(headers.get('content-security-policy') ?? '', /^default-src 'none'; style-src 'sha256-/)
+      assert.match(html, /<h1>Production<\/h1><\/header><p>Our APIs<\/p>/)
+      assert.deepEqual(checkNames(html), ['Checkout API: passing', 'Login API: failing'])
+      assert.match(html, /<span class="state">1<\/span> failing/)
+      assert.match(html, /100% success \(24 h\)/)
+      assert.match(html, /<span class="tag">auth<\/span>/)
+      assert.match(html, /<meta http-equiv="refresh" content="60;url=\/dashboards\/production">/)
+    })
+
+    test('every tag with useTagsAndOperator, failing first with sortByStatus, paged by checksPerPage', async () => {
+      await board({
+        header: 'Auth',
+        customUrl: 'auth-only',
+        tags: ['prod', 'auth'],
+        useTagsAndOperator: true,
+      })
+      assert.deepEqual(checkNames((await page('/dashboards/auth-only')).html), ['Login API: failing'])
+
+      await board({
+        header: 'All',
+        customUrl: 'everything',
+        sortByStatus: true,
+        checksPerPage: 2,
+        paginationRate: 30,
+        hideTags: true,
+      })
+      const first = await page('/dashboards/everything')
+      assert.deepEqual(checkNames(first.html), ['Login API: failing', 'Checkout API: passing'])
+      assert.match(first.html, /content="30;url=\/dashboards\/everything\?page=2"/)
+      assert.match(first.html, /page 1 of 2/)
+      assert.doesNotMatch(first.html, /class="tag"/)
+      const second = await page('/dashboards/everything?page=2')
+      assert.deepEqual(checkNames(second.html), ['Staging API: passing'])
+      assert.match(second.html, /content="30;url=\/dashboards\/everything"/)
+      assert.equal((await page('/dashboards/everything?page=abc')).status, 400)
+    })
+
+    test('a private dashboard is a 404 without an API key of the account, the page with one', async () => {
+      await board({ header: 'Secret', customUrl: 'secret', isPrivate: true })
+      const hidden = await page('/dashboards/secret')
+      assert.equal(hidden.status, 404)
+      assert.doesNotMatch(hidden.html, /Secret/)
+      assert.deepEqual(
+        [(await page('/dashboards/no-such-board')).status, hidden.html],
+        [404, (await page('/dashboards/no-such-board')).html],
+      )
+      const shown = await page('/dashboards/secret', { authorization: `Bearer ${t.owner.key}` })
+      assert.equal(shown.status, 200)
+      assert.match(shown.html, /<h1>Secret<\/h1>/)
+      assert.equal(shown.headers.get('cache-control'), 'private, no-store')
+    })
+
+    test('its custom domain serves it at the root; incidents show when enabled; custom CSS stays CSS', async () => {
+      const created = await board({
+        header: 'On our domain',
+        customDomain: 'status.acme.example',
+        enableIncidents: true,
+        customCSS: 'body{color:red}</style><script>alert(1)</script>',
+      })
+      const incident = await t.call({
+        method: 'POST',
+        url: '/v1/incidents',
+        payload: {
+          name: 'Checkout is slow',
+          impact: 'MINOR',
+          dashboardId: created.id,
+          incidentUpdates: [{ status: 'INVESTIGATING', description: 'Looking <into> it.' }],
+        },
+      })
+      assert.equal(incident.statusCode, 200, incident.body)
+      // fetch() sets Host itself: a plain request names the custom domain.
+      const { status, html } = await new Promise<{ status: number; html: string }>((resolve, reject) => {
+        const headers = { host: 'status.acme.example', accept: 'text/html' }
+        // Not validated there: a page that isn't a number is the first.
+        request(`${svc}/?page=abc`, { headers }, (res) => {
+          let body = ''
+          res.on('data', (chunk) => {
+            body += chunk
+          })
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, html: body }))
+        })
+          .on('error', reject)
+          .end()
+      })
+      assert.equal(status, 200)
+      assert.match(html, /<h1>On our domain<\/h1>/)
+      assert.match(html, /<h2>Ongoing incidents<\/h2><article class="incident"><h3>Checkout is slow<\/h3>/)
+      assert.match(html, /Looking &lt;into&gt; it\./)
+      assert.match(html, /body\{color:red\}\\3c \/style>\\3c script>/)
+      assert.doesNotMatch(html, /<script>/)
+      assert.match(html, /content="60;url=\/"/)
+      // Another dashboard by its customUrl is not shown under this domain.
+      const elsewhere = await new Promise<number>((resolve, reject) => {
+        const headers = { host: 'status.acme.example', accept: 'text/html' }
+        request(`${svc}/dashboards/production`, { headers }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+          .on('error', reject)
+          .end()
+      })
+      assert.equal(elsewhere, 404)
+    })
+  })
+}
