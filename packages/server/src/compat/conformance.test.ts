@@ -120,6 +120,21 @@ const SEEDS: [RegExp, Seed][] = [
     },
   ],
   [
+    /^\/v1\/maintenance-windows\/\{id\}\/maintenances/,
+    async (a) => {
+      const window = await a.ok('POST', '/v1/maintenance-windows', {
+        name: 'Nightly',
+        tags: ['api'],
+        startsAt: '2026-01-05T22:00:00Z',
+        endsAt: '2026-01-05T23:00:00Z',
+        repeatUnit: 'DAY',
+      })
+      const updatePath = `/v1/maintenance-windows/${window.id}/maintenances/0/updates`
+      const update = await a.ok('POST', updatePath, { status: 'COMPLETED', description: 'Done' })
+      return { id: window.id, maintenanceId: '0', updateId: update.id }
+    },
+  ],
+  [
     /^\/v1\/maintenance-windows\/\{id\}/,
     async (a) => ({
       id: (
