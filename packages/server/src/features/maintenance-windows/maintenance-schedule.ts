@@ -1,7 +1,7 @@
+import { instantAt, wallAt } from '@svc/core'
 import dayjs from 'dayjs'
 import utc from 'dayjs/plugin/utc.js'
 import type { WindowRow } from './maintenance-windows.repo.ts'
-import { instantAt, wallAt } from './wall-clock.ts'
 
 dayjs.extend(utc)
 

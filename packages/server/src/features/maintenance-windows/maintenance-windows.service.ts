@@ -1,4 +1,5 @@
 import type { MaintenanceWindowBody, MaintenanceWindowPatch } from '@svc/core'
+import { instantAt } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
@@ -9,7 +10,6 @@ import * as occurrencesRepo from './maintenance-occurrences.repo.ts'
 import { activeOccurrence, isActive, occurrencesBetween } from './maintenance-schedule.ts'
 import * as repo from './maintenance-windows.repo.ts'
 import type { MaintenanceWindow } from './maintenance-windows.schemas.ts'
-import { instantAt } from './wall-clock.ts'
 
 export { isActive, occurrencesBetween }
 
