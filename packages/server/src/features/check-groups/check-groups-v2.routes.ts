@@ -3,11 +3,12 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { AnyCheck } from '../checks/checks.schemas.ts'
+import { AnyCheck, UpdateAutoAssignQuery } from '../checks/checks.schemas.ts'
 import { getCheckOfGroup, listChecks } from '../checks/checks.service.ts'
 import {
   CheckGroup,
   CheckGroupBody,
+  GroupAutoAssignQuery,
   GroupCheckParams,
   GroupIdParams,
   ListGroupsQuery,
@@ -31,12 +32,15 @@ export const checkGroupsV2Routes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         tags,
         summary: 'Create a check group (v2)',
         description: 'As POST /v1/check-groups: the group fills in only what its checks leave unsaid.',
+        querystring: GroupAutoAssignQuery,
         body: CheckGroupBody,
         response: { 201: CheckGroup },
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await groups.createGroup(ctx, authOf(request).accountId, request.body)),
+      reply
+        .status(201)
+        .send(await groups.createGroup(ctx, authOf(request).accountId, request.body, request.query)),
   )
 
   app.put(
@@ -47,6 +51,7 @@ export const checkGroupsV2Routes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
         summary: 'Update a check group (v2)',
         description: 'As PUT /v1/check-groups/{id}: replaces the group’s settings.',
         params: GroupIdParams,
+        querystring: UpdateAutoAssignQuery,
         body: CheckGroupBody,
         response: { 200: CheckGroup },
       },

@@ -6,11 +6,12 @@ import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
 import { triggerGroup } from '../checks/check-triggers.service.ts'
-import { AnyCheck } from '../checks/checks.schemas.ts'
+import { AnyCheck, UpdateAutoAssignQuery } from '../checks/checks.schemas.ts'
 import { getCheckOfGroup, listChecks } from '../checks/checks.service.ts'
 import {
   CheckGroup,
   CheckGroupBody,
+  GroupAutoAssignQuery,
   GroupCheckParams,
   GroupIdParams,
   ListGroupsQuery,
@@ -40,10 +41,18 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
   app.post(
     '/v1/check-groups',
     {
-      schema: { tags, summary: 'Create a check group', body: CheckGroupBody, response: { 201: CheckGroup } },
+      schema: {
+        tags,
+        summary: 'Create a check group',
+        querystring: GroupAutoAssignQuery,
+        body: CheckGroupBody,
+        response: { 201: CheckGroup },
+      },
     },
     async (request, reply) =>
-      reply.status(201).send(await groups.createGroup(ctx, authOf(request).accountId, request.body)),
+      reply
+        .status(201)
+        .send(await groups.createGroup(ctx, authOf(request).accountId, request.body, request.query)),
   )
 
   app.get(
@@ -67,6 +76,7 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         summary: 'Update a check group',
         description: 'Replaces the group’s settings; its checks use them from their next run.',
         params: GroupIdParams,
+        querystring: UpdateAutoAssignQuery,
         body: CheckGroupBody,
         response: { 200: CheckGroup },
       },
