@@ -4,7 +4,7 @@ import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { createDispatcher } from '../alerting/dispatcher.ts'
 import { startReceiver, storeResult } from '../alerting/testing.ts'
-import { inMaintenance } from './maintenance-windows.service.ts'
+import { inMaintenance, maintenanceHistory } from './maintenance-windows.service.ts'
 
 for (const engine of testEngines()) {
   describe(`maintenance occurrences on ${engine.engine}`, () => {
@@ -237,6 +237,33 @@ for (const engine of testEngines()) {
         404,
       )
       assert.equal((await t.call({ method: 'GET', url: url('?limit=51') })).statusCode, 400)
+    })
+
+    test('the status history reads the changed occurrences: as scheduled until the change, as changed after', async () => {
+      setNow('2026-03-10T00:00:00.000Z')
+      const history = await maintenanceHistory(
+        t.ctx,
+        t.owner.accountId,
+        Date.parse('2026-03-03T00:00:00.000Z'),
+        nowMs,
+      )
+      const iso = (ms: number) => new Date(ms).toISOString().slice(5, 16)
+      assert.deepEqual(
+        history.map((h) => [h.tags, h.occurrences.map(([from, to]) => `${iso(from)}/${iso(to)}`)]),
+        [
+          [
+            ['db'],
+            [
+              // Made at 03-03 12:00 (its history starts then); 03-04 deleted before it began.
+              '03-05T02:00/03-05T03:00',
+              '03-06T10:00/03-06T12:00',
+              '03-07T02:00/03-07T03:00',
+              '03-08T02:00/03-08T02:15',
+              '03-09T01:30/03-09T03:00',
+            ],
+          ],
+        ],
+      )
     })
 
     test('a partial PUT keeps the rest; a new schedule forgets the occurrences changed by hand', async () => {

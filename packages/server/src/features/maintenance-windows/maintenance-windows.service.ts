@@ -7,7 +7,12 @@ import { inTransaction, type RowLock } from '../../transactions.ts'
 import { canonicalTimeZone } from '../accounts/accounts.service.ts'
 import { historyStartMs } from '../status-site/history-days.ts'
 import * as occurrencesRepo from './maintenance-occurrences.repo.ts'
-import { activeOccurrence, isActive, occurrencesBetween } from './maintenance-schedule.ts'
+import {
+  activeOccurrence,
+  indexedOccurrencesBetween,
+  isActive,
+  occurrencesBetween,
+} from './maintenance-schedule.ts'
 import * as repo from './maintenance-windows.repo.ts'
 import type { MaintenanceWindow } from './maintenance-windows.schemas.ts'
 
@@ -51,15 +56,16 @@ export async function updateWindow(
     const row = await findOrThrow(tx, accountId, id, 'change')
     const columns = columnsOf(mergedBody(row, patch))
     const now = tx.clock.now()
+    const changed = await occurrencesRepo.occurrencesOfWindow(tx, id)
+    // Occurrences are named by their index in the schedule: a new schedule forgets those changed by hand.
+    const newSchedule = SCHEDULE_COLUMNS.some((column) => row[column] !== columns[column])
     // A change to what it gave the past keeps that past as it was, and counts the new schedule and tags
     // from now on.
-    const past = countedPast(row, now)
-    const pastChanged =
-      !sameTags(row.tags, columns.tags) || !sameIntervals(past, countedPast({ ...row, ...columns }, now))
+    const past = countedPast(row, now, changed)
+    const after = countedPast({ ...row, ...columns }, now, newSchedule ? [] : changed)
+    const pastChanged = !sameTags(row.tags, columns.tags) || !sameIntervals(past, after)
     if (pastChanged) await keepPast(tx, row, past)
-    // Occurrences are named by their index in the schedule: a new schedule forgets those changed by hand.
-    if (SCHEDULE_COLUMNS.some((column) => row[column] !== columns[column]))
-      await occurrencesRepo.deleteOccurrencesOfWindow(tx, id)
+    if (newSchedule) await occurrencesRepo.deleteOccurrencesOfWindow(tx, id)
     const changes = {
       ...columns,
       history_from: pastChanged ? now.toISOString() : row.history_from,
@@ -98,7 +104,8 @@ function mergedBody(row: repo.WindowRow, patch: MaintenanceWindowPatch): Mainten
 export async function deleteWindow(ctx: ServiceContext, accountId: string, id: number) {
   await inTransaction(ctx, async (tx) => {
     const row = await findOrThrow(tx, accountId, id, 'exclusive')
-    await keepPast(tx, row, countedPast(row, tx.clock.now()))
+    const changed = await occurrencesRepo.occurrencesOfWindow(tx, id)
+    await keepPast(tx, row, countedPast(row, tx.clock.now(), changed))
     await repo.deleteWindow(tx, id)
   })
 }
@@ -123,23 +130,63 @@ export async function maintenanceHistory(
   const add = (tags: string, occurrences: [number, number][]) => {
     if (occurrences.length > 0) byTags.set(tags, [...(byTags.get(tags) ?? []), ...occurrences])
   }
-  for (const w of windows) add(w.tags, countedOccurrences(w, fromMs, toMs))
+  const changed = await occurrencesRepo.occurrencesOfWindows(
+    ctx,
+    windows.map((w) => w.id),
+  )
+  for (const w of windows)
+    add(
+      w.tags,
+      countedOccurrences(
+        w,
+        fromMs,
+        toMs,
+        changed.filter((o) => o.window_id === w.id),
+      ),
+    )
   for (const p of periods) add(p.tags, [[Date.parse(p.starts_at), Date.parse(p.ends_at)]])
   return [...byTags].map(([tags, occurrences]) => ({ tags: JSON.parse(tags) as string[], occurrences }))
 }
 
-/** The occurrences of `window` over [fromMs, toMs] that count in the status history: from `history_from` on. */
-function countedOccurrences(window: repo.WindowRow, fromMs: number, toMs: number): [number, number][] {
+/**
+ * The occurrences of `window` over [fromMs, toMs] that count in the status history: from `history_from`
+ * on. One changed by hand counts as scheduled until its last change and as changed from then on, so
+ * the past stays what the public saw.
+ */
+function countedOccurrences(
+  window: repo.WindowRow,
+  fromMs: number,
+  toMs: number,
+  changed: occurrencesRepo.OccurrenceRow[] = [],
+): [number, number][] {
   const historyFromMs = Date.parse(window.history_from)
-  return occurrencesBetween(window, Math.max(fromMs, historyFromMs), toMs)
+  const changedByIndex = new Map(changed.map((o) => [o.occurrence, o]))
+  const spans: [number, number][] = []
+  for (const { k, span } of indexedOccurrencesBetween(window, Math.max(fromMs, historyFromMs), toMs)) {
+    const change = changedByIndex.get(k)
+    spans.push(change ? [span[0], Math.min(span[1], Date.parse(change.updated_at))] : span)
+  }
+  for (const o of changed) {
+    const span: [number, number] = [
+      Math.max(Date.parse(o.starts_at), Date.parse(o.updated_at)),
+      Date.parse(o.ends_at),
+    ]
+    if (coversNow(o.status) && span[1] > fromMs && span[0] <= toMs) spans.push(span)
+  }
+  return spans
     .map(([from, to]): [number, number] => [Math.max(from, historyFromMs), to])
     .filter(([from, to]) => from < to)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
 }
 
 /** What `window` gave the status history up to `now` (as far back as a page shows), cut at `now`. */
-function countedPast(window: repo.WindowRow, now: Date): [number, number][] {
+function countedPast(
+  window: repo.WindowRow,
+  now: Date,
+  changed: occurrencesRepo.OccurrenceRow[],
+): [number, number][] {
   const nowMs = now.getTime()
-  return countedOccurrences(window, historyStartMs(now), nowMs)
+  return countedOccurrences(window, historyStartMs(now), nowMs, changed)
     .map(([from, to]): [number, number] => [from, Math.min(to, nowMs)])
     .filter(([from, to]) => from < to)
 }
