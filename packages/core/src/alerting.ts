@@ -181,13 +181,13 @@ export const AlertChannelBody = StrictObject({
 export type AlertChannelBody = Static<typeof AlertChannelBody>
 
 /** An instant (RFC 3339 with an offset), or a date alone: midnight starting that day in the window's zone. */
-function DateOrDateTime() {
+export function DateOrDateTime() {
   return Type.String({ anyOf: [{ format: 'date-time' }, { format: 'date' }] })
 }
 
 export const MAINTENANCE_REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const
 
-export const MaintenanceWindowBody = StrictObject({
+const maintenanceWindowFields = {
   name: Name({ maxLength: 255 }),
   tags: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
     minItems: 1,
@@ -209,5 +209,15 @@ export const MaintenanceWindowBody = StrictObject({
       }),
     ),
   ),
+}
+export const MaintenanceWindowBody = StrictObject(maintenanceWindowFields)
+/** The hosted update: every field optional, merged onto the window (then checked whole). */
+export const MaintenanceWindowPatch = StrictObject({
+  ...maintenanceWindowFields,
+  name: Type.Optional(maintenanceWindowFields.name),
+  tags: Type.Optional(maintenanceWindowFields.tags),
+  startsAt: Type.Optional(maintenanceWindowFields.startsAt),
+  endsAt: Type.Optional(maintenanceWindowFields.endsAt),
 })
+export type MaintenanceWindowPatch = Static<typeof MaintenanceWindowPatch>
 export type MaintenanceWindowBody = Static<typeof MaintenanceWindowBody>

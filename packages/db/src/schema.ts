@@ -40,7 +40,12 @@ import type {
   IncidentsTable,
   IncidentUpdatesTable,
 } from './schema/incidents.ts'
-import type { MaintenancePeriodsTable, MaintenanceWindowsTable } from './schema/maintenance-windows.ts'
+import type {
+  MaintenanceOccurrencesTable,
+  MaintenanceOccurrenceUpdatesTable,
+  MaintenancePeriodsTable,
+  MaintenanceWindowsTable,
+} from './schema/maintenance-windows.ts'
 import type {
   AgentEventsTable,
   AgentsTable,
@@ -134,6 +139,8 @@ export interface Database {
   alert_subscriptions: AlertSubscriptionsTable
   maintenance_windows: MaintenanceWindowsTable
   maintenance_periods: MaintenancePeriodsTable
+  maintenance_occurrences: MaintenanceOccurrencesTable
+  maintenance_occurrence_updates: MaintenanceOccurrenceUpdatesTable
   check_alert_states: CheckAlertStatesTable
   alert_notifications: AlertNotificationsTable
   private_locations: PrivateLocationsTable

@@ -48,6 +48,7 @@ import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { hostedIncidentsRoutes } from './features/incidents/hosted-incidents.routes.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
+import { maintenanceOccurrencesRoutes } from './features/maintenance-windows/maintenance-occurrences.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
 import { privateLocationsRoutes } from './features/private-locations/private-locations.routes.ts'
 import { projectsRoutes } from './features/projects/projects.routes.ts'
@@ -270,6 +271,7 @@ function publicApi(
     await app.register(alertChannelsRoutes, { ctx })
     await app.register(alertNotificationsRoutes, { ctx })
     await app.register(maintenanceWindowsRoutes, { ctx })
+    await app.register(maintenanceOccurrencesRoutes, { ctx })
     await app.register(privateLocationsRoutes, { ctx })
     await app.register(staticAddressesRoutes, { addresses: staticAddresses, locations: ctx.locations.served })
     await app.register(agentProtocolRoutes, { ctx })

@@ -22,6 +22,8 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
   'put /v1/alert-channels/{id}': 'the hosted `subscriptions` field of a channel is refused',
   'get /v1/badges/groups/{groupId}':
     "group ids are sequential, so svc needs the group's `accountId` in the query beside its id (else 404); the hosted API takes the id alone",
+  'post /v1/checks':
+    "the hosted example's checkType is AGENTIC (its enum's first), a type svc doesn't serve (400; see Not served)",
   'post /v1/checks/heartbeat':
     "the hosted example's period is 1 second; the seed's limits are 30 seconds to 365 days (the seed wins)",
   'post /v1/checks/tcp': 'the seed requires request.hostname; the hosted schema leaves it optional',
@@ -119,6 +121,21 @@ const SEEDS: [RegExp, Seed][] = [
     async (a) => {
       const { incidentId, updateId } = await a.incident()
       return { incidentId, id: updateId }
+    },
+  ],
+  [
+    /^\/v1\/maintenance-windows\/\{id\}\/maintenances/,
+    async (a) => {
+      const window = await a.ok('POST', '/v1/maintenance-windows', {
+        name: 'Nightly',
+        tags: ['api'],
+        startsAt: '2026-01-05T22:00:00Z',
+        endsAt: '2026-01-05T23:00:00Z',
+        repeatUnit: 'DAY',
+      })
+      const updatePath = `/v1/maintenance-windows/${window.id}/maintenances/0/updates`
+      const update = await a.ok('POST', updatePath, { status: 'COMPLETED', description: 'Done' })
+      return { id: window.id, maintenanceId: '0', updateId: update.id }
     },
   ],
   [

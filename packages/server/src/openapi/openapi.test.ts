@@ -74,6 +74,7 @@ const PUBLIC_OPERATIONS = [
   'put /v1/variables/{key}',
   'delete /v1/variables/{key}',
   'get /v1/checks',
+  'post /v1/checks',
   'get /v1/checks/{id}',
   'get /v2/checks',
   'get /v2/checks/{id}',
@@ -131,6 +132,13 @@ const PUBLIC_OPERATIONS = [
   'get /v1/maintenance-windows/{id}',
   'put /v1/maintenance-windows/{id}',
   'delete /v1/maintenance-windows/{id}',
+  'get /v1/maintenance-windows/{id}/maintenances',
+  'get /v1/maintenance-windows/{id}/maintenances/{maintenanceId}',
+  'patch /v1/maintenance-windows/{id}/maintenances/{maintenanceId}',
+  'delete /v1/maintenance-windows/{id}/maintenances/{maintenanceId}',
+  'post /v1/maintenance-windows/{id}/maintenances/{maintenanceId}/updates',
+  'put /v1/maintenance-windows/{id}/maintenances/{maintenanceId}/updates/{updateId}',
+  'delete /v1/maintenance-windows/{id}/maintenances/{maintenanceId}/updates/{updateId}',
   'get /v1/status-pages/services',
   'post /v1/status-pages/services',
   'get /v1/status-pages/services/{id}',
@@ -245,8 +253,8 @@ const OPEN_OPERATIONS = [
   ),
 ]
 
-/** Operations whose body is merged onto stored state and validated whole by the service. */
-const LOOSE_BODIES = new Set(['put /v1/checks/{id}', 'post /v1/test-sessions/run'])
+/** Operations whose body is validated by the service: merged onto stored state, or checked by the type it names. */
+const LOOSE_BODIES = new Set(['post /v1/checks', 'put /v1/checks/{id}', 'post /v1/test-sessions/run'])
 
 describe('OpenAPI documents', () => {
   let t: TestApp

@@ -175,6 +175,28 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
     ids: { id: (await a.ok('POST', '/v1/maintenance-windows', WINDOW_BODY)).id },
     bodies: { PUT: WINDOW_BODY },
   }),
+  '/v1/maintenance-windows/{id}/maintenances': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/maintenance-windows', WINDOW_BODY)).id },
+  }),
+  '/v1/maintenance-windows/{id}/maintenances/{maintenanceId}': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/maintenance-windows', WINDOW_BODY)).id, maintenanceId: '0' },
+    bodies: { PATCH: { endsAt: '2026-01-06T01:00:00Z' } },
+  }),
+  '/v1/maintenance-windows/{id}/maintenances/{maintenanceId}/updates': async (a) => ({
+    ids: { id: (await a.ok('POST', '/v1/maintenance-windows', WINDOW_BODY)).id, maintenanceId: '0' },
+    bodies: { POST: { status: 'CANCELLED', description: 'Called off' } },
+    readBack: '/v1/maintenance-windows/{id}/maintenances/{maintenanceId}',
+  }),
+  '/v1/maintenance-windows/{id}/maintenances/{maintenanceId}/updates/{updateId}': async (a) => {
+    const id = (await a.ok('POST', '/v1/maintenance-windows', WINDOW_BODY)).id
+    const updates = `/v1/maintenance-windows/${id}/maintenances/0/updates`
+    const update = await a.ok('POST', updates, { status: 'SCHEDULED', description: 'Planned' })
+    return {
+      ids: { id, maintenanceId: '0', updateId: update.id },
+      bodies: { PUT: { description: 'Replanned' } },
+      readBack: '/v1/maintenance-windows/{id}/maintenances/{maintenanceId}',
+    }
+  },
   '/v1/private-locations/{id}': async (a) => ({
     ids: { id: await a.privateLocation() },
     bodies: { PUT: { name: 'Lab renamed', slugName: a.unique('renamed-lab') } },

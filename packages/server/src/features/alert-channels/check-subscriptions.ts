@@ -34,13 +34,13 @@ export async function assertChannelsOfAccount(
 }
 
 /**
- * Subscribes a new check: to the given channels, and with `autoAssignAlerts` to every other channel of
- * the account too (without it, to the channels marked autoSubscribe). A given subscription wins.
+ * Subscribes a new check or group: to the given channels, and with `autoAssignAlerts` to every other
+ * channel of the account too (without it, to the channels marked autoSubscribe). A given subscription wins.
  */
-export async function subscribeNewCheck(
+export async function subscribeNew(
   ctx: ServiceContext,
   accountId: string,
-  checkId: string,
+  subscriber: repo.Subscriber,
   given: SubscriptionInput[] | undefined,
   autoAssignAlerts: boolean,
 ): Promise<void> {
@@ -49,7 +49,17 @@ export async function subscribeNewCheck(
   const automatic = (await repo.listChannelIds(ctx, accountId, !autoAssignAlerts))
     .filter((id) => !named.has(id))
     .map((id) => ({ alertChannelId: id, activated: true }))
-  await repo.replaceSubscriptions(ctx, { checkId }, [...explicit, ...automatic])
+  await repo.replaceSubscriptions(ctx, subscriber, [...explicit, ...automatic])
+}
+
+export async function subscribeNewCheck(
+  ctx: ServiceContext,
+  accountId: string,
+  checkId: string,
+  given: SubscriptionInput[] | undefined,
+  autoAssignAlerts: boolean,
+): Promise<void> {
+  await subscribeNew(ctx, accountId, { checkId }, given, autoAssignAlerts)
 }
 
 /** Replaces a check's or group's subscriptions when the body names them; an omitted field keeps them. */

@@ -3,11 +3,12 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { AnyCheck } from '../checks/checks.schemas.ts'
+import { AnyCheck, UpdateAutoAssignQuery } from '../checks/checks.schemas.ts'
 import { getCheckOfGroup, listChecks } from '../checks/checks.service.ts'
 import {
   CheckGroup,
   CheckGroupBody,
+  GroupAutoAssignQuery,
   GroupCheckParams,
   GroupIdParams,
   ListGroupsQuery,
@@ -67,9 +68,19 @@ export const versionedGroupRoutes: FastifyPluginAsyncTypebox<{
 
   app.post(
     `/${version}/check-groups`,
-    { schema: { tags, ...docs.create, body: CheckGroupBody, response: { 201: CheckGroup } } },
+    {
+      schema: {
+        tags,
+        ...docs.create,
+        querystring: GroupAutoAssignQuery,
+        body: CheckGroupBody,
+        response: { 201: CheckGroup },
+      },
+    },
     async (request, reply) =>
-      reply.status(201).send(await groups.createGroup(ctx, authOf(request).accountId, request.body)),
+      reply
+        .status(201)
+        .send(await groups.createGroup(ctx, authOf(request).accountId, request.body, request.query)),
   )
 
   app.put(
@@ -79,6 +90,7 @@ export const versionedGroupRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...docs.update,
         params: GroupIdParams,
+        querystring: UpdateAutoAssignQuery,
         body: CheckGroupBody,
         response: { 200: CheckGroup },
       },

@@ -85,6 +85,16 @@ export const CheckGroup = Type.Object(
 export type CheckGroup = Static<typeof CheckGroup> & Record<string, unknown>
 
 export const GroupIdParams = StrictObject({ id: SerialId() })
+
+/**
+ * The hosted create's parameter. Only `true` subscribes the new group to every channel: its checks
+ * subscribe by their own autoAssignAlerts already, and a group subscribed too would alert them twice.
+ */
+export const GroupAutoAssignQuery = StrictObject({
+  autoAssignAlerts: Type.Optional(
+    Type.Boolean({ description: 'true: subscribe the new group to every alert channel of the account.' }),
+  ),
+})
 export const GroupCheckParams = StrictObject({
   groupId: SerialId(),
   checkId: Type.String({ format: 'uuid' }),

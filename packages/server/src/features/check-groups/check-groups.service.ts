@@ -19,6 +19,7 @@ export async function createGroup(
   ctx: ServiceContext,
   accountId: string,
   body: CheckGroupBody,
+  options: { autoAssignAlerts?: boolean } = {},
 ): Promise<CheckGroup> {
   // One transaction: what it names (channels, private locations) can't go before it commits, and a
   // failure saves nothing.
@@ -45,7 +46,10 @@ export async function createGroup(
       created_at: now,
       updated_at: now,
     })
-    await alerting.replaceSubscriptionsIfGiven(tx, { groupId: row.id }, body.alertChannelSubscriptions)
+    const subscriber = { groupId: row.id }
+    if (options.autoAssignAlerts === true)
+      await alerting.subscribeNew(tx, accountId, subscriber, body.alertChannelSubscriptions, true)
+    else await alerting.replaceSubscriptionsIfGiven(tx, subscriber, body.alertChannelSubscriptions)
     return row
   })
   return respond(ctx, row)

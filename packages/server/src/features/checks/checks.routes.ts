@@ -48,6 +48,29 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
     },
   )
 
+  app.post(
+    '/v1/checks',
+    {
+      schema: {
+        tags,
+        summary: 'Create a check (any type)',
+        description:
+          "The body's `checkType` picks the type (PLAYWRIGHT is taken for AUTOMATION); the rest is checked " +
+          'as the typed POST /v1/checks/{type} checks it.',
+        querystring: AutoAssignQuery,
+        body: Type.Record(Type.String(), Type.Unknown()),
+        response: { 201: AnyCheck },
+      },
+    },
+    async (request, reply) => {
+      const created = await checks.createCheckOfSentType(ctx, authOf(request).accountId, request.body, {
+        sentFields: sentFieldsOf(request),
+        autoAssignAlerts: request.query.autoAssignAlerts,
+      })
+      return reply.status(201).send(created)
+    },
+  )
+
   app.get(
     '/v1/checks/:id',
     { schema: { tags, summary: 'Retrieve a check', params: CheckIdParams, response: { 200: AnyCheck } } },

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { CHECK_BODIES, type CheckType, referencedVariableKeys } from '@svc/core'
+import { CHECK_BODIES, CHECK_TYPES, type CheckType, referencedVariableKeys } from '@svc/core'
 import type { ChecksTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, invalid, notFound } from '../../http/errors.ts'
@@ -65,6 +65,25 @@ export async function createCheck(
     return resolved
   })
   return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, body))
+}
+
+/**
+ * The hosted generic create: the body's `checkType` names the type (`PLAYWRIGHT` for AUTOMATION) and
+ * the rest is that type's create body, checked and saved as its own route would.
+ */
+export async function createCheckOfSentType(
+  ctx: ServiceContext,
+  accountId: string,
+  body: Record<string, unknown>,
+  options: { sentFields: ReadonlySet<string>; autoAssignAlerts?: boolean },
+): Promise<AnyCheck> {
+  const { checkType: sent, ...fields } = body
+  const checkType = sent === 'PLAYWRIGHT' ? 'AUTOMATION' : sent
+  if (!CHECK_TYPES.includes(checkType as CheckType))
+    throw invalid('body.checkType', `must be one of ${[...CHECK_TYPES, 'PLAYWRIGHT'].join(', ')}`)
+  validators[checkType as CheckType](fields)
+  const sentFields = new Set([...options.sentFields].filter((field) => field !== 'checkType'))
+  return createCheck(ctx, accountId, checkType as CheckType, fields, { ...options, sentFields })
 }
 
 export async function getCheck(ctx: ServiceContext, accountId: string, id: string): Promise<AnyCheck> {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { instantAt, wallAt } from '@svc/core'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import type { WindowRow } from './maintenance-windows.repo.ts'
 import { inMaintenance, isActive, occurrencesBetween } from './maintenance-windows.service.ts'
-import { instantAt, wallAt } from './wall-clock.ts'
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const at = (value: string) => new Date(value)

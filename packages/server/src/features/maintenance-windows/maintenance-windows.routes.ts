@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { MaintenanceWindowBody } from '@svc/core'
+import { MaintenanceWindowBody, MaintenanceWindowPatch } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
@@ -67,8 +67,11 @@ export const maintenanceWindowsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
       schema: {
         tags,
         summary: 'Update a maintenance window',
+        description:
+          'Partial: the fields sent replace those of the window, which is then checked whole. ' +
+          'A change to its schedule forgets the occurrences changed by hand.',
         params: WindowIdParams,
-        body: MaintenanceWindowBody,
+        body: MaintenanceWindowPatch,
         response: { 200: MaintenanceWindow },
       },
     },

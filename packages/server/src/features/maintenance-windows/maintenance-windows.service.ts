@@ -1,17 +1,22 @@
-import type { MaintenanceWindowBody } from '@svc/core'
-import dayjs from 'dayjs'
-import utc from 'dayjs/plugin/utc.js'
+import type { MaintenanceWindowBody, MaintenanceWindowPatch } from '@svc/core'
+import { instantAt } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { badRequest, notFound } from '../../http/errors.ts'
+import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction, type RowLock } from '../../transactions.ts'
 import { canonicalTimeZone } from '../accounts/accounts.service.ts'
 import { historyStartMs } from '../status-site/history-days.ts'
+import * as occurrencesRepo from './maintenance-occurrences.repo.ts'
+import {
+  activeOccurrence,
+  indexedOccurrencesBetween,
+  isActive,
+  occurrencesBetween,
+} from './maintenance-schedule.ts'
 import * as repo from './maintenance-windows.repo.ts'
 import type { MaintenanceWindow } from './maintenance-windows.schemas.ts'
-import { instantAt, wallAt } from './wall-clock.ts'
 
-dayjs.extend(utc)
+export { isActive, occurrencesBetween }
 
 export async function createWindow(ctx: ServiceContext, accountId: string, body: MaintenanceWindowBody) {
   const now = isoNow(ctx)
@@ -40,22 +45,27 @@ export async function listWindows(
   return { items: rows.map(toResponse), total }
 }
 
+/** The hosted update: the fields sent, merged onto the window, checked whole. */
 export async function updateWindow(
   ctx: ServiceContext,
   accountId: string,
   id: number,
-  body: MaintenanceWindowBody,
+  patch: MaintenanceWindowPatch,
 ) {
-  const columns = columnsOf(body)
   return inTransaction(ctx, async (tx) => {
     const row = await findOrThrow(tx, accountId, id, 'change')
+    const columns = columnsOf(mergedBody(row, patch))
     const now = tx.clock.now()
+    const changed = await occurrencesRepo.occurrencesOfWindow(tx, id)
+    // Occurrences are named by their index in the schedule: a new schedule forgets those changed by hand.
+    const newSchedule = SCHEDULE_COLUMNS.some((column) => row[column] !== columns[column])
     // A change to what it gave the past keeps that past as it was, and counts the new schedule and tags
     // from now on.
-    const past = countedPast(row, now)
-    const pastChanged =
-      !sameTags(row.tags, columns.tags) || !sameIntervals(past, countedPast({ ...row, ...columns }, now))
+    const past = countedPast(row, now, changed)
+    const after = countedPast({ ...row, ...columns }, now, newSchedule ? [] : changed)
+    const pastChanged = !sameTags(row.tags, columns.tags) || !sameIntervals(past, after)
     if (pastChanged) await keepPast(tx, row, past)
+    if (newSchedule) await occurrencesRepo.deleteOccurrencesOfWindow(tx, id)
     const changes = {
       ...columns,
       history_from: pastChanged ? now.toISOString() : row.history_from,
@@ -66,10 +76,36 @@ export async function updateWindow(
   })
 }
 
+const SCHEDULE_COLUMNS = [
+  'starts_at',
+  'ends_at',
+  'repeat_unit',
+  'repeat_interval',
+  'repeat_ends_at',
+  'timezone',
+] as const
+
+/** The window as a create body, with `patch` over it. Dropping `repeatUnit` drops the repeat's other fields. */
+function mergedBody(row: repo.WindowRow, patch: MaintenanceWindowPatch): MaintenanceWindowBody {
+  const merged = { ...toResponse(row), ...patch }
+  const oneOff = 'repeatUnit' in patch && !patch.repeatUnit
+  return {
+    name: merged.name,
+    tags: merged.tags,
+    startsAt: merged.startsAt,
+    endsAt: merged.endsAt,
+    repeatUnit: merged.repeatUnit,
+    repeatInterval: oneOff ? (patch.repeatInterval ?? null) : merged.repeatInterval,
+    repeatEndsAt: oneOff ? (patch.repeatEndsAt ?? null) : merged.repeatEndsAt,
+    timezone: merged.timezone,
+  }
+}
+
 export async function deleteWindow(ctx: ServiceContext, accountId: string, id: number) {
   await inTransaction(ctx, async (tx) => {
     const row = await findOrThrow(tx, accountId, id, 'exclusive')
-    await keepPast(tx, row, countedPast(row, tx.clock.now()))
+    const changed = await occurrencesRepo.occurrencesOfWindow(tx, id)
+    await keepPast(tx, row, countedPast(row, tx.clock.now(), changed))
     await repo.deleteWindow(tx, id)
   })
 }
@@ -94,23 +130,63 @@ export async function maintenanceHistory(
   const add = (tags: string, occurrences: [number, number][]) => {
     if (occurrences.length > 0) byTags.set(tags, [...(byTags.get(tags) ?? []), ...occurrences])
   }
-  for (const w of windows) add(w.tags, countedOccurrences(w, fromMs, toMs))
+  const changed = await occurrencesRepo.occurrencesOfWindows(
+    ctx,
+    windows.map((w) => w.id),
+  )
+  for (const w of windows)
+    add(
+      w.tags,
+      countedOccurrences(
+        w,
+        fromMs,
+        toMs,
+        changed.filter((o) => o.window_id === w.id),
+      ),
+    )
   for (const p of periods) add(p.tags, [[Date.parse(p.starts_at), Date.parse(p.ends_at)]])
   return [...byTags].map(([tags, occurrences]) => ({ tags: JSON.parse(tags) as string[], occurrences }))
 }
 
-/** The occurrences of `window` over [fromMs, toMs] that count in the status history: from `history_from` on. */
-function countedOccurrences(window: repo.WindowRow, fromMs: number, toMs: number): [number, number][] {
+/**
+ * The occurrences of `window` over [fromMs, toMs] that count in the status history: from `history_from`
+ * on. One changed by hand counts as scheduled until its last change and as changed from then on, so
+ * the past stays what the public saw.
+ */
+function countedOccurrences(
+  window: repo.WindowRow,
+  fromMs: number,
+  toMs: number,
+  changed: occurrencesRepo.OccurrenceRow[] = [],
+): [number, number][] {
   const historyFromMs = Date.parse(window.history_from)
-  return occurrencesBetween(window, Math.max(fromMs, historyFromMs), toMs)
+  const changedByIndex = new Map(changed.map((o) => [o.occurrence, o]))
+  const spans: [number, number][] = []
+  for (const { k, span } of indexedOccurrencesBetween(window, Math.max(fromMs, historyFromMs), toMs)) {
+    const change = changedByIndex.get(k)
+    spans.push(change ? [span[0], Math.min(span[1], Date.parse(change.updated_at))] : span)
+  }
+  for (const o of changed) {
+    const span: [number, number] = [
+      Math.max(Date.parse(o.starts_at), Date.parse(o.updated_at)),
+      Date.parse(o.ends_at),
+    ]
+    if (coversNow(o.status) && span[1] > fromMs && span[0] <= toMs) spans.push(span)
+  }
+  return spans
     .map(([from, to]): [number, number] => [Math.max(from, historyFromMs), to])
     .filter(([from, to]) => from < to)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
 }
 
 /** What `window` gave the status history up to `now` (as far back as a page shows), cut at `now`. */
-function countedPast(window: repo.WindowRow, now: Date): [number, number][] {
+function countedPast(
+  window: repo.WindowRow,
+  now: Date,
+  changed: occurrencesRepo.OccurrenceRow[],
+): [number, number][] {
   const nowMs = now.getTime()
-  return countedOccurrences(window, historyStartMs(now), nowMs)
+  return countedOccurrences(window, historyStartMs(now), nowMs, changed)
     .map(([from, to]): [number, number] => [from, Math.min(to, nowMs)])
     .filter(([from, to]) => from < to)
 }
@@ -148,76 +224,31 @@ export async function activeWindowTags(
   accountId: string,
   at: Date,
 ): Promise<string[][]> {
-  const windows = await repo.windowsStartedBy(ctx, accountId, at.toISOString())
-  return windows.filter((w) => isActive(w, at)).map((w) => JSON.parse(w.tags) as string[])
+  const atIso = at.toISOString()
+  const windows = await repo.windowsStartedBy(ctx, accountId, atIso)
+  // An occurrence changed by hand (moved, cancelled, deleted) covers what its row says, not its schedule.
+  const changed = await occurrencesRepo.occurrencesCovering(ctx, accountId, atIso)
+  const changedKeys = new Set(changed.map((o) => `${o.window_id}:${o.occurrence}`))
+  const tags: string[][] = []
+  for (const w of windows) {
+    const k = activeOccurrence(w, at)
+    if (k !== null && !changedKeys.has(`${w.id}:${k}`)) tags.push(JSON.parse(w.tags) as string[])
+  }
+  for (const o of changed)
+    if (coversNow(o.status) && o.starts_at <= atIso && atIso < o.ends_at)
+      tags.push(JSON.parse(o.tags) as string[])
+  return tags
 }
+
+/** Whether a changed occurrence in this status silences alerts over its span. */
+const coversNow = (status: string | null) => status !== 'CANCELLED' && status !== 'DELETED'
 
 /** Whether one of `windowTags` (from `activeWindowTags`) covers a check with `tags`. */
 export function coversTags(windowTags: string[][], tags: string[]): boolean {
   return windowTags.some((wanted) => wanted.some((tag) => tags.includes(tag)))
 }
 
-/** A window covers `at` when one of its occurrences (the first, or a repeat) started by `at` and has not ended. */
-export function isActive(window: repo.WindowRow, at: Date): boolean {
-  const atMs = at.getTime()
-  const schedule = scheduleOf(window)
-  if (atMs < schedule.startMs) return false
-  if (!schedule.repeat) return atMs < schedule.endMs
-  const k = schedule.lastStartedBy(atMs)
-  const [from, to] = schedule.occurrence(k)
-  if (from > schedule.repeatEndMs) return false
-  return atMs < to
-}
-
-/**
- * The occurrences ([start, end) in ms) of a window that overlap [fromMs, toMs], oldest first: the
- * same occurrences `isActive` reads.
- */
-export function occurrencesBetween(window: repo.WindowRow, fromMs: number, toMs: number): [number, number][] {
-  const schedule = scheduleOf(window)
-  if (!schedule.repeat)
-    return schedule.startMs <= toMs && schedule.endMs > fromMs ? [[schedule.startMs, schedule.endMs]] : []
-  // From an occurrence a little before the first that can overlap.
-  const lengthMs = schedule.endMs - schedule.startMs
-  const found: [number, number][] = []
-  for (let k = Math.max(0, schedule.lastStartedBy(fromMs - lengthMs) - 1); ; k++) {
-    const [from, to] = schedule.occurrence(k)
-    if (from > toMs || from > schedule.repeatEndMs) break
-    if (to > fromMs && to > from) found.push([from, to])
-  }
-  return found
-}
-
-/**
- * A window's occurrences. The k-th starts k × interval units after the first on the wall clock of
- * its zone (UTC without one) and lasts as long on that clock, so a 02:00–03:00 window stays at 02:00
- * local across DST changes. The first is the stored instants as they are.
- */
-function scheduleOf(window: repo.WindowRow) {
-  const zone = window.timezone ?? 'UTC'
-  const startMs = Date.parse(window.starts_at)
-  const endMs = Date.parse(window.ends_at)
-  const wallStart = dayjs.utc(wallAt(startMs, zone))
-  const wallLengthMs = wallAt(endMs, zone) - wallStart.valueOf()
-  const unit = (window.repeat_unit?.toLowerCase() ?? 'day') as 'day' | 'week' | 'month'
-  const interval = window.repeat_interval ?? 1
-  const occurrence = (k: number): [number, number] => {
-    if (k === 0) return [startMs, endMs]
-    const wall = wallStart.add(k * interval, unit).valueOf()
-    return [instantAt(wall, zone), instantAt(wall + wallLengthMs, zone)]
-  }
-  /** The index of the last occurrence started by `atMs` (0 before the first): an estimate, then exact steps. */
-  const lastStartedBy = (atMs: number) => {
-    let k = Math.max(0, Math.floor(dayjs.utc(wallAt(atMs, zone)).diff(wallStart, unit) / interval))
-    while (k > 0 && occurrence(k)[0] > atMs) k--
-    while (occurrence(k + 1)[0] <= atMs) k++
-    return k
-  }
-  const repeatEndMs = window.repeat_ends_at ? Date.parse(window.repeat_ends_at) : Number.POSITIVE_INFINITY
-  return { repeat: Boolean(window.repeat_unit), startMs, endMs, repeatEndMs, occurrence, lastStartedBy }
-}
-
-async function findOrThrow(ctx: ServiceContext, accountId: string, id: number, lock?: RowLock) {
+export async function findOrThrow(ctx: ServiceContext, accountId: string, id: number, lock?: RowLock) {
   const row = await repo.findWindow(ctx, accountId, id, lock)
   if (!row) throw notFound(`Maintenance window ${id} not found`)
   return row
@@ -265,7 +296,7 @@ function boundsOf(filters: Record<string, unknown>): repo.WindowBound[] {
 }
 
 /** An instant as sent, or a date alone: the midnight that starts it in `zone`. */
-function instantOfInput(value: string, zone: string): number {
+export function instantOfInput(value: string, zone: string): number {
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
   if (!date) return Date.parse(value)
   return instantAt(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])), zone)
@@ -285,10 +316,6 @@ function toResponse(row: repo.WindowRow): MaintenanceWindow {
     created_at: row.created_at,
     updated_at: row.updated_at,
   }
-}
-
-function invalid(path: string, message: string) {
-  return badRequest(`${path} ${message}`, { errors: [{ path, message }] })
 }
 
 /** For the retention sweep: forgets the periods of changed or deleted windows that were over before `beforeIso`. */

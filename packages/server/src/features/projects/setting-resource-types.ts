@@ -71,7 +71,9 @@ const maintenanceWindow: ResourceType = {
     return String((await windows.createWindow(ctx, accountId, body as MaintenanceWindowBody)).id)
   },
   async update(ctx, accountId, id, { body }) {
-    await windows.updateWindow(ctx, accountId, Number(id), body as MaintenanceWindowBody)
+    // A deploy replaces the window whole: what the project leaves out goes back to its default.
+    const whole = { repeatUnit: null, repeatInterval: null, repeatEndsAt: null, timezone: null, ...body }
+    await windows.updateWindow(ctx, accountId, Number(id), whole as MaintenanceWindowBody)
   },
   remove: (ctx, accountId, id) => windows.deleteWindow(ctx, accountId, Number(id)),
   exists: (ctx, accountId, id) => found(() => windows.getWindow(ctx, accountId, Number(id))),
