@@ -1,5 +1,5 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
 import { defineConfig, type Plugin } from 'vite'
@@ -26,10 +26,15 @@ const gzipped = promisify(gzip)
  * server sends them to browsers that accept them (@fastify/static's preCompressed) without compressing
  * per request.
  */
-function precompress(outDir: string): Plugin {
+function precompress(): Plugin {
+  let outDir = ''
   return {
     name: 'svc-precompress',
     apply: 'build',
+    configResolved(config) {
+      // Wherever this build writes (`--outDir` too), not only dist.
+      outDir = resolve(config.root, config.build.outDir)
+    },
     async closeBundle() {
       const files = (await readdir(outDir, { recursive: true })).filter(
         // Not .vite/manifest.json: the server never sends a dotfile.
@@ -52,7 +57,7 @@ function precompress(outDir: string): Plugin {
 export default defineConfig({
   root: 'src/app',
   base: '/',
-  plugins: [overviewPageSize(), precompress(join(import.meta.dirname, 'dist'))],
+  plugins: [overviewPageSize(), precompress()],
   build: {
     outDir: '../../dist',
     emptyOutDir: true,
