@@ -14,8 +14,10 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { startServerProcess } from '../packages/server/src/testing/server-process.ts'
+import { OVERVIEW_PAGE_SIZE } from '../packages/web/src/app/overview-page-size.ts'
 import { ensureBuilt, launchChromium } from '../packages/web/src/e2e/harness.ts'
 import { benchEngine, benchStore } from './store.ts'
+import { profileLoad } from './web-profile.ts'
 
 const { values } = parseArgs({
   options: { checks: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } },
@@ -25,8 +27,16 @@ const RUNS = Number(values.runs)
 const DIST = join(import.meta.dirname, '../packages/web/dist')
 const JS_BUDGET_KB = 250
 const LOAD_BUDGET_MS = 1000
-/** OVERVIEW_PAGE_SIZE in packages/web/src/app/overview-query.ts. */
-const PAGE_SIZE = 50
+const PAGE_SIZE = OVERVIEW_PAGE_SIZE
+
+/** What a long-animation-frame entry says of each script that ran in it. */
+interface LoafScript {
+  invoker: string
+  sourceFunctionName: string
+  sourceURL: string
+  startTime: number
+  duration: number
+}
 
 function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
@@ -155,12 +165,32 @@ try {
             .getEntries()
             .map(
               (entry) =>
-                `${entry.entryType} ${entry.name.replace(location.origin, '')} ${Math.round(entry.startTime)}+${Math.round(entry.duration)}`,
+                `${entry.entryType} ${entry.name.replace(location.origin, '')} ${Math.round(entry.startTime)}+${Math.round(entry.duration)}` +
+                // A long frame's scripts: what ran in it, and for how long.
+                ((entry as PerformanceEntry & { scripts?: LoafScript[] }).scripts ?? [])
+                  .map(
+                    (script) =>
+                      `\n    ${script.invoker} ${script.sourceFunctionName} ${script.sourceURL.split('/').pop()} ` +
+                      `${Math.round(script.startTime)}+${Math.round(script.duration)}`,
+                  )
+                  .join(''),
             )
             .join('\n'),
         ),
       )
     await context.close()
+  }
+  if (process.env.BENCH_WEB_PROFILE) {
+    // One more load, traced: not timed (tracing slows it), only where its main-thread time goes.
+    const { context, page } = await signedInPage()
+    const profile = await profileLoad(browser, page, `${server.url}/`, () =>
+      page.locator('.checks-table tbody tr').first().waitFor({ timeout: 60_000 }),
+    )
+    await context.close()
+    console.log('profiled load to the first row, main thread by kind of work (ms):')
+    for (const [name, ms] of profile.work) console.log(`  ${String(ms).padStart(6)}  ${name}`)
+    console.log('JavaScript functions by self time (ms):')
+    for (const [name, ms] of profile.functions) console.log(`  ${String(ms).padStart(6)}  ${name}`)
   }
   await browser.close()
   const first = median(firstRows)

@@ -1,6 +1,11 @@
 import { type Static, Type } from 'typebox'
 import { Name, Nullable, StrictObject, StringEnum, Uuid } from './schema-helpers.ts'
-import { STATUS_PAGE_THEMES, THEME_COLOR_NAMES, type ThemeColorName } from './status-pages.ts'
+import {
+  STATUS_PAGE_THEMES,
+  THEME_COLOR_NAMES,
+  THEME_COLOR_PATTERN,
+  type ThemeColorName,
+} from './status-pages.ts'
 
 /**
  * The bodies the API takes for private locations, status page services and status pages. They live here,
@@ -42,11 +47,9 @@ export const StatusPageServiceBody = StrictObject({
 })
 export type StatusPageServiceBody = Static<typeof StatusPageServiceBody>
 
-/** A CSS colour the page can inline safely: hex, a named colour, or rgb()/hsl() with plain arguments. */
-const COLOR_PATTERN = '^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|(rgb|rgba|hsl|hsla)\\([0-9., %/]{1,60}\\))$'
 const Color = Type.String({
   maxLength: 80,
-  pattern: COLOR_PATTERN,
+  pattern: THEME_COLOR_PATTERN,
   description: 'A CSS colour, e.g. #0059C2.',
 })
 

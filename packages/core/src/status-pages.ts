@@ -1,4 +1,7 @@
-/** Enums of status pages and incidents (the spec's "Status page v3 incident" and "Component impact"). */
+/**
+ * Enums of status pages and incidents (the spec's "Status page v3 incident" and "Component impact"), and
+ * a page's theme colours. No imports: the dashboard imports this module alone (`@svc/core/status-pages`).
+ */
 
 export const INCIDENT_STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'] as const
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number]
@@ -36,6 +39,13 @@ export const THEME_COLOR_NAMES = [
   'primaryButtonFontColor',
 ] as const
 export type ThemeColorName = (typeof THEME_COLOR_NAMES)[number]
+
+/**
+ * A CSS colour a page can inline safely: hex, a named colour, or rgb()/hsl() with plain arguments. The
+ * API validates with it, and the dashboard's colour fields check as you type.
+ */
+export const THEME_COLOR_PATTERN =
+  '^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,30}|(rgb|rgba|hsl|hsla)\\([0-9., %/]{1,60}\\))$'
 export type ThemePalette = Record<ThemeColorName, string>
 export interface ThemeColors {
   light: ThemePalette

@@ -123,7 +123,11 @@ export function query(params: Record<string, string | number | boolean | undefin
   return text ? `?${text}` : ''
 }
 
-export function fieldErrorsFor(error: unknown, field: string): string[] {
+/**
+ * The API's messages for `field` (`cards.1.name`) and, unless `exact`, for what is inside it
+ * (`cards.1` also takes `cards.1.services.0.id`).
+ */
+export function fieldErrorsFor(error: unknown, field: string, exact = false): string[] {
   if (!(error instanceof ApiError)) return []
   return error.fieldErrors
     .filter((entry) => {
@@ -131,6 +135,7 @@ export function fieldErrorsFor(error: unknown, field: string): string[] {
         .replace(/^body[./]?/, '')
         .replace(/^\//, '')
         .replaceAll('/', '.')
+      if (exact) return path === field
       return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`)
     })
     .map((entry) => entry.message)

@@ -12,21 +12,22 @@ export function currentTimeZone(): string {
   return timeZone
 }
 
-export function formatTime(iso: string | null | undefined, withSeconds = false): string {
+/** An instant in the account's time zone, or in `zone` (a maintenance window's) when given. */
+export function formatTime(iso: string | null | undefined, withSeconds = false, zone = timeZone): string {
   if (!iso) return '—'
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return '—'
-  return formatterFor(withSeconds).format(date)
+  return formatterFor(withSeconds, zone).format(date)
 }
 
 // Making a DateTimeFormat costs far more than formatting with one; a table of 1,000 rows formats 1,000 times.
 const formatters = new Map<string, Intl.DateTimeFormat>()
-function formatterFor(withSeconds: boolean): Intl.DateTimeFormat {
-  const key = `${timeZone}|${withSeconds}`
+function formatterFor(withSeconds: boolean, zone: string): Intl.DateTimeFormat {
+  const key = `${zone}|${withSeconds}`
   let formatter = formatters.get(key)
   if (!formatter) {
     formatter = new Intl.DateTimeFormat(undefined, {
-      timeZone,
+      timeZone: zone,
       year: 'numeric',
       month: 'short',
       day: 'numeric',

@@ -1,9 +1,7 @@
 import { keepPreviousData } from '@tanstack/react-query'
 import { api } from './api.ts'
+import { OVERVIEW_PAGE_SIZE } from './overview-page-size.ts'
 import type { Overview } from './types.ts'
-
-/** Rows per page: the server filters, orders (failing first) and pages the list. index.html asks the first page early with this limit. */
-export const OVERVIEW_PAGE_SIZE = 50
 
 /** The address's parameters the overview endpoint takes, in a fixed order so equal filters share a cache entry. */
 const FORWARDED = ['id', 'q', 'status', 'type', 'tag', 'group', 'location', 'page'] as const

@@ -23,19 +23,22 @@ export function useSession(): SessionContextValue {
   return value
 }
 
+/** The signed-in session, or null when signed out; shared by App and the start-up prefetch in main.tsx. */
+export const sessionQuery = {
+  queryKey: ['session'],
+  queryFn: async (): Promise<Session | null> => {
+    try {
+      return await api.get<Session>('/v1/auth/session')
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return null
+      throw error
+    }
+  },
+  staleTime: 60_000,
+}
+
 export function useSessionQuery() {
-  return useQuery({
-    queryKey: ['session'],
-    queryFn: async () => {
-      try {
-        return await api.get<Session>('/v1/auth/session')
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 401) return null
-        throw error
-      }
-    },
-    staleTime: 60_000,
-  })
+  return useQuery(sessionQuery)
 }
 
 export function SessionProvider(props: { session: Session; children: ReactNode }) {

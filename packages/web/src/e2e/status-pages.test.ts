@@ -5,7 +5,13 @@ import type { Browser, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext } from './harness.ts'
 import { type Deployment, startDeployment } from './server.ts'
 
-/** Status pages and incidents through their forms: cards of services chosen by name, impacts per service. */
+type ThemeColors = Record<string, string>
+
+/**
+ * Status pages and incidents through their forms (cards of services chosen by name, impacts per service,
+ * theme colours), the API's errors beside the card, impact or colour they name, and a maintenance window
+ * in a time zone: settings forms that share this file's one server and browser.
+ */
 
 for (const engine of testEngines()) {
   describe(`status pages in Chromium on ${engine.engine}`, () => {
@@ -139,6 +145,125 @@ for (const engine of testEngines()) {
       await publicPage.getByText('Acme status').first().waitFor()
       await publicPage.getByText('Payments failing').first().waitFor()
       await publicPage.close()
+    })
+
+    test('a maintenance window in a time zone: created, listed with its zone, held by the API', async () => {
+      await page.goto('/settings/maintenance/new')
+      await page.getByLabel('Name', { exact: true }).fill('Berlin nightly deploy')
+      await page.getByLabel('Tags').fill('checkout')
+      await page.getByLabel('Starts').fill('2026-12-01T02:00')
+      await page.getByLabel('Ends').fill('2026-12-01T03:00')
+      await page.getByLabel('Repeat', { exact: true }).selectOption('DAY')
+      await page.getByLabel('Repeat every').fill('1')
+      // A zone the API doesn't know is refused beside the field.
+      await page.getByLabel('Time zone').fill('Mars/Olympus_Mons')
+      await page.getByRole('button', { name: 'Create maintenance window' }).click()
+      await page.locator('[data-field-error="timezone"]').getByText('is not an IANA time zone').waitFor()
+      await page.getByLabel('Time zone').fill('Europe/Berlin')
+      await capture(page, 'maintenance-window-form', { narrow: true })
+      await page.getByRole('button', { name: 'Create maintenance window' }).click()
+      const row = page.locator('tr', { hasText: 'Berlin nightly deploy' })
+      await row.getByRole('cell', { name: 'Europe/Berlin', exact: true }).waitFor()
+      await capture(page, 'maintenance-windows', { narrow: true })
+      // The times were typed as Berlin's wall clock (UTC+1 in December), whatever the browser's zone.
+      await row.getByRole('cell', { name: 'Dec 1, 2026, 02:00 AM' }).waitFor()
+      const windows = await deployment.call<
+        { name: string; timezone: string | null; repeatUnit: string; tags: string[]; startsAt: string }[]
+      >('GET', '/v1/maintenance-windows')
+      const created = windows.body.find((window) => window.name === 'Berlin nightly deploy')
+      assert.deepEqual(
+        [created?.timezone, created?.startsAt, created?.repeatUnit, created?.tags],
+        ['Europe/Berlin', '2026-12-01T01:00:00.000Z', 'DAY', ['checkout']],
+      )
+      await row.getByRole('link', { name: 'Edit' }).click()
+      assert.equal(await page.getByLabel('Starts').inputValue(), '2026-12-01T02:00')
+      assert.equal(await page.getByLabel('Time zone').inputValue(), 'Europe/Berlin')
+    })
+
+    test("a status page's theme colours: checked as typed, the API's error beside the field, saved", async () => {
+      const created = await deployment.call<{ id: string }>('POST', '/v3/status-pages', {
+        name: 'Colours',
+        url: 'colours',
+        cards: [],
+      })
+      await page.goto(`/settings/status-pages/${created.body.id}`)
+      const links = page.getByLabel('Light links', { exact: true })
+      await links.fill('#0059C2;')
+      const linkError = page.locator('[data-field-error="themeColors.light.linkFontColor"]')
+      await linkError.getByText('not a colour').waitFor()
+      assert.equal(await links.getAttribute('aria-invalid'), 'true')
+      // Saved anyway, the API refuses it (naming the field) and nothing is saved.
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page
+        .getByRole('alert')
+        .getByText('body.themeColors.light.linkFontColor must match pattern')
+        .waitFor()
+      await linkError.getByText('not a colour').waitFor()
+      await links.fill('#7A1FA2')
+      await page.getByLabel('Dark page background', { exact: true }).fill('#101820')
+      await page.getByLabel('Dark titles', { exact: true }).fill('rgb(250, 250, 250)')
+      await page.getByLabel('Light button background: pick').fill('#1a7f37')
+      await capture(page, 'status-page-theme-colors', { narrow: true })
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page.locator('tr', { hasText: 'Colours' }).waitFor()
+      const saved = await deployment.call<{ themeColors: { light: ThemeColors; dark: ThemeColors } }>(
+        'GET',
+        `/v3/status-pages/${created.body.id}`,
+      )
+      const { light, dark } = saved.body.themeColors
+      assert.deepEqual(
+        [
+          light.linkFontColor,
+          light.primaryButtonBackgroundColor,
+          dark.bodyBackgroundColor,
+          dark.titleFontColor,
+        ],
+        ['#7A1FA2', '#1A7F37', '#101820', 'rgb(250, 250, 250)'],
+      )
+      assert.equal(light.bodyBackgroundColor, '#F7F9FB', 'the colours left alone keep the defaults')
+    })
+
+    test("a card's and an impact's errors show beside them", async () => {
+      const created = await deployment.call<{ id: string }>('POST', '/v3/status-pages', {
+        name: 'Errors',
+        url: 'errors',
+        cards: [{ name: 'Services', services: [] }],
+      })
+      await deployment.call('POST', '/v1/status-pages/services', { name: 'Ledger' })
+      await deployment.call('POST', '/v1/status-pages/services', { name: 'Billing' })
+      await page.goto(`/settings/status-pages/${created.body.id}`)
+      await page.getByLabel('Add a service').selectOption({ label: 'Ledger' })
+      await page.getByRole('button', { name: 'Add a card' }).click()
+      await page.getByLabel('Card 2 name').fill(' ')
+      await page.getByRole('button', { name: 'Save' }).click()
+      const cardError = page.locator('[data-field-error="cards.1.name"]')
+      await cardError.getByText('must not be blank').waitFor()
+      assert.equal(await page.getByLabel('Card 2 name').getAttribute('aria-invalid'), 'true')
+      assert.equal(await page.locator('[data-field-error="cards.0.name"]').count(), 0)
+      await capture(page, 'status-page-card-error', { narrow: true })
+      await page.getByLabel('Card 2 name').fill('Internal')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page.locator('tr', { hasText: 'Errors' }).waitFor()
+      // Billing isn't on the page: an impact on it is refused, beside that impact.
+      await page.goto(`/settings/incidents/new?page=${created.body.id}`)
+      await page.getByLabel('Name', { exact: true }).fill('Invoices late')
+      await page.getByLabel('Add an impacted service').selectOption({ label: 'Ledger' })
+      await page.getByLabel('Add an impacted service').selectOption({ label: 'Billing' })
+      await page.getByLabel('First update').fill('Invoices are sent late.')
+      await page.getByRole('button', { name: 'Create incident' }).click()
+      const impactError = page.locator('[data-field-error="componentImpacts.1"]')
+      await impactError.getByText('is not a service shown on this status page').waitFor()
+      assert.equal(
+        await page.getByLabel('Impact on Billing', { exact: true }).getAttribute('aria-invalid'),
+        'true',
+      )
+      assert.equal(await page.locator('[data-field-error="componentImpacts.0"]').count(), 0)
+      await capture(page, 'incident-impact-error', { narrow: true })
+      await page.getByRole('button', { name: 'Remove the impact on Billing' }).click()
+      await page.getByRole('button', { name: 'Create incident' }).click()
+      // Back on the list of the same status page (the address keeps it), not the first page's.
+      await page.locator('tr', { hasText: 'Invoices late' }).waitFor()
+      assert.match(page.url(), new RegExp(`/settings/incidents\\?page=${created.body.id}$`))
     })
   })
 }

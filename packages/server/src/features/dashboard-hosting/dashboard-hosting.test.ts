@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.ts'
 
@@ -16,6 +17,9 @@ function builtDashboard(): string {
   mkdirSync(join(dir, 'assets'))
   writeFileSync(join(dir, 'index.html'), INDEX)
   writeFileSync(join(dir, 'assets', 'app-3f9a1c.js'), 'console.log("app")')
+  // The build writes these beside each text file (packages/web/vite.config.ts).
+  writeFileSync(join(dir, 'assets', 'app-3f9a1c.js.br'), brotliCompressSync('console.log("app")'))
+  writeFileSync(join(dir, 'assets', 'app-3f9a1c.js.gz'), gzipSync('console.log("app")'))
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>')
   writeFileSync(join(dir, '.env'), 'SECRET=1')
   return dir
@@ -85,6 +89,37 @@ describe('dashboard hosting', () => {
     assert.equal(dotfile.body, INDEX, 'a dotfile is never served: a browser gets the app')
     const outside = await t.call({ method: 'GET', url: '/%2e%2e/%2e%2e/package.json', as: null })
     assert.equal(outside.body.includes('"name"'), false, 'nothing outside the dist directory')
+  })
+
+  test("a browser that accepts brotli or gzip gets the build's compressed file, still cached a year", async () => {
+    const asked = (encoding?: string) =>
+      t.call({
+        method: 'GET',
+        url: '/assets/app-3f9a1c.js',
+        headers: encoding ? { 'accept-encoding': encoding } : {},
+        as: null,
+      })
+    const br = await asked('gzip, deflate, br')
+    assert.equal(br.headers['content-encoding'], 'br')
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), 'console.log("app")')
+    assert.match(String(br.headers['content-type']), /javascript/)
+    assert.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable')
+    assert.match(String(br.headers.vary), /accept-encoding/i)
+    const gz = await asked('gzip')
+    assert.equal(gz.headers['content-encoding'], 'gzip')
+    assert.equal(gunzipSync(gz.rawPayload).toString(), 'console.log("app")')
+    const plain = await asked()
+    assert.equal(plain.headers['content-encoding'], undefined)
+    assert.equal(plain.body, 'console.log("app")')
+    // A file the build left uncompressed (too small) is sent as it is.
+    const index = await t.call({
+      method: 'GET',
+      url: '/',
+      headers: { ...HTML, 'accept-encoding': 'br' },
+      as: null,
+    })
+    assert.equal(index.headers['content-encoding'], undefined)
+    assert.equal(index.body, INDEX)
   })
 
   test('API, admin, agent, status and docs paths keep priority and their JSON 404s', async () => {

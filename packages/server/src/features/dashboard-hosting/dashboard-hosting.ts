@@ -30,9 +30,12 @@ const RESERVED = /^\/(v\d+|next|admin|agent|status|ping|docs)(\/|$)|^\/(openapi|
 const HASHED_ASSETS = /^\/assets\//
 const ONE_YEAR_MS = 365 * 24 * 3_600_000
 
-/** `reply.sendFile`, rooted per call: the directory may not exist yet (built after the start). */
+/**
+ * `reply.sendFile`, rooted per call: the directory may not exist yet (built after the start). The build
+ * writes a `.br` and a `.gz` beside each text file; a browser that accepts one gets it.
+ */
 export async function registerDashboardHosting(app: FastifyInstance): Promise<void> {
-  await app.register(fastifyStatic, { serve: false })
+  await app.register(fastifyStatic, { serve: false, preCompressed: true })
 }
 
 /**

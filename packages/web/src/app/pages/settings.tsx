@@ -56,8 +56,8 @@ function IncidentsPage(props: { id?: string }) {
     )
   const chosen = list.find((page) => page.id === search.get('page')) ?? list[0]
   const descriptor = { ...incidentsFor(chosen?.id as string) }
-  const suffix = `?page=${chosen?.id}`
-  descriptor.createPath = descriptor.createPath as string
+  // The list, new and edit links keep the chosen page, so an incident is made and listed on that page.
+  descriptor.search = `?page=${chosen?.id}`
   return (
     <>
       {list.length > 1 && (
@@ -72,7 +72,7 @@ function IncidentsPage(props: { id?: string }) {
           </select>
         </label>
       )}
-      <ResourcePage key={`${chosen?.id}/${props.id ?? ''}${suffix}`} descriptor={descriptor} id={props.id} />
+      <ResourcePage key={`${chosen?.id}/${props.id ?? ''}`} descriptor={descriptor} id={props.id} />
     </>
   )
 }

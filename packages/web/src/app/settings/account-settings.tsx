@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { type FormEvent, useState } from 'react'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
-import { type Draft, NumberInput, TextInput } from '../ui/form-fields.tsx'
+import { type Draft, NumberInput, TextInput, timeZoneNames } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 
 interface Account {
@@ -40,7 +40,6 @@ function AccountForm(props: { account: Account }) {
     save.mutate()
   }
   const bind = { draft, onChange: setDraft, error: save.error }
-  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []
   return (
     <>
       <PageHeader title="Account" subtitle={`Account ID ${props.account.id}`} />
@@ -60,6 +59,7 @@ function AccountForm(props: { account: Account }) {
                 path="settings.timezone"
                 label="Time zone"
                 hint="IANA name, e.g. Europe/Berlin. Times in the dashboard and analytics ranges use it."
+                suggestions={timeZoneNames()}
               />
               <NumberInput
                 {...bind}
@@ -76,11 +76,6 @@ function AccountForm(props: { account: Account }) {
                 max={400}
               />
             </div>
-            <datalist id="zones">
-              {zones.map((zone) => (
-                <option key={zone} value={zone} />
-              ))}
-            </datalist>
           </fieldset>
           {isAdmin && (
             <div className="form-actions">

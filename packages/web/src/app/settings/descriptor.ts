@@ -12,6 +12,7 @@ export type FieldKind =
   | 'datetime'
   | 'textarea'
   | 'password'
+  | 'timezone'
   | 'custom'
 
 export interface FieldSpec {
@@ -69,6 +70,8 @@ export interface ResourceDescriptor<T = Record<string, unknown>> {
   /** Shown once after a create (a raw key, say). */
   afterCreate?: (created: T) => ReactNode
   detail?: (item: T) => ReactNode
+  /** A query string every link between its pages keeps (`?page=<status page id>` for incidents). */
+  search?: string
   /** The API has no GET of one item: the edit page finds it in the list. */
   itemFromList?: boolean
 }

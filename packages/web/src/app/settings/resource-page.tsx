@@ -10,6 +10,7 @@ import {
   NumberInput,
   SelectInput,
   TextInput,
+  timeZoneNames,
 } from '../ui/form-fields.tsx'
 import { Button, Card, Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 import type { FieldSpec, ResourceDescriptor } from './descriptor.ts'
@@ -47,7 +48,10 @@ function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
         actions={
           may &&
           descriptor.createPath && (
-            <Link className="btn btn-primary" href={`/settings/${descriptor.key}/new`}>
+            <Link
+              className="btn btn-primary"
+              href={`/settings/${descriptor.key}/new${descriptor.search ?? ''}`}
+            >
               {descriptor.createLabel ?? `New ${descriptor.singular}`}
             </Link>
           )
@@ -110,7 +114,10 @@ function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }
       <td className="row-actions">
         <div className="actions">
           {(descriptor.updateMethod || descriptor.detail) && (
-            <Link className="btn btn-small" href={`/settings/${descriptor.key}/${encodeURIComponent(id)}`}>
+            <Link
+              className="btn btn-small"
+              href={`/settings/${descriptor.key}/${encodeURIComponent(id)}${descriptor.search ?? ''}`}
+            >
               {may && descriptor.updateMethod ? 'Edit' : 'Open'}
             </Link>
           )}
@@ -188,7 +195,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
     onSuccess: (saved) => {
       void client.invalidateQueries({ queryKey: [descriptor.key] })
       if (creating && descriptor.afterCreate) setCreated(saved)
-      else navigate(`/settings/${descriptor.key}`)
+      else navigate(`/settings/${descriptor.key}${descriptor.search ?? ''}`)
     },
   })
   const submit = (event: FormEvent) => {
@@ -199,14 +206,16 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
   return (
     <>
       <PageHeader
-        crumbs={<Link href={`/settings/${descriptor.key}`}>{descriptor.title}</Link>}
+        crumbs={
+          <Link href={`/settings/${descriptor.key}${descriptor.search ?? ''}`}>{descriptor.title}</Link>
+        }
         title={title}
       />
       {created && descriptor.afterCreate ? (
         <Card title={descriptor.createdTitle ?? `${descriptor.singular} created`}>
           {descriptor.afterCreate(created)}
           <div className="form-actions">
-            <Link className="btn" href={`/settings/${descriptor.key}`}>
+            <Link className="btn" href={`/settings/${descriptor.key}${descriptor.search ?? ''}`}>
               Done
             </Link>
           </div>
@@ -232,7 +241,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
             </fieldset>
             {may && (
               <div className="form-actions">
-                <Link className="btn" href={`/settings/${descriptor.key}`}>
+                <Link className="btn" href={`/settings/${descriptor.key}${descriptor.search ?? ''}`}>
                   Cancel
                 </Link>
                 <Button type="submit" variant="primary" disabled={save.isPending}>
@@ -283,6 +292,8 @@ function FieldFor(props: {
       return <TextInput {...bind} type="password" />
     case 'datetime':
       return <TextInput {...bind} type="datetime-local" />
+    case 'timezone':
+      return <TextInput {...bind} suggestions={timeZoneNames()} />
     case 'select': {
       const from = field.optionsFrom
       const options = from

@@ -6,6 +6,7 @@ import type { ResourceDescriptor } from './descriptor.ts'
 import { IncidentUpdates } from './incident-updates.tsx'
 import { PrivateLocationDetail } from './private-location-detail.tsx'
 import { type CardDraft, CardsEditor, type ImpactDraft, ImpactsEditor } from './status-page-editors.tsx'
+import { ThemeColorsEditor } from './theme-colors-editor.tsx'
 
 // biome-ignore lint/suspicious/noExplicitAny: the descriptors read API items of many shapes
 type Item = Record<string, any>
@@ -103,6 +104,12 @@ export const statusPages: ResourceDescriptor<Item> = {
       hint: 'e.g. status.example.com, pointed at svc: that domain’s / shows this page.',
     },
     { path: 'defaultTheme', label: 'Theme', kind: 'select', options: ['AUTO', 'LIGHT', 'DARK'] },
+    {
+      path: 'themeColors',
+      label: 'Theme colours',
+      kind: 'custom',
+      render: (bind) => <ThemeColorsEditor bind={bind} />,
+    },
     { path: 'logo', label: 'Logo URL', kind: 'text' },
     { path: 'favicon', label: 'Favicon URL', kind: 'text' },
     { path: 'isPrivate', label: 'Private', kind: 'checkbox' },
@@ -111,7 +118,7 @@ export const statusPages: ResourceDescriptor<Item> = {
   ],
   defaults: { name: '', url: '', defaultTheme: 'AUTO', cards: [{ name: 'Services', services: [] }] },
   toDraft: (item) => ({
-    // Every writable field, so a save (a PUT) keeps what the form doesn't show (colours, dark logo, ...).
+    // Every writable field, so a save (a PUT) keeps what the form doesn't show (dark logo, redirect, ...).
     ...Object.fromEntries(WRITABLE_PAGE_FIELDS.map((key) => [key, item[key] ?? ''])),
     cards: (item.cards ?? []).map(
       (card: Item): CardDraft => ({

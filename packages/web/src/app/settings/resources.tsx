@@ -2,6 +2,7 @@ import { api } from '../api.ts'
 import { formatTime } from '../format.ts'
 import type { Draft } from '../ui/form-fields.tsx'
 import { StatusBadge } from '../ui/ui.tsx'
+import { isoToWallTime, wallTimeToIso } from '../zoned-time.ts'
 import type { ResourceDescriptor } from './descriptor.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: the descriptors read API items of many shapes
@@ -19,13 +20,6 @@ const WEBHOOK_PRESETS = [
 ] as [string, string][]
 
 const str = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value))
-const toLocalInput = (iso: unknown) => {
-  if (typeof iso !== 'string') return ''
-  const date = new Date(iso)
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
-}
-const fromLocalInput = (value: unknown) =>
-  typeof value === 'string' && value ? new Date(value).toISOString() : undefined
 const clean = (body: Draft) =>
   Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined && value !== ''))
 
@@ -280,13 +274,15 @@ export const maintenance: ResourceDescriptor<Item> = {
   nameOf: (item) => item.name,
   columns: [
     { label: 'Name', render: (item) => <strong>{item.name}</strong> },
-    { label: 'Starts', render: (item) => formatTime(item.startsAt) },
-    { label: 'Ends', render: (item) => formatTime(item.endsAt) },
+    // In the window's own zone, which the next column names.
+    { label: 'Starts', render: (item) => formatTime(item.startsAt, false, item.timezone ?? 'UTC') },
+    { label: 'Ends', render: (item) => formatTime(item.endsAt, false, item.timezone ?? 'UTC') },
     {
       label: 'Repeats',
       render: (item) =>
         item.repeatUnit ? `every ${item.repeatInterval} ${item.repeatUnit.toLowerCase()}` : 'no',
     },
+    { label: 'Time zone', render: (item) => item.timezone ?? 'UTC' },
     { label: 'Tags', render: (item) => str(item.tags?.join(', ')) },
   ],
   fields: [
@@ -309,32 +305,36 @@ export const maintenance: ResourceDescriptor<Item> = {
     },
     {
       path: 'timezone',
-      label: 'Time zone it repeats in (IANA, e.g. Europe/Berlin; empty: UTC)',
-      kind: 'text',
+      label: 'Time zone',
+      kind: 'timezone',
+      hint: 'IANA name, e.g. Europe/Berlin. The times above are its wall clock, and the window repeats by it, summer time included. Empty: UTC.',
     },
   ],
   defaults: { name: '', tags: [] },
   toDraft: (item) => ({
     name: item.name,
     tags: item.tags,
-    startsAt: toLocalInput(item.startsAt),
-    endsAt: toLocalInput(item.endsAt),
+    startsAt: isoToWallTime(item.startsAt, item.timezone ?? 'UTC'),
+    endsAt: isoToWallTime(item.endsAt, item.timezone ?? 'UTC'),
     repeatUnit: item.repeatUnit,
     repeatInterval: item.repeatInterval,
-    repeatEndsAt: toLocalInput(item.repeatEndsAt),
+    repeatEndsAt: isoToWallTime(item.repeatEndsAt, item.timezone ?? 'UTC'),
     timezone: item.timezone ?? '',
   }),
-  toBody: (draft) =>
-    clean({
+  // Times are typed as the window's zone's wall clock (UTC without one), not the browser's.
+  toBody: (draft) => {
+    const zone = (draft.timezone as string) || 'UTC'
+    return clean({
       ...draft,
-      startsAt: fromLocalInput(draft.startsAt),
-      endsAt: fromLocalInput(draft.endsAt),
-      repeatEndsAt: fromLocalInput(draft.repeatEndsAt),
+      startsAt: wallTimeToIso(draft.startsAt, zone),
+      endsAt: wallTimeToIso(draft.endsAt, zone),
+      repeatEndsAt: wallTimeToIso(draft.repeatEndsAt, zone),
       repeatUnit: draft.repeatUnit || undefined,
       repeatInterval: draft.repeatUnit ? draft.repeatInterval : undefined,
       // An edit keeps the window's zone: PUT replaces the whole window.
       timezone: draft.timezone || undefined,
-    }),
+    })
+  },
 }
 
 export const variables: ResourceDescriptor<Item> = {

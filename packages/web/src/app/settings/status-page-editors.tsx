@@ -1,13 +1,14 @@
 import { useQuery } from '@tanstack/react-query'
 import { useId } from 'react'
-import { listOf } from '../api.ts'
+import { fieldErrorsFor, listOf } from '../api.ts'
 import type { Draft } from '../ui/form-fields.tsx'
-import { Button } from '../ui/ui.tsx'
+import { Button, FieldError } from '../ui/ui.tsx'
 
 /**
  * Editors the status page and incident forms draw as `custom` fields: a page's cards with their services
  * in order, and an incident's impact on several services. Services are chosen by name from the account's
- * list; the draft keeps their ids, as the API takes them.
+ * list; the draft keeps their ids, as the API takes them. The API's messages show beside the card, service
+ * or impact they name (`cards.1.name`, `componentImpacts.0.componentId`), as `Field` shows them.
  */
 
 interface Bind {
@@ -82,9 +83,12 @@ export function CardsEditor(props: { bind: Bind }) {
   const cards = (bind.draft.cards ?? []) as CardDraft[]
   const setCards = (next: CardDraft[]) => bind.onChange({ ...bind.draft, cards: next })
   const setCard = (index: number, card: CardDraft) => setCards(cards.map((c, i) => (i === index ? card : c)))
+  const errorId = useId()
+  const errors = fieldErrorsFor(bind.error, 'cards', true)
   return (
-    <fieldset className="form-wide editor-list">
+    <fieldset className="form-wide editor-list" aria-describedby={errors.length ? errorId : undefined}>
       <legend>Cards and their services</legend>
+      <FieldError id={errorId} name="cards" errors={errors} />
       {cards.length === 0 && <p className="hint">No cards yet: the public page shows no services.</p>}
       {cards.map((card, index) => (
         <CardEditor
@@ -94,6 +98,7 @@ export function CardsEditor(props: { bind: Bind }) {
           index={index}
           count={cards.length}
           names={names}
+          error={bind.error}
           onChange={(next) => setCard(index, next)}
           onMove={(step) => setCards(moved(cards, index, step))}
           onRemove={() => setCards(cards.filter((_, i) => i !== index))}
@@ -111,6 +116,7 @@ function CardEditor(props: {
   index: number
   count: number
   names: Map<string, string>
+  error: unknown
   onChange(card: CardDraft): void
   onMove(step: number): void
   onRemove(): void
@@ -118,6 +124,12 @@ function CardEditor(props: {
   const { card, names } = props
   const nameId = useId()
   const addId = useId()
+  const path = `cards.${props.index}`
+  const servicesErrors = fieldErrorsFor(props.error, `${path}.services`, true)
+  const nameErrors = [
+    ...fieldErrorsFor(props.error, `${path}.name`),
+    ...fieldErrorsFor(props.error, `${path}.id`),
+  ]
   const label = card.name || `card ${props.index + 1}`
   const unused = [...names].filter(([id]) => !card.services.includes(id))
   const setServices = (services: string[]) => props.onChange({ ...card, services })
@@ -130,6 +142,8 @@ function CardEditor(props: {
         <input
           id={nameId}
           value={card.name}
+          aria-invalid={nameErrors.length > 0}
+          aria-describedby={nameErrors.length ? `${nameId}-error` : undefined}
           onChange={(event) => props.onChange({ ...card, name: event.target.value })}
         />
         <OrderButtons what={`card ${label}`} index={props.index} count={props.count} move={props.onMove} />
@@ -141,6 +155,7 @@ function CardEditor(props: {
         >
           Remove
         </Button>
+        <FieldError id={`${nameId}-error`} name={`${path}.name`} errors={nameErrors} />
       </div>
       <ol className="editor-items">
         {card.services.map((id, index) => (
@@ -159,6 +174,11 @@ function CardEditor(props: {
             >
               Remove
             </Button>
+            <FieldError
+              id={`${nameId}-service-${index}-error`}
+              name={`${path}.services.${index}`}
+              errors={fieldErrorsFor(props.error, `${path}.services.${index}`)}
+            />
           </li>
         ))}
       </ol>
@@ -170,6 +190,7 @@ function CardEditor(props: {
           id={addId}
           value=""
           disabled={unused.length === 0}
+          aria-describedby={servicesErrors.length ? `${addId}-error` : undefined}
           onChange={(event) => event.target.value && setServices([...card.services, event.target.value])}
         >
           <option value="">
@@ -181,6 +202,7 @@ function CardEditor(props: {
             </option>
           ))}
         </select>
+        <FieldError id={`${addId}-error`} name={`${path}.services`} errors={servicesErrors} />
       </div>
     </div>
   )
@@ -194,18 +216,27 @@ export function ImpactsEditor(props: { bind: Bind }) {
   const setImpacts = (next: ImpactDraft[]) => bind.onChange({ ...bind.draft, componentImpacts: next })
   const unused = [...names.keys()].filter((id) => !impacts.some((impact) => impact.componentId === id))
   const addId = useId()
+  const errors = fieldErrorsFor(bind.error, 'componentImpacts', true)
   return (
-    <fieldset className="form-wide editor-list">
+    <fieldset
+      className="form-wide editor-list"
+      aria-describedby={errors.length ? `${addId}-error` : undefined}
+    >
       <legend>Impacted services</legend>
+      <FieldError id={`${addId}-error`} name="componentImpacts" errors={errors} />
       {impacts.length === 0 && <p className="hint">No service is impacted.</p>}
       <ul className="editor-items impact-items">
         {impacts.map((impact, index) => {
           const name = names.get(impact.componentId) ?? impact.componentId
+          const errors = fieldErrorsFor(bind.error, `componentImpacts.${index}`)
+          const errorId = `${addId}-impact-${index}-error`
           return (
             <li key={impact.componentId} className="editor-row">
               <span className="editor-grow">{name}</span>
               <select
                 aria-label={`Impact on ${name}`}
+                aria-invalid={errors.length > 0}
+                aria-describedby={errors.length ? errorId : undefined}
                 value={impact.status}
                 onChange={(event) =>
                   setImpacts(
@@ -228,6 +259,7 @@ export function ImpactsEditor(props: { bind: Bind }) {
               >
                 Remove
               </Button>
+              <FieldError id={errorId} name={`componentImpacts.${index}`} errors={errors} />
             </li>
           )
         })}

@@ -35,7 +35,14 @@ export interface BoundProps {
 }
 
 export function TextInput(
-  props: BoundProps & { type?: string; required?: boolean; placeholder?: string; multiline?: boolean },
+  props: BoundProps & {
+    type?: string
+    required?: boolean
+    placeholder?: string
+    multiline?: boolean
+    /** Values the browser offers as the person types (a datalist); any other text is still allowed. */
+    suggestions?: string[]
+  },
 ) {
   const value = getPath(props.draft, props.path)
   const set = (text: string) => props.onChange(setPath(props.draft, props.path, text))
@@ -52,21 +59,41 @@ export function TextInput(
             onChange={(event) => set(event.target.value)}
           />
         ) : (
-          <input
-            id={id}
-            name={props.path}
-            type={props.type ?? 'text'}
-            required={props.required}
-            placeholder={props.placeholder}
-            aria-describedby={describedBy}
-            aria-invalid={invalid}
-            value={String(value ?? '')}
-            onChange={(event) => set(event.target.value)}
-          />
+          <>
+            <input
+              id={id}
+              name={props.path}
+              type={props.type ?? 'text'}
+              required={props.required}
+              placeholder={props.placeholder}
+              aria-describedby={describedBy}
+              aria-invalid={invalid}
+              value={String(value ?? '')}
+              onChange={(event) => set(event.target.value)}
+              list={props.suggestions ? `${id}-suggestions` : undefined}
+            />
+            {props.suggestions && <Suggestions id={`${id}-suggestions`} values={props.suggestions} />}
+          </>
         )
       }
     </Field>
   )
+}
+
+/** The datalist of a text input's suggestions. */
+function Suggestions(props: { id: string; values: string[] }) {
+  return (
+    <datalist id={props.id}>
+      {props.values.map((value) => (
+        <option key={value} value={value} />
+      ))}
+    </datalist>
+  )
+}
+
+/** The IANA time zones this browser knows (`Europe/Berlin`, ...), for a zone field's suggestions. */
+export function timeZoneNames(): string[] {
+  return typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []
 }
 
 export function NumberInput(props: BoundProps & { min?: number; max?: number }) {

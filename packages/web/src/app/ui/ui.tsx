@@ -157,12 +157,21 @@ export function Field(props: {
           {props.hint}
         </p>
       )}
-      {errors.length > 0 && (
-        <p className="field-error" id={errorId} role="alert" data-field-error={props.name}>
-          {errors.join('; ')}
-        </p>
-      )}
+      {errorId && <FieldError id={errorId} name={props.name} errors={errors} />}
     </div>
+  )
+}
+
+/**
+ * The API's messages for one field, under it; the field names `id` in its `aria-describedby`. Editors
+ * that draw their own inputs (a status page's cards, an incident's impacts) use it as `Field` does.
+ */
+export function FieldError(props: { id: string; name: string; errors: string[] }) {
+  if (props.errors.length === 0) return null
+  return (
+    <p className="field-error" id={props.id} role="alert" data-field-error={props.name}>
+      {props.errors.join('; ')}
+    </p>
   )
 }
 
