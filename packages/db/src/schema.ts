@@ -64,6 +64,7 @@ import type {
   StatusPageSubscribersTable,
   StatusPagesTable,
 } from './schema/status-pages.ts'
+import type { StoredFilesTable } from './schema/stored-files.ts'
 import type { RunSessionsTable, SessionRunsTable } from './schema/test-sessions.ts'
 import type {
   EncryptionKeyVerifierTable,
@@ -84,6 +85,7 @@ export type * from './schema/private-locations.ts'
 export type * from './schema/projects.ts'
 export type * from './schema/runs.ts'
 export type * from './schema/status-pages.ts'
+export type * from './schema/stored-files.ts'
 export type * from './schema/test-sessions.ts'
 export type * from './schema/variables.ts'
 
@@ -151,4 +153,5 @@ export interface Database {
   root_cause_analyses: RootCauseAnalysesTable
   snippets: SnippetsTable
   client_certificates: ClientCertificatesTable
+  stored_files: StoredFilesTable
 }

@@ -28,6 +28,7 @@ import * as snippets from './0028-snippets.ts'
 import * as clientCertificates from './0032-client-certificates.ts'
 import * as memberInvites from './0033-member-invites.ts'
 import * as maintenanceTimezones from './0034-maintenance-timezones.ts'
+import * as storedFiles from './0036-stored-files.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0032-client-certificates': clientCertificates,
   '0033-member-invites': memberInvites,
   '0034-maintenance-timezones': maintenanceTimezones,
+  '0036-stored-files': storedFiles,
 }
