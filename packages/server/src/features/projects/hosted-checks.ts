@@ -29,26 +29,37 @@ const LOCKFILES = new Set([
 ])
 
 /**
- * The payload with each Playwright check that names an uploaded code bundle (`codeBundlePath`, the
- * hosted CLI's format) turned into svc's own: the bundle's files inline as `dependencies`, the config
- * and `--grep` of its test command. Done before a deploy's transaction; the stored payload then has no
- * upload key, so a redeploy of the same files is unchanged. A 400 names the resource on a bad bundle.
+ * The payload with the hosted CLI's check payloads made svc's own, before a deploy's transaction:
+ * each Playwright check that names an uploaded code bundle (`codeBundlePath`) gets the bundle's files
+ * inline as `dependencies`, and the config and `--grep` of its test command. The stored payload then
+ * has no upload key, so a redeploy of the same files is unchanged. A 400 names the resource on a bad
+ * bundle.
  */
-export async function withCodeBundles(
+export async function withHostedChecks(
   ctx: ServiceContext,
   accountId: string,
   payload: ProjectPayload,
 ): Promise<ProjectPayload> {
-  if (!payload.resources.some(namesBundle)) return payload
+  if (!payload.resources.some((resource) => resource.type === 'check')) return payload
   const resources: Resource[] = []
   for (const [index, resource] of payload.resources.entries()) {
-    resources.push(
-      namesBundle(resource)
-        ? await inlineBundle(ctx, accountId, resource, `resources.${index}.payload`)
-        : resource,
-    )
+    const path = `resources.${index}.payload`
+    const check = withoutNoSnapshots(resource)
+    resources.push(namesBundle(check) ? await inlineBundle(ctx, accountId, check, path) : check)
   }
   return { ...payload, resources }
+}
+
+/**
+ * A browser check's `snapshots` are `[]` after a deploy uploads none, and absent in a preview, which
+ * uploads nothing: both say none, and the preview of an unchanged check must say unchanged.
+ */
+function withoutNoSnapshots(resource: Resource): Resource {
+  const payload = resource.payload as Record<string, unknown> | null | undefined
+  if (resource.type !== 'check' || !Array.isArray(payload?.snapshots) || payload.snapshots.length > 0)
+    return resource
+  const { snapshots: _none, ...rest } = payload
+  return { ...resource, payload: rest }
 }
 
 function namesBundle(resource: Resource): boolean {
