@@ -141,6 +141,15 @@ new BrowserCheck('journey', { name: 'Journey', code: { entrypoint: './missing.sp
     const failed = await broken.run(['validate'])
     assert.equal(failed.code, 1)
     assert.match(failed.stderr, /x\.check\.ts failed to load: boom/)
+
+    // A package.json from `npm init -y` makes the files CommonJS: the error says what to change.
+    const commonJs = project({
+      'package.json': JSON.stringify({ name: 'checks', type: 'commonjs' }),
+      'svc.config.ts': configFile('cjs'),
+    })
+    const refused = await commonJs.run(['validate'])
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, /failed to load: .*set "type": "module"/)
   })
 
   test('an AutomationCheck sends its suite: the Playwright config and the files its globs find', async () => {
