@@ -70,6 +70,8 @@ describe('svc validate and synth', () => {
     assert.deepEqual(byId.nightly.payload.locations, ['local'])
     assert.equal(byId.home.payload.frequency, 60)
     assert.match(byId.home.payload.script, /test\('home'/)
+    // Named as its file, so the runner runs a .ts script as TypeScript.
+    assert.equal(byId.home.payload.scriptPath, 'home.spec.ts')
     assert.deepEqual(byId['check-alert-channel-subscription#orders#ops-hook'], {
       logicalId: 'check-alert-channel-subscription#orders#ops-hook',
       type: 'alert-channel-subscription',
