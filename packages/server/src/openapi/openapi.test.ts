@@ -17,6 +17,9 @@ const PUBLIC_OPERATIONS = [
   'get /next/projects',
   'get /next/projects/{logicalId}',
   'post /next/projects',
+  'post /next/checkly-storage/upload-code-bundle',
+  'post /next/checkly-storage/upload',
+  'post /next/checkly-storage/download',
   'post /v1/projects/deploy',
   'get /v1/projects',
   'get /v1/projects/{logicalId}',
@@ -230,7 +233,13 @@ const OPEN_OPERATIONS = [
 ]
 
 /** Operations whose body is merged onto stored state and validated whole by the service. */
-const LOOSE_BODIES = new Set(['put /v1/checks/{id}', 'post /v1/test-sessions/run'])
+const LOOSE_BODIES = new Set([
+  'put /v1/checks/{id}',
+  'post /v1/test-sessions/run',
+  // Bytes (application/octet-stream), not JSON.
+  'post /next/checkly-storage/upload-code-bundle',
+  'post /next/checkly-storage/upload',
+])
 
 describe('OpenAPI documents', () => {
   let t: TestApp

@@ -74,6 +74,17 @@ export const storedFilesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
         summary: 'Download an uploaded file (hosted CLI)',
         description: 'Answers the bytes as application/octet-stream; 404 for a key the account has none of.',
         body: StrictObject({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: {
+          200: {
+            description: 'The bytes',
+            // Sent as is: Fastify doesn't serialize a Buffer.
+            content: {
+              'application/octet-stream': {
+                schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }),
+              },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
