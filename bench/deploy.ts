@@ -5,7 +5,8 @@
  * server process's peak RSS during it. Targets: first deploy < 10 s, unchanged < 2 s, RSS < 400 MB.
  * While each deploy runs, a client sends `GET /v1/checks?limit=100` one after another and the p99 of their
  * latencies is printed against the same requests sent with no deploy running (measured in the same run,
- * with the project's checks stored): how much a deploy blocks the API.
+ * with the project's checks stored): how much a deploy blocks the API. The same is done for `GET /` (the
+ * dashboard's page, which reads no store): how much a deploy holds the server's event loop.
  * Usage: npm run bench:deploy [-- --checks 1000] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
  */
 
@@ -68,16 +69,17 @@ const auth = { authorization: `Bearer ${server.apiKey}` }
 /** A key's requests per minute stay under the API's 600: one read at most every 200 ms. */
 const READ_SPACING_MS = 200
 
-/** Sends `GET /v1/checks` one at a time until `stop()` (or `count` requests); answers each latency. */
-function probe(count = Number.POSITIVE_INFINITY) {
+/** Sends `GET path` one at a time until `stop()` (or `count` requests); answers each latency. */
+function probe(count = Number.POSITIVE_INFINITY, path = '/v1/checks?limit=100') {
   const latencies: number[] = []
   let stopped = false
   const done = (async () => {
     while (!stopped && latencies.length < count) {
       const started = performance.now()
-      const res = await fetch(`${server.url}/v1/checks?limit=100`, { headers: auth })
+      // Only the API counts against the key's rate limit: the page goes without it.
+      const res = await fetch(`${server.url}${path}`, { headers: path.startsWith('/v1/') ? auth : {} })
       await res.arrayBuffer()
-      if (res.status !== 200) throw new Error(`GET /v1/checks answered ${res.status}`)
+      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`)
       const took = performance.now() - started
       latencies.push(took)
       if (took < READ_SPACING_MS) await setTimeout(READ_SPACING_MS - took)
@@ -106,6 +108,7 @@ async function deploy(changed: number) {
     peak = Math.max(peak, rssMb(pid))
   }, 25)
   const reads = probe()
+  const pages = probe(Number.POSITIVE_INFINITY, '/')
   const started = performance.now()
   const res = await fetch(`${server.url}/v1/projects/deploy?scheduleOnDeploy=false`, {
     method: 'POST',
@@ -125,10 +128,20 @@ async function deploy(changed: number) {
   const ms = performance.now() - started
   clearInterval(sampler)
   const latencies = await reads.stop()
+  const pageLatencies = await pages.stop()
   if (deployment.status !== 'SUCCEEDED') throw new Error(`deployment ${JSON.stringify(deployment)}`)
   const actions: Record<string, number> = {}
   for (const entry of deployment.result?.diff ?? []) actions[entry.action] = (actions[entry.action] ?? 0) + 1
-  return { ms, peak, actions, gzipKb: body.length / 1024, reads: latencies.length, p99: p99(latencies) }
+  const gzipKb = body.length / 1024
+  return {
+    ms,
+    peak,
+    actions,
+    gzipKb,
+    reads: latencies.length,
+    p99: p99(latencies),
+    pageP99: p99(pageLatencies),
+  }
 }
 
 try {
@@ -137,13 +150,15 @@ try {
   // The baseline: the same reads with the project's checks stored and no deploy running.
   const idle = await probe(100).done
   const idleP99 = p99(idle)
+  const idlePageP99 = p99(await probe(100, '/').done)
   const rows = [
     ['from empty', first, TARGETS.first],
     ['unchanged', await deploy(0), TARGETS.unchanged],
     ['10 changed', await deploy(10), undefined],
   ] as const
   console.log(
-    `GET /v1/checks with no deploy running: p99 ${idleP99.toFixed(1)} ms over ${idle.length} requests`,
+    `GET /v1/checks with no deploy running: p99 ${idleP99.toFixed(1)} ms over ${idle.length} requests; ` +
+      `GET /: p99 ${idlePageP99.toFixed(1)} ms`,
   )
   for (const [name, run, target] of rows) {
     const met =
@@ -153,7 +168,8 @@ try {
         `${run.peak < TARGETS.rssMb ? '' : ` (target < ${TARGETS.rssMb} MB: NOT met)`}; ` +
         `body ${run.gzipKb.toFixed(0)} KiB gzipped; ${JSON.stringify(run.actions)}; ` +
         `GET /v1/checks during it: p99 ${run.p99.toFixed(1)} ms over ${run.reads} requests ` +
-        `(${(run.p99 / idleP99).toFixed(1)}x the idle p99)`,
+        `(${(run.p99 / idleP99).toFixed(1)}x the idle p99); GET /: p99 ${run.pageP99.toFixed(1)} ms ` +
+        `(${(run.pageP99 / idlePageP99).toFixed(1)}x)`,
     )
   }
 } finally {

@@ -74,6 +74,7 @@ import type {
   StatusPageSubscribersTable,
   StatusPagesTable,
 } from './schema/status-pages.ts'
+import type { StoredFilesTable } from './schema/stored-files.ts'
 import type { RunSessionsTable, SessionRunsTable } from './schema/test-sessions.ts'
 import type {
   EncryptionKeyVerifierTable,
@@ -95,6 +96,7 @@ export type * from './schema/private-locations.ts'
 export type * from './schema/projects.ts'
 export type * from './schema/runs.ts'
 export type * from './schema/status-pages.ts'
+export type * from './schema/stored-files.ts'
 export type * from './schema/test-sessions.ts'
 export type * from './schema/variables.ts'
 
@@ -170,4 +172,5 @@ export interface Database {
   dashboards: DashboardsTable
   dashboard_incidents: DashboardIncidentsTable
   dashboard_incident_updates: DashboardIncidentUpdatesTable
+  stored_files: StoredFilesTable
 }

@@ -64,6 +64,7 @@ import { statusPageSubscribersRoutes } from './features/status-page-subscribers/
 import { hostedStatusPagesRoutes } from './features/status-pages/hosted-status-pages.routes.ts'
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
+import { storedFilesRoutes } from './features/stored-files/stored-files.routes.ts'
 import { testSessionsRoutes } from './features/test-sessions/test-sessions.routes.ts'
 import { triggersRoutes } from './features/triggers/triggers.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
@@ -289,6 +290,7 @@ function publicApi(
     await app.register(rootCauseAnalysesRoutes, { ctx })
     await app.register(dashboardRoutes, { ctx })
     await app.register(projectsRoutes, { ctx })
+    await app.register(storedFilesRoutes, { ctx })
     await app.register(snippetsRoutes, { ctx })
     await app.register(clientCertificatesRoutes, { ctx })
     await app.register(reportingRoutes, { ctx })

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import { CHECK_BODIES, type CheckBody, type CheckType, frequencyOffsetProblem } from '@svc/core'
 import type { AlertChannel } from './alert-channels.ts'
 import type { CheckGroup } from './check-group.ts'
@@ -193,7 +193,9 @@ abstract class ScriptCheck<T extends 'BROWSER' | 'MULTI_STEP'> extends Check<T> 
         : existsSync(entrypoint)
           ? readFileSync(entrypoint, 'utf8')
           : undefined
-    return { ...super.body(defaults), script }
+    // The runner writes the script under this name: a `.ts` file's TypeScript is then transpiled.
+    const scriptPath = entrypoint === undefined ? undefined : basename(entrypoint)
+    return { ...super.body(defaults), script, ...(scriptPath && { scriptPath }) }
   }
 
   override validate(defaults: CheckDefaults): Issue[] {

@@ -68,13 +68,19 @@ async function checkFiles(dir: string, config: SvcConfig): Promise<string[]> {
   return [...found].sort()
 }
 
+/** `npm init -y` writes `"type": "commonjs"`, under which Node refuses the files' `import` statements. */
+function moduleTypeHint(reason: string): string {
+  if (!/Cannot use import statement outside a module/.test(reason)) return ''
+  return ' (the project\'s package.json says "type": "commonjs", as `npm init -y` writes it: set "type": "module")'
+}
+
 async function importFile<T>(file: string): Promise<T> {
   session().currentFile = file
   try {
     return (await import(pathToFileURL(file).href)) as T
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
-    throw new ProjectError(`${file} failed to load: ${reason}`)
+    throw new ProjectError(`${file} failed to load: ${reason}${moduleTypeHint(reason)}`)
   }
 }
 

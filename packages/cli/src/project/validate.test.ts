@@ -70,6 +70,8 @@ describe('svc validate and synth', () => {
     assert.deepEqual(byId.nightly.payload.locations, ['local'])
     assert.equal(byId.home.payload.frequency, 60)
     assert.match(byId.home.payload.script, /test\('home'/)
+    // Named as its file, so the runner runs a .ts script as TypeScript.
+    assert.equal(byId.home.payload.scriptPath, 'home.spec.ts')
     assert.deepEqual(byId['check-alert-channel-subscription#orders#ops-hook'], {
       logicalId: 'check-alert-channel-subscription#orders#ops-hook',
       type: 'alert-channel-subscription',
@@ -141,6 +143,15 @@ new BrowserCheck('journey', { name: 'Journey', code: { entrypoint: './missing.sp
     const failed = await broken.run(['validate'])
     assert.equal(failed.code, 1)
     assert.match(failed.stderr, /x\.check\.ts failed to load: boom/)
+
+    // A package.json from `npm init -y` makes the files CommonJS: the error says what to change.
+    const commonJs = project({
+      'package.json': JSON.stringify({ name: 'checks', type: 'commonjs' }),
+      'svc.config.ts': configFile('cjs'),
+    })
+    const refused = await commonJs.run(['validate'])
+    assert.equal(refused.code, 1)
+    assert.match(refused.stderr, /failed to load: .*set "type": "module"/)
   })
 
   test('an AutomationCheck sends its suite: the Playwright config and the files its globs find', async () => {

@@ -29,6 +29,7 @@ import * as clientCertificates from './0032-client-certificates.ts'
 import * as memberInvites from './0033-member-invites.ts'
 import * as maintenanceTimezones from './0034-maintenance-timezones.ts'
 import * as compactResults from './0035-compact-results.ts'
+import * as storedFiles from './0036-stored-files.ts'
 import * as maintenanceOccurrences from './0037-maintenance-occurrences.ts'
 import * as dashboards from './0038-dashboards.ts'
 
@@ -67,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   '0033-member-invites': memberInvites,
   '0034-maintenance-timezones': maintenanceTimezones,
   '0035-compact-results': compactResults,
+  '0036-stored-files': storedFiles,
   '0037-maintenance-occurrences': maintenanceOccurrences,
   '0038-dashboards': dashboards,
 }

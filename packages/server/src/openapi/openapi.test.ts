@@ -17,6 +17,9 @@ const PUBLIC_OPERATIONS = [
   'get /next/projects',
   'get /next/projects/{logicalId}',
   'post /next/projects',
+  'post /next/checkly-storage/upload-code-bundle',
+  'post /next/checkly-storage/upload',
+  'post /next/checkly-storage/download',
   'post /v1/projects/deploy',
   'get /v1/projects',
   'get /v1/projects/{logicalId}',
@@ -254,7 +257,14 @@ const OPEN_OPERATIONS = [
 ]
 
 /** Operations whose body is validated by the service: merged onto stored state, or checked by the type it names. */
-const LOOSE_BODIES = new Set(['post /v1/checks', 'put /v1/checks/{id}', 'post /v1/test-sessions/run'])
+const LOOSE_BODIES = new Set([
+  'post /v1/checks',
+  'put /v1/checks/{id}',
+  'post /v1/test-sessions/run',
+  // Bytes (application/octet-stream), not JSON.
+  'post /next/checkly-storage/upload-code-bundle',
+  'post /next/checkly-storage/upload',
+])
 
 describe('OpenAPI documents', () => {
   let t: TestApp

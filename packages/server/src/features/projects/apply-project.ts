@@ -1,3 +1,4 @@
+import type { ProjectResourcesTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
 import { assignedLocations, withAssignedLocations } from './location-assignments.ts'
@@ -11,6 +12,7 @@ import {
   type ProjectPayload,
   RESOURCE_TYPES,
   type RefResolver,
+  type ResourceType,
 } from './resource-types.ts'
 
 export type DiffAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'DETACHED' | 'UNCHANGED'
@@ -47,100 +49,145 @@ export async function applyProject(
   const project = await repo.lockOrCreateProject(tx, accountId, payload.project)
   const bindings = new Map((await repo.bindingsOf(tx, project.id)).map((b) => [keyOf(b), b]))
   const incoming = orderedResources(payload)
-  const physical = new Map<string, string>()
-  const resolve: RefResolver = (ref, path) => {
+  const run: ApplyRun = {
+    tx,
+    accountId,
+    payload,
+    projectId: project.id,
+    hooks,
+    physical: new Map(),
+    isLive: await liveness(tx, accountId, [...bindings.values()]),
+    assigned: assignedLocations(payload),
+    diff: [],
+    saves: [],
+    total: incoming.length + bindings.size,
+    done: 0,
+  }
+  for (const { resource, index } of incoming) {
+    hooks.checkCancelled?.()
+    const key = keyOf({ resource_type: resource.type, logical_id: resource.logicalId })
+    const binding = bindings.get(key)
+    bindings.delete(key)
+    await applyResource(run, resource, index, binding)
+  }
+  await removeLeaving(run, [...bindings.values()], options.preserveResources)
+  await repo.saveBindings(tx, run.saves)
+  hooks.onProgress?.(100)
+  return run.diff
+}
+
+/** One apply's state: the physical ids so far (references resolve to them), the diff, bindings to save. */
+interface ApplyRun {
+  tx: ServiceContext
+  accountId: string
+  payload: ProjectPayload
+  projectId: string
+  hooks: ApplyHooks
+  physical: Map<string, string>
+  isLive: (binding: BindingRow) => Promise<boolean>
+  assigned: Map<string, string[]>
+  diff: DiffEntry[]
+  saves: ProjectResourcesTable[]
+  total: number
+  done: number
+}
+
+type Resource = ProjectPayload['resources'][number]
+
+async function applyResource(run: ApplyRun, resource: Resource, index: number, binding?: BindingRow) {
+  if (resource.member === false) {
+    // A resource the project only refers to (the CLI's `fromId`): it keeps its owner.
+    if (resource.physicalId != null) run.physical.set(resource.logicalId, String(resource.physicalId))
+    return
+  }
+  const { tx, accountId } = run
+  const type = RESOURCE_TYPES[resource.type] as ResourceType
+  const path = `resources.${index}.payload`
+  const resourcePayload = await withAssignedLocations(
+    tx,
+    accountId,
+    run.payload,
+    resource,
+    run.assigned,
+    (id) => run.physical.get(id),
+  )
+  const prepared = type.bodyOf(asObject(resourcePayload, path), resolverOf(run), path)
+  const stored = canonicalJson(resourcePayload)
+  const live = binding !== undefined && (await run.isLive(binding))
+  const base = { type: resource.type, logicalId: resource.logicalId }
+  let entry: DiffEntry
+  if (binding && live && binding.payload === stored) {
+    entry = { ...base, physicalId: binding.physical_id, action: 'UNCHANGED' }
+  } else if (binding && live && sameKind(binding.payload, prepared)) {
+    await type.update(tx, accountId, binding.physical_id, prepared)
+    const changes = changedFields(JSON.parse(binding.payload), resourcePayload)
+    entry = { ...base, physicalId: binding.physical_id, action: 'UPDATE', changes }
+  } else {
+    // New, deleted outside the project, or a check that changed its type: made anew.
+    if (binding && live) await type.remove(tx, accountId, binding.physical_id)
+    entry = { ...base, physicalId: await type.create(tx, accountId, prepared), action: 'CREATE' }
+  }
+  const physicalId = String(entry.physicalId)
+  run.physical.set(resource.logicalId, physicalId)
+  const sourceFile = resource.sourceFile ?? null
+  // A moved construct changes only the binding: the resource itself stays untouched.
+  if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
+    run.saves.push({
+      project_id: run.projectId,
+      resource_type: resource.type,
+      logical_id: resource.logicalId,
+      physical_id: physicalId,
+      payload: stored,
+      source_file: sourceFile,
+    })
+  }
+  await recordDone(run, entry)
+}
+
+/** The physical id a `{ref}` names: of a resource applied before this one, or a 400. */
+function resolverOf(run: ApplyRun): RefResolver {
+  return (ref, path) => {
     if (ref === null || ref === undefined) return null
     if (!isRef(ref)) return String(ref)
-    const id = physical.get(ref.ref)
+    const id = run.physical.get(ref.ref)
     if (id === undefined)
       throw badRequest(`${path} refers to "${ref.ref}", which this project doesn't deploy`)
     return id
   }
-  const isLive = await liveness(tx, accountId, [...bindings.values()])
-  const assigned = assignedLocations(payload)
-  const diff: DiffEntry[] = []
-  const total = incoming.length + bindings.size
-  let done = 0
-  for (const { resource, index } of incoming) {
-    hooks.checkCancelled?.()
-    if (resource.member === false) {
-      // A resource the project only refers to (the CLI's `fromId`): it keeps its owner.
-      if (resource.physicalId != null) physical.set(resource.logicalId, String(resource.physicalId))
-      continue
-    }
-    const type = RESOURCE_TYPES[resource.type] as (typeof RESOURCE_TYPES)[string]
-    const path = `resources.${index}.payload`
-    const resourcePayload = await withAssignedLocations(tx, accountId, payload, resource, assigned, (id) =>
-      physical.get(id),
-    )
-    const prepared = type.bodyOf(asObject(resourcePayload, path), resolve, path)
-    const stored = canonicalJson(resourcePayload)
-    const binding = bindings.get(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
-    bindings.delete(keyOf({ resource_type: resource.type, logical_id: resource.logicalId }))
-    const live = binding && (await isLive(binding))
-    let entry: DiffEntry
-    if (binding && live && binding.payload === stored) {
-      entry = {
-        type: resource.type,
-        logicalId: resource.logicalId,
-        physicalId: binding.physical_id,
-        action: 'UNCHANGED',
-      }
-    } else if (binding && live && sameKind(binding.payload, prepared)) {
-      await type.update(tx, accountId, binding.physical_id, prepared)
-      const changes = changedFields(JSON.parse(binding.payload), resourcePayload)
-      entry = {
-        type: resource.type,
-        logicalId: resource.logicalId,
-        physicalId: binding.physical_id,
-        action: 'UPDATE',
-        changes,
-      }
-    } else {
-      // New, deleted outside the project, or a check that changed its type: made anew.
-      if (binding && live) await type.remove(tx, accountId, binding.physical_id)
-      const id = await type.create(tx, accountId, prepared)
-      entry = { type: resource.type, logicalId: resource.logicalId, physicalId: id, action: 'CREATE' }
-    }
-    const physicalId = String(entry.physicalId)
-    physical.set(resource.logicalId, physicalId)
-    const sourceFile = resource.sourceFile ?? null
-    // A moved construct changes only the binding: the resource itself stays untouched.
-    if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
-      await repo.saveBinding(tx, {
-        project_id: project.id,
-        resource_type: resource.type,
-        logical_id: resource.logicalId,
-        physical_id: physicalId,
-        payload: stored,
-        source_file: sourceFile,
-      })
-    }
-    diff.push(withPublicId(entry))
-    hooks.onProgress?.(Math.floor((100 * ++done) / total))
-  }
-  // What left the project goes after the rest, dependents first (subscriptions, checks, then groups).
-  const leaving = [...bindings.values()].sort((a, b) => orderOf(b.resource_type) - orderOf(a.resource_type))
-  for (const binding of leaving) {
-    hooks.checkCancelled?.()
-    const type = RESOURCE_TYPES[binding.resource_type]
-    if (!options.preserveResources && type && (await isLive(binding))) {
-      await type.remove(tx, accountId, binding.physical_id)
-    }
-    await repo.deleteBinding(tx, project.id, binding.resource_type, binding.logical_id)
-    diff.push(
-      withPublicId({
-        type: binding.resource_type,
-        logicalId: binding.logical_id,
-        physicalId: binding.physical_id,
-        action: options.preserveResources ? 'DETACHED' : 'DELETE',
-      }),
-    )
-    hooks.onProgress?.(Math.floor((100 * ++done) / total))
-  }
-  hooks.onProgress?.(100)
-  return diff
 }
+
+/** What left the project goes after the rest, dependents first (subscriptions, checks, then groups). */
+async function removeLeaving(run: ApplyRun, leaving: BindingRow[], preserveResources: boolean) {
+  leaving.sort((a, b) => orderOf(b.resource_type) - orderOf(a.resource_type))
+  for (const binding of leaving) {
+    run.hooks.checkCancelled?.()
+    const type = RESOURCE_TYPES[binding.resource_type]
+    if (!preserveResources && type && (await run.isLive(binding))) {
+      await type.remove(run.tx, run.accountId, binding.physical_id)
+    }
+    await repo.deleteBinding(run.tx, run.projectId, binding.resource_type, binding.logical_id)
+    await recordDone(run, {
+      type: binding.resource_type,
+      logicalId: binding.logical_id,
+      physicalId: binding.physical_id,
+      action: preserveResources ? 'DETACHED' : 'DELETE',
+    })
+  }
+}
+
+/**
+ * Adds a resource's entry to the diff and reports progress. On SQLite every statement runs
+ * synchronously and each await resolves at once, so a long apply would never give the event loop a
+ * turn: it is given one every few resources (queries still wait for the transaction's connection).
+ */
+async function recordDone(run: ApplyRun, entry: DiffEntry) {
+  run.diff.push(withPublicId(entry))
+  run.done++
+  run.hooks.onProgress?.(Math.floor((100 * run.done) / run.total))
+  if (run.tx.engine === 'sqlite' && run.done % YIELD_EVERY === 0) await new Promise(setImmediate)
+}
+
+const YIELD_EVERY = 20
 
 /**
  * Whether a bound resource still exists (it may have been deleted outside the project): types that can

@@ -5,6 +5,7 @@ import { conflict, HttpError, notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
 import { triggerCheck } from '../checks/check-triggers.service.ts'
 import { applyProject, type DiffEntry, type ProjectPayload } from './apply-project.ts'
+import { withHostedChecks } from './hosted-checks.ts'
 import * as repo from './projects.repo.ts'
 
 /**
@@ -49,6 +50,7 @@ export async function previewDeploy(
   payload: ProjectPayload,
   options: DeployOptions,
 ): Promise<{ diff: DiffEntry[] }> {
+  payload = await withHostedChecks(ctx, accountId, payload)
   const rollback = new Error('dry run')
   let diff: DiffEntry[] = []
   try {
@@ -74,6 +76,7 @@ export async function startDeployment(
   kind: 'DEPLOY' | 'DELETE' = 'DEPLOY',
 ): Promise<Deployment> {
   const id = randomUUID()
+  payload = await withHostedChecks(ctx, accountId, payload)
   await inTransaction(ctx, async (tx) => {
     // The project row's lock orders two submissions of one project on PostgreSQL.
     await repo.lockOrCreateProject(tx, accountId, payload.project)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -10,15 +10,28 @@ import { deploymentEnv, type ServerProcess, startServerProcess } from '../../tes
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../../..')
 const HOSTED_CLI = join(REPO_ROOT, 'node_modules/checkly/bin/run.cjs')
+const PLAYWRIGHT_VERSION: string = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'node_modules/@playwright/test/package.json'), 'utf8'),
+).version
 
 /** A project as a team migrating from the hosted product has it: its own CLI's constructs. */
 function writeHostedProject(dir: string) {
   mkdirSync(join(dir, 'node_modules'), { recursive: true })
   symlinkSync(join(REPO_ROOT, 'node_modules/checkly'), join(dir, 'node_modules/checkly'))
+  // Its Playwright checks want the workspace's @playwright/test installed and locked.
+  symlinkSync(join(REPO_ROOT, 'node_modules/@playwright'), join(dir, 'node_modules/@playwright'))
+  const devDependencies = { '@playwright/test': PLAYWRIGHT_VERSION }
+  const manifest = { name: 'hosted-project', private: true, type: 'module', devDependencies }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest))
   writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'hosted-project', private: true, type: 'module' }),
+    join(dir, 'package-lock.json'),
+    JSON.stringify({
+      name: manifest.name,
+      lockfileVersion: 3,
+      packages: { '': { name: manifest.name, devDependencies } },
+    }),
   )
+  writeSuites(dir)
   writeFileSync(
     join(dir, 'checkly.config.ts'),
     `import { defineConfig } from 'checkly'
@@ -27,6 +40,32 @@ export default defineConfig({
   logicalId: 'hosted-cli',
   checks: { locations: ['local'], checkMatch: '**/*.check.ts', frequency: 10, tags: ['hosted'] },
 })
+`,
+  )
+}
+
+/**
+ * A Playwright check suite (the CLI uploads it as a code bundle), a browser and a multi-step check.
+ * JavaScript files: this CLI's dependency parser can't read TypeScript beside the repo's TypeScript 7.
+ */
+function writeSuites(dir: string) {
+  mkdirSync(join(dir, 'tests'))
+  writeFileSync(
+    join(dir, 'playwright.config.mjs'),
+    "export default { testDir: './tests', testMatch: '**/*.spec.mjs' }\n",
+  )
+  const spec = (title: string, body: string) =>
+    `import { expect, test } from '@playwright/test'\ntest('${title}', async ({ page }) => {\n${body}\n})\n`
+  const shop = `  await page.setContent('<title>Shop</title><h1>Shop</h1>')\n  await expect(page.locator('h1')).toHaveText('Shop')`
+  writeFileSync(join(dir, 'tests/shop.spec.mjs'), spec('shop @smoke', shop))
+  writeFileSync(join(dir, 'tests/other.spec.mjs'), spec('not run', '  throw new Error("grep missed")'))
+  writeFileSync(join(dir, 'browser.spec.mjs'), spec('browser', shop))
+  writeFileSync(
+    join(dir, 'suites.check.ts'),
+    `import { BrowserCheck, MultiStepCheck, PlaywrightCheck } from 'checkly/constructs'
+new PlaywrightCheck('suite', { name: 'Suite', playwrightConfigPath: './playwright.config.mjs', pwTags: '@smoke' })
+new BrowserCheck('browser', { name: 'Browser', activated: false, code: { entrypoint: './browser.spec.mjs' } })
+new MultiStepCheck('steps', { name: 'Steps', activated: false, code: { entrypoint: './browser.spec.mjs' } })
 `,
   )
 }
@@ -103,7 +142,8 @@ for (const engine of testEngines()) {
 
     test('whoami names the account; deploy --force makes every resource it reported', async () => {
       assert.match(await checkly('whoami'), /You are currently on account "Default"/)
-      const deployed = await checkly('deploy', '--force')
+      // No first run of every new check: the suite's test below runs only the suite.
+      const deployed = await checkly('deploy', '--force', '--no-schedule-on-deploy')
       assert.match(deployed, /Successfully deployed project "Hosted CLI project"/)
       // The CLI reads each heartbeat's ping URL back where the hosted API has it.
       assert.match(
@@ -113,7 +153,17 @@ for (const engine of testEngines()) {
       const checks = await api('/v1/checks?limit=100')
       assert.deepEqual(
         checks.map((c: { checkType: string; name: string }) => `${c.checkType} ${c.name}`).sort(),
-        ['API API health', 'DNS DNS', 'HEARTBEAT Nightly job', 'ICMP Ping', 'TCP DB port', 'URL Home'],
+        [
+          'API API health',
+          'AUTOMATION Suite',
+          'BROWSER Browser',
+          'DNS DNS',
+          'HEARTBEAT Nightly job',
+          'ICMP Ping',
+          'MULTI_STEP Steps',
+          'TCP DB port',
+          'URL Home',
+        ],
       )
       const [group] = await api('/v1/check-groups')
       assert.equal(group.name, 'Shop')
@@ -127,6 +177,24 @@ for (const engine of testEngines()) {
       assert.deepEqual(subscribers.sort(), [apiCheck.id, group.id].sort())
       const [listed] = await api('/v1/projects')
       assert.equal(listed.logicalId, 'hosted-cli')
+    })
+
+    test('the Playwright check suite it uploaded runs from its bundle', async () => {
+      const suite = (await api('/v1/checks?limit=100')).find((c: { name: string }) => c.name === 'Suite')
+      const res = await fetch(`${server.url}/v1/checks/${suite.id}/trigger`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+      })
+      const result = (await res.json()) as any
+      assert.equal(res.status, 200, JSON.stringify(result))
+      assert.equal(result.hasFailures, false, JSON.stringify(result.playwrightCheckResult?.errors))
+      // pwTags became the suite's grep: only the tagged test ran.
+      assert.deepEqual(
+        result.playwrightCheckResult.tests.map(
+          (t: { title: string; status: string }) => `${t.title} ${t.status}`,
+        ),
+        ['shop @smoke passed'],
+      )
     })
 
     test('deploy --preview shows a change without applying it; destroy --force removes everything', async () => {

@@ -115,19 +115,25 @@ export async function ownersOf(ctx: ServiceContext, type: string, physicalIds: s
     .execute()
 }
 
-export async function saveBinding(ctx: ServiceContext, row: ProjectResourcesTable) {
-  await ctx.db
-    .insertInto('project_resources')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['project_id', 'resource_type', 'logical_id']).doUpdateSet({
-        physical_id: row.physical_id,
-        payload: row.payload,
-        source_file: row.source_file,
-      }),
-    )
-    .execute()
+/** Inserts or updates bindings, a few hundred rows a statement: a first deploy binds every resource. */
+export async function saveBindings(ctx: ServiceContext, rows: ProjectResourcesTable[]) {
+  for (let start = 0; start < rows.length; start += BINDINGS_PER_STATEMENT) {
+    await ctx.db
+      .insertInto('project_resources')
+      .values(rows.slice(start, start + BINDINGS_PER_STATEMENT))
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'resource_type', 'logical_id']).doUpdateSet((eb) => ({
+          physical_id: eb.ref('excluded.physical_id'),
+          payload: eb.ref('excluded.payload'),
+          source_file: eb.ref('excluded.source_file'),
+        })),
+      )
+      .execute()
+  }
 }
+
+/** 6 columns a row: far under SQLite's 32,766 and PostgreSQL's 65,535 parameters a statement. */
+const BINDINGS_PER_STATEMENT = 500
 
 export async function deleteBinding(ctx: ServiceContext, projectId: string, type: string, logicalId: string) {
   await ctx.db
