@@ -13,14 +13,19 @@
  * Only the idle part: `-- --checks '' --saturated-checks 0`.
  * PostgreSQL with DATABASE_URL=postgres://…
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { DatabaseSync } from 'node:sqlite'
 import { parseArgs } from 'node:util'
 import { createDb, migrateToLatest } from '@svc/db'
 import pg from 'pg'
 import { dueMsOfSlotKey } from '../packages/server/src/runs/jobs.ts'
-import { startServerProcess, storeEnv } from '../packages/server/src/testing/server-process.ts'
+import {
+  freePort,
+  NODE_FLAGS,
+  startServerProcess,
+  storeEnv,
+} from '../packages/server/src/testing/server-process.ts'
 import { cpuMicrosOf, rssMb } from './proc.ts'
 import { benchServiceContext, seedUrlChecks } from './seed.ts'
 import { benchEngine, benchStoreUrl } from './store.ts'
@@ -51,8 +56,10 @@ const saturatedMicros = Number(values['saturated-checks']) > 0 ? saturatedCpuPer
 console.log(`store: ${benchEngine}; bench:runner's saturated CPU per check: ${saturatedMicros.toFixed(0)} µs`)
 
 const idleEmpty = await idle(0)
+const bareRssMb = await bareFastifyRssMb()
 console.log(
-  `idle, no checks: ${pct(idleEmpty.coreShare)} of a core, RSS ${idleEmpty.rssMb.toFixed(0)} MB (targets < 0.2%, < 120 MB)`,
+  `idle, no checks: ${pct(idleEmpty.coreShare)} of a core, RSS ${idleEmpty.rssMb.toFixed(0)} MB (targets < 0.2%, < 120 MB); ` +
+    `a bare Fastify server ${bareRssMb.toFixed(0)} MB: ${(idleEmpty.rssMb / bareRssMb).toFixed(2)}× (proposed target <= 1.6×)`,
 )
 if (pausedChecks > 0) {
   const idlePaused = await idle(pausedChecks)
@@ -117,6 +124,22 @@ async function idle(checks: number) {
   await server.stop('SIGTERM')
   await dispose()
   return { coreShare, rssMb: rss }
+}
+
+/**
+ * The RSS of bench/bare-server.ts (Fastify and one route, with the server's Node flags) after the same
+ * settling time as the idle server: the floor svc's idle RSS is compared with.
+ */
+async function bareFastifyRssMb(): Promise<number> {
+  const bare = spawn(process.execPath, [...NODE_FLAGS, 'bench/bare-server.ts'], {
+    env: { ...process.env, PORT: String(await freePort()) },
+  })
+  bare.stdin.end('{}')
+  await new Promise<void>((ready) => bare.stdout.once('data', () => ready()))
+  await sleep(10_000)
+  const rss = rssMb(bare.pid ?? 0)
+  bare.kill()
+  return rss
 }
 
 async function spreadLoad(checks: number) {

@@ -27,9 +27,31 @@ function sqliteStore() {
   return { dir, path, store }
 }
 
+/** Writes enough at once for the store to count as busy and start its checkpointer thread. */
+async function writeBusily(store: ReturnType<typeof createDb>) {
+  await sql`create table if not exists busy (n integer not null)`.execute(store.db)
+  for (let n = 0; n < 300; n++) await sql`insert into busy (n) values (${n})`.execute(store.db)
+}
+
+test('SQLite: an idle store has no checkpointer thread; a busy one starts it', async () => {
+  const threadsBefore = threadCount()
+  const { dir, store } = sqliteStore()
+  try {
+    await sql`create table notes (body text not null)`.execute(store.db)
+    for (let n = 0; n < 20; n++) await sql`insert into notes (body) values (${'idle'})`.execute(store.db)
+    assert.equal(threadCount(), threadsBefore)
+    await writeBusily(store)
+    assert.equal(threadCount(), threadsBefore + 1)
+  } finally {
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test('SQLite: the write-ahead log is copied into the database file by the checkpointer thread', async () => {
   const { dir, path, store } = sqliteStore()
   try {
+    await writeBusily(store)
     await sql`create table notes (body text not null)`.execute(store.db)
     await sql`insert into notes (body) values (${'written'})`.execute(store.db)
     // An immutable reader ignores the log: it sees only what a checkpoint copied into the file.
@@ -63,6 +85,7 @@ test('SQLite: the write-ahead log is copied into the database file by the checkp
 test('SQLite: under writes without a pause the write-ahead log starts over instead of growing to the backstop', async () => {
   const { dir, path, store } = sqliteStore()
   try {
+    await writeBusily(store)
     await sql`create table blobs (body blob not null)`.execute(store.db)
     // Commits ~2 ms apart always land while the checkpointer copies, so the log is never wholly copied
     // when the next one begins: the moment SQLite would start it over by itself. Each start over is
@@ -105,7 +128,7 @@ test('SQLite: a closed store has stopped its checkpointer thread too, so its fol
   // files again while the folder is being deleted.
   const threadsBefore = threadCount()
   const { dir, store } = sqliteStore()
-  await sql`select 1`.execute(store.db)
+  await writeBusily(store)
   await store.close()
   assert.equal(threadCount(), threadsBefore)
   rmSync(dir, { recursive: true })

@@ -21,8 +21,8 @@ export interface SqliteStore {
 export type HoldStatements = (work: () => Promise<void>) => Promise<void>
 
 /**
- * Opens the SQLite file at `path` (or `:memory:`), with a checkpointer thread beside it that holds the
- * store's statements through `holdStatements` while it starts the log over.
+ * Opens the SQLite file at `path` (or `:memory:`). Once the store is busy, a checkpointer thread starts
+ * beside it, which holds the store's statements through `holdStatements` while it starts the log over.
  * SQLite has no boolean type and node:sqlite refuses to bind JS booleans, so they become 1/0 here,
  * once, instead of in every repository.
  */
@@ -33,8 +33,14 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
   database.exec('PRAGMA journal_mode = WAL')
   database.exec('PRAGMA synchronous = NORMAL')
   database.exec('PRAGMA foreign_keys = ON')
-  const checkpointer = path === ':memory:' ? undefined : startCheckpointer(database, path, holdStatements)
   database.exec('PRAGMA busy_timeout = 0')
+  let checkpointer: { close(): Promise<void> } | undefined
+  const noteWrite =
+    path === ':memory:'
+      ? () => {}
+      : onceBusy(() => {
+          if (database.isOpen) checkpointer = startCheckpointer(database, path, holdStatements)
+        })
   // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
   const statements = new Map<string, SqliteStatement>()
   const closed = Promise.withResolvers<void>()
@@ -57,7 +63,10 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
         const prepared: SqliteStatement = {
           reader: statement.columns().length > 0,
           all: (parameters) => statement.all(...bindable(parameters)),
-          run: (parameters) => statement.run(...bindable(parameters)),
+          run: (parameters) => {
+            noteWrite()
+            return statement.run(...bindable(parameters))
+          },
           iterate: (parameters) => statement.iterate(...bindable(parameters)),
         }
         if (statements.size >= STATEMENT_CACHE_SIZE)
@@ -79,6 +88,31 @@ function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
     if (value === undefined) return null
     return value as SQLInputValue
   })
+}
+
+/**
+ * Statements that write within a minute past which the store counts as busy. Until then commits
+ * checkpoint by themselves (SQLite's default, every ~4 MB of log: rare at that pace) and the process
+ * has no checkpointer thread, whose heap of its own is ~11 MB of an idle server's RSS.
+ */
+const BUSY_WRITES_PER_MINUTE = 300
+
+/** Calls `start` once, the first time `BUSY_WRITES_PER_MINUTE` writes come within a minute. */
+function onceBusy(start: () => void): () => void {
+  let started = false
+  let writes = 0
+  let windowStartMs = Date.now()
+  return () => {
+    if (started || ++writes < BUSY_WRITES_PER_MINUTE) return
+    const now = Date.now()
+    if (now - windowStartMs <= 60_000) {
+      started = true
+      start()
+      return
+    }
+    writes = 0
+    windowStartMs = now
+  }
 }
 
 /** How often the checkpointer copies the write-ahead log into the database file. */

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDb, MigrationError, migrateToLatest } from '@svc/db'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
 import { systemClock } from './clock.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { type Config, ConfigError, loadConfig } from './config.ts'
+import type { ServiceContext } from './context.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher, takeBackDeliveries } from './features/alerting/dispatcher.ts'
 import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
@@ -30,9 +32,48 @@ const PRUNE_INTERVAL_MS = 60 * 60_000
 /** A dead life no later life of its node took back (its node gone for good) is forgotten after a day. */
 const DEAD_LIFE_KEPT_MS = 86_400_000
 
+type Log = FastifyBaseLogger
+type FirstAccount = Awaited<ReturnType<typeof bootstrapFirstAccount>>
+/** A background worker that takes no new work once stopped, and resolves when what it runs has finished. */
+type Stoppable = { stop(): Promise<unknown> }
+
 /** Reads config, opens and migrates the store, serves, and shuts down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = loadConfig()
+  const { store, deps, app } = await openApp(config)
+  await listen(app, config)
+  const serviceContext = serviceContextOf(deps)
+  // The first account and key only once the server serves: a start that can't listen (a port in use)
+  // must not create the key it can't show, since later starts never print it.
+  const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
+  // Before the first run: leftover run directories of crashed processes go, the sandbox is probed.
+  const sandbox = await deps.scripts.pool.start()
+  app.log.info(
+    { scriptSandbox: sandbox },
+    `script checks run ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
+  )
+  const life = await startNodeLife(serviceContext, config, app.log)
+  // Background workers sleep until work is queued on any node (PostgreSQL's NOTIFY, wakeups.ts) or due.
+  const wakeups = listenForWakeups(config.databaseUrl, app.log)
+  const workers = startWorkers(serviceContext, config, app.log, life.id)
+  const pruning = startPruning(serviceContext, config, app.log)
+  printBanner(config, store.engine, first)
+  const stop = once(async (signal: string) => {
+    app.log.info({ signal }, 'shutting down')
+    clearInterval(pruning)
+    await drain(app, workers, config.shutdownGraceMs)
+    await life.stop().catch((error: unknown) => app.log.error({ err: error }, 'ending the node life failed'))
+    await wakeups.close()
+    await deps.scripts.pool.close()
+    await store.close()
+    process.exit(0)
+  })
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+/** The store opened and migrated, its secrets' box, and the app built on them (not listening yet). */
+async function openApp(config: Config) {
   const store = createDb(config.databaseUrl)
   await migrateToLatest(store)
   const secretBox = await openStoreSecretBox(
@@ -47,7 +88,7 @@ async function main(): Promise<void> {
   const deps: AppDeps = {
     store,
     secretBox,
-    // The pool warns (no working sandbox under `auto`) from its start below, when the app's log exists.
+    // The pool warns (no working sandbox under `auto`) from its start in main, when the app's log exists.
     scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) => app.log.warn(message)),
     runnerLeaseMs: config.runnerLeaseMs,
     deploymentLeaseMs: config.deploymentLeaseMs,
@@ -67,7 +108,11 @@ async function main(): Promise<void> {
     },
   }
   const app = await buildApp(deps)
-  const serviceContext = serviceContextOf(deps)
+  return { store, deps, app }
+}
+
+/** Listens on HOST:PORT; an address in use or not of this machine is a config error, said plainly. */
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
   await app.listen({ port: config.port, host: config.host }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') {
       throw new ConfigError(
@@ -81,16 +126,10 @@ async function main(): Promise<void> {
     }
     throw error
   })
-  // The first account and key only once the server serves: a start that can't listen (a port in use)
-  // must not create the key it can't show, since later starts never print it.
-  const first = await bootstrapFirstAccount(serviceContext, config.bootstrapApiKey)
-  // Before the first run: leftover run directories of crashed processes go, the sandbox is probed.
-  const sandbox = await deps.scripts.pool.start()
-  app.log.info(
-    { scriptSandbox: sandbox },
-    `script checks run ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
-  )
-  // Before the first claim: the leases a crashed life of this node held are taken back (not waited out).
+}
+
+/** This node's life, begun before the first claim: the leases a crashed life of it held are taken back. */
+async function startNodeLife(serviceContext: ServiceContext, config: Config, log: Log) {
   const life = await beginNodeLife(serviceContext, {
     nodeId: loadOrCreateNodeId(config.nodeId, config.dataDir),
     takeBack: async (deadLife) => {
@@ -100,60 +139,67 @@ async function main(): Promise<void> {
     },
     lost: () => {
       // Taken for dead (silent past the lease of its life): its leases may be another's now.
-      app.log.error('another process took this node life for dead and its leases back: exiting')
+      log.error('another process took this node life for dead and its leases back: exiting')
       process.exit(1)
     },
-    log: app.log,
+    log,
   })
   life.start()
+  return life
+}
+
+/** Starts every background worker of a server node, each under this node life's leases. */
+function startWorkers(serviceContext: ServiceContext, config: Config, log: Log, lifeId: string): Stoppable[] {
   // Heartbeat deadlines are the servers' own work; locations may be left to `npm run runner` processes.
   const scheduler = createScheduler(serviceContext, {
     locations: [...config.runnerLocations, HEARTBEAT_LOCATION],
     concurrency: config.runnerConcurrency,
     leaseMs: config.runnerLeaseMs,
-    log: app.log,
-    lifeId: life.id,
+    log,
+    lifeId,
   })
-  scheduler.start()
-  // Background workers sleep until work is queued on any node (PostgreSQL's NOTIFY, wakeups.ts) or due.
-  const wakeups = listenForWakeups(config.databaseUrl, app.log)
   // Test and check sessions' runs (svc test, CI triggers): claimed under leases on every node.
   const sessionWorker = createSessionWorker(serviceContext, {
-    lifeId: life.id,
+    lifeId,
     locations: config.runnerLocations,
     concurrency: config.runnerConcurrency,
-    log: app.log,
+    log,
   })
-  sessionWorker.start()
   // Alerting: delivers the outbox (and wakes reminders and time-based escalations) on every node.
-  const dispatcher = createDispatcher(serviceContext, { log: app.log, lifeId: life.id })
-  dispatcher.start()
-  // Status page subscriber mail (until it moves to the shared alert outbox).
-  const subscriberMail = config.alerting.smtp
-    ? startSubscriberMailDelivery(serviceContext, {
-        smtpUrl: config.alerting.smtp.url,
-        from: config.alerting.smtp.from,
-        log: app.log,
-      })
-    : undefined
-  if (!subscriberMail) {
-    app.log.warn(
-      'SVC_SMTP_URL is not set: status page subscribers get no mail (confirmations and updates wait in the store until a server with it starts) and EMAIL alert channels fail',
-    )
-  }
+  const dispatcher = createDispatcher(serviceContext, { log, lifeId })
   // Root cause analyses: background jobs under leases, on every node.
-  const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log: app.log })
-  analyses.start()
+  const analyses = createRootCauseWorker(serviceContext, { llm: config.llm, log })
   // Re-seals values under SVC_ENCRYPTION_KEY_PREVIOUS with the current key, on every node that has it.
   const keyRotation = createKeyRotation(serviceContext, {
     log: {
-      info: (message) => app.log.info(message),
-      warn: (message) => app.log.warn(message),
-      error: (obj, message) => app.log.error(obj, message),
+      info: (message) => log.info(message),
+      warn: (message) => log.warn(message),
+      error: (obj, message) => log.error(obj, message),
     },
   })
-  keyRotation.start()
-  // Hourly housekeeping, one step after another; a step that fails (an S3 bucket away) doesn't skip the rest.
+  const started = [scheduler, sessionWorker, dispatcher, analyses, keyRotation]
+  for (const worker of started) worker.start()
+  const subscriberMail = startSubscriberMail(serviceContext, config, log)
+  return subscriberMail ? [...started, subscriberMail] : started
+}
+
+/** Status page subscriber mail (until it moves to the shared alert outbox), when SMTP is set. */
+function startSubscriberMail(serviceContext: ServiceContext, config: Config, log: Log) {
+  if (config.alerting.smtp) {
+    return startSubscriberMailDelivery(serviceContext, {
+      smtpUrl: config.alerting.smtp.url,
+      from: config.alerting.smtp.from,
+      log,
+    })
+  }
+  log.warn(
+    'SVC_SMTP_URL is not set: status page subscribers get no mail (confirmations and updates wait in the store until a server with it starts) and EMAIL alert channels fail',
+  )
+  return undefined
+}
+
+/** Hourly housekeeping, one step after another; a step that fails (an S3 bucket away) doesn't skip the rest. */
+function startPruning(serviceContext: ServiceContext, config: Config, log: Log): NodeJS.Timeout {
   const pruningSteps: [string, () => Promise<unknown>][] = [
     ...retentionSteps(serviceContext, config.resultRetentionDays),
     ['old agent script runs', () => forgetOldScriptRuns(serviceContext)],
@@ -161,15 +207,18 @@ async function main(): Promise<void> {
     ['ended sessions', () => pruneSessions(serviceContext)],
     ['dead node lives', () => pruneNodeLives(serviceContext, Date.now() - DEAD_LIFE_KEPT_MS)],
   ]
-  const pruning = setInterval(async () => {
+  return setInterval(async () => {
     for (const [what, step] of pruningSteps) {
-      await step().catch((error: unknown) => app.log.error({ err: error }, `pruning ${what} failed`))
+      await step().catch((error: unknown) => log.error({ err: error }, `pruning ${what} failed`))
     }
   }, PRUNE_INTERVAL_MS)
+}
 
+/** Where the server is, and on a first start the owner's account, key and password link. */
+function printBanner(config: Config, engine: string, first: FirstAccount): void {
   const dashboardBuilt = existsSync(join(DEFAULT_WEB_DIST_DIR, 'index.html'))
   const lines = [
-    `svc is running at ${config.publicUrl} (store: ${store.engine})`,
+    `svc is running at ${config.publicUrl} (store: ${engine})`,
     dashboardBuilt
       ? `  dashboard:  ${config.publicUrl}/`
       : '  dashboard:  not built: run npm run build -w @svc/web (the API works meanwhile)',
@@ -196,42 +245,32 @@ async function main(): Promise<void> {
   }
   lines.push(`  API docs:   ${config.publicUrl}/docs`)
   process.stdout.write(`${lines.join('\n')}\n`)
+}
 
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    app.log.info({ signal }, 'shutting down')
-    clearInterval(pruning)
-    // Take no new work at once (no new connections, 503 on requests over open ones, no claims, no
-    // deliveries), then let what runs finish, within the grace: a run still going after it keeps its
-    // lease until that runs out, and another node runs it again.
-    const drained = Promise.all([
-      app.close(),
-      scheduler.stop(),
-      sessionWorker.stop(),
-      dispatcher.stop(),
-      analyses.stop(),
-      keyRotation.stop(),
-      subscriberMail?.stop(),
-    ]).then(() => true)
-    const graceOver = new Promise<false>((over) =>
-      setTimeout(() => over(false), config.shutdownGraceMs).unref(),
+/**
+ * Takes no new work at once (no new connections, 503 on requests over open ones, no claims, no
+ * deliveries), then lets what runs finish, within the grace: a run still going after it keeps its
+ * lease until that runs out, and another node runs it again.
+ */
+async function drain(app: FastifyInstance, workers: Stoppable[], graceMs: number): Promise<void> {
+  const drained = Promise.all([app.close(), ...workers.map((worker) => worker.stop())]).then(() => true)
+  const graceOver = new Promise<false>((over) => setTimeout(() => over(false), graceMs).unref())
+  if (!(await Promise.race([drained, graceOver]))) {
+    app.log.warn(
+      { graceSeconds: graceMs / 1000 },
+      'shutdown grace over: leaving the runs still going to other nodes (their leases run out)',
     )
-    if (!(await Promise.race([drained, graceOver]))) {
-      app.log.warn(
-        { graceSeconds: config.shutdownGraceMs / 1000 },
-        'shutdown grace over: leaving the runs still going to other nodes (their leases run out)',
-      )
-    }
-    await life.stop().catch((error: unknown) => app.log.error({ err: error }, 'ending the node life failed'))
-    await wakeups.close()
-    await deps.scripts.pool.close()
-    await store.close()
-    process.exit(0)
   }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+/** `run` on its first call only; later calls (a second signal) do nothing. */
+function once<A extends unknown[]>(run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  let called = false
+  return async (...args) => {
+    if (called) return
+    called = true
+    await run(...args)
+  }
 }
 
 main().catch((error: unknown) => {

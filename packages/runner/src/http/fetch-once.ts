@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events'
 import { STATUS_CODES as STATUS_TEXTS } from 'node:http'
 import { isIP, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
-import { buildConnector, Client } from 'undici'
+import type { buildConnector, Client } from 'undici'
 import type { HttpCheckResult, RunnerContext, TimingPhases, TlsCertificate } from '../types.ts'
 import { clientCredentials } from './client-credentials.ts'
 import type { HttpJob } from './http-job.ts'
@@ -27,6 +27,13 @@ export interface Hop {
   text: string
 }
 
+let undici: typeof import('undici') | undefined
+/** undici is loaded with the first HTTP request: ~3.5 MB of memory a server running no URL check never holds. */
+async function loadUndici(): Promise<typeof import('undici')> {
+  undici ??= await import('undici')
+  return undici
+}
+
 export async function fetchOnce(
   target: URL,
   request: PreparedRequest,
@@ -34,6 +41,7 @@ export async function fetchOnce(
   ctx: RunnerContext,
   timeout: RunTimeout,
 ): Promise<Hop> {
+  const http = undici ?? (await loadUndici())
   const proxy = proxyFor(target, ctx.proxy)
   const marks = { start: performance.now(), lookup: 0, connect: 0, secure: 0, headers: 0, end: 0 }
   // Expired between hops: no request would hear it.
@@ -43,7 +51,7 @@ export async function fetchOnce(
     marks.secure = performance.now()
     tls = certificateOf(socket, ctx.now())
   }
-  const client = openClient(target, proxy, job, ctx, marks, secured)
+  const client = openClient(http, target, proxy, job, ctx, marks, secured)
   // Through a proxy, an http:// target is asked of the proxy in absolute form (https:// ones tunnel).
   const viaProxy = proxy !== null && target.protocol !== 'https:'
   try {
@@ -89,6 +97,7 @@ type Marks = { start: number; lookup: number; connect: number; secure: number; h
 
 /** A client whose one connection marks its lookup, connect and TLS times, direct or through `proxy`. */
 function openClient(
+  { buildConnector, Client }: typeof import('undici'),
   target: URL,
   proxy: URL | null,
   job: HttpJob,

@@ -1,10 +1,12 @@
 import fastJsonStringify from 'fast-json-stringify'
 import type { FastifyInstance } from 'fastify'
-import { compiledOnce } from './compiled-schemas.ts'
+import { compiledOnce, compiledOnFirstUse } from './compiled-schemas.ts'
 
 type Serializer = (data: unknown) => string
 
-const serializerOf = compiledOnce((schema) => fastJsonStringify(schema) as Serializer)
+const serializerOf = compiledOnce((schema) =>
+  compiledOnFirstUse(() => fastJsonStringify(schema) as Serializer),
+)
 
 /** Response serializers compiled once per process (see compiled-schemas.ts), not once per app. */
 export function installSerializers(app: FastifyInstance): void {

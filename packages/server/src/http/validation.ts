@@ -1,7 +1,7 @@
 import Ajv from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
-import { compiledOnce } from './compiled-schemas.ts'
+import { compiledOnce, compiledOnFirstUse } from './compiled-schemas.ts'
 import { type AjvIssue, badRequest, type HttpError, validationError } from './errors.ts'
 import { isAgentRoute, isOpenRoute } from './route-kinds.ts'
 
@@ -136,7 +136,7 @@ function nulCharacterPath(value: unknown, path: string, agent: boolean): string 
 
 /** Validates a body against `schema` outside routing (e.g. a partial update merged onto stored state). */
 export function compileBodyValidator(schema: object) {
-  const validate = bodyAjv.compile(schema)
+  const validate = compiledOnFirstUse(() => bodyAjv.compile(schema))
   return (body: unknown) => {
     if (validate(body)) return
     throw validationError('body', (validate.errors ?? []) as AjvIssue[])
@@ -151,7 +151,7 @@ const MAX_ISSUES_LISTED = 20
  * naming each bad field by its path from `context` (where the part is in the body), or undefined.
  */
 export function compileValidator(schema: object) {
-  const validate = bodyAjv.compile(schema)
+  const validate = compiledOnFirstUse(() => bodyAjv.compile(schema))
   return (value: unknown, context: string): HttpError | undefined => {
     if (validate(value)) return undefined
     return validationError(context, ((validate.errors ?? []) as AjvIssue[]).slice(0, MAX_ISSUES_LISTED))
@@ -172,6 +172,6 @@ function makeAjv(coerceTypes: false | 'array') {
 
 const bodyAjv = makeAjv(false)
 /** Route validators compiled once per process (see compiled-schemas.ts), not once per app. */
-const bodyValidatorOf = compiledOnce((schema) => bodyAjv.compile(schema))
+const bodyValidatorOf = compiledOnce((schema) => compiledOnFirstUse(() => bodyAjv.compile(schema)))
 const coercingAjv = makeAjv('array')
-const coercingValidatorOf = compiledOnce((schema) => coercingAjv.compile(schema))
+const coercingValidatorOf = compiledOnce((schema) => compiledOnFirstUse(() => coercingAjv.compile(schema)))

@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { conflict } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
@@ -64,6 +63,8 @@ async function mailInvitation(
   const smtp = ctx.alerting?.smtp
   if (!smtp) return false
   const timeout = ctx.alerting?.timeoutMs ?? 10_000
+  // Loaded here: most servers mail no invitation, and nodemailer is ~4 MB of memory.
+  const nodemailer = (await import('nodemailer')).default
   const transport = nodemailer.createTransport({
     url: smtp.url,
     connectionTimeout: timeout,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { createTransport } from 'nodemailer'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { raiseWakeup, wakeLoop } from '../../wakeups.ts'
 import * as repo from './status-page-subscribers.repo.ts'
@@ -120,7 +119,7 @@ export interface MailDeliveryOptions {
 
 /** Sends due subscriber mail over SMTP until stopped: on each queued email, and when a retry falls due. */
 export function startSubscriberMailDelivery(ctx: ServiceContext, options: MailDeliveryOptions) {
-  const transport = createTransport(options.smtpUrl)
+  const transport = smtpTransportOnFirstMail(options.smtpUrl)
   const owner = `mail-${randomUUID()}`
   let stopped = false
   const loop = wakeLoop(ctx, {
@@ -144,5 +143,17 @@ export function startSubscriberMailDelivery(ctx: ServiceContext, options: MailDe
       await loop.stop()
       transport.close()
     },
+  }
+}
+
+/** nodemailer is loaded with the first mail: ~4 MB of memory that a server sending none never needs. */
+function smtpTransportOnFirstMail(smtpUrl: string): MailTransport & { close(): void } {
+  let transport: ReturnType<typeof import('nodemailer').createTransport> | undefined
+  return {
+    async sendMail(message) {
+      transport ??= (await import('nodemailer')).createTransport(smtpUrl)
+      return transport.sendMail(message)
+    },
+    close: () => transport?.close(),
   }
 }

@@ -1,5 +1,5 @@
 import { EmailConfig, type TemplateVariables, textOf } from '@svc/core'
-import nodemailer, { type Transporter } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { ServiceContext } from '../../../context.ts'
 import { type AttemptOutcome, defineChannelType, plainConfig } from './channel-type.ts'
 import { summaryLines } from './messages.ts'
@@ -29,10 +29,12 @@ export function emailMessage(variables: TemplateVariables) {
 
 const mailers = new Map<string, Transporter>()
 
-function mailerOf(ctx: ServiceContext, url: string): Transporter {
+/** nodemailer is loaded on the first mail: most servers send none, and it is ~4 MB of memory. */
+async function mailerOf(ctx: ServiceContext, url: string): Promise<Transporter> {
   let mailer = mailers.get(url)
   if (!mailer) {
     const timeout = ctx.alerting?.timeoutMs ?? 10_000
+    const nodemailer = (await import('nodemailer')).default
     mailer = nodemailer.createTransport({
       url,
       connectionTimeout: timeout,
@@ -52,7 +54,7 @@ async function sendEmail(
   const smtp = ctx.alerting?.smtp
   if (!smtp) return { ...failure('email is not configured: set SVC_SMTP_URL'), permanent: true }
   try {
-    const info = await mailerOf(ctx, smtp.url).sendMail({
+    const info = await (await mailerOf(ctx, smtp.url)).sendMail({
       from: smtp.from,
       to: config.address,
       ...emailMessage(event),

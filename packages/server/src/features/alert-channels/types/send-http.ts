@@ -6,7 +6,7 @@ import {
   type TemplateVariables,
   withoutControlCharacters,
 } from '@svc/core'
-import { type Dispatcher, request as undiciRequest } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { ServiceContext } from '../../../context.ts'
 import { type AttemptOutcome, PermanentFailure } from './channel-type.ts'
 
@@ -38,6 +38,8 @@ export async function httpAttempt(
 ): Promise<AttemptOutcome> {
   try {
     const { url, headers } = credentialsAsHeader(request.url, request.headers)
+    // undici is loaded with the first webhook: ~3.5 MB of memory a server sending none never holds.
+    const { request: undiciRequest } = await import('undici')
     const response = await undiciRequest(url, {
       method: request.method as Dispatcher.HttpMethod,
       headers,
