@@ -2,7 +2,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { InjectOptions } from 'fastify'
-import { type ApiOperation, apiOperations, validPathValue } from '../testing/api-operations.ts'
+import {
+  type ApiOperation,
+  apiOperations,
+  validPathValue,
+  validQueryValue,
+} from '../testing/api-operations.ts'
 import { createTestApp, json, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.ts'
 
 for (const engine of testEngines()) {
@@ -60,9 +65,16 @@ for (const engine of testEngines()) {
           path = path.replace(`{${param.name}}`, validPathValue(param.schema))
         }
         const where = `${op.method} ${op.path}`
+        // A required parameter is asked for before an unknown one is refused: each gets a valid value.
+        const query = new URLSearchParams(
+          op.parameters
+            .filter((param) => param.in === 'query' && param.required)
+            .map((param) => [param.name, validQueryValue(param.schema)]),
+        )
+        query.set('unknownParam', '1')
         const options: InjectOptions = {
           method: op.method as InjectOptions['method'],
-          url: `${path}?unknownParam=1`,
+          url: `${path}?${query}`,
           headers: op.admin ? { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } : {},
         }
         if (['POST', 'PUT', 'PATCH'].includes(op.method)) options.payload = {}

@@ -5,6 +5,7 @@ import { json, type TestApp } from './test-app.ts'
 export interface Schema {
   type?: string
   format?: string
+  enum?: unknown[]
   nullable?: boolean
   properties?: Record<string, Schema>
 }
@@ -15,7 +16,7 @@ export interface ApiOperation {
   path: string
   /** Of the admin API: called with the admin token. */
   admin: boolean
-  parameters: { in: string; name: string; schema?: Schema }[]
+  parameters: { in: string; name: string; required?: boolean; schema?: Schema }[]
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> }
 }
 
@@ -51,6 +52,11 @@ export function validPathValue(schema: Schema = {}): string {
   if (schema.type === 'integer' || schema.type === 'number') return '987654'
   if (schema.format === 'uuid') return randomUUID()
   return 'placeholder'
+}
+
+/** A value a query parameter's `schema` accepts: an enum's first, else as for a path parameter. */
+export function validQueryValue(schema: Schema = {}): string {
+  return schema.enum?.length ? String(schema.enum[0]) : validPathValue(schema)
 }
 
 /** A clock that leaps a minute each time it is read, so the rate limit never masks a route behind 429s. */
