@@ -62,7 +62,8 @@ const stream = run({
 function keepFileTime(file, ms) {
   mkdirSync(dirname(localTimes), { recursive: true })
   const kept = { ...readTimes(localTimes), [file]: Math.round(ms) }
-  writeFileSync(localTimes, `${JSON.stringify(kept, null, 1)}\n`)
+  const sorted = Object.fromEntries(Object.entries(kept).sort(([a], [b]) => a.localeCompare(b)))
+  writeFileSync(localTimes, `${JSON.stringify(sorted, null, 2)}\n`)
 }
 
 stream.on('test:fail', () => {
