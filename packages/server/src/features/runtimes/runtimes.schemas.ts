@@ -1,12 +1,12 @@
-import { DateTime, Nullable, RUNTIME_IDS, RUNTIME_STAGES, StringEnum } from '@svc/core'
+import { DateTime, RUNTIME_IDS, RUNTIME_STAGES, StringEnum } from '@svc/core'
 import { Type } from 'typebox'
 
 export const Runtime = Type.Object(
   {
     name: StringEnum(RUNTIME_IDS, { description: 'The id checks, groups and accounts name in `runtimeId`.' }),
     stage: StringEnum(RUNTIME_STAGES),
-    runtimeEndOfLife: Nullable(
-      DateTime({ description: 'When the runtime stops being supported; null while it is.' }),
+    runtimeEndOfLife: Type.Optional(
+      DateTime({ description: 'When the runtime stops being supported; absent while it is.' }),
     ),
     default: Type.Boolean({ description: 'The runtime of checks whose check, group and account name none.' }),
     description: Type.String(),
