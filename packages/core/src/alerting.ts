@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { HEADER_NAME_PATTERN } from './request-headers.ts'
-import { Name, Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
+import { Name, Nullable, SerialId, StrictObject, StringEnum } from './schema-helpers.ts'
 
 export const ALERT_TYPES = [
   'ALERT_FAILURE',
@@ -176,6 +176,25 @@ export const AlertChannelBody = StrictObject({
   ),
   autoSubscribe: Type.Optional(
     Type.Boolean({ default: false, description: 'New checks subscribe even with autoAssignAlerts=false.' }),
+  ),
+  subscriptions: Type.Optional(
+    Type.Array(
+      StrictObject(
+        {
+          id: Type.Optional(Type.Integer({ description: 'As a read answers it; ignored.' })),
+          checkId: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
+          groupId: Type.Optional(Nullable(SerialId())),
+          activated: Type.Boolean(),
+        },
+        { description: 'Exactly one of checkId and groupId.' },
+      ),
+      {
+        maxItems: 1000,
+        description:
+          "The checks and groups the channel alerts for. Given, they replace the channel's subscriptions; " +
+          'left out, an update keeps them.',
+      },
+    ),
   ),
 })
 export type AlertChannelBody = Static<typeof AlertChannelBody>

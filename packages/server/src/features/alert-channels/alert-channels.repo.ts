@@ -70,6 +70,11 @@ export async function deleteChannel(ctx: ServiceContext, id: number) {
 
 export type Subscriber = { checkId: string } | { groupId: number }
 
+/** Ends every subscription of one channel (before its list is set anew). */
+export async function deleteSubscriptionsOfChannel(ctx: ServiceContext, channelId: number) {
+  await ctx.db.deleteFrom('alert_subscriptions').where('channel_id', '=', channelId).execute()
+}
+
 export async function subscriptionsOfChannels(ctx: ServiceContext, channelIds: number[]) {
   if (channelIds.length === 0) return []
   return ctx.db

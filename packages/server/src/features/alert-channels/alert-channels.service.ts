@@ -43,13 +43,17 @@ const configValidators = Object.fromEntries(
 export async function createChannel(ctx: ServiceContext, accountId: string, body: AlertChannelBody) {
   const { config, warnings } = await prepareConfig(ctx, accountId, body, null)
   const now = isoNow(ctx)
-  const row = await repo.insertChannel(ctx, {
-    account_id: accountId,
-    type: body.type,
-    config: JSON.stringify(config),
-    ...flagsOf(body),
-    created_at: now,
-    updated_at: now,
+  const row = await inTransaction(ctx, async (tx) => {
+    const inserted = await repo.insertChannel(tx, {
+      account_id: accountId,
+      type: body.type,
+      config: JSON.stringify(config),
+      ...flagsOf(body),
+      created_at: now,
+      updated_at: now,
+    })
+    if (body.subscriptions) await setSubscriptions(tx, accountId, inserted.id, body.subscriptions)
+    return inserted
   })
   return {
     ...(await toResponses(ctx, [row]))[0],
@@ -83,7 +87,10 @@ export async function updateChannel(
     ...flagsOf(body),
     updated_at: isoNow(ctx),
   }
-  await repo.updateChannel(ctx, id, changes)
+  await inTransaction(ctx, async (tx) => {
+    await repo.updateChannel(tx, id, changes)
+    if (body.subscriptions) await setSubscriptions(tx, accountId, id, body.subscriptions)
+  })
   const [channel] = await toResponses(ctx, [{ ...row, ...changes }])
   return { ...channel, ...(warnings.length > 0 ? { warnings } : {}) } as AlertChannel
 }
@@ -101,24 +108,44 @@ export async function updateSubscription(
   id: number,
   body: SubscriptionBody,
 ): Promise<AlertChannelSubscriptionOut> {
-  const hasCheck = body.checkId !== undefined && body.checkId !== null
-  const hasGroup = body.groupId !== undefined && body.groupId !== null
   // One transaction holding the channel and what subscribes: a deletion of either waits for the
   // subscription, or went first (the usual 404 or 400).
   return inTransaction(ctx, async (tx) => {
     if ((await repo.lockReferencedChannels(tx, accountId, [id])).length === 0)
       throw notFound(`Alert channel ${id} not found`)
-    if (hasCheck === hasGroup) throw invalid('body', 'must name exactly one of checkId and groupId')
-    if (
-      hasCheck &&
-      (await checksRepo.lockReferencedChecks(tx, accountId, [body.checkId as string])).size === 0
-    )
-      throw invalid('body.checkId', `check ${body.checkId} not found`)
-    if (hasGroup && !(await groupsRepo.lockGroup(tx, accountId, body.groupId as number, 'referenced')))
-      throw invalid('body.groupId', `check group ${body.groupId} not found`)
-    const subscriber = hasCheck ? { checkId: body.checkId as string } : { groupId: body.groupId as number }
-    return subscriptionOut(await repo.upsertSubscription(tx, id, subscriber, body.activated))
+    return subscriptionOut(await subscribe(tx, accountId, id, body, 'body'))
   })
+}
+
+/** A channel's `subscriptions` given with the channel: they replace what it had, in its transaction. */
+async function setSubscriptions(
+  tx: ServiceContext,
+  accountId: string,
+  channelId: number,
+  subscriptions: SubscriptionBody[],
+) {
+  await repo.deleteSubscriptionsOfChannel(tx, channelId)
+  for (const [index, subscription] of subscriptions.entries())
+    await subscribe(tx, accountId, channelId, subscription, `body.subscriptions.${index}`)
+}
+
+/** Subscribes the one check or group `body` names, inside the caller's transaction; `path` names it in errors. */
+async function subscribe(
+  tx: ServiceContext,
+  accountId: string,
+  channelId: number,
+  body: SubscriptionBody,
+  path: string,
+) {
+  const hasCheck = body.checkId !== undefined && body.checkId !== null
+  const hasGroup = body.groupId !== undefined && body.groupId !== null
+  if (hasCheck === hasGroup) throw invalid(path, 'must name exactly one of checkId and groupId')
+  if (hasCheck && (await checksRepo.lockReferencedChecks(tx, accountId, [body.checkId as string])).size === 0)
+    throw invalid(`${path}.checkId`, `check ${body.checkId} not found`)
+  if (hasGroup && !(await groupsRepo.lockGroup(tx, accountId, body.groupId as number, 'referenced')))
+    throw invalid(`${path}.groupId`, `check group ${body.groupId} not found`)
+  const subscriber = hasCheck ? { checkId: body.checkId as string } : { groupId: body.groupId as number }
+  return repo.upsertSubscription(tx, channelId, subscriber, body.activated)
 }
 
 async function findOrThrow(ctx: ServiceContext, accountId: string, id: number) {

@@ -432,6 +432,83 @@ for (const engine of testEngines()) {
       assert.equal((await t.call({ method: 'GET', url: `/v1/alert-channels/${email.id}` })).statusCode, 404)
     })
 
+    test("a channel's hosted `subscriptions`: set with it, replaced by an update naming them, kept by one that doesn't", async () => {
+      const check = json(
+        await t.call({
+          method: 'POST',
+          url: '/v1/checks/api?autoAssignAlerts=false',
+          payload: { name: 'watched', request: { url: 'https://x.test' } },
+        }),
+      )
+      const group = json(
+        await t.call({ method: 'POST', url: '/v1/check-groups', payload: { name: 'watched' } }),
+      )
+      const created = await post({
+        ...webhook(),
+        subscriptions: [
+          { checkId: check.id, groupId: null, activated: true },
+          { groupId: group.id, activated: false },
+        ],
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const channel = json(created)
+      const shown = (
+        subscriptions: { checkId: string | null; groupId: number | null; activated: boolean }[],
+      ) => subscriptions.map(({ checkId, groupId, activated }) => ({ checkId, groupId, activated }))
+      assert.deepEqual(shown(channel.subscriptions), [
+        { checkId: check.id, groupId: null, activated: true },
+        { checkId: null, groupId: group.id, activated: false },
+      ])
+      const read = json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` }))
+      assert.deepEqual(read.alertChannelSubscriptions, [{ alertChannelId: channel.id, activated: true }])
+
+      const put = (payload: object) =>
+        t.call({ method: 'PUT', url: `/v1/alert-channels/${channel.id}`, payload })
+      const kept = json(await put({ ...webhook(), sendDegraded: true }))
+      assert.equal(kept.subscriptions.length, 2)
+      const replaced = json(
+        await put({ ...webhook(), subscriptions: [{ groupId: group.id, activated: true }] }),
+      )
+      assert.deepEqual(shown(replaced.subscriptions), [{ checkId: null, groupId: group.id, activated: true }])
+      assert.deepEqual(
+        json(await t.call({ method: 'GET', url: `/v1/checks/${check.id}` })).alertChannelSubscriptions,
+        [],
+      )
+
+      // Bad entries are a 400 naming the entry, and change nothing: the channel and its list stay.
+      const cases: [object, string][] = [
+        [{ checkId: check.id, groupId: group.id, activated: true }, 'body.subscriptions.1'],
+        [{ activated: true }, 'body.subscriptions.1'],
+        [
+          { checkId: '00000000-0000-4000-8000-000000000000', activated: true },
+          'body.subscriptions.1.checkId',
+        ],
+        [{ groupId: 987654, activated: true }, 'body.subscriptions.1.groupId'],
+      ]
+      for (const [entry, path] of cases) {
+        const bad = await put({
+          ...webhook(),
+          subscriptions: [{ checkId: check.id, activated: true }, entry],
+        })
+        assert.equal(bad.statusCode, 400, bad.body)
+        assert.equal(json(bad).attributes.errors[0].path, path)
+      }
+      const badCreate = await post({
+        ...webhook({ name: 'never made' }),
+        subscriptions: [{ activated: true }],
+      })
+      assert.equal(badCreate.statusCode, 400)
+      const channels = json(await t.call({ method: 'GET', url: '/v1/alert-channels?limit=100' }))
+      assert.equal(
+        channels.some((c: { config: { name?: string } }) => c.config.name === 'never made'),
+        false,
+      )
+      assert.deepEqual(
+        shown(json(await t.call({ method: 'GET', url: `/v1/alert-channels/${channel.id}` })).subscriptions),
+        [{ checkId: null, groupId: group.id, activated: true }],
+      )
+    })
+
     test('a subscription saved while its check or channel is deleted: the usual 400 or 404, not 409', async () => {
       const channel = json(await post(webhook()))
       const check = json(
