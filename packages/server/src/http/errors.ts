@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { NOT_BLANK_PATTERN } from '@svc/core'
+import { NOT_BLANK_PATTERN, THEME_COLOR_PATTERN } from '@svc/core'
 import { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { savedPartOf } from './request-commits.ts'
@@ -61,10 +61,17 @@ function decodePointer(segment: string): string {
   return segment.replaceAll('~1', '/').replaceAll('~0', '~')
 }
 
+/** Patterns whose regex means nothing to a reader, said in words. */
+const PATTERN_MESSAGES = new Map<unknown, string>([
+  [NOT_BLANK_PATTERN, 'must not be blank'],
+  [THEME_COLOR_PATTERN, 'must be a colour: #RRGGBB, a colour name, rgb() or hsl()'],
+])
+
 function issueMessage(issue: AjvIssue): string {
   if (issue.keyword === 'additionalProperties') return 'is not allowed'
   if (issue.keyword === 'required') return 'is required'
-  if (issue.keyword === 'pattern' && issue.params.pattern === NOT_BLANK_PATTERN) return 'must not be blank'
+  const patternMessage = issue.keyword === 'pattern' && PATTERN_MESSAGES.get(issue.params.pattern)
+  if (patternMessage) return patternMessage
   if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
     return `must be one of ${issue.params.allowedValues.map(String).join(', ')}`
   }

@@ -196,7 +196,9 @@ for (const engine of testEngines()) {
       await page.getByRole('button', { name: 'Save' }).click()
       await page
         .getByRole('alert')
-        .getByText('body.themeColors.light.linkFontColor must match pattern')
+        .getByText(
+          'body.themeColors.light.linkFontColor must be a colour: #RRGGBB, a colour name, rgb() or hsl()',
+        )
         .waitFor()
       await linkError.getByText('not a colour').waitFor()
       await links.fill('#7A1FA2')

@@ -105,8 +105,7 @@ function ColorInput(props: {
   const label = `${props.theme === 'light' ? 'Light' : 'Dark'} ${LABELS[props.name].toLowerCase()}`
   const path = `themeColors.${props.theme}.${props.name}`
   const valid = COLOR.test(props.value)
-  // A value that fails the check as typed says so in plain words; the API's message for it would only
-  // repeat the pattern.
+  // A value that fails the check as typed says so at once, before any save.
   const errors = valid
     ? fieldErrorsFor(props.error, path)
     : ['not a colour: use #RRGGBB, a colour name, rgb() or hsl()']
