@@ -2,12 +2,17 @@ import { ALERT_CHANNEL_CONFIGS, AlertChannelBody, type AlertChannelType } from '
 import type { Static } from 'typebox'
 import { type CheckDefaults, Construct, defined, type Issue, type Resource } from './construct.ts'
 
-/** When a channel notifies, shared by every channel type. */
-export type AlertChannelProps = Omit<AlertChannelBody, 'type' | 'config'>
+/**
+ * When a channel notifies, shared by every channel type. What it alerts for is said on checks and groups
+ * (their `alertChannels`), by logical id, not by the API's `subscriptions` of server ids.
+ */
+export type AlertChannelProps = Omit<AlertChannelBody, 'type' | 'config' | 'subscriptions'>
 
 type ConfigOf<T extends AlertChannelType> = Static<(typeof ALERT_CHANNEL_CONFIGS)[T]>
 
-const SETTINGS = Object.keys(AlertChannelBody.properties).filter((key) => key !== 'type' && key !== 'config')
+const SETTINGS = Object.keys(AlertChannelBody.properties).filter(
+  (key) => !['type', 'config', 'subscriptions'].includes(key),
+)
 
 export abstract class AlertChannel extends Construct {
   readonly channelType: AlertChannelType

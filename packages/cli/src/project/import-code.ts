@@ -101,7 +101,12 @@ export function importCode(server: ServerResources): { code: string; skipped: st
     used.add(CHANNEL_CLASSES[channel.type])
     const props = {
       ...pick(channel.config, ALERT_CHANNEL_CONFIGS[channel.type]),
-      ...withoutDefaults(pick(channel, AlertChannelBody), AlertChannelBody, ['type', 'config']),
+      // A project says what a channel alerts for on its checks and groups (their alertChannels).
+      ...withoutDefaults(pick(channel, AlertChannelBody), AlertChannelBody, [
+        'type',
+        'config',
+        'subscriptions',
+      ]),
     }
     lines.push(
       `export const ${name.variable} = new ${CHANNEL_CLASSES[channel.type]}(${q(name.logicalId)}, ${js(props)})`,

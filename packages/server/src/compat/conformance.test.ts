@@ -31,7 +31,9 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
   'post /v1/checks/tcp': 'the seed requires request.hostname; the hosted schema leaves it optional',
   'delete /v1/incidents/{incidentId}/updates/{id}':
     "an incident's only update can't be deleted (409); the hosted API deletes it",
-  'get /v1/private-locations': 'keys have maskedKey but no rawKey (svc shows a key only when it is made)',
+  'get /v1/private-locations':
+    'icon is null where the hosted schema wants a string; keys have maskedKey but no rawKey (svc shows a key only when it is made)',
+  'get /v1/private-locations/{id}': 'icon is null where the hosted schema wants a string',
   'get /v1/root-cause-analyses/{id}':
     'a pending analysis has null provider, model, durationMs and analysis, and a status the hosted enum lacks',
   'get /v1/test-sessions':

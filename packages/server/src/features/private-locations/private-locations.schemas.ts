@@ -51,7 +51,7 @@ export const PrivateLocation = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     slugName: Type.String(),
-    icon: Type.String({ description: "The location's icon; `location` when it names none." }),
+    icon: Type.Union([Type.String(), Type.Null()]),
     proxyUrl: Type.Union([Type.String(), Type.Null()]),
     keys: Type.Array(MaskedPrivateLocationKey),
     agents: Type.Array(Agent, { description: 'Agents seen in the last 30 seconds.' }),

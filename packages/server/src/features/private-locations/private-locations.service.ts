@@ -16,9 +16,6 @@ import type {
   PrivateLocationUpdate,
 } from './private-locations.schemas.ts'
 
-/** The icon of a location that names none, as the hosted API answers it. */
-const DEFAULT_ICON = 'location'
-
 /** An agent seen within this long is connected; a location with one is healthy. */
 export const AGENT_LIVE_MS = 30_000
 const KEY_PREFIX = 'svc_pl_'
@@ -225,8 +222,7 @@ async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Pro
       id: row.id,
       name: row.name,
       slugName: row.slug_name,
-      // The hosted API's default icon: its clients read a string.
-      icon: row.icon ?? DEFAULT_ICON,
+      icon: row.icon,
       proxyUrl: maskedProxyUrl(row.proxy_url),
       keys: keys
         .filter((key) => key.private_location_id === row.id)
