@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { CHECKS_PART_TTL_MS } from './checks-part-cache.ts'
 
 const ok = [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }]
 
@@ -13,15 +14,18 @@ for (const engine of testEngines()) {
     let t: TestApp
     let target: Server
     let svc: string
+    /** Moves the app's clock ahead of the real one, past the checks part's reuse. */
+    let aheadMs = 0
+    let targetBase: string
     before(async () => {
-      t = await createTestApp(engine)
+      t = await createTestApp(engine, { clock: { now: () => new Date(Date.now() + aheadMs) } })
       target = createServer((req, res) => {
         res.statusCode = req.url === '/ok' ? 200 : 500
         res.end('{}')
       })
       target.listen(0, '127.0.0.1')
       await once(target, 'listening')
-      const targetBase = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      targetBase = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
       // Three checks that ran once each: two tagged prod (one failing), one untagged.
       for (const [name, path, tags] of [
         ['Checkout API', '/ok', ['prod']],
@@ -164,6 +168,62 @@ for (const engine of testEngines()) {
           .end()
       })
       assert.equal(elsewhere, 404)
+    })
+    test('reuses its checks for a while; an edit of the dashboard or an incident shows at once', async () => {
+      const created = await board({
+        header: 'Late',
+        customUrl: 'late',
+        tags: ['late'],
+        enableIncidents: true,
+      })
+      const addCheck = async (name: string) => {
+        const res = await t.call({
+          method: 'POST',
+          url: '/v1/checks/api',
+          payload: {
+            name,
+            activated: false,
+            tags: ['late'],
+            request: { url: `${targetBase}/ok`, assertions: ok },
+          },
+        })
+        assert.equal(res.statusCode, 201, res.body)
+      }
+      assert.deepEqual(checkNames((await page('/dashboards/late')).html), [])
+      await addCheck('First late check')
+      assert.deepEqual(checkNames((await page('/dashboards/late')).html), [], 'reused within its TTL')
+
+      const edited = await t.call({
+        method: 'PUT',
+        url: `/v1/dashboards/${created.dashboardId}`,
+        payload: { header: 'Late, edited' },
+      })
+      assert.equal(edited.statusCode, 200, edited.body)
+      const afterEdit = (await page('/dashboards/late')).html
+      assert.match(afterEdit, /<h1>Late, edited<\/h1>/)
+      assert.deepEqual(checkNames(afterEdit), ['First late check: none'])
+
+      await addCheck('Second late check')
+      const incident = await t.call({
+        method: 'POST',
+        url: '/v1/incidents',
+        payload: {
+          name: 'Late everywhere',
+          impact: 'MINOR',
+          dashboardId: created.id,
+          incidentUpdates: [{ status: 'INVESTIGATING', description: 'Looking.' }],
+        },
+      })
+      assert.equal(incident.statusCode, 200, incident.body)
+      const withIncident = (await page('/dashboards/late')).html
+      assert.match(withIncident, /<h3>Late everywhere<\/h3>/)
+      assert.deepEqual(checkNames(withIncident), ['First late check: none'])
+
+      aheadMs += CHECKS_PART_TTL_MS
+      assert.deepEqual(checkNames((await page('/dashboards/late')).html), [
+        'First late check: none',
+        'Second late check: none',
+      ])
     })
   })
 }

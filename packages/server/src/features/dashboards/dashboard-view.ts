@@ -5,6 +5,7 @@ import { listGroups } from '../check-groups/check-groups.service.ts'
 import { statusReads } from '../check-results/check-results.service.ts'
 import { listChecksOfAccount } from '../checks/check-lookups.service.ts'
 import { type ResolvedCheck, resolveChecks } from '../checks/resolve-check.ts'
+import { cachedChecksPart } from './checks-part-cache.ts'
 import type { DashboardIncident } from './dashboard-incidents.schemas.ts'
 import { incidentsToShow } from './dashboard-incidents.service.ts'
 import type { DashboardSettings } from './dashboards.schemas.ts'
@@ -56,6 +57,35 @@ export async function buildDashboardView(
   requestedPage: number,
 ): Promise<DashboardView> {
   const settings = settingsOf(row)
+  const version = row.updated_at ?? row.created_at
+  const checksPart = await cachedChecksPart(ctx, `${row.id}|${version}|${requestedPage}`, () =>
+    buildChecksPart(ctx, row, settings, requestedPage),
+  )
+  const nowMs = ctx.clock.now().getTime()
+  // Read fresh on every request: a few rows by the dashboard's index, and an incident must show at once.
+  const incidents = settings.enableIncidents
+    ? await incidentsToShow(ctx, row.id, new Date(nowMs - RECENT_INCIDENTS_MS).toISOString(), MAX_INCIDENTS)
+    : []
+  const isOngoing = (incident: DashboardIncident) =>
+    (incident.stoppedAt === null || Date.parse(incident.stoppedAt) > nowMs) &&
+    incident.incidentUpdates.at(-1)?.status !== 'RESOLVED'
+  return {
+    settings,
+    ...checksPart,
+    ongoing: incidents.filter(isOngoing),
+    recent: incidents.filter((incident) => !isOngoing(incident)),
+  }
+}
+
+type ChecksPart = Pick<DashboardView, 'checks' | 'page' | 'pages' | 'counts' | 'generatedAt'>
+
+/** The checks the dashboard's tags select, counted by state and cut to the page asked for. */
+async function buildChecksPart(
+  ctx: ServiceContext,
+  row: DashboardRow,
+  settings: DashboardSettings,
+  requestedPage: number,
+): Promise<ChecksPart> {
   const tags = JSON.parse(row.tags) as string[]
   const resolved = (await resolveChecks(ctx, row.account_id, await listChecksOfAccount(ctx, row.account_id)))
     .filter((check) => selects(check, tags, settings))
@@ -71,22 +101,12 @@ export async function buildDashboardView(
   const pages = Math.max(1, Math.ceil(resolved.length / perPage))
   const page = Math.min(Math.max(1, requestedPage), pages)
   const shown = resolved.slice((page - 1) * perPage, page * perPage)
-  const nowMs = ctx.clock.now().getTime()
-  const incidents = settings.enableIncidents
-    ? await incidentsToShow(ctx, row.id, new Date(nowMs - RECENT_INCIDENTS_MS).toISOString(), MAX_INCIDENTS)
-    : []
-  const isOngoing = (incident: DashboardIncident) =>
-    (incident.stoppedAt === null || Date.parse(incident.stoppedAt) > nowMs) &&
-    incident.incidentUpdates.at(-1)?.status !== 'RESOLVED'
   return {
-    settings,
     checks: await checkViews(ctx, row.account_id, shown, states, settings.showGroupNames),
     page,
     pages,
     counts,
-    ongoing: incidents.filter(isOngoing),
-    recent: incidents.filter((incident) => !isOngoing(incident)),
-    generatedAt: new Date(nowMs).toISOString(),
+    generatedAt: ctx.clock.now().toISOString(),
   }
 }
 
