@@ -47,6 +47,7 @@ import { heartbeatEventsRoutes } from './features/heartbeats/heartbeat-events.ro
 import { heartbeatRoutes } from './features/heartbeats/heartbeats.ts'
 import { hostedIncidentsRoutes } from './features/incidents/hosted-incidents.routes.ts'
 import { incidentsRoutes } from './features/incidents/incidents.routes.ts'
+import { serveLiveResults } from './features/live-results/live-results.ts'
 import { locationsRoutes } from './features/locations/locations.routes.ts'
 import { maintenanceOccurrencesRoutes } from './features/maintenance-windows/maintenance-occurrences.routes.ts'
 import { maintenanceWindowsRoutes } from './features/maintenance-windows/maintenance-windows.routes.ts'
@@ -65,6 +66,7 @@ import { hostedStatusPagesRoutes } from './features/status-pages/hosted-status-p
 import { statusPagesRoutes } from './features/status-pages/status-pages.routes.ts'
 import { rewriteCustomDomainUrl, statusSiteRoutes } from './features/status-site/status-site.routes.ts'
 import { storedFilesRoutes } from './features/stored-files/stored-files.routes.ts'
+import { hostedCliSessionRoutes } from './features/test-sessions/hosted-cli.routes.ts'
 import { testSessionsRoutes } from './features/test-sessions/test-sessions.routes.ts'
 import { triggersRoutes } from './features/triggers/triggers.routes.ts'
 import { variablesRoutes } from './features/variables/variables.routes.ts'
@@ -173,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   await app.register(publicApi(ctx, deps.staticAddresses ?? { ipv4: [], ipv6: [] }))
+  serveLiveResults(app, ctx)
   if (deps.adminToken) await app.register(adminApi(ctx, deps.adminToken))
   return app
 }
@@ -298,6 +301,7 @@ function publicApi(
     await app.register(checkAlertsRoutes, { ctx })
     await app.register(heartbeatEventsRoutes, { ctx })
     await app.register(testSessionsRoutes, { ctx })
+    await app.register(hostedCliSessionRoutes, { ctx })
     await app.register(checkSessionsRoutes, { ctx })
     await app.register(triggersRoutes, { ctx })
     await app.register(dashboardsRoutes, { ctx })

@@ -27,6 +27,8 @@ export interface SessionRunsTable {
   name: string
   check_type: string
   location: string
+  /** The project file an unsaved definition came from (the hosted CLI's `filePath`), echoed in its result. */
+  source_file: string | null
   /** JSON: an unsaved definition; null for a saved check. */
   definition: string | null
   /** 'QUEUED', 'RUNNING', 'DONE' or 'CANCELLED'. */

@@ -7,7 +7,7 @@ import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
 import { CSRF_HEADER, hasValidCsrfToken, sessionIdOf } from '../features/sessions/session-cookie.ts'
 import { liveSession } from '../features/sessions/sessions.service.ts'
 import { badRequest, forbidden, unauthorized } from '../http/errors.ts'
-import { recordFailedAuth } from './failed-auth-throttle.ts'
+import { assertNotThrottled, recordFailedAuth } from './failed-auth-throttle.ts'
 
 /** Who is calling, in which account, with which role. Set on every request to a keyed route. */
 export interface AuthContext {
@@ -100,6 +100,29 @@ export async function authenticate(
   await onKey({ keyId: key.id, accountId: auth.accountId })
 
   return withRequiredRole(request, auth)
+}
+
+/**
+ * A raw key acting in `accountId`, outside an HTTP request (the live results' MQTT sign-in, where the
+ * account is the username and the key the password): 401 for an unknown key or a malformed account,
+ * 403 without membership. Failed attempts count against `ip`, as a request's do.
+ */
+export async function authenticateKeyInAccount(
+  ctx: ServiceContext,
+  rawKey: string,
+  accountId: string,
+  ip: string,
+): Promise<AuthContext> {
+  await assertNotThrottled(ctx, 'api-key', ip)
+  const account = UUID.test(accountId) ? accountId.toLowerCase() : undefined
+  const key = account && (await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), account))
+  if (!key) {
+    await recordFailedAuth(ctx, 'api-key', ip)
+    throw unauthorized('Bad Token')
+  }
+  return key.user_id
+    ? resolveUserKey({ keyId: key.id, userId: key.user_id, memberships: key.memberships }, account, false)
+    : resolveServiceKey({ keyId: key.id, accountId: key.account_id, role: key.role }, account)
 }
 
 function withRequiredRole(request: FastifyRequest, auth: AuthContext): AuthContext {

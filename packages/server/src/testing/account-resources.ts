@@ -331,6 +331,10 @@ export const ACCOUNT_RESOURCES: Record<string, (a: ResourceMaker) => Promise<Mad
   '/v1/test-sessions/{testSessionId}/results/{testSessionResultId}/assets': async (a) => ({
     ids: await a.testSession(),
   }),
+  '/next/test-sessions/{testSessionId}/link': async (a) => ({ ids: await a.testSession() }),
+  '/next/test-sessions/{testSessionId}/results/{testSessionResultId}/links': async (a) => ({
+    ids: await a.testSession(),
+  }),
   '/v1/test-sessions/{testSessionId}/results/{testSessionResultId}/artifacts/{*}': async (a) => {
     const ids = await a.testSession()
     // An unsaved definition's artifacts are filed under its result's id, as its check's and its result's.

@@ -10,7 +10,7 @@ const isOpen = (run: SessionRunsTable) => OPEN.includes(run.status)
 const failed = (run: SessionRunsTable) => Boolean(run.has_failures) || Boolean(run.has_errors)
 
 /** The hosted product's name of a check type where it differs. */
-const hostedCheckType = (checkType: string) => (checkType === 'AUTOMATION' ? 'PLAYWRIGHT' : checkType)
+export const hostedCheckType = (checkType: string) => (checkType === 'AUTOMATION' ? 'PLAYWRIGHT' : checkType)
 
 function elapsedMs(session: RunSessionsTable, ctx: ServiceContext): number {
   const end = session.stopped_at ? Date.parse(session.stopped_at) : ctx.clock.now().getTime()

@@ -4,6 +4,17 @@ import { Type } from 'typebox'
 const Uuid = Type.String({ format: 'uuid' })
 const Location = Type.String({ minLength: 1, maxLength: 100 })
 
+/** A location by name, or as the hosted CLI sends one (a private one is refused: sessions run in data centers). */
+const RunLocation = Type.Union([
+  Location,
+  StrictObject({ type: Type.Literal('PUBLIC'), region: Location }),
+  StrictObject({
+    type: Type.Literal('PRIVATE'),
+    id: Type.Optional(Type.String({ maxLength: 100 })),
+    slugName: Type.Optional(Type.String({ maxLength: 100 })),
+  }),
+])
+
 export const CheckTargetSchema = StrictObject({
   matchTags: Type.Optional(
     Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50 }), { maxItems: 50 }),
@@ -37,12 +48,47 @@ export const RunTestSessionBody = Type.Object(
       ),
       { minItems: 1, maxItems: 500 },
     ),
-    runLocation: Type.Optional(Location),
+    runLocation: Type.Optional(RunLocation),
     runLocations: Type.Optional(Type.Array(Location, { minItems: 1, maxItems: 20 })),
   },
   // The hosted CLI sends more (project, repoInfo, sharedFiles, ...), which a run does not need.
   { additionalProperties: true },
 )
+
+/** What `checkly trigger` (the hosted product's CLI) sends; what a run does not need is taken and ignored. */
+export const HostedTriggerBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    runLocation: Type.Optional(RunLocation),
+    checkRunSuiteId: Type.Optional(Uuid),
+    targetTags: Type.Optional(
+      Type.Array(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50 }), {
+        maxItems: 50,
+      }),
+    ),
+    checkId: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
+    environmentVariables: Type.Optional(
+      Type.Array(StrictObject({ key: Type.String({ maxLength: 255 }), value: Type.String() }), {
+        maxItems: 50,
+      }),
+    ),
+    // Taken and not needed: svc records every session, and retries none of its runs.
+    shouldRecord: Type.Optional(Type.Boolean()),
+    repoInfo: Type.Optional(Type.Unknown()),
+    environment: Type.Optional(Type.Unknown()),
+    testRetryStrategy: Type.Optional(Type.Unknown()),
+    refreshCache: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+export const HostedTriggerAnswer = Type.Object({
+  testSessionId: Uuid,
+  checks: Type.Array(
+    Type.Object({ id: Uuid, name: Type.String(), checkType: Type.String(), tags: Type.Array(Type.String()) }),
+  ),
+  sequenceIds: Type.Record(Type.String(), Type.String()),
+})
 
 export const TestSessionParams = StrictObject({ testSessionId: Uuid })
 export const TestSessionResultParams = StrictObject({ testSessionId: Uuid, testSessionResultId: Uuid })

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { CheckEnvironmentVariable, CheckType } from '@svc/core'
-import type { RunSessionsTable, SessionRunsTable } from '@svc/db'
+import { isUniqueViolation, type RunSessionsTable, type SessionRunsTable } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { badRequest, HttpError, notFound } from '../../http/errors.ts'
+import { badRequest, conflict, HttpError, notFound } from '../../http/errors.ts'
 import { RUNNABLE_CHECK_TYPES } from '../../runs/run-check.ts'
 import { inTransaction } from '../../transactions.ts'
 import { raiseWakeup } from '../../wakeups.ts'
@@ -12,8 +12,9 @@ import { sealVariables } from '../checks/check-variables.ts'
 import { listCheckRowsOfAccount } from '../checks/checks.service.ts'
 import { type ResolvedCheck, resolveChecks } from '../checks/resolve-check.ts'
 import { RESOURCE_TYPES, type ResourceType } from '../projects/resource-types.ts'
+import { locationNamed, MAX_SOURCE_FILE_LENGTH, type RunLocation, suiteIdOf } from './hosted-test-runs.ts'
 import { sessionEvents } from './session-runner.ts'
-import { testSessionOut } from './session-views.ts'
+import { hostedCheckType, testSessionOut } from './session-views.ts'
 import * as repo from './test-sessions.repo.ts'
 
 /** The most runs one session may queue (checks × locations). */
@@ -27,9 +28,13 @@ export interface QueuedRun {
   location: string
   /** An unsaved definition, validated. */
   definition?: Record<string, unknown>
+  /** The project file the definition came from (the hosted CLI's `filePath`). */
+  sourceFile?: string
 }
 
 export interface NewSession {
+  /** The id the client chose (the hosted CLI's `checkRunSuiteId`, which names its live results' topics). */
+  id?: string
   kind: 'TEST' | 'CHECK'
   name: string
   checkId?: string
@@ -47,7 +52,7 @@ export async function queueSession(
 ): Promise<{ session: Selectable<RunSessionsTable>; runs: SessionRunsTable[] }> {
   const now = isoNow(ctx)
   const sessionRow: Selectable<RunSessionsTable> = {
-    id: randomUUID(),
+    id: session.id ?? randomUUID(),
     account_id: accountId,
     kind: session.kind,
     name: session.name,
@@ -70,6 +75,7 @@ export async function queueSession(
     name: run.name,
     check_type: run.checkType,
     location: run.location,
+    source_file: run.sourceFile ?? null,
     definition: run.definition ? JSON.stringify(run.definition) : null,
     status: 'QUEUED',
     lease_owner: null,
@@ -84,7 +90,13 @@ export async function queueSession(
     started_at: null,
     stopped_at: null,
   }))
-  await inTransaction(ctx, (tx) => repo.insertSession(tx, sessionRow, runRows))
+  try {
+    await inTransaction(ctx, (tx) => repo.insertSession(tx, sessionRow, runRows))
+  } catch (error) {
+    if (session.id && isUniqueViolation(error))
+      throw conflict(`A test session ${session.id} exists already: send a new checkRunSuiteId`)
+    throw error
+  }
   // After the commit, so that the workers of every node it wakes find the runs.
   await raiseWakeup(ctx, 'session-runs')
   return { session: sessionRow, runs: runRows }
@@ -154,9 +166,58 @@ export async function triggerTestSession(
   accountId: string,
   body: { name: string; runLocation: string; target?: CheckTarget },
 ) {
+  const { session, runs } = await queueTriggered(ctx, accountId, body)
+  return testSessionOut(ctx, session, runs)
+}
+
+/**
+ * `checkly trigger` (the hosted CLI): the checks it names by id or tags run once, in a session named by its
+ * suite id; answers what its reporters list (each check, and the result id its live results come under).
+ */
+export async function triggerForHostedCli(
+  ctx: ServiceContext,
+  accountId: string,
+  body: {
+    name?: string
+    runLocation?: RunLocation
+    checkRunSuiteId?: string
+    checkId?: string[]
+    targetTags?: string[][]
+  },
+) {
+  const runLocation = body.runLocation
+    ? locationNamed(body.runLocation, 'body.runLocation')
+    : (ctx.locations.defaults[0] ?? 'local')
+  const target = {
+    checkId: body.checkId?.length ? body.checkId : undefined,
+    matchTags: body.targetTags?.length ? body.targetTags : undefined,
+  }
+  const { checks, runs, session } = await queueTriggered(ctx, accountId, {
+    id: body.checkRunSuiteId?.toLowerCase(),
+    name: body.name ?? 'Triggered Session',
+    runLocation,
+    target,
+  })
+  return {
+    testSessionId: session.id,
+    checks: checks.map((check) => ({
+      id: check.row.id,
+      name: check.definition.name,
+      checkType: hostedCheckType(check.row.check_type),
+      tags: check.effective.tags,
+    })),
+    sequenceIds: Object.fromEntries(runs.map((run) => [run.check_id as string, run.id])),
+  }
+}
+
+async function queueTriggered(
+  ctx: ServiceContext,
+  accountId: string,
+  body: { id?: string; name: string; runLocation: string; target?: CheckTarget },
+) {
   assertServedLocation(ctx, body.runLocation, 'body.runLocation')
   const checks = await matchingChecks(ctx, accountId, body.target ?? {})
-  if (checks.length === 0) throw notFound('No matching checks were found.')
+  if (checks.length === 0) throw notFound(NO_MATCHING_CHECKS)
   assertRunCount(checks.length)
   const runs = checks.map((check) => ({
     checkId: check.row.id,
@@ -167,16 +228,24 @@ export async function triggerTestSession(
   const queued = await queueSession(
     ctx,
     accountId,
-    { kind: 'TEST', name: body.name, runSource: 'TRIGGER_API', runLocations: [body.runLocation] },
+    {
+      id: body.id,
+      kind: 'TEST',
+      name: body.name,
+      runSource: 'TRIGGER_API',
+      runLocations: [body.runLocation],
+    },
     runs,
   )
-  return testSessionOut(ctx, queued.session, queued.runs)
+  return { checks, ...queued }
 }
+
+export const NO_MATCHING_CHECKS = 'No matching checks were found.'
 
 export interface UnsavedRunBody {
   name?: string
   checkRunJobs: Record<string, unknown>[]
-  runLocation?: string
+  runLocation?: RunLocation
   runLocations?: string[]
 }
 
@@ -185,7 +254,8 @@ export interface UnsavedRunBody {
  * optional `logicalId`) once in each chosen location; their results stay in the session.
  */
 export async function runUnsaved(ctx: ServiceContext, accountId: string, body: UnsavedRunBody) {
-  const asked = body.runLocations ?? (body.runLocation ? [body.runLocation] : undefined)
+  const runLocation = body.runLocation && locationNamed(body.runLocation, 'body.runLocation')
+  const asked = body.runLocations ?? (runLocation ? [runLocation] : undefined)
   for (const [index, location] of (asked ?? []).entries()) {
     assertServedLocation(
       ctx,
@@ -196,7 +266,7 @@ export async function runUnsaved(ctx: ServiceContext, accountId: string, body: U
   const runs: QueuedRun[] = []
   body.checkRunJobs.forEach((job, index) => {
     const path = `body.checkRunJobs[${index}]`
-    const { groupId: _group, logicalId, ...payload } = job
+    const { groupId: _group, logicalId, filePath, sourceInfo: _source, ...payload } = job
     const refs = () => {
       throw badRequest(`${path}: references to other resources are not resolved in a test session`)
     }
@@ -231,6 +301,7 @@ export async function runUnsaved(ctx: ServiceContext, accountId: string, body: U
         checkType,
         location,
         definition,
+        sourceFile: typeof filePath === 'string' ? filePath.slice(0, MAX_SOURCE_FILE_LENGTH) : undefined,
       })
     }
   })
@@ -239,6 +310,7 @@ export async function runUnsaved(ctx: ServiceContext, accountId: string, body: U
     ctx,
     accountId,
     {
+      id: suiteIdOf(body.checkRunJobs),
       kind: 'TEST',
       name: body.name ?? 'svc test',
       runSource: 'TEST_NO_RECORD',
@@ -298,6 +370,27 @@ export async function awaitSession(
     }
     await changeOf(id, Math.min(left, 1000))
   }
+}
+
+/**
+ * The test session `id` once it exists, looking every so often for up to `maxWaitMs`; undefined when it
+ * didn't appear in time or `isOpen` turned false (a live-results subscriber waits so for the session it
+ * subscribed to before its client started it).
+ */
+export async function waitForSession(
+  ctx: ServiceContext,
+  accountId: string,
+  id: string,
+  maxWaitMs: number,
+  isOpen: () => boolean,
+) {
+  const deadline = Date.now() + maxWaitMs
+  for (let delayMs = 50; isOpen() && Date.now() < deadline; delayMs = Math.min(delayMs * 2, 1000)) {
+    const session = await repo.findSession(ctx, accountId, id)
+    if (session?.kind === 'TEST') return loadSession(ctx, accountId, id, 'TEST')
+    await new Promise((wake) => setTimeout(wake, delayMs))
+  }
+  return undefined
 }
 
 /** Calls `onResult` with each run as it ends (those ended already first), until all ended or closed. */
