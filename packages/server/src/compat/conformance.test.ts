@@ -27,8 +27,6 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
   'post /v1/checks/heartbeat':
     "the hosted example's period is 1 second; the seed's limits are 30 seconds to 365 days (the seed wins)",
   'post /v1/checks/tcp': 'the seed requires request.hostname; the hosted schema leaves it optional',
-  'delete /v1/incidents/{incidentId}/updates/{id}':
-    "an incident's only update can't be deleted (409); the hosted API deletes it",
   'get /v1/private-locations': 'keys have maskedKey but no rawKey (svc shows a key only when it is made)',
 }
 
