@@ -12,6 +12,9 @@ import {
  * not in the server, so that the CLI's constructs validate the same fields before anything is sent.
  */
 
+/** The icon of a private location that names none, as the hosted API answers and defaults it. */
+export const PRIVATE_LOCATION_ICON = 'location'
+
 export const PrivateLocationBody = StrictObject({
   name: Name({ maxLength: 255 }),
   slugName: Type.String({
@@ -21,7 +24,7 @@ export const PrivateLocationBody = StrictObject({
     description: 'What checks name in `privateLocations`; unique in the account.',
   }),
   // Nullable, not a union with null: a wrong value is one issue, not one per branch.
-  icon: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  icon: Type.Optional(Nullable(Type.String({ maxLength: 255, default: PRIVATE_LOCATION_ICON }))),
   proxyUrl: Type.Optional(
     Nullable(
       Type.String({

@@ -90,7 +90,7 @@ export function importCode(server: ServerResources): { code: string; skipped: st
     const name = ids.next('location', location.slugName)
     locationVars.set(location.slugName, name.variable)
     used.add('PrivateLocation')
-    const props = pick(location, PrivateLocationBody)
+    const props = withoutDefaults(pick(location, PrivateLocationBody), PrivateLocationBody, [])
     lines.push(`export const ${name.variable} = new PrivateLocation(${q(name.logicalId)}, ${js(props)})`)
   }
   const pageCode = statusPageLines(server, ids, used)

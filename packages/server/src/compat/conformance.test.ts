@@ -22,22 +22,12 @@ const KNOWN_DEVIATIONS: Record<string, string> = {
     "the hosted example is an SMS channel with an empty config; an SMS channel needs the config's number and name",
   'put /v1/alert-channels/{id}':
     "the hosted example is an SMS channel with an empty config; an SMS channel needs the config's number and name",
-  'get /v1/badges/groups/{groupId}':
-    "group ids are sequential, so svc needs the group's `accountId` in the query beside its id (else 404); the hosted API takes the id alone",
   'post /v1/checks':
     "the hosted example's checkType is AGENTIC (its enum's first), a type svc doesn't serve (400; see Not served)",
   'post /v1/checks/heartbeat':
     "the hosted example's period is 1 second; the seed's limits are 30 seconds to 365 days (the seed wins)",
   'post /v1/checks/tcp': 'the seed requires request.hostname; the hosted schema leaves it optional',
-  'delete /v1/incidents/{incidentId}/updates/{id}':
-    "an incident's only update can't be deleted (409); the hosted API deletes it",
-  'get /v1/private-locations':
-    'icon is null where the hosted schema wants a string; keys have maskedKey but no rawKey (svc shows a key only when it is made)',
-  'get /v1/private-locations/{id}': 'icon is null where the hosted schema wants a string',
-  'get /v1/root-cause-analyses/{id}':
-    'a pending analysis has null provider, model, durationMs and analysis, and a status the hosted enum lacks',
-  'get /v1/test-sessions':
-    "entries are the session's detail shape (testSessionId, testSessionLink, timeElapsed) without the hosted list entry's id, accountId, provider, region and created_at",
+  'get /v1/private-locations': 'keys have maskedKey but no rawKey (svc shows a key only when it is made)',
 }
 
 type Ids = Record<string, string | number>

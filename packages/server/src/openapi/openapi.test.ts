@@ -8,7 +8,12 @@ import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
 const [sqlite] = testEngines()
 
 /** A dry run (or a project already gone) answers its diff at once (200); otherwise a deployment starts (202). */
-const TWO_SUCCESS_RESPONSES = new Set(['post /v1/projects/deploy', 'delete /v1/projects/{logicalId}'])
+const TWO_SUCCESS_RESPONSES = new Set([
+  'post /v1/projects/deploy',
+  'delete /v1/projects/{logicalId}',
+  // 202 while the analysis is pending, 200 once it finished (as the hosted API answers).
+  'get /v1/root-cause-analyses/{id}',
+])
 
 const PUBLIC_OPERATIONS = [
   'get /next/accounts',

@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { authenticate } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import { enforceRateLimits } from '../../rate-limit/rate-limit.ts'
 import {
   BadgeResponse,
   CheckBadgeParams,
@@ -41,14 +44,32 @@ export const badgesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
         tags,
         summary: 'Get a status badge of a check group',
         description:
-          "No key: the group's id with `accountId` (its account's UUID) addresses it; without the " +
-          'account, or with another one, it is a 404.',
+          "No key needed: the group's id with `accountId` (its account's UUID) addresses it, or, as the " +
+          "hosted API's clients call it, with an API key (and account header) of the group's account. " +
+          'Neither, or another account: a 404.',
         params: GroupBadgeParams,
         querystring: GroupBadgeQuery,
         response: { 200: BadgeResponse },
       },
     },
-    async (request, reply) =>
-      send(reply, await badges.groupBadge(ctx, request.params.groupId, request.query)),
+    async (request, reply) => {
+      const accountId = await groupAccountOf(ctx, request, reply)
+      return send(reply, await badges.groupBadge(ctx, request.params.groupId, accountId, request.query))
+    },
   )
+}
+
+/**
+ * The account whose group a badge shows: `accountId` in the query (an image in a README), else the
+ * caller's key and account header, as the hosted product's API clients call it. Neither: none (404).
+ */
+async function groupAccountOf(
+  ctx: ServiceContext,
+  request: FastifyRequest<{ Querystring: GroupBadgeQuery }>,
+  reply: FastifyReply,
+): Promise<string | undefined> {
+  if (request.query.accountId) return request.query.accountId
+  if (request.headers.authorization === undefined) return undefined
+  const auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
+  return auth.accountId
 }

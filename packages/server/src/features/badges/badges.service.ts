@@ -31,13 +31,14 @@ export async function checkBadge(ctx: ServiceContext, checkId: string, query: Ch
 export async function groupBadge(
   ctx: ServiceContext,
   groupId: number,
+  accountId: string | undefined,
   query: GroupBadgeQuery,
 ): Promise<string> {
-  if (!query.accountId) throw notFound(`Check group ${groupId} not found`)
-  const group = await getGroup(ctx, query.accountId, groupId)
+  if (!accountId) throw notFound(`Check group ${groupId} not found`)
+  const group = await getGroup(ctx, accountId, groupId)
   const { items } = await listChecks(
     ctx,
-    query.accountId,
+    accountId,
     { groupId },
     { limit: MAX_GROUP_CHECKS, page: 1, offset: 0 },
   )
@@ -45,9 +46,9 @@ export async function groupBadge(
     id: check.id as string,
     name: check.name,
     check_type: check.checkType as string,
-    account_id: query.accountId as string,
+    account_id: accountId,
   }))
-  const { status, figures } = await figuresOf(ctx, query.accountId, checks)
+  const { status, figures } = await figuresOf(ctx, accountId, checks)
   return render(group.name, status, figures, query)
 }
 

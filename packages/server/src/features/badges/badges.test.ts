@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { storeSeedResult } from '../analytics/testing.ts'
 
@@ -126,6 +126,20 @@ for (const engine of testEngines()) {
       })
       assert.equal(wrong.statusCode, 404)
       assert.deepEqual(json(wrong), json(bare), 'the same answer as no group at all')
+      // As the hosted product's API clients call it: the id alone, with a key of the group's account.
+      const keyed = await t.call({ method: 'GET', url: `/v1/badges/groups/${groupId}?responseTime=true` })
+      assert.equal(keyed.statusCode, 200, keyed.body)
+      assert.equal(keyed.body, svg)
+      const stranger = await ownerOfAnotherAccount(t)
+      const strangers = await t.call({ method: 'GET', url: `/v1/badges/groups/${groupId}`, as: stranger })
+      assert.deepEqual(json(strangers), json(bare), "another account's key sees no group either")
+      const badKey = await t.call({
+        method: 'GET',
+        url: `/v1/badges/groups/${groupId}`,
+        as: null,
+        headers: { authorization: 'Bearer not-a-key' },
+      })
+      assert.equal(badKey.statusCode, 401)
     })
 
     test('unknown ids are a 404 and bad options a 400, in the error shape', async () => {

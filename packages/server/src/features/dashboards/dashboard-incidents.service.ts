@@ -6,7 +6,7 @@ import {
 } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, invalid, notFound } from '../../http/errors.ts'
+import { invalid, notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
 import * as repo from './dashboard-incidents.repo.ts'
 import type {
@@ -219,7 +219,7 @@ export async function editDashboardIncidentUpdate(
   return asPostedUpdate(row)
 }
 
-/** As a status page's incident, a dashboard's keeps at least one update (409). */
+/** Its last update too, as the hosted API deletes it (and a status page's incident's). */
 export async function deleteDashboardIncidentUpdate(
   ctx: ServiceContext,
   accountId: string,
@@ -230,8 +230,6 @@ export async function deleteDashboardIncidentUpdate(
   await inTransaction(ctx, async (tx) => {
     const updates = await repo.updatesOf(tx, [incidentId])
     if (!updates.some((u) => u.id === updateId)) throw notFound(`Incident update ${updateId} not found`)
-    if (updates.length === 1)
-      throw conflict('An incident keeps at least one update: delete the incident instead')
     await repo.deleteUpdate(tx, updateId)
   })
 }

@@ -222,6 +222,21 @@ for (const engine of testEngines()) {
       })
       assert.equal(removed.statusCode, 204)
       assert.deepEqual(await get('?includeAllIncidentUpdates=true'), ['INVESTIGATING', 'IDENTIFIED'])
+      // Its last update too, as the hosted API deletes it.
+      const lastOnes = json(
+        await t.call({ method: 'GET', url: `/v1/incidents/${incident.id}?includeAllIncidentUpdates=true` }),
+      ).incidentUpdates
+      for (const { id } of lastOnes) {
+        const res = await t.call({ method: 'DELETE', url: `/v1/incidents/${incident.id}/updates/${id}` })
+        assert.equal(res.statusCode, 204, res.body)
+      }
+      assert.deepEqual(await get('?includeAllIncidentUpdates=true'), [])
+      const rePosted = await t.call({
+        method: 'POST',
+        url: `/v1/incidents/${incident.id}/updates`,
+        payload: { status: 'IDENTIFIED', description: 'A bad deploy.' },
+      })
+      assert.equal(rePosted.statusCode, 201, rePosted.body)
 
       const edit = (query: string, payload: object) =>
         t.call({ method: 'PUT', url: `/v1/incidents/${incident.id}${query}`, payload })

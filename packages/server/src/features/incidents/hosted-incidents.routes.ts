@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorResponse, StrictObject } from '@svc/core'
+import { StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { CursorQuery, cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   HostedCreateIncidentBody,
   HostedIncident,
@@ -23,9 +24,17 @@ export const hostedIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCont
   app,
   { ctx },
 ) => {
-  const tags = ['incidents']
-  const base = '/v1/status-pages/incidents'
+  incidentListRoutes(app, ctx)
+  incidentRoutes(app, ctx)
+  updateListRoutes(app, ctx)
+  updateRoutes(app, ctx)
+}
 
+const tags = ['incidents']
+const base = '/v1/status-pages/incidents'
+
+/** Every status page's incidents: list and create. */
+function incidentListRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     base,
     {
@@ -62,7 +71,10 @@ export const hostedIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCont
     async (request, reply) =>
       reply.status(201).send(await hosted.createHostedIncident(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One incident: read, update, delete. */
+function incidentRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     `${base}/:incidentId`,
     {
@@ -109,7 +121,10 @@ export const hostedIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCont
       return reply.status(204).send(null)
     },
   )
+}
 
+/** An incident's updates: list and post. */
+function updateListRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     `${base}/:incidentId/incident-updates`,
     {
@@ -139,7 +154,10 @@ export const hostedIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCont
     async (request) =>
       hosted.addHostedUpdate(ctx, authOf(request).accountId, request.params.incidentId, request.body),
   )
+}
 
+/** One update: read, edit, delete. */
+function updateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     `${base}/:incidentId/incident-updates/:incidentUpdateId`,
     {
@@ -186,12 +204,10 @@ export const hostedIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCont
       schema: {
         tags,
         summary: 'Delete an incident update (hosted form)',
-        description: 'The incident keeps at least one update: deleting its last is 409.',
+        description:
+          'Its last update too, as the hosted API allows: the incident keeps the status its updates last gave it.',
         params: HostedIncidentUpdateParams,
-        response: {
-          204: { type: 'null', description: 'Deleted' },
-          409: ErrorResponse('Conflict: the incident’s last update'),
-        },
+        response: { 204: { type: 'null', description: 'Deleted' } },
       },
     },
     async (request, reply) => {

@@ -36,6 +36,11 @@ export async function recompute(
   now: string,
 ): Promise<IncidentsTable> {
   const updates = (await repo.updatesOfIncidents(tx, [incidentId])).get(incidentId) ?? []
+  if (updates.length === 0) {
+    // Its last update deleted (the hosted API allows it): it stays what its updates last said.
+    await repo.setIncident(tx, incidentId, { updated_at: now })
+    return lockedIncident(tx, incidentId)
+  }
   const state = incidentStateOf(updates)
   const changes = {
     last_update_status: state.lastUpdateStatus,

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorResponse } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { StatusPageIdParams } from '../status-pages/status-pages.schemas.ts'
 import {
   CreateIncidentBody,
@@ -19,9 +19,17 @@ import {
 } from './incidents.schemas.ts'
 import * as incidents from './incidents.service.ts'
 
-export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['incidents']
+const tags = ['incidents']
 
+export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
+  pageIncidentRoutes(app, ctx)
+  incidentRoutes(app, ctx)
+  updateRoutes(app, ctx)
+  deletionRoutes(app, ctx)
+}
+
+/** A status page's incidents: list and create. */
+function pageIncidentRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v3/status-pages/:statusPageId/incidents',
     {
@@ -71,7 +79,10 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
           ),
         ),
   )
+}
 
+/** One incident of a status page: read, rename and reconcile. */
+function incidentRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v3/status-pages/:statusPageId/incidents/:incidentId',
     {
@@ -115,24 +126,10 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         request.body,
       ),
   )
+}
 
-  app.delete(
-    '/v3/status-pages/:statusPageId/incidents/:incidentId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an incident',
-        params: PageIncidentParams,
-        response: { 204: { type: 'null', description: 'Deleted' } },
-      },
-    },
-    async (request, reply) => {
-      const { statusPageId, incidentId } = request.params
-      await incidents.deleteIncident(ctx, authOf(request).accountId, statusPageId, incidentId)
-      return reply.status(204).send(null)
-    },
-  )
-
+/** An incident's updates, a status page's or a dashboard's: post and edit. */
+function updateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/incidents/:incidentId/updates',
     {
@@ -181,6 +178,26 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         request.body,
       ),
   )
+}
+
+/** Deleting an incident, or one of its updates. */
+function deletionRoutes(app: RouteApp, ctx: ServiceContext) {
+  app.delete(
+    '/v3/status-pages/:statusPageId/incidents/:incidentId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an incident',
+        params: PageIncidentParams,
+        response: { 204: { type: 'null', description: 'Deleted' } },
+      },
+    },
+    async (request, reply) => {
+      const { statusPageId, incidentId } = request.params
+      await incidents.deleteIncident(ctx, authOf(request).accountId, statusPageId, incidentId)
+      return reply.status(204).send(null)
+    },
+  )
 
   app.delete(
     '/v1/incidents/:incidentId/updates/:id',
@@ -189,12 +206,10 @@ export const incidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }>
         tags,
         summary: 'Delete an incident update',
         description:
-          'The incident’s status, start and duration are recomputed. Its last update can’t be deleted (409).',
+          'The incident’s status, start and duration are recomputed. Its last update can be deleted too, ' +
+          'as the hosted API allows: the incident then keeps the status and times its updates last gave it.',
         params: IncidentUpdateParams,
-        response: {
-          204: { type: 'null', description: 'Deleted' },
-          409: ErrorResponse('Conflict: the incident’s last update'),
-        },
+        response: { 204: { type: 'null', description: 'Deleted' } },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncidentsTable, IncidentUpdatesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, invalid, notFound } from '../../http/errors.ts'
+import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import {
@@ -230,8 +230,6 @@ export async function deleteIncidentUpdate(
     await lockedIncident(tx, incidentId)
     const updates = (await repo.updatesOfIncidents(tx, [incidentId])).get(incidentId) ?? []
     if (!updates.some((u) => u.id === updateId)) throw notFound(`Incident update ${updateId} not found`)
-    if (updates.length === 1)
-      throw conflict('An incident keeps at least one update: delete the incident instead')
     await repo.deleteUpdate(tx, updateId)
     await recompute(tx, incidentId, isoNow(ctx))
   })

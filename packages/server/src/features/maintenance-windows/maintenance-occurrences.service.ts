@@ -3,6 +3,7 @@ import { isoNow, type ServiceContext } from '../../context.ts'
 import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
+import { enqueueMaintenanceNotifications } from '../status-page-subscribers/maintenance-notices.service.ts'
 import * as repo from './maintenance-occurrences.repo.ts'
 import type {
   MaintenanceOccurrence,
@@ -14,7 +15,7 @@ import type {
 } from './maintenance-occurrences.schemas.ts'
 import { occurrenceOf, occurrencesStartedBy } from './maintenance-schedule.ts'
 import type { WindowRow } from './maintenance-windows.repo.ts'
-import { findOrThrow, instantOfInput } from './maintenance-windows.service.ts'
+import { coversTags, findOrThrow, instantOfInput } from './maintenance-windows.service.ts'
 
 /**
  * The occurrences ("maintenances") of a window: its schedule gives each one; an occurrence changed by
@@ -122,7 +123,28 @@ export async function postUpdate(
       adjusted_ends_at: adjusted ? iso(newTo) : null,
       created_at: isoNow(tx),
     })
+    if (row.notify_subscribers) await notifySubscribers(tx, found.window, row, [newFrom, newTo])
     return updateView(row)
+  })
+}
+
+/** Mails the update to the subscribers of the status pages its window's checks show on. */
+async function notifySubscribers(
+  tx: ServiceContext,
+  window: WindowRow,
+  update: repo.OccurrenceUpdateRow,
+  [from, to]: [number, number],
+) {
+  const windowTags = [JSON.parse(window.tags) as string[]]
+  await enqueueMaintenanceNotifications(tx, {
+    accountId: window.account_id,
+    updateId: update.id,
+    windowName: window.name,
+    status: update.status,
+    description: update.description,
+    startsAt: iso(from),
+    endsAt: iso(to),
+    coversTags: (tags) => coversTags(windowTags, tags),
   })
 }
 

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { createTransport } from 'nodemailer'
+import { startSmtp } from '../../testing/smtp-receiver.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 import { createDispatcher } from '../alerting/dispatcher.ts'
 import { startReceiver, storeResult } from '../alerting/testing.ts'
+import { deliverDueSubscriberEmails } from '../status-page-subscribers/subscriber-mail.ts'
 import { inMaintenance, maintenanceHistory } from './maintenance-windows.service.ts'
 
 for (const engine of testEngines()) {
@@ -361,6 +364,62 @@ for (const engine of testEngines()) {
         receiver.received.map((r) => r.url),
         ['/hook'],
       )
+    })
+
+    test('an update with notifySubscribers mails the subscribers of the pages its checks show on, once', async () => {
+      const smtp = await startSmtp()
+      const transport = createTransport(smtp.url)
+      try {
+        const post = async (path: string, payload: object) => {
+          const res = await t.call({ method: 'POST', url: path, payload })
+          assert.ok([200, 201].includes(res.statusCode), `${path}: ${res.body}`)
+          return json(res)
+        }
+        const check = (name: string, tags: string[]) =>
+          post('/v1/checks/api', { name, tags, activated: false, request: { url: 'http://127.0.0.1:9/' } })
+        const pageShowing = async (slug: string, checkId: string, email: string) => {
+          const service = await post('/v1/status-pages/services', { name: slug, checkIds: [checkId] })
+          const page = await post('/v3/status-pages', {
+            name: `Page ${slug}`,
+            url: slug,
+            cards: [{ name: 'Main', services: [{ id: service.id }] }],
+          })
+          await post(`/v1/status-pages/${page.id}/subscriptions/bulk`, {
+            subscriptions: [{ type: 'EMAIL', config: email }],
+            autoVerify: true,
+          })
+        }
+        await pageShowing('store-page', (await check('Store', ['store'])).id, 'ada@example.com')
+        await pageShowing('other-page', (await check('Other', ['other'])).id, 'bob@example.com')
+        const window = await post('/v1/maintenance-windows', {
+          name: 'Store upgrade',
+          tags: ['store'],
+          startsAt: '2026-05-01T02:00:00Z',
+          endsAt: '2026-05-01T03:00:00Z',
+        })
+        const updates = `/v1/maintenance-windows/${window.id}/maintenances/0/updates`
+        setNow('2026-05-01T01:30:00.000Z')
+        await post(updates, {
+          status: 'IN_PROGRESS',
+          description: 'Starting early.',
+          notifySubscribers: true,
+        })
+        await post(updates, { status: 'VERIFYING', description: 'Not mailed.' })
+        const deliver = () =>
+          deliverDueSubscriberEmails(t.ctx, transport, { owner: 'test', from: 'Status <s@svc.test>' })
+        assert.deepEqual(await deliver(), { sent: 1, failed: 0 }, 'one subscriber, one flagged update')
+        await smtp.waitFor(1)
+        const [mail] = smtp.received
+        assert.deepEqual(mail?.to, ['ada@example.com'], 'only the page whose service the window covers')
+        assert.equal(mail?.headers.subject, '[Page store-page] Maintenance Store upgrade: In progress')
+        assert.match(mail?.body ?? '', /In progress \(2026-05-01 01:30 to 2026-05-01 03:00 UTC\)/)
+        assert.match(mail?.body ?? '', /Starting early\./)
+        assert.match(mail?.body ?? '', /Unsubscribe with one click: http:\/\/svc\.test\//)
+        assert.deepEqual(await deliver(), { sent: 0, failed: 0 })
+      } finally {
+        transport.close()
+        await smtp.close()
+      }
     })
   })
 }

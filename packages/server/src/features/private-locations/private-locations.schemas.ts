@@ -1,13 +1,16 @@
-import { PageQuery, PrivateLocationBody, StrictObject } from '@svc/core'
+import { Nullable, PageQuery, PrivateLocationBody, StrictObject } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export { PrivateLocationBody } from '@svc/core'
 
-/** An update needs only `name`, as the hosted API's does; the fields it leaves out keep their values. */
+/**
+ * An update needs only `name`, as the hosted API's does; the fields it leaves out keep their values (so the
+ * icon has no default here: a left-out icon is kept, not reset).
+ */
 export const PrivateLocationUpdate = StrictObject({
   name: PrivateLocationBody.properties.name,
   slugName: Type.Optional(PrivateLocationBody.properties.slugName),
-  icon: PrivateLocationBody.properties.icon,
+  icon: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   proxyUrl: PrivateLocationBody.properties.proxyUrl,
 })
 export type PrivateLocationUpdate = Static<typeof PrivateLocationUpdate>
@@ -51,7 +54,7 @@ export const PrivateLocation = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     slugName: Type.String(),
-    icon: Type.Union([Type.String(), Type.Null()]),
+    icon: Type.String({ description: "The location's icon; `location` when it names none." }),
     proxyUrl: Type.Union([Type.String(), Type.Null()]),
     keys: Type.Array(MaskedPrivateLocationKey),
     agents: Type.Array(Agent, { description: 'Agents seen in the last 30 seconds.' }),

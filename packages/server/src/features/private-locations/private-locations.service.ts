@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { PRIVATE_LOCATION_ICON } from '@svc/core'
 import { isUniqueViolation, type PrivateLocationsTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, conflict, notFound } from '../../http/errors.ts'
@@ -222,7 +223,8 @@ async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Pro
       id: row.id,
       name: row.name,
       slugName: row.slug_name,
-      icon: row.icon,
+      // The hosted default: its clients read a string, and `svc import` leaves the default out.
+      icon: row.icon ?? PRIVATE_LOCATION_ICON,
       proxyUrl: maskedProxyUrl(row.proxy_url),
       keys: keys
         .filter((key) => key.private_location_id === row.id)

@@ -105,6 +105,25 @@ for (const engine of testEngines()) {
       )
     })
 
+    test('a location without an icon has the hosted default `location`; an update that leaves it out keeps it', async () => {
+      const plain = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Plain', slugName: 'plain-icon' },
+      })
+      assert.equal(plain.statusCode, 201, plain.body)
+      assert.equal(json(plain).icon, 'location')
+      const url = `/v1/private-locations/${json(plain).id}`
+      const put = async (payload: object) => {
+        const res = await t.call({ method: 'PUT', url, payload })
+        assert.equal(res.statusCode, 200, res.body)
+        return json(await t.call({ method: 'GET', url })).icon
+      }
+      assert.equal(await put({ name: 'Plain', icon: 'home' }), 'home')
+      assert.equal(await put({ name: 'Renamed' }), 'home', 'left out, the icon is kept')
+      assert.equal(await put({ name: 'Renamed', icon: null }), 'location', 'null is the default again')
+    })
+
     test('an agent takes its location’s due runs, posts outcomes stored like any result; revoked keys are refused', async () => {
       const { location, rawKey } = await locationWithKey('Lab', 'lab')
       await t.call({

@@ -6,6 +6,7 @@ import {
   AnalysisParams,
   CreateAnalysisBody,
   CreateAnalysisParams,
+  PendingAnalysis,
   RootCauseAnalysis,
 } from './root-cause-analyses.schemas.ts'
 import * as analyses from './root-cause-analyses.service.ts'
@@ -49,11 +50,15 @@ export const rootCauseAnalysesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceCo
         tags,
         summary: 'Retrieve a root cause analysis',
         description:
-          'Status `PENDING` → `RUNNING` → `COMPLETED` (with `analysis`) or `FAILED` (with `failureReason`).',
+          '202 with status `PENDING` until it finishes (`running` once a worker has it), then 200 with ' +
+          '`COMPLETED` (with `analysis`) or `FAILED` (with `failureReason`).',
         params: AnalysisParams,
-        response: { 200: RootCauseAnalysis },
+        response: { 200: RootCauseAnalysis, 202: PendingAnalysis },
       },
     },
-    async (request) => analyses.getAnalysis(ctx, authOf(request).accountId, request.params.id),
+    async (request, reply) => {
+      const analysis = await analyses.getAnalysis(ctx, authOf(request).accountId, request.params.id)
+      return reply.status(analysis.status === 'PENDING' ? 202 : 200).send(analysis)
+    },
   )
 }

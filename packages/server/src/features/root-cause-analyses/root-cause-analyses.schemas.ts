@@ -2,6 +2,7 @@ import { DateTime, Nullable, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const ANALYSIS_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED'] as const
+const FINISHED_STATUSES = ['COMPLETED', 'FAILED'] as const
 
 export const CreateAnalysisParams = StrictObject({ errorGroupId: Type.String({ format: 'uuid' }) })
 export const AnalysisParams = StrictObject({ id: Type.String({ format: 'uuid' }) })
@@ -94,10 +95,31 @@ export const AnalysisBody = Type.Object({
   referenceLinks: Type.Array(Type.Object({ url: Type.String(), title: Type.String() })),
 })
 
+/**
+ * An analysis not finished yet, answered with 202 as the hosted API does: its status is `PENDING` whether
+ * it waits or runs (the hosted enum has no RUNNING), and `running` says which.
+ */
+export const PendingAnalysis = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: StringEnum(['PENDING'] as const),
+    running: Type.Boolean({ description: 'Whether a worker runs it now (else it waits for one).' }),
+    checkId: Type.String({ format: 'uuid' }),
+    errorGroupId: Type.String({ format: 'uuid' }),
+    checkType: Type.String(),
+    userContext: Type.String(),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'RootCauseAnalysisPending' },
+)
+export type PendingAnalysis = Static<typeof PendingAnalysis>
+
+/** A finished analysis: `COMPLETED` with `analysis`, or `FAILED` with `failureReason`. */
 export const RootCauseAnalysis = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    status: StringEnum(ANALYSIS_STATUSES),
+    status: StringEnum(FINISHED_STATUSES),
     checkId: Type.String({ format: 'uuid' }),
     errorGroupId: Type.String({ format: 'uuid' }),
     checkType: Type.String(),

@@ -7,7 +7,7 @@ import { raiseWakeup } from '../../wakeups.ts'
 import { findCheck, lockCheck } from '../checks/check-lookups.service.ts'
 import { findGroup, lockGroupById } from '../error-groups/error-group-lookups.service.ts'
 import * as repo from './root-cause-analyses.repo.ts'
-import type { RootCauseAnalysis } from './root-cause-analyses.schemas.ts'
+import type { PendingAnalysis, RootCauseAnalysis } from './root-cause-analyses.schemas.ts'
 
 /** Accepts an analysis of an error group: a PENDING job the background worker picks up. */
 export async function requestAnalysis(
@@ -49,28 +49,34 @@ export async function requestAnalysis(
   return { id: row.id, status: 'PENDING' as const }
 }
 
+/** A finished analysis, or a pending one (waiting or running) in the hosted 202 shape. */
 export async function getAnalysis(
   ctx: ServiceContext,
   accountId: string,
   id: string,
-): Promise<RootCauseAnalysis> {
+): Promise<RootCauseAnalysis | PendingAnalysis> {
   const row = await repo.findAnalysis(ctx, accountId, id)
   if (!row) throw notFound(`Root cause analysis ${id} not found`)
   const check = await findCheck(ctx, accountId, row.check_id)
-  return {
+  const common = {
     id: row.id,
-    status: row.status as RootCauseAnalysis['status'],
     checkId: row.check_id,
     errorGroupId: row.error_group_id,
     checkType: check?.check_type ?? '',
+    userContext: row.user_context,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+  if (row.status === 'PENDING' || row.status === 'RUNNING')
+    return { ...common, status: 'PENDING', running: row.status === 'RUNNING' }
+  return {
+    ...common,
+    status: row.status as RootCauseAnalysis['status'],
     provider: row.provider,
     model: row.model,
     durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
-    userContext: row.user_context,
     analysis: row.analysis ? JSON.parse(row.analysis) : null,
     failureReason: row.failure_reason,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
     completedAt: row.completed_at,
   }
 }

@@ -215,26 +215,49 @@ export async function enqueueUpdateNotifications(
   incident: IncidentsTable,
   update: IncidentUpdatesTable,
 ): Promise<number> {
+  const status = STATUS_LABELS[update.status] ?? update.status
+  return enqueuePageNotice(ctx, page, {
+    key: `update:${update.id}`,
+    subject: `${incident.name}: ${status}`,
+    lines: [
+      incident.name,
+      `${status} (${update.public_date.replace('T', ' ').slice(0, 16)} UTC)`,
+      '',
+      update.description,
+    ],
+  })
+}
+
+/** What a page tells its subscribers: `key` names it, so it is sent once per subscriber, ever. */
+export interface PageNotice {
+  key: string
+  /** After the page's name in brackets. */
+  subject: string
+  /** The body before the page's link and the unsubscribe line. */
+  lines: string[]
+}
+
+/** Queues `notice` to every confirmed subscriber of the page; answers how many emails are new. */
+export async function enqueuePageNotice(
+  ctx: ServiceContext,
+  page: StatusPagesTable,
+  notice: PageNotice,
+): Promise<number> {
   const subscribers = await repo.confirmedSubscribers(ctx, page.id)
   const links = subscriberLinksOf(ctx, page)
-  const pageUrl = links.page
-  const status = STATUS_LABELS[update.status] ?? update.status
   let queued = 0
   for (const subscriber of subscribers) {
     const unsubscribeUrl = links.unsubscribe(subscriber.unsubscribe_token)
     const fresh = await enqueueSubscriberEmail(ctx, {
       statusPageId: page.id,
       subscriberId: subscriber.id,
-      dedupeKey: `update:${update.id}:${subscriber.id}`,
+      dedupeKey: `${notice.key}:${subscriber.id}`,
       to: subscriber.email,
-      subject: `[${page.name}] ${incident.name}: ${status}`,
+      subject: `[${page.name}] ${notice.subject}`,
       text: [
-        incident.name,
-        `${status} (${update.public_date.replace('T', ' ').slice(0, 16)} UTC)`,
+        ...notice.lines,
         '',
-        update.description,
-        '',
-        `Status page: ${pageUrl}`,
+        `Status page: ${links.page}`,
         '',
         `You get this email because you subscribed to ${page.name}.`,
         `Unsubscribe with one click: ${unsubscribeUrl}`,

@@ -71,6 +71,52 @@ export function testSessionOut(ctx: ServiceContext, session: RunSessionsTable, r
   }
 }
 
+/** The hosted `provider` of a session: what started it. */
+const providerOf = (session: RunSessionsTable) => (session.run_source === 'TRIGGER_API' ? 'TRIGGER' : 'API')
+
+/**
+ * A session as the hosted list shows it: its results' ids by status, where it ran, and nulls for the
+ * commit and user svc doesn't record. `testSessionId`, `testSessionLink` and `timeElapsed` stay for svc's
+ * own clients.
+ */
+export function testSessionListEntry(
+  ctx: ServiceContext,
+  session: RunSessionsTable,
+  runs: SessionRunsTable[],
+) {
+  const idsWith = (status: TestStatus) => runs.filter((run) => runStatus(run) === status).map((run) => run.id)
+  const region = (JSON.parse(session.run_locations) as string[])[0] ?? ''
+  return {
+    id: session.id,
+    accountId: session.account_id,
+    projectId: null,
+    name: session.name,
+    provider: providerOf(session),
+    errorGroupIds: [],
+    running: idsWith('RUNNING'),
+    passed: idsWith('PASSED'),
+    failed: idsWith('FAILED'),
+    cancelled: idsWith('CANCELLED'),
+    status: testSessionStatus(session, runs),
+    region,
+    privateLocationId: region.startsWith('private:') ? region.slice('private:'.length) : null,
+    invoker: null,
+    repoUrl: null,
+    commitId: null,
+    commitOwner: null,
+    commitMessage: null,
+    branchName: null,
+    environment: null,
+    startedAt: session.created_at,
+    stoppedAt: session.stopped_at,
+    created_at: session.created_at,
+    updated_at: session.stopped_at,
+    testSessionId: session.id,
+    testSessionLink: `${ctx.publicUrl}/v1/test-sessions/${session.id}`,
+    timeElapsed: elapsedMs(session, ctx),
+  }
+}
+
 /** A check session's status as the hosted product names them. */
 export function checkSessionStatus(session: RunSessionsTable, runs: SessionRunsTable[]) {
   const done = runs.filter((run) => !isOpen(run))

@@ -176,9 +176,45 @@ export const TestSession = Type.Object({
   sequenceIds: Type.Optional(Type.Record(Type.String(), Type.String())),
 })
 
+const ResultIds = Type.Array(Uuid, {
+  description: "The session's results (`testSessionResultId`) in this status.",
+})
+const NotRecorded = Type.Null({ description: 'svc records no commit or user for a session.' })
+
+/** The hosted list entry, with svc's `testSessionId`, `testSessionLink` and `timeElapsed` beside it. */
+export const TestSessionListEntry = Type.Object({
+  id: Uuid,
+  accountId: Uuid,
+  projectId: Type.Null(),
+  name: Type.String(),
+  provider: Type.String({ description: '`TRIGGER` (`POST /v1/test-sessions/trigger`) or `API` (a run).' }),
+  errorGroupIds: Type.Array(Type.String()),
+  running: ResultIds,
+  passed: ResultIds,
+  failed: ResultIds,
+  cancelled: ResultIds,
+  status: Statuses,
+  region: Type.String({ description: 'The location it ran in (the first, when several).' }),
+  privateLocationId: Nullable(Uuid),
+  invoker: NotRecorded,
+  repoUrl: NotRecorded,
+  commitId: NotRecorded,
+  commitOwner: NotRecorded,
+  commitMessage: NotRecorded,
+  branchName: NotRecorded,
+  environment: NotRecorded,
+  startedAt: Type.String(),
+  stoppedAt: Nullable(Type.String()),
+  created_at: Type.String(),
+  updated_at: Nullable(Type.String()),
+  testSessionId: Uuid,
+  testSessionLink: Type.String(),
+  timeElapsed: Type.Number(),
+})
+
 export const TestSessionList = Type.Object({
   length: Type.Integer(),
-  entries: Type.Array(TestSession),
+  entries: Type.Array(TestSessionListEntry),
   nextId: Nullable(Type.String()),
 })
 

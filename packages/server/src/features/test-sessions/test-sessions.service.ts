@@ -14,7 +14,7 @@ import { type ResolvedCheck, resolveChecks } from '../checks/resolve-check.ts'
 import { RESOURCE_TYPES, type ResourceType } from '../projects/resource-types.ts'
 import { locationNamed, MAX_SOURCE_FILE_LENGTH, type RunLocation, suiteIdOf } from './hosted-test-runs.ts'
 import { sessionEvents } from './session-runner.ts'
-import { hostedCheckType, testSessionOut } from './session-views.ts'
+import { hostedCheckType, testSessionListEntry, testSessionOut } from './session-views.ts'
 import * as repo from './test-sessions.repo.ts'
 
 /** The most runs one session may queue (checks × locations). */
@@ -443,7 +443,7 @@ export async function getTestSession(ctx: ServiceContext, accountId: string, id:
 export async function listTestSessions(
   ctx: ServiceContext,
   accountId: string,
-  query: { from?: number; to?: number; limit?: number | null; statuses?: string[] },
+  query: { from?: number; to?: number; limit?: number | null; statuses?: string[]; providers?: string[] },
 ) {
   const sessions = await repo.listSessions(ctx, accountId, {
     kind: 'TEST',
@@ -456,14 +456,14 @@ export async function listTestSessions(
     sessions.map((session) => session.id),
   )
   const entries = sessions
-    .map((session) => {
-      const { results: _results, ...entry } = testSessionOut(
+    .map((session) =>
+      testSessionListEntry(
         ctx,
         session,
         runs.filter((run) => run.session_id === session.id),
-      )
-      return entry
-    })
+      ),
+    )
     .filter((entry) => !query.statuses || query.statuses.includes(entry.status))
+    .filter((entry) => !query.providers?.length || query.providers.includes(entry.provider))
   return { length: entries.length, entries, nextId: null }
 }

@@ -103,7 +103,43 @@ for (const engine of testEngines()) {
       assert.equal(completion.statusCode, 200)
       assert.equal(json(completion).status, 'FAILED')
       const listed = json(await t.call({ method: 'GET', url: '/v1/test-sessions?statuses=FAILED' }))
-      assert.ok(listed.entries.some((entry: any) => entry.testSessionId === session.testSessionId))
+      const entry = listed.entries.find((e: any) => e.id === session.testSessionId)
+      // The hosted list entry: its results' ids by status, where it ran, what started it.
+      assert.deepEqual(
+        {
+          accountId: entry.accountId,
+          name: entry.name,
+          provider: entry.provider,
+          status: entry.status,
+          region: entry.region,
+          passed: entry.passed,
+          failed: entry.failed,
+          running: entry.running,
+          cancelled: entry.cancelled,
+          branchName: entry.branchName,
+          created_at: entry.created_at,
+        },
+        {
+          accountId: t.owner.accountId,
+          name: 'ci',
+          provider: 'API',
+          status: 'FAILED',
+          region: 'local',
+          passed: [byName.Up.testSessionResultId],
+          failed: [byName.Down.testSessionResultId],
+          running: [],
+          cancelled: [],
+          branchName: null,
+          created_at: session.startedAt,
+        },
+      )
+      assert.equal(entry.testSessionId, session.testSessionId)
+      const triggered = json(await t.call({ method: 'GET', url: '/v1/test-sessions?providers=TRIGGER' }))
+      assert.ok(
+        triggered.entries.every((e: any) => e.provider === 'TRIGGER'),
+        'providers filters by what started a session',
+      )
+      assert.ok(!triggered.entries.some((e: any) => e.id === session.testSessionId))
 
       const stranger = await ownerOfAnotherAccount(t)
       const hidden = await t.call({

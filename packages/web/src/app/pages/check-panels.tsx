@@ -20,7 +20,8 @@ interface ErrorGroup {
 
 interface Analysis {
   id: string
-  status: 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED'
+  // PENDING (202) while it waits or runs, as the hosted API answers.
+  status: 'PENDING' | 'COMPLETED' | 'FAILED'
   failureReason: string | null
   analysis: {
     summary: string
