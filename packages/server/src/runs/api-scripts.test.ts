@@ -201,6 +201,20 @@ try {
       ])
     })
 
+    test('a script requires the runtime’s packages and built-ins, and no other package', async () => {
+      const check = await createCheck({
+        request: { url: `${base}/packages` },
+        localSetupScript: `console.log(typeof require('lodash').chunk, typeof require('node:crypto').randomUUID)
+require('kysely')`,
+      })
+      const result = await trigger(check.id)
+      assert.deepEqual(texts(result.apiCheckResult.jobLog.setup), ['function function'])
+      assert.match(
+        result.error.message,
+        /^Setup failed in localSetupScript: Error: Cannot require 'kysely': /,
+      )
+    })
+
     test('the fields are checked, answered, kept by a partial update and cleared by null', async () => {
       const other = await ownerOfAnotherAccount(t)
       const theirs = await t.call({
