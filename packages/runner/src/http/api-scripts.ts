@@ -51,6 +51,7 @@ export class ApiScriptRun {
   #waiting: ((reply: Reply | { ended: string }) => void) | null = null
   #ended: string | null = null
   #stderr = ''
+  #closed = false
 
   constructor(
     scripts: ApiScripts,
@@ -73,7 +74,9 @@ export class ApiScriptRun {
   /** Stops the process and whatever the scripts left running. */
   close(): void {
     const pid = this.#child?.pid
-    if (pid) killGroup(pid)
+    // Once only: the group's id may belong to another process later.
+    if (pid && !this.#closed) killGroup(pid)
+    this.#closed = true
   }
 
   async #phase<T>(phase: Phase, input: object, read: (reply: Reply) => T | string): Promise<PhaseAnswer<T>> {
@@ -157,7 +160,7 @@ export class ApiScriptRun {
     return new Promise((resolve) => {
       const stop = (why: string) => {
         this.#ended = why
-        killGroup(child.pid as number)
+        this.close()
       }
       const timer = setTimeout(
         () => stop(`scripts were stopped after ${this.#timeoutMs / 1000} s (their time limit)`),

@@ -40,6 +40,8 @@ export async function runScriptedHttpCheck(
         return { ...failed, checkResult: { ...failed.checkResult, jobLog: run.jobLog } }
       }
       prepared = withRequest(job, answer.value)
+      // Nothing more to run in it: its memory is not held through the request.
+      if (scripts.tearDown.length === 0) run.close()
     }
     const tearDown = scripts.tearDown.length > 0 ? (hop: Hop) => tearDownOf(run, hop) : undefined
     const result = await runHttpCheck(prepared, ctx, tearDown)
