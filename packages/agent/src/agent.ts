@@ -335,7 +335,9 @@ export class SvcAgent {
         try {
           outcome = await runJob(this.#withAgentSecrets(runnable.job), {
             now: () => new Date(),
-            ...(isScript ? { playwright: this.#playwright(), artifactsDir } : {}),
+            // The pool also starts an API check's setup and teardown scripts (none: nothing starts).
+            playwright: this.#playwright(),
+            ...(isScript ? { artifactsDir } : {}),
             signal: AbortSignal.any([this.#abandon.signal, cancel.signal]),
             ...this.#checkProxy(job),
             ...this.#options.runner,

@@ -68,6 +68,15 @@ export const DetailCertificate = Nullable(
   }),
 )
 
+function JobLogLines() {
+  const line = Open({
+    time: Optional(Text(SHORT_TEXT)),
+    level: Optional(Text(SHORT_TEXT)),
+    text: Optional(Text(LONG_TEXT)),
+  })
+  return List(line)
+}
+
 /** URL and API checks (`urlCheckResult`, `apiCheckResult`): the runner's `HttpCheckResult`. */
 export const HttpDetail = Open({
   request: Optional(Open({ method: Optional(Text(SHORT_TEXT)), url: Optional(Text(TEXT)) })),
@@ -83,6 +92,8 @@ export const HttpDetail = Open({
   ),
   timingPhases: Optional(DetailTimingPhases),
   tls: Optional(DetailCertificate),
+  /** What an API check's setup and teardown scripts logged. */
+  jobLog: Optional(Nullable(Open({ setup: Optional(JobLogLines()), tearDown: Optional(JobLogLines()) }))),
 })
 
 /** TCP checks (`tcpCheckResult`). */

@@ -1,4 +1,5 @@
 import {
+  type ApiScripts,
   type CheckJob,
   DEFINITION_CHECK_TYPES,
   DETAIL_KEYS,
@@ -16,6 +17,7 @@ import {
 import { type DnsCheckResult, runDnsCheck } from './dns/run-dns-check.ts'
 import { type CertificateReading, readCertificate } from './http/read-certificate.ts'
 import { runHttpCheck } from './http/run-http-check.ts'
+import { hasApiScripts, runScriptedHttpCheck } from './http/scripted-http-check.ts'
 import { type IcmpCheckResult, runIcmpCheck } from './icmp/run-icmp-check.ts'
 import {
   cancelledBeforeStart,
@@ -105,7 +107,7 @@ function typed<T extends keyof RunDetails>(
  * `@svc/core`): a type in core without a runner here, or a runner reading what its job lacks, fails tsc.
  */
 const DEFINITION_RUNNERS: {
-  [T in DefinitionCheckType]: (job: CheckJob<T>, ctx: RunnerContext) => Promise<TypedRun<T>>
+  [T in DefinitionCheckType]: (job: CheckJob<T>, ctx: JobRunnerContext) => Promise<TypedRun<T>>
 } = {
   API: (job, ctx) => runHttp('API', job, ctx),
   URL: (job, ctx) => runHttp('URL', job, ctx),
@@ -122,12 +124,14 @@ const SCRIPT_RUNNERS: {
 async function runHttp(
   checkType: 'API' | 'URL',
   job: CheckJob<'API'> | CheckJob<'URL'>,
-  ctx: RunnerContext,
+  ctx: JobRunnerContext,
 ): Promise<{ verdict: RunVerdict; detail: HttpCheckResult; statusCode: number | null }> {
-  const { checkResult, ...verdict } = await runHttpCheck(
-    { ...job, checkType, shouldFail: Boolean(job.shouldFail) },
-    ctx,
-  )
+  const httpJob = { ...job, checkType, shouldFail: Boolean(job.shouldFail) }
+  // Set by the server on an API check that has setup or teardown scripts (its own or its group's).
+  const scripts = checkType === 'API' ? (job as { scripts?: ApiScripts | null }).scripts : null
+  const { checkResult, ...verdict } = hasApiScripts(scripts)
+    ? await runScriptedHttpCheck(httpJob, scripts, ctx)
+    : await runHttpCheck(httpJob, ctx)
   // Authorization, proxy-authorization and cookie headers never reach a stored result.
   const detail = {
     ...checkResult,
@@ -143,9 +147,9 @@ async function runHttp(
 function runDefinition<T extends DefinitionCheckType>(
   checkType: T,
   definition: Record<string, unknown>,
-  ctx: RunnerContext,
+  ctx: JobRunnerContext,
 ): Promise<TypedRun<T>> {
-  const run: (job: CheckJob<T>, ctx: RunnerContext) => Promise<TypedRun<T>> = DEFINITION_RUNNERS[checkType]
+  const run: (job: CheckJob<T>, ctx: JobRunnerContext) => Promise<TypedRun<T>> = DEFINITION_RUNNERS[checkType]
   // The one place a definition becomes its type's job: the server validated it against the type's body, with
   // defaults applied, when it was saved (an agent receives it as the server stored it).
   return run(definition as CheckJob<T>, ctx)

@@ -64,6 +64,20 @@ export interface HttpCheckResult {
   timingPhases: TimingPhases
   assertions: AssertionOutcome[]
   tls: TlsCertificate | null
+  /** What an API check's setup and teardown scripts logged; only when it has some. */
+  jobLog?: JobLog
+}
+
+/** One line a setup or teardown script logged (`console.log` and the like). */
+export interface JobLogEntry {
+  time: string
+  level: string
+  text: string
+}
+
+export interface JobLog {
+  setup: JobLogEntry[]
+  tearDown: JobLogEntry[]
 }
 
 /** Whether a run failed before `shouldFail` is applied, and why. */

@@ -4,6 +4,7 @@ import { AssertionList } from '../assertions.ts'
 import { commonCheckFields } from '../checks/check-fields.ts'
 import { highFrequencyFields } from '../checks/frequency.ts'
 import { Nullable, StrictObject, StringEnum } from '../schema-helpers.ts'
+import { apiScriptFields } from './api-scripts.ts'
 import { CHECK_TYPE_CATALOG } from './catalog.ts'
 import { defineCheckType } from './definition.ts'
 import {
@@ -54,6 +55,7 @@ export const apiCheckType = defineCheckType({
     request: ApiRequest,
     degradedResponseTime: ResponseTime(10_000),
     maxResponseTime: ResponseTime(20_000),
+    ...apiScriptFields('the check'),
   }),
   assertionSources: API_ASSERTION_SOURCES,
   detail: { key: 'apiCheckResult', schema: NullableHttpDetail },

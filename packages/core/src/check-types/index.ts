@@ -20,6 +20,7 @@ export {
   completeApiCheckDefaults,
   GROUP_BASE_URL,
 } from './api-check-defaults.ts'
+export { type ApiScript, type ApiScripts, apiScriptFields, MAX_API_SCRIPT_LENGTH } from './api-scripts.ts'
 export { CATALOG_CHECK_TYPES, CHECK_TYPE_CATALOG, type CheckTypeEntry } from './catalog.ts'
 export { type CheckTypeAnalytics, type CheckTypeDefinition, defineCheckType } from './definition.ts'
 export { DNS_PROTOCOLS, DNS_RECORD_TYPES, DnsRequest } from './dns.ts'

@@ -16,7 +16,7 @@ import { connectToProxy, proxyAuthorization, proxyFor, tunnelTls } from './proxy
  */
 const CHECK_OVER = new Error('The check is over')
 
-const STORED_BODY_BYTES = 64 * 1024
+export const STORED_BODY_BYTES = 64 * 1024
 
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024
 

@@ -12,8 +12,16 @@ export type { HttpJob } from './http-job.ts'
 export type HttpRunResult = RunVerdict & { checkResult: HttpCheckResult }
 
 const MAX_REDIRECTS = 10
-/** Runs a URL or API check once: a fresh connection, measured phase by phase. Never throws. */
-export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<HttpRunResult> {
+/**
+ * Runs a URL or API check once: a fresh connection, measured phase by phase. Never throws.
+ * `afterResponse` (an API check's teardown scripts) may change the response before its assertions
+ * read it, or fail the run; its time is not the response time.
+ */
+export async function runHttpCheck(
+  job: HttpJob,
+  ctx: RunnerContext,
+  afterResponse?: (hop: Hop) => Promise<RunError | null>,
+): Promise<HttpRunResult> {
   const startedAt = ctx.now()
   const started = performance.now()
   const timeout = new RunTimeout(job.maxResponseTime)
@@ -47,6 +55,7 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
     timeout.clear()
   }
   const total = performance.now() - started
+  if (hop && !error && afterResponse) error = await afterResponse(hop)
   const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
   const failedAssertion = assertions.find((a) => !a.passed)
   if (!error && failedAssertion)
@@ -72,6 +81,6 @@ export async function runHttpCheck(job: HttpJob, ctx: RunnerContext): Promise<Ht
   }
 }
 
-function emptyPhases(total: number): TimingPhases {
+export function emptyPhases(total: number): TimingPhases {
   return { wait: 0, dns: 0, tcp: 0, tls: 0, firstByte: 0, download: 0, total: round(total) }
 }

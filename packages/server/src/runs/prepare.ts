@@ -3,6 +3,7 @@ import { cancelledOutcome, type RunnerJob, type RunOutcome, type UPTIME_CHECK_TY
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { certificateForHost } from '../features/client-certificates/client-certificates.service.ts'
+import { apiScriptsOf } from './api-scripts.ts'
 import { type AccountVariables, runVariables } from './run-variables.ts'
 import { isScriptCheckType, scriptJobOf } from './script-checks.ts'
 
@@ -25,7 +26,13 @@ export async function prepareJob(
   }
   const request = substituteVariables(requestOf(check), withGroupBaseUrl(check, variables.values))
   const clientCertificate = checkType === 'API' ? await clientCertificateFor(ctx, check, request) : null
-  const definition = { ...check.definition, request, ...(clientCertificate ? { clientCertificate } : {}) }
+  const scripts = checkType === 'API' ? await apiScriptsOf(ctx, check, variables) : null
+  const definition = {
+    ...check.definition,
+    request,
+    ...(clientCertificate ? { clientCertificate } : {}),
+    ...(scripts ? { scripts } : {}),
+  }
   return {
     job: { checkType: checkType as (typeof UPTIME_CHECK_TYPES)[number], definition },
     hidden: variables.hidden,

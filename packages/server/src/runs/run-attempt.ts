@@ -21,7 +21,10 @@ export async function runAttempt(
 ): Promise<RunOutcome> {
   const { job, hidden } = await prepareJob(ctx, check, run, accounts)
   const now = () => ctx.clock.now()
-  if (!isScriptCheckType(job.checkType)) return new Scrubber(hidden).deep(await runJob(job, { now }))
+  if (!isScriptCheckType(job.checkType)) {
+    // The pool starts an API check's setup and teardown scripts; a check without them starts nothing.
+    return new Scrubber(hidden).deep(await runJob(job, { now, playwright: ctx.scripts.pool }))
+  }
   const staged = await ctx.scripts.artifacts.stage(check.row.id, run.resultId)
   // A suite run asked to stop before it started (while it waited for its turn) never starts.
   const runScript = async (signal?: AbortSignal) =>

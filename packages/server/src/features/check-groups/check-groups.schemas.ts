@@ -1,6 +1,7 @@
 import {
   AlertChannelSubscription,
   ApiCheckDefaults,
+  apiScriptFields,
   CheckAlertSettings,
   CheckEnvironmentVariable,
   FREQUENCIES,
@@ -48,25 +49,9 @@ export const CheckGroupBody = StrictObject({
     }),
   ),
   apiCheckDefaults: Type.Optional(ApiCheckDefaults),
-  ...groupScriptFields(),
+  ...apiScriptFields('each API check of the group'),
 })
 export type CheckGroupBody = Static<typeof CheckGroupBody>
-
-/** Setup and teardown of the group's API checks: a snippet of the account's, or a script of the group's. */
-function groupScriptFields() {
-  const snippetId = (when: string) =>
-    Type.Optional(
-      Nullable(Type.Integer({ minimum: 1, description: `A snippet (/v1/snippets) run ${when}.` })),
-    )
-  const script = (when: string) =>
-    Type.Optional(Nullable(Type.String({ maxLength: 1_000_000, description: `Node.js code run ${when}.` })))
-  return {
-    setupSnippetId: snippetId('before each API check of the group'),
-    tearDownSnippetId: snippetId('after each API check of the group'),
-    localSetupScript: script('before each API check of the group'),
-    localTearDownScript: script('after each API check of the group'),
-  }
-}
 
 export const CheckGroup = Type.Object(
   {

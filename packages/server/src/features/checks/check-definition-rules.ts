@@ -21,6 +21,7 @@ import { getAccount } from '../accounts/accounts.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import * as groupsRepo from '../check-groups/check-groups.repo.ts'
 import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import { assertSnippetsOfAccount } from '../snippets/snippets.service.ts'
 import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
 import { type StoredVariable, sealVariables } from './check-variables.ts'
 import type { Definition } from './resolve-check.ts'
@@ -33,6 +34,7 @@ const RESPONSE_TIME_CHECK_TYPES = CHECK_TYPES.filter(
 )
 /** Fields with a schema default that a check in a group inherits when the client didn't send them. */
 const INHERITED_WHEN_NOT_SENT = ['frequency'] as const
+const API_SCRIPT_FIELDS = ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript']
 
 /** Applies defaults and the rules a schema can't express; seals hidden variable values. */
 export async function normalizeDefinition(
@@ -91,8 +93,10 @@ export async function normalizeDefinition(
   }
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
   if (checkType === 'URL') definition.request = urlRequestOf(definition.request as Record<string, unknown>)
-  if (checkType === 'API')
+  if (checkType === 'API') {
     checkRequestHeaders((definition.request as { headers?: { key: string; value: string }[] }).headers ?? [])
+    await normalizeApiScripts(ctx, accountId, definition)
+  }
   if (checkType === 'DNS') checkNameServer((definition.request as { nameServer?: string | null }).nameServer)
   checkAssertionPatterns((definition.request as { assertions?: Assertion[] } | undefined)?.assertions ?? [])
   if (RESPONSE_TIME_CHECK_TYPES.includes(checkType)) await checkResponseTimes(ctx, accountId, definition)
@@ -195,6 +199,19 @@ function checkRequestHeaders(headers: { key: string; value: string }[]) {
 function checkPingFamily({ hostname, ipFamily }: { hostname: string; ipFamily?: string }) {
   if (ipFamily === 'IPv6' && isIPv4(hostname))
     throw invalid('body.request.ipFamily', `is IPv6 but hostname ${hostname} is an IPv4 address`)
+}
+
+/** An API check's setup and teardown: null when not set (as the hosted schema answers), snippets the account's. */
+async function normalizeApiScripts(
+  ctx: ServiceContext,
+  accountId: string,
+  definition: Record<string, unknown>,
+) {
+  for (const field of API_SCRIPT_FIELDS) definition[field] = definition[field] ?? null
+  await assertSnippetsOfAccount(ctx, accountId, {
+    'body.setupSnippetId': definition.setupSnippetId as number | null,
+    'body.tearDownSnippetId': definition.tearDownSnippetId as number | null,
+  })
 }
 
 /**

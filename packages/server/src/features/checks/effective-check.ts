@@ -20,8 +20,16 @@ export interface OwnSettings {
   muted: boolean
 }
 
+/** Setup and teardown of API checks, as a check or group stores them (null or absent: none). */
+export interface ApiScriptSettings {
+  setupSnippetId?: number | null
+  tearDownSnippetId?: number | null
+  localSetupScript?: string | null
+  localTearDownScript?: string | null
+}
+
 /** A group's stored definition: what its checks inherit (API.md "check groups"). */
-export interface GroupSettings {
+export interface GroupSettings extends ApiScriptSettings {
   locations: string[]
   privateLocations?: string[]
   frequency: number | null
@@ -57,6 +65,8 @@ export interface EffectiveSettings {
   muted: boolean
   /** What the group gives its API checks' requests (core's applyApiCheckDefaults). */
   apiCheckDefaults: ApiCheckDefaults | null
+  /** The group's setup and teardown of its API checks, run around the check's own (runs/api-scripts.ts). */
+  groupApiScripts: ApiScriptSettings | null
 }
 
 /** One immediate retry in another location: what the deprecated `doubleCheck: true` means. */
@@ -108,6 +118,14 @@ export function effectiveSettings(
       ((check.doubleCheck ?? true) ? DOUBLE_CHECK_STRATEGY : null),
     muted: check.muted || Boolean(group?.muted),
     apiCheckDefaults: group?.apiCheckDefaults ?? null,
+    groupApiScripts: group
+      ? {
+          setupSnippetId: group.setupSnippetId,
+          tearDownSnippetId: group.tearDownSnippetId,
+          localSetupScript: group.localSetupScript,
+          localTearDownScript: group.localTearDownScript,
+        }
+      : null,
   }
 }
 
