@@ -20,6 +20,11 @@ export interface FieldSpec {
   label: string
   kind: FieldKind
   options?: (string | number | [string | number, string])[]
+  /** A select whose values are numbers (the body takes 60, not "60"). */
+  numeric?: boolean
+  /** A number field's bounds. */
+  min?: number
+  max?: number
   /** Options fetched from the API (groups, services, ...). */
   optionsFrom?: { path: string; value: string; label: string }
   hint?: string
