@@ -101,8 +101,15 @@ for (const engine of testEngines()) {
         return json(res).message as string
       }
       assert.match(await message({ customUrl: 'no-header' }), /header/)
-      assert.match(await message({ header: 'x', customUrl: 'Not A Slug' }), /^body\.customUrl /)
-      assert.match(await message({ header: 'x', logo: 'javascript:alert(1)' }), /^body\.logo/)
+      // Patterns are said in words, not as their regex.
+      assert.equal(
+        await message({ header: 'x', customUrl: 'Not A Slug' }),
+        'body.customUrl must be lowercase letters, digits and -, not starting or ending with -',
+      )
+      assert.equal(
+        await message({ header: 'x', logo: 'javascript:alert(1)' }),
+        'body.logo must be an http:// or https:// URL',
+      )
       assert.match(await message({ header: 'x', refreshRate: 42 }), /^body\.refreshRate /)
       assert.match(await message({ header: 'x', checksPerPage: 21 }), /^body\.checksPerPage /)
       assert.match(await message({ header: 'x', customDomain: 'not a domain' }), /^body\.customDomain /)

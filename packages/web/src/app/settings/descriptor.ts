@@ -28,6 +28,8 @@ export interface FieldSpec {
   /** Options fetched from the API (groups, services, ...). */
   optionsFrom?: { path: string; value: string; label: string }
   hint?: string
+  /** The heading of the part of the form this field starts or continues; fields without one have none. */
+  section?: string
   required?: boolean
   show?: (draft: Draft, creating: boolean) => boolean
   /** Draws a `custom` field: an editor of its own over the whole draft (cards, impacts, ...). */

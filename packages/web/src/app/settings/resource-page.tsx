@@ -227,19 +227,30 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
           <Card>
             <ErrorBox error={error} />
             <fieldset disabled={!may} className="plain-fieldset">
-              <div className="form-grid">
-                {descriptor.fields
-                  .filter((field) => !field.show || field.show(draft, creating))
-                  .map((field) => (
-                    <FieldFor
-                      key={field.path}
-                      field={field}
-                      draft={draft}
-                      onChange={setDraft}
-                      error={error}
-                    />
-                  ))}
-              </div>
+              {sectionsOf(
+                descriptor.fields.filter((field) => !field.show || field.show(draft, creating)),
+              ).map(({ title, fields }) => {
+                const grid = (
+                  <div className="form-grid">
+                    {fields.map((field) => (
+                      <FieldFor
+                        key={field.path}
+                        field={field}
+                        draft={draft}
+                        onChange={setDraft}
+                        error={error}
+                      />
+                    ))}
+                  </div>
+                )
+                if (!title) return <div key={fields[0]?.path}>{grid}</div>
+                return (
+                  <fieldset key={title} className="form-section">
+                    <legend>{title}</legend>
+                    {grid}
+                  </fieldset>
+                )
+              })}
             </fieldset>
             {may && (
               <div className="form-actions">
@@ -257,6 +268,17 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
       {item && descriptor.detail?.(item)}
     </>
   )
+}
+
+/** Runs of fields under one section heading (or none), in the descriptor's order. */
+function sectionsOf(fields: FieldSpec[]): { title?: string; fields: FieldSpec[] }[] {
+  const sections: { title?: string; fields: FieldSpec[] }[] = []
+  for (const field of fields) {
+    const last = sections.at(-1)
+    if (last && last.title === field.section) last.fields.push(field)
+    else sections.push({ title: field.section, fields: [field] })
+  }
+  return sections
 }
 
 function FieldFor(props: {
