@@ -37,6 +37,11 @@ export const forbidden = (message = 'Forbidden') => new HttpError(403, message)
 export const notFound = (message = 'Not Found') => new HttpError(404, message)
 export const conflict = (message: string) => new HttpError(409, message)
 
+/** A 409 about one field (an address another holds), named in `errors` too so a form shows it beside it. */
+export function conflictOn(path: string, message: string) {
+  return new HttpError(409, `${path} ${message}`, { attributes: { errors: [{ path, message }] } })
+}
+
 export function errorBody(statusCode: number, message: string, attributes?: Record<string, unknown>) {
   return {
     statusCode,

@@ -20,8 +20,8 @@ interface Dashboard {
 }
 
 /**
- * Dashboards through their pages: created with the API's error beside the field it names (gone once the
- * field is edited), edited, opened as the public page, deleted.
+ * Dashboards through their pages: created with the API's errors beside the fields they name (gone once the
+ * field is edited), edited (a taken slug's 409 beside the slug), opened as the public page, deleted.
  */
 
 for (const engine of testEngines()) {
@@ -117,6 +117,19 @@ for (const engine of testEngines()) {
     test('edits the dashboard and opens its public page', async () => {
       await page.goto('/settings/dashboards')
       await page.locator('tr', { hasText: 'Shop wall' }).getByRole('link', { name: 'Edit' }).click()
+      // A slug another dashboard holds: the API's 409 shows beside the slug.
+      const other = await deployment.call<Dashboard>('POST', '/v1/dashboards', {
+        header: 'Other',
+        customUrl: 'taken-slug',
+      })
+      await page.getByLabel(/^Slug/).fill('taken-slug')
+      await page.getByRole('button', { name: 'Save' }).click()
+      assert.equal(
+        await page.locator('[data-field-error="customUrl"]').textContent(),
+        'taken-slug is taken by another dashboard',
+      )
+      await page.getByLabel(/^Slug/).fill('shop-wall')
+      await deployment.call('DELETE', `/v1/dashboards/${other.body.dashboardId}`)
       await page.getByLabel('Header', { exact: true }).fill('Shop status')
       await page.getByLabel('Failing checks first').check()
       await page.getByLabel('Show the checks a page at a time').uncheck()
