@@ -6,7 +6,10 @@
  * Baseline, measured in the same run before the checks are made: the same first load of an account with
  * no checks (the app's start, the session and an empty overview), so the cost of 1,000 checks shows apart
  * from how busy the machine is. Usage: npm run bench:web [-- --checks 1000 --runs 5] (SQLite;
- * DATABASE_URL=postgres://... for PostgreSQL).
+ * DATABASE_URL=postgres://... for PostgreSQL). With `--variant <dir>` (another build of the app, e.g.
+ * `vite build --outDir /tmp/variant` of a changed tree), it also loads the overview with that build's
+ * index.html and assets and with dist's, runs interleaved and both served the same way, and compares
+ * the first row and the longest animation frame before it (the first render).
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -18,9 +21,14 @@ import { OVERVIEW_PAGE_SIZE } from '../packages/web/src/app/overview-page-size.t
 import { ensureBuilt, launchChromium } from '../packages/web/src/e2e/harness.ts'
 import { benchEngine, benchStore } from './store.ts'
 import { profileLoad } from './web-profile.ts'
+import { compareBuilds } from './web-variant.ts'
 
 const { values } = parseArgs({
-  options: { checks: { type: 'string', default: '1000' }, runs: { type: 'string', default: '5' } },
+  options: {
+    checks: { type: 'string', default: '1000' },
+    runs: { type: 'string', default: '5' },
+    variant: { type: 'string' },
+  },
 })
 const CHECKS = Number(values.checks)
 const RUNS = Number(values.runs)
@@ -191,6 +199,14 @@ try {
     for (const [name, ms] of profile.work) console.log(`  ${String(ms).padStart(6)}  ${name}`)
     console.log('JavaScript functions by self time (ms):')
     for (const [name, ms] of profile.functions) console.log(`  ${String(ms).padStart(6)}  ${name}`)
+  }
+  if (values.variant) {
+    const comparison = await compareBuilds(browser, server.url, server.apiKey as string, {
+      baseline: DIST,
+      variant: values.variant,
+      runs: RUNS,
+    })
+    for (const line of comparison) console.log(line)
   }
   await browser.close()
   const first = median(firstRows)

@@ -1,5 +1,10 @@
 import { STATUS_CODES } from 'node:http'
-import { NOT_BLANK_PATTERN, THEME_COLOR_PATTERN } from '@svc/core'
+import {
+  DASHBOARD_PAGE_URL_PATTERN,
+  DASHBOARD_SLUG_PATTERN,
+  NOT_BLANK_PATTERN,
+  THEME_COLOR_PATTERN,
+} from '@svc/core'
 import { isForeignKeyViolation, isStoreBusy, isTransactionConflict, isUniqueViolation } from '@svc/db'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { savedPartOf } from './request-commits.ts'
@@ -31,6 +36,11 @@ export const unauthorized = (message = 'Bad Token') => new HttpError(401, messag
 export const forbidden = (message = 'Forbidden') => new HttpError(403, message)
 export const notFound = (message = 'Not Found') => new HttpError(404, message)
 export const conflict = (message: string) => new HttpError(409, message)
+
+/** A 409 about one field (an address another holds), named in `errors` too so a form shows it beside it. */
+export function conflictOn(path: string, message: string) {
+  return new HttpError(409, `${path} ${message}`, { attributes: { errors: [{ path, message }] } })
+}
 
 export function errorBody(statusCode: number, message: string, attributes?: Record<string, unknown>) {
   return {
@@ -65,6 +75,8 @@ function decodePointer(segment: string): string {
 const PATTERN_MESSAGES = new Map<unknown, string>([
   [NOT_BLANK_PATTERN, 'must not be blank'],
   [THEME_COLOR_PATTERN, 'must be a colour: #RRGGBB, a colour name, rgb() or hsl()'],
+  [DASHBOARD_SLUG_PATTERN, 'must be lowercase letters, digits and -, not starting or ending with -'],
+  [DASHBOARD_PAGE_URL_PATTERN, 'must be an http:// or https:// URL'],
 ])
 
 function issueMessage(issue: AjvIssue): string {

@@ -131,12 +131,17 @@ export function fieldErrorsFor(error: unknown, field: string, exact = false): st
   if (!(error instanceof ApiError)) return []
   return error.fieldErrors
     .filter((entry) => {
-      const path = entry.path
-        .replace(/^body[./]?/, '')
-        .replace(/^\//, '')
-        .replaceAll('/', '.')
+      const path = formPathOf(entry)
       if (exact) return path === field
       return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`)
     })
     .map((entry) => entry.message)
+}
+
+/** The form's path of an API field error: `body.cards.1.name` and `/cards/1/name` are `cards.1.name`. */
+export function formPathOf(entry: FieldError): string {
+  return entry.path
+    .replace(/^body[./]?/, '')
+    .replace(/^\//, '')
+    .replaceAll('/', '.')
 }

@@ -22,6 +22,7 @@ const NAV: { section: string; items: [string, string][] }[] = [
     section: 'Communicate',
     items: [
       ['/settings/status-pages', 'Status pages'],
+      ['/settings/dashboards', 'Dashboards'],
       ['/settings/services', 'Services'],
       ['/settings/incidents', 'Incidents'],
     ],

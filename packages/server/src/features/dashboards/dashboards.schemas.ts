@@ -1,47 +1,21 @@
-import { IntegerEnum, Nullable, PageQuery, StrictObject, StringEnum } from '@svc/core'
+import {
+  DASHBOARD_SETTINGS_DEFAULTS,
+  DASHBOARD_SETTINGS_FIELDS,
+  DASHBOARD_SLUG_PATTERN,
+  type DashboardSettings,
+  Nullable,
+  PageQuery,
+  StrictObject,
+  StringEnum,
+} from '@svc/core'
 import { type Static, type TOptional, type TSchema, Type } from 'typebox'
 
 /** The hosted product's public dashboards: a page of check status selected by tags. */
 
-export const DASHBOARD_SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$'
+export { DASHBOARD_SLUG_PATTERN, type DashboardSettings }
 
-// Links and images go into the page's HTML: only http(s) URLs, or empty.
-const PageUrl = (description: string) =>
-  Nullable(Type.String({ pattern: '^(?:https?://\\S+)?$', maxLength: 2048, description }))
-
-/**
- * The display settings. Their defaults (SETTINGS_DEFAULTS) are applied by the service, not by schema
- * defaults, which would fill a partial update with them.
- */
-const settingsFields = {
-  logo: PageUrl('Logo image URL.'),
-  favicon: PageUrl('Favicon URL.'),
-  link: PageUrl('Where the logo links to.'),
-  header: Type.String({ maxLength: 255, description: 'Text at the top of the page.' }),
-  description: Nullable(Type.String({ maxLength: 2000 })),
-  width: StringEnum(['FULL', '960PX'] as const, { description: "Default 'FULL'." }),
-  refreshRate: IntegerEnum([60, 300, 600] as const, { description: 'Seconds between reloads. Default 60.' }),
-  paginate: Type.Boolean({ description: 'Default true.' }),
-  paginationRate: IntegerEnum([30, 60, 300] as const, {
-    description: 'Seconds each page of checks shows. Default 60.',
-  }),
-  sortByStatus: Type.Boolean({ description: 'Failing checks first. Default false.' }),
-  checksPerPage: Nullable(Type.Integer({ minimum: 1, maximum: 20, description: 'Default 15.' })),
-  useTagsAndOperator: Nullable(
-    Type.Boolean({ description: 'true: checks with every tag; else any tag. Default false.' }),
-  ),
-  hideTags: Type.Boolean({ description: 'Default false.' }),
-  enableIncidents: Type.Boolean({ description: 'Shows the incidents. Default false.' }),
-  expandChecks: Type.Boolean({ description: 'Default false.' }),
-  showHeader: Type.Boolean({ description: 'Default true.' }),
-  showCheckRunLinks: Type.Boolean({ description: 'Default false.' }),
-  showGroupNames: Type.Boolean({ description: 'Default true.' }),
-  customCSS: Nullable(Type.String({ maxLength: 100_000, description: "Default ''." })),
-  isPrivate: Type.Boolean({ description: 'Viewing needs an API key of an account member. Default false.' }),
-  showP95: Type.Boolean({ description: 'Default true.' }),
-  showP99: Type.Boolean({ description: 'Default true.' }),
-}
-export type DashboardSettings = { [K in keyof typeof settingsFields]: Static<(typeof settingsFields)[K]> }
+/** The display settings and their defaults live in core: the web app's form reads the same schemas. */
+const settingsFields = DASHBOARD_SETTINGS_FIELDS
 
 /** Each of `fields` optional, as bodies take them. */
 function optional<T extends Record<string, TSchema>>(fields: T): { [K in keyof T]: TOptional<T[K]> } {
@@ -52,30 +26,7 @@ function optional<T extends Record<string, TSchema>>(fields: T): { [K in keyof T
   }
 }
 
-export const SETTINGS_DEFAULTS: DashboardSettings = {
-  logo: null,
-  favicon: null,
-  link: null,
-  header: '',
-  description: null,
-  width: 'FULL',
-  refreshRate: 60,
-  paginate: true,
-  paginationRate: 60,
-  sortByStatus: false,
-  checksPerPage: 15,
-  useTagsAndOperator: false,
-  hideTags: false,
-  enableIncidents: false,
-  expandChecks: false,
-  showHeader: true,
-  showCheckRunLinks: false,
-  showGroupNames: true,
-  customCSS: '',
-  isPrivate: false,
-  showP95: true,
-  showP99: true,
-}
+export const SETTINGS_DEFAULTS = DASHBOARD_SETTINGS_DEFAULTS
 
 const bodyFields = {
   customUrl: Type.Optional(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { type DashboardsTable, isUniqueViolation } from '@svc/db'
 import type { Selectable } from 'kysely'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, invalid, notFound } from '../../http/errors.ts'
+import { conflict, conflictOn, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { findPageByDomain } from '../status-pages/page-lookups.service.ts'
 import { normalizeDomain } from '../status-pages/status-pages.service.ts'
@@ -134,12 +134,12 @@ async function checkedFields(ctx: ServiceContext, ownId: number | undefined, bod
   if (body.customUrl) {
     const holder = await repo.findDashboardBy(ctx, 'custom_url', body.customUrl)
     if (holder && holder.id !== ownId)
-      throw conflict(`customUrl ${body.customUrl} is taken by another dashboard`)
+      throw conflictOn('body.customUrl', `${body.customUrl} is taken by another dashboard`)
   }
   if (customDomain) {
     const holder = await repo.findDashboardBy(ctx, 'custom_domain', customDomain)
     if ((holder && holder.id !== ownId) || (await findPageByDomain(ctx, customDomain)))
-      throw conflict(`customDomain ${customDomain} is used by another dashboard or status page`)
+      throw conflictOn('body.customDomain', `${customDomain} is used by another dashboard or status page`)
   }
   return { customUrl: body.customUrl, customDomain }
 }

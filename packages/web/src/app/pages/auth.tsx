@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react'
 import { ApiError, api } from '../api.ts'
 import { navigate, useLocation } from '../router.tsx'
 import type { Session } from '../types.ts'
+import { useEditedErrors } from '../ui/edited-errors.ts'
 import { Button, ErrorBox, Field } from '../ui/ui.tsx'
 
 function signInMessage(error: unknown): string | null {
@@ -115,6 +116,7 @@ export function SetPasswordPage() {
   const [repeat, setRepeat] = useState('')
   const [mismatch, setMismatch] = useState(false)
   const save = useMutation({ mutationFn: () => api.post('/v1/auth/password', { token, password }) })
+  const { error, edited } = useEditedErrors(save.error)
   const submit = (event: FormEvent) => {
     event.preventDefault()
     setMismatch(password !== repeat)
@@ -140,8 +142,8 @@ export function SetPasswordPage() {
             {!token && (
               <div className="alert alert-error">This link has no token. Ask an admin for a new link.</div>
             )}
-            <Field label="New password" name="password" error={save.error} hint="At least 12 characters.">
-              {(id, describedBy) => (
+            <Field label="New password" name="password" error={error} hint="At least 12 characters.">
+              {(id, describedBy, invalid) => (
                 <input
                   id={id}
                   type="password"
@@ -149,8 +151,12 @@ export function SetPasswordPage() {
                   minLength={12}
                   required
                   aria-describedby={describedBy}
+                  aria-invalid={invalid}
                   value={password}
-                  onChange={(event) => setPassword(event.target.value)}
+                  onChange={(event) => {
+                    setPassword(event.target.value)
+                    edited('password')
+                  }}
                 />
               )}
             </Field>
@@ -171,7 +177,7 @@ export function SetPasswordPage() {
                 The passwords differ.
               </div>
             )}
-            <ErrorBox error={save.error} />
+            <ErrorBox error={error} />
             <Button type="submit" variant="primary" className="btn-block" disabled={!token || save.isPending}>
               Set password
             </Button>

@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, lazy, Suspense, useEffect, useState } from 'react'
+import { type FormEvent, lazy, Suspense, useEffect } from 'react'
 import { api } from '../api.ts'
 import { type DraftRunResult, runUnsavedCheck, saveCheck, writableBody } from '../checks.ts'
 import { CHECK_TYPE_LABELS, formatMs } from '../format.ts'
 import { Link, navigate, useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import type { Check, CheckResult, CheckType } from '../types.ts'
+import { useDraft } from '../ui/edited-errors.ts'
 import { CheckboxInput, type Draft, ListInput, SelectInput, TextInput } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Field, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
 import { AlertingFields } from './alerting-fields.tsx'
@@ -39,7 +40,6 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
   const { type, checkId } = props
   const { canWrite } = useSession()
   const client = useQueryClient()
-  const [draft, setDraft] = useState<Draft>(props.initial)
   const locations = useQuery({
     queryKey: ['locations'],
     queryFn: () => api.get<{ id?: string; region?: string; name?: string }[]>('/v1/locations'),
@@ -56,6 +56,7 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
       navigate(`/checks/${saved.id}`)
     },
   })
+  const { draft, setDraft, error, bind } = useDraft(props.initial, save.error)
   const runSaved = useMutation({ mutationFn: () => api.post<CheckResult>(`/v1/checks/${checkId}/trigger`) })
   // An unsaved form runs once as a test session: the definition as it stands, nothing saved.
   const runDraft = useMutation({ mutationFn: () => runUnsavedCheck(type, draft) })
@@ -67,7 +68,6 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
     event.preventDefault()
     save.mutate()
   }
-  const bind = { draft, onChange: setDraft, error: save.error }
   const title = checkId ? `Edit ${String(props.initial.name)}` : `New ${CHECK_TYPE_LABELS[type]} check`
   const locationIds = (locations.data ?? []).map((entry) => String(entry.region ?? entry.id ?? entry.name))
   return (
@@ -99,7 +99,7 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
           </>
         }
       />
-      <ErrorBox error={save.error} />
+      <ErrorBox error={error} />
       {runSaved.data && checkId && <RunOutcome checkId={checkId} result={runSaved.data} />}
       {runDraft.data && !checkId && <DraftRunOutcome result={runDraft.data} />}
       <ErrorBox error={run.error} />
@@ -194,7 +194,7 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
           <Field
             label="Playwright test script"
             name="script"
-            error={save.error}
+            error={error}
             hint="TypeScript or JavaScript with @playwright/test."
           >
             {(id) => (

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { setSearch, useLocation } from '../router.tsx'
 import { AccountSettings } from '../settings/account-settings.tsx'
+import { dashboards } from '../settings/dashboards.tsx'
 import type { ResourceDescriptor } from '../settings/descriptor.ts'
 import { members } from '../settings/members.tsx'
 import { ResourcePage } from '../settings/resource-page.tsx'
@@ -24,6 +25,7 @@ const RESOURCES: Record<string, ResourceDescriptor<any>> = {
   variables,
   'private-locations': privateLocations,
   'status-pages': statusPages,
+  dashboards,
   services,
   'api-keys': apiKeys,
   members,

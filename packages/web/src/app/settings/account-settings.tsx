@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import type { FormEvent } from 'react'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
-import { type Draft, NumberInput, TextInput, timeZoneNames } from '../ui/form-fields.tsx'
+import { useDraft } from '../ui/edited-errors.ts'
+import { NumberInput, TextInput, timeZoneNames } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 
 interface Account {
@@ -24,10 +25,6 @@ export function AccountSettings() {
 function AccountForm(props: { account: Account }) {
   const { isAdmin, accountId } = useSession()
   const client = useQueryClient()
-  const [draft, setDraft] = useState<Draft>({
-    name: props.account.name,
-    settings: { ...props.account.settings },
-  })
   const save = useMutation({
     mutationFn: () => api.patch<Account>('/v1/accounts/me', draft),
     onSuccess: () => {
@@ -35,17 +32,20 @@ function AccountForm(props: { account: Account }) {
       void client.invalidateQueries({ queryKey: ['account-settings'] })
     },
   })
+  const { draft, error, bind } = useDraft(
+    () => ({ name: props.account.name, settings: { ...props.account.settings } }),
+    save.error,
+  )
   const submit = (event: FormEvent) => {
     event.preventDefault()
     save.mutate()
   }
-  const bind = { draft, onChange: setDraft, error: save.error }
   return (
     <>
       <PageHeader title="Account" subtitle={`Account ID ${props.account.id}`} />
       <form onSubmit={submit} aria-label="Account settings">
         <Card>
-          <ErrorBox error={save.error} />
+          <ErrorBox error={error} />
           {save.isSuccess && (
             <div className="alert alert-info" role="status">
               Saved.

@@ -20,9 +20,16 @@ export interface FieldSpec {
   label: string
   kind: FieldKind
   options?: (string | number | [string | number, string])[]
+  /** A select whose values are numbers (the body takes 60, not "60"). */
+  numeric?: boolean
+  /** A number field's bounds. */
+  min?: number
+  max?: number
   /** Options fetched from the API (groups, services, ...). */
   optionsFrom?: { path: string; value: string; label: string }
   hint?: string
+  /** The heading of the part of the form this field starts or continues; fields without one have none. */
+  section?: string
   required?: boolean
   show?: (draft: Draft, creating: boolean) => boolean
   /** Draws a `custom` field: an editor of its own over the whole draft (cards, impacts, ...). */

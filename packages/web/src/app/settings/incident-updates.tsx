@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react'
 import { api } from '../api.ts'
 import { formatTime } from '../format.ts'
 import { useSession } from '../session.tsx'
+import { useEditedErrors } from '../ui/edited-errors.ts'
 import { Button, Card, ErrorBox, Field } from '../ui/ui.tsx'
 
 const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED']
@@ -23,6 +24,7 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
       void client.invalidateQueries({ queryKey: ['incidents'] })
     },
   })
+  const { error, edited } = useEditedErrors(post.error)
   const submit = (event: FormEvent) => {
     event.preventDefault()
     post.mutate()
@@ -37,11 +39,11 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
       {canWrite && (
         <form onSubmit={submit} aria-label="Post an update">
           <h3>Post an update</h3>
-          <ErrorBox error={post.error} />
+          <ErrorBox error={error} />
           <div className="form-grid">
-            <StatusField value={status} onChange={setStatus} error={post.error} />
+            <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
           </div>
-          <MessageField value={description} onChange={setDescription} error={post.error} />
+          <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
           <label className="checkbox">
             <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
             Notify subscribers
@@ -75,6 +77,7 @@ function UpdateItem(props: { incidentId: string; update: Record<string, any>; ca
     },
   })
   const remove = useMutation({ mutationFn: () => api.delete(path), onSuccess: done })
+  const { error, edited } = useEditedErrors(edit.error)
   const when = formatTime(update.publicIncidentUpdateDate ?? update.created_at)
   if (editing)
     return (
@@ -86,9 +89,9 @@ function UpdateItem(props: { incidentId: string; update: Record<string, any>; ca
             edit.mutate()
           }}
         >
-          <ErrorBox error={edit.error} />
-          <StatusField value={status} onChange={setStatus} error={edit.error} />
-          <MessageField value={description} onChange={setDescription} error={edit.error} />
+          <ErrorBox error={error} />
+          <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
+          <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
           <div className="form-actions">
             <Button onClick={() => setEditing(false)}>Cancel</Button>
             <Button type="submit" variant="primary" disabled={edit.isPending}>
@@ -133,14 +136,25 @@ interface FieldProps {
   value: string
   onChange: (value: string) => void
   error: unknown
+  /** Takes the field's API error away once it is edited. */
+  edited: (field: string) => void
 }
 
 /** An update's status, in posting and in editing. */
-function StatusField({ value, onChange, error }: FieldProps) {
+function StatusField({ value, onChange, error, edited }: FieldProps) {
   return (
     <Field label="Status" name="status" error={error}>
-      {(id) => (
-        <select id={id} value={value} onChange={(event) => onChange(event.target.value)}>
+      {(id, describedBy, invalid) => (
+        <select
+          id={id}
+          aria-describedby={describedBy}
+          aria-invalid={invalid}
+          value={value}
+          onChange={(event) => {
+            onChange(event.target.value)
+            edited('status')
+          }}
+        >
           {STATUSES.map((entry) => (
             <option key={entry}>{entry}</option>
           ))}
@@ -151,10 +165,22 @@ function StatusField({ value, onChange, error }: FieldProps) {
 }
 
 /** An update's message, in posting and in editing. */
-function MessageField({ value, onChange, error }: FieldProps) {
+function MessageField({ value, onChange, error, edited }: FieldProps) {
   return (
     <Field label="Message" name="description" error={error}>
-      {(id) => <textarea id={id} rows={3} value={value} onChange={(event) => onChange(event.target.value)} />}
+      {(id, describedBy, invalid) => (
+        <textarea
+          id={id}
+          rows={3}
+          aria-describedby={describedBy}
+          aria-invalid={invalid}
+          value={value}
+          onChange={(event) => {
+            onChange(event.target.value)
+            edited('description')
+          }}
+        />
+      )}
     </Field>
   )
 }

@@ -3,6 +3,7 @@ import { type FormEvent, type ReactNode, useState } from 'react'
 import { api, listOf } from '../api.ts'
 import { Link, navigate } from '../router.tsx'
 import { useSession } from '../session.tsx'
+import { useDraft } from '../ui/edited-errors.ts'
 import {
   CheckboxInput,
   type Draft,
@@ -181,9 +182,6 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
   const client = useQueryClient()
   const creating = !item
   const may = allowed(descriptor.role, session) && (creating || Boolean(descriptor.updateMethod))
-  const [draft, setDraft] = useState<Draft>(() =>
-    item ? (descriptor.toDraft?.(item) ?? { ...item }) : { ...descriptor.defaults },
-  )
   const [created, setCreated] = useState<Item | null>(null)
   const save = useMutation({
     mutationFn: () => {
@@ -198,6 +196,10 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
       else navigate(`/settings/${descriptor.key}${descriptor.search ?? ''}`)
     },
   })
+  const { draft, setDraft, error } = useDraft(
+    () => (item ? (descriptor.toDraft?.(item) ?? { ...item }) : { ...descriptor.defaults }),
+    save.error,
+  )
   const submit = (event: FormEvent) => {
     event.preventDefault()
     save.mutate()
@@ -223,21 +225,32 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
       ) : (
         <form onSubmit={submit} noValidate aria-label={title}>
           <Card>
-            <ErrorBox error={save.error} />
+            <ErrorBox error={error} />
             <fieldset disabled={!may} className="plain-fieldset">
-              <div className="form-grid">
-                {descriptor.fields
-                  .filter((field) => !field.show || field.show(draft, creating))
-                  .map((field) => (
-                    <FieldFor
-                      key={field.path}
-                      field={field}
-                      draft={draft}
-                      onChange={setDraft}
-                      error={save.error}
-                    />
-                  ))}
-              </div>
+              {sectionsOf(
+                descriptor.fields.filter((field) => !field.show || field.show(draft, creating)),
+              ).map(({ title, fields }) => {
+                const grid = (
+                  <div className="form-grid">
+                    {fields.map((field) => (
+                      <FieldFor
+                        key={field.path}
+                        field={field}
+                        draft={draft}
+                        onChange={setDraft}
+                        error={error}
+                      />
+                    ))}
+                  </div>
+                )
+                if (!title) return <div key={fields[0]?.path}>{grid}</div>
+                return (
+                  <fieldset key={title} className="form-section">
+                    <legend>{title}</legend>
+                    {grid}
+                  </fieldset>
+                )
+              })}
             </fieldset>
             {may && (
               <div className="form-actions">
@@ -255,6 +268,17 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
       {item && descriptor.detail?.(item)}
     </>
   )
+}
+
+/** Runs of fields under one section heading (or none), in the descriptor's order. */
+function sectionsOf(fields: FieldSpec[]): { title?: string; fields: FieldSpec[] }[] {
+  const sections: { title?: string; fields: FieldSpec[] }[] = []
+  for (const field of fields) {
+    const last = sections.at(-1)
+    if (last && last.title === field.section) last.fields.push(field)
+    else sections.push({ title: field.section, fields: [field] })
+  }
+  return sections
 }
 
 function FieldFor(props: {
@@ -281,7 +305,7 @@ function FieldFor(props: {
     case 'custom':
       return field.render?.({ draft: props.draft, onChange: props.onChange, error: props.error }) ?? null
     case 'number':
-      return <NumberInput {...bind} />
+      return <NumberInput {...bind} min={field.min} max={field.max} />
     case 'checkbox':
       return <CheckboxInput {...bind} />
     case 'list':
@@ -302,7 +326,7 @@ function FieldFor(props: {
             ...(remote.data ?? []).map((entry) => [String(entry[from.value]), String(entry[from.label])]),
           ] as [string, string][])
         : (field.options ?? [])
-      return <SelectInput {...bind} options={options} />
+      return <SelectInput {...bind} options={options} numeric={field.numeric} />
     }
     default:
       return <TextInput {...bind} required={field.required} />
