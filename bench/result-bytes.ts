@@ -38,7 +38,12 @@ const ctx = benchServiceContext(store, () => new Date(nowMs))
 await seedUrlChecks(ctx, checks, target.url)
 const path = storeUrl.slice('sqlite:'.length)
 const before = sizes(path)
+// Halfway: what the second half adds per result is the steady cost (per-check rows, each check's first
+// detail kept in full and its hour and day rows are there already; an hour adds its own row and detail).
+const halfway = Math.floor(minutes / 2)
+let middle: ReturnType<typeof sizes> | undefined
 for (let minute = 0; minute < minutes; minute++) {
+  if (minute === halfway) middle = sizes(path)
   nowMs += MINUTE
   const scheduler = createScheduler(ctx, { locations: ['local'], concurrency: 20 })
   scheduler.start()
@@ -63,6 +68,14 @@ console.log(
 )
 const gb = ((total / results) * 10_000 * 1440 * 30) / 1e9
 console.log(`  10,000 one-minute checks × 30 days: ${gb.toFixed(0)} GB (target < 110)`)
+if (middle && after.results > middle.results) {
+  const sum = (bytes: Map<string, number>) => [...bytes.values()].reduce((a, b) => a + b, 0)
+  const steady = (sum(after.bytes) - sum(middle.bytes)) / (after.results - middle.results)
+  console.log(
+    `  minutes ${halfway} to ${minutes} alone: ${steady.toFixed(1)} bytes per result; ` +
+      `× 432 million results (10,000 one-minute checks × 30 days): ${((steady * 432e6) / 1e9).toFixed(0)} GB`,
+  )
+}
 if (values.keep) copyFileSync(path, values.keep)
 await dispose()
 target.stop()

@@ -1,6 +1,7 @@
 export * from './agent-details.ts'
 export * from './agent-protocol.ts'
 export * from './alerting.ts'
+export { ByteReader, ByteWriter } from './analytics/byte-codec.ts'
 export * from './analytics/error-fingerprint.ts'
 export * from './analytics/metric-stats.ts'
 export * from './analytics/metric-stats-encoding.ts'

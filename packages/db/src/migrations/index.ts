@@ -32,6 +32,7 @@ import * as compactResults from './0035-compact-results.ts'
 import * as storedFiles from './0036-stored-files.ts'
 import * as maintenanceOccurrences from './0037-maintenance-occurrences.ts'
 import * as dashboards from './0038-dashboards.ts'
+import * as minutesFromResults from './0039-minutes-from-results.ts'
 import * as sessionRunSourceFiles from './0042-session-run-source-files.ts'
 
 export interface Migration {
@@ -72,5 +73,6 @@ export const migrations: Record<string, Migration> = {
   '0036-stored-files': storedFiles,
   '0037-maintenance-occurrences': maintenanceOccurrences,
   '0038-dashboards': dashboards,
+  '0039-minutes-from-results': minutesFromResults,
   '0042-session-run-source-files': sessionRunSourceFiles,
 }

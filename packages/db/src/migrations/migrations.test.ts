@@ -262,5 +262,34 @@ for (const { engine, createUrl } of testEngines()) {
         assert.deepEqual(await kept(), [])
       })
     })
+
+    test('0039: minute rollup rows go, but for heartbeats; hour and day rows stay', async () => {
+      await atMigration(createUrl, '0038-dashboards', async ({ store, migrateTo, now }) => {
+        for (const [id, type] of [
+          ['url', 'URL'],
+          ['beat', 'HEARTBEAT'],
+        ]) {
+          await sql`insert into checks (id, account_id, check_type, name, activated, muted, definition, created_at, updated_at)
+            values (${id}, 'a1', ${type}, ${id}, ${true}, ${false}, '{}', ${now}, ${now})`.execute(store.db)
+          for (const resolution of [1, 60, 1440]) {
+            await sql`insert into analytics_rollups (check_id, resolution, bucket_ms, location, outcome, status_code, page_index, results, retries, stats)
+              values (${id}, ${resolution}, 0, 'local', 'success', 200, -1, 1, 0, ${new Uint8Array([1])})`.execute(
+              store.db,
+            )
+          }
+        }
+        await migrateTo('0039-minutes-from-results')
+        const rows = await store.db
+          .selectFrom('analytics_rollups')
+          .select(['check_id', 'resolution'])
+          .orderBy('check_id')
+          .orderBy('resolution')
+          .execute()
+        assert.deepEqual(
+          rows.map((row) => `${row.check_id} ${row.resolution}`),
+          ['beat 1', 'beat 60', 'beat 1440', 'url 60', 'url 1440'],
+        )
+      })
+    })
   })
 }

@@ -53,7 +53,8 @@ export interface ResultsTable {
   error_type: string | null
   error_message: string | null
   status_code: number | null
-  detail: string
+  /** JSON text; on SQLite a passing result's compact detail may be bytes (check-results/result-rows.ts). */
+  detail: string | Uint8Array
   is_cancelled: SqlBool
 }
 

@@ -507,6 +507,13 @@ for (const engine of testEngines()) {
       assert.deepEqual(await hoursWith('GRACE'), [2])
       assert.deepEqual(await hoursWith('FAILING'), [3, 5])
       assert.deepEqual(await hoursWith('LATE'), [6])
+      // Minute buckets of a heartbeat come from its minute rows (a ping's status depends on the one before).
+      const minutes = `from=${Date.parse('2026-07-21T01:00:00Z') / 1000}&to=${Date.parse('2026-07-21T01:15:00Z') / 1000}&aggregationInterval=5`
+      const early = await ok(`/v1/analytics/heartbeat-checks/${check.id}?${minutes}&filterByStatus=EARLY`)
+      assert.deepEqual(
+        early.series[0].data.map((r: { availability: number | null }) => r.availability),
+        [null, null, 100],
+      )
       const bad = await t.call({
         method: 'GET',
         url: `/v1/analytics/heartbeat-checks/${check.id}?metrics=responseTime_avg`,

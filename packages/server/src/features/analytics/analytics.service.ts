@@ -19,13 +19,14 @@ import { finalResultsPage } from '../check-results/check-results.repo.ts'
 import { findCheck } from '../checks/check-lookups.service.ts'
 import { aCheckType } from '../checks/check-type-names.ts'
 import { resolveCheck } from '../checks/resolve-check.ts'
-import { findZone, type RollupRow, readRollups } from './analytics.repo.ts'
+import { findZone, type RollupRow } from './analytics.repo.ts'
 import {
   type AnalyticsQueryValue,
   type AnalyticsResponse,
   DEFAULT_ANALYTICS_LIMIT,
   DEFAULT_INTERVAL_MINUTES,
 } from './analytics.schemas.ts'
+import { readAnalyticsRows } from './minute-rows.ts'
 import { metricSlots, resultMetrics } from './result-metrics.ts'
 import { FAILED_OUTCOMES } from './rollups.ts'
 
@@ -184,7 +185,7 @@ async function aggregatedSeries(
   const zone = await findZone(ctx, checkId)
   const days =
     zone?.zone === timeZone ? localMidnights(fromMs, toMs, timeZone).filter((m) => m >= zone.sinceMs) : []
-  const rows = await readRollups(ctx, checkId, rollupRanges([...starts, toMs], days), {
+  const rows = await readAnalyticsRows(ctx, checkId, rollupRanges([...starts, toMs], days), {
     pages: groupBy === 'pageIndex',
     outcomes: query.filterByStatus === undefined ? undefined : [query.filterByStatus],
     withStats: wanted.size > 0,

@@ -1,7 +1,8 @@
 import { localMidnights, MetricStats, mergeEncodedMetricStats, rollupRanges } from '@svc/core'
 import type { ServiceContext } from '../../context.ts'
-import { findZone, readRollups } from './analytics.repo.ts'
+import { findZone } from './analytics.repo.ts'
 import { round } from './analytics.service.ts'
+import { readAnalyticsRows } from './minute-rows.ts'
 import { mainMetricSlot } from './overview.ts'
 import { FAILED_OUTCOMES } from './rollups.ts'
 
@@ -43,7 +44,7 @@ export async function periodFigures(
     // Day rows follow the zone the check's results were folded in (as analytics queries do).
     const days =
       zone?.zone === timeZone ? localMidnights(fromMs, toMs, timeZone).filter((m) => m >= zone.sinceMs) : []
-    const rows = await readRollups(ctx, check.id, rollupRanges([fromMs, toMs], days), {
+    const rows = await readAnalyticsRows(ctx, check.id, rollupRanges([fromMs, toMs], days), {
       pages: false,
       withStats: slot !== undefined,
     })

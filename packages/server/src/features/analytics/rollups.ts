@@ -37,7 +37,11 @@ export async function foldResultsIntoRollups(
     const kind = kindOfCheckType(row.check_type) as AnalyticsKind
     const outcome = heartbeats.get(row.id) ?? outcomeOf(row)
     const zone = zones.get(row.check_id) ?? 'UTC'
-    deltas.set(row.check_id, [...(deltas.get(row.check_id) ?? []), ...rollupDeltas(kind, row, outcome, zone)])
+    const resolutions = foldsMinuteRows(row.check_type) ? ROLLUP_RESOLUTIONS : HOURS_AND_DAYS
+    deltas.set(row.check_id, [
+      ...(deltas.get(row.check_id) ?? []),
+      ...rollupDeltas(kind, row, outcome, zone, resolutions),
+    ])
   }
   await addToRollups(ctx, deltas)
 }
@@ -73,7 +77,16 @@ async function zonesOfFold(ctx: ServiceContext, rows: CheckResultsTable[]): Prom
   return zones
 }
 
-const outcomeOf = (row: CheckResultsTable) => (row.has_failures ? 'failure' : 'success')
+/**
+ * Whether a check type's results are folded into minute rows. Only heartbeats are: a heartbeat's outcome
+ * depends on the result before it. Other minute buckets are answered from the results themselves
+ * (minute-rows.ts): a minute row of a check that runs once a minute was a second copy of its result.
+ */
+export const foldsMinuteRows = (checkType: string): boolean => checkType === 'HEARTBEAT'
+
+const HOURS_AND_DAYS = ROLLUP_RESOLUTIONS.filter((resolution) => resolution !== 1)
+
+export const outcomeOf = (row: CheckResultsTable) => (row.has_failures ? 'failure' : 'success')
 
 /** Outcomes that count against availability. */
 export const FAILED_OUTCOMES = ['failure', 'FAILING']
@@ -83,6 +96,7 @@ export function rollupDeltas(
   row: CheckResultsTable,
   outcome: string,
   zone: string,
+  resolutions: readonly number[] = ROLLUP_RESOLUTIONS,
 ): RollupDelta[] {
   const startedMs = Date.parse(row.started_at)
   const metrics = resultMetrics(kind, row)
@@ -100,7 +114,7 @@ export function rollupDeltas(
     stats: encodeMetricStats(statsOf(page.samples)),
   }))
   const deltas: RollupDelta[] = []
-  for (const resolution of ROLLUP_RESOLUTIONS) {
+  for (const resolution of resolutions) {
     const stepMs = resolution * 60_000
     const bucketMs =
       resolution === 1440 ? localDayStart(startedMs, zone) : Math.floor(startedMs / stepMs) * stepMs

@@ -471,3 +471,27 @@ export async function finalResultsAround(
     .execute()
   return withCopiedDetails(ctx, rows.map(readableRow))
 }
+
+/**
+ * A check's results that analytics folds (final, not cancelled) started in [fromMs, toMs), other than of
+ * `exceptType`, oldest first, compact details expanded: analytics answers minute buckets from them.
+ */
+export async function foldedResultsBetween(
+  ctx: ServiceContext,
+  checkId: string,
+  range: { fromMs: number; toMs: number },
+  exceptType: string,
+): Promise<CheckResultsTable[]> {
+  const rows = await readableResults(ctx)
+    .select(READABLE_COLUMNS)
+    .where('rc.check_id', '=', checkId)
+    .where('r.started_ms', '>=', range.fromMs)
+    .where('r.started_ms', '<', range.toMs)
+    .where('r.result_type', '=', 'FINAL')
+    .where('r.is_cancelled', '=', false)
+    .where('r.check_type', '<>', exceptType)
+    .orderBy('r.started_ms')
+    .orderBy('r.key')
+    .execute()
+  return rows.map((row) => withReadableDetail(readableRow(row)))
+}

@@ -206,6 +206,11 @@ export const statusReads = {
   statusesBrokenSince: repo.statusesBrokenSince,
 }
 
+/** For analytics: a check's folded results in a time range, the minute buckets it answers from them. */
+export const analyticsReads = {
+  foldedResultsBetween: repo.foldedResultsBetween,
+}
+
 /**
  * For the run pipeline's store (runs/store.ts), inside its transaction: locks the checks `checkIds`
  * name, in id order, and answers those that still exist; then inserts the results, answering the ids

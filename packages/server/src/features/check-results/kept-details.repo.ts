@@ -1,6 +1,7 @@
 import type { CheckResultsTable } from '@svc/db'
+import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
-import { idOfStored } from './result-rows.ts'
+import { idOfStored, readableDetailOf } from './result-rows.ts'
 import {
   copiedDetail,
   isCompact,
@@ -48,14 +49,16 @@ export async function withCopiedDetails<Row extends CheckResultsTable>(
       .where('r.run_location', '=', span.location)
       .where('r.started_ms', '>=', Date.parse(span.from) - KEPT_WITHIN_MS)
       .where('r.started_ms', '<=', Date.parse(span.to))
+      // Kept in full: not compact (a JSON array, or bytes on SQLite).
       .where('r.detail', 'not like', '[%')
+      .$if(ctx.engine === 'sqlite', (q) => q.where(sql`typeof(r.detail)`, '=', 'text'))
       .orderBy('r.started_ms', 'desc')
       .execute()
     keptOf.set(
       key,
       kept.map((row) => ({
         id: idOfStored(row.id),
-        detail: row.detail,
+        detail: readableDetailOf(row.detail),
         check_type: row.check_type,
         started_at: new Date(Number(row.started_ms)).toISOString(),
       })),

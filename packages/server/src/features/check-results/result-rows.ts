@@ -1,11 +1,12 @@
 import type { CheckResultsTable, Engine, ResultsTable } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { compactDetailBytes, detailOfCompactBytes } from './compact-detail-bytes.ts'
 
 /**
  * How a result row is stored in `results` (migration 0035) and read back: a UUID id as its 16 bytes on
- * SQLite, times as milliseconds (stop and creation after the start), the check by a short key, and a
- * job id without the check id it names. Readers see `CheckResultsTable` rows, as before.
+ * SQLite, times as milliseconds (stop and creation after the start), the check by a short key, a job
+ * id without the check id it names, and on SQLite a compact detail as bytes (compact-detail-bytes.ts). Readers see `CheckResultsTable` rows, as before.
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -83,10 +84,14 @@ export function storedRowOf(
     error_type: row.error_type,
     error_message: row.error_message,
     status_code: row.status_code,
-    detail,
+    detail: (engine === 'sqlite' && detail.startsWith('[') && compactDetailBytes(detail)) || detail,
     is_cancelled: row.is_cancelled,
   }
 }
+
+/** A stored detail as text: a compact one SQLite holds as bytes read back as its JSON. */
+export const readableDetailOf = (detail: string | Uint8Array): string =>
+  typeof detail === 'string' ? detail : detailOfCompactBytes(detail)
 
 /** `results` with its check's id and account: every read of whole rows starts here. */
 export function readableResults(ctx: ServiceContext) {
@@ -144,7 +149,7 @@ export function readableRow(row: ReadRow): CheckResultsTable {
     error_type: row.error_type,
     error_message: row.error_message,
     status_code: row.status_code,
-    detail: row.detail,
+    detail: readableDetailOf(row.detail),
     created_at: isoOfMs(startedMs + Number(row.created_after_ms)),
     is_cancelled: row.is_cancelled,
   }
