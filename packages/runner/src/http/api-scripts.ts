@@ -48,6 +48,8 @@ export class ApiScriptRun {
   readonly #signal: AbortSignal | undefined
   readonly #timeoutMs: number
   #child: ChildProcess | null = null
+  /** Frees the pool slot the process holds: script processes count against the pool's concurrency. */
+  #release: (() => void) | null = null
   #waiting: ((reply: Reply | { ended: string }) => void) | null = null
   #ended: string | null = null
   #stderr = ''
@@ -77,6 +79,7 @@ export class ApiScriptRun {
     // Once only: the group's id may belong to another process later.
     if (pid && !this.#closed) killGroup(pid)
     this.#closed = true
+    this.#release?.()
   }
 
   async #phase<T>(phase: Phase, input: object, read: (reply: Reply) => T | string): Promise<PhaseAnswer<T>> {
@@ -105,6 +108,12 @@ export class ApiScriptRun {
   async #start(): Promise<ChildProcess> {
     if (!this.#pool) throw new Error('this runner has no script pool')
     const status = await this.#pool.start()
+    // As many script processes at once as the pool runs browser checks, however many API checks have scripts.
+    this.#release = (await this.#pool.acquire(this.#signal)).release
+    if (this.#closed) {
+      this.#release()
+      throw new Error('the run was closed')
+    }
     const limits = {
       maxLogs: MAX_LOGS,
       maxLogText: MAX_LOG_TEXT,
@@ -121,6 +130,7 @@ export class ApiScriptRun {
     if (!status.sandboxed) env.SVC_PARENT_PID = String(process.pid)
     const child = spawn(command, args, { cwd: '/', env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
     this.#child = child
+    child.once('exit', () => this.#release?.())
     this.#listen(child)
     return child
   }
