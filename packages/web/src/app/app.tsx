@@ -11,6 +11,10 @@ const CheckPage = lazy(() => import('./pages/check.tsx'))
 const ResultPage = lazy(() => import('./pages/result.tsx'))
 const CheckFormPage = lazy(() => import('./pages/check-form.tsx'))
 const SettingsPage = lazy(() => import('./pages/settings.tsx'))
+const TestSessionPage = lazy(() => import('./pages/test-session.tsx'))
+const TestSessionResultPage = lazy(() =>
+  import('./pages/test-session.tsx').then((module) => ({ default: module.TestSessionResultPage })),
+)
 
 export function App() {
   const { path } = useLocation()
@@ -40,6 +44,11 @@ function Routes(props: { path: string }) {
   if (params) return <ResultPage checkId={params.id as string} resultId={params.resultId as string} />
   params = match('/checks/:id', path)
   if (params) return <CheckPage checkId={params.id as string} />
+  params = match('/test-sessions/:id/results/:resultId', path)
+  if (params)
+    return <TestSessionResultPage sessionId={params.id as string} resultId={params.resultId as string} />
+  params = match('/test-sessions/:id', path)
+  if (params) return <TestSessionPage sessionId={params.id as string} />
   params = match('/settings/:resource', path) ?? match('/settings/:resource/:id', path)
   if (params) return <SettingsPage resource={params.resource as string} id={params.id} />
   return (

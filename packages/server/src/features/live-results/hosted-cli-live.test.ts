@@ -101,7 +101,7 @@ for (const engine of testEngines()) {
       assert.equal(res.status, 200, path)
       return (await res.json()) as any
     }
-    const sessionIdIn = (out: string) => out.match(/\/v1\/test-sessions\/([0-9a-f-]{36})/)?.[1]
+    const sessionIdIn = (out: string) => out.match(/\/test-sessions\/([0-9a-f-]{36})/)?.[1]
 
     test('checkly test runs the unsaved checks, shows each result with its detail and exits 1 on a failure', async () => {
       const { code, out } = await checkly('test', '--location', 'local')

@@ -91,7 +91,8 @@ function linkRoutes(app: RouteApp, ctx: ServiceContext) {
         authOf(request).accountId,
         request.params.testSessionId,
       )
-      return { link: session.testSessionLink }
+      // The dashboard's page of the session, which people open from the CLI's output.
+      return { link: `${ctx.publicUrl}/test-sessions/${session.testSessionId}` }
     },
   )
 
@@ -119,7 +120,7 @@ function linkRoutes(app: RouteApp, ctx: ServiceContext) {
       const { assets } = await assetsOfResult(ctx, accountId, testSessionId, testSessionResultId)
       const urls = (type: string) => assets.filter((asset) => asset.type === type).map((asset) => asset.url)
       return {
-        testResultLink: result.testSessionResultLink,
+        testResultLink: `${ctx.publicUrl}/test-sessions/${testSessionId}/results/${result.testSessionResultId}`,
         testTraceLinks: urls('trace'),
         videoLinks: urls('video'),
         screenshotLinks: urls('screenshot'),

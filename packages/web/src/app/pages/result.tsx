@@ -31,17 +31,28 @@ export default function ResultPage(props: { checkId: string; resultId: string })
   })
   if (result.isPending) return <Loading />
   if (result.error || !result.data) return <ErrorBox error={result.error} />
-  const data = result.data
+  return (
+    <ResultView
+      data={result.data}
+      checkId={props.checkId}
+      crumbs={
+        <>
+          <Link href="/">Checks</Link> /{' '}
+          <Link href={`/checks/${props.checkId}`}>{check.data?.name ?? 'Check'}</Link>
+        </>
+      }
+    />
+  )
+}
+
+/** Everything a result holds, readable: a check's result, or a test session's run of a definition. */
+export function ResultView(props: { data: CheckResult; crumbs: ReactNode; checkId?: string }) {
+  const { data } = props
   const http = data.apiCheckResult ?? data.urlCheckResult
   return (
     <>
       <PageHeader
-        crumbs={
-          <>
-            <Link href="/">Checks</Link> /{' '}
-            <Link href={`/checks/${props.checkId}`}>{check.data?.name ?? 'Check'}</Link>
-          </>
-        }
+        crumbs={props.crumbs}
         title={`Result of ${formatTime(data.startedAt, true)}`}
         subtitle={<ResultBadge failed={data.hasFailures} degraded={data.isDegraded} />}
       />
@@ -157,7 +168,7 @@ function prettyBody(body: string | undefined): string {
   }
 }
 
-function HttpDetail(props: { detail: HttpResult; omitted: boolean; copiedFrom?: string; checkId: string }) {
+function HttpDetail(props: { detail: HttpResult; omitted: boolean; copiedFrom?: string; checkId?: string }) {
   const { timingPhases } = props.detail
   return (
     <>
@@ -166,7 +177,7 @@ function HttpDetail(props: { detail: HttpResult; omitted: boolean; copiedFrom?: 
           <Waterfall phases={timingPhases} />
         </Card>
       )}
-      {props.omitted && props.copiedFrom && (
+      {props.omitted && props.copiedFrom && props.checkId && (
         <p className="muted" data-testid="detail-omitted">
           This passing run was stored with its timings only. Its request, response and assertions were the
           same as those of{' '}

@@ -1,0 +1,164 @@
+import { useQuery } from '@tanstack/react-query'
+import { api } from '../api.ts'
+import { CHECK_TYPE_LABELS, formatMs, formatTime } from '../format.ts'
+import { Link } from '../router.tsx'
+import type { CheckResult, CheckStatus } from '../types.ts'
+import { Card, ErrorBox, KeyValues, Loading, PageHeader, StatusBadge } from '../ui/ui.tsx'
+import { ResultView } from './result.tsx'
+
+/**
+ * A test session: checks run once by `svc test`, `checkly test` or `checkly trigger` (or the API), with
+ * each run's result. The CLIs print this page's link. It follows the session until every run ended.
+ */
+
+type SessionStatus = 'RUNNING' | 'PASSED' | 'FAILED' | 'CANCELLED'
+
+interface SessionResult {
+  testSessionResultId: string
+  checkId: string | null
+  checkType: string
+  name: string
+  runLocation: string
+  status: SessionStatus
+  hasFailures: boolean
+  isDegraded: boolean
+  responseTime: number | null
+  startedAt: string | null
+}
+
+interface TestSession {
+  testSessionId: string
+  name: string
+  status: SessionStatus
+  startedAt: string
+  stoppedAt: string | null
+  timeElapsed: number
+  results: SessionResult[]
+}
+
+/** How often a session still running is read again: results show within this long of their end. */
+const FOLLOW_MS = 2000
+
+const BADGE: Record<SessionStatus, CheckStatus> = {
+  RUNNING: 'no-data',
+  PASSED: 'passing',
+  FAILED: 'failing',
+  CANCELLED: 'paused',
+}
+const WORDS: Record<SessionStatus, string> = {
+  RUNNING: 'Running',
+  PASSED: 'Passed',
+  FAILED: 'Failed',
+  CANCELLED: 'Cancelled',
+}
+
+function SessionStatusText(props: { status: SessionStatus }) {
+  if (props.status === 'RUNNING') return <span className="muted">{WORDS.RUNNING}…</span>
+  return (
+    <span title={WORDS[props.status]}>
+      <StatusBadge status={BADGE[props.status]} />
+    </span>
+  )
+}
+
+function useSession(sessionId: string) {
+  return useQuery({
+    queryKey: ['test-session', sessionId],
+    queryFn: () => api.get<TestSession>(`/v1/test-sessions/${sessionId}`),
+    refetchInterval: (query) => (query.state.data?.status === 'RUNNING' ? FOLLOW_MS : false),
+  })
+}
+
+export default function TestSessionPage(props: { sessionId: string }) {
+  const session = useSession(props.sessionId)
+  if (session.isPending) return <Loading />
+  if (session.error || !session.data) return <ErrorBox error={session.error} />
+  const data = session.data
+  return (
+    <>
+      <PageHeader
+        crumbs={<span>Test sessions</span>}
+        title={data.name}
+        subtitle={<SessionStatusText status={data.status} />}
+      />
+      <Card>
+        <KeyValues
+          rows={[
+            ['Status', WORDS[data.status]],
+            ['Started', formatTime(data.startedAt, true)],
+            ['Ended', data.stoppedAt ? formatTime(data.stoppedAt, true) : '—'],
+            ['Took', formatMs(data.timeElapsed)],
+          ]}
+        />
+      </Card>
+      <Card title={`Results (${data.results.length})`}>
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Result</th>
+                <th scope="col">Check</th>
+                <th scope="col" className="hide-sm">
+                  Type
+                </th>
+                <th scope="col">Location</th>
+                <th scope="col" className="num">
+                  Response time
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.results.map((result) => (
+                <tr key={result.testSessionResultId}>
+                  <td>
+                    {result.status === 'RUNNING' ? (
+                      <SessionStatusText status={result.status} />
+                    ) : (
+                      <Link
+                        href={`/test-sessions/${data.testSessionId}/results/${result.testSessionResultId}`}
+                        aria-label={`${WORDS[result.status]}: result of ${result.name}`}
+                      >
+                        <SessionStatusText status={result.status} />
+                      </Link>
+                    )}
+                  </td>
+                  <td>
+                    {result.checkId ? (
+                      <Link href={`/checks/${result.checkId}`}>{result.name}</Link>
+                    ) : (
+                      result.name
+                    )}
+                  </td>
+                  <td className="hide-sm">{CHECK_TYPE_LABELS[result.checkType] ?? result.checkType}</td>
+                  <td>{result.runLocation}</td>
+                  <td className="num">{formatMs(result.responseTime)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </Card>
+    </>
+  )
+}
+
+export function TestSessionResultPage(props: { sessionId: string; resultId: string }) {
+  const session = useSession(props.sessionId)
+  const result = useQuery({
+    queryKey: ['test-session-result', props.sessionId, props.resultId],
+    queryFn: () => api.get<CheckResult>(`/v1/test-sessions/${props.sessionId}/results/${props.resultId}`),
+  })
+  if (result.isPending) return <Loading />
+  if (result.error || !result.data) return <ErrorBox error={result.error} />
+  return (
+    <ResultView
+      data={result.data}
+      crumbs={
+        <>
+          <span>Test sessions</span> /{' '}
+          <Link href={`/test-sessions/${props.sessionId}`}>{session.data?.name ?? 'Session'}</Link>
+        </>
+      }
+    />
+  )
+}
