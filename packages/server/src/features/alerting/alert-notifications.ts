@@ -17,9 +17,9 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
 import { ChannelIdParams } from '../alert-channels/alert-channels.schemas.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
+import * as channelLookups from '../alert-channels/channel-lookups.service.ts'
 import { sampleEvent } from '../alert-channels/sample-event.ts'
 import * as repo from './alert-notifications.repo.ts'
 import { type AlertEvent, deliver } from './delivery.ts'
@@ -176,7 +176,7 @@ export async function testChannel(
   accountId: string,
   id: number,
 ): Promise<AlertNotification> {
-  const channel = await channelsRepo.findChannel(ctx, accountId, id)
+  const channel = await channelLookups.findChannel(ctx, accountId, id)
   if (!channel) throw notFound(`Alert channel ${id} not found`)
   const event = { test: true, groupId: null, variables: sampleEvent(ctx) }
   const deliveryId = randomUUID()

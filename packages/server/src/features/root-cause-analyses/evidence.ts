@@ -1,6 +1,6 @@
 import type { CheckResultsTable, ErrorGroupsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { finalResultsAround } from '../check-results/check-results.repo.ts'
+import { finalResultsAround } from '../check-results/result-lookups.service.ts'
 import { findCheck } from '../checks/check-lookups.service.ts'
 import { resolveCheck } from '../checks/resolve-check.ts'
 import { groupsOverlapping } from '../error-groups/error-group-lookups.service.ts'

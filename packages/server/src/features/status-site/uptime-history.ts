@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts'
-import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
+import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/result-lookups.service.ts'
 import { tagHistoryAfter } from '../checks/check-lookups.service.ts'
 import { resolveChecksById } from '../checks/resolve-check.ts'
 import { coversTags, maintenanceHistory } from '../maintenance-windows/maintenance-windows.service.ts'
@@ -7,7 +7,7 @@ import {
   keepServiceDays,
   lockReferencedServiceIds,
   servicesOfCheck,
-} from '../status-page-services/status-page-services.repo.ts'
+} from '../status-page-services/service-lookups.service.ts'
 import { historyStartMs } from './history-days.ts'
 
 export interface CheckDayCount {
