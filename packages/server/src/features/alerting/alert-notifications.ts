@@ -17,6 +17,7 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { ChannelIdParams } from '../alert-channels/alert-channels.schemas.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
 import * as channelLookups from '../alert-channels/channel-lookups.service.ts'
@@ -223,6 +224,12 @@ export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
+  notificationRoutes(app, ctx)
+  channelTestRoute(app, ctx)
+}
+
+/** The account's alert deliveries: their list, and one. */
+function notificationRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/alert-notifications',
     {
@@ -271,7 +278,10 @@ export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
       return toNotification(row)
     },
   )
+}
 
+/** A sample alert sent through a channel now. */
+function channelTestRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/alert-channels/:id/test',
     {
