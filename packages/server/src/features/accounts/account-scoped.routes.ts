@@ -83,7 +83,8 @@ export const accountScopedRoutes: FastifyPluginAsyncTypebox<{
   scope: keyof typeof SCOPES
 }> = async (app, { ctx, scope }) => {
   accountRoutes(app, ctx, SCOPES[scope])
-  memberRoutes(app, ctx, SCOPES[scope])
+  memberListRoute(app, ctx, SCOPES[scope])
+  memberChangeRoutes(app, ctx, SCOPES[scope])
 }
 
 const tags = ['accounts']
@@ -109,9 +110,9 @@ function accountRoutes(app: RouteApp, ctx: ServiceContext, scope: Scope) {
   )
 }
 
-/** The account's members: listing them, changing one's role, removing one. */
-function memberRoutes(app: RouteApp, ctx: ServiceContext, scope: Scope) {
-  const { path, actingIn, accountParams, memberParams, docs } = scope
+/** The account's members and invites. */
+function memberListRoute(app: RouteApp, ctx: ServiceContext, scope: Scope) {
+  const { path, actingIn, accountParams, docs } = scope
   app.get(
     `${path}/members`,
     {
@@ -136,8 +137,13 @@ function memberRoutes(app: RouteApp, ctx: ServiceContext, scope: Scope) {
       return { ...cursorOf(page, items, total), members: items }
     },
   )
+}
 
-  const memberConflict = ErrorResponse('Conflict: an account must keep at least one OWNER')
+const memberConflict = ErrorResponse('Conflict: an account must keep at least one OWNER')
+
+/** Changing a member's role, and removing a member. */
+function memberChangeRoutes(app: RouteApp, ctx: ServiceContext, scope: Scope) {
+  const { path, actingIn, memberParams, docs } = scope
   app.patch(
     `${path}/members/:userId`,
     {
