@@ -20,6 +20,7 @@ export const dashboardIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
 ) => {
   incidentCreateRoute(app, ctx)
   incidentItemRoutes(app, ctx)
+  incidentDeleteRoute(app, ctx)
 }
 
 const tags = ['dashboards']
@@ -43,7 +44,7 @@ function incidentCreateRoute(app: RouteApp, ctx: ServiceContext) {
   )
 }
 
-/** One dashboard incident, by id. */
+/** One dashboard incident, by id: read and edit. */
 function incidentItemRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/incidents/:id',
@@ -90,7 +91,10 @@ function incidentItemRoutes(app: RouteApp, ctx: ServiceContext) {
         request.query.probe ?? false,
       ),
   )
+}
 
+/** Deleting a dashboard incident. */
+function incidentDeleteRoute(app: RouteApp, ctx: ServiceContext) {
   app.delete(
     '/v1/incidents/:id',
     {
