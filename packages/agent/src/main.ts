@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { parseArgs } from 'node:util'
-import { SvcAgent } from './agent.ts'
+import { type Logger, SvcAgent } from './agent.ts'
 import { AgentApi, dispatcherOf } from './api-client.ts'
-import { ConfigError, loadAgentConfig } from './config.ts'
+import { type AgentConfig, ConfigError, loadAgentConfig } from './config.ts'
 import { startHealthServer } from './health.ts'
 import { AGENT_VERSION } from './version.ts'
 
@@ -12,18 +12,47 @@ async function main(): Promise<void> {
   const values = argumentsOf(process.argv.slice(2))
   const config = loadAgentConfig()
   const agentId = randomUUID()
-  const log = {
-    info: (message: string) => process.stdout.write(`${new Date().toISOString()} info ${message}\n`),
-    warn: (message: string) => process.stderr.write(`${new Date().toISOString()} warn ${message}\n`),
-    error: (message: string) => process.stderr.write(`${new Date().toISOString()} error ${message}\n`),
+  const agent = createAgent(config, agentId)
+  exitOnCrash(agent)
+  if (values['refresh-cache']) log.info(`script caches cleared (${await agent.refreshCache()})`)
+  const health = await startHealthServer(config.healthPort, () => agent.readiness()).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error
+      throw new ConfigError(
+        `AGENT_HEALTH_PORT ${config.healthPort} is in use: stop what listens there or set AGENT_HEALTH_PORT to a free port`,
+      )
+    },
+  )
+  const sandbox = await agent.scriptSandbox()
+  agent.start()
+  log.info(
+    `svc agent ${AGENT_VERSION} (${agentId}) started: server ${config.apiUrl}, ${config.jobConcurrency} ` +
+      `jobs at once, health probes on port ${health.port}, error events ${config.externalObservability ? 'on' : 'off'}, ` +
+      `script checks ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
+  )
+  const stop = (signal: string) => {
+    log.info(`${signal} received`)
+    void agent.shutdown().then(() => process.exit(0))
   }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+const log: Logger = {
+  info: (message: string) => process.stdout.write(`${new Date().toISOString()} info ${message}\n`),
+  warn: (message: string) => process.stderr.write(`${new Date().toISOString()} warn ${message}\n`),
+  error: (message: string) => process.stderr.write(`${new Date().toISOString()} error ${message}\n`),
+}
+
+/** The agent, exiting with a message that says what to fix when its key or server URL is wrong. */
+function createAgent(config: AgentConfig, agentId: string): SvcAgent {
   const api = new AgentApi({
     apiUrl: config.apiUrl,
     apiKey: config.apiKey,
     agentId,
     dispatcher: dispatcherOf(config.proxy),
   })
-  const agent = new SvcAgent({
+  const agent: SvcAgent = new SvcAgent({
     config,
     api,
     version: AGENT_VERSION,
@@ -47,7 +76,11 @@ async function main(): Promise<void> {
       process.exit(1)
     },
   })
+  return agent
+}
 
+/** An uncaught error is logged (scrubbed), reported as an error event for up to 3 s, then exits. */
+function exitOnCrash(agent: SvcAgent): void {
   // A log sink that went away (EPIPE: a log collector restarting, `| head`) is not a crash: writing to
   // it would fail again from the crash handler, on and on, starving the probes and signal handlers.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
@@ -64,30 +97,6 @@ async function main(): Promise<void> {
   }
   process.on('uncaughtException', crash)
   process.on('unhandledRejection', crash)
-
-  if (values['refresh-cache']) log.info(`script caches cleared (${await agent.refreshCache()})`)
-  const health = await startHealthServer(config.healthPort, () => agent.readiness()).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EADDRINUSE') throw error
-      throw new ConfigError(
-        `AGENT_HEALTH_PORT ${config.healthPort} is in use: stop what listens there or set AGENT_HEALTH_PORT to a free port`,
-      )
-    },
-  )
-  const sandbox = await agent.scriptSandbox()
-  agent.start()
-  log.info(
-    `svc agent ${AGENT_VERSION} (${agentId}) started: server ${config.apiUrl}, ${config.jobConcurrency} ` +
-      `jobs at once, health probes on port ${health.port}, error events ${config.externalObservability ? 'on' : 'off'}, ` +
-      `script checks ${sandbox.sandboxed ? 'in' : 'WITHOUT'} the sandbox`,
-  )
-
-  const stop = (signal: string) => {
-    log.info(`${signal} received`)
-    void agent.shutdown().then(() => process.exit(0))
-  }
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
 }
 
 function argumentsOf(args: string[]) {

@@ -14,6 +14,8 @@ const RETRY_MAX_MS = 30_000
  * transaction arrives once it commits). A lost connection is opened again, after 1 s and up to 30 s
  * between tries. `listening` is called each time the LISTEN is on, the first time included: what was
  * sent before never arrives, so whoever waits on it looks for work then.
+ * Kept as one closure (over 60 lines): connect, its retry and close share the open client, the retry
+ * timer and the closed flag.
  */
 export function listenToStore(
   url: string,

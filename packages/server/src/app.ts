@@ -209,45 +209,7 @@ function publicApi(
       title: 'svc API',
       description: `Synthetic monitoring: checks, results, alerting, status pages and analytics.\n\n[Open the dashboard](${ctx.publicUrl}/)`,
       publicUrl: ctx.publicUrl,
-      tags: [
-        { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },
-        { name: 'dashboard', description: 'What the dashboard’s pages read in one request' },
-        { name: 'accounts', description: 'The account, its settings and members' },
-        { name: 'api-keys', description: 'User and service API keys' },
-        { name: 'variables', description: 'Account-level environment variables' },
-        { name: 'checks', description: 'Checks of every type' },
-        { name: 'check-groups', description: 'Groups whose settings their checks inherit' },
-        { name: 'locations', description: 'Data-center locations served by this deployment' },
-        { name: 'check-results', description: 'Results of check runs' },
-        { name: 'check-statuses', description: 'Current status of each check' },
-        { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
-        { name: 'runtimes', description: 'Runtimes of script checks and the packages they provide' },
-        { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
-        { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
-        { name: 'private-locations', description: 'Your own locations, served by svc agents' },
-        { name: 'agent', description: 'What svc agents call, with a private-location key' },
-        { name: 'status-pages', description: 'Status pages, their cards and services' },
-        { name: 'incidents', description: 'Incidents of status pages and their updates' },
-        { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
-        { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
-        { name: 'test-sessions', description: 'Checks (saved or not) run once, results streamed and kept' },
-        { name: 'check-sessions', description: 'Saved checks run now from CI, waited on' },
-        { name: 'triggers', description: 'Trigger URLs: run a check or group with a token' },
-        {
-          name: 'badges',
-          description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
-        },
-        { name: 'dashboards', description: 'Public dashboards of check status by tag, and their incidents' },
-        { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
-        {
-          name: 'client-certificates',
-          description: 'Certificates API checks present to hosts requiring mTLS',
-        },
-        {
-          name: 'analytics',
-          description: 'Metrics of checks over time, from rollups kept as results are stored',
-        },
-      ],
+      tags: PUBLIC_API_TAGS,
     })
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.url ?? request.url
@@ -257,56 +219,7 @@ function publicApi(
       request.auth = await authenticate(ctx, request, (key) => enforceRateLimits(ctx, key, request, reply))
     })
 
-    await app.register(sessionsRoutes, { ctx })
-    await app.register(accountsRoutes, { ctx })
-    await app.register(accountByIdRoutes, { ctx })
-    await app.register(nextAccountsRoutes, { ctx })
-    await app.register(apiKeysRoutes, { ctx })
-    await app.register(variablesRoutes, { ctx })
-    await app.register(checksRoutes, { ctx })
-    await app.register(checkVersionsRoutes, { ctx })
-    await app.register(checkGroupsRoutes, { ctx })
-    await app.register(checkGroupsV2Routes, { ctx })
-    await app.register(checkResultsRoutes, { ctx })
-    await app.register(checkStatusesRoutes, { ctx })
-    await app.register(heartbeatRoutes, { ctx })
-    await app.register(locationsRoutes, { ctx })
-    await app.register(runtimesRoutes)
-    await app.register(alertChannelsRoutes, { ctx })
-    await app.register(alertNotificationsRoutes, { ctx })
-    await app.register(maintenanceWindowsRoutes, { ctx })
-    await app.register(maintenanceOccurrencesRoutes, { ctx })
-    await app.register(privateLocationsRoutes, { ctx })
-    await app.register(staticAddressesRoutes, { addresses: staticAddresses, locations: ctx.locations.served })
-    await app.register(agentProtocolRoutes, { ctx })
-    await app.register(statusPageServicesRoutes, { ctx })
-    await app.register(statusPagesRoutes, { ctx })
-    await app.register(hostedStatusPagesRoutes, { ctx })
-    await app.register(incidentsRoutes, { ctx })
-    await app.register(hostedIncidentsRoutes, { ctx })
-    await app.register(statusPageSubscribersRoutes, { ctx })
-    await app.register(hostedSubscriptionsRoutes, { ctx })
-    await app.register(statusSiteRoutes, { ctx })
-    await app.register(analyticsRoutes, { ctx })
-    await app.register(batchAnalyticsRoutes, { ctx })
-    await app.register(errorGroupsRoutes, { ctx })
-    await app.register(rootCauseAnalysesRoutes, { ctx })
-    await app.register(dashboardRoutes, { ctx })
-    await app.register(projectsRoutes, { ctx })
-    await app.register(storedFilesRoutes, { ctx })
-    await app.register(snippetsRoutes, { ctx })
-    await app.register(clientCertificatesRoutes, { ctx })
-    await app.register(reportingRoutes, { ctx })
-    await app.register(badgesRoutes, { ctx })
-    await app.register(checkAlertsRoutes, { ctx })
-    await app.register(heartbeatEventsRoutes, { ctx })
-    await app.register(testSessionsRoutes, { ctx })
-    await app.register(hostedCliSessionRoutes, { ctx })
-    await app.register(checkSessionsRoutes, { ctx })
-    await app.register(triggersRoutes, { ctx })
-    await app.register(dashboardsRoutes, { ctx })
-    await app.register(dashboardIncidentsRoutes, { ctx })
-    await app.register(dashboardSiteRoutes, { ctx })
+    await registerPublicRoutes(app, ctx, staticAddresses)
 
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
     app.get('/swagger.json', { schema: { hide: true } }, async (_request, reply) =>
@@ -318,6 +231,105 @@ function publicApi(
     await app.register(swaggerUi, { routePrefix: '/docs' })
   }
 }
+
+/** The public API's route plugins, in the order their routes appear in its OpenAPI document. */
+async function registerPublicRoutes(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  staticAddresses: { ipv4: string[]; ipv6: string[] },
+): Promise<void> {
+  await app.register(sessionsRoutes, { ctx })
+  await app.register(accountsRoutes, { ctx })
+  await app.register(accountByIdRoutes, { ctx })
+  await app.register(nextAccountsRoutes, { ctx })
+  await app.register(apiKeysRoutes, { ctx })
+  await app.register(variablesRoutes, { ctx })
+  await app.register(checksRoutes, { ctx })
+  await app.register(checkVersionsRoutes, { ctx })
+  await app.register(checkGroupsRoutes, { ctx })
+  await app.register(checkGroupsV2Routes, { ctx })
+  await app.register(checkResultsRoutes, { ctx })
+  await app.register(checkStatusesRoutes, { ctx })
+  await app.register(heartbeatRoutes, { ctx })
+  await app.register(locationsRoutes, { ctx })
+  await app.register(runtimesRoutes)
+  await app.register(alertChannelsRoutes, { ctx })
+  await app.register(alertNotificationsRoutes, { ctx })
+  await app.register(maintenanceWindowsRoutes, { ctx })
+  await app.register(maintenanceOccurrencesRoutes, { ctx })
+  await app.register(privateLocationsRoutes, { ctx })
+  await app.register(staticAddressesRoutes, { addresses: staticAddresses, locations: ctx.locations.served })
+  await app.register(agentProtocolRoutes, { ctx })
+  await app.register(statusPageServicesRoutes, { ctx })
+  await app.register(statusPagesRoutes, { ctx })
+  await app.register(hostedStatusPagesRoutes, { ctx })
+  await app.register(incidentsRoutes, { ctx })
+  await app.register(hostedIncidentsRoutes, { ctx })
+  await app.register(statusPageSubscribersRoutes, { ctx })
+  await app.register(hostedSubscriptionsRoutes, { ctx })
+  await app.register(statusSiteRoutes, { ctx })
+  await app.register(analyticsRoutes, { ctx })
+  await app.register(batchAnalyticsRoutes, { ctx })
+  await app.register(errorGroupsRoutes, { ctx })
+  await app.register(rootCauseAnalysesRoutes, { ctx })
+  await app.register(dashboardRoutes, { ctx })
+  await app.register(projectsRoutes, { ctx })
+  await app.register(storedFilesRoutes, { ctx })
+  await app.register(snippetsRoutes, { ctx })
+  await app.register(clientCertificatesRoutes, { ctx })
+  await app.register(reportingRoutes, { ctx })
+  await app.register(badgesRoutes, { ctx })
+  await app.register(checkAlertsRoutes, { ctx })
+  await app.register(heartbeatEventsRoutes, { ctx })
+  await app.register(testSessionsRoutes, { ctx })
+  await app.register(hostedCliSessionRoutes, { ctx })
+  await app.register(checkSessionsRoutes, { ctx })
+  await app.register(triggersRoutes, { ctx })
+  await app.register(dashboardsRoutes, { ctx })
+  await app.register(dashboardIncidentsRoutes, { ctx })
+  await app.register(dashboardSiteRoutes, { ctx })
+}
+
+/** The public API's OpenAPI tags: one per feature, in the order its document lists them. */
+const PUBLIC_API_TAGS = [
+  { name: 'auth', description: 'Dashboard sign-in: sessions in a cookie, passwords, sign-out' },
+  { name: 'dashboard', description: 'What the dashboard’s pages read in one request' },
+  { name: 'accounts', description: 'The account, its settings and members' },
+  { name: 'api-keys', description: 'User and service API keys' },
+  { name: 'variables', description: 'Account-level environment variables' },
+  { name: 'checks', description: 'Checks of every type' },
+  { name: 'check-groups', description: 'Groups whose settings their checks inherit' },
+  { name: 'locations', description: 'Data-center locations served by this deployment' },
+  { name: 'check-results', description: 'Results of check runs' },
+  { name: 'check-statuses', description: 'Current status of each check' },
+  { name: 'heartbeats', description: 'Pings of heartbeat checks (no API key)' },
+  { name: 'runtimes', description: 'Runtimes of script checks and the packages they provide' },
+  { name: 'alert-channels', description: 'Where alerts go: webhooks, email, Slack, SMS' },
+  { name: 'maintenance-windows', description: 'Times when matching checks send no alerts' },
+  { name: 'private-locations', description: 'Your own locations, served by svc agents' },
+  { name: 'agent', description: 'What svc agents call, with a private-location key' },
+  { name: 'status-pages', description: 'Status pages, their cards and services' },
+  { name: 'incidents', description: 'Incidents of status pages and their updates' },
+  { name: 'status-site', description: 'Public status pages, feeds and subscriptions (no API key)' },
+  { name: 'projects', description: 'Monitoring as code: projects and their deployments' },
+  { name: 'test-sessions', description: 'Checks (saved or not) run once, results streamed and kept' },
+  { name: 'check-sessions', description: 'Saved checks run now from CI, waited on' },
+  { name: 'triggers', description: 'Trigger URLs: run a check or group with a token' },
+  {
+    name: 'badges',
+    description: 'Status badges of checks and groups as SVG, for READMEs (no API key)',
+  },
+  { name: 'dashboards', description: 'Public dashboards of check status by tag, and their incidents' },
+  { name: 'snippets', description: 'Code snippets that checks and groups run as setup and teardown' },
+  {
+    name: 'client-certificates',
+    description: 'Certificates API checks present to hosts requiring mTLS',
+  },
+  {
+    name: 'analytics',
+    description: 'Metrics of checks over time, from rollups kept as results are stored',
+  },
+]
 
 function adminApi(ctx: ServiceContext, adminToken: string): FastifyPluginAsync {
   return async (app) => {

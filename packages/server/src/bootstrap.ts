@@ -1,6 +1,6 @@
 import { isUniqueViolation } from '@svc/db'
 import type { ServiceContext } from './context.ts'
-import * as accountsRepo from './features/accounts/accounts.repo.ts'
+import * as accountLookups from './features/accounts/account-lookups.service.ts'
 import * as accounts from './features/accounts/accounts.service.ts'
 import * as keys from './features/api-keys/api-keys.service.ts'
 import { createPasswordLink } from './features/sessions/sessions.service.ts'
@@ -18,7 +18,7 @@ export async function bootstrapFirstAccount(
 ): Promise<
   { accountId: string; apiKey: string; passwordLink: { url: string; expiresAt: string } } | undefined
 > {
-  if ((await accountsRepo.countAccounts(ctx)) > 0) return undefined
+  if ((await accountLookups.countAccounts(ctx)) > 0) return undefined
   try {
     return await ctx.db.transaction().execute(async (db) => {
       const tx = { ...ctx, db }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { createDb, MigrationError, migrateToLatest } from '@svc/db'
 import { serviceContextOf } from './app.ts'
 import { systemClock } from './clock.ts'
-import { ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
+import { type Config, ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
 import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
 import { createScheduler } from './runs/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
@@ -26,27 +26,7 @@ async function main(): Promise<void> {
   const config = loadConfig()
   const locations = parseRunnerLocations((values.location ?? []).join(','), config.locations.served)
   if (!values.location?.length || locations.length === 0) throw new ConfigError(`name a location. ${USAGE}`)
-  const store = createDb(config.databaseUrl)
-  await migrateToLatest(store)
-  const secretBox = await openStoreSecretBox(
-    { db: store.db, clock: systemClock },
-    {
-      configured: config.encryptionKey,
-      previous: config.previousEncryptionKeys,
-      dataDir: config.dataDir,
-      create: false,
-    },
-  )
-  const ctx = serviceContextOf({
-    store,
-    secretBox,
-    scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) =>
-      process.stderr.write(`svc runner: warning: ${message}\n`),
-    ),
-    runnerLeaseMs: config.runnerLeaseMs,
-    publicUrl: config.publicUrl,
-    locations: config.locations,
-  })
+  const { store, ctx } = await openRunnerContext(config)
   const scheduler = createScheduler(ctx, {
     locations,
     concurrency: config.runnerConcurrency,
@@ -79,6 +59,32 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void stop())
   process.on('SIGINT', () => void stop())
+}
+
+/** The store (migrated) and the context a runner node runs checks with. */
+async function openRunnerContext(config: Config) {
+  const store = createDb(config.databaseUrl)
+  await migrateToLatest(store)
+  const secretBox = await openStoreSecretBox(
+    { db: store.db, clock: systemClock },
+    {
+      configured: config.encryptionKey,
+      previous: config.previousEncryptionKeys,
+      dataDir: config.dataDir,
+      create: false,
+    },
+  )
+  const ctx = serviceContextOf({
+    store,
+    secretBox,
+    scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) =>
+      process.stderr.write(`svc runner: warning: ${message}\n`),
+    ),
+    runnerLeaseMs: config.runnerLeaseMs,
+    publicUrl: config.publicUrl,
+    locations: config.locations,
+  })
+  return { store, ctx }
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { ALERT_CHANNEL_CONFIGS, AlertChannelBody, type AlertChannelType } from '@svc/core'
 import type { Static } from 'typebox'
-import { type CheckDefaults, Construct, defined, type Issue, type Resource } from './construct.ts'
+import { type CheckDefaults, defined, type Issue, PlainConstruct } from './construct.ts'
 
 /**
  * When a channel notifies, shared by every channel type. What it alerts for is said on checks and groups
@@ -14,31 +14,29 @@ const SETTINGS = Object.keys(AlertChannelBody.properties).filter(
   (key) => !['type', 'config', 'subscriptions'].includes(key),
 )
 
-export abstract class AlertChannel extends Construct {
+export abstract class AlertChannel extends PlainConstruct<Record<string, unknown>> {
   readonly channelType: AlertChannelType
   /** The type's own settings (`config` of the API's body). */
   readonly config: Record<string, unknown>
   readonly settings: Record<string, unknown>
 
   constructor(channelType: AlertChannelType, logicalId: string, props: Record<string, unknown>) {
-    super('alert-channel', logicalId)
+    super('alert-channel', logicalId, props, AlertChannelBody)
     this.channelType = channelType
-    const entries = Object.entries(props ?? {})
+    const entries = Object.entries(this.props)
     this.settings = Object.fromEntries(entries.filter(([key]) => SETTINGS.includes(key)))
     this.config = Object.fromEntries(entries.filter(([key]) => !SETTINGS.includes(key)))
   }
 
-  private body(): Record<string, unknown> {
+  /** The API's body: the settings beside the type, and the type's own settings in `config`. */
+  protected override body(): Record<string, unknown> {
     return defined({ ...this.settings, type: this.channelType, config: defined(this.config) })
   }
 
-  validate(_defaults: CheckDefaults): Issue[] {
+  /** The body's issues, then the config's against the type's own schema. */
+  override validate(defaults: CheckDefaults): Issue[] {
     const configIssues = this.schemaIssues(ALERT_CHANNEL_CONFIGS[this.channelType], defined(this.config))
-    return [...this.logicalIdIssues(), ...this.schemaIssues(AlertChannelBody, this.body()), ...configIssues]
-  }
-
-  synthesize(): Resource[] {
-    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.body() }]
+    return [...super.validate(defaults), ...configIssues]
   }
 }
 

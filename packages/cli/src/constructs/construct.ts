@@ -95,7 +95,10 @@ export abstract class Construct {
   }
 }
 
-/** A construct deployed as its props as given (undefined fields left out), checked against one schema. */
+/**
+ * A construct deployed as one resource whose payload is checked against one schema: its props as given
+ * (undefined fields left out), unless the construct shapes its payload otherwise (`body`).
+ */
 export abstract class PlainConstruct<Props extends object> extends Construct {
   readonly props: Props
   readonly #schema: TSchema
@@ -106,16 +109,17 @@ export abstract class PlainConstruct<Props extends object> extends Construct {
     this.#schema = schema
   }
 
-  #body(): Record<string, unknown> {
+  /** The resource's payload. */
+  protected body(): Record<string, unknown> {
     return defined({ ...this.props } as Record<string, unknown>)
   }
 
   validate(_defaults: CheckDefaults): Issue[] {
-    return [...this.logicalIdIssues(), ...this.schemaIssues(this.#schema, this.#body())]
+    return [...this.logicalIdIssues(), ...this.schemaIssues(this.#schema, this.body())]
   }
 
   synthesize(): Resource[] {
-    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.#body() }]
+    return [{ logicalId: this.logicalId, type: this.type, member: true, payload: this.body() }]
   }
 }
 

@@ -63,45 +63,18 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
   let responseCode: string | null = null
   let answers: DnsRecord[] = []
   let error: RunError | null = null
-  let timedOut = false
+  const outcome = { timedOut: false }
   try {
     if (!address) {
       throw new Error(
         `Invalid name server "${written}": write a host name or IP address, optionally with a port (host:port, [IPv6]:port)`,
       )
     }
-    if (!Object.hasOwn(dns2.Packet.TYPE, job.request.recordType)) {
-      throw new Error(`Record type ${job.request.recordType} is not supported by this runner yet`)
-    }
-    const abort = new AbortController()
-    const { query, recordType } = job.request
-    const overTcp = () => queryOverTcp(nameServer, port, query, recordType, abort.signal)
-    const resolve = async () => {
-      if (protocol === 'TCP') return overTcp()
-      const udp = dns2.UDPClient({
-        dns: nameServer,
-        port,
-        socketType: isIP(nameServer) === 6 ? 'udp6' : 'udp4',
-        timeout: job.maxResponseTime,
-        retryOverTCP: false,
-      })
-      const answer = await udp(query, recordType)
-      // Truncated (TC): the records didn't fit in a UDP answer; resolvers ask again over TCP.
-      return answer.header.tc ? overTcp() : answer
-    }
-    let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true
-        abort.abort()
-        reject(new Error('timeout'))
-      }, job.maxResponseTime)
-    })
-    const response = await Promise.race([resolve(), deadline]).finally(() => clearTimeout(timer))
+    const response = await askNameServer(job, nameServer, port, outcome)
     responseCode = RCODE_NAMES[response.header.rcode] ?? String(response.header.rcode)
     answers = response.answers.map((answer) => toRecord(answer as unknown as Record<string, unknown>))
   } catch (caught) {
-    error = classifyNetworkError(caught, timedOut)
+    error = classifyNetworkError(caught, outcome.timedOut)
   }
   const total = performance.now() - started
   const assertions = error ? [] : evaluateAll(job.request.assertions ?? [], { responseCode, answers, total })
@@ -129,6 +102,41 @@ export async function runDnsCheck(job: DnsJob, ctx: RunnerContext): Promise<DnsR
       assertions,
     },
   }
+}
+
+/**
+ * The name server's answer to the job's question over its protocol, within maxResponseTime; sets
+ * `outcome.timedOut` when that ran out.
+ */
+async function askNameServer(job: DnsJob, nameServer: string, port: number, outcome: { timedOut: boolean }) {
+  if (!Object.hasOwn(dns2.Packet.TYPE, job.request.recordType)) {
+    throw new Error(`Record type ${job.request.recordType} is not supported by this runner yet`)
+  }
+  const abort = new AbortController()
+  const { query, recordType } = job.request
+  const overTcp = () => queryOverTcp(nameServer, port, query, recordType, abort.signal)
+  const resolve = async () => {
+    if ((job.request.protocol ?? 'UDP') === 'TCP') return overTcp()
+    const udp = dns2.UDPClient({
+      dns: nameServer,
+      port,
+      socketType: isIP(nameServer) === 6 ? 'udp6' : 'udp4',
+      timeout: job.maxResponseTime,
+      retryOverTCP: false,
+    })
+    const answer = await udp(query, recordType)
+    // Truncated (TC): the records didn't fit in a UDP answer; resolvers ask again over TCP.
+    return answer.header.tc ? overTcp() : answer
+  }
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      outcome.timedOut = true
+      abort.abort()
+      reject(new Error('timeout'))
+    }, job.maxResponseTime)
+  })
+  return Promise.race([resolve(), deadline]).finally(() => clearTimeout(timer))
 }
 
 /**

@@ -95,16 +95,8 @@ export async function fetchOnce(
 
 type Marks = { start: number; lookup: number; connect: number; secure: number; headers: number; end: number }
 
-/** A client whose one connection marks its lookup, connect and TLS times, direct or through `proxy`. */
-function openClient(
-  { buildConnector, Client }: typeof import('undici'),
-  target: URL,
-  proxy: URL | null,
-  job: HttpJob,
-  ctx: RunnerContext,
-  marks: Marks,
-  secured: (socket: TLSSocket) => void,
-): Client {
+/** Marks when a socket looked its host up and connected (`watchConnect`: connected only). */
+function phaseWatchers(marks: Marks) {
   const watchConnect = (socket: Socket) => {
     socket.once('connect', () => {
       marks.connect = performance.now()
@@ -116,16 +108,33 @@ function openClient(
     })
     watchConnect(socket)
   }
+  return { watch, watchConnect }
+}
+
+/** The address family the check asks for, as the connector takes it (none: either). */
+function familyOf(job: HttpJob): { family?: 4 | 6 } {
+  if (job.request.ipFamily === 'IPv6') return { family: 6 }
+  if (job.request.ipFamily === 'IPv4') return { family: 4 }
+  return {}
+}
+
+/** A client whose one connection marks its lookup, connect and TLS times, direct or through `proxy`. */
+function openClient(
+  { buildConnector, Client }: typeof import('undici'),
+  target: URL,
+  proxy: URL | null,
+  job: HttpJob,
+  ctx: RunnerContext,
+  marks: Marks,
+  secured: (socket: TLSSocket) => void,
+): Client {
+  const { watch, watchConnect } = phaseWatchers(marks)
   const credentials = clientCredentials(job, target)
   const connector = buildConnector({
     rejectUnauthorized: !job.request.skipSSL,
     ...credentials,
     ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
-    ...(job.request.ipFamily === 'IPv6'
-      ? { family: 6 }
-      : job.request.ipFamily === 'IPv4'
-        ? { family: 4 }
-        : {}),
+    ...familyOf(job),
   } as buildConnector.BuildOptions)
   // Through a proxy, phases time the connection to the proxy; https:// targets get TLS inside a
   // CONNECT tunnel, http:// ones are asked of the proxy in absolute form.

@@ -61,6 +61,15 @@ export function connectToProxy(proxy: URL, lookup: LookupFunction | undefined): 
     : connectTcp({ host, port, ...(lookup ? { lookup } : {}) })
 }
 
+interface TunnelTarget {
+  host: string
+  port: number
+  servername: string
+  rejectUnauthorized: boolean
+  /** A client certificate to present (mTLS), and CAs to trust. */
+  credentials?: ConnectionOptions
+}
+
 /**
  * Opens a CONNECT tunnel to `host:port` through `socket` (connected to the proxy) and TLS inside it;
  * `done` gets the TLS socket, or the reason the proxy or the handshake failed.
@@ -68,14 +77,7 @@ export function connectToProxy(proxy: URL, lookup: LookupFunction | undefined): 
 export function tunnelTls(
   socket: Socket,
   proxy: URL,
-  target: {
-    host: string
-    port: number
-    servername: string
-    rejectUnauthorized: boolean
-    /** A client certificate to present (mTLS), and CAs to trust. */
-    credentials?: ConnectionOptions
-  },
+  target: TunnelTarget,
   done: (error: Error | null, secure?: TLSSocket) => void,
 ): void {
   const authority = target.host.includes(':')
@@ -116,17 +118,22 @@ export function tunnelTls(
     const rest = answer.subarray(end + 4)
     if (rest.length > 0) socket.unshift(rest)
     socket.off('close', onClose)
-    const secure = connectTls({
-      socket,
-      // `host` is what the certificate is checked against when there is no SNI name (an IP target).
-      host: target.host,
-      servername: target.servername,
-      rejectUnauthorized: target.rejectUnauthorized,
-      ...target.credentials,
-      ALPNProtocols: ['http/1.1'],
-    })
+    const secure = tlsInTunnel(socket, target)
     secure.once('secureConnect', () => finish(null, secure))
     secure.once('error', (error) => finish(error))
   }
   socket.on('data', onData)
+}
+
+/** TLS to the target over the open tunnel. */
+function tlsInTunnel(socket: Socket, target: TunnelTarget): TLSSocket {
+  return connectTls({
+    socket,
+    // `host` is what the certificate is checked against when there is no SNI name (an IP target).
+    host: target.host,
+    servername: target.servername,
+    rejectUnauthorized: target.rejectUnauthorized,
+    ...target.credentials,
+    ALPNProtocols: ['http/1.1'],
+  })
 }

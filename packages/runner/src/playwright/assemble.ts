@@ -53,12 +53,7 @@ export function assemble(
   if (exec.memoryExceeded) collected.notes.push(`memory limit of ${ctx.playwright.memoryLimitMb} MB reached`)
   if (heapExhausted) collected.notes.push(`JavaScript heap limit of ${ctx.playwright.heapLimitMb} MB reached`)
   const { tests } = collected
-  const responseTime =
-    run.mode === 'test'
-      ? tests.length
-        ? tests.reduce((sum, test) => sum + test.duration, 0)
-        : null
-      : collected.scriptDuration
+  const responseTime = responseTimeOf(run, collected)
   return {
     result: {
       runtimeId: run.runtimeId,
@@ -67,21 +62,27 @@ export function assemble(
       errors,
       logs: collected.logs,
       network: collected.network,
-      pages: [...collected.pages]
-        .sort(([a], [b]) => a - b)
-        .map(
-          ([pageIndex, page]): PageResult => ({
-            pageIndex,
-            url: page.url,
-            webVitals: webVitalsOf(page.vitals),
-          }),
-        ),
+      pages: pagesOf(collected),
       notes: collected.notes,
     },
     error,
     responseTime,
     artifacts: collected.artifacts,
   }
+}
+
+/** A suite's time is its tests' (none: null); a script's is its own run. */
+function responseTimeOf(run: PreparedRun, collected: EventCollector): number | null {
+  if (run.mode !== 'test') return collected.scriptDuration
+  const { tests } = collected
+  return tests.length ? tests.reduce((sum, test) => sum + test.duration, 0) : null
+}
+
+/** The pages the run opened, in order, with their web vitals. */
+function pagesOf(collected: EventCollector): PageResult[] {
+  return [...collected.pages]
+    .sort(([a], [b]) => a - b)
+    .map(([pageIndex, page]) => ({ pageIndex, url: page.url, webVitals: webVitalsOf(page.vitals) }))
 }
 
 /** Paths read relative to the script's project; the server's own install paths never show. */

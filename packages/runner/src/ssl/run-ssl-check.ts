@@ -106,32 +106,9 @@ function judge(
   ctx: RunnerContext,
 ): SslRunResult {
   const config = job.request.sslConfig
-  const leaf = found.chain[0] ?? null
-  const days = leaf?.daysUntilExpiry ?? null
-  const expired = leaf !== null && new Date(leaf.validTo) <= ctx.now()
-  const notYetValid = leaf !== null && new Date(leaf.validFrom) > ctx.now()
-  const trustReason = found.chainTrustReason ?? ''
-  // An expired leaf is reported as such, not as an untrusted chain.
-  const chainTrusted = found.chainTrusted || (expired && trustReason === 'CERT_HAS_EXPIRED')
-  const chainFails = !chainTrusted && !config.skipChainValidation
-  const reachedTrust = leaf !== null && !expired && !notYetValid && !chainFails && found.hostnameVerified
-  const baseline = reachedTrust ? judgeBaseline(config.securityBaseline, found) : null
-  const response: SslResponse = {
-    resolvedIp: found.resolvedIp,
-    protocol: found.protocol,
-    cipherSuite: found.cipherSuite,
-    handshakeTimeMs: found.handshakeTimeMs,
-    hostnameVerified: found.hostnameVerified,
-    chainTrusted,
-    daysUntilExpiry: days,
-    ocspStapled: found.ocspStapled,
-    ...(chainTrusted ? {} : { chainTrustReason: trustReason, chainTrustDetail: trustDetail(trustReason) }),
-    incompleteChain: INCOMPLETE_CHAIN.has(trustReason),
-    ...(INCOMPLETE_CHAIN.has(trustReason) ? { missingIntermediate: found.chain.at(-1)?.issuerCN ?? '' } : {}),
-    securityBaseline: baseline,
-    certificate: leaf,
-    chain: found.chain,
-  }
+  const trust = trustOf(job, found, ctx)
+  const { leaf, days, expired, notYetValid, chainTrusted, chainFails, baseline } = trust
+  const response = sslResponse(found, trust)
   const assertions = (job.request.assertions ?? []).map((assertion) => evaluateSsl(assertion, response))
   const failure = firstFailure({ leaf, expired, notYetValid, chainFails, found, baseline, assertions, days })
   const degradedByCertificate =
@@ -168,6 +145,53 @@ function judge(
       assertions,
       response,
     },
+  }
+}
+
+/** What the handshake says of the certificate: its dates, whether its chain is trusted, its baseline. */
+interface Trust {
+  leaf: CertificateFacts | null
+  days: number | null
+  expired: boolean
+  notYetValid: boolean
+  trustReason: string
+  chainTrusted: boolean
+  chainFails: boolean
+  baseline: BaselineOutcome | null
+}
+
+function trustOf(job: SslJob, found: Handshake, ctx: RunnerContext): Trust {
+  const config = job.request.sslConfig
+  const leaf = found.chain[0] ?? null
+  const expired = leaf !== null && new Date(leaf.validTo) <= ctx.now()
+  const notYetValid = leaf !== null && new Date(leaf.validFrom) > ctx.now()
+  const trustReason = found.chainTrustReason ?? ''
+  // An expired leaf is reported as such, not as an untrusted chain.
+  const chainTrusted = found.chainTrusted || (expired && trustReason === 'CERT_HAS_EXPIRED')
+  const chainFails = !chainTrusted && !config.skipChainValidation
+  const reachedTrust = leaf !== null && !expired && !notYetValid && !chainFails && found.hostnameVerified
+  const baseline = reachedTrust ? judgeBaseline(config.securityBaseline, found) : null
+  const days = leaf?.daysUntilExpiry ?? null
+  return { leaf, days, expired, notYetValid, trustReason, chainTrusted, chainFails, baseline }
+}
+
+function sslResponse(found: Handshake, trust: Trust): SslResponse {
+  const { trustReason, chainTrusted } = trust
+  return {
+    resolvedIp: found.resolvedIp,
+    protocol: found.protocol,
+    cipherSuite: found.cipherSuite,
+    handshakeTimeMs: found.handshakeTimeMs,
+    hostnameVerified: found.hostnameVerified,
+    chainTrusted,
+    daysUntilExpiry: trust.days,
+    ocspStapled: found.ocspStapled,
+    ...(chainTrusted ? {} : { chainTrustReason: trustReason, chainTrustDetail: trustDetail(trustReason) }),
+    incompleteChain: INCOMPLETE_CHAIN.has(trustReason),
+    ...(INCOMPLETE_CHAIN.has(trustReason) ? { missingIntermediate: found.chain.at(-1)?.issuerCN ?? '' } : {}),
+    securityBaseline: trust.baseline,
+    certificate: trust.leaf,
+    chain: found.chain,
   }
 }
 

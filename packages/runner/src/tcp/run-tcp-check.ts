@@ -35,66 +35,17 @@ const MAX_RESPONSE_BYTES = 64 * 1024
 export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpRunResult> {
   const startedAt = ctx.now()
   const started = performance.now()
-  const marks = { lookup: 0, connect: 0, end: 0 }
+  const progress: Progress = { lookup: 0, connect: 0, end: 0, timedOut: false }
   let responseData = ''
   let error: RunError | null = null
-  let timedOut = false
   let unresolved = false
-  // A reply an assertion reads is awaited until its first byte (or maxResponseTime), even without `data`.
-  const readsReply = job.request.assertions?.some((a) => a.source === 'RESPONSE_DATA') ?? false
   try {
-    responseData = await new Promise<string>((resolve, reject) => {
-      const socket = connect({
-        // `[::1]` is how an IPv6 address is written beside a port (as ICMP checks take it): connect to ::1.
-        host: job.request.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: job.request.port,
-        family: job.request.ipFamily === 'IPv6' ? 6 : 4,
-        ...(ctx.lookup ? { lookup: ctx.lookup as LookupFunction } : {}),
-      })
-      const chunks: Buffer[] = []
-      let idle: NodeJS.Timeout | undefined
-      const finish = () => {
-        clearTimeout(idle)
-        clearTimeout(deadline)
-        // A reply ends at its last byte: the quiet that says it is over is not part of it.
-        marks.end ||= performance.now()
-        socket.destroy()
-        resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'))
-      }
-      const deadline = setTimeout(() => {
-        // What arrived by maxResponseTime is the reply of a peer that keeps the connection open.
-        if (chunks.length > 0) return finish()
-        timedOut = true
-        socket.destroy()
-        reject(new Error('timeout'))
-      }, job.maxResponseTime)
-      socket.once('lookup', () => {
-        marks.lookup = performance.now()
-      })
-      socket.once('connect', () => {
-        marks.connect = performance.now()
-        if (job.request.data) socket.write(job.request.data)
-        else if (!readsReply) return finish()
-        if (!readsReply) idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
-      })
-      socket.on('data', (chunk: Buffer) => {
-        chunks.push(chunk)
-        marks.end = performance.now()
-        clearTimeout(idle)
-        idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
-      })
-      socket.once('end', finish)
-      socket.once('error', (e) => {
-        clearTimeout(idle)
-        clearTimeout(deadline)
-        reject(e)
-      })
-    })
+    responseData = await exchange(job, ctx, progress)
   } catch (caught) {
-    error = classifyNetworkError(caught, timedOut)
-    unresolved = !timedOut && isLookupFailure(caught)
+    error = classifyNetworkError(caught, progress.timedOut)
+    unresolved = !progress.timedOut && isLookupFailure(caught)
   }
-  const total = (!error && marks.end ? marks.end : performance.now()) - started
+  const total = (!error && progress.end ? progress.end : performance.now()) - started
   const assertions = error
     ? []
     : (job.request.assertions ?? []).map((a) =>
@@ -102,7 +53,7 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       )
   const failed = assertions.find((a) => !a.passed)
   if (!error && failed) error = { type: 'ASSERTION', message: describeAssertionFailure(failed) }
-  const afterDns = marks.lookup || started
+  const afterDns = progress.lookup || started
   // shouldFail validates a closed port: refused, reset or unanswered passes; a host that doesn't resolve fails.
   const verdict = timedVerdict(job, { error, responseTime: total, startedAt, invertible: !unresolved }, ctx)
   return {
@@ -113,13 +64,74 @@ export async function runTcpCheck(job: TcpJob, ctx: RunnerContext): Promise<TcpR
       responseData,
       timingPhases: {
         dns: round(afterDns - started),
-        connection: round(marks.connect ? marks.connect - afterDns : 0),
-        data: round(marks.connect && marks.end ? marks.end - marks.connect : 0),
+        connection: round(progress.connect ? progress.connect - afterDns : 0),
+        data: round(progress.connect && progress.end ? progress.end - progress.connect : 0),
         total: round(total),
       },
       assertions,
     },
   }
+}
+
+/** When each step of the exchange happened (performance.now(), 0 if it didn't), and whether time ran out. */
+interface Progress {
+  lookup: number
+  connect: number
+  end: number
+  timedOut: boolean
+}
+
+/** Connects, sends `data` if any, and resolves with the reply; rejects with the socket's error or a timeout. */
+function exchange(job: TcpJob, ctx: RunnerContext, progress: Progress): Promise<string> {
+  // A reply an assertion reads is awaited until its first byte (or maxResponseTime), even without `data`.
+  const readsReply = job.request.assertions?.some((a) => a.source === 'RESPONSE_DATA') ?? false
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect({
+      // `[::1]` is how an IPv6 address is written beside a port (as ICMP checks take it): connect to ::1.
+      host: job.request.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: job.request.port,
+      family: job.request.ipFamily === 'IPv6' ? 6 : 4,
+      ...(ctx.lookup ? { lookup: ctx.lookup as LookupFunction } : {}),
+    })
+    const chunks: Buffer[] = []
+    let idle: NodeJS.Timeout | undefined
+    const finish = () => {
+      clearTimeout(idle)
+      clearTimeout(deadline)
+      // A reply ends at its last byte: the quiet that says it is over is not part of it.
+      progress.end ||= performance.now()
+      socket.destroy()
+      resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'))
+    }
+    const deadline = setTimeout(() => {
+      // What arrived by maxResponseTime is the reply of a peer that keeps the connection open.
+      if (chunks.length > 0) return finish()
+      progress.timedOut = true
+      socket.destroy()
+      reject(new Error('timeout'))
+    }, job.maxResponseTime)
+    socket.once('lookup', () => {
+      progress.lookup = performance.now()
+    })
+    socket.once('connect', () => {
+      progress.connect = performance.now()
+      if (job.request.data) socket.write(job.request.data)
+      else if (!readsReply) return finish()
+      if (!readsReply) idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
+    })
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      progress.end = performance.now()
+      clearTimeout(idle)
+      idle = setTimeout(finish, IDLE_AFTER_DATA_MS)
+    })
+    socket.once('end', finish)
+    socket.once('error', (e) => {
+      clearTimeout(idle)
+      clearTimeout(deadline)
+      reject(e)
+    })
+  })
 }
 
 function round(ms: number): number {

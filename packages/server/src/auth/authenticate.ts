@@ -2,8 +2,8 @@ import { type Role, roleAtLeast } from '@svc/core'
 import type { FastifyRequest } from 'fastify'
 import type { ServiceContext } from '../context.ts'
 import { signIn as accountReads } from '../features/accounts/accounts.service.ts'
-import * as keysRepo from '../features/api-keys/api-keys.repo.ts'
 import { hashApiKey } from '../features/api-keys/api-keys.service.ts'
+import * as keyLookups from '../features/api-keys/key-lookups.service.ts'
 import { CSRF_HEADER, hasValidCsrfToken, sessionIdOf } from '../features/sessions/session-cookie.ts'
 import { liveSession } from '../features/sessions/sessions.service.ts'
 import { badRequest, forbidden, unauthorized } from '../http/errors.ts'
@@ -70,14 +70,14 @@ export async function authenticate(
   }
   const accountHeader = request.headers[ACCOUNT_HEADER] ?? request.headers[HOSTED_ACCOUNT_HEADER]
   if (accountHeader !== undefined && (typeof accountHeader !== 'string' || !UUID.test(accountHeader))) {
-    const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
+    const key = await keyLookups.findLiveKeyByHash(ctx, hashApiKey(rawKey), undefined)
     if (key) await onKey({ keyId: key.id })
     throw badRequest(`headers.${ACCOUNT_HEADER} must be an account id (UUID)`, {
       errors: [{ path: `headers.${ACCOUNT_HEADER}`, message: 'must be a UUID' }],
     })
   }
   const requestedAccount = accountHeader?.toLowerCase()
-  const key = await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), requestedAccount)
+  const key = await keyLookups.findLiveKeyByHash(ctx, hashApiKey(rawKey), requestedAccount)
   if (!key) {
     await recordFailedAuth(ctx, 'api-key', request.ip)
     throw unauthorized('Bad Token')
@@ -115,7 +115,7 @@ export async function authenticateKeyInAccount(
 ): Promise<AuthContext> {
   await assertNotThrottled(ctx, 'api-key', ip)
   const account = UUID.test(accountId) ? accountId.toLowerCase() : undefined
-  const key = account && (await keysRepo.findLiveKeyByHash(ctx, hashApiKey(rawKey), account))
+  const key = account && (await keyLookups.findLiveKeyByHash(ctx, hashApiKey(rawKey), account))
   if (!key) {
     await recordFailedAuth(ctx, 'api-key', ip)
     throw unauthorized('Bad Token')
@@ -155,7 +155,7 @@ async function authenticateSession(
       : undefined
   const userLevel = request.routeOptions.config.userLevel === true
   if (session.api_key_id) {
-    const key = await keysRepo.findLiveKeyById(ctx, session.api_key_id, requestedAccount)
+    const key = await keyLookups.findLiveKeyById(ctx, session.api_key_id, requestedAccount)
     if (!key) throw unauthorized('Session ended: its API key was revoked')
     await onKey({ keyId: key.id })
     throwOnMalformedAccountHeader(accountHeader, requestedAccount)

@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { privateLocationIdOf } from '../features/private-locations/location-keys.ts'
-import { findLocation } from '../features/private-locations/private-locations.repo.ts'
+import { findLocation } from '../features/private-locations/location-lookups.service.ts'
 import { finishRetry } from './retries.repo.ts'
 import type { ClaimedSlot } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.ts'
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
-import { listVariablesOfAccounts } from '../features/variables/variables.repo.ts'
+import { listVariablesOfAccounts } from '../features/variables/variable-lookups.service.ts'
 import { plainValue } from '../features/variables/variables.service.ts'
 
 export interface RunVariables {

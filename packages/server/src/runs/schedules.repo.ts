@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { ServiceContext } from '../context.ts'
-import { lockReferencedCheck } from '../features/checks/checks.repo.ts'
+import { lockReferencedCheck } from '../features/checks/check-lookups.service.ts'
 import { privateLocationIdOf } from '../features/private-locations/location-keys.ts'
 import { inTransaction } from '../transactions.ts'
 import { raiseWakeup } from '../wakeups.ts'

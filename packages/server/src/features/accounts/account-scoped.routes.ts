@@ -6,6 +6,7 @@ import { type AuthContext, authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { cursorOf, cursorPageOf, NextId } from '../../http/cursor-pages.ts'
 import { forbidden, notFound } from '../../http/errors.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { Account, MemberOrInvite, MemberPatch, MembersQuery, UserIdParams } from './accounts.schemas.ts'
 import * as accounts from './accounts.service.ts'
 import { Entitlements, entitlementsOf } from './entitlements.ts'
@@ -81,9 +82,18 @@ export const accountScopedRoutes: FastifyPluginAsyncTypebox<{
   ctx: ServiceContext
   scope: keyof typeof SCOPES
 }> = async (app, { ctx, scope }) => {
-  const tags = ['accounts']
-  const { path, actingIn, accountParams, memberParams, docs } = SCOPES[scope]
+  accountRoutes(app, ctx, SCOPES[scope])
+  memberListRoute(app, ctx, SCOPES[scope])
+  memberChangeRoutes(app, ctx, SCOPES[scope])
+}
 
+const tags = ['accounts']
+
+type Scope = (typeof SCOPES)[keyof typeof SCOPES]
+
+/** The account and its entitlements. */
+function accountRoutes(app: RouteApp, ctx: ServiceContext, scope: Scope) {
+  const { path, actingIn, accountParams, docs } = scope
   app.get(
     path,
     { schema: { tags, ...docs.account, ...accountParams, response: { 200: Account } } },
@@ -98,7 +108,11 @@ export const accountScopedRoutes: FastifyPluginAsyncTypebox<{
       return entitlementsOf(ctx)
     },
   )
+}
 
+/** The account's members and invites. */
+function memberListRoute(app: RouteApp, ctx: ServiceContext, scope: Scope) {
+  const { path, actingIn, accountParams, docs } = scope
   app.get(
     `${path}/members`,
     {
@@ -123,8 +137,13 @@ export const accountScopedRoutes: FastifyPluginAsyncTypebox<{
       return { ...cursorOf(page, items, total), members: items }
     },
   )
+}
 
-  const memberConflict = ErrorResponse('Conflict: an account must keep at least one OWNER')
+const memberConflict = ErrorResponse('Conflict: an account must keep at least one OWNER')
+
+/** Changing a member's role, and removing a member. */
+function memberChangeRoutes(app: RouteApp, ctx: ServiceContext, scope: Scope) {
+  const { path, actingIn, memberParams, docs } = scope
   app.patch(
     `${path}/members/:userId`,
     {

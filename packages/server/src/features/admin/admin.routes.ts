@@ -8,7 +8,7 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound, unauthorized } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import type { RouteApp } from '../../http/route-app.ts'
-import * as accountsRepo from '../accounts/accounts.repo.ts'
+import * as accountLookups from '../accounts/account-lookups.service.ts'
 import { Account } from '../accounts/accounts.schemas.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { ApiKey, ApiKeyIdParams, CreatedApiKey } from '../api-keys/api-keys.schemas.ts'
@@ -112,11 +112,11 @@ function apiKeyRoutes(app: RouteApp, ctx: ServiceContext) {
     async (request, reply) => {
       const { name, userId, accountId, role } = request.body
       if (userId && !accountId && !role) {
-        if (!(await accountsRepo.findUser(ctx, userId))) throw notFound(`User ${userId} not found`)
+        if (!(await accountLookups.findUser(ctx, userId))) throw notFound(`User ${userId} not found`)
         return reply.status(201).send(await keys.createApiKey(ctx, { name, owner: { userId } }))
       }
       if (accountId && role && !userId) {
-        if (!(await accountsRepo.findAccount(ctx, accountId)))
+        if (!(await accountLookups.findAccount(ctx, accountId)))
           throw notFound(`Account ${accountId} not found`)
         return reply.status(201).send(await keys.createApiKey(ctx, { name, owner: { accountId, role } }))
       }

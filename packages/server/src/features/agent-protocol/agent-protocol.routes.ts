@@ -49,7 +49,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
   )
   const agentOf = authenticateAgents(app, ctx)
   jobRoutes(app, ctx, agentOf, endPollsOnClose(app))
-  resultRoutes(app, ctx, agentOf)
+  resultRoute(app, ctx, agentOf)
+  resultBatchRoute(app, ctx, agentOf)
   artifactRoutes(app, ctx, agentOf)
   presenceRoutes(app, ctx, agentOf)
 }
@@ -144,7 +145,8 @@ function jobRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf, waiting
   )
 }
 
-function resultRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
+/** One run's outcome. */
+function resultRoute(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
   app.post(
     '/agent/v1/results',
     {
@@ -169,7 +171,10 @@ function resultRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
       return reply.status(204).send(null)
     },
   )
+}
 
+/** Several runs' outcomes at once, sharing commits. */
+function resultBatchRoute(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
   app.post(
     '/agent/v1/results/batch',
     {

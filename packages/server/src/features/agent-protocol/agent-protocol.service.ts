@@ -14,12 +14,12 @@ import { cancelledSuiteRuns, renewSuiteRuns } from '../../runs/suite-runs.repo.t
 import { inTransaction } from '../../transactions.ts'
 import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
 import { ARTIFACT_LIMIT_BYTES, artifactKey } from '../artifacts/artifact-store.ts'
-import { findResultByJobId, isResultStored } from '../check-results/check-results.repo.ts'
 import { getResult } from '../check-results/check-results.service.ts'
+import { findResultByJobId, isResultStored } from '../check-results/result-lookups.service.ts'
 import { findCheckById } from '../checks/check-lookups.service.ts'
 import type { ResolvedCheck } from '../checks/resolve-check.ts'
+import * as agentRecords from '../private-locations/agent-records.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
-import * as locationsRepo from '../private-locations/private-locations.repo.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
 import {
   findScriptRun,
@@ -69,7 +69,7 @@ export async function authenticateAgent(
   const rawKey = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1]
   if (!rawKey) throw unauthorized(authorization ? 'Bad Token' : 'Missing private location key')
   const keyHash = hashLocationKey(rawKey)
-  const location = await locationsRepo.findLocationByKeyHash(ctx, keyHash)
+  const location = await agentRecords.findLocationByKeyHash(ctx, keyHash)
   if (!location) throw unauthorized('Bad Token')
   return {
     id: agentId,
@@ -97,7 +97,7 @@ export async function pollJobs(
     if (options.gone()) return []
     if (claims > 0) {
       // Revoking a key stops its runs at once: a poll that outlives its key takes none (they carry secrets).
-      const location = await locationsRepo.findLocationByKeyHash(ctx, agent.keyHash)
+      const location = await agentRecords.findLocationByKeyHash(ctx, agent.keyHash)
       if (!location) throw unauthorized('Bad Token')
       // Runs go out with the location as it is now (a proxy URL changed while the poll waited).
       current = { ...agent, location }
@@ -338,7 +338,7 @@ export async function agentHeartbeat(
 ): Promise<HeartbeatReply> {
   const now = ctx.clock.now()
   await withLocation(ctx, agent, (tx) =>
-    locationsRepo.saveAgent(
+    agentRecords.saveAgent(
       tx,
       { id: agent.id, locationId: agent.location.id, ...body },
       { ms: now.getTime(), iso: now.toISOString() },
@@ -354,7 +354,7 @@ export async function agentHeartbeat(
 
 /** An agent that stops says goodbye: its location shows it gone at once. */
 export async function agentGoodbye(ctx: ServiceContext, agent: CallingAgent): Promise<void> {
-  await locationsRepo.deleteAgent(ctx, agent.location.id, agent.id, ctx.clock.now().getTime())
+  await agentRecords.deleteAgent(ctx, agent.location.id, agent.id, ctx.clock.now().getTime())
 }
 
 /**
@@ -368,14 +368,14 @@ async function withLocation<T>(
 ): Promise<T> {
   return inTransaction(ctx, async (tx) => {
     const { account_id, id } = agent.location
-    if (!(await locationsRepo.lockLocation(tx, account_id, id, 'referenced'))) throw unauthorized('Bad Token')
+    if (!(await agentRecords.lockLocation(tx, account_id, id, 'referenced'))) throw unauthorized('Bad Token')
     return work(tx)
   })
 }
 
 export async function recordAgentError(ctx: ServiceContext, agent: CallingAgent, body: AgentErrorBody) {
   await withLocation(ctx, agent, (tx) =>
-    locationsRepo.insertAgentEvent(tx, {
+    agentRecords.insertAgentEvent(tx, {
       id: randomUUID(),
       private_location_id: agent.location.id,
       agent_id: agent.id,
@@ -403,7 +403,7 @@ export async function triggerOnAgent(
   slotKey = `trigger:${randomUUID()}`,
 ) {
   const locationId = privateLocationIdOf(locationKey) as string
-  const live = await locationsRepo.listAgents(ctx, [locationId], ctx.clock.now().getTime() - AGENT_LIVE_MS)
+  const live = await agentRecords.listAgents(ctx, [locationId], ctx.clock.now().getTime() - AGENT_LIVE_MS)
   if (live.length === 0) throw conflict('The check’s private location has no connected agent to run it')
   const nowMs = ctx.clock.now().getTime()
   await insertTriggerJob(ctx, {

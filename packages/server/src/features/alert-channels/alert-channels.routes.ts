@@ -20,6 +20,7 @@ export const alertChannelsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
 ) => {
   listAndCreateRoutes(app, ctx)
   channelRoutes(app, ctx)
+  subscriptionRoutes(app, ctx)
 }
 
 const TAGS = ['alert-channels']
@@ -61,7 +62,7 @@ function listAndCreateRoutes(app: RouteApp, ctx: ServiceContext) {
   )
 }
 
-/** One channel: read, replace, delete, its subscriptions. */
+/** One channel: read, replace, delete. */
 function channelRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/alert-channels/:id',
@@ -107,7 +108,10 @@ function channelRoutes(app: RouteApp, ctx: ServiceContext) {
       return reply.status(204).send(null)
     },
   )
+}
 
+/** What one channel alerts for: its subscriptions replaced at once. */
+function subscriptionRoutes(app: RouteApp, ctx: ServiceContext) {
   app.put(
     '/v1/alert-channels/:id/subscriptions',
     {

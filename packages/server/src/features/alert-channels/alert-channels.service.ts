@@ -4,11 +4,11 @@ import { badRequest, HttpError, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
 import { inTransaction } from '../../transactions.ts'
-import * as groupsRepo from '../check-groups/check-groups.repo.ts'
+import * as groupLookups from '../check-groups/group-lookups.service.ts'
+import * as checkLookups from '../checks/check-lookups.service.ts'
 import type { StoredVariable } from '../checks/check-variables.ts'
-import * as checksRepo from '../checks/checks.repo.ts'
 import { withProjectBindings } from '../projects/project-bindings.ts'
-import * as variablesRepo from '../variables/variables.repo.ts'
+import * as variableLookups from '../variables/variable-lookups.service.ts'
 import * as repo from './alert-channels.repo.ts'
 import type { AlertChannel, AlertChannelSubscriptionOut, SubscriptionBody } from './alert-channels.schemas.ts'
 import { type AttemptOutcome, PermanentFailure, type SendInput } from './types/channel-type.ts'
@@ -140,9 +140,12 @@ async function subscribe(
   const hasCheck = body.checkId !== undefined && body.checkId !== null
   const hasGroup = body.groupId !== undefined && body.groupId !== null
   if (hasCheck === hasGroup) throw invalid(path, 'must name exactly one of checkId and groupId')
-  if (hasCheck && (await checksRepo.lockReferencedChecks(tx, accountId, [body.checkId as string])).size === 0)
+  if (
+    hasCheck &&
+    (await checkLookups.lockReferencedChecks(tx, accountId, [body.checkId as string])).size === 0
+  )
     throw invalid(`${path}.checkId`, `check ${body.checkId} not found`)
-  if (hasGroup && !(await groupsRepo.lockGroup(tx, accountId, body.groupId as number, 'referenced')))
+  if (hasGroup && !(await groupLookups.lockGroup(tx, accountId, body.groupId as number, 'referenced')))
     throw invalid(`${path}.groupId`, `check group ${body.groupId} not found`)
   const subscriber = hasCheck ? { checkId: body.checkId as string } : { groupId: body.groupId as number }
   return repo.upsertSubscription(tx, channelId, subscriber, body.activated)
@@ -185,9 +188,9 @@ async function prepareConfig(
 async function secretWarnings(ctx: ServiceContext, accountId: string, names: Set<string>): Promise<string[]> {
   if (names.size === 0) return []
   const secrets = new Set<string>()
-  const { rows } = await variablesRepo.listVariables(ctx, accountId, {}, { limit: 100_000, offset: 0 })
+  const { rows } = await variableLookups.listVariables(ctx, accountId, {}, { limit: 100_000, offset: 0 })
   for (const row of rows) if (row.secret) secrets.add(row.key)
-  const groups = await groupsRepo.listGroups(ctx, accountId, { limit: 100_000, offset: 0 })
+  const groups = await groupLookups.listGroups(ctx, accountId, { limit: 100_000, offset: 0 })
   for (const group of groups.rows) {
     const variables = (JSON.parse(group.definition).environmentVariables ?? []) as StoredVariable[]
     for (const variable of variables) if (variable.secret) secrets.add(variable.key)

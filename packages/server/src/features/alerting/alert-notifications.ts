@@ -17,9 +17,10 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { ChannelIdParams } from '../alert-channels/alert-channels.schemas.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
+import * as channelLookups from '../alert-channels/channel-lookups.service.ts'
 import { sampleEvent } from '../alert-channels/sample-event.ts'
 import * as repo from './alert-notifications.repo.ts'
 import { type AlertEvent, deliver } from './delivery.ts'
@@ -176,7 +177,7 @@ export async function testChannel(
   accountId: string,
   id: number,
 ): Promise<AlertNotification> {
-  const channel = await channelsRepo.findChannel(ctx, accountId, id)
+  const channel = await channelLookups.findChannel(ctx, accountId, id)
   if (!channel) throw notFound(`Alert channel ${id} not found`)
   const event = { test: true, groupId: null, variables: sampleEvent(ctx) }
   const deliveryId = randomUUID()
@@ -223,6 +224,12 @@ export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
+  notificationRoutes(app, ctx)
+  channelTestRoute(app, ctx)
+}
+
+/** The account's alert deliveries: their list, and one. */
+function notificationRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/alert-notifications',
     {
@@ -271,7 +278,10 @@ export const alertNotificationsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
       return toNotification(row)
     },
   )
+}
 
+/** A sample alert sent through a channel now. */
+function channelTestRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/alert-channels/:id/test',
     {

@@ -5,11 +5,11 @@ import type { AlertNotificationsTable, CheckResultsTable, ChecksTable } from '@s
 import type { ServiceContext } from '../../context.ts'
 import type { AlertSettings } from '../accounts/accounts.schemas.ts'
 import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
-import * as channelsRepo from '../alert-channels/alert-channels.repo.ts'
 import { type ChannelPolicy, policyOf } from '../alert-channels/alert-channels.service.ts'
-import * as groupsRepo from '../check-groups/check-groups.repo.ts'
-import { findResult } from '../check-results/check-results.repo.ts'
+import * as channelLookups from '../alert-channels/channel-lookups.service.ts'
+import * as groupLookups from '../check-groups/group-lookups.service.ts'
 import { integerOf, isRecord, numberOf, parsedDetailOf, stringOf } from '../check-results/result-detail.ts'
+import { findResult } from '../check-results/result-lookups.service.ts'
 import { findCheckById } from '../checks/check-lookups.service.ts'
 import type { EffectiveSettings } from '../checks/effective-check.ts'
 import { type ResolvedCheck, resolveCheck } from '../checks/resolve-check.ts'
@@ -36,7 +36,7 @@ import * as states from './alert-states.repo.ts'
 export const alertSignals = new EventEmitter()
 
 type Channel = { policy: ChannelPolicy; type: AlertChannelType | 'INCIDENT' }
-type Subscriptions = Awaited<ReturnType<typeof channelsRepo.subscriptionsOf>>
+type Subscriptions = Awaited<ReturnType<typeof channelLookups.subscriptionsOf>>
 
 /**
  * Folds newly stored results, in the order given, into their checks' alert states, inside the caller's
@@ -193,7 +193,7 @@ async function evaluate(
   const now = ctx.clock.now()
   const { row: check, definition, effective } = resolvedCheck
   const group =
-    check.group_id === null ? undefined : await groupsRepo.findGroup(ctx, check.account_id, check.group_id)
+    check.group_id === null ? undefined : await groupLookups.findGroup(ctx, check.account_id, check.group_id)
   const settings = await settingsOf(ctx, check.account_id, effective)
   const suppressed = effective.muted || (await inMaintenance(ctx, check.account_id, effective.tags, now))
   const { state, alerts, wakeAtMs } = foldAlertState(previous, {
@@ -285,7 +285,7 @@ export const INCIDENT_CHANNEL: { policy: ChannelPolicy; type: AlertChannelType |
 /** The subscriptions of `checks` and of their groups, with their channels: one query for a batch. */
 function subscriptionsOfChecks(ctx: ServiceContext, checks: ResolvedCheck[]): Promise<Subscriptions> {
   const groupIds = new Set(checks.flatMap(({ row }) => (row.group_id === null ? [] : [row.group_id])))
-  return channelsRepo.subscriptionsOf(
+  return channelLookups.subscriptionsOf(
     ctx,
     checks.map(({ row }) => row.id),
     [...groupIds],

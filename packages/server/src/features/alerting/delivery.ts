@@ -6,9 +6,9 @@ import {
   type DeliverableChannel,
   sendThrough,
 } from '../alert-channels/alert-channels.service.ts'
-import * as groupsRepo from '../check-groups/check-groups.repo.ts'
+import * as groupLookups from '../check-groups/group-lookups.service.ts'
 import type { StoredVariable } from '../checks/check-variables.ts'
-import * as variablesRepo from '../variables/variables.repo.ts'
+import * as variableLookups from '../variables/variable-lookups.service.ts'
 
 export type { AttemptOutcome } from '../alert-channels/alert-channels.service.ts'
 
@@ -65,7 +65,7 @@ function scrubOutcome(outcome: AttemptOutcome, scrubber: Scrubber): AttemptOutco
 async function environmentOf(ctx: ServiceContext, accountId: string, groupId: number | null) {
   const values: Record<string, string> = {}
   const hidden: string[] = []
-  const { rows } = await variablesRepo.listVariables(ctx, accountId, {}, { limit: 100_000, offset: 0 })
+  const { rows } = await variableLookups.listVariables(ctx, accountId, {}, { limit: 100_000, offset: 0 })
   for (const row of rows) {
     if (row.secret) continue
     values[row.key] =
@@ -73,7 +73,7 @@ async function environmentOf(ctx: ServiceContext, accountId: string, groupId: nu
     if (row.locked) hidden.push(values[row.key] as string)
   }
   if (groupId !== null) {
-    const group = await groupsRepo.findGroup(ctx, accountId, groupId)
+    const group = await groupLookups.findGroup(ctx, accountId, groupId)
     const variables = (
       group ? (JSON.parse(group.definition).environmentVariables ?? []) : []
     ) as StoredVariable[]

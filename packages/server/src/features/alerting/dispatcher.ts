@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { AlertNotificationsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
-import { findChannelById } from '../alert-channels/alert-channels.repo.ts'
 import { deliverableChannel } from '../alert-channels/alert-channels.service.ts'
+import { findChannelById } from '../alert-channels/channel-lookups.service.ts'
 import { findCheckById } from '../checks/check-lookups.service.ts'
 import {
   type IncidentTrigger,

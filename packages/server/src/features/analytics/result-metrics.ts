@@ -29,7 +29,7 @@ export function metricSlots(kind: AnalyticsKind): string[] {
 export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable): ResultMetrics {
   const slots = metricSlots(kind)
   const parsed = parsedDetailOf(row)
-  const valuesOf = (named: Record<string, number | undefined>): Sample[] => {
+  const valuesOf = (named: NamedValues): Sample[] => {
     const samples: Sample[] = []
     slots.forEach((name, slot) => {
       const value = named[name]
@@ -37,87 +37,97 @@ export function resultMetrics(kind: AnalyticsKind, row: CheckResultsTable): Resu
     })
     return samples
   }
-  // Each value of the detail is checked where it is read (see check-results/result-detail.ts).
-  const fieldOf = (keys: string[], field: string) => {
-    const detail = keys.map((key) => parsed[key]).find(isRecord)
-    return detail && isRecord(detail[field]) ? detail[field] : {}
-  }
   const responseTime = Number(row.response_time)
   const checkType = row.check_type as CheckType
+  const run = (named: NamedValues): ResultMetrics => ({ run: valuesOf(named), pages: [] })
   switch (checkType) {
     case 'URL':
-    case 'API': {
-      const phases = fieldOf(['urlCheckResult', 'apiCheckResult'], 'timingPhases')
-      return {
-        run: valuesOf({
-          responseTime,
-          wait: numberOf(phases.wait),
-          dns: numberOf(phases.dns),
-          tcp: numberOf(phases.tcp),
-          firstByte: numberOf(phases.firstByte),
-          download: numberOf(phases.download),
-        }),
-        pages: [],
-      }
-    }
-    case 'TCP': {
-      const phases = fieldOf(['tcpCheckResult'], 'timingPhases')
-      return {
-        run: valuesOf({
-          total: numberOf(phases.total) ?? responseTime,
-          dns: numberOf(phases.dns),
-          connection: numberOf(phases.connection),
-          data: numberOf(phases.data),
-        }),
-        pages: [],
-      }
-    }
+    case 'API':
+      return run(httpValues(parsed, responseTime))
+    case 'TCP':
+      return run(tcpValues(parsed, responseTime))
     case 'DNS': {
-      const phases = fieldOf(['dnsCheckResult'], 'timingPhases')
-      return { run: valuesOf({ total: numberOf(phases.total) ?? responseTime }), pages: [] }
+      const phases = detailField(parsed, ['dnsCheckResult'], 'timingPhases')
+      return run({ total: numberOf(phases.total) ?? responseTime })
     }
-    case 'ICMP': {
-      const summary = fieldOf(['icmpCheckResult'], 'summary')
-      const latency = isRecord(summary.latency) ? summary.latency : {}
-      return {
-        run: valuesOf({
-          packetLoss: numberOf(summary.packetLoss),
-          latencyMin: numberOf(latency.min),
-          latencyMax: numberOf(latency.max),
-          latencyAvg: numberOf(latency.avg),
-          latencyStdDev: numberOf(latency.stdDev),
-        }),
-        pages: [],
-      }
-    }
-    case 'SSL': {
-      const ssl = isRecord(parsed.sslCheckResult) ? parsed.sslCheckResult : {}
-      const response = fieldOf(['sslCheckResult'], 'response')
-      const certificate = isRecord(response.certificate) ? response.certificate : {}
-      const share = (value: unknown) => (typeof value === 'boolean' ? (value ? 100 : 0) : undefined)
-      const version = /^TLS(\d\.\d)$/.exec(stringOf(ssl.tlsVersion) ?? '')?.[1]
-      return {
-        run: valuesOf({
-          handshakeTimeMs: numberOf(ssl.handshakeTimeMs),
-          daysUntilExpiry: numberOf(ssl.daysUntilExpiry),
-          keySizeBits: numberOf(certificate.keySizeBits),
-          hostnameVerified: share(ssl.hostnameVerified),
-          chainTrusted: share(ssl.chainTrusted),
-          ocspStapled: share(response.ocspStapled),
-          tlsVersion: version === undefined ? undefined : Number(version),
-        }),
-        pages: [],
-      }
-    }
+    case 'ICMP':
+      return run(icmpValues(parsed))
+    case 'SSL':
+      return run(sslValues(parsed))
     case 'BROWSER':
       return browserMetrics(parsed.browserCheckResult, responseTime, valuesOf)
     case 'MULTI_STEP':
     case 'AUTOMATION':
-      return { run: valuesOf({ responseTime }), pages: [] }
+      return run({ responseTime })
     case 'HEARTBEAT':
       return { run: [], pages: [] }
     default:
       return unreadType(checkType)
+  }
+}
+
+/** A run's values by base metric name; a metric it has no value of is left undefined. */
+type NamedValues = Record<string, number | undefined>
+
+type ParsedDetail = Record<string, unknown>
+
+/**
+ * `field` of the first of the detail's `keys` present, or an empty record. Each value of the detail is
+ * checked where it is read (see check-results/result-detail.ts).
+ */
+function detailField(parsed: ParsedDetail, keys: string[], field: string): Record<string, unknown> {
+  const detail = keys.map((key) => parsed[key]).find(isRecord)
+  return detail && isRecord(detail[field]) ? detail[field] : {}
+}
+
+function httpValues(parsed: ParsedDetail, responseTime: number): NamedValues {
+  const phases = detailField(parsed, ['urlCheckResult', 'apiCheckResult'], 'timingPhases')
+  return {
+    responseTime,
+    wait: numberOf(phases.wait),
+    dns: numberOf(phases.dns),
+    tcp: numberOf(phases.tcp),
+    firstByte: numberOf(phases.firstByte),
+    download: numberOf(phases.download),
+  }
+}
+
+function tcpValues(parsed: ParsedDetail, responseTime: number): NamedValues {
+  const phases = detailField(parsed, ['tcpCheckResult'], 'timingPhases')
+  return {
+    total: numberOf(phases.total) ?? responseTime,
+    dns: numberOf(phases.dns),
+    connection: numberOf(phases.connection),
+    data: numberOf(phases.data),
+  }
+}
+
+function icmpValues(parsed: ParsedDetail): NamedValues {
+  const summary = detailField(parsed, ['icmpCheckResult'], 'summary')
+  const latency = isRecord(summary.latency) ? summary.latency : {}
+  return {
+    packetLoss: numberOf(summary.packetLoss),
+    latencyMin: numberOf(latency.min),
+    latencyMax: numberOf(latency.max),
+    latencyAvg: numberOf(latency.avg),
+    latencyStdDev: numberOf(latency.stdDev),
+  }
+}
+
+function sslValues(parsed: ParsedDetail): NamedValues {
+  const ssl = isRecord(parsed.sslCheckResult) ? parsed.sslCheckResult : {}
+  const response = detailField(parsed, ['sslCheckResult'], 'response')
+  const certificate = isRecord(response.certificate) ? response.certificate : {}
+  const share = (value: unknown) => (typeof value === 'boolean' ? (value ? 100 : 0) : undefined)
+  const version = /^TLS(\d\.\d)$/.exec(stringOf(ssl.tlsVersion) ?? '')?.[1]
+  return {
+    handshakeTimeMs: numberOf(ssl.handshakeTimeMs),
+    daysUntilExpiry: numberOf(ssl.daysUntilExpiry),
+    keySizeBits: numberOf(certificate.keySizeBits),
+    hostnameVerified: share(ssl.hostnameVerified),
+    chainTrusted: share(ssl.chainTrusted),
+    ocspStapled: share(response.ocspStapled),
+    tlsVersion: version === undefined ? undefined : Number(version),
   }
 }
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { AnyCheck, UpdateAutoAssignQuery } from '../checks/checks.schemas.ts'
 import { getCheckOfGroup, listChecks } from '../checks/checks.service.ts'
 import {
@@ -63,9 +64,17 @@ export const versionedGroupRoutes: FastifyPluginAsyncTypebox<{
   ctx: ServiceContext
   version: keyof typeof VERSIONS
 }> = async (app, { ctx, version }) => {
-  const tags = ['check-groups']
-  const docs = VERSIONS[version]
+  groupWriteRoutes(app, ctx, version)
+  groupChecksRoutes(app, ctx, version)
+}
 
+const tags = ['check-groups']
+
+type Version = keyof typeof VERSIONS
+
+/** Creating and updating a group. */
+function groupWriteRoutes(app: RouteApp, ctx: ServiceContext, version: Version) {
+  const docs = VERSIONS[version]
   app.post(
     `/${version}/check-groups`,
     {
@@ -97,7 +106,11 @@ export const versionedGroupRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => groups.updateGroup(ctx, authOf(request).accountId, request.params.id, request.body),
   )
+}
 
+/** The checks of a group, and one of them as the version shows it. */
+function groupChecksRoutes(app: RouteApp, ctx: ServiceContext, version: Version) {
+  const docs = VERSIONS[version]
   app.get(
     `/${version}/check-groups/:id/checks`,
     {

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
 import { triggerGroup } from '../checks/check-triggers.service.ts'
 import { CheckGroup, GroupIdParams, ListGroupsQuery } from './check-groups.schemas.ts'
@@ -11,10 +12,16 @@ import * as groups from './check-groups.service.ts'
 import { versionedGroupRoutes } from './check-groups-versioned.routes.ts'
 
 export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['check-groups']
   // Create, update and the checks of a group: shared with v2.
   await app.register(versionedGroupRoutes, { ctx, version: 'v1' })
+  groupReadAndDeleteRoutes(app, ctx)
+  groupTriggerRoute(app, ctx)
+}
 
+const tags = ['check-groups']
+
+/** Listing groups, reading one and deleting one. */
+function groupReadAndDeleteRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/check-groups',
     {
@@ -64,7 +71,10 @@ export const checkGroupsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
       return reply.status(204).send(null)
     },
   )
+}
 
+/** Running every check of a group now. */
+function groupTriggerRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/check-groups/:id/trigger',
     {

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   CheckResult,
   CheckResultPageV2,
@@ -15,12 +16,19 @@ import {
 import * as results from './check-results.service.ts'
 import { AssetManifest, ResultAssetsQuery, resultAssets } from './result-assets.ts'
 
+const tags = ['check-results']
+
 export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (
   app,
   { ctx },
 ) => {
-  const tags = ['check-results']
+  resultListRoutes(app, ctx)
+  resultRoutes(app, ctx)
+  resultFileRoutes(app, ctx)
+}
 
+/** A check's results, newest first: by page (v1) and by cursor (v2). */
+function resultListRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/check-results/:checkId',
     {
@@ -63,7 +71,10 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     async (request) =>
       results.listResultsByCursor(ctx, authOf(request).accountId, request.params.checkId, request.query),
   )
+}
 
+/** One result. */
+function resultRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/check-results/:checkId/:resultId',
     {
@@ -77,7 +88,10 @@ export const checkResultsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext
     async (request) =>
       results.getResult(ctx, authOf(request).accountId, request.params.checkId, request.params.resultId),
   )
+}
 
+/** The screenshots, traces and videos a result keeps: their list and each file. */
+function resultFileRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/check-results/:checkId/:resultId/assets',
     {

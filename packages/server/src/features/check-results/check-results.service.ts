@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
-import { findCheck, lockReferencedChecksById } from '../checks/checks.repo.ts'
+import { findCheck, lockReferencedChecksById } from '../checks/check-lookups.service.ts'
 import * as repo from './check-results.repo.ts'
 import type { CheckResult, ListResultsQuery, ListResultsV2Query } from './check-results.schemas.ts'
 

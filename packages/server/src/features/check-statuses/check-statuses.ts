@@ -6,7 +6,7 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { currentStatusSince, latestResults } from '../check-results/check-results.repo.ts'
+import { currentStatusSince, latestResults } from '../check-results/result-lookups.service.ts'
 import { findCheck, listChecks } from '../checks/check-lookups.service.ts'
 import { ListChecksQuery } from '../checks/checks.schemas.ts'
 

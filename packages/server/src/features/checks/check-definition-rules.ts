@@ -19,8 +19,8 @@ import type { ServiceContext } from '../../context.ts'
 import { invalid } from '../../http/errors.ts'
 import { getAccount } from '../accounts/accounts.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
-import * as groupsRepo from '../check-groups/check-groups.repo.ts'
-import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import * as groupLookups from '../check-groups/group-lookups.service.ts'
+import * as locationLookups from '../private-locations/location-lookups.service.ts'
 import { assertSnippetsOfAccount } from '../snippets/snippets.service.ts'
 import { servicesOfAccount } from '../status-page-services/status-page-services.service.ts'
 import { type StoredVariable, sealVariables } from './check-variables.ts'
@@ -83,7 +83,7 @@ export async function normalizeDefinition(
   // Inside the save's transaction, what it names stays until it commits (or, deleted meanwhile, is unknown).
   if (
     definition.groupId !== null &&
-    !(await groupsRepo.lockGroup(ctx, accountId, definition.groupId as number, 'referenced'))
+    !(await groupLookups.lockGroup(ctx, accountId, definition.groupId as number, 'referenced'))
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
   }
@@ -127,7 +127,7 @@ export async function normalizeDefinition(
  */
 export async function assertPrivateLocations(ctx: ServiceContext, accountId: string, slugs: string[]) {
   if (slugs.length === 0) return
-  const known = await privateLocationsRepo.lockReferencedSlugs(ctx, accountId, slugs)
+  const known = await locationLookups.lockReferencedSlugs(ctx, accountId, slugs)
   const unknown = slugs.find((slug) => !known.has(slug))
   if (unknown) throw invalid('body.privateLocations', `unknown private location ${unknown}`)
 }

@@ -8,7 +8,9 @@ export {
   listChecks,
   listChecksOfAccount,
   lockCheck,
+  lockReferencedCheck,
   lockReferencedChecks,
+  lockReferencedChecksById,
   pruneTagHistory,
   tagHistoryAfter,
 } from './checks.repo.ts'

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts'
 import { DEFAULT_ALERT_SETTINGS } from '../accounts/accounts.service.ts'
 import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { privateLocationIdOf } from '../private-locations/location-keys.ts'
-import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import * as locationLookups from '../private-locations/location-lookups.service.ts'
 import { AGENT_LIVE_MS } from '../private-locations/private-locations.service.ts'
 import { UNBOUND, withProjectBindings } from '../projects/project-bindings.ts'
 import { publicVariables } from './check-variables.ts'
@@ -115,12 +115,12 @@ async function withWarnings(ctx: ServiceContext, checks: ResolvedCheck[], respon
   ]
   if (privateIds.length === 0) return responses
   const live = new Set(
-    (await privateLocationsRepo.listAgents(ctx, privateIds, ctx.clock.now().getTime() - AGENT_LIVE_MS)).map(
+    (await locationLookups.listAgents(ctx, privateIds, ctx.clock.now().getTime() - AGENT_LIVE_MS)).map(
       (agent) => agent.private_location_id,
     ),
   )
   const slugs = new Map(
-    (await privateLocationsRepo.listAccountLocations(ctx, checks[0]?.row.account_id ?? '')).map((l) => [
+    (await locationLookups.listAccountLocations(ctx, checks[0]?.row.account_id ?? '')).map((l) => [
       l.id,
       l.slug_name,
     ]),

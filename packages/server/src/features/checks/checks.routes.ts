@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
 import * as triggers from './check-triggers.service.ts'
 import {
@@ -17,8 +18,12 @@ import {
 } from './checks.schemas.ts'
 import * as checks from './checks.service.ts'
 
+const tags = ['checks']
+
+/** The top-level fields a request's body sent, before schema defaults filled in the rest. */
+type SentFieldsOf = (request: object) => Set<string>
+
 export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['checks']
   // The top-level fields the client sent, seen before schema defaults fill in the rest: a check in a
   // group takes the group's value of an inheritable field it leaves out (e.g. frequency).
   const sentFields = new WeakMap<object, Set<string>>()
@@ -26,8 +31,17 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
     const body = request.body
     if (body && typeof body === 'object') sentFields.set(request, new Set(Object.keys(body)))
   })
-  const sentFieldsOf = (request: object) => sentFields.get(request) ?? new Set<string>()
+  const sentFieldsOf: SentFieldsOf = (request) => sentFields.get(request) ?? new Set<string>()
+  checkCollectionRoutes(app, ctx, sentFieldsOf)
+  checkItemRoutes(app, ctx, sentFieldsOf)
+  checkRunRoutes(app, ctx)
+  for (const [segment, checkType] of Object.entries(CHECK_PATHS) as [string, CheckType][]) {
+    typedCheckRoutes(app, ctx, sentFieldsOf, segment, checkType)
+  }
+}
 
+/** Listing checks of every type, and creating one of the type the body's `checkType` names. */
+function checkCollectionRoutes(app: RouteApp, ctx: ServiceContext, sentFieldsOf: SentFieldsOf) {
   app.get(
     '/v1/checks',
     {
@@ -70,7 +84,10 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       return reply.status(201).send(created)
     },
   )
+}
 
+/** One check of any type, by id: its stored type decides how an update is checked. */
+function checkItemRoutes(app: RouteApp, ctx: ServiceContext, sentFieldsOf: SentFieldsOf) {
   app.get(
     '/v1/checks/:id',
     { schema: { tags, summary: 'Retrieve a check', params: CheckIdParams, response: { 200: AnyCheck } } },
@@ -117,7 +134,10 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       return reply.status(204).send(null)
     },
   )
+}
 
+/** Running a check now, and cancelling a suite's runs in progress. */
+function checkRunRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/checks/:id/trigger',
     {
@@ -171,49 +191,56 @@ export const checksRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = 
       return reply.status(204).send(null)
     },
   )
+}
 
-  for (const [segment, checkType] of Object.entries(CHECK_PATHS) as [string, CheckType][]) {
-    const label = checkType.toLowerCase().replace('_', '-')
-    app.post(
-      `/v1/checks/${segment}`,
-      {
-        schema: {
-          tags,
-          summary: `Create a ${label} check`,
-          querystring: AutoAssignQuery,
-          body: CHECK_BODIES[checkType],
-          response: { 201: CheckResponse(checkType) },
-        },
+/** The typed create and update of one check type, at /v1/checks/{segment}. */
+function typedCheckRoutes(
+  app: RouteApp,
+  ctx: ServiceContext,
+  sentFieldsOf: SentFieldsOf,
+  segment: string,
+  checkType: CheckType,
+) {
+  const label = checkType.toLowerCase().replace('_', '-')
+  app.post(
+    `/v1/checks/${segment}`,
+    {
+      schema: {
+        tags,
+        summary: `Create a ${label} check`,
+        querystring: AutoAssignQuery,
+        body: CHECK_BODIES[checkType],
+        response: { 201: CheckResponse(checkType) },
       },
-      async (request, reply) => {
-        const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body, {
-          sentFields: sentFieldsOf(request),
-          autoAssignAlerts: request.query.autoAssignAlerts,
-        })
-        return reply.status(201).send(created)
+    },
+    async (request, reply) => {
+      const created = await checks.createCheck(ctx, authOf(request).accountId, checkType, request.body, {
+        sentFields: sentFieldsOf(request),
+        autoAssignAlerts: request.query.autoAssignAlerts,
+      })
+      return reply.status(201).send(created)
+    },
+  )
+  app.put(
+    `/v1/checks/${segment}/:id`,
+    {
+      schema: {
+        tags,
+        summary: `Update a ${label} check`,
+        description:
+          'Merges the given top-level fields onto the check (the others keep their values) and ' +
+          'validates the result whole. Takes effect on the next run.',
+        params: CheckIdParams,
+        querystring: UpdateAutoAssignQuery,
+        body: CheckPatchBody(CHECK_BODIES[checkType]),
+        response: { 200: CheckResponse(checkType) },
       },
-    )
-    app.put(
-      `/v1/checks/${segment}/:id`,
-      {
-        schema: {
-          tags,
-          summary: `Update a ${label} check`,
-          description:
-            'Merges the given top-level fields onto the check (the others keep their values) and ' +
-            'validates the result whole. Takes effect on the next run.',
-          params: CheckIdParams,
-          querystring: UpdateAutoAssignQuery,
-          body: CheckPatchBody(CHECK_BODIES[checkType]),
-          response: { 200: CheckResponse(checkType) },
-        },
-      },
-      async (request) =>
-        checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, {
-          mode: 'merge',
-          checkType,
-          sentFields: sentFieldsOf(request),
-        }),
-    )
-  }
+    },
+    async (request) =>
+      checks.updateCheck(ctx, authOf(request).accountId, request.params.id, request.body, {
+        mode: 'merge',
+        checkType,
+        sentFields: sentFieldsOf(request),
+      }),
+  )
 }

@@ -1,8 +1,8 @@
 import type { ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import * as groupsRepo from '../check-groups/check-groups.repo.ts'
+import * as groupLookups from '../check-groups/group-lookups.service.ts'
 import { privateLocationKey } from '../private-locations/location-keys.ts'
-import * as privateLocationsRepo from '../private-locations/private-locations.repo.ts'
+import * as locationLookups from '../private-locations/location-lookups.service.ts'
 import * as repo from './checks.repo.ts'
 import {
   type EffectiveSettings,
@@ -75,7 +75,7 @@ export async function resolveChecks(
 ): Promise<ResolvedCheck[]> {
   const groupIds = [...new Set(rows.flatMap((row) => (row.group_id === null ? [] : [row.group_id])))]
   const groups = new Map(
-    (await groupsRepo.findGroups(ctx, accountId, groupIds)).map((group) => [group.id, group]),
+    (await groupLookups.findGroups(ctx, accountId, groupIds)).map((group) => [group.id, group]),
   )
   let privateIds: Map<string, string> | undefined
   const resolved: ResolvedCheck[] = []
@@ -89,7 +89,7 @@ export async function resolveChecks(
       { locations: ctx.locations.defaults },
     )
     if (effective.privateLocations.length > 0 && !privateIds) {
-      const locations = await privateLocationsRepo.listAccountLocations(ctx, accountId)
+      const locations = await locationLookups.listAccountLocations(ctx, accountId)
       privateIds = new Map(locations.map((location) => [location.slug_name, location.id]))
     }
     const privateKeys = effective.privateLocations.flatMap((slug) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   DashboardIncident,
   DashboardIncidentCreateBody,
@@ -17,8 +18,15 @@ export const dashboardIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
-  const tags = ['dashboards']
+  incidentCreateRoute(app, ctx)
+  incidentItemRoutes(app, ctx)
+  incidentDeleteRoute(app, ctx)
+}
 
+const tags = ['dashboards']
+
+/** Creating a dashboard incident. */
+function incidentCreateRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/incidents',
     {
@@ -34,7 +42,10 @@ export const dashboardIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     },
     async (request) => incidents.createDashboardIncident(ctx, authOf(request).accountId, request.body),
   )
+}
 
+/** One dashboard incident, by id: read and edit. */
+function incidentItemRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/incidents/:id',
     {
@@ -80,7 +91,10 @@ export const dashboardIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
         request.query.probe ?? false,
       ),
   )
+}
 
+/** Deleting a dashboard incident. */
+function incidentDeleteRoute(app: RouteApp, ctx: ServiceContext) {
   app.delete(
     '/v1/incidents/:id',
     {

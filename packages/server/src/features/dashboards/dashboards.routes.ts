@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   Dashboard,
   DashboardCreateBody,
@@ -15,8 +16,14 @@ import * as dashboards from './dashboards.service.ts'
 
 /** The hosted API's `/v1/dashboards`: paths name a dashboard by its string `dashboardId`. */
 export const dashboardsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['dashboards']
+  dashboardCollectionRoutes(app, ctx)
+  dashboardItemRoutes(app, ctx)
+}
 
+const tags = ['dashboards']
+
+/** Listing and creating dashboards. */
+function dashboardCollectionRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/dashboards',
     {
@@ -51,7 +58,10 @@ export const dashboardsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }
     async (request, reply) =>
       reply.status(201).send(await dashboards.createDashboard(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One dashboard, by id (or by its customUrl or customDomain when reading). */
+function dashboardItemRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/dashboards/:dashboardId',
     {

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts'
 import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
-import { findResult } from '../check-results/check-results.repo.ts'
+import { findResult } from '../check-results/result-lookups.service.ts'
 import { findCheck } from '../checks/check-lookups.service.ts'
 import * as repo from './error-groups.repo.ts'
 import type { ErrorGroup } from './error-groups.schemas.ts'
@@ -51,52 +51,72 @@ export async function foldResultsIntoErrorGroups(
 async function foldResultIntoErrorGroups(ctx: ServiceContext, row: CheckResultsTable): Promise<void> {
   if (row.result_type !== 'FINAL') return
   const now = ctx.clock.now().toISOString()
-  const location = row.run_location
   let current: string | undefined
   if (row.has_failures) {
     const error = errorOf(row)
     current = error.hash
-    let group = await repo.lockGroup(ctx, row.check_id, error.hash)
-    if (!group) {
-      const fresh: ErrorGroupsTable = {
-        id: randomUUID(),
-        account_id: row.account_id,
-        check_id: row.check_id,
-        error_hash: error.hash,
-        error_type: error.type,
-        cleaned_message: error.cleaned,
-        raw_message: error.message,
-        first_seen_at: row.started_at,
-        last_seen_at: row.started_at,
-        count: 1,
-        locations: JSON.stringify([location]),
-        failing_locations: JSON.stringify([location]),
-        sample_result_id: row.id,
-        archived: false,
-        resolved_at: null,
-        created_at: now,
-        updated_at: now,
-      }
-      if (!(await repo.insertGroup(ctx, fresh))) group = await repo.lockGroup(ctx, row.check_id, error.hash)
-    }
-    if (group) {
-      const later = row.started_at >= group.last_seen_at
-      const locations = new Set(parseList(group.locations)).add(location)
-      const failing = new Set(parseList(group.failing_locations)).add(location)
-      await repo.updateGroup(ctx, group.id, {
-        count: group.count + 1,
-        first_seen_at: [row.started_at, group.first_seen_at].sort()[0] as string,
-        last_seen_at: later ? row.started_at : group.last_seen_at,
-        raw_message: later ? error.message : group.raw_message,
-        sample_result_id: later ? row.id : group.sample_result_id,
-        locations: JSON.stringify([...locations].sort()),
-        failing_locations: JSON.stringify([...failing].sort()),
-        archived: false,
-        resolved_at: null,
-        updated_at: now,
-      })
-    }
+    await joinErrorGroup(ctx, row, error, now)
   }
+  await endOtherErrorsInLocation(ctx, row, current, now)
+}
+
+/** The failure joins the group of its fingerprint, opening it (or reopening it) as needed. */
+async function joinErrorGroup(
+  ctx: ServiceContext,
+  row: CheckResultsTable,
+  error: ReturnType<typeof errorOf>,
+  now: string,
+): Promise<void> {
+  const location = row.run_location
+  let group = await repo.lockGroup(ctx, row.check_id, error.hash)
+  if (!group) {
+    const fresh: ErrorGroupsTable = {
+      id: randomUUID(),
+      account_id: row.account_id,
+      check_id: row.check_id,
+      error_hash: error.hash,
+      error_type: error.type,
+      cleaned_message: error.cleaned,
+      raw_message: error.message,
+      first_seen_at: row.started_at,
+      last_seen_at: row.started_at,
+      count: 1,
+      locations: JSON.stringify([location]),
+      failing_locations: JSON.stringify([location]),
+      sample_result_id: row.id,
+      archived: false,
+      resolved_at: null,
+      created_at: now,
+      updated_at: now,
+    }
+    if (!(await repo.insertGroup(ctx, fresh))) group = await repo.lockGroup(ctx, row.check_id, error.hash)
+  }
+  if (!group) return
+  const later = row.started_at >= group.last_seen_at
+  const locations = new Set(parseList(group.locations)).add(location)
+  const failing = new Set(parseList(group.failing_locations)).add(location)
+  await repo.updateGroup(ctx, group.id, {
+    count: group.count + 1,
+    first_seen_at: [row.started_at, group.first_seen_at].sort()[0] as string,
+    last_seen_at: later ? row.started_at : group.last_seen_at,
+    raw_message: later ? error.message : group.raw_message,
+    sample_result_id: later ? row.id : group.sample_result_id,
+    locations: JSON.stringify([...locations].sort()),
+    failing_locations: JSON.stringify([...failing].sort()),
+    archived: false,
+    resolved_at: null,
+    updated_at: now,
+  })
+}
+
+/** A result in a location ends every other error failing there; a group failing nowhere is archived. */
+async function endOtherErrorsInLocation(
+  ctx: ServiceContext,
+  row: CheckResultsTable,
+  current: string | undefined,
+  now: string,
+): Promise<void> {
+  const location = row.run_location
   for (const group of await repo.activeGroups(ctx, row.check_id)) {
     if (group.error_hash === current) continue
     const failing = parseList(group.failing_locations)

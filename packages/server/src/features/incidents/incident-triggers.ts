@@ -1,6 +1,6 @@
 import type { ComponentStatus } from '@svc/core'
 import type { ServiceContext } from '../../context.ts'
-import { findService } from '../status-page-services/status-page-services.repo.ts'
+import { findService } from '../status-page-services/service-lookups.service.ts'
 import { pageIdsShowingServices } from '../status-pages/page-lookups.service.ts'
 import type { Incident } from './incidents.schemas.ts'
 import { createIncident, ongoingIncidentsOfCheck, resolveIncident } from './incidents.service.ts'

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { ListWindowsQuery, MaintenanceWindow, WindowIdParams } from './maintenance-windows.schemas.ts'
 import * as windows from './maintenance-windows.service.ts'
 
@@ -11,8 +12,14 @@ export const maintenanceWindowsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
-  const tags = ['maintenance-windows']
+  windowCollectionRoutes(app, ctx)
+  windowItemRoutes(app, ctx)
+}
 
+const tags = ['maintenance-windows']
+
+/** Listing and creating maintenance windows. */
+function windowCollectionRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/maintenance-windows',
     {
@@ -47,7 +54,10 @@ export const maintenanceWindowsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
     async (request, reply) =>
       reply.status(201).send(await windows.createWindow(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One maintenance window, by id. */
+function windowItemRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/maintenance-windows/:id',
     {

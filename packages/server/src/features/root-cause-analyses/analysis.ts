@@ -125,21 +125,50 @@ const CONTEXT_RULES: [RegExp, (since: string) => string][] = [
 
 export function analyze(evidence: Evidence): Analysis {
   const text = PHASE_TEXT[evidence.phase]
+  const where = whereFailing(evidence)
+  const target = evidence.check.target ? ` for ${evidence.check.target}` : ''
+  return {
+    classification: text.classification,
+    failingPhase: evidence.phase,
+    phaseDetail: evidence.phaseDetail,
+    since: evidence.since,
+    affectedLocations: evidence.affectedLocations,
+    healthyLocations: evidence.healthyLocations,
+    changes: evidence.changes,
+    similarGroups: evidence.similarGroups,
+    rootCause: rootCauseOf(evidence, where),
+    userImpact:
+      evidence.affectedLocations.length === 0
+        ? 'No location fails with this error now.'
+        : `Runs${target} fail${where}${evidence.healthyLocations.length > 0 ? '; users reaching it through other locations are not affected' : ''}.`,
+    summary: summaryOf(evidence, where, target),
+    nextSteps: nextStepsOf(evidence),
+    evidence: evidenceListOf(evidence),
+    userContext: evidence.userContext,
+    referenceLinks: [],
+  }
+}
+
+/** " in a, b (2 of 3 locations)", or nothing when no location fails now. */
+function whereFailing(evidence: Evidence): string {
   const affected = evidence.affectedLocations.map((l) => l.location)
   const total = evidence.check.locations.length
-  const where =
-    affected.length === 0
-      ? ''
-      : ` in ${affected.join(', ')}${total > affected.length ? ` (${affected.length} of ${total} locations)` : ''}`
-  const failures = evidence.affectedLocations.reduce((sum, l) => sum + l.failures, 0)
+  return affected.length === 0
+    ? ''
+    : ` in ${affected.join(', ')}${total > affected.length ? ` (${affected.length} of ${total} locations)` : ''}`
+}
+
+/** The summary's sentences: what fails and since when, then what the evidence adds. */
+function summaryOf(evidence: Evidence, where: string, target: string): string {
+  const text = PHASE_TEXT[evidence.phase]
+  const affected = evidence.affectedLocations
+  const failures = affected.reduce((sum, l) => sum + l.failures, 0)
   const lastSeen =
-    evidence.affectedLocations
+    affected
       .map((l) => l.lastSeen)
       .sort()
       .at(-1) ?? evidence.errorGroup.lastSeen
   const ongoing = !evidence.errorGroup.archived
-  const target = evidence.check.target ? ` for ${evidence.check.target}` : ''
-
   const sentences = [
     `${text.what(evidence.phaseDetail)}${target}${where} since ${evidence.since} (${failures} failed run${failures === 1 ? '' : 's'}, last at ${lastSeen}${ongoing ? ', still failing' : ', resolved since'}).`,
   ]
@@ -156,18 +185,26 @@ export function analyze(evidence: Evidence): Analysis {
   }
   for (const change of evidence.changes) sentences.push(change.description)
   if (evidence.userContext) sentences.push(`You noted: "${evidence.userContext}".`)
+  return sentences.join(' ')
+}
 
-  const rootCause = [
-    `${text.what(evidence.phaseDetail)}${where}.`,
-    similar.length > 0 ? 'Other checks fail alike: a shared dependency is the likely cause.' : '',
+function rootCauseOf(evidence: Evidence, where: string): string {
+  return [
+    `${PHASE_TEXT[evidence.phase].what(evidence.phaseDetail)}${where}.`,
+    evidence.similarGroups.length > 0
+      ? 'Other checks fail alike: a shared dependency is the likely cause.'
+      : '',
     evidence.changes.find(
       (c) => c.kind === 'CHECK_CONFIG' || c.kind === 'REQUEST' || c.kind === 'CERTIFICATE',
     )?.description ?? '',
   ]
     .filter(Boolean)
     .join(' ')
+}
 
-  const nextSteps = [...text.steps]
+/** The phase's usual steps, led by what the changes and similar failures point at, then the user's context. */
+function nextStepsOf(evidence: Evidence): string[] {
+  const nextSteps = [...PHASE_TEXT[evidence.phase].steps]
   if (evidence.changes.some((c) => c.kind === 'CHECK_CONFIG' || c.kind === 'REQUEST')) {
     nextSteps.unshift(
       'Review the check configuration change made just before the failures started; revert it to confirm.',
@@ -176,7 +213,7 @@ export function analyze(evidence: Evidence): Analysis {
   if (evidence.changes.some((c) => c.kind === 'CERTIFICATE')) {
     nextSteps.unshift('Verify the newly served certificate (chain, hostname, expiry).')
   }
-  if (similar.length > 0) {
+  if (evidence.similarGroups.length > 0) {
     nextSteps.unshift(
       'Look for what the failing checks share (DNS provider, network, upstream service) and check its status.',
     )
@@ -184,42 +221,27 @@ export function analyze(evidence: Evidence): Analysis {
   for (const [pattern, step] of CONTEXT_RULES) {
     if (pattern.test(evidence.userContext)) nextSteps.push(step(evidence.since))
   }
+  return nextSteps
+}
 
-  return {
-    classification: text.classification,
-    failingPhase: evidence.phase,
-    phaseDetail: evidence.phaseDetail,
-    since: evidence.since,
-    affectedLocations: evidence.affectedLocations,
-    healthyLocations: evidence.healthyLocations,
-    changes: evidence.changes,
-    similarGroups: similar,
-    rootCause,
-    userImpact:
-      affected.length === 0
-        ? 'No location fails with this error now.'
-        : `Runs${target} fail${where}${evidence.healthyLocations.length > 0 ? '; users reaching it through other locations are not affected' : ''}.`,
-    summary: sentences.join(' '),
-    nextSteps,
-    evidence: [
-      {
-        description: `Error group "${evidence.errorGroup.cleanedErrorMessage}": ${evidence.errorGroup.count} failures from ${evidence.errorGroup.firstSeen} to ${evidence.errorGroup.lastSeen}.`,
-        artifacts: [{ name: evidence.errorGroup.id, type: 'error-group' }],
-      },
-      ...evidence.affectedLocations.map((l) => ({
-        description: `${l.location}: ${l.failures} consecutive failures from ${l.since} to ${l.lastSeen}${l.lastGoodBefore ? `; the last good run before was at ${l.lastGoodBefore}` : ''}.`,
-        artifacts: [{ name: l.location, type: 'location' }],
-      })),
-      ...evidence.changes.map((c) => ({
-        description: c.description,
-        artifacts: [{ name: c.kind, type: 'change' }],
-      })),
-      ...similar.map((g) => ({
-        description: `Check "${g.checkName}" fails with "${g.cleanedErrorMessage}" since ${g.firstSeen}.`,
-        artifacts: [{ name: g.errorGroupId, type: 'error-group' }],
-      })),
-    ],
-    userContext: evidence.userContext,
-    referenceLinks: [],
-  }
+function evidenceListOf(evidence: Evidence): Analysis['evidence'] {
+  const group = evidence.errorGroup
+  return [
+    {
+      description: `Error group "${group.cleanedErrorMessage}": ${group.count} failures from ${group.firstSeen} to ${group.lastSeen}.`,
+      artifacts: [{ name: group.id, type: 'error-group' }],
+    },
+    ...evidence.affectedLocations.map((l) => ({
+      description: `${l.location}: ${l.failures} consecutive failures from ${l.since} to ${l.lastSeen}${l.lastGoodBefore ? `; the last good run before was at ${l.lastGoodBefore}` : ''}.`,
+      artifacts: [{ name: l.location, type: 'location' }],
+    })),
+    ...evidence.changes.map((c) => ({
+      description: c.description,
+      artifacts: [{ name: c.kind, type: 'change' }],
+    })),
+    ...evidence.similarGroups.map((g) => ({
+      description: `Check "${g.checkName}" fails with "${g.cleanedErrorMessage}" since ${g.firstSeen}.`,
+      artifacts: [{ name: g.errorGroupId, type: 'error-group' }],
+    })),
+  ]
 }

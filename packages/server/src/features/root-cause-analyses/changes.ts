@@ -24,41 +24,73 @@ export function changesAround(
   during: CheckResultsTable[],
   after: CheckResultsTable[],
 ): Change[] {
-  const changes: Change[] = []
-  const lastGood = before.at(-1)
-  const firstBad = during[0]
-  const windowStart = lastGood?.started_at ?? new Date(Date.parse(since) - 24 * HOUR_MS).toISOString()
-  if (check.updated_at > windowStart && check.updated_at <= since) {
-    changes.push({
+  const firstBadAt = during[0]?.started_at ?? null
+  const recentGood = before.slice(-20).map((row) => httpDetailOf(row))
+  const failing = during.slice(0, 20).map((row) => httpDetailOf(row))
+  return [
+    ...configChange(check, since, before),
+    ...requestChange(before, during),
+    ...certificateChange(recentGood, failing, after, firstBadAt),
+    ...responseChanges(recentGood, failing, since, firstBadAt),
+    ...latencyChanges(since, before, during, after),
+  ]
+}
+
+/** The check's configuration saved between the last good run (or a day before) and the first failure. */
+function configChange(check: ChecksTable, since: string, before: CheckResultsTable[]): Change[] {
+  const windowStart = before.at(-1)?.started_at ?? new Date(Date.parse(since) - 24 * HOUR_MS).toISOString()
+  if (!(check.updated_at > windowStart && check.updated_at <= since)) return []
+  return [
+    {
       kind: 'CHECK_CONFIG',
       at: check.updated_at,
       description: `The check's configuration was changed at ${check.updated_at}, ${minutesBetween(check.updated_at, since)} minutes before the first failure.`,
-    })
-  }
-  const good = httpDetailOf(lastGood)
-  const bad = httpDetailOf(firstBad)
-  const goodRequest = good.request
-  const badRequest = bad.request
-  if (goodRequest && badRequest) {
-    if (goodRequest.url !== badRequest.url || goodRequest.method !== badRequest.method) {
-      changes.push({
-        kind: 'REQUEST',
-        at: firstBad?.started_at ?? null,
-        description: `The request changed from ${goodRequest.method} ${goodRequest.url} to ${badRequest.method} ${badRequest.url}.`,
-      })
-    }
-  }
-  const recentGood = before.slice(-20).map((row) => httpDetailOf(row))
-  const failing = during.slice(0, 20).map((row) => httpDetailOf(row))
+    },
+  ]
+}
+
+function requestChange(before: CheckResultsTable[], during: CheckResultsTable[]): Change[] {
+  const firstBad = during[0]
+  const goodRequest = httpDetailOf(before.at(-1)).request
+  const badRequest = httpDetailOf(firstBad).request
+  if (!goodRequest || !badRequest) return []
+  if (goodRequest.url === badRequest.url && goodRequest.method === badRequest.method) return []
+  return [
+    {
+      kind: 'REQUEST',
+      at: firstBad?.started_at ?? null,
+      description: `The request changed from ${goodRequest.method} ${goodRequest.url} to ${badRequest.method} ${badRequest.url}.`,
+    },
+  ]
+}
+
+function certificateChange(
+  recentGood: HttpDetail[],
+  failing: HttpDetail[],
+  after: CheckResultsTable[],
+  firstBadAt: string | null,
+): Change[] {
   const lastCert = recentGood.findLast((d) => d.tls)?.tls
   const newCert = [...failing, ...after.map((row) => httpDetailOf(row))].find((d) => d.tls)?.tls
-  if (lastCert && newCert && (lastCert.validTo !== newCert.validTo || lastCert.issuer !== newCert.issuer)) {
-    changes.push({
+  if (!lastCert || !newCert) return []
+  if (lastCert.validTo === newCert.validTo && lastCert.issuer === newCert.issuer) return []
+  return [
+    {
       kind: 'CERTIFICATE',
-      at: firstBad?.started_at ?? null,
+      at: firstBadAt,
       description: `The certificate changed around the start: issuer ${lastCert.issuer} → ${newCert.issuer}, valid to ${lastCert.validTo} → ${newCert.validTo}.`,
-    })
-  }
+    },
+  ]
+}
+
+/** Other response statuses, and bodies of a clearly other size, since the failures started. */
+function responseChanges(
+  recentGood: HttpDetail[],
+  failing: HttpDetail[],
+  since: string,
+  firstBadAt: string | null,
+): Change[] {
+  const changes: Change[] = []
   const statuses = (list: HttpDetail[]) =>
     [
       ...new Set(list.flatMap((d) => (typeof d.response?.status === 'number' ? [d.response.status] : []))),
@@ -68,7 +100,7 @@ export function changesAround(
   if (statusBefore.length > 0 && statusDuring.length > 0 && statusBefore.join() !== statusDuring.join()) {
     changes.push({
       kind: 'RESPONSE_STATUS',
-      at: firstBad?.started_at ?? null,
+      at: firstBadAt,
       description: `Responses were ${statusBefore.join('/')} before and ${statusDuring.join('/')} since ${since}.`,
     })
   }
@@ -80,12 +112,22 @@ export function changesAround(
     if (Math.abs(now - was) > Math.max(100, 0.3 * was)) {
       changes.push({
         kind: 'RESPONSE_SIZE',
-        at: firstBad?.started_at ?? null,
+        at: firstBadAt,
         description: `Response bodies went from about ${was} to ${now} bytes.`,
       })
     }
   }
-  // Phase by phase, the passing results of the last hours before the start against those since.
+  return changes
+}
+
+/** Phase by phase, the passing results of the last hours before the start against those since. */
+function latencyChanges(
+  since: string,
+  before: CheckResultsTable[],
+  during: CheckResultsTable[],
+  after: CheckResultsTable[],
+): Change[] {
+  const changes: Change[] = []
   const phasesOf = (rows: CheckResultsTable[]) =>
     rows.map((row) => httpDetailOf(row).timingPhases).filter((p): p is Record<string, number> => !!p)
   const beforePhases = phasesOf(

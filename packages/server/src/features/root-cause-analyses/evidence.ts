@@ -1,6 +1,6 @@
 import type { CheckResultsTable, ErrorGroupsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { finalResultsAround } from '../check-results/check-results.repo.ts'
+import { finalResultsAround } from '../check-results/result-lookups.service.ts'
 import { findCheck } from '../checks/check-lookups.service.ts'
 import { resolveCheck } from '../checks/resolve-check.ts'
 import { groupsOverlapping } from '../error-groups/error-group-lookups.service.ts'
@@ -80,10 +80,54 @@ export async function gatherEvidence(
   const matches = (row: CheckResultsTable) =>
     Boolean(row.has_failures) && errorOf(row).hash === group.error_hash
 
-  // Per location, the latest run of consecutive failures with this error.
+  const byLocation = resultsByLocation(results)
+  const { affected, episodeRows } = latestEpisodes(byLocation, matches)
+  const since = affected[0]?.since ?? group.first_seen_at
+  const healthyLocations = healthyLocationsSince(byLocation, affected, since)
+
+  const sample = episodeRows.at(-1) ?? results.findLast(matches)
+  const { phase, detail } = failingPhase(check.check_type, group.error_type, group.raw_message ?? '', sample)
+  const before = results.filter((row) => row.started_at < since && !matches(row))
+  const during = episodeRows.sort((a, b) => (a.started_at < b.started_at ? -1 : 1))
+
+  return {
+    check: {
+      id: check.id,
+      name: check.name,
+      checkType: check.check_type,
+      target: targetOf(definition.request),
+      locations: effective.locations,
+    },
+    errorGroup: errorGroupEvidence(group),
+    phase,
+    phaseDetail: detail,
+    since,
+    affectedLocations: affected,
+    healthyLocations,
+    changes: changesAround(
+      check,
+      since,
+      before,
+      during,
+      results.filter((row) => row.started_at >= since),
+    ),
+    similarGroups: await similarGroups(ctx, group, phase, since),
+    userContext,
+  }
+}
+
+function resultsByLocation(results: CheckResultsTable[]): Map<string, CheckResultsTable[]> {
   const byLocation = new Map<string, CheckResultsTable[]>()
   for (const row of results)
     byLocation.set(row.run_location, [...(byLocation.get(row.run_location) ?? []), row])
+  return byLocation
+}
+
+/** Per location, the latest run of consecutive failures with this error, earliest start first. */
+function latestEpisodes(
+  byLocation: Map<string, CheckResultsTable[]>,
+  matches: (row: CheckResultsTable) => boolean,
+): { affected: LocationEvidence[]; episodeRows: CheckResultsTable[] } {
   const affected: LocationEvidence[] = []
   const episodeRows: CheckResultsTable[] = []
   for (const [location, rows] of byLocation) {
@@ -103,8 +147,16 @@ export async function gatherEvidence(
     })
   }
   affected.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0))
-  const since = affected[0]?.since ?? group.first_seen_at
-  const healthyLocations = [...byLocation]
+  return { affected, episodeRows }
+}
+
+/** The locations not affected that passed at least once since the failures started. */
+function healthyLocationsSince(
+  byLocation: Map<string, CheckResultsTable[]>,
+  affected: LocationEvidence[],
+  since: string,
+): string[] {
+  return [...byLocation]
     .filter(
       ([location, rows]) =>
         !affected.some((a) => a.location === location) &&
@@ -112,44 +164,18 @@ export async function gatherEvidence(
     )
     .map(([location]) => location)
     .sort()
+}
 
-  const sample = episodeRows.at(-1) ?? results.findLast(matches)
-  const { phase, detail } = failingPhase(check.check_type, group.error_type, group.raw_message ?? '', sample)
-  const before = results.filter((row) => row.started_at < since && !matches(row))
-  const during = episodeRows.sort((a, b) => (a.started_at < b.started_at ? -1 : 1))
-
+function errorGroupEvidence(group: ErrorGroupsTable): Evidence['errorGroup'] {
   return {
-    check: {
-      id: check.id,
-      name: check.name,
-      checkType: check.check_type,
-      target: targetOf(definition.request),
-      locations: effective.locations,
-    },
-    errorGroup: {
-      id: group.id,
-      errorType: group.error_type,
-      rawErrorMessage: group.raw_message,
-      cleanedErrorMessage: group.cleaned_message,
-      firstSeen: group.first_seen_at,
-      lastSeen: group.last_seen_at,
-      count: group.count,
-      archived: Boolean(group.archived),
-    },
-    phase,
-    phaseDetail: detail,
-    since,
-    affectedLocations: affected,
-    healthyLocations,
-    changes: changesAround(
-      check,
-      since,
-      before,
-      during,
-      results.filter((row) => row.started_at >= since),
-    ),
-    similarGroups: await similarGroups(ctx, group, phase, since),
-    userContext,
+    id: group.id,
+    errorType: group.error_type,
+    rawErrorMessage: group.raw_message,
+    cleanedErrorMessage: group.cleaned_message,
+    firstSeen: group.first_seen_at,
+    lastSeen: group.last_seen_at,
+    count: group.count,
+    archived: Boolean(group.archived),
   }
 }
 

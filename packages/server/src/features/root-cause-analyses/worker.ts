@@ -73,6 +73,9 @@ export function createRootCauseWorker(ctx: ServiceContext, options: WorkerOption
   }
 }
 
+/** The fields a finished analysis sets besides its times. */
+type Outcome = Partial<RootCauseAnalysesTable> & { status: string }
+
 async function runJob(
   ctx: ServiceContext,
   owner: string,
@@ -80,7 +83,7 @@ async function runJob(
   options: WorkerOptions & { leaseMs: number },
 ): Promise<void> {
   const startedMs = performance.now()
-  const finish = (outcome: Partial<RootCauseAnalysesTable> & { status: string }) => {
+  const finish = (outcome: Outcome) => {
     const now = ctx.clock.now().toISOString()
     return repo.finishAnalysis(ctx, job.id, owner, {
       analysis: null,
@@ -108,22 +111,7 @@ async function runJob(
     Math.max(1000, options.leaseMs / 3),
   )
   try {
-    const group = await findGroup(ctx, job.account_id, job.error_group_id)
-    if (!group) throw new AnalysisError('The error group no longer exists')
-    const evidence = await gatherEvidence(ctx, group, job.user_context)
-    const analysis = analyze(evidence)
-    if (options.llm) {
-      const { summary, model } = await summarizeWithLlm(options.llm, evidence, analysis)
-      analysis.summary = summary
-      await finish({
-        status: 'COMPLETED',
-        analysis: JSON.stringify(analysis),
-        provider: 'openai-compatible',
-        model,
-      })
-      return
-    }
-    await finish({ status: 'COMPLETED', analysis: JSON.stringify(analysis), provider: 'svc-rules' })
+    await finish(await completedAnalysis(ctx, job, options))
   } catch (error) {
     const known = error instanceof AnalysisError || error instanceof LlmError
     if (!known) options.log?.error({ err: error, analysisId: job.id }, 'root cause analysis failed')
@@ -136,4 +124,20 @@ async function runJob(
   } finally {
     clearInterval(renew)
   }
+}
+
+/** Analyzes the job's error group by the rules, its summary rewritten by the LLM when one is set up. */
+async function completedAnalysis(
+  ctx: ServiceContext,
+  job: RootCauseAnalysesTable,
+  options: WorkerOptions,
+): Promise<Outcome> {
+  const group = await findGroup(ctx, job.account_id, job.error_group_id)
+  if (!group) throw new AnalysisError('The error group no longer exists')
+  const evidence = await gatherEvidence(ctx, group, job.user_context)
+  const analysis = analyze(evidence)
+  if (!options.llm) return { status: 'COMPLETED', analysis: JSON.stringify(analysis), provider: 'svc-rules' }
+  const { summary, model } = await summarizeWithLlm(options.llm, evidence, analysis)
+  analysis.summary = summary
+  return { status: 'COMPLETED', analysis: JSON.stringify(analysis), provider: 'openai-compatible', model }
 }

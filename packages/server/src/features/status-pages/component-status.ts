@@ -1,9 +1,9 @@
 import { type ComponentStatus, worseComponentStatus } from '@svc/core'
 import type { StatusPagesTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { latestResults } from '../check-results/check-results.repo.ts'
+import { latestResults } from '../check-results/result-lookups.service.ts'
 import { resolveChecksById } from '../checks/resolve-check.ts'
-import { openImpactsOfPage } from '../incidents/incidents.repo.ts'
+import { openImpactsOfPage } from '../incidents/incident-lookups.service.ts'
 import { activeWindowTags, coversTags } from '../maintenance-windows/maintenance-windows.service.ts'
 
 /**

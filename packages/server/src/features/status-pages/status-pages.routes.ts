@@ -24,6 +24,7 @@ export const statusPagesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
   pageRoutes(app, ctx)
   pageV1Route(app, ctx)
   accessTokenRoutes(app, ctx)
+  accessTokenRevokeRoute(app, ctx)
 }
 
 const TAGS = ['status-pages']
@@ -138,7 +139,7 @@ function pageV1Route(app: RouteApp, ctx: ServiceContext) {
   )
 }
 
-/** The access tokens of a private page. */
+/** The access tokens of a private page: their list, and a new one. */
 function accessTokenRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v3/status-pages/:statusPageId/access-tokens',
@@ -190,7 +191,10 @@ function accessTokenRoutes(app: RouteApp, ctx: ServiceContext) {
           ),
         ),
   )
+}
 
+/** Revoking one access token. */
+function accessTokenRevokeRoute(app: RouteApp, ctx: ServiceContext) {
   app.delete(
     '/v3/status-pages/:statusPageId/access-tokens/:tokenId',
     {

@@ -13,13 +13,13 @@ import {
   impactsOfPageSince,
   recentIncidentsOfPage,
   updateTimesOfPageSince,
-} from '../incidents/incidents.repo.ts'
+} from '../incidents/incident-lookups.service.ts'
 import { assemble } from '../incidents/incidents.service.ts'
 import {
   checkIdsOfServices,
   findServices,
   serviceDaysOf,
-} from '../status-page-services/status-page-services.repo.ts'
+} from '../status-page-services/service-lookups.service.ts'
 import { componentStatusesOfPage } from '../status-pages/component-status.ts'
 import { cardsOfPages } from '../status-pages/page-lookups.service.ts'
 import { themeColorsOf } from '../status-pages/status-pages.service.ts'

@@ -1,5 +1,5 @@
 import type { ServiceContext } from '../../context.ts'
-import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/check-results.repo.ts'
+import { dailyFinalCounts, dailyFinalCountsWithin } from '../check-results/result-lookups.service.ts'
 import { tagHistoryAfter } from '../checks/check-lookups.service.ts'
 import { resolveChecksById } from '../checks/resolve-check.ts'
 import { coversTags, maintenanceHistory } from '../maintenance-windows/maintenance-windows.service.ts'
@@ -7,7 +7,7 @@ import {
   keepServiceDays,
   lockReferencedServiceIds,
   servicesOfCheck,
-} from '../status-page-services/status-page-services.repo.ts'
+} from '../status-page-services/service-lookups.service.ts'
 import { historyStartMs } from './history-days.ts'
 
 export interface CheckDayCount {
@@ -49,6 +49,24 @@ export async function historyCounts(
   const byKey = new Map(counts.map((c) => [`${c.checkId}|${c.day}`, { ...c, maintenance: 0 }]))
   if (occurring.length === 0 || counts.length === 0) return [...byKey.values()]
 
+  const sharing = await checksSharingMaintenance(ctx, accountId, checkIds, sinceIso, occurring)
+  await countMaintenanceApart(ctx, byKey, sharing)
+  return [...byKey.values()]
+}
+
+type Occurring = Awaited<ReturnType<typeof maintenanceHistory>>
+
+/** Checks with the same maintenance intervals, keyed by them, so one query counts each set's runs. */
+type SharedMaintenance = Map<string, { checkIds: string[]; intervals: [number, number][] }>
+
+/** Each check's maintenance: the intervals the windows covered it, by the tags it had at each time. */
+async function checksSharingMaintenance(
+  ctx: ServiceContext,
+  accountId: string,
+  checkIds: string[],
+  sinceIso: string,
+  occurring: Occurring,
+): Promise<SharedMaintenance> {
   // Current tags first: a change committing in between then shows the old tags in both reads (for the
   // time since too, until the next reading), never the new ones over the past.
   const checks = await resolveChecksById(ctx, checkIds)
@@ -58,20 +76,8 @@ export async function historyCounts(
     kept.push({ tags: JSON.parse(row.tags) as string[], endsMs: Date.parse(row.ends_at) })
     pastTags.set(row.check_id, kept)
   }
-  // The maintenance covering a set of tags, merged once per set of windows covering it.
-  const mergedByCovering = new Map<string, [number, number][]>()
-  const maintenanceOf = (tags: string[]) => {
-    const covering = occurring.flatMap((w, i) => (coversTags([w.tags], tags) ? [i] : []))
-    const key = covering.join(',')
-    let merged = mergedByCovering.get(key)
-    if (!merged) {
-      merged = mergeIntervals(covering.flatMap((i) => occurring[i]?.occurrences ?? []))
-      mergedByCovering.set(key, merged)
-    }
-    return merged
-  }
-  // Checks with the same maintenance share their intervals: one query for them.
-  const sharing = new Map<string, { checkIds: string[]; intervals: [number, number][] }>()
+  const maintenanceOf = maintenanceOfTags(occurring)
+  const sharing: SharedMaintenance = new Map()
   for (const [id, check] of checks) {
     if (check.row.account_id !== accountId) continue
     // Each stretch of its tags (the kept ones, each since the one before, then its current ones).
@@ -94,6 +100,30 @@ export async function historyCounts(
     entry.checkIds.push(id)
     sharing.set(key, entry)
   }
+  return sharing
+}
+
+/** The maintenance covering a set of tags, merged once per set of windows covering it. */
+function maintenanceOfTags(occurring: Occurring): (tags: string[]) => [number, number][] {
+  const mergedByCovering = new Map<string, [number, number][]>()
+  return (tags) => {
+    const covering = occurring.flatMap((w, i) => (coversTags([w.tags], tags) ? [i] : []))
+    const key = covering.join(',')
+    let merged = mergedByCovering.get(key)
+    if (!merged) {
+      merged = mergeIntervals(covering.flatMap((i) => occurring[i]?.occurrences ?? []))
+      mergedByCovering.set(key, merged)
+    }
+    return merged
+  }
+}
+
+/** Moves the runs during each check's maintenance from its days' total and failed to their maintenance. */
+async function countMaintenanceApart(
+  ctx: ServiceContext,
+  byKey: Map<string, CheckDayCount>,
+  sharing: SharedMaintenance,
+): Promise<void> {
   for (const { checkIds: ids, intervals: merged } of sharing.values()) {
     const intervals = merged.map(([from, to]): [string, string] => [
       new Date(from).toISOString(),
@@ -110,7 +140,6 @@ export async function historyCounts(
       }
     }
   }
-  return [...byKey.values()]
 }
 
 /** Sorted, overlapping or touching intervals merged: a run is counted once however many windows cover it. */

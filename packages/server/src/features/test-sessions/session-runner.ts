@@ -35,6 +35,8 @@ export const sessionWorkerOwner = (lifeId: string) => `sessions:${lifeId}`
 /**
  * Runs the queued runs of test and check sessions, on every node: claims them under leases renewed while
  * they run, so a run of a node that died is claimed again by another.
+ * Kept as one closure (over 60 lines): the claim loop, the wake-ups and stop share the runs in flight
+ * and the flags that keep one claim at a time.
  */
 export function createSessionWorker(ctx: ServiceContext, options: SessionWorkerOptions): SessionWorker {
   const owner = sessionWorkerOwner(options.lifeId)

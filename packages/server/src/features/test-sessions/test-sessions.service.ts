@@ -263,48 +263,9 @@ export async function runUnsaved(ctx: ServiceContext, accountId: string, body: U
       body.runLocations ? `body.runLocations[${index}]` : 'body.runLocation',
     )
   }
-  const runs: QueuedRun[] = []
-  body.checkRunJobs.forEach((job, index) => {
-    const path = `body.checkRunJobs[${index}]`
-    const { groupId: _group, logicalId, filePath, sourceInfo: _source, ...payload } = job
-    const refs = () => {
-      throw badRequest(`${path}: references to other resources are not resolved in a test session`)
-    }
-    const { body: definition, checkType } = (RESOURCE_TYPES.check as ResourceType).bodyOf(
-      payload,
-      refs,
-      path,
-    ) as {
-      body: Record<string, unknown>
-      checkType: CheckType
-    }
-    if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
-      throw badRequest(`${path}.checkType: ${checkType} checks don't run: they are judged from their pings`)
-    }
-    if (((definition.privateLocations as string[] | undefined) ?? []).length > 0 && !asked) {
-      throw badRequest(`${path}.privateLocations: unsaved definitions run in data-center locations only`)
-    }
-    // Hidden values are sealed at rest, as a saved check's are.
-    definition.environmentVariables = sealVariables(
-      ctx,
-      (definition.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
-      [],
-    )
-    definition.tags ??= []
-    const own = (definition.locations as string[] | undefined) ?? []
-    const locations = asked ?? (own.length > 0 ? own : [ctx.locations.defaults[0] ?? 'local'])
-    for (const location of locations) {
-      if (!asked) assertServedLocation(ctx, location, `${path}.locations`)
-      runs.push({
-        logicalId: typeof logicalId === 'string' ? logicalId : undefined,
-        name: String(definition.name),
-        checkType,
-        location,
-        definition,
-        sourceFile: typeof filePath === 'string' ? filePath.slice(0, MAX_SOURCE_FILE_LENGTH) : undefined,
-      })
-    }
-  })
+  const runs = body.checkRunJobs.flatMap((job, index) =>
+    runsOfJob(ctx, job, `body.checkRunJobs[${index}]`, asked),
+  )
   assertRunCount(runs.length)
   const queued = await queueSession(
     ctx,
@@ -324,6 +285,55 @@ export async function runUnsaved(ctx: ServiceContext, accountId: string, body: U
       queued.runs.flatMap((run) => (run.logical_id ? [[run.logical_id, run.id]] : [])),
     ),
   }
+}
+
+/** The runs of one unsaved definition at `path`: one per location asked, or per its own locations. */
+function runsOfJob(
+  ctx: ServiceContext,
+  job: Record<string, unknown>,
+  path: string,
+  asked: string[] | undefined,
+): QueuedRun[] {
+  const runs: QueuedRun[] = []
+  const { groupId: _group, logicalId, filePath, sourceInfo: _source, ...payload } = job
+  const refs = () => {
+    throw badRequest(`${path}: references to other resources are not resolved in a test session`)
+  }
+  const { body: definition, checkType } = (RESOURCE_TYPES.check as ResourceType).bodyOf(
+    payload,
+    refs,
+    path,
+  ) as {
+    body: Record<string, unknown>
+    checkType: CheckType
+  }
+  if (!RUNNABLE_CHECK_TYPES.includes(checkType)) {
+    throw badRequest(`${path}.checkType: ${checkType} checks don't run: they are judged from their pings`)
+  }
+  if (((definition.privateLocations as string[] | undefined) ?? []).length > 0 && !asked) {
+    throw badRequest(`${path}.privateLocations: unsaved definitions run in data-center locations only`)
+  }
+  // Hidden values are sealed at rest, as a saved check's are.
+  definition.environmentVariables = sealVariables(
+    ctx,
+    (definition.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
+    [],
+  )
+  definition.tags ??= []
+  const own = (definition.locations as string[] | undefined) ?? []
+  const locations = asked ?? (own.length > 0 ? own : [ctx.locations.defaults[0] ?? 'local'])
+  for (const location of locations) {
+    if (!asked) assertServedLocation(ctx, location, `${path}.locations`)
+    runs.push({
+      logicalId: typeof logicalId === 'string' ? logicalId : undefined,
+      name: String(definition.name),
+      checkType,
+      location,
+      definition,
+      sourceFile: typeof filePath === 'string' ? filePath.slice(0, MAX_SOURCE_FILE_LENGTH) : undefined,
+    })
+  }
+  return runs
 }
 
 /** A session of `kind` with its runs; ended sessions get their stop time once. */
