@@ -5,8 +5,10 @@
  * server process's peak RSS during it. Targets: first deploy < 10 s, unchanged < 2 s, RSS < 400 MB.
  * While each deploy runs, a client sends `GET /v1/checks?limit=100` one after another and the p99 of their
  * latencies is printed against the same requests sent with no deploy running (measured in the same run,
- * with the project's checks stored): how much a deploy blocks the API. The same is done for `GET /` (the
- * dashboard's page, which reads no store): how much a deploy holds the server's event loop.
+ * with the project's checks stored): how much a deploy blocks the API. The same is done for `GET /`, which
+ * reads the store too (it looks the Host header up among the status pages' custom domains), and for
+ * `GET /checks` as a browser asks for it (the dashboard's index.html, from a file: no store): how much
+ * a deploy holds the server's event loop itself.
  * Usage: npm run bench:deploy [-- --checks 1000] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
  */
 
@@ -66,18 +68,22 @@ const store = await benchStore()
 const server = await startServerProcess({ ...store.env, SVC_RUNNER_LOCATIONS: 'none' })
 const auth = { authorization: `Bearer ${server.apiKey}` }
 
+/** A dashboard page as a browser asks for it: its index.html, read from a file, with no store involved. */
+const STORE_FREE_PAGE = '/checks'
+
 /** A key's requests per minute stay under the API's 600: one read at most every 200 ms. */
 const READ_SPACING_MS = 200
 
 /** Sends `GET path` one at a time until `stop()` (or `count` requests); answers each latency. */
 function probe(count = Number.POSITIVE_INFINITY, path = '/v1/checks?limit=100') {
+  // Only the API counts against the key's rate limit: the pages go without it.
+  const headers = path.startsWith('/v1/') ? auth : { accept: 'text/html' }
   const latencies: number[] = []
   let stopped = false
   const done = (async () => {
     while (!stopped && latencies.length < count) {
       const started = performance.now()
-      // Only the API counts against the key's rate limit: the page goes without it.
-      const res = await fetch(`${server.url}${path}`, { headers: path.startsWith('/v1/') ? auth : {} })
+      const res = await fetch(`${server.url}${path}`, { headers })
       await res.arrayBuffer()
       if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`)
       const took = performance.now() - started
@@ -109,6 +115,7 @@ async function deploy(changed: number) {
   }, 25)
   const reads = probe()
   const pages = probe(Number.POSITIVE_INFINITY, '/')
+  const files = probe(Number.POSITIVE_INFINITY, STORE_FREE_PAGE)
   const started = performance.now()
   const res = await fetch(`${server.url}/v1/projects/deploy?scheduleOnDeploy=false`, {
     method: 'POST',
@@ -129,6 +136,7 @@ async function deploy(changed: number) {
   clearInterval(sampler)
   const latencies = await reads.stop()
   const pageLatencies = await pages.stop()
+  const fileLatencies = await files.stop()
   if (deployment.status !== 'SUCCEEDED') throw new Error(`deployment ${JSON.stringify(deployment)}`)
   const actions: Record<string, number> = {}
   for (const entry of deployment.result?.diff ?? []) actions[entry.action] = (actions[entry.action] ?? 0) + 1
@@ -141,6 +149,7 @@ async function deploy(changed: number) {
     reads: latencies.length,
     p99: p99(latencies),
     pageP99: p99(pageLatencies),
+    fileP99: p99(fileLatencies),
   }
 }
 
@@ -151,6 +160,7 @@ try {
   const idle = await probe(100).done
   const idleP99 = p99(idle)
   const idlePageP99 = p99(await probe(100, '/').done)
+  const idleFileP99 = p99(await probe(100, STORE_FREE_PAGE).done)
   const rows = [
     ['from empty', first, TARGETS.first],
     ['unchanged', await deploy(0), TARGETS.unchanged],
@@ -158,7 +168,7 @@ try {
   ] as const
   console.log(
     `GET /v1/checks with no deploy running: p99 ${idleP99.toFixed(1)} ms over ${idle.length} requests; ` +
-      `GET /: p99 ${idlePageP99.toFixed(1)} ms`,
+      `GET /: p99 ${idlePageP99.toFixed(1)} ms; GET ${STORE_FREE_PAGE}: p99 ${idleFileP99.toFixed(1)} ms`,
   )
   for (const [name, run, target] of rows) {
     const met =
@@ -169,7 +179,8 @@ try {
         `body ${run.gzipKb.toFixed(0)} KiB gzipped; ${JSON.stringify(run.actions)}; ` +
         `GET /v1/checks during it: p99 ${run.p99.toFixed(1)} ms over ${run.reads} requests ` +
         `(${(run.p99 / idleP99).toFixed(1)}x the idle p99); GET /: p99 ${run.pageP99.toFixed(1)} ms ` +
-        `(${(run.pageP99 / idlePageP99).toFixed(1)}x)`,
+        `(${(run.pageP99 / idlePageP99).toFixed(1)}x); GET ${STORE_FREE_PAGE}: p99 ${run.fileP99.toFixed(1)} ms ` +
+        `(${(run.fileP99 / idleFileP99).toFixed(1)}x)`,
     )
   }
 } finally {

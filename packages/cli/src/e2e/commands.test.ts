@@ -71,6 +71,10 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       const missing = await cli.run(['checks', 'get', '00000000-0000-4000-8000-000000000000'], env)
       assert.equal(missing.code, 1)
       assert.match(missing.stderr, /404/)
+      const notAnId = await cli.run(['checks', 'get', 'my-check'], env)
+      assert.equal(notAnId.code, 2)
+      assert.match(notAnId.stderr, /"my-check" is not a check id: check ids are UUIDs/)
+      assert.doesNotMatch(notAnId.stderr, /format/)
     })
 
     test('trigger runs the tagged checks, reports each, and exits 1 on a failure (list, JUnit, GitHub)', async () => {
@@ -196,11 +200,16 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       assert.equal(run.code, 0, run.stderr)
       assert.match(
         run.stdout,
-        /Wrote 6 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services and 1 status pages to checks\/imported\.check\.ts/,
+        /Wrote 7 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services and 1 status pages to checks\/imported\.check\.ts/,
       )
       assert.match(
-        run.stderr,
-        /Skipped AUTOMATION check "Suite" \(.+\): import doesn't write a suite's files out yet/,
+        run.stdout,
+        /Wrote the Playwright suites' files: checks\/suite\/a\.spec\.ts, checks\/suite\/playwright\.config\.ts/,
+      )
+      assert.doesNotMatch(run.stderr, /Skipped/)
+      assert.equal(
+        readFileSync(join(imported.dir, 'checks/suite/a.spec.ts'), 'utf8'),
+        "import { test } from '@playwright/test'\ntest('a', async () => {})\n",
       )
       const validated = await imported.run(['validate'], env)
       assert.equal(validated.code, 0, validated.stderr)
@@ -252,6 +261,12 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       assert.equal(byId['clicked-journey'].activated, false)
       assert.match(byId['clicked-journey'].script, /test\('t'/)
       assert.deepEqual(byId.up.request.url.endsWith('/ok'), true)
+      // The suite deploys again with the files it was deployed with.
+      const original = JSON.parse((await cli.run(['synth', '-o', 'json'], env)).stdout)
+      const suite = original.resources.find((r: any) => r.logicalId === 'suite').payload
+      assert.deepEqual(byId.suite.dependencies, suite.dependencies)
+      assert.equal(byId.suite.playwrightConfigPath, suite.playwrightConfigPath)
+      assert.equal(byId.suite.activated, false)
       const again = await imported.run(['import'], env)
       assert.equal(again.code, 1)
       assert.match(again.stderr, /exists already: pass --force/)

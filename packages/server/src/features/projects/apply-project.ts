@@ -60,6 +60,7 @@ export async function applyProject(
     assigned: assignedLocations(payload),
     diff: [],
     saves: [],
+    creating: [],
     total: incoming.length + bindings.size,
     done: 0,
   }
@@ -68,12 +69,14 @@ export async function applyProject(
     const key = keyOf({ resource_type: resource.type, logical_id: resource.logicalId })
     const binding = bindings.get(key)
     bindings.delete(key)
+    if (run.creating[0] && run.creating[0].type !== RESOURCE_TYPES[resource.type]) await createAll(run)
     await applyResource(run, resource, index, binding)
   }
+  await createAll(run)
   await removeLeaving(run, [...bindings.values()], options.preserveResources)
   await repo.saveBindings(tx, run.saves)
   hooks.onProgress?.(100)
-  return run.diff
+  return run.diff.map(withPublicId)
 }
 
 /** One apply's state: the physical ids so far (references resolve to them), the diff, bindings to save. */
@@ -88,6 +91,8 @@ interface ApplyRun {
   assigned: Map<string, string[]>
   diff: DiffEntry[]
   saves: ProjectResourcesTable[]
+  /** New resources of one type that creates many at once, created before a resource of another type. */
+  creating: { type: ResourceType; prepared: Prepared; entry: DiffEntry; bind(physicalId: string): void }[]
   total: number
   done: number
 }
@@ -115,6 +120,21 @@ async function applyResource(run: ApplyRun, resource: Resource, index: number, b
   const stored = canonicalJson(resourcePayload)
   const live = binding !== undefined && (await run.isLive(binding))
   const base = { type: resource.type, logicalId: resource.logicalId }
+  const sourceFile = resource.sourceFile ?? null
+  const bind = (physicalId: string) => {
+    run.physical.set(resource.logicalId, physicalId)
+    // A moved construct changes only the binding: the resource itself stays untouched.
+    if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
+      run.saves.push({
+        project_id: run.projectId,
+        resource_type: resource.type,
+        logical_id: resource.logicalId,
+        physical_id: physicalId,
+        payload: stored,
+        source_file: sourceFile,
+      })
+    }
+  }
   let entry: DiffEntry
   if (binding && live && binding.payload === stored) {
     entry = { ...base, physicalId: binding.physical_id, action: 'UNCHANGED' }
@@ -125,23 +145,30 @@ async function applyResource(run: ApplyRun, resource: Resource, index: number, b
   } else {
     // New, deleted outside the project, or a check that changed its type: made anew.
     if (binding && live) await type.remove(tx, accountId, binding.physical_id)
-    entry = { ...base, physicalId: await type.create(tx, accountId, prepared), action: 'CREATE' }
+    entry = { ...base, physicalId: null, action: 'CREATE' }
+    if (type.createMany) run.creating.push({ type, prepared, entry, bind })
+    else entry.physicalId = await type.create(tx, accountId, prepared)
   }
-  const physicalId = String(entry.physicalId)
-  run.physical.set(resource.logicalId, physicalId)
-  const sourceFile = resource.sourceFile ?? null
-  // A moved construct changes only the binding: the resource itself stays untouched.
-  if (entry.action !== 'UNCHANGED' || binding?.source_file !== sourceFile) {
-    run.saves.push({
-      project_id: run.projectId,
-      resource_type: resource.type,
-      logical_id: resource.logicalId,
-      physical_id: physicalId,
-      payload: stored,
-      source_file: sourceFile,
-    })
-  }
+  if (entry.physicalId !== null) bind(String(entry.physicalId))
   await recordDone(run, entry)
+}
+
+/** Creates the resources waiting in `run.creating` (all of one type), in one call. */
+async function createAll(run: ApplyRun) {
+  const creating = run.creating
+  run.creating = []
+  const first = creating[0]
+  if (!first?.type.createMany) return
+  run.hooks.checkCancelled?.()
+  const ids = await first.type.createMany(
+    run.tx,
+    run.accountId,
+    creating.map(({ prepared }) => prepared),
+  )
+  creating.forEach(({ entry, bind }, index) => {
+    entry.physicalId = ids[index] as string
+    bind(entry.physicalId)
+  })
 }
 
 /** The physical id a `{ref}` names: of a resource applied before this one, or a 400. */
@@ -181,7 +208,7 @@ async function removeLeaving(run: ApplyRun, leaving: BindingRow[], preserveResou
  * turn: it is given one every few resources (queries still wait for the transaction's connection).
  */
 async function recordDone(run: ApplyRun, entry: DiffEntry) {
-  run.diff.push(withPublicId(entry))
+  run.diff.push(entry)
   run.done++
   run.hooks.onProgress?.(Math.floor((100 * run.done) / run.total))
   if (run.tx.engine === 'sqlite' && run.done % YIELD_EVERY === 0) await new Promise(setImmediate)
