@@ -20,6 +20,7 @@ for (const engine of testEngines()) {
     let cli: CliProject
     let env: Record<string, string>
     let key: string
+    let base: string
     before(async () => {
       const store = await engine.createUrl()
       dispose = store.dispose
@@ -30,7 +31,7 @@ for (const engine of testEngines()) {
         res.end('{}')
       })
       await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
       cli = new CliProject({
         'svc.config.ts': configFile('triggers'),
         'api.check.ts': `import { ApiCheck } from '@svc/cli'
@@ -111,6 +112,50 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
         report.runs.map((run: any) => run.name),
         ['Other'],
       )
+    })
+
+    test("trigger matches a group's tags, skips heartbeats (nothing to run) and says a bad --grep", async () => {
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+        assert.ok(res.status < 300, `${path}: ${await res.clone().text()}`)
+        return res.status === 204 ? undefined : ((await res.json()) as any)
+      }
+      const group = await call('POST', '/v1/check-groups', {
+        name: 'Nightly',
+        tags: ['nightly'],
+        locations: ['local'],
+      })
+      const grouped = await call('POST', '/v1/checks/api', {
+        name: 'Grouped',
+        activated: false,
+        groupId: group.id,
+        request: { method: 'GET', url: `${base}/ok` },
+      })
+      const beat = await call('POST', '/v1/checks/heartbeat', {
+        name: 'Nightly beat',
+        tags: ['nightly'],
+        heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+      })
+      try {
+        const run = await cli.run(['trigger', '--tag', 'nightly'], env)
+        assert.equal(run.code, 0, run.stderr)
+        assert.match(run.stdout, /Skipping 1 heartbeat check\(s\): they are judged from their pings, not run/)
+        assert.match(run.stdout, /Running 1 check\(s\)…\n✔ Grouped \[API, local\] \d+ ms\n1 passed, 0 failed/)
+        const onlyBeat = await cli.run(['trigger', '--tag', 'nightly', '--grep', 'beat'], env)
+        assert.equal(onlyBeat.code, 1)
+        assert.match(onlyBeat.stderr, /^No check to run matches\n$/)
+        const badGrep = await cli.run(['trigger', '--grep', '('], env)
+        assert.equal(badGrep.code, 2)
+        assert.match(badGrep.stderr, /^--grep must be a regular expression: /)
+      } finally {
+        await call('DELETE', `/v1/checks/${grouped.id}`)
+        await call('DELETE', `/v1/checks/${beat.id}`)
+        await call('DELETE', `/v1/check-groups/${group.id}`)
+      }
     })
 
     test('env add, ls, pull and rm', async () => {
