@@ -145,35 +145,38 @@ export function importCode(server: ServerResources): ImportedCode {
       skipped.push(`${check.checkType} check "${check.name}" (${check.id}): no construct writes it yet`)
       continue
     }
-    used.add(className)
-    const schema = CHECK_BODIES[check.checkType]
-    const { script, ...fields } = withoutDefaults(pick(check, schema), schema, [
-      'groupId',
-      'alertChannelSubscriptions',
-      'privateLocations',
-      'triggerIncident',
-    ])
     const logicalId = ids.next('check', check.name).logicalId
-    let props = SCRIPT_TYPES.includes(check.checkType) ? { ...fields, code: { content: script } } : fields
-    if (check.checkType === 'AUTOMATION') {
-      const suite = suiteOf(logicalId, { ...fields, script })
-      if (typeof suite === 'string') {
-        skipped.push(`${check.checkType} check "${check.name}" (${check.id}): ${suite}`)
-        continue
-      }
-      files.push(...suite.files)
-      props = suite.props
+    const construct = checkProps(check, logicalId)
+    if (typeof construct === 'string') {
+      skipped.push(`${check.checkType} check "${check.name}" (${check.id}): ${construct}`)
+      continue
     }
+    used.add(className)
+    files.push(...construct.files)
     const links = refs({
       group: check.groupId === null ? undefined : groupVars.get(check.groupId),
       alertChannels: channelsOf((s) => s.checkId === check.id),
       privateLocations: locationRefs(check.privateLocations, locationVars),
       triggerIncident: triggerRef(check.triggerIncident, pageCode.serviceVars),
     })
-    lines.push(`new ${className}(${q(logicalId)}, ${js(props, links)})`)
+    lines.push(`new ${className}(${q(logicalId)}, ${js(construct.props, links)})`)
   }
   const header = `import { ${[...used].sort().join(', ')} } from '@svc/cli'\n\n// Imported by \`svc import\` on ${new Date().toISOString().slice(0, 10)}.\n`
   return { code: `${header}\n${lines.join('\n\n')}\n`, files, skipped }
+}
+
+/** A check's construct props (with a suite's files to write), or why it can't be written. */
+function checkProps(check: ServerCheck, logicalId: string) {
+  const schema = CHECK_BODIES[check.checkType]
+  const { script, ...fields } = withoutDefaults(pick(check, schema), schema, [
+    'groupId',
+    'alertChannelSubscriptions',
+    'privateLocations',
+    'triggerIncident',
+  ])
+  if (check.checkType === 'AUTOMATION') return suiteOf(logicalId, { ...fields, script })
+  const props = SCRIPT_TYPES.includes(check.checkType) ? { ...fields, code: { content: script } } : fields
+  return { props, files: [] }
 }
 
 /** The files `AutomationCheck` reads by default: others are named in its `include`. */
