@@ -5,8 +5,11 @@
  * server process's peak RSS during it. Targets: first deploy < 10 s, unchanged < 2 s, RSS < 400 MB.
  * While each deploy runs, a client sends `GET /v1/checks?limit=100` one after another and the p99 of their
  * latencies is printed against the same requests sent with no deploy running (measured in the same run,
- * with the project's checks stored): how much a deploy blocks the API. The same is done for `GET /` (the
- * dashboard's page, which reads no store): how much a deploy holds the server's event loop.
+ * with the project's checks stored): how much a deploy blocks the API. The same is done for `GET /`, which
+ * reads the store too (it looks the Host header up among the status pages' custom domains), and for
+ * `GET /checks` as a browser asks for it (the dashboard's index.html, from a file: no store), sent one
+ * right after another (no rate limit applies): its longest wait is the longest the deploy held the
+ * server's event loop itself.
  * Usage: npm run bench:deploy [-- --checks 1000] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
  */
 
@@ -66,23 +69,28 @@ const store = await benchStore()
 const server = await startServerProcess({ ...store.env, SVC_RUNNER_LOCATIONS: 'none' })
 const auth = { authorization: `Bearer ${server.apiKey}` }
 
+/** A dashboard page as a browser asks for it: its index.html, read from a file, with no store involved. */
+const STORE_FREE_PAGE = '/checks'
+
 /** A key's requests per minute stay under the API's 600: one read at most every 200 ms. */
 const READ_SPACING_MS = 200
 
 /** Sends `GET path` one at a time until `stop()` (or `count` requests); answers each latency. */
 function probe(count = Number.POSITIVE_INFINITY, path = '/v1/checks?limit=100') {
+  // Only the API counts against the key's rate limit: the pages go without it, one right after another.
+  const rateLimited = path.startsWith('/v1/')
+  const headers = rateLimited ? auth : { accept: 'text/html' }
   const latencies: number[] = []
   let stopped = false
   const done = (async () => {
     while (!stopped && latencies.length < count) {
       const started = performance.now()
-      // Only the API counts against the key's rate limit: the page goes without it.
-      const res = await fetch(`${server.url}${path}`, { headers: path.startsWith('/v1/') ? auth : {} })
+      const res = await fetch(`${server.url}${path}`, { headers })
       await res.arrayBuffer()
       if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`)
       const took = performance.now() - started
       latencies.push(took)
-      if (took < READ_SPACING_MS) await setTimeout(READ_SPACING_MS - took)
+      if (rateLimited && took < READ_SPACING_MS) await setTimeout(READ_SPACING_MS - took)
     }
     return latencies
   })()
@@ -109,6 +117,7 @@ async function deploy(changed: number) {
   }, 25)
   const reads = probe()
   const pages = probe(Number.POSITIVE_INFINITY, '/')
+  const files = probe(Number.POSITIVE_INFINITY, STORE_FREE_PAGE)
   const started = performance.now()
   const res = await fetch(`${server.url}/v1/projects/deploy?scheduleOnDeploy=false`, {
     method: 'POST',
@@ -129,6 +138,7 @@ async function deploy(changed: number) {
   clearInterval(sampler)
   const latencies = await reads.stop()
   const pageLatencies = await pages.stop()
+  const fileLatencies = await files.stop()
   if (deployment.status !== 'SUCCEEDED') throw new Error(`deployment ${JSON.stringify(deployment)}`)
   const actions: Record<string, number> = {}
   for (const entry of deployment.result?.diff ?? []) actions[entry.action] = (actions[entry.action] ?? 0) + 1
@@ -141,16 +151,37 @@ async function deploy(changed: number) {
     reads: latencies.length,
     p99: p99(latencies),
     pageP99: p99(pageLatencies),
+    fileP99: p99(fileLatencies),
+    fileMax: Math.max(...fileLatencies),
+    files: fileLatencies.length,
   }
+}
+
+/**
+ * The server compiles a route's schemas and a check type's validator on their first use (issue 31: they
+ * took ~20 MB of idle RSS compiled at start). A dry run of the project and a read of each probed path
+ * pay that once before anything is measured, so the figures are of deploying, not of first calls.
+ */
+async function warmUp() {
+  const res = await fetch(`${server.url}/v1/projects/deploy?dryRun=true`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(project(0)),
+  })
+  if (res.status !== 200) throw new Error(`dry run answered ${res.status}: ${await res.text()}`)
+  await res.arrayBuffer()
+  for (const path of ['/v1/checks?limit=100', '/', STORE_FREE_PAGE]) await probe(1, path).done
 }
 
 try {
   console.log(`bench:deploy on ${benchEngine}: ${CHECKS} checks in ${GROUPS} groups`)
+  await warmUp()
   const first = await deploy(0)
   // The baseline: the same reads with the project's checks stored and no deploy running.
   const idle = await probe(100).done
   const idleP99 = p99(idle)
   const idlePageP99 = p99(await probe(100, '/').done)
+  const idleFileP99 = p99(await probe(100, STORE_FREE_PAGE).done)
   const rows = [
     ['from empty', first, TARGETS.first],
     ['unchanged', await deploy(0), TARGETS.unchanged],
@@ -158,7 +189,7 @@ try {
   ] as const
   console.log(
     `GET /v1/checks with no deploy running: p99 ${idleP99.toFixed(1)} ms over ${idle.length} requests; ` +
-      `GET /: p99 ${idlePageP99.toFixed(1)} ms`,
+      `GET /: p99 ${idlePageP99.toFixed(1)} ms; GET ${STORE_FREE_PAGE}: p99 ${idleFileP99.toFixed(1)} ms`,
   )
   for (const [name, run, target] of rows) {
     const met =
@@ -169,7 +200,8 @@ try {
         `body ${run.gzipKb.toFixed(0)} KiB gzipped; ${JSON.stringify(run.actions)}; ` +
         `GET /v1/checks during it: p99 ${run.p99.toFixed(1)} ms over ${run.reads} requests ` +
         `(${(run.p99 / idleP99).toFixed(1)}x the idle p99); GET /: p99 ${run.pageP99.toFixed(1)} ms ` +
-        `(${(run.pageP99 / idlePageP99).toFixed(1)}x)`,
+        `(${(run.pageP99 / idlePageP99).toFixed(1)}x); GET ${STORE_FREE_PAGE}: p99 ${run.fileP99.toFixed(1)} ms ` +
+        `(${(run.fileP99 / idleFileP99).toFixed(1)}x), longest ${run.fileMax.toFixed(0)} ms over ${run.files} requests`,
     )
   }
 } finally {

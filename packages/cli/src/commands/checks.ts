@@ -55,6 +55,12 @@ export const checksGet: Command = {
       ctx.out.error('Usage: svc checks get <id>')
       return 2
     }
+    if (!CHECK_ID.test(id)) {
+      ctx.out.error(
+        `"${id}" is not a check id: check ids are UUIDs, such as 3f2b1c4e-8d9a-4b7c-9e1f-2a3b4c5d6e7f (svc checks list shows them)`,
+      )
+      return 2
+    }
     const check = await ctx.client().get<Record<string, unknown>>(`/v1/checks/${encodeURIComponent(id)}`)
     ctx.out.result(check, () =>
       Object.entries(check)
@@ -65,6 +71,9 @@ export const checksGet: Command = {
     return 0
   },
 }
+
+/** A check's id as the API gives it out (the server answers a 400 naming a format otherwise). */
+const CHECK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 async function findChecks(client: ApiClient, ctx: CommandContext): Promise<Check[]> {
   const tags = listValue(ctx.values, 'tag')

@@ -35,9 +35,20 @@ export const importCommand: Command = {
         .then((answer) => answer.entries),
       client.list<ServerStatusPage>('/v3/status-pages'),
     ])
-    const { code, skipped } = importCode({ checks, groups, channels, locations, services, pages })
+    const { code, files, skipped } = importCode({ checks, groups, channels, locations, services, pages })
+    const paths = files.map((suiteFile) => resolve(dirname(file), suiteFile.path))
+    const existing = paths.find((path) => existsSync(path))
+    if (existing && ctx.values.force !== true) {
+      ctx.out.error(`${existing} exists already: pass --force to overwrite it`)
+      return 1
+    }
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(file, code)
+    files.forEach((suiteFile, index) => {
+      const path = paths[index] as string
+      mkdirSync(dirname(path), { recursive: true })
+      writeFileSync(path, suiteFile.content)
+    })
     for (const reason of skipped) ctx.out.error(`Skipped ${reason}`)
     const counts = {
       checks: checks.length - skipped.length,
@@ -47,9 +58,11 @@ export const importCommand: Command = {
       statusPageServices: services.length,
       statusPages: pages.length,
     }
-    ctx.out.result({ file, ...counts, skipped }, () =>
+    const suiteFiles = paths.map((path) => relative(ctx.cwd, path))
+    ctx.out.result({ file, ...counts, skipped, suiteFiles }, () =>
       [
         `Wrote ${counts.checks} checks, ${counts.groups} groups, ${counts.alertChannels} alert channels, ${counts.privateLocations} private locations, ${counts.statusPageServices} status page services and ${counts.statusPages} status pages to ${relative(ctx.cwd, file)}`,
+        ...(suiteFiles.length > 0 ? [`Wrote the Playwright suites' files: ${suiteFiles.join(', ')}`] : []),
         'The next deploy makes them anew under the project; delete the originals once it succeeded.',
         ...(locations.length + pages.length > 0
           ? [

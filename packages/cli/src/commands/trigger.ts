@@ -6,7 +6,9 @@ import { printReport, REPORTERS, type Reporter, type RunReport, runLine } from '
 interface Check {
   id: string
   name: string
+  checkType: string
   tags: string[]
+  groupId: number | null
 }
 
 interface ConciseResult {
@@ -31,7 +33,8 @@ interface CheckSession {
 export const trigger: Command = {
   name: 'trigger',
   summary:
-    'Run deployed checks now (by --tag, --grep on names) as check sessions, wait for their results, exit 1 on a failure',
+    "Run deployed checks now (by --tag, a check's own or its group's; --grep on names) as check sessions, wait for their results, exit 1 on a failure",
+  usage: 'svc trigger [--tag TAG]... [--grep NAME_PATTERN] [--reporter list|junit|github] [-o json]',
   options: {
     tag: { type: 'string', multiple: true },
     grep: { type: 'string' },
@@ -43,10 +46,21 @@ export const trigger: Command = {
       ctx.out.error(`--reporter must be one of ${REPORTERS.join(', ')}`)
       return 2
     }
+    const grep = grepOf(ctx)
+    if (grep instanceof Error) {
+      ctx.out.error(grep.message)
+      return 2
+    }
     const client = ctx.client()
-    const checks = await findChecks(client, ctx)
+    const matching = await findChecks(client, ctx, grep)
+    // A heartbeat is judged from its pings: it has nothing to run (the server would answer 404).
+    const checks = matching.filter((check) => check.checkType !== 'HEARTBEAT')
+    const heartbeats = matching.length - checks.length
+    if (heartbeats > 0) {
+      ctx.out.info(`Skipping ${heartbeats} heartbeat check(s): they are judged from their pings, not run`)
+    }
     if (checks.length === 0) {
-      ctx.out.error('No check matches')
+      ctx.out.error(heartbeats > 0 ? 'No check to run matches' : 'No check matches')
       return 1
     }
     ctx.out.info(`Running ${checks.length} check(s)…`)
@@ -71,13 +85,31 @@ export const trigger: Command = {
   },
 }
 
-async function findChecks(client: ApiClient, ctx: CommandContext): Promise<Check[]> {
-  const tags = listValue(ctx.values, 'tag')
+function grepOf(ctx: CommandContext): RegExp | undefined | Error {
   const grep = stringValue(ctx.values, 'grep')
-  const checks = await client.list<Check>('/v1/checks')
+  if (grep === undefined) return undefined
+  try {
+    return new RegExp(grep, 'i')
+  } catch (error) {
+    return new Error(`--grep must be a regular expression: ${(error as Error).message}`)
+  }
+}
+
+/** The checks with every `--tag` (their own or their group's, as the server matches tags) and a name `grep` finds. */
+async function findChecks(client: ApiClient, ctx: CommandContext, grep: RegExp | undefined) {
+  const tags = listValue(ctx.values, 'tag')
+  const [checks, groups] = await Promise.all([
+    client.list<Check>('/v1/checks'),
+    tags.length > 0 ? client.list<{ id: number; tags: string[] }>('/v1/check-groups') : [],
+  ])
+  const groupTags = new Map(groups.map((group) => [group.id, group.tags]))
+  const tagsOf = (check: Check) => [
+    ...check.tags,
+    ...(check.groupId === null ? [] : (groupTags.get(check.groupId) ?? [])),
+  ]
   return checks
-    .filter((check) => tags.every((tag) => check.tags.includes(tag)))
-    .filter((check) => !grep || new RegExp(grep, 'i').test(check.name))
+    .filter((check) => tags.every((tag) => tagsOf(check).includes(tag)))
+    .filter((check) => !grep || grep.test(check.name))
 }
 
 /** Long-polls the session's completion (408: still running, ask again). */

@@ -20,6 +20,7 @@ for (const engine of testEngines()) {
     let cli: CliProject
     let env: Record<string, string>
     let key: string
+    let base: string
     before(async () => {
       const store = await engine.createUrl()
       dispose = store.dispose
@@ -30,7 +31,7 @@ for (const engine of testEngines()) {
         res.end('{}')
       })
       await new Promise<void>((done) => target.listen(0, '127.0.0.1', done))
-      const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+      base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
       cli = new CliProject({
         'svc.config.ts': configFile('triggers'),
         'api.check.ts': `import { ApiCheck } from '@svc/cli'
@@ -71,6 +72,10 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       const missing = await cli.run(['checks', 'get', '00000000-0000-4000-8000-000000000000'], env)
       assert.equal(missing.code, 1)
       assert.match(missing.stderr, /404/)
+      const notAnId = await cli.run(['checks', 'get', 'my-check'], env)
+      assert.equal(notAnId.code, 2)
+      assert.match(notAnId.stderr, /"my-check" is not a check id: check ids are UUIDs/)
+      assert.doesNotMatch(notAnId.stderr, /format/)
     })
 
     test('trigger runs the tagged checks, reports each, and exits 1 on a failure (list, JUnit, GitHub)', async () => {
@@ -107,6 +112,50 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
         report.runs.map((run: any) => run.name),
         ['Other'],
       )
+    })
+
+    test("trigger matches a group's tags, skips heartbeats (nothing to run) and says a bad --grep", async () => {
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+        assert.ok(res.status < 300, `${path}: ${await res.clone().text()}`)
+        return res.status === 204 ? undefined : ((await res.json()) as any)
+      }
+      const group = await call('POST', '/v1/check-groups', {
+        name: 'Nightly',
+        tags: ['nightly'],
+        locations: ['local'],
+      })
+      const grouped = await call('POST', '/v1/checks/api', {
+        name: 'Grouped',
+        activated: false,
+        groupId: group.id,
+        request: { method: 'GET', url: `${base}/ok` },
+      })
+      const beat = await call('POST', '/v1/checks/heartbeat', {
+        name: 'Nightly beat',
+        tags: ['nightly'],
+        heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+      })
+      try {
+        const run = await cli.run(['trigger', '--tag', 'nightly'], env)
+        assert.equal(run.code, 0, run.stderr)
+        assert.match(run.stdout, /Skipping 1 heartbeat check\(s\): they are judged from their pings, not run/)
+        assert.match(run.stdout, /Running 1 check\(s\)…\n✔ Grouped \[API, local\] \d+ ms\n1 passed, 0 failed/)
+        const onlyBeat = await cli.run(['trigger', '--tag', 'nightly', '--grep', 'beat'], env)
+        assert.equal(onlyBeat.code, 1)
+        assert.match(onlyBeat.stderr, /^No check to run matches\n$/)
+        const badGrep = await cli.run(['trigger', '--grep', '('], env)
+        assert.equal(badGrep.code, 2)
+        assert.match(badGrep.stderr, /^--grep must be a regular expression: /)
+      } finally {
+        await call('DELETE', `/v1/checks/${grouped.id}`)
+        await call('DELETE', `/v1/checks/${beat.id}`)
+        await call('DELETE', `/v1/check-groups/${group.id}`)
+      }
     })
 
     test('env add, ls, pull and rm', async () => {
@@ -196,11 +245,16 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       assert.equal(run.code, 0, run.stderr)
       assert.match(
         run.stdout,
-        /Wrote 6 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services and 1 status pages to checks\/imported\.check\.ts/,
+        /Wrote 7 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services and 1 status pages to checks\/imported\.check\.ts/,
       )
       assert.match(
-        run.stderr,
-        /Skipped AUTOMATION check "Suite" \(.+\): import doesn't write a suite's files out yet/,
+        run.stdout,
+        /Wrote the Playwright suites' files: checks\/suite\/a\.spec\.ts, checks\/suite\/playwright\.config\.ts/,
+      )
+      assert.doesNotMatch(run.stderr, /Skipped/)
+      assert.equal(
+        readFileSync(join(imported.dir, 'checks/suite/a.spec.ts'), 'utf8'),
+        "import { test } from '@playwright/test'\ntest('a', async () => {})\n",
       )
       const validated = await imported.run(['validate'], env)
       assert.equal(validated.code, 0, validated.stderr)
@@ -252,6 +306,12 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       assert.equal(byId['clicked-journey'].activated, false)
       assert.match(byId['clicked-journey'].script, /test\('t'/)
       assert.deepEqual(byId.up.request.url.endsWith('/ok'), true)
+      // The suite deploys again with the files it was deployed with.
+      const original = JSON.parse((await cli.run(['synth', '-o', 'json'], env)).stdout)
+      const suite = original.resources.find((r: any) => r.logicalId === 'suite').payload
+      assert.deepEqual(byId.suite.dependencies, suite.dependencies)
+      assert.equal(byId.suite.playwrightConfigPath, suite.playwrightConfigPath)
+      assert.equal(byId.suite.activated, false)
       const again = await imported.run(['import'], env)
       assert.equal(again.code, 1)
       assert.match(again.stderr, /exists already: pass --force/)

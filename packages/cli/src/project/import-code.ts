@@ -1,3 +1,4 @@
+import { posix } from 'node:path'
 import {
   ALERT_CHANNEL_CONFIGS,
   AlertChannelBody,
@@ -8,6 +9,7 @@ import {
   PrivateLocationBody,
   StatusPageBody,
   StatusPageServiceBody,
+  scriptProjectOf,
 } from '@svc/core'
 import type { TSchema } from 'typebox'
 import { CheckGroupBody } from '../constructs/check-group.ts'
@@ -63,7 +65,7 @@ const CHECK_CLASSES: Record<CheckType, string | undefined> = {
   HEARTBEAT: 'HeartbeatMonitor',
   BROWSER: 'BrowserCheck',
   MULTI_STEP: 'MultiStepCheck',
-  AUTOMATION: undefined,
+  AUTOMATION: 'AutomationCheck',
   SSL: undefined,
 }
 const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
@@ -77,11 +79,20 @@ const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
 }
 const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP']
 
+/** What `svc import` writes: the construct code, and the files of imported suites beside it. */
+export interface ImportedCode {
+  code: string
+  /** Paths relative to the code's folder (a suite's files under a folder named by its check). */
+  files: { path: string; content: string }[]
+  skipped: string[]
+}
+
 /** Construct code for resources that exist on the server, and what it couldn't express. */
-export function importCode(server: ServerResources): { code: string; skipped: string[] } {
+export function importCode(server: ServerResources): ImportedCode {
   const { checks, groups, channels } = server
   const ids = new LogicalIds()
   const skipped: string[] = []
+  const files: ImportedCode['files'] = []
   const used = new Set<string>()
   const channelVars = new Map<number, string>()
   const lines: string[] = []
@@ -131,30 +142,71 @@ export function importCode(server: ServerResources): { code: string; skipped: st
   for (const check of checks) {
     const className = CHECK_CLASSES[check.checkType]
     if (!className) {
-      skipped.push(
-        `${check.checkType} check "${check.name}" (${check.id}): import doesn't write a suite's files out yet`,
-      )
+      skipped.push(`${check.checkType} check "${check.name}" (${check.id}): no construct writes it yet`)
+      continue
+    }
+    const logicalId = ids.next('check', check.name).logicalId
+    const construct = checkProps(check, logicalId)
+    if (typeof construct === 'string') {
+      skipped.push(`${check.checkType} check "${check.name}" (${check.id}): ${construct}`)
       continue
     }
     used.add(className)
-    const schema = CHECK_BODIES[check.checkType]
-    const { script, ...fields } = withoutDefaults(pick(check, schema), schema, [
-      'groupId',
-      'alertChannelSubscriptions',
-      'privateLocations',
-      'triggerIncident',
-    ])
-    const props = SCRIPT_TYPES.includes(check.checkType) ? { ...fields, code: { content: script } } : fields
+    files.push(...construct.files)
     const links = refs({
       group: check.groupId === null ? undefined : groupVars.get(check.groupId),
       alertChannels: channelsOf((s) => s.checkId === check.id),
       privateLocations: locationRefs(check.privateLocations, locationVars),
       triggerIncident: triggerRef(check.triggerIncident, pageCode.serviceVars),
     })
-    lines.push(`new ${className}(${q(ids.next('check', check.name).logicalId)}, ${js(props, links)})`)
+    lines.push(`new ${className}(${q(logicalId)}, ${js(construct.props, links)})`)
   }
   const header = `import { ${[...used].sort().join(', ')} } from '@svc/cli'\n\n// Imported by \`svc import\` on ${new Date().toISOString().slice(0, 10)}.\n`
-  return { code: `${header}\n${lines.join('\n\n')}\n`, skipped }
+  return { code: `${header}\n${lines.join('\n\n')}\n`, files, skipped }
+}
+
+/** A check's construct props (with a suite's files to write), or why it can't be written. */
+function checkProps(check: ServerCheck, logicalId: string) {
+  const schema = CHECK_BODIES[check.checkType]
+  const { script, ...fields } = withoutDefaults(pick(check, schema), schema, [
+    'groupId',
+    'alertChannelSubscriptions',
+    'privateLocations',
+    'triggerIncident',
+  ])
+  if (check.checkType === 'AUTOMATION') return suiteOf(logicalId, { ...fields, script })
+  const props = SCRIPT_TYPES.includes(check.checkType) ? { ...fields, code: { content: script } } : fields
+  return { props, files: [] }
+}
+
+/** The files `AutomationCheck` reads by default: others are named in its `include`. */
+const SUITE_FILE = /\.(ts|js|mjs|cjs|json)$/
+
+/**
+ * An AUTOMATION check's suite as files under `<logicalId>/` (its dependencies, and its script at its
+ * path), and the construct's props pointing at them: the next deploy sends the same files back. Or why
+ * it can't be.
+ */
+function suiteOf(logicalId: string, fields: Record<string, unknown>) {
+  const { script, scriptPath, dependencies, playwrightConfigPath, ...props } = fields as {
+    script?: string
+    scriptPath?: string
+    dependencies?: { path: string; content: string }[]
+    playwrightConfigPath?: string
+  }
+  const project = scriptProjectOf('AUTOMATION', { script, scriptPath, dependencies, playwrightConfigPath })
+  const root = posix.dirname(project.configPath as string)
+  const paths = project.files.map((file) => file.path).sort()
+  if (root !== '.' && !paths.every((path) => path.startsWith(`${root}/`)))
+    return `its files lie outside the folder of its Playwright config (${project.configPath}), which AutomationCheck takes as the suite's root`
+  return {
+    files: project.files.map((file) => ({ path: `${logicalId}/${file.path}`, content: file.content })),
+    props: {
+      ...props,
+      playwrightConfig: `./${logicalId}/${project.configPath}`,
+      ...(paths.every((path) => SUITE_FILE.test(path)) ? {} : { include: paths }),
+    },
+  }
 }
 
 /** The fields of `value` that `schema` takes, recursively (read-only fields such as ids left out). */

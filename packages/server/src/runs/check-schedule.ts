@@ -2,7 +2,7 @@ import type { CheckType } from '@svc/core'
 import type { ServiceContext } from '../context.ts'
 import { HEARTBEAT_LOCATION, type HeartbeatSettings, heartbeatWindowMs } from './heartbeat-window.ts'
 import { RUNNABLE_CHECK_TYPES } from './run-check.ts'
-import { replaceSchedule } from './schedules.repo.ts'
+import { insertSchedulesOfNewChecks, replaceSchedule, type ScheduleRow } from './schedules.repo.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
 export interface SchedulableCheck {
@@ -31,19 +31,26 @@ export async function syncCheckSchedule(
   check: SchedulableCheck,
   options: { heartbeatChanged?: boolean } = {},
 ): Promise<void> {
+  const rows = plannedSchedule(ctx, check)
+  const keepDue = check.heartbeat !== undefined && rows.length > 0 && options.heartbeatChanged !== true
+  await replaceSchedule(ctx, check.id, rows, { keepDue })
+}
+
+/** The schedules of checks created in this transaction, planned as `syncCheckSchedule` plans them. */
+export async function scheduleNewChecks(ctx: ServiceContext, checks: SchedulableCheck[]): Promise<void> {
+  await insertSchedulesOfNewChecks(
+    ctx,
+    checks.map((check) => ({ checkId: check.id, rows: plannedSchedule(ctx, check) })),
+  )
+}
+
+function plannedSchedule(ctx: ServiceContext, check: SchedulableCheck): ScheduleRow[] {
   const nowMs = ctx.clock.now().getTime()
   const active = check.activated && check.groupActivated
   if (active && check.heartbeat) {
-    const deadline = nowMs + heartbeatWindowMs(check.heartbeat)
-    return replaceSchedule(ctx, check.id, [{ location: HEARTBEAT_LOCATION, nextDueMs: deadline }], {
-      keepDue: options.heartbeatChanged !== true,
-    })
+    return [{ location: HEARTBEAT_LOCATION, nextDueMs: nowMs + heartbeatWindowMs(check.heartbeat) }]
   }
-  if (!active || !RUNNABLE_CHECK_TYPES.includes(check.checkType)) return replaceSchedule(ctx, check.id, [])
+  if (!active || !RUNNABLE_CHECK_TYPES.includes(check.checkType)) return []
   const plans = planSlots(check.id, check.periodMs, check.locations, check.runParallel)
-  await replaceSchedule(
-    ctx,
-    check.id,
-    plans.map((plan) => ({ location: plan.location, nextDueMs: nextSlotAfter(nowMs, plan) })),
-  )
+  return plans.map((plan) => ({ location: plan.location, nextDueMs: nextSlotAfter(nowMs, plan) }))
 }

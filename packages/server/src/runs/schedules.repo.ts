@@ -52,6 +52,33 @@ export async function replaceSchedule(
 }
 
 /**
+ * The schedule rows of checks created in this transaction (none exist yet, and no one else sees the
+ * checks before it commits, so there is nothing to lock or replace): one statement per 500 rows.
+ */
+export async function insertSchedulesOfNewChecks(
+  ctx: ServiceContext,
+  schedules: { checkId: string; rows: ScheduleRow[] }[],
+): Promise<void> {
+  const rows = schedules.flatMap(({ checkId, rows }) =>
+    rows.map((row) => ({ check_id: checkId, location: row.location, next_due_ms: row.nextDueMs })),
+  )
+  if (rows.length === 0) return
+  await inTransaction(ctx, async (tx) => {
+    for (let start = 0; start < rows.length; start += 500) {
+      await tx.db
+        .insertInto('check_schedules')
+        .values(rows.slice(start, start + 500))
+        .execute()
+    }
+    await raiseWakeup(
+      tx,
+      'schedule',
+      rows.reduce((soonest, row) => Math.min(soonest, row.next_due_ms), Number.POSITIVE_INFINITY),
+    )
+  })
+}
+
+/**
  * A schedule slot that a stored result moves on. With `leaseOwner`, a scheduled run completing: the
  * slot moves only while that owner still holds its lease. Without, a heartbeat's new deadline: the slot
  * is set (created if missing) and any lease on it released.

@@ -162,3 +162,23 @@ export async function replaceSubscriptions(
       .execute()
   })
 }
+
+/** The subscriptions of checks saved for the first time (none to replace), in one statement per 500. */
+export async function insertCheckSubscriptions(
+  ctx: ServiceContext,
+  subscriptions: { checkId: string; alertChannelId: number; activated: boolean }[],
+) {
+  for (let start = 0; start < subscriptions.length; start += 500) {
+    await ctx.db
+      .insertInto('alert_subscriptions')
+      .values(
+        subscriptions.slice(start, start + 500).map((s) => ({
+          channel_id: s.alertChannelId,
+          check_id: s.checkId,
+          group_id: null,
+          activated: s.activated,
+        })),
+      )
+      .execute()
+  }
+}

@@ -62,6 +62,28 @@ export async function subscribeNewCheck(
   await subscribeNew(ctx, accountId, { checkId }, given, autoAssignAlerts)
 }
 
+/**
+ * Subscribes checks created in this transaction as `subscribeNew` does each, with one look-up of the
+ * account's channels for all of them.
+ */
+export async function subscribeNewChecks(
+  ctx: ServiceContext,
+  accountId: string,
+  checks: { checkId: string; given: SubscriptionInput[] | undefined }[],
+  autoAssignAlerts: boolean,
+): Promise<void> {
+  const channelIds = await repo.listChannelIds(ctx, accountId, !autoAssignAlerts)
+  const subscriptions = checks.flatMap(({ checkId, given }) => {
+    const explicit = dedupe(given ?? [])
+    const named = new Set(explicit.map((s) => s.alertChannelId))
+    const automatic = channelIds
+      .filter((id) => !named.has(id))
+      .map((id) => ({ alertChannelId: id, activated: true }))
+    return [...explicit, ...automatic].map((s) => ({ checkId, ...s }))
+  })
+  await repo.insertCheckSubscriptions(ctx, subscriptions)
+}
+
 /** Replaces a check's or group's subscriptions when the body names them; an omitted field keeps them. */
 export async function replaceSubscriptionsIfGiven(
   ctx: ServiceContext,

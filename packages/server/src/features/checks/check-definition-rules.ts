@@ -36,6 +36,20 @@ const RESPONSE_TIME_CHECK_TYPES = CHECK_TYPES.filter(
 const INHERITED_WHEN_NOT_SENT = ['frequency'] as const
 const API_SCRIPT_FIELDS = ['setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript']
 
+/**
+ * What a save of many checks in one transaction has already found (and locked): each group, private
+ * location and alert channel is then looked up once for all of them, not once per check.
+ */
+export interface DefinitionLookups {
+  groups: Map<number, boolean>
+  privateLocations: Set<string>
+  channels: Set<number>
+}
+
+export function newDefinitionLookups(): DefinitionLookups {
+  return { groups: new Map(), privateLocations: new Set(), channels: new Set() }
+}
+
 /** Applies defaults and the rules a schema can't express; seals hidden variable values. */
 export async function normalizeDefinition(
   ctx: ServiceContext,
@@ -44,6 +58,7 @@ export async function normalizeDefinition(
   body: Record<string, unknown>,
   previousVariables: StoredVariable[],
   sentFields: ReadonlySet<string>,
+  lookups: DefinitionLookups = newDefinitionLookups(),
 ): Promise<Definition> {
   const definition = { ...body } as Record<string, unknown>
   for (const field of INHERITED_WHEN_NOT_SENT) if (!sentFields.has(field)) delete definition[field]
@@ -66,7 +81,12 @@ export async function normalizeDefinition(
   if ('runtimeId' in CHECK_BODIES[checkType].properties) definition.runtimeId = body.runtimeId ?? null
 
   const privateLocations = definition.privateLocations as string[]
-  await assertPrivateLocations(ctx, accountId, privateLocations)
+  await assertPrivateLocations(
+    ctx,
+    accountId,
+    privateLocations.filter((slug) => !lookups.privateLocations.has(slug)),
+  )
+  for (const slug of privateLocations) lookups.privateLocations.add(slug)
   if (
     checkType !== 'HEARTBEAT' &&
     (definition.locations as string[] | undefined)?.length === 0 &&
@@ -74,16 +94,13 @@ export async function normalizeDefinition(
   ) {
     throw invalid('body.locations', 'must name at least one location when privateLocations is empty')
   }
-  await alerting.assertChannelsOfAccount(
-    ctx,
-    accountId,
-    subscriptionsIn(body),
-    'body.alertChannelSubscriptions',
-  )
+  const subscriptions = subscriptionsIn(body)?.filter((s) => !lookups.channels.has(s.alertChannelId))
+  await alerting.assertChannelsOfAccount(ctx, accountId, subscriptions, 'body.alertChannelSubscriptions')
+  for (const subscription of subscriptions ?? []) lookups.channels.add(subscription.alertChannelId)
   // Inside the save's transaction, what it names stays until it commits (or, deleted meanwhile, is unknown).
   if (
     definition.groupId !== null &&
-    !(await groupLookups.lockGroup(ctx, accountId, definition.groupId as number, 'referenced'))
+    !(await groupFound(ctx, accountId, definition.groupId as number, lookups))
   ) {
     throw invalid('body.groupId', `check group ${definition.groupId} not found`)
   }
@@ -119,6 +136,15 @@ export async function normalizeDefinition(
     previousVariables,
   )
   return definition as Definition
+}
+
+async function groupFound(ctx: ServiceContext, accountId: string, id: number, lookups: DefinitionLookups) {
+  let found = lookups.groups.get(id)
+  if (found === undefined) {
+    found = (await groupLookups.lockGroup(ctx, accountId, id, 'referenced')) !== undefined
+    lookups.groups.set(id, found)
+  }
+  return found
 }
 
 /**

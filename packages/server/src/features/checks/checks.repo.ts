@@ -17,6 +17,31 @@ export async function insertCheck(ctx: ServiceContext, row: ChecksTable, tags: s
   })
 }
 
+/**
+ * New checks and their tags, a few statements for all (a deploy creates hundreds at once). Rows are
+ * sent `ROWS_PER_STATEMENT` at a time: far under SQLite's 32,766 and PostgreSQL's 65,535 parameters.
+ */
+export async function insertChecks(
+  ctx: ServiceContext,
+  checks: { row: ChecksTable; tags: string[] }[],
+): Promise<void> {
+  const tags = checks.flatMap(({ row, tags }) => tags.map((tag) => ({ check_id: row.id, tag })))
+  await inTransaction(ctx, async ({ db }) => {
+    for (let start = 0; start < checks.length; start += ROWS_PER_STATEMENT) {
+      const rows = checks.slice(start, start + ROWS_PER_STATEMENT).map(({ row }) => row)
+      await db.insertInto('checks').values(rows).execute()
+    }
+    for (let start = 0; start < tags.length; start += ROWS_PER_STATEMENT) {
+      await db
+        .insertInto('check_tags')
+        .values(tags.slice(start, start + ROWS_PER_STATEMENT))
+        .execute()
+    }
+  })
+}
+
+const ROWS_PER_STATEMENT = 500
+
 export async function replaceCheck(
   ctx: ServiceContext,
   id: string,

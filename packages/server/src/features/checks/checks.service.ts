@@ -1,11 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto'
-import { CHECK_BODIES, CHECK_TYPES, type CheckType, referencedVariableKeys } from '@svc/core'
-import type { ChecksTable } from '@svc/db'
+import { CHECK_BODIES, CHECK_TYPES, type CheckType } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
 import { badRequest, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { compileBodyValidator } from '../../http/validation.ts'
-import { type SchedulableCheck, syncCheckSchedule } from '../../runs/check-schedule.ts'
+import { syncCheckSchedule } from '../../runs/check-schedule.ts'
 import type { HeartbeatSettings } from '../../runs/heartbeat-window.ts'
 import { requestSuiteCancel } from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
@@ -15,12 +13,13 @@ import { keepStatusHistory } from '../status-site/uptime-history.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variable-references.service.ts'
 import { normalizeDefinition } from './check-definition-rules.ts'
 import { checkResponse, checkResponseInGroup, checkResponses, publicDefinition } from './check-responses.ts'
+import { columnsOf, HEARTBEAT_FIELDS, newCheckRow, referencedKeysOf, schedulable } from './check-rows.ts'
 import { aCheckType } from './check-type-names.ts'
 import type { StoredVariable } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
 import type { AnyCheck } from './checks.schemas.ts'
 import { effectiveTags } from './effective-check.ts'
-import { type Definition, type ResolvedCheck, resolveCheck, resolveChecks } from './resolve-check.ts'
+import { type Definition, resolveCheck, resolveChecks } from './resolve-check.ts'
 
 /** Check groups check their private locations as checks do. */
 export { assertPrivateLocations } from './check-definition-rules.ts'
@@ -40,17 +39,7 @@ export async function createCheck(
   // saves nothing.
   const resolved = await inTransaction(ctx, async (tx) => {
     const definition = await normalizeDefinition(tx, accountId, checkType, body, [], options.sentFields)
-    const now = isoNow(tx)
-    const row: ChecksTable = {
-      id: randomUUID(),
-      account_id: accountId,
-      check_type: checkType,
-      ...columnsOf(definition),
-      heartbeat_token: checkType === 'HEARTBEAT' ? randomBytes(18).toString('base64url') : null,
-      definition: JSON.stringify(definition),
-      created_at: now,
-      updated_at: now,
-    }
+    const row = newCheckRow(accountId, checkType, definition, isoNow(tx))
     await repo.insertCheck(tx, row, definition.tags)
     await recordReferences(tx, accountId, { type: 'check', id: row.id }, definition)
     await alerting.subscribeNewCheck(
@@ -323,8 +312,7 @@ async function resolveOpenedIncidents(
 }
 
 /**
- * Records which account variables a check definition refers to, for the variables' `usage`: `{{KEY}}`
- * and `process.env.KEY`, except keys it defines itself. (Groups hold nothing that refers to variables
+ * Records which account variables a check definition refers to, for the variables' `usage`. (Groups hold nothing that refers to variables
  * yet; `checkGroupsCount` counts them once they carry request defaults or scripts.)
  */
 async function recordReferences(
@@ -333,10 +321,7 @@ async function recordReferences(
   owner: ReferenceOwner,
   definition: { environmentVariables: StoredVariable[] },
 ): Promise<void> {
-  const { environmentVariables, ...rest } = definition
-  const own = new Set(environmentVariables.map((variable) => variable.key))
-  const keys = referencedVariableKeys(rest).filter((key) => !own.has(key))
-  await replaceReferences(ctx, accountId, owner, keys)
+  await replaceReferences(ctx, accountId, owner, referencedKeysOf(definition))
 }
 
 /** Re-plans the runs of every check of a group, e.g. after the group was (de)activated. */
@@ -348,39 +333,6 @@ export async function resyncGroupChecks(
   const rows = await repo.listChecksOfGroup(ctx, accountId, groupId)
   for (const resolved of await resolveChecks(ctx, accountId, rows)) {
     await syncCheckSchedule(ctx, schedulable(resolved))
-  }
-}
-
-function schedulable({
-  row,
-  definition,
-  effective,
-  runLocations,
-  groupActivated,
-}: ResolvedCheck): SchedulableCheck {
-  const checkType = row.check_type as CheckType
-  return {
-    id: row.id,
-    checkType,
-    activated: definition.activated,
-    periodMs: effective.periodMs,
-    locations: runLocations,
-    runParallel: Boolean(definition.runParallel),
-    groupActivated,
-    heartbeat: checkType === 'HEARTBEAT' ? (definition.heartbeat as HeartbeatSettings) : undefined,
-  }
-}
-
-const HEARTBEAT_FIELDS = ['period', 'periodUnit', 'grace', 'graceUnit'] as const
-
-/** Columns kept beside the JSON for filters and lookups. */
-function columnsOf(definition: Definition) {
-  return {
-    name: definition.name,
-    activated: definition.activated,
-    muted: definition.muted,
-    group_id: definition.groupId,
-    group_order: definition.groupOrder,
   }
 }
 

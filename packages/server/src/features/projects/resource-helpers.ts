@@ -26,6 +26,8 @@ export interface ResourceType {
   /** The svc body for `payload`, validated (defaults filled in), or a 400 naming `path`'s field. */
   bodyOf(payload: Record<string, unknown>, refs: RefResolver, path: string): Prepared
   create(ctx: ServiceContext, accountId: string, prepared: Prepared): Promise<string>
+  /** Creates many at once (their physical ids in order): a first deploy creates hundreds of checks. */
+  createMany?(ctx: ServiceContext, accountId: string, prepared: Prepared[]): Promise<string[]>
   update(ctx: ServiceContext, accountId: string, physicalId: string, prepared: Prepared): Promise<void>
   remove(ctx: ServiceContext, accountId: string, physicalId: string): Promise<void>
   exists(ctx: ServiceContext, accountId: string, physicalId: string): Promise<boolean>

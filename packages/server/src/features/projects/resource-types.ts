@@ -4,6 +4,7 @@ import { compileValidator } from '../../http/validation.ts'
 import * as channels from '../alert-channels/alert-channels.service.ts'
 import { CheckGroupBody } from '../check-groups/check-groups.schemas.ts'
 import * as groups from '../check-groups/check-groups.service.ts'
+import { createChecks } from '../checks/check-creation.service.ts'
 import * as checks from '../checks/checks.service.ts'
 import { ASSIGNMENT_RESOURCE_TYPES } from './location-assignments.ts'
 import {
@@ -66,6 +67,14 @@ const check: ResourceType = {
       autoAssignAlerts: false,
     })
     return String(created.id)
+  },
+  createMany(ctx, accountId, prepared) {
+    const newChecks = prepared.map(({ body, sentFields, checkType }) => ({
+      checkType: checkType as CheckType,
+      body,
+      sentFields,
+    }))
+    return createChecks(ctx, accountId, newChecks, { autoAssignAlerts: false })
   },
   async update(ctx, accountId, id, { body, sentFields, checkType }) {
     await checks.updateCheck(ctx, accountId, id, body, { mode: 'replace', checkType, sentFields })

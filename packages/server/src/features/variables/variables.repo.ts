@@ -93,6 +93,23 @@ export async function replaceReferences(
   })
 }
 
+/** The references of owners saved for the first time (none to replace), in one statement per 500. */
+export async function insertReferences(
+  ctx: ServiceContext,
+  accountId: string,
+  owners: { owner: ReferenceOwner; keys: string[] }[],
+): Promise<void> {
+  const rows = owners.flatMap(({ owner, keys }) =>
+    keys.map((key) => ({ account_id: accountId, owner_type: owner.type, owner_id: String(owner.id), key })),
+  )
+  for (let start = 0; start < rows.length; start += 500) {
+    await ctx.db
+      .insertInto('variable_references')
+      .values(rows.slice(start, start + 500))
+      .execute()
+  }
+}
+
 /** How many checks and groups of the account refer to each of `keys`. */
 export async function countReferences(ctx: ServiceContext, accountId: string, keys: string[]) {
   if (keys.length === 0) return []

@@ -144,3 +144,6 @@ export async function deleteVariable(ctx: ServiceContext, accountId: string, key
   if (!row) throw notFound(`Variable ${key} not found`)
   await repo.deleteVariable(ctx, row.id)
 }
+
+/** Records which account variables new checks refer to, for the variables' `usage`. */
+export const recordReferencesOfNew = repo.insertReferences
