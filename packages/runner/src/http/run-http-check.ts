@@ -57,12 +57,7 @@ export async function runHttpCheck(
   const total = performance.now() - started
   if (hop && !error && afterResponse) error = await afterResponse(hop)
   const assertions = hop && !error ? evaluateAssertions(job, hop, total) : []
-  const failedAssertion = assertions.find((a) => !a.passed)
-  if (!error && failedAssertion)
-    error = { type: 'ASSERTION', message: describeAssertionFailure(failedAssertion) }
-  if (!error && hop && !job.request.assertions?.length && hop.response.status >= 400) {
-    error = { type: 'ASSERTION', message: `Status code ${hop.response.status} is not below 400` }
-  }
+  if (!error && hop) error = assertionError(job, hop, assertions)
   // shouldFail validates error statuses: a run that got no response (refused, timed out, TLS) still fails.
   const invertible = hop !== undefined && (error === null || error.type === 'ASSERTION')
   const verdict = timedVerdict(job, { error, responseTime: total, startedAt, invertible }, ctx)
@@ -79,6 +74,15 @@ export async function runHttpCheck(
       tls: hop?.tls ?? null,
     },
   }
+}
+
+/** The first failed assertion; without assertions, a status of 400 or more fails the run. */
+function assertionError(job: HttpJob, hop: Hop, assertions: ReturnType<typeof evaluateAssertions>) {
+  const failed = assertions.find((a) => !a.passed)
+  if (failed) return { type: 'ASSERTION' as const, message: describeAssertionFailure(failed) }
+  if (!job.request.assertions?.length && hop.response.status >= 400)
+    return { type: 'ASSERTION' as const, message: `Status code ${hop.response.status} is not below 400` }
+  return null
 }
 
 export function emptyPhases(total: number): TimingPhases {

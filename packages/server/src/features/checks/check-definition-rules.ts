@@ -60,6 +60,24 @@ export async function normalizeDefinition(
   sentFields: ReadonlySet<string>,
   lookups: DefinitionLookups = newDefinitionLookups(),
 ): Promise<Definition> {
+  const definition = withDefaults(ctx, checkType, body, sentFields)
+  await assertReferences(ctx, accountId, checkType, definition, body, lookups)
+  await assertTypeRules(ctx, accountId, checkType, definition)
+  definition.environmentVariables = sealVariables(
+    ctx,
+    (body.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
+    previousVariables,
+  )
+  return definition as Definition
+}
+
+/** The body with its defaults filled in and the fields stored elsewhere left out. */
+function withDefaults(
+  ctx: ServiceContext,
+  checkType: CheckType,
+  body: Record<string, unknown>,
+  sentFields: ReadonlySet<string>,
+): Record<string, unknown> {
   const definition = { ...body } as Record<string, unknown>
   for (const field of INHERITED_WHEN_NOT_SENT) if (!sentFields.has(field)) delete definition[field]
   definition.tags = [...new Set((body.tags as string[] | undefined) ?? [])]
@@ -79,7 +97,18 @@ export async function normalizeDefinition(
   definition.retryStrategy = body.retryStrategy ?? null
   definition.triggerIncident = body.triggerIncident ?? null
   if ('runtimeId' in CHECK_BODIES[checkType].properties) definition.runtimeId = body.runtimeId ?? null
+  return definition
+}
 
+/** The private locations, channels, group and status page service it names are the account's. */
+async function assertReferences(
+  ctx: ServiceContext,
+  accountId: string,
+  checkType: CheckType,
+  definition: Record<string, unknown>,
+  body: Record<string, unknown>,
+  lookups: DefinitionLookups,
+): Promise<void> {
   const privateLocations = definition.privateLocations as string[]
   await assertPrivateLocations(
     ctx,
@@ -108,6 +137,15 @@ export async function normalizeDefinition(
   if (trigger) {
     await servicesOfAccount(ctx, accountId, [trigger.serviceId], () => 'body.triggerIncident.serviceId')
   }
+}
+
+/** The rules of its type a schema can't express (URLs, headers, name servers, thresholds, scripts). */
+async function assertTypeRules(
+  ctx: ServiceContext,
+  accountId: string,
+  checkType: CheckType,
+  definition: Record<string, unknown>,
+): Promise<void> {
   if (checkType === 'API' || checkType === 'URL') checkRequestUrl((definition.request as { url: string }).url)
   if (checkType === 'URL') definition.request = urlRequestOf(definition.request as Record<string, unknown>)
   if (checkType === 'API') {
@@ -130,12 +168,6 @@ export async function normalizeDefinition(
   if (checkType === 'BROWSER' || checkType === 'MULTI_STEP' || checkType === 'AUTOMATION') {
     checkScriptProject(checkType, definition)
   }
-  definition.environmentVariables = sealVariables(
-    ctx,
-    (body.environmentVariables as CheckEnvironmentVariable[] | undefined) ?? [],
-    previousVariables,
-  )
-  return definition as Definition
 }
 
 async function groupFound(ctx: ServiceContext, accountId: string, id: number, lookups: DefinitionLookups) {

@@ -142,36 +142,16 @@ export function SetPasswordPage() {
             {!token && (
               <div className="alert alert-error">This link has no token. Ask an admin for a new link.</div>
             )}
-            <Field label="New password" name="password" error={error} hint="At least 12 characters.">
-              {(id, describedBy, invalid) => (
-                <input
-                  id={id}
-                  type="password"
-                  autoComplete="new-password"
-                  minLength={12}
-                  required
-                  aria-describedby={describedBy}
-                  aria-invalid={invalid}
-                  value={password}
-                  onChange={(event) => {
-                    setPassword(event.target.value)
-                    edited('password')
-                  }}
-                />
-              )}
-            </Field>
-            <Field label="Repeat password" name="repeat">
-              {(id) => (
-                <input
-                  id={id}
-                  type="password"
-                  autoComplete="new-password"
-                  required
-                  value={repeat}
-                  onChange={(event) => setRepeat(event.target.value)}
-                />
-              )}
-            </Field>
+            <PasswordFields
+              password={password}
+              repeat={repeat}
+              error={error}
+              onPassword={(value) => {
+                setPassword(value)
+                edited('password')
+              }}
+              onRepeat={setRepeat}
+            />
             {mismatch && (
               <div className="alert alert-error" role="alert">
                 The passwords differ.
@@ -185,5 +165,46 @@ export function SetPasswordPage() {
         )}
       </form>
     </main>
+  )
+}
+
+/** The new password, with the API's error beside it, and the same again. */
+function PasswordFields(props: {
+  password: string
+  repeat: string
+  error: unknown
+  onPassword(value: string): void
+  onRepeat(value: string): void
+}) {
+  return (
+    <>
+      <Field label="New password" name="password" error={props.error} hint="At least 12 characters.">
+        {(id, describedBy, invalid) => (
+          <input
+            id={id}
+            type="password"
+            autoComplete="new-password"
+            minLength={12}
+            required
+            aria-describedby={describedBy}
+            aria-invalid={invalid}
+            value={props.password}
+            onChange={(event) => props.onPassword(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Repeat password" name="repeat">
+        {(id) => (
+          <input
+            id={id}
+            type="password"
+            autoComplete="new-password"
+            required
+            value={props.repeat}
+            onChange={(event) => props.onRepeat(event.target.value)}
+          />
+        )}
+      </Field>
+    </>
   )
 }

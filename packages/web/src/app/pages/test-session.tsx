@@ -91,54 +91,62 @@ export default function TestSessionPage(props: { sessionId: string }) {
           ]}
         />
       </Card>
-      <Card title={`Results (${data.results.length})`}>
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Result</th>
-                <th scope="col">Check</th>
-                <th scope="col" className="hide-sm">
-                  Type
-                </th>
-                <th scope="col">Location</th>
-                <th scope="col" className="num">
-                  Response time
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.results.map((result) => (
-                <tr key={result.testSessionResultId}>
-                  <td>
-                    {result.status === 'RUNNING' ? (
-                      <SessionStatusText status={result.status} />
-                    ) : (
-                      <Link
-                        href={`/test-sessions/${data.testSessionId}/results/${result.testSessionResultId}`}
-                        aria-label={`${WORDS[result.status]}: result of ${result.name}`}
-                      >
-                        <SessionStatusText status={result.status} />
-                      </Link>
-                    )}
-                  </td>
-                  <td>
-                    {result.checkId ? (
-                      <Link href={`/checks/${result.checkId}`}>{result.name}</Link>
-                    ) : (
-                      result.name
-                    )}
-                  </td>
-                  <td className="hide-sm">{CHECK_TYPE_LABELS[result.checkType] ?? result.checkType}</td>
-                  <td>{result.runLocation}</td>
-                  <td className="num">{formatMs(result.responseTime)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </Card>
+      <SessionResults session={data} />
     </>
+  )
+}
+
+/** Each run's verdict (a link to its result once it ended), check, type, location and response time. */
+function SessionResults(props: { session: TestSession }) {
+  const data = props.session
+  return (
+    <Card title={`Results (${data.results.length})`}>
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Result</th>
+              <th scope="col">Check</th>
+              <th scope="col" className="hide-sm">
+                Type
+              </th>
+              <th scope="col">Location</th>
+              <th scope="col" className="num">
+                Response time
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.results.map((result) => (
+              <tr key={result.testSessionResultId}>
+                <td>
+                  {result.status === 'RUNNING' ? (
+                    <SessionStatusText status={result.status} />
+                  ) : (
+                    <Link
+                      href={`/test-sessions/${data.testSessionId}/results/${result.testSessionResultId}`}
+                      aria-label={`${WORDS[result.status]}: result of ${result.name}`}
+                    >
+                      <SessionStatusText status={result.status} />
+                    </Link>
+                  )}
+                </td>
+                <td>
+                  {result.checkId ? (
+                    <Link href={`/checks/${result.checkId}`}>{result.name}</Link>
+                  ) : (
+                    result.name
+                  )}
+                </td>
+                <td className="hide-sm">{CHECK_TYPE_LABELS[result.checkType] ?? result.checkType}</td>
+                <td>{result.runLocation}</td>
+                <td className="num">{formatMs(result.responseTime)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
   )
 }
 

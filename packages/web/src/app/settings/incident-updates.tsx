@@ -107,28 +107,37 @@ function UpdateItem(props: { incidentId: string; update: Record<string, any>; ca
       <p>{update.description}</p>
       <ErrorBox error={remove.error} />
       {props.canWrite && (
-        <div className="actions">
-          <Button
-            className="btn-small"
-            aria-label={`Edit the update of ${when}`}
-            onClick={() => setEditing(true)}
-          >
-            Edit
-          </Button>
-          <Button
-            className="btn-small"
-            variant="danger"
-            aria-label={`Delete the update of ${when}`}
-            disabled={remove.isPending}
-            onClick={() => {
-              if (confirm(`Delete the update of ${when}?`)) remove.mutate()
-            }}
-          >
-            Delete
-          </Button>
-        </div>
+        <UpdateActions
+          when={when}
+          deleting={remove.isPending}
+          onEdit={() => setEditing(true)}
+          onDelete={() => remove.mutate()}
+        />
       )}
     </li>
+  )
+}
+
+/** Edit and Delete of one update (Delete asks first). */
+function UpdateActions(props: { when: string; deleting: boolean; onEdit(): void; onDelete(): void }) {
+  const { when } = props
+  return (
+    <div className="actions">
+      <Button className="btn-small" aria-label={`Edit the update of ${when}`} onClick={props.onEdit}>
+        Edit
+      </Button>
+      <Button
+        className="btn-small"
+        variant="danger"
+        aria-label={`Delete the update of ${when}`}
+        disabled={props.deleting}
+        onClick={() => {
+          if (confirm(`Delete the update of ${when}?`)) props.onDelete()
+        }}
+      >
+        Delete
+      </Button>
+    </div>
   )
 }
 

@@ -227,30 +227,12 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
           <Card>
             <ErrorBox error={error} />
             <fieldset disabled={!may} className="plain-fieldset">
-              {sectionsOf(
-                descriptor.fields.filter((field) => !field.show || field.show(draft, creating)),
-              ).map(({ title, fields }) => {
-                const grid = (
-                  <div className="form-grid">
-                    {fields.map((field) => (
-                      <FieldFor
-                        key={field.path}
-                        field={field}
-                        draft={draft}
-                        onChange={setDraft}
-                        error={error}
-                      />
-                    ))}
-                  </div>
-                )
-                if (!title) return <div key={fields[0]?.path}>{grid}</div>
-                return (
-                  <fieldset key={title} className="form-section">
-                    <legend>{title}</legend>
-                    {grid}
-                  </fieldset>
-                )
-              })}
+              <FormSections
+                fields={descriptor.fields.filter((field) => !field.show || field.show(draft, creating))}
+                draft={draft}
+                onChange={setDraft}
+                error={error}
+              />
             </fieldset>
             {may && (
               <div className="form-actions">
@@ -266,6 +248,41 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
         </form>
       )}
       {item && descriptor.detail?.(item)}
+    </>
+  )
+}
+
+/** The form's fields, under their section headings where the descriptor names one. */
+function FormSections(props: {
+  fields: FieldSpec[]
+  draft: Draft
+  onChange(draft: Draft): void
+  error: unknown
+}) {
+  return (
+    <>
+      {sectionsOf(props.fields).map(({ title, fields }) => {
+        const grid = (
+          <div className="form-grid">
+            {fields.map((field) => (
+              <FieldFor
+                key={field.path}
+                field={field}
+                draft={props.draft}
+                onChange={props.onChange}
+                error={props.error}
+              />
+            ))}
+          </div>
+        )
+        if (!title) return <div key={fields[0]?.path}>{grid}</div>
+        return (
+          <fieldset key={title} className="form-section">
+            <legend>{title}</legend>
+            {grid}
+          </fieldset>
+        )
+      })}
     </>
   )
 }
