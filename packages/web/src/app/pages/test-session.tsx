@@ -3,7 +3,7 @@ import { api } from '../api.ts'
 import { CHECK_TYPE_LABELS, formatMs, formatTime } from '../format.ts'
 import { Link } from '../router.tsx'
 import type { CheckResult, CheckStatus } from '../types.ts'
-import { Card, ErrorBox, KeyValues, Loading, PageHeader, StatusBadge } from '../ui/ui.tsx'
+import { Card, ErrorBox, KeyValues, Loading, PageHeader } from '../ui/ui.tsx'
 import { ResultView } from './result.tsx'
 
 /**
@@ -52,11 +52,13 @@ const WORDS: Record<SessionStatus, string> = {
   CANCELLED: 'Cancelled',
 }
 
+/** The badge of a session or run, in the session's own words (Passed, Failed, Cancelled). */
 function SessionStatusText(props: { status: SessionStatus }) {
   if (props.status === 'RUNNING') return <span className="muted">{WORDS.RUNNING}…</span>
   return (
-    <span title={WORDS[props.status]}>
-      <StatusBadge status={BADGE[props.status]} />
+    <span className={`status status-${BADGE[props.status]}`}>
+      <span className="dot" aria-hidden="true" />
+      {WORDS[props.status]}
     </span>
   )
 }
