@@ -14,15 +14,6 @@ interface Check {
   frequency: number
 }
 
-interface CheckResult {
-  runLocation: string
-  responseTime: number
-  hasFailures: boolean
-  hasErrors: boolean
-  isDegraded: boolean
-  error: { message: string } | null
-}
-
 export const checksList: Command = {
   name: 'checks list',
   summary: 'List the checks of the account (--tag, --type, --search)',

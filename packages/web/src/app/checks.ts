@@ -48,8 +48,9 @@ const COMMON_FIELDS = [
 ]
 const RESPONSE_TIMES = ['request', 'degradedResponseTime', 'maxResponseTime']
 const SCRIPT_FIELDS = ['runtimeId', 'scriptPath', 'dependencies', 'script']
+const API_SCRIPT_FIELDS = ['localSetupScript', 'localTearDownScript', 'setupSnippetId', 'tearDownSnippetId']
 const TYPE_FIELDS: Record<CheckType, string[]> = {
-  API: RESPONSE_TIMES,
+  API: [...RESPONSE_TIMES, ...API_SCRIPT_FIELDS],
   URL: RESPONSE_TIMES,
   TCP: RESPONSE_TIMES,
   DNS: RESPONSE_TIMES,

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, lazy, Suspense, useEffect } from 'react'
+import { type FormEvent, useEffect } from 'react'
 import { api } from '../api.ts'
 import { type DraftRunResult, runUnsavedCheck, saveCheck, writableBody } from '../checks.ts'
 import { CHECK_TYPE_LABELS, formatMs } from '../format.ts'
@@ -8,17 +8,16 @@ import { useSession } from '../session.tsx'
 import type { Check, CheckResult, CheckType } from '../types.ts'
 import { useDraft } from '../ui/edited-errors.ts'
 import { CheckboxInput, type Draft, ListInput, SelectInput, TextInput } from '../ui/form-fields.tsx'
-import { Button, Card, ErrorBox, Field, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
+import { Button, Card, ErrorBox, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
 import { AlertingFields } from './alerting-fields.tsx'
 import { AssertionsBuilder } from './assertions-builder.tsx'
 import { defaultsFor, FREQUENCIES, SUB_MINUTE_TYPES } from './check-defaults.ts'
 import { TypeFields } from './check-type-fields.tsx'
 import { IncidentTriggerFields } from './incident-trigger-fields.tsx'
 import { RetryFields } from './retry-fields.tsx'
+import { ScriptFields } from './script-fields.tsx'
 import { VariablesFields } from './variables-fields.tsx'
 
-const ScriptEditor = lazy(() => import('../ui/script-editor.tsx'))
-const SCRIPT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP', 'AUTOMATION']
 const ASSERTION_TYPES: CheckType[] = ['API', 'URL', 'TCP', 'DNS', 'ICMP', 'SSL']
 
 export default function CheckFormPage(props: { checkId?: string }) {
@@ -189,27 +188,7 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
       <AlertingFields bind={bind} />
       {type !== 'HEARTBEAT' && <VariablesFields bind={bind} />}
       <IncidentTriggerFields bind={bind} />
-      {SCRIPT_TYPES.includes(type) && (
-        <Card title="Script">
-          <Field
-            label="Playwright test script"
-            name="script"
-            error={error}
-            hint="TypeScript or JavaScript with @playwright/test."
-          >
-            {(id) => (
-              <Suspense fallback={<Loading label="Loading editor…" />}>
-                <ScriptEditor
-                  id={id}
-                  label="Playwright test script"
-                  value={String(draft.script ?? '')}
-                  onChange={(script) => setDraft((current) => ({ ...current, script }))}
-                />
-              </Suspense>
-            )}
-          </Field>
-        </Card>
-      )}
+      <ScriptFields type={type} draft={draft} setDraft={setDraft} error={error} />
     </form>
   )
 }
