@@ -613,10 +613,10 @@ for (const engine of testEngines()) {
         .where('check_id', '=', checkId)
         .orderBy('resolution')
         .execute()
+      // Hour and day rows only: a check that isn't a heartbeat gets its minute buckets from its results.
       assert.deepEqual(
         rollups.map((row) => [Number(row.resolution), Number(row.results)]),
         [
-          [1, 1],
           [60, 1],
           [1440, 1],
         ],
