@@ -44,6 +44,7 @@ async function main(): Promise<void> {
       process.stderr.write(`svc runner: warning: ${message}\n`),
     ),
     runnerLeaseMs: config.runnerLeaseMs,
+    resultCommitDelayMs: config.resultCommitDelayMs,
     publicUrl: config.publicUrl,
     locations: config.locations,
   })
