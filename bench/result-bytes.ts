@@ -40,7 +40,8 @@ const path = storeUrl.slice('sqlite:'.length)
 const before = sizes(path)
 for (let minute = 0; minute < minutes; minute++) {
   nowMs += MINUTE
-  const scheduler = createScheduler(ctx, { locations: ['local'], concurrency: 20 })
+  // The clock stands still at the minute: claiming ahead would take the next minute's first slots too.
+  const scheduler = createScheduler(ctx, { locations: ['local'], concurrency: 20, claimAheadMs: 0 })
   scheduler.start()
   while (await anySlotDue(nowMs)) await new Promise((tick) => setTimeout(tick, 10))
   await scheduler.stop()
