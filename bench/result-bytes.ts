@@ -45,7 +45,8 @@ let middle: ReturnType<typeof sizes> | undefined
 for (let minute = 0; minute < minutes; minute++) {
   if (minute === halfway) middle = sizes(path)
   nowMs += MINUTE
-  const scheduler = createScheduler(ctx, { locations: ['local'], concurrency: 20 })
+  // The clock stands still at the minute: claiming ahead would take the next minute's first slots too.
+  const scheduler = createScheduler(ctx, { locations: ['local'], concurrency: 20, claimAheadMs: 0 })
   scheduler.start()
   while (await anySlotDue(nowMs)) await new Promise((tick) => setTimeout(tick, 10))
   await scheduler.stop()

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { CHECK_BODIES } from '@svc/core'
 import type { Store } from '@svc/db'
 import { serviceContextOf } from '../packages/server/src/app.ts'
+import { DEFAULT_RESULT_COMMIT_DELAY_MS } from '../packages/server/src/config/runners.ts'
 import type { ServiceContext } from '../packages/server/src/context.ts'
 import { createSecretBox } from '../packages/server/src/crypto/secret-box.ts'
 import { createAccount } from '../packages/server/src/features/accounts/accounts.service.ts'
@@ -17,6 +18,8 @@ export function benchServiceContext(store: Store, now: () => Date, key = randomB
     clock: { now },
     secretBox: createSecretBox(key),
     publicUrl: 'http://localhost:3000',
+    // As a server runs (config.ts): bench:runner measures the commit batching production has.
+    resultCommitDelayMs: DEFAULT_RESULT_COMMIT_DELAY_MS,
     scripts: scriptRunnerOf({
       chromiumPath: '/usr/bin/chromium',
       browserConcurrency: 1,

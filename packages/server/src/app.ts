@@ -102,6 +102,8 @@ export interface AppDeps {
   staticAddresses?: { ipv4: string[]; ipv6: string[] }
   /** How long a claimed run stays leased without renewal (SVC_RUNNER_LEASE_SECONDS); default 30 s. */
   runnerLeaseMs?: number
+  /** SVC_RESULT_COMMIT_DELAY_MS (runs/store.ts); default 0, no wait. */
+  resultCommitDelayMs?: number
   /** SVC_DEPLOYMENT_LEASE_SECONDS; default 10 minutes. */
   deploymentLeaseMs?: number
   logger?: FastifyServerOptions['logger']
@@ -131,6 +133,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     scripts: deps.scripts,
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
+    resultCommitDelayMs: deps.resultCommitDelayMs ?? 0,
     deploymentLeaseMs: deps.deploymentLeaseMs ?? 600_000,
     limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
     sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,

@@ -24,6 +24,7 @@ import {
   parseDeploymentLease,
   parseHiddenPaths,
   parseLocations,
+  parseResultCommitDelay,
   parseRunnerLease,
   parseRunnerLocations,
   parseScriptSandbox,
@@ -88,6 +89,8 @@ export interface Config {
   runnerLocations: string[]
   /** How long a dead node's claimed runs wait before another node takes them (SVC_RUNNER_LEASE_SECONDS). */
   runnerLeaseMs: number
+  /** At spread load, how long a run's result may wait for others to share its commit (SVC_RESULT_COMMIT_DELAY_MS). */
+  resultCommitDelayMs: number
   /** How long a dead node's project deployment stays running before it counts as failed (SVC_DEPLOYMENT_LEASE_SECONDS). */
   deploymentLeaseMs: number
   /** This node's id (SVC_NODE_ID); unset, the one kept in `dataDir/node-id`. Names whose leases a restart takes back. */
@@ -151,6 +154,7 @@ export function loadConfig(
     runnerConcurrency: parsePositiveInteger('SVC_RUNNER_CONCURRENCY', env.SVC_RUNNER_CONCURRENCY ?? '20'),
     runnerLocations: parseRunnerLocations(env.SVC_RUNNER_LOCATIONS, locations.served),
     runnerLeaseMs: parseRunnerLease(env.SVC_RUNNER_LEASE_SECONDS),
+    resultCommitDelayMs: parseResultCommitDelay(env.SVC_RESULT_COMMIT_DELAY_MS),
     deploymentLeaseMs: parseDeploymentLease(env.SVC_DEPLOYMENT_LEASE_SECONDS),
     connectionLimits: parseConnectionLimits(env),
     nodeId: parseNodeId(env.SVC_NODE_ID),

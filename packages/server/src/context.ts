@@ -18,6 +18,11 @@ export interface ServiceContext {
   scripts: { pool: PlaywrightPool; artifacts: ArtifactStore }
   /** How long a claimed run stays leased without renewal, in this process or on an agent. */
   runnerLeaseMs: number
+  /**
+   * At spread load, how long a run's result may wait for others to share its commit
+   * (SVC_RESULT_COMMIT_DELAY_MS; runs/store.ts). Unset or 0: none (tests awaiting a run).
+   */
+  resultCommitDelayMs?: number
   /** How long a project deployment's node may go silent before the deployment counts as failed. */
   deploymentLeaseMs: number
   /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */

@@ -91,6 +91,7 @@ async function openApp(config: Config) {
     // The pool warns (no working sandbox under `auto`) from its start in main, when the app's log exists.
     scripts: scriptRunnerOf(config, await artifactStoreOf(config), (message) => app.log.warn(message)),
     runnerLeaseMs: config.runnerLeaseMs,
+    resultCommitDelayMs: config.resultCommitDelayMs,
     deploymentLeaseMs: config.deploymentLeaseMs,
     staticAddresses: config.staticAddresses,
     publicUrl: config.publicUrl,

@@ -81,6 +81,7 @@ async function openRunnerContext(config: Config) {
       process.stderr.write(`svc runner: warning: ${message}\n`),
     ),
     runnerLeaseMs: config.runnerLeaseMs,
+    resultCommitDelayMs: config.resultCommitDelayMs,
     publicUrl: config.publicUrl,
     locations: config.locations,
   })

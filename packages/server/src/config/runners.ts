@@ -76,3 +76,15 @@ export function parseRunnerLease(value: string | undefined): number {
   if (seconds < 3) throw new ConfigError('SVC_RUNNER_LEASE_SECONDS must be at least 3')
   return seconds * 1000
 }
+
+/** The production default of SVC_RESULT_COMMIT_DELAY_MS; the benches run with it too. */
+export const DEFAULT_RESULT_COMMIT_DELAY_MS = 200
+
+/** 0 (commit each result at once) to 1,000 ms: an alert waits this much longer at most. */
+export function parseResultCommitDelay(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_RESULT_COMMIT_DELAY_MS
+  const ms = Number(value)
+  if (!Number.isInteger(ms) || ms < 0 || ms > 1000)
+    throw new ConfigError(`SVC_RESULT_COMMIT_DELAY_MS must be an integer from 0 to 1000, got ${value}`)
+  return ms
+}

@@ -1,9 +1,10 @@
 import type { ServiceContext } from '../context.ts'
 import { type ResolvedCheck, resolveChecksById } from '../features/checks/resolve-check.ts'
+import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import { claimDueRetries, type PendingRetry } from './retries.repo.ts'
 import { type AccountVariables, loadAccountVariables } from './run-variables.ts'
 import { deleteRunnerNode } from './runner-nodes.repo.ts'
-import { type ClaimedSlot, claimDueSlots, releaseLeases } from './schedules.repo.ts'
+import { type ClaimedSlot, claimDueSlots, type LeaseClaim, releaseLeases } from './schedules.repo.ts'
 
 /** The claim stage of a run: due work taken under a row lease, with what its runs need loaded once. */
 export interface Claimed {
@@ -23,13 +24,21 @@ export interface ClaimRequest {
   locations: string[]
   /** The most jobs to claim, retries first. */
   limit: number
+  /**
+   * Also claim the slots falling due within this long (default 0), heartbeat deadlines excepted (a ping
+   * may still come): the caller starts each at its due time. Retries are claimed when due.
+   */
+  aheadMs?: number
 }
 
 /** Claims up to `limit` due retries and slots of `locations` under `owner`'s lease, retries first. */
 export async function claimDue(ctx: ServiceContext, request: ClaimRequest): Promise<Claimed> {
-  const { limit, ...claim } = request
+  const { limit, aheadMs = 0, ...claim } = request
   const retries = await claimDueRetries(ctx, { ...claim, limit })
-  const slots = await claimDueSlots(ctx, { ...claim, limit: limit - retries.length })
+  const slots =
+    aheadMs > 0
+      ? await claimSlotsAhead(ctx, { ...claim, limit: limit - retries.length }, aheadMs)
+      : await claimDueSlots(ctx, { ...claim, limit: limit - retries.length })
   const checks = await resolveChecksById(
     ctx,
     [...retries, ...slots].map((job) => job.checkId),
@@ -38,6 +47,22 @@ export async function claimDue(ctx: ServiceContext, request: ClaimRequest): Prom
     ...new Set([...checks.values()].map((check) => check.row.account_id)),
   ])
   return { retries, slots, checks, accounts }
+}
+
+/**
+ * Heartbeat deadlines when due (a ping may still come), the other locations' slots due within `aheadMs`
+ * too: one statement per location, as a claim of what is due now.
+ */
+async function claimSlotsAhead(ctx: ServiceContext, claim: LeaseClaim, aheadMs: number) {
+  const isDeadline = (location: string) => location === HEARTBEAT_LOCATION
+  const deadlines = await claimDueSlots(ctx, { ...claim, locations: claim.locations.filter(isDeadline) })
+  const slots = await claimDueSlots(ctx, {
+    ...claim,
+    locations: claim.locations.filter((location) => !isDeadline(location)),
+    dueByMs: claim.nowMs + aheadMs,
+    limit: claim.limit - deadlines.length,
+  })
+  return [...deadlines, ...slots]
 }
 
 /** The lease owner of a node's life: what its scheduler's claims carry. */

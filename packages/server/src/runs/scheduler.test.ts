@@ -322,8 +322,9 @@ for (const engine of testEngines()) {
         .updateTable('check_schedules')
         .set({ next_due_ms: nowMs + 10 * 60_000 })
         .execute()
-      await dueAt(ids, nowMs + 300)
-      // No tick comes during the test: only the wake for the slot due 300 ms on can run it.
+      // Beyond the second a claim takes ahead.
+      await dueAt(ids, nowMs + 1_300)
+      // No tick comes during the test: only the wake for the slot due 1.3 s on can run it.
       const queries = watchQueries()
       const node = createScheduler(
         { ...t.ctx, db: t.ctx.db.withPlugin(queries.plugin) },
@@ -340,10 +341,69 @@ for (const engine of testEngines()) {
           [null, 0],
           'nothing is due at the start',
         )
-        nowMs += 300
+        nowMs += 1_300
         await until(async () => (await resultCount(ids)) > 0)
         assert.equal(await resultCount(ids), 1)
       } finally {
+        await node.stop()
+      }
+    })
+
+    test('a started scheduler claims the slots due within a second in one pass and starts each at its due time', async () => {
+      const ids = await urlChecks(3, 'ahead', {
+        frequency: 1,
+        doubleCheck: false,
+        request: { url: `${base}/held` },
+      })
+      await t.store.db
+        .updateTable('check_schedules')
+        .set({ next_due_ms: nowMs + 10 * 60_000 })
+        .execute()
+      // A clock that moves with real time, so the timers the slots start on can be checked against it.
+      const startMs = performance.now()
+      const clock = { now: () => new Date(nowMs + Math.floor(performance.now() - startMs)) }
+      const dueMs = [200, 400, 600].map((ms) => nowMs + ms)
+      for (const [i, id] of ids.entries()) await dueAt([id], dueMs[i] as number)
+      // No renewal moves a lease's end during the test: it tells when its claim was made.
+      const leaseMs = 3_600_000
+      const node = createScheduler(
+        { ...t.ctx, clock },
+        { locations: ['local'], concurrency: 5, fallbackMs: 3_600_000, leaseMs },
+      )
+      node.start()
+      try {
+        await until(() => held.length === 3)
+        const leases = await t.store.db
+          .selectFrom('check_schedules')
+          .select(['lease_owner', 'next_due_ms'])
+          .where('check_id', 'in', ids)
+          .execute()
+        assert.deepEqual(
+          leases.map((row) => row.lease_owner),
+          [node.owner, node.owner, node.owner],
+        )
+        assert.equal(
+          new Set(leases.map((row) => Number(row.next_due_ms))).size,
+          1,
+          'one claim took all three',
+        )
+        for (const answer of held.splice(0)) answer()
+        await until(async () => (await resultCount(ids)) === 3)
+        const results = await t.store.db
+          .selectFrom('check_results')
+          .select(['check_id', 'started_at'])
+          .where('check_id', 'in', ids)
+          .execute()
+        for (const [i, id] of ids.entries()) {
+          const result = results.find((row) => row.check_id === id)
+          assert.ok(result, `check ${i} ran`)
+          assert.ok(
+            Date.parse(result.started_at) >= (dueMs[i] as number),
+            `check ${i} started at its due time`,
+          )
+        }
+      } finally {
+        for (const answer of held.splice(0)) answer()
         await node.stop()
       }
     })

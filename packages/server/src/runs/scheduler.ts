@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
 import { SVC_VERSION } from '../version.ts'
 import { fallbackMsOf, onWakeup } from '../wakeups.ts'
-import { claimDue, schedulerOwner } from './claim.ts'
+import { type Claimed, claimDue, schedulerOwner } from './claim.ts'
 import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import { type Finished, startClaimed } from './local-run.ts'
 import { deleteRunnerNode, pruneRunnerNodes, type RunnerNode, saveRunnerNode } from './runner-nodes.repo.ts'
@@ -35,6 +35,12 @@ export interface SchedulerOptions {
    * (default 5 ms); all places free are claimed for at once.
    */
   claimGatherMs?: number
+  /**
+   * A started scheduler's claim also takes the slots falling due within this long (default 1 s) and
+   * starts each on a timer at its due time: at spread load one claim pass serves ~a second of slots
+   * instead of one. Heartbeat deadlines and retries are claimed when due. 0: claim what is due only.
+   */
+  claimAheadMs?: number
   log?: { error(details: object, message: string): void }
   /** The life of the node (node-life.ts) whose leases this scheduler's carry; default: its own. */
   lifeId?: string
@@ -64,6 +70,12 @@ const MIN_CLAIM_GAP_MS = 50
  * milliseconds share one. A check that runs long holds back the others' places this long at most.
  */
 const DEFAULT_CLAIM_GATHER_MS = 5
+const DEFAULT_CLAIM_AHEAD_MS = 1000
+/**
+ * Claiming ahead, the scheduler wakes this long before the next slot falls due: the claim's statements
+ * run before it, and the slot starts on its timer at its due time.
+ */
+const CLAIM_LEAD_MS = 100
 const DEFAULT_MAX_UNSTORED = 200
 /**
  * How often a running scheduler tells the store it is alive (GET /v1/locations reads it: a runner is
@@ -80,7 +92,7 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
   return {
     owner: loop.owner,
     async runDue() {
-      const runs = (await claimAndStart(loop)).runs
+      const runs = (await claimAndStart(loop, 0)).runs
       await Promise.all(runs)
       return runs.length
     },
@@ -97,12 +109,15 @@ interface Loop {
   leaseMs: number
   fallbackMs: number
   claimGatherMs: number
+  claimAheadMs: number
   maxUnstored: number
   log: NonNullable<SchedulerOptions['log']>
   /** This process as a runner, for GET /v1/locations. */
   node: RunnerNode
-  /** Attempts in flight: at most `concurrency`. */
+  /** Attempts in flight: at most `concurrency`, with the slots claimed ahead and not yet started. */
   running: number
+  /** Slots claimed ahead of their due time, each with its start (timer cleared first). */
+  waiting: Map<ClaimedSlot, () => void>
   /** Finished attempts whose results wait for their commit: they hold no run's place, up to `maxUnstored`. */
   unstored: number
   /** Every claimed job until its result is stored: what `stop()` waits for. */
@@ -129,6 +144,7 @@ function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     fallbackMs: options.fallbackMs ?? fallbackMsOf(ctx),
     claimGatherMs: options.claimGatherMs ?? DEFAULT_CLAIM_GATHER_MS,
+    claimAheadMs: options.claimAheadMs ?? DEFAULT_CLAIM_AHEAD_MS,
     maxUnstored: options.maxUnstored ?? DEFAULT_MAX_UNSTORED,
     log: options.log ?? { error: (details: object, message: string) => console.error(message, details) },
     node: {
@@ -139,6 +155,7 @@ function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
       startedAt: ctx.clock.now().toISOString(),
     },
     running: 0,
+    waiting: new Map(),
     unstored: 0,
     inFlight: new Set(),
     started: false,
@@ -153,10 +170,11 @@ function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
 }
 
 /**
- * Claims as much due work as there is free concurrency and starts it; answers the runs started and
- * whether they filled every free slot (then more may be due right now).
+ * Claims as much due work (and work due within `aheadMs`) as there is free concurrency and starts it,
+ * each slot at its due time; answers the runs started and whether they filled every free slot (then
+ * more may be due right now).
  */
-async function claimAndStart(loop: Loop): Promise<{ runs: Promise<void>[]; full: boolean }> {
+async function claimAndStart(loop: Loop, aheadMs: number): Promise<{ runs: Promise<void>[]; full: boolean }> {
   // The free slots as of now: runs finishing during the claims' awaits make room for the next pass.
   const free = freePlaces(loop)
   if (free <= 0) return { runs: [], full: false }
@@ -167,10 +185,59 @@ async function claimAndStart(loop: Loop): Promise<{ runs: Promise<void>[]; full:
     leaseMs,
     locations: options.locations,
     limit: free,
+    aheadMs,
   })
   const runner = { ctx, owner, beforeMissedDeadlineStored: options.beforeMissedDeadlineStored }
-  const runs = startClaimed(runner, claimed, (run, checkId, location) => track(loop, run, checkId, location))
-  return { runs, full: runs.length === free }
+  const start = (slots: ClaimedSlot[], retries: Claimed['retries'] = []) =>
+    startClaimed(runner, { ...claimed, retries, slots }, (run, checkId, location) =>
+      track(loop, run, checkId, location),
+    )
+  const nowMs = ctx.clock.now().getTime()
+  const runs = [
+    ...start(
+      claimed.slots.filter((slot) => slot.dueMs <= nowMs),
+      claimed.retries,
+    ),
+    ...claimed.slots.filter((slot) => slot.dueMs > nowMs).map((slot) => startWhenDue(loop, slot, start)),
+  ]
+  // Filled with slots due later, the claim took what is due now: wake before the next falls due.
+  return { runs, full: runs.length === free && claimed.slots.every((slot) => slot.dueMs <= nowMs) }
+}
+
+/**
+ * Starts a slot claimed ahead at its due time. It holds its place meanwhile, and `stop()` waits for it
+ * as for a run in flight. A pass after the clock moved (`pump`) starts it sooner if due by then.
+ */
+function startWhenDue(
+  loop: Loop,
+  slot: ClaimedSlot,
+  start: (slots: ClaimedSlot[]) => Promise<void>[],
+): Promise<void> {
+  loop.running++
+  const started = new Promise<void>((due) => {
+    // A millisecond more: a timer may fire up to one early by the clock's reckoning.
+    const timer = setTimeout(() => startNow(), slot.dueMs - loop.ctx.clock.now().getTime() + 1)
+    const startNow = () => {
+      clearTimeout(timer)
+      loop.waiting.delete(slot)
+      due()
+    }
+    loop.waiting.set(slot, startNow)
+  })
+  const run = started.then(() => {
+    // `track` counts the run from here.
+    loop.running--
+    return start([slot])[0]
+  })
+  loop.inFlight.add(run)
+  void run.finally(() => loop.inFlight.delete(run))
+  return run
+}
+
+/** Starts the slots claimed ahead that are due by the clock's time now (a test's clock moved on). */
+function startWaitingDue(loop: Loop): void {
+  const nowMs = loop.ctx.clock.now().getTime()
+  for (const [slot, startNow] of loop.waiting) if (slot.dueMs <= nowMs) startNow()
 }
 
 /** Runs that can start now: places left of `concurrency`, none while the store is far behind. */
@@ -248,6 +315,7 @@ function pumpNext(loop: Loop): void {
 
 /** Claims until concurrency is used up or nothing more is due; one claim loop at a time. */
 function pump(loop: Loop): void {
+  startWaitingDue(loop)
   if (!loop.started || loop.claiming) return
   // Work is due and every place is taken: the next run to end claims it (see `freed`).
   if (freePlaces(loop) <= 0) {
@@ -268,7 +336,7 @@ function pump(loop: Loop): void {
 
 async function claimWhileFree(loop: Loop): Promise<void> {
   while (freePlaces(loop) > 0) {
-    const { full } = await claimAndStart(loop)
+    const { full } = await claimAndStart(loop, loop.claimAheadMs)
     loop.backlog = full
     if (!full) break
   }
@@ -282,7 +350,8 @@ async function wakeWhenDue(loop: Loop): Promise<void> {
   if (loop.backlog) return wakeIn(loop, loop.fallbackMs)
   const nowMs = loop.ctx.clock.now().getTime()
   const dueMs = await nextDueMs(loop.ctx, loop.options.locations)
-  wakeIn(loop, (dueMs ?? Number.POSITIVE_INFINITY) - nowMs)
+  const leadMs = loop.claimAheadMs > 0 ? CLAIM_LEAD_MS : 0
+  wakeIn(loop, (dueMs ?? Number.POSITIVE_INFINITY) - leadMs - nowMs)
 }
 
 function wakeIn(loop: Loop, ms: number): void {

@@ -251,6 +251,11 @@ export interface LeaseClaim {
   leaseMs: number
   locations: string[]
   limit: number
+  /**
+   * Claim free rows falling due up to this time too (default `nowMs`): a scheduler claiming ahead. A
+   * row leased to another owner is only taken once its lease has run out, never ahead of it.
+   */
+  dueByMs?: number
 }
 
 /**
@@ -294,9 +299,12 @@ async function leaseDueRowsOf<Row>(
 ): Promise<Row[]> {
   const locking = ctx.engine === 'postgres' ? sql`for update skip locked` : sql``
   const keys = sql.join(keyColumns.map((column) => sql.ref(column)))
+  const dueByMs = claim.dueByMs ?? claim.nowMs
+  const ahead =
+    dueByMs > claim.nowMs ? sql`and (lease_owner is null or next_due_ms <= ${claim.nowMs})` : sql``
   const due = sql`
     select ${keys} from ${sql.table(table)}
-    where location = ${location} and next_due_ms <= ${claim.nowMs}
+    where location = ${location} and next_due_ms <= ${dueByMs} ${ahead}
     order by next_due_ms
     limit ${claim.limit}
     ${locking}`

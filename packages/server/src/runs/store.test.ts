@@ -264,6 +264,40 @@ for (const engine of testEngines()) {
       assert.deepEqual(inserts, [1, 2, 1, 1])
     })
 
+    test('at spread load a result waits up to resultCommitDelayMs for the next one; at 0 it commits at once', async () => {
+      const check = await heartbeatCheck('spread')
+      /** Rows per insert into results: one insert per committed batch. */
+      const inserts: number[] = []
+      const counted: KyselyPlugin = {
+        transformQuery({ node }) {
+          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'results') {
+            inserts.push(node.values && ValuesNode.is(node.values) ? node.values.values.length : -1)
+          }
+          return node
+        },
+        transformResult: async ({ result }) => result,
+      }
+      const db = t.ctx.db.withPlugin(counted)
+      // Results further apart than a saturated store's few milliseconds, closer than the wait.
+      const apart = () => new Promise((later) => setTimeout(later, 80))
+      const spread = { ...t.ctx, db, resultCommitDelayMs: 1000 }
+      const received = (ctx: typeof spread) => heartbeatResultWrite(ctx, check, { kind: 'RECEIVED' })
+
+      assert.equal(await writeResult(spread, received(spread)), true)
+      await apart()
+      const first = writeResult(spread, received(spread))
+      await apart()
+      assert.deepEqual(await Promise.all([first, writeResult(spread, received(spread))]), [true, true])
+
+      const atOnce = { ...spread, resultCommitDelayMs: 0 }
+      await apart()
+      const alone = writeResult(atOnce, received(atOnce))
+      await apart()
+      assert.deepEqual(await Promise.all([alone, writeResult(atOnce, received(atOnce))]), [true, true])
+
+      assert.deepEqual(inserts, [1, 2, 1, 1])
+    })
+
     test('two writes of one job id written together store one result', async () => {
       const check = await apiCheck()
       const writes = await Promise.all([

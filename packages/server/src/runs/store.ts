@@ -24,7 +24,9 @@ import { heldLeases, moveSlots, type SlotLease, type SlotMove } from './schedule
  * commits, the next gathers, so a busy node pays the commit and each statement once per batch rather
  * than once per result, and a quiet one waits for no timer. On a busy store a batch of results no
  * request waits on (runs' results) also waits a few milliseconds for more: like PostgreSQL's
- * `commit_delay`, it trades that much latency for fewer, bigger commits.
+ * `commit_delay`, it trades that much latency for fewer, bigger commits. At spread load (results ~60 ms
+ * apart, a store that committed within the last second) such a batch waits up to the context's
+ * `resultCommitDelayMs` (SVC_RESULT_COMMIT_DELAY_MS) instead, so a few results share a commit.
  */
 export interface ResultWrite {
   row: CheckResultsTable
@@ -85,7 +87,7 @@ export function writeResults(ctx: ServiceContext, writes: ResultWrite[]): Promis
 function enqueue(ctx: ServiceContext, write: ResultWrite, { awaited }: { awaited: boolean }) {
   let queue = queues.get(ctx.db)
   if (!queue) {
-    queue = { pending: [], flushers: 0, busyUntil: 0, gathering: new Set() }
+    queue = { pending: [], flushers: 0, lastCommitMs: Number.NEGATIVE_INFINITY, gathering: new Set() }
     queues.set(ctx.db, queue)
   }
   const batches = queue
@@ -117,6 +119,12 @@ const MAX_BATCH = 200
  */
 const GATHER_MS = 5
 const BUSY_MS = 50
+/**
+ * A store that committed within this long counts as busy at spread load: a result waits up to the
+ * context's `resultCommitDelayMs` for others. At 1,000 1-minute checks (~17 results a second) a 200 ms
+ * wait puts ~3–4 results in a commit instead of one; a quieter store commits each result at once.
+ */
+const SPREAD_BUSY_MS = 1000
 /** Pending writes that make a batch without waiting. */
 const GATHERED = 50
 
@@ -135,8 +143,8 @@ interface Queue {
   pending: Pending[]
   /** Loops taking batches off `pending`, at most `concurrentBatches`. */
   flushers: number
-  /** Until when (performance.now()) the store counts as busy: a batch committed shortly before. */
-  busyUntil: number
+  /** When (performance.now()) the store last committed a batch: how busy it is. */
+  lastCommitMs: number
   /** End the waits of the batches gathering more. */
   gathering: Set<() => void>
 }
@@ -172,22 +180,35 @@ async function flush(queue: Queue): Promise<void> {
         )
       }
     }
-    queue.busyUntil = performance.now() + BUSY_MS
+    queue.lastCommitMs = performance.now()
   }
   queue.flushers--
 }
 
-/** On a busy store, waits up to `GATHER_MS` for a batch of `GATHERED`, unless a write is awaited. */
+/**
+ * Waits for more writes before a batch, unless one is awaited or `GATHERED` are pending: up to
+ * `GATHER_MS` on a store that committed within `BUSY_MS` (saturated), up to the context's
+ * `resultCommitDelayMs` on one that committed within `SPREAD_BUSY_MS` (spread load).
+ */
 async function gather(queue: Queue): Promise<void> {
-  if (queue.pending.length >= GATHERED || performance.now() > queue.busyUntil) return
+  const first = queue.pending[0]
+  if (!first || queue.pending.length >= GATHERED) return
   if (queue.pending.some((p) => p.awaited)) return
+  const sinceCommitMs = performance.now() - queue.lastCommitMs
+  const waitMs =
+    sinceCommitMs < BUSY_MS
+      ? GATHER_MS
+      : sinceCommitMs < SPREAD_BUSY_MS
+        ? (first.ctx.resultCommitDelayMs ?? 0)
+        : 0
+  if (waitMs <= 0) return
   await new Promise<void>((resolve) => {
     const gathered = () => {
       clearTimeout(timer)
       queue.gathering.delete(gathered)
       resolve()
     }
-    const timer = setTimeout(gathered, GATHER_MS)
+    const timer = setTimeout(gathered, waitMs)
     queue.gathering.add(gathered)
   })
 }
