@@ -1,17 +1,16 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { createDb, MigrationError, migrateToLatest } from '@svc/db'
+import { MigrationError } from '@svc/db'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { type AppDeps, buildApp, serviceContextOf } from './app.ts'
 import { bootstrapFirstAccount, OWNER_EMAIL } from './bootstrap.ts'
-import { systemClock } from './clock.ts'
 import { type Config, ConfigError, loadConfig } from './config.ts'
 import type { ServiceContext } from './context.ts'
 import { forgetOldScriptRuns } from './features/agent-protocol/agent-protocol.service.ts'
 import { createDispatcher, takeBackDeliveries } from './features/alerting/dispatcher.ts'
 import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
-import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
+import { EncryptionKeyError } from './features/encryption-keys/key-verification.ts'
 import { retentionSteps } from './features/retention/retention.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { pruneSessions } from './features/sessions/sessions.service.ts'
@@ -21,6 +20,7 @@ import { prettyLogStream } from './http/pretty-log.ts'
 import { loadOrCreateNodeId } from './node-life/node-id.ts'
 import { beginNodeLife } from './node-life/node-life.ts'
 import { pruneNodeLives } from './node-life/node-lives.repo.ts'
+import { openKeyedStore } from './open-keyed-store.ts'
 import { pruneRateLimitWindows } from './rate-limit/rate-limit.ts'
 import { takeBackRuns } from './runs/claim.ts'
 import { HEARTBEAT_LOCATION } from './runs/heartbeat-window.ts'
@@ -74,17 +74,7 @@ async function main(): Promise<void> {
 
 /** The store opened and migrated, its secrets' box, and the app built on them (not listening yet). */
 async function openApp(config: Config) {
-  const store = createDb(config.databaseUrl)
-  await migrateToLatest(store)
-  const secretBox = await openStoreSecretBox(
-    { db: store.db, clock: systemClock },
-    {
-      configured: config.encryptionKey,
-      previous: config.previousEncryptionKeys,
-      dataDir: config.dataDir,
-      create: true,
-    },
-  )
+  const { store, secretBox } = await openKeyedStore(config, { createKey: true })
   const deps: AppDeps = {
     store,
     secretBox,

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util'
-import { createDb, MigrationError, migrateToLatest } from '@svc/db'
+import { MigrationError } from '@svc/db'
 import { serviceContextOf } from './app.ts'
-import { systemClock } from './clock.ts'
 import { type Config, ConfigError, loadConfig, parseRunnerLocations } from './config.ts'
-import { EncryptionKeyError, openStoreSecretBox } from './features/encryption-keys/key-verification.ts'
+import { EncryptionKeyError } from './features/encryption-keys/key-verification.ts'
+import { openKeyedStore } from './open-keyed-store.ts'
 import { createScheduler } from './runs/scheduler.ts'
 import { artifactStoreOf, scriptRunnerOf } from './runs/script-checks.ts'
 import { listenForWakeups } from './wakeups.ts'
@@ -63,17 +63,7 @@ async function main(): Promise<void> {
 
 /** The store (migrated) and the context a runner node runs checks with. */
 async function openRunnerContext(config: Config) {
-  const store = createDb(config.databaseUrl)
-  await migrateToLatest(store)
-  const secretBox = await openStoreSecretBox(
-    { db: store.db, clock: systemClock },
-    {
-      configured: config.encryptionKey,
-      previous: config.previousEncryptionKeys,
-      dataDir: config.dataDir,
-      create: false,
-    },
-  )
+  const { store, secretBox } = await openKeyedStore(config, { createKey: false })
   const ctx = serviceContextOf({
     store,
     secretBox,

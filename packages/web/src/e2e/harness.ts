@@ -95,3 +95,12 @@ export async function capture(page: Page, name: string, options: { narrow?: bool
     if (size) await page.setViewportSize(size)
   }
 }
+
+/** Signs in with an API key on the sign-in page and waits for the overview. */
+export async function signInWithKey(page: Page, key: string): Promise<void> {
+  await page.goto('/')
+  await page.getByRole('tab', { name: 'API key' }).click()
+  await page.getByLabel('API key').fill(key)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('heading', { name: 'Checks', level: 1 }).waitFor()
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import type { Browser, Page } from 'playwright-core'
-import { capture, ensureBuilt, launchChromium, newContext } from './harness.ts'
+import { capture, ensureBuilt, launchChromium, newContext, signInWithKey } from './harness.ts'
 import { type Deployment, startDeployment, startTarget } from './server.ts'
 
 /**
@@ -43,11 +43,7 @@ for (const engine of testEngines()) {
       assert.equal(done.status, 200, JSON.stringify(done.body))
       browser = await launchChromium()
       page = await (await newContext(browser, deployment.url)).newPage()
-      await page.goto('/')
-      await page.getByRole('tab', { name: 'API key' }).click()
-      await page.getByLabel('API key').fill(deployment.ownerKey)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('heading', { name: 'Checks', level: 1 }).waitFor()
+      await signInWithKey(page, deployment.ownerKey)
     })
 
     after(async () => {

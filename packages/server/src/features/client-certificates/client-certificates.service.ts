@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createPrivateKey, randomUUID } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import { type ClientCertificateMaterial, hostMatchesPattern, isExactHostPattern } from '@svc/core'
 import type { ClientCertificatesTable } from '@svc/db'
@@ -39,6 +39,7 @@ function separateKey(input: ClientCertificateBody): { cert: string; key: string 
 
 /** What Node's TLS makes of the material: a certificate that doesn't parse or a key that doesn't open is a 400. */
 function assertUsable(material: Omit<ClientCertificateMaterial, 'host'>): void {
+  assertKeyOpens(material.key, material.passphrase)
   try {
     createSecureContext({
       cert: material.cert,
@@ -50,6 +51,23 @@ function assertUsable(material: Omit<ClientCertificateMaterial, 'host'>): void {
     const reason = error instanceof Error ? error.message : String(error)
     // OpenSSL's own words name what is wrong (a bad PEM, a key that doesn't match, a wrong passphrase).
     throw badRequest(`The certificate, key, passphrase and CA can't be used together: ${reason}`)
+  }
+}
+
+/**
+ * A wrong passphrase is said as such: OpenSSL's own message for it varies with the bytes the wrong
+ * passphrase decrypts to ("bad decrypt", or "unsupported" when they happen to pass the padding check).
+ */
+function assertKeyOpens(key: string, passphrase: string | null | undefined): void {
+  try {
+    createPrivateKey({ key, ...(passphrase ? { passphrase } : {}) })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    if (/ENCRYPTED/.test(key))
+      throw badRequest(
+        `The passphrase doesn't open the key${passphrase ? '' : ' (none was given)'}: ${reason}`,
+      )
+    throw badRequest(`The key can't be read: ${reason}`)
   }
 }
 
