@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { DEFAULT_THEME_COLORS, type StatusPageTheme, type ThemeColors } from '@svc/core'
 import { isUniqueViolation, type StatusPageServicesTable, type StatusPagesTable } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
-import { conflict, invalid, notFound } from '../../http/errors.ts'
+import { conflict, conflictOn, invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction } from '../../transactions.ts'
 import { hashApiKey } from '../api-keys/api-keys.service.ts'
@@ -223,13 +223,13 @@ async function normalize(
 ): Promise<PageFields> {
   const customDomain = body.customDomain ? normalizeDomain(ctx, body.customDomain) : null
   const bySlug = await repo.findPageBySlug(ctx, body.url)
-  if (bySlug && bySlug.id !== id) throw conflict(`url ${body.url} is taken by another status page`)
+  if (bySlug && bySlug.id !== id) throw conflictOn('body.url', `${body.url} is taken by another status page`)
   if (customDomain) {
     const byDomain = await repo.findPageByDomain(ctx, customDomain)
     if (byDomain && byDomain.id !== id)
-      throw conflict(`customDomain ${customDomain} is used by another status page`)
+      throw conflictOn('body.customDomain', `${customDomain} is used by another status page`)
     if (await findDashboardByDomain(ctx, customDomain))
-      throw conflict(`customDomain ${customDomain} is used by a dashboard`)
+      throw conflictOn('body.customDomain', `${customDomain} is used by a dashboard`)
   }
   return {
     name: body.name,

@@ -275,17 +275,22 @@ for (const engine of testEngines()) {
       )
       const slugTaken = await createPage({ name: 'Two', url: 'taken', cards: [] }, stranger)
       assert.equal(slugTaken.statusCode, 409)
+      // The field is named in errors too, so the dashboard's form shows the 409 beside it.
       assert.deepEqual(json(slugTaken), {
         statusCode: 409,
         error: 'Conflict',
-        message: 'url taken is taken by another status page',
+        message: 'body.url taken is taken by another status page',
+        attributes: { errors: [{ path: 'body.url', message: 'taken is taken by another status page' }] },
       })
       const domainTaken = await createPage(
         { name: 'Two', url: 'two', customDomain: 'STATUS.one.io.', cards: [] },
         stranger,
       )
       assert.equal(domainTaken.statusCode, 409)
-      assert.equal(json(domainTaken).message, 'customDomain status.one.io is used by another status page')
+      assert.equal(
+        json(domainTaken).message,
+        'body.customDomain status.one.io is used by another status page',
+      )
 
       const bad = async (payload: object, path: string) => {
         const res = await createPage({ name: 'Bad', url: 'bad', cards: [], ...payload })
