@@ -13,6 +13,21 @@ import { writeResult, writeResults } from './store.ts'
 
 const MINUTE = 60_000
 
+/** A plugin that notes the rows of each insert into results (one insert per committed batch). */
+function countingResultInserts(): { inserts: number[]; counted: KyselyPlugin } {
+  const inserts: number[] = []
+  const counted: KyselyPlugin = {
+    transformQuery({ node }) {
+      if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'results') {
+        inserts.push(node.values && ValuesNode.is(node.values) ? node.values.values.length : -1)
+      }
+      return node
+    },
+    transformResult: async ({ result }) => result,
+  }
+  return { inserts, counted }
+}
+
 for (const engine of testEngines()) {
   describe(`results written together on ${engine.engine}`, () => {
     let t: TestApp
@@ -235,16 +250,7 @@ for (const engine of testEngines()) {
     test('on a busy store a result waits a moment to share the next commit; a batch a request awaits does not', async () => {
       const check = await heartbeatCheck('gathered')
       /** Rows per insert into results: one insert per committed batch. */
-      const inserts: number[] = []
-      const counted: KyselyPlugin = {
-        transformQuery({ node }) {
-          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'results') {
-            inserts.push(node.values && ValuesNode.is(node.values) ? node.values.values.length : -1)
-          }
-          return node
-        },
-        transformResult: async ({ result }) => result,
-      }
+      const { inserts, counted } = countingResultInserts()
       // A store of its own (its own write queue), whose inserts are counted.
       const ctx = { ...t.ctx, db: t.ctx.db.withPlugin(counted) }
       const received = () => heartbeatResultWrite(ctx, check, { kind: 'RECEIVED' })
@@ -267,16 +273,7 @@ for (const engine of testEngines()) {
     test('at spread load a result waits up to resultCommitDelayMs for the next one; at 0 it commits at once', async () => {
       const check = await heartbeatCheck('spread')
       /** Rows per insert into results: one insert per committed batch. */
-      const inserts: number[] = []
-      const counted: KyselyPlugin = {
-        transformQuery({ node }) {
-          if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'results') {
-            inserts.push(node.values && ValuesNode.is(node.values) ? node.values.values.length : -1)
-          }
-          return node
-        },
-        transformResult: async ({ result }) => result,
-      }
+      const { inserts, counted } = countingResultInserts()
       const db = t.ctx.db.withPlugin(counted)
       // Results further apart than a saturated store's few milliseconds, closer than the wait.
       const apart = () => new Promise((later) => setTimeout(later, 80))

@@ -29,6 +29,7 @@ const MAX_SUITES_PER_CLIENT = 10
 interface Broker {
   aedes: Aedes
   sockets: WebSocketServer
+  streamOf: typeof import('ws')['createWebSocketStream']
 }
 
 /** Serves MQTT over WebSocket at LIVE_RESULTS_PATH on the app's HTTP server. */
@@ -41,11 +42,8 @@ export function serveLiveResults(app: FastifyInstance, ctx: ServiceContext): voi
     }
     broker ??= createBroker(ctx, app)
     broker.then(
-      ({ aedes, sockets }) =>
-        sockets.handleUpgrade(request, socket, head, async (ws) => {
-          const { createWebSocketStream } = await import('ws')
-          aedes.handle(createWebSocketStream(ws), request)
-        }),
+      ({ aedes, sockets, streamOf }) =>
+        sockets.handleUpgrade(request, socket, head, (ws) => aedes.handle(streamOf(ws), request)),
       () => socket.destroy(),
     )
   })
@@ -59,7 +57,10 @@ export function serveLiveResults(app: FastifyInstance, ctx: ServiceContext): voi
 
 async function createBroker(ctx: ServiceContext, app: FastifyInstance): Promise<Broker> {
   // Loaded on first use: most servers never see the hosted CLI.
-  const [{ Aedes }, { WebSocketServer }] = await Promise.all([import('aedes'), import('ws')])
+  const [{ Aedes }, { WebSocketServer, createWebSocketStream }] = await Promise.all([
+    import('aedes'),
+    import('ws'),
+  ])
   const aedes = await Aedes.createBroker({ heartbeatInterval: 3_600_000 })
   const accounts = new WeakMap<Client, string>()
   aedes.authenticate = (client, username, password, done) => {
@@ -100,7 +101,8 @@ async function createBroker(ctx: ServiceContext, app: FastifyInstance): Promise<
       })
     }
   })
-  return { aedes, sockets: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }) }
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 })
+  return { aedes, sockets, streamOf: createWebSocketStream }
 }
 
 /** Sends `client` each run of session `suiteId` as it starts and ends, until it ended or the client left. */
