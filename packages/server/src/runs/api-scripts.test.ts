@@ -3,7 +3,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
+import { resolveChecksById } from '../features/checks/resolve-check.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../testing/test-app.ts'
+import { prepareJob } from './prepare.ts'
 
 /** API checks' setup and teardown scripts, their own and their group's, run against a real target. */
 for (const engine of testEngines()) {
@@ -86,6 +88,32 @@ response.body = JSON.stringify({ ...body, state: 'scrubbed' })`,
       assert.deepEqual(texts(result.apiCheckResult.jobLog.setup), [`setup saw ${base}/orders`])
       assert.deepEqual(texts(result.apiCheckResult.jobLog.tearDown), ['teardown saw 200 token-from-variable'])
       assert.equal(result.apiCheckResult.jobLog.tearDown[0].level, 'info')
+    })
+
+    test('a job carries each script once: prepared in scripts, not also as the raw fields', async () => {
+      const snippetId = (
+        await call('POST', '/v1/snippets', { name: 'once', script: `console.log('snippet')` })
+      ).body.id
+      const check = await createCheck({
+        request: { url: `${base}/once` },
+        setupSnippetId: snippetId,
+        localTearDownScript: `console.log('teardown')`,
+      })
+      const resolved = (await resolveChecksById(t.ctx, [check.id])).get(check.id)
+      assert.ok(resolved)
+      const { job } = await prepareJob(t.ctx, resolved, { location: 'eu-west-1' })
+      const definition = job.definition as Record<string, unknown>
+      assert.deepEqual(
+        ['localSetupScript', 'localTearDownScript', 'setupSnippetId', 'tearDownSnippetId'].filter(
+          (k) => k in definition,
+        ),
+        [],
+      )
+      assert.deepEqual(definition.scripts, {
+        setup: [{ name: `setup snippet ${snippetId}`, source: `console.log('snippet')` }],
+        tearDown: [{ name: 'localTearDownScript', source: `console.log('teardown')` }],
+        environment: {},
+      })
     })
 
     test("a group's snippets and scripts run around the check's own, in the hosted order", async () => {

@@ -28,7 +28,7 @@ export async function prepareJob(
   const clientCertificate = checkType === 'API' ? await clientCertificateFor(ctx, check, request) : null
   const scripts = checkType === 'API' ? await apiScriptsOf(ctx, check, variables) : null
   const definition = {
-    ...check.definition,
+    ...withoutScriptSources(check.definition),
     request,
     ...(clientCertificate ? { clientCertificate } : {}),
     ...(scripts ? { scripts } : {}),
@@ -37,6 +37,16 @@ export async function prepareJob(
     job: { checkType: checkType as (typeof UPTIME_CHECK_TYPES)[number], definition },
     hidden: variables.hidden,
   }
+}
+
+/**
+ * The definition without its setup and teardown sources: `scripts` carries them, prepared, so a job
+ * (up to 2 MB at the maximum script sizes) doesn't carry each script twice to an agent.
+ */
+function withoutScriptSources(definition: ResolvedCheck['definition']) {
+  const { localSetupScript, localTearDownScript, setupSnippetId, tearDownSnippetId, ...rest } =
+    definition as Record<string, unknown>
+  return rest
 }
 
 /** The account's client certificate for an API check's https:// host (mTLS), or null. */
