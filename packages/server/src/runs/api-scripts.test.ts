@@ -102,6 +102,7 @@ response.body = JSON.stringify({ ...body, state: 'scrubbed' })`,
       const resolved = (await resolveChecksById(t.ctx, [check.id])).get(check.id)
       assert.ok(resolved)
       const { job } = await prepareJob(t.ctx, resolved, { location: 'eu-west-1' })
+      assert.ok('definition' in job)
       const definition = job.definition as Record<string, unknown>
       assert.deepEqual(
         ['localSetupScript', 'localTearDownScript', 'setupSnippetId', 'tearDownSnippetId'].filter(
