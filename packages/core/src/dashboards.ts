@@ -1,5 +1,5 @@
-import { type Static, Type } from 'typebox'
-import { IntegerEnum, Nullable, StringEnum } from './schema-helpers.ts'
+import { type Static, type TOptional, type TSchema, Type } from 'typebox'
+import { IntegerEnum, Nullable, StrictObject, StringEnum } from './schema-helpers.ts'
 
 /**
  * A dashboard's display settings as the API validates them (server `dashboards.schemas.ts`), here so the
@@ -73,3 +73,46 @@ export const DASHBOARD_SETTINGS_DEFAULTS: DashboardSettings = {
   showP95: true,
   showP99: true,
 }
+
+/** Each of `fields` optional, as bodies take them. */
+function optional<T extends Record<string, TSchema>>(fields: T): { [K in keyof T]: TOptional<T[K]> } {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, schema]) => [name, Type.Optional(schema)]),
+  ) as {
+    [K in keyof T]: TOptional<T[K]>
+  }
+}
+
+/** A dashboard body's fields, each optional (an update's); a create also needs `header`. */
+export const DASHBOARD_BODY_FIELDS = {
+  customUrl: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: DASHBOARD_SLUG_PATTERN,
+        maxLength: 63,
+        description: 'The page is served at /dashboards/{customUrl}: a-z, 0-9 and -, unique.',
+      }),
+    ),
+  ),
+  customDomain: Type.Optional(
+    Nullable(Type.String({ maxLength: 253, description: 'A domain whose root serves the page, unique.' })),
+  ),
+  tags: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+      maxItems: 50,
+      description: 'Checks with these tags (their own or their group’s) are shown; none: every check.',
+    }),
+  ),
+  keys: Type.Optional(
+    Type.Array(Type.Unknown(), {
+      description: 'Only an empty list: svc has no dashboard keys (see docs/compatibility.md).',
+    }),
+  ),
+  ...optional(DASHBOARD_SETTINGS_FIELDS),
+}
+
+export const DashboardCreateBody = StrictObject({
+  ...DASHBOARD_BODY_FIELDS,
+  header: Type.String({ maxLength: 255, description: 'Text at the top of the page.' }),
+})
+export type DashboardCreateBody = Static<typeof DashboardCreateBody>

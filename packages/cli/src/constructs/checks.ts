@@ -162,6 +162,13 @@ export class IcmpMonitor extends Check<'ICMP'> {
   }
 }
 
+/** Watches a host's TLS certificate: its expiry, issuer and chain (`/v1/checks/ssl`). */
+export class SslMonitor extends Check<'SSL'> {
+  constructor(logicalId: string, props: CheckProps<'SSL'>) {
+    super('SSL', logicalId, props)
+  }
+}
+
 export class HeartbeatMonitor extends Check<'HEARTBEAT'> {
   constructor(logicalId: string, props: CheckProps<'HEARTBEAT'>) {
     super('HEARTBEAT', logicalId, props)

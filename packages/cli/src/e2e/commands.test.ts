@@ -239,13 +239,22 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
         },
       })
 
+      await post('/v1/checks/ssl', {
+        name: 'Clicked cert',
+        activated: false,
+        locations: ['local'],
+        request: { sslConfig: { hostname: 'example.com', alertDaysBeforeExpiry: 30 } },
+      })
+      await post('/v1/dashboards', { header: 'Clicked', customUrl: 'clicked-board', tags: ['shop'] })
+      await post('/v1/variables', { key: 'CLICKED_TOKEN', value: 'never-read-back', secret: true })
+
       const imported = new CliProject({ 'svc.config.ts': configFile('imported') })
       after(() => imported.remove())
       const run = await imported.run(['import'], env)
       assert.equal(run.code, 0, run.stderr)
       assert.match(
         run.stdout,
-        /Wrote 7 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services and 1 status pages to checks\/imported\.check\.ts/,
+        /Wrote 8 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services, 1 status pages, 1 dashboards and 2 variables to checks\/imported\.check\.ts/,
       )
       assert.match(
         run.stdout,
@@ -256,9 +265,16 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
         readFileSync(join(imported.dir, 'checks/suite/a.spec.ts'), 'utf8'),
         "import { test } from '@playwright/test'\ntest('a', async () => {})\n",
       )
-      const validated = await imported.run(['validate'], env)
+      assert.match(
+        run.stdout,
+        /can't be read back: the code reads them from the environment at deploy \(CLICKED_TOKEN\)/,
+      )
+      const unset = await imported.run(['validate'], env)
+      assert.match(unset.stderr, /imported\.check\.ts: clicked-token: value is required/)
+      const withToken = { ...env, CLICKED_TOKEN: 'from-the-ci-secret' }
+      const validated = await imported.run(['validate'], withToken)
       assert.equal(validated.code, 0, validated.stderr)
-      const payload = JSON.parse((await imported.run(['synth', '-o', 'json'], env)).stdout)
+      const payload = JSON.parse((await imported.run(['synth', '-o', 'json'], withToken)).stdout)
       const byId = Object.fromEntries(payload.resources.map((r: any) => [r.logicalId, r.payload]))
       assert.deepEqual(byId['clicked-hook'], {
         type: 'WEBHOOK',
@@ -279,6 +295,27 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
         graceUnit: 'minutes',
       })
       assert.deepEqual(byId['clicked-beat'].groupId, { ref: 'clicked-group' })
+      const cert = byId['clicked-cert']
+      assert.deepEqual(
+        [cert.checkType, cert.request.sslConfig.hostname, cert.request.sslConfig.alertDaysBeforeExpiry],
+        ['SSL', 'example.com', 30],
+      )
+      assert.deepEqual(byId['clicked-board'], {
+        header: 'Clicked',
+        customUrl: 'clicked-board',
+        tags: ['shop'],
+      })
+      assert.deepEqual(byId['clicked-token'], {
+        key: 'CLICKED_TOKEN',
+        value: 'from-the-ci-secret',
+        secret: true,
+        description: '',
+      })
+      assert.deepEqual(byId['base-url'], {
+        key: 'BASE_URL',
+        value: 'https://shop.example.com/a b',
+        description: '',
+      })
       assert.deepEqual(byId['check-alert-channel-subscription#clicked-beat#clicked-hook'], {
         alertChannelId: { ref: 'clicked-hook' },
         checkId: { ref: 'clicked-beat' },

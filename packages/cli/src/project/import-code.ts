@@ -5,6 +5,9 @@ import {
   type AlertChannelType,
   CHECK_BODIES,
   type CheckType,
+  CreateVariableBody,
+  DASHBOARD_SETTINGS_DEFAULTS,
+  DashboardCreateBody,
   DEFAULT_THEME_COLORS,
   PrivateLocationBody,
   StatusPageBody,
@@ -46,6 +49,16 @@ export interface ServerStatusPage extends Record<string, unknown> {
   cards: { name: string; services: { id: string }[] }[]
 }
 
+export interface ServerDashboard extends Record<string, unknown> {
+  dashboardId: string
+  customUrl: string | null
+}
+export interface ServerVariable extends Record<string, unknown> {
+  key: string
+  locked: boolean
+  secret: boolean
+}
+
 /** What `svc import` reads from the server. */
 export interface ServerResources {
   checks: ServerCheck[]
@@ -54,9 +67,11 @@ export interface ServerResources {
   locations: ServerLocation[]
   services: ServerService[]
   pages: ServerStatusPage[]
+  dashboards: ServerDashboard[]
+  variables: ServerVariable[]
 }
 
-const CHECK_CLASSES: Record<CheckType, string | undefined> = {
+const CHECK_CLASSES: Record<CheckType, string> = {
   API: 'ApiCheck',
   URL: 'UrlMonitor',
   TCP: 'TcpMonitor',
@@ -66,7 +81,7 @@ const CHECK_CLASSES: Record<CheckType, string | undefined> = {
   BROWSER: 'BrowserCheck',
   MULTI_STEP: 'MultiStepCheck',
   AUTOMATION: 'AutomationCheck',
-  SSL: undefined,
+  SSL: 'SslMonitor',
 }
 const CHANNEL_CLASSES: Record<AlertChannelType, string> = {
   WEBHOOK: 'WebhookAlertChannel',
@@ -105,7 +120,7 @@ export function importCode(server: ServerResources): ImportedCode {
     lines.push(`export const ${name.variable} = new PrivateLocation(${q(name.logicalId)}, ${js(props)})`)
   }
   const pageCode = statusPageLines(server, ids, used)
-  lines.push(...pageCode.lines)
+  lines.push(...pageCode.lines, ...accountSettingLines(server, ids, used))
   for (const channel of channels) {
     const name = ids.next('channel', String(channel.config.name ?? channel.config.address ?? channel.type))
     channelVars.set(channel.id, name.variable)
@@ -141,10 +156,6 @@ export function importCode(server: ServerResources): ImportedCode {
   }
   for (const check of checks) {
     const className = CHECK_CLASSES[check.checkType]
-    if (!className) {
-      skipped.push(`${check.checkType} check "${check.name}" (${check.id}): no construct writes it yet`)
-      continue
-    }
     const logicalId = ids.next('check', check.name).logicalId
     const construct = checkProps(check, logicalId)
     if (typeof construct === 'string') {
@@ -303,6 +314,35 @@ function statusPageLines(server: ServerResources, ids: LogicalIds, used: Set<str
     lines.push(`new StatusPage(${q(ids.next('page', page.name).logicalId)}, ${js(props, links)})`)
   }
   return { lines, serviceVars }
+}
+
+/**
+ * Dashboards and account variables. A hidden variable's value (locked or secret) can't be read back: the
+ * code reads it from the deploy's environment, under the variable's own key.
+ */
+function accountSettingLines(server: ServerResources, ids: LogicalIds, used: Set<string>) {
+  const lines: string[] = []
+  for (const board of server.dashboards) {
+    used.add('Dashboard')
+    const props = Object.fromEntries(
+      Object.entries(pick(board, DashboardCreateBody)).filter(([key, value]) => {
+        const fallback = (DASHBOARD_SETTINGS_DEFAULTS as Record<string, unknown>)[key]
+        const empty = Array.isArray(value) && value.length === 0
+        return !empty && JSON.stringify(fallback) !== JSON.stringify(value)
+      }),
+    )
+    const name = ids.next('dashboard', board.customUrl ?? board.dashboardId)
+    lines.push(`new Dashboard(${q(name.logicalId)}, ${js(props)})`)
+  }
+  for (const variable of server.variables) {
+    used.add('EnvironmentVariable')
+    const hidden = variable.locked || variable.secret
+    const { value, ...props } = withoutDefaults(pick(variable, CreateVariableBody), CreateVariableBody, [])
+    const fromEnv = hidden ? [`value: process.env.${variable.key}`] : []
+    const code = js(hidden ? props : { ...props, value }, fromEnv)
+    lines.push(`new EnvironmentVariable(${q(ids.next('variable', variable.key).logicalId)}, ${code})`)
+  }
+  return lines
 }
 
 function js(props: Record<string, unknown>, links: string[] = []): string {

@@ -16,11 +16,17 @@ export interface SecretBox {
   readonly keyId: string
   /** Fingerprints of the previous keys, which only open values. */
   readonly previousKeyIds: string[]
+  /**
+   * A keyed digest of `value` (HMAC-SHA256 with the current key): equal values give equal digests, and
+   * without the key a digest says nothing about a short secret. Another key gives other digests.
+   */
+  digest(value: string): string
 }
 
 const LEGACY_PREFIX = 'v1:'
 const PREFIX = 'v2:'
 const FINGERPRINT_CONTEXT = 'svc encryption key fingerprint v1'
+const DIGEST_CONTEXT = 'svc value digest v1\u0000'
 
 /** A key's public name: the start of a SHA-256 over an HMAC of a fixed context, never the key itself. */
 export function keyFingerprint(key: Buffer): string {
@@ -47,6 +53,10 @@ export function createSecretBox(key: Buffer, previousKeys: Buffer[] = []): Secre
   return {
     keyId,
     previousKeyIds: [...keys.keys()].filter((id) => id !== keyId),
+    digest: (value) =>
+      createHmac('sha256', key)
+        .update(DIGEST_CONTEXT + value)
+        .digest('base64url'),
     encrypt(plaintext) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', key, iv)

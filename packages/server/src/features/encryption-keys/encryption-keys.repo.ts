@@ -55,8 +55,8 @@ export async function finishRotation(ctx: Db, keyId: string, sealedCheck: string
 
 /** A column holding sealed values: the whole value (`plain`), or JSON with `sealed*` string fields. */
 interface SealedColumn {
-  table: 'variables' | 'checks' | 'check_groups' | 'alert_channels' | 'client_certificates'
-  column: 'encrypted_value' | 'definition' | 'config' | 'secrets'
+  table: 'variables' | 'checks' | 'check_groups' | 'alert_channels' | 'client_certificates' | 'deployments'
+  column: 'encrypted_value' | 'definition' | 'config' | 'secrets' | 'request'
   form: 'plain' | 'json'
 }
 
@@ -66,6 +66,7 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'check_groups', column: 'definition', form: 'json' },
   { table: 'alert_channels', column: 'config', form: 'json' },
   { table: 'client_certificates', column: 'secrets', form: 'json' },
+  { table: 'deployments', column: 'request', form: 'json' },
 ]
 
 export interface SealedRow {

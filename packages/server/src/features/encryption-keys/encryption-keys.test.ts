@@ -17,6 +17,7 @@ function swappableBox(key: Buffer) {
   const box: SecretBox = {
     encrypt: (plaintext) => active.encrypt(plaintext),
     decrypt: (sealed) => active.decrypt(sealed),
+    digest: (value) => active.digest(value),
     get keyId() {
       return active.keyId
     },

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest } from '../../http/errors.ts'
 import { assignedLocations, withAssignedLocations } from './location-assignments.ts'
 import * as repo from './projects.repo.ts'
+import { withDigestedSecrets } from './stored-payload.ts'
 
 export type { ProjectPayload } from './resource-helpers.ts'
 
@@ -125,7 +126,7 @@ async function applyResource(run: ApplyRun, resource: Resource, index: number, b
     (id) => run.physical.get(id),
   )
   const prepared = type.bodyOf(asObject(resourcePayload, path), resolverOf(run), path)
-  const stored = canonicalJson(resourcePayload)
+  const stored = canonicalJson(withDigestedSecrets(tx.secretBox, resourcePayload))
   const live = binding !== undefined && (await run.isLive(binding))
   const base = { type: resource.type, logicalId: resource.logicalId }
   const sourceFile = resource.sourceFile ?? null
@@ -146,12 +147,12 @@ async function applyResource(run: ApplyRun, resource: Resource, index: number, b
   let entry: DiffEntry
   if (binding && live && binding.payload === stored) {
     entry = { ...base, physicalId: binding.physical_id, action: 'UNCHANGED' }
-  } else if (binding && live && sameKind(binding.payload, prepared)) {
+  } else if (binding && live && sameResource(type, binding.payload, prepared)) {
     await type.update(tx, accountId, binding.physical_id, prepared)
-    const changes = changedFields(JSON.parse(binding.payload), resourcePayload)
+    const changes = changedFields(JSON.parse(binding.payload), JSON.parse(stored))
     entry = { ...base, physicalId: binding.physical_id, action: 'UPDATE', changes }
   } else {
-    // New, deleted outside the project, or a check that changed its type: made anew.
+    // New, deleted outside the project, or changed in what can't change in place: made anew.
     if (binding && live) await type.remove(tx, accountId, binding.physical_id)
     entry = { ...base, physicalId: null, action: 'CREATE' }
     if (type.createMany) run.creating.push({ type, prepared, entry, bind })
@@ -282,11 +283,9 @@ const orderOf = (type: string) => RESOURCE_TYPES[type]?.order ?? -1
 
 const keyOf = (b: { resource_type: string; logical_id: string }) => `${b.resource_type}\u0000${b.logical_id}`
 
-/** A check keeps its id only while it keeps its type (svc can't change a check's type in place). */
-function sameKind(storedPayload: string, prepared: Prepared): boolean {
-  if (!prepared.checkType) return true
-  const before = (JSON.parse(storedPayload) as { checkType?: string }).checkType
-  return (before === 'PLAYWRIGHT' ? 'AUTOMATION' : before) === prepared.checkType
+/** Whether the bound resource can take `prepared` in place (else it is made anew: a check's new type). */
+function sameResource(type: ResourceType, storedPayload: string, prepared: Prepared): boolean {
+  return type.sameResource?.(JSON.parse(storedPayload) as Record<string, unknown>, prepared) ?? true
 }
 
 /** Numeric ids (groups, channels) as numbers, as the API answers them. */

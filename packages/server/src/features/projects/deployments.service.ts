@@ -92,7 +92,7 @@ export async function startDeployment(
       project_logical_id: payload.project.logicalId,
       kind,
       status: 'PENDING',
-      request: JSON.stringify({ payload, options }),
+      request: sealedRequest(ctx, { payload, options }),
       result: null,
       error: null,
       lease_until: new Date(tx.clock.now().getTime() + ctx.deploymentLeaseMs).toISOString(),
@@ -109,10 +109,7 @@ async function runDeployment(ctx: ServiceContext, accountId: string, id: string)
   if (!(await repo.updateDeployment(ctx, id, ['PENDING'], { status: 'RUNNING' }))) return
   const row = await repo.findDeployment(ctx, accountId, id)
   if (!row) return
-  const { payload, options } = JSON.parse(row.request ?? '{}') as {
-    payload: ProjectPayload
-    options: DeployOptions
-  }
+  const { payload, options } = openedRequest(ctx, row.request)
   const state = { progress: 0, cancelled: Boolean(row.cancel_requested), row }
   running.set(id, state)
   const notify = () => changes.emit(id)
@@ -319,4 +316,22 @@ function deploymentOut(row: repo.DeploymentRow): Deployment {
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
   }
+}
+
+interface DeploymentRequest {
+  payload: ProjectPayload
+  options: DeployOptions
+}
+
+/**
+ * A deployment's request as stored: sealed, as it may carry secrets (a variable's value, a check's
+ * secret variables). Inside JSON as a `sealed*` field, so key rotation re-seals it with the rest.
+ */
+function sealedRequest(ctx: ServiceContext, request: DeploymentRequest): string {
+  return JSON.stringify({ sealedRequest: ctx.secretBox.encrypt(JSON.stringify(request)) })
+}
+
+function openedRequest(ctx: ServiceContext, stored: string | null): DeploymentRequest {
+  const parsed = JSON.parse(stored ?? '{}') as DeploymentRequest | { sealedRequest: string }
+  return 'sealedRequest' in parsed ? JSON.parse(ctx.secretBox.decrypt(parsed.sealedRequest)) : parsed
 }

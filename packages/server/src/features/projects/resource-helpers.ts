@@ -31,6 +31,11 @@ export interface ResourceType {
   update(ctx: ServiceContext, accountId: string, physicalId: string, prepared: Prepared): Promise<void>
   remove(ctx: ServiceContext, accountId: string, physicalId: string): Promise<void>
   exists(ctx: ServiceContext, accountId: string, physicalId: string): Promise<boolean>
+  /**
+   * Whether the resource deployed from `before` (its stored payload) can be updated to `prepared` in
+   * place; when not, it is deleted and made anew. Default: always.
+   */
+  sameResource?(before: Record<string, unknown>, prepared: Prepared): boolean
   /** Which of `physicalIds` exist, in one query: a redeploy checks every resource it keeps. */
   existing?(ctx: ServiceContext, accountId: string, physicalIds: string[]): Promise<Set<string>>
 }

@@ -81,6 +81,9 @@ const check: ResourceType = {
   },
   remove: (ctx, accountId, id) => checks.deleteCheck(ctx, accountId, id),
   exists: (ctx, accountId, id) => found(() => checks.getCheck(ctx, accountId, id)),
+  // svc can't change a check's type in place.
+  sameResource: (before, prepared) =>
+    (CHECK_TYPE_ALIASES[String(before.checkType)] ?? before.checkType) === prepared.checkType,
   async existing(ctx, accountId, ids) {
     return checks.existingCheckIds(ctx, accountId, ids)
   },

@@ -1,4 +1,4 @@
-import { MaintenanceWindowBody } from '@svc/core'
+import { CreateVariableBody, MaintenanceWindowBody } from '@svc/core'
 import { badRequest } from '../../http/errors.ts'
 import { compileValidator } from '../../http/validation.ts'
 import { DashboardCreateBody, SETTINGS_DEFAULTS } from '../dashboards/dashboards.schemas.ts'
@@ -10,11 +10,12 @@ import { ServiceBody } from '../status-page-services/status-page-services.schema
 import * as services from '../status-page-services/status-page-services.service.ts'
 import { StatusPageBody } from '../status-pages/status-pages.schemas.ts'
 import * as pages from '../status-pages/status-pages.service.ts'
+import * as variables from '../variables/variables.service.ts'
 import { found, knownFields, type Prepared, type ResourceType, throwIf } from './resource-helpers.ts'
 
 /**
- * The resource types around checks: private locations, status page services, maintenance windows and
- * status pages, each saved through its feature's service. Orders put what others refer to first:
+ * The resource types around checks: private locations, status page services, maintenance windows,
+ * status pages, dashboards and account variables, each saved through its feature's service. Orders put what others refer to first:
  * private locations and services before checks (a check's triggerIncident names a service), status
  * pages last (their cards show services).
  */
@@ -24,6 +25,7 @@ const validateService = compileValidator(ServiceBody)
 const validateWindow = compileValidator(MaintenanceWindowBody)
 const validatePage = compileValidator(StatusPageBody)
 const validateDashboard = compileValidator(DashboardCreateBody)
+const validateVariable = compileValidator(CreateVariableBody)
 
 /** A type whose payload is svc's body as it is (only fields that say nothing dropped). */
 function plainBody(
@@ -135,8 +137,30 @@ const dashboard: ResourceType = {
   exists: (ctx, accountId, id) => found(() => dashboards.findDashboard(ctx, accountId, id)),
 }
 
+/**
+ * An account variable; its physical id is its key. A deploy replaces it whole (what the construct leaves
+ * out takes its default again). The API keeps a key, and a secret's secrecy, for good: a construct that
+ * changes either makes the variable anew, which loses nothing, as the project holds the value.
+ */
+const environmentVariable: ResourceType = {
+  order: 0,
+  bodyOf: plainBody(CreateVariableBody.properties, validateVariable),
+  async create(ctx, accountId, { body }) {
+    return (await variables.createVariable(ctx, accountId, body as CreateVariableBody)).key
+  },
+  async update(ctx, accountId, key, { body }) {
+    const whole = { locked: false, secret: false, description: '', ...body }
+    await variables.updateVariable(ctx, accountId, key, whole as CreateVariableBody)
+  },
+  remove: (ctx, accountId, key) => variables.deleteVariable(ctx, accountId, key),
+  exists: (ctx, accountId, key) => found(() => variables.getVariable(ctx, accountId, key)),
+  sameResource: (before, { body }) =>
+    before.key === body.key && !(before.secret === true && body.secret !== true),
+}
+
 export const SETTING_RESOURCE_TYPES: Record<string, ResourceType> = {
   dashboard,
+  'environment-variable': environmentVariable,
   'private-location': privateLocation,
   'status-page-service': statusPageService,
   'maintenance-window': maintenanceWindow,

@@ -1,19 +1,14 @@
-import { PageQuery, StrictObject } from '@svc/core'
+import {
+  VariableDescription as Description,
+  PageQuery,
+  StrictObject,
+  VariableKey,
+  VariableValue,
+} from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 export const MASKED_VALUE = '***masked***'
-export const KEY_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$'
-export const MAX_VALUE_LENGTH = 10_000
-
-const VariableKey = Type.String({
-  pattern: KEY_PATTERN,
-  minLength: 1,
-  maxLength: 128,
-  description:
-    'Letters, digits and underscores, not starting with a digit. Cannot be changed after creation.',
-})
-const VariableValue = Type.String({ maxLength: MAX_VALUE_LENGTH })
-const Description = Type.String({ maxLength: 1000 })
+export { CreateVariableBody } from '@svc/core'
 
 export const Variable = Type.Object(
   {
@@ -30,20 +25,6 @@ export const Variable = Type.Object(
   { title: 'EnvironmentVariable' },
 )
 export type Variable = Static<typeof Variable>
-
-export const CreateVariableBody = StrictObject({
-  key: VariableKey,
-  value: VariableValue,
-  locked: Type.Optional(Type.Boolean({ default: false, description: 'Hide the value like a password.' })),
-  secret: Type.Optional(
-    Type.Boolean({
-      default: false,
-      description: 'Never readable again through any API; only check runs get it.',
-    }),
-  ),
-  description: Type.Optional(Description),
-})
-export type CreateVariableBody = Static<typeof CreateVariableBody>
 
 export const UpdateVariableBody = StrictObject({
   key: Type.Optional(Type.String({ description: 'Accepted only when equal to the key in the path.' })),
