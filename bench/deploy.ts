@@ -10,6 +10,9 @@
  * `GET /checks` as a browser asks for it (the dashboard's index.html, from a file: no store), sent one
  * right after another (no rate limit applies): its longest wait is the longest the deploy held the
  * server's event loop itself.
+ * During the first deploy a reader also sends `GET /v1/checks?limit=1` every 50 ms on a clock, whether or not
+ * the last one answered (its own key, so the API's per-key limit doesn't slow it): its longest wait and p99
+ * are how long a read stalls behind the deploy's transaction.
  * Usage: npm run bench:deploy [-- --checks 1000] (SQLite; DATABASE_URL=postgres://... for PostgreSQL).
  */
 
@@ -66,8 +69,50 @@ function project(changed: number) {
 
 const store = await benchStore()
 // No runner: the checks are scheduled as deployed but never run, so only the deploy is measured.
-const server = await startServerProcess({ ...store.env, SVC_RUNNER_LOCATIONS: 'none' })
+// The reader's 20 requests a second and the probes share one account: lift its limit (the keys keep theirs).
+const server = await startServerProcess({
+  ...store.env,
+  SVC_RUNNER_LOCATIONS: 'none',
+  SVC_ACCOUNT_RATE_LIMIT: '100000',
+})
 const auth = { authorization: `Bearer ${server.apiKey}` }
+const readerAuth = { authorization: `Bearer ${await secondKey()}` }
+
+/** A second key of the bench's user, for the clocked reader. */
+async function secondKey(): Promise<string> {
+  const res = await fetch(`${server.url}/v1/api-keys`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench reader' }),
+  })
+  if (res.status !== 201) throw new Error(`creating the reader's key answered ${res.status}`)
+  return ((await res.json()) as { key: string }).key
+}
+
+/** The clocked reader's period: 1,200 requests a minute, twice what one key may send, so it has its own. */
+const READER_PERIOD_MS = 50
+
+/**
+ * Sends `GET /v1/checks?limit=1` every READER_PERIOD_MS until `stop()`, not waiting for earlier answers,
+ * so a stalled read doesn't hide the ones behind it; answers each latency.
+ */
+function clockedReader() {
+  const pending: Promise<number>[] = []
+  const read = async () => {
+    const started = performance.now()
+    const res = await fetch(`${server.url}/v1/checks?limit=1`, { headers: readerAuth })
+    await res.arrayBuffer()
+    if (res.status !== 200) throw new Error(`GET /v1/checks?limit=1 answered ${res.status}`)
+    return performance.now() - started
+  }
+  const timer = setInterval(() => pending.push(read()), READER_PERIOD_MS)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      return Promise.all(pending)
+    },
+  }
+}
 
 /** A dashboard page as a browser asks for it: its index.html, read from a file, with no store involved. */
 const STORE_FREE_PAGE = '/checks'
@@ -108,7 +153,7 @@ function p99(latencies: number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
 }
 
-async function deploy(changed: number) {
+async function deploy(changed: number, withReader = false) {
   const body = gzipSync(JSON.stringify(project(changed)))
   const pid = server.child.pid as number
   let peak = rssMb(pid)
@@ -118,6 +163,7 @@ async function deploy(changed: number) {
   const reads = probe()
   const pages = probe(Number.POSITIVE_INFINITY, '/')
   const files = probe(Number.POSITIVE_INFINITY, STORE_FREE_PAGE)
+  const reader = withReader ? clockedReader() : undefined
   const started = performance.now()
   const res = await fetch(`${server.url}/v1/projects/deploy?scheduleOnDeploy=false`, {
     method: 'POST',
@@ -139,6 +185,7 @@ async function deploy(changed: number) {
   const latencies = await reads.stop()
   const pageLatencies = await pages.stop()
   const fileLatencies = await files.stop()
+  const readerLatencies = (await reader?.stop()) ?? []
   if (deployment.status !== 'SUCCEEDED') throw new Error(`deployment ${JSON.stringify(deployment)}`)
   const actions: Record<string, number> = {}
   for (const entry of deployment.result?.diff ?? []) actions[entry.action] = (actions[entry.action] ?? 0) + 1
@@ -154,6 +201,7 @@ async function deploy(changed: number) {
     fileP99: p99(fileLatencies),
     fileMax: Math.max(...fileLatencies),
     files: fileLatencies.length,
+    readerLatencies,
   }
 }
 
@@ -176,7 +224,7 @@ async function warmUp() {
 try {
   console.log(`bench:deploy on ${benchEngine}: ${CHECKS} checks in ${GROUPS} groups`)
   await warmUp()
-  const first = await deploy(0)
+  const first = await deploy(0, true)
   // The baseline: the same reads with the project's checks stored and no deploy running.
   const idle = await probe(100).done
   const idleP99 = p99(idle)
@@ -190,6 +238,11 @@ try {
   console.log(
     `GET /v1/checks with no deploy running: p99 ${idleP99.toFixed(1)} ms over ${idle.length} requests; ` +
       `GET /: p99 ${idlePageP99.toFixed(1)} ms; GET ${STORE_FREE_PAGE}: p99 ${idleFileP99.toFixed(1)} ms`,
+  )
+  const clocked = first.readerLatencies
+  console.log(
+    `GET /v1/checks?limit=1 every ${READER_PERIOD_MS} ms during the first deploy: longest ` +
+      `${Math.max(...clocked).toFixed(0)} ms, p99 ${p99(clocked).toFixed(0)} ms over ${clocked.length} reads`,
   )
   for (const [name, run, target] of rows) {
     const met =
