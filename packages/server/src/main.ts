@@ -11,6 +11,7 @@ import { createDispatcher, takeBackDeliveries } from './features/alerting/dispat
 import { DEFAULT_WEB_DIST_DIR } from './features/dashboard-hosting/dashboard-hosting.ts'
 import { createKeyRotation } from './features/encryption-keys/key-rotation.ts'
 import { EncryptionKeyError } from './features/encryption-keys/key-verification.ts'
+import { sealPlainRequests } from './features/projects/deployment-requests.ts'
 import { retentionSteps } from './features/retention/retention.service.ts'
 import { createRootCauseWorker } from './features/root-cause-analyses/worker.ts'
 import { pruneSessions } from './features/sessions/sessions.service.ts'
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
 /** The store opened and migrated, its secrets' box, and the app built on them (not listening yet). */
 async function openApp(config: Config) {
   const { store, secretBox } = await openKeyedStore(config, { createKey: true })
+  await sealPlainRequests({ db: store.db, secretBox })
   const deps: AppDeps = {
     store,
     secretBox,

@@ -5,6 +5,7 @@ import { conflict, HttpError, notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
 import { triggerCheck } from '../checks/check-triggers.service.ts'
 import { applyProject, type DiffEntry, type ProjectPayload } from './apply-project.ts'
+import { type DeployOptions, openedRequest, sealedRequest } from './deployment-requests.ts'
 import { withHostedChecks } from './hosted-checks.ts'
 import * as repo from './projects.repo.ts'
 
@@ -28,11 +29,6 @@ export interface Deployment {
   createdAt: string
   updatedAt: string
   finishedAt: string | null
-}
-
-export interface DeployOptions {
-  preserveResources: boolean
-  scheduleOnDeploy: boolean
 }
 
 /**
@@ -316,22 +312,4 @@ function deploymentOut(row: repo.DeploymentRow): Deployment {
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
   }
-}
-
-interface DeploymentRequest {
-  payload: ProjectPayload
-  options: DeployOptions
-}
-
-/**
- * A deployment's request as stored: sealed, as it may carry secrets (a variable's value, a check's
- * secret variables). Inside JSON as a `sealed*` field, so key rotation re-seals it with the rest.
- */
-function sealedRequest(ctx: ServiceContext, request: DeploymentRequest): string {
-  return JSON.stringify({ sealedRequest: ctx.secretBox.encrypt(JSON.stringify(request)) })
-}
-
-function openedRequest(ctx: ServiceContext, stored: string | null): DeploymentRequest {
-  const parsed = JSON.parse(stored ?? '{}') as DeploymentRequest | { sealedRequest: string }
-  return 'sealedRequest' in parsed ? JSON.parse(ctx.secretBox.decrypt(parsed.sealedRequest)) : parsed
 }

@@ -186,3 +186,29 @@ export async function updateDeployment(
     .executeTakeFirst()
   return Number(result.numUpdatedRows) > 0
 }
+
+/** Deployments whose request is stored as it came (before requests were sealed). */
+export async function plainRequests(ctx: Pick<ServiceContext, 'db'>) {
+  return ctx.db
+    .selectFrom('deployments')
+    .select(['id', 'request'])
+    .where('request', 'is not', null)
+    .where('request', 'not like', '{"sealedRequest":%')
+    .execute()
+}
+
+/** Replaces a deployment's request if it still holds `before` (a deploy finishing meanwhile wins). */
+export async function replaceRequest(
+  ctx: Pick<ServiceContext, 'db'>,
+  id: string,
+  before: string,
+  after: string,
+) {
+  const result = await ctx.db
+    .updateTable('deployments')
+    .set({ request: after })
+    .where('id', '=', id)
+    .where('request', '=', before)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { SEALED_COLUMNS, sealedRowsAfter } from '../encryption-keys/encryption-keys.repo.ts'
 import { plainValue } from '../variables/variables.service.ts'
+import { openedRequest, sealPlainRequests } from './deployment-requests.ts'
 
 const SECRET = 'tok-1-never-stored-plain'
 
@@ -141,6 +143,50 @@ for (const engine of testEngines()) {
       })
       assert.equal(json(res).status, 'SUCCEEDED')
       assert.deepEqual(await rows(), [])
+    })
+
+    test('a request stored in the clear before requests were sealed is sealed at start, once', async () => {
+      const request = { payload: variablesProject(), options: { scheduleOnDeploy: false } }
+      const plain = JSON.stringify(request)
+      const at = new Date(0).toISOString()
+      const row = {
+        account_id: t.owner.accountId,
+        project_logical_id: 'legacy',
+        kind: 'DEPLOY',
+        status: 'PENDING',
+        result: null,
+        error: null,
+        lease_until: at,
+        created_at: at,
+        updated_at: at,
+        finished_at: null,
+      }
+      await t.store.db
+        .insertInto('deployments')
+        .values([
+          { ...row, id: 'legacy-plain', request: plain },
+          { ...row, id: 'legacy-done', request: null, status: 'SUCCEEDED' },
+        ])
+        .execute()
+
+      assert.equal(await sealPlainRequests(t.ctx), 1)
+      const stored = await t.store.db
+        .selectFrom('deployments')
+        .select(['id', 'request'])
+        .where('id', 'in', ['legacy-plain', 'legacy-done'])
+        .orderBy('id')
+        .execute()
+      assert.equal(stored[0]?.request, null)
+      const sealed = stored[1]?.request ?? ''
+      assert.equal(sealed.includes(SECRET), false)
+      assert.deepEqual(openedRequest(t.ctx, sealed), request)
+      // Key rotation finds it among the sealed values.
+      const place = SEALED_COLUMNS.find((column) => column.table === 'deployments')
+      assert.ok(place)
+      const rotated = await sealedRowsAfter(t.ctx, place, undefined, 1000)
+      assert.ok(rotated.some((r) => r.id === 'legacy-plain'))
+      assert.equal(await sealPlainRequests(t.ctx), 0)
+      await t.store.db.deleteFrom('deployments').where('project_logical_id', '=', 'legacy').execute()
     })
   })
 }
