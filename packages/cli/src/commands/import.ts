@@ -9,6 +9,7 @@ import {
   type ServerDashboard,
   type ServerGroup,
   type ServerLocation,
+  type ServerMaintenanceWindow,
   type ServerResources,
   type ServerService,
   type ServerStatusPage,
@@ -18,7 +19,7 @@ import {
 export const importCommand: Command = {
   name: 'import',
   summary:
-    "Write construct code for the account's checks, groups, alert channels, private locations, status pages, dashboards and variables (to move them into git)",
+    "Write construct code for the account's checks, groups, alert channels, private locations, status pages, dashboards, variables and maintenance windows (to move them into git)",
   usage: 'svc import [--file checks/imported.check.ts] [--force]',
   options: { file: { type: 'string' }, force: { type: 'boolean', short: 'f' } },
   async run(ctx) {
@@ -43,22 +44,13 @@ export const importCommand: Command = {
       writeFileSync(path, suiteFile.content)
     })
     for (const reason of skipped) ctx.out.error(`Skipped ${reason}`)
-    const { checks, groups, channels, locations, services, pages, dashboards, variables } = server
-    const counts = {
-      checks: checks.length - skipped.length,
-      groups: groups.length,
-      alertChannels: channels.length,
-      privateLocations: locations.length,
-      statusPageServices: services.length,
-      statusPages: pages.length,
-      dashboards: dashboards.length,
-      variables: variables.length,
-    }
+    const counts = countsOf(server, skipped.length)
+    const { locations, pages, dashboards, variables } = server
     const fromEnv = variables.filter((v) => v.locked || v.secret).map((v) => v.key)
     const suiteFiles = paths.map((path) => relative(ctx.cwd, path))
     ctx.out.result({ file, ...counts, skipped, suiteFiles }, () =>
       [
-        `Wrote ${counts.checks} checks, ${counts.groups} groups, ${counts.alertChannels} alert channels, ${counts.privateLocations} private locations, ${counts.statusPageServices} status page services, ${counts.statusPages} status pages, ${counts.dashboards} dashboards and ${counts.variables} variables to ${relative(ctx.cwd, file)}`,
+        `Wrote ${counts.checks} checks, ${counts.groups} groups, ${counts.alertChannels} alert channels, ${counts.privateLocations} private locations, ${counts.statusPageServices} status page services, ${counts.statusPages} status pages, ${counts.dashboards} dashboards, ${counts.variables} variables and ${counts.maintenanceWindows} maintenance windows to ${relative(ctx.cwd, file)}`,
         ...(suiteFiles.length > 0 ? [`Wrote the Playwright suites' files: ${suiteFiles.join(', ')}`] : []),
         'The next deploy makes them anew under the project; delete the originals once it succeeded.',
         ...(fromEnv.length > 0
@@ -77,19 +69,36 @@ export const importCommand: Command = {
   },
 }
 
+/** How many of each kind the file holds (checks it skipped left out). */
+function countsOf(server: ServerResources, skippedChecks: number) {
+  return {
+    checks: server.checks.length - skippedChecks,
+    groups: server.groups.length,
+    alertChannels: server.channels.length,
+    privateLocations: server.locations.length,
+    statusPageServices: server.services.length,
+    statusPages: server.pages.length,
+    dashboards: server.dashboards.length,
+    variables: server.variables.length,
+    maintenanceWindows: server.maintenanceWindows.length,
+  }
+}
+
 /** Everything `svc import` writes code for, read from the server at once. */
 async function serverResources(client: ReturnType<CommandContext['client']>): Promise<ServerResources> {
-  const [checks, groups, channels, locations, services, pages, dashboards, variables] = await Promise.all([
-    client.list<ServerCheck>('/v1/checks'),
-    client.list<ServerGroup>('/v1/check-groups'),
-    client.list<ServerChannel>('/v1/alert-channels'),
-    client.list<ServerLocation>('/v1/private-locations'),
-    client
-      .get<{ entries: ServerService[] }>('/v1/status-pages/services', { paginated: false })
-      .then((answer) => answer.entries),
-    client.list<ServerStatusPage>('/v3/status-pages'),
-    client.list<ServerDashboard>('/v1/dashboards'),
-    client.list<ServerVariable>('/v1/variables'),
-  ])
-  return { checks, groups, channels, locations, services, pages, dashboards, variables }
+  const [checks, groups, channels, locations, services, pages, dashboards, variables, maintenanceWindows] =
+    await Promise.all([
+      client.list<ServerCheck>('/v1/checks'),
+      client.list<ServerGroup>('/v1/check-groups'),
+      client.list<ServerChannel>('/v1/alert-channels'),
+      client.list<ServerLocation>('/v1/private-locations'),
+      client
+        .get<{ entries: ServerService[] }>('/v1/status-pages/services', { paginated: false })
+        .then((answer) => answer.entries),
+      client.list<ServerStatusPage>('/v3/status-pages'),
+      client.list<ServerDashboard>('/v1/dashboards'),
+      client.list<ServerVariable>('/v1/variables'),
+      client.list<ServerMaintenanceWindow>('/v1/maintenance-windows'),
+    ])
+  return { checks, groups, channels, locations, services, pages, dashboards, variables, maintenanceWindows }
 }

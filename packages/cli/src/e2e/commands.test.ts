@@ -247,6 +247,21 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       })
       await post('/v1/dashboards', { header: 'Clicked', customUrl: 'clicked-board', tags: ['shop'] })
       await post('/v1/variables', { key: 'CLICKED_TOKEN', value: 'never-read-back', secret: true })
+      await post('/v1/maintenance-windows', {
+        name: 'Clicked release',
+        tags: ['shop'],
+        startsAt: '2030-01-07T22:00:00.000Z',
+        endsAt: '2030-01-07T23:00:00.000Z',
+        repeatUnit: 'WEEK',
+        repeatInterval: 1,
+        timezone: 'Europe/Berlin',
+      })
+      await post('/v1/maintenance-windows', {
+        name: 'Clicked move',
+        tags: ['api', 'shop'],
+        startsAt: '2030-03-01',
+        endsAt: '2030-03-02',
+      })
 
       const imported = new CliProject({ 'svc.config.ts': configFile('imported') })
       after(() => imported.remove())
@@ -254,7 +269,7 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       assert.equal(run.code, 0, run.stderr)
       assert.match(
         run.stdout,
-        /Wrote 8 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services, 1 status pages, 1 dashboards and 2 variables to checks\/imported\.check\.ts/,
+        /Wrote 8 checks, 1 groups, 1 alert channels, 1 private locations, 1 status page services, 1 status pages, 1 dashboards, 2 variables and 2 maintenance windows to checks\/imported\.check\.ts/,
       )
       assert.match(
         run.stdout,
@@ -320,6 +335,21 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
         alertChannelId: { ref: 'clicked-hook' },
         checkId: { ref: 'clicked-beat' },
         activated: true,
+      })
+      assert.deepEqual(byId['clicked-release'], {
+        name: 'Clicked release',
+        tags: ['shop'],
+        startsAt: '2030-01-07T22:00:00.000Z',
+        endsAt: '2030-01-07T23:00:00.000Z',
+        repeatUnit: 'WEEK',
+        repeatInterval: 1,
+        timezone: 'Europe/Berlin',
+      })
+      assert.deepEqual(byId['clicked-move'], {
+        name: 'Clicked move',
+        tags: ['api', 'shop'],
+        startsAt: '2030-03-01T00:00:00.000Z',
+        endsAt: '2030-03-02T00:00:00.000Z',
       })
       assert.deepEqual(byId['clicked-office'], { name: 'Clicked office', slugName: 'clicked-office' })
       assert.deepEqual(byId['clicked-api'], { name: 'Clicked API' })

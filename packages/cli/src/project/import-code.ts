@@ -9,6 +9,7 @@ import {
   DASHBOARD_SETTINGS_DEFAULTS,
   DashboardCreateBody,
   DEFAULT_THEME_COLORS,
+  MaintenanceWindowBody,
   PrivateLocationBody,
   StatusPageBody,
   StatusPageServiceBody,
@@ -53,6 +54,10 @@ export interface ServerDashboard extends Record<string, unknown> {
   dashboardId: string
   customUrl: string | null
 }
+export interface ServerMaintenanceWindow extends Record<string, unknown> {
+  id: number
+  name: string
+}
 export interface ServerVariable extends Record<string, unknown> {
   key: string
   locked: boolean
@@ -69,6 +74,7 @@ export interface ServerResources {
   pages: ServerStatusPage[]
   dashboards: ServerDashboard[]
   variables: ServerVariable[]
+  maintenanceWindows: ServerMaintenanceWindow[]
 }
 
 const CHECK_CLASSES: Record<CheckType, string> = {
@@ -120,7 +126,7 @@ export function importCode(server: ServerResources): ImportedCode {
     lines.push(`export const ${name.variable} = new PrivateLocation(${q(name.logicalId)}, ${js(props)})`)
   }
   const pageCode = statusPageLines(server, ids, used)
-  lines.push(...pageCode.lines, ...accountSettingLines(server, ids, used))
+  lines.push(...pageCode.lines, ...accountSettingLines(server, ids, used), ...windowLines(server, ids, used))
   for (const channel of channels) {
     const name = ids.next('channel', String(channel.config.name ?? channel.config.address ?? channel.type))
     channelVars.set(channel.id, name.variable)
@@ -343,6 +349,16 @@ function accountSettingLines(server: ServerResources, ids: LogicalIds, used: Set
     lines.push(`new EnvironmentVariable(${q(ids.next('variable', variable.key).logicalId)}, ${code})`)
   }
   return lines
+}
+
+/** Maintenance windows: they name checks by tags, so they need no references. */
+function windowLines(server: ServerResources, ids: LogicalIds, used: Set<string>) {
+  return server.maintenanceWindows.map((window) => {
+    used.add('MaintenanceWindow')
+    // Nulls (no repeat, UTC) are the construct's defaults: left out by `pick`.
+    const props = pick(window, MaintenanceWindowBody)
+    return `new MaintenanceWindow(${q(ids.next('maintenance', window.name).logicalId)}, ${js(props)})`
+  })
 }
 
 function js(props: Record<string, unknown>, links: string[] = []): string {
