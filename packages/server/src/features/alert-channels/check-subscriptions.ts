@@ -52,16 +52,6 @@ export async function subscribeNew(
   await repo.replaceSubscriptions(ctx, subscriber, [...explicit, ...automatic])
 }
 
-export async function subscribeNewCheck(
-  ctx: ServiceContext,
-  accountId: string,
-  checkId: string,
-  given: SubscriptionInput[] | undefined,
-  autoAssignAlerts: boolean,
-): Promise<void> {
-  await subscribeNew(ctx, accountId, { checkId }, given, autoAssignAlerts)
-}
-
 /**
  * Subscribes checks created in this transaction as `subscribeNew` does each, with one look-up of the
  * account's channels for all of them.

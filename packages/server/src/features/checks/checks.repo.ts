@@ -5,18 +5,6 @@ import { inTransaction, locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `checks`, `check_tags` and `check_tag_history`. */
 
-export async function insertCheck(ctx: ServiceContext, row: ChecksTable, tags: string[]): Promise<void> {
-  await inTransaction(ctx, async ({ db }) => {
-    await db.insertInto('checks').values(row).execute()
-    if (tags.length > 0) {
-      await db
-        .insertInto('check_tags')
-        .values(tags.map((tag) => ({ check_id: row.id, tag })))
-        .execute()
-    }
-  })
-}
-
 /**
  * New checks and their tags, a few statements for all (a deploy creates hundreds at once). Rows are
  * sent `ROWS_PER_STATEMENT` at a time: far under SQLite's 32,766 and PostgreSQL's 65,535 parameters.

@@ -11,9 +11,10 @@ import * as alerting from '../alert-channels/check-subscriptions.ts'
 import { resolveIncidentFromCheck } from '../incidents/incident-triggers.ts'
 import { keepStatusHistory } from '../status-site/uptime-history.ts'
 import { type ReferenceOwner, replaceReferences } from '../variables/variable-references.service.ts'
+import { insertNewChecks } from './check-creation.service.ts'
 import { normalizeDefinition } from './check-definition-rules.ts'
 import { checkResponse, checkResponseInGroup, checkResponses, publicDefinition } from './check-responses.ts'
-import { columnsOf, HEARTBEAT_FIELDS, newCheckRow, referencedKeysOf, schedulable } from './check-rows.ts'
+import { columnsOf, HEARTBEAT_FIELDS, referencedKeysOf, schedulable } from './check-rows.ts'
 import { aCheckType } from './check-type-names.ts'
 import type { StoredVariable } from './check-variables.ts'
 import * as repo from './checks.repo.ts'
@@ -36,23 +37,14 @@ export async function createCheck(
   options: { sentFields: ReadonlySet<string>; autoAssignAlerts?: boolean },
 ): Promise<AnyCheck> {
   // One transaction: what it names (group, channels, ...) can't go before it commits, and a failure
-  // saves nothing.
-  const resolved = await inTransaction(ctx, async (tx) => {
-    const definition = await normalizeDefinition(tx, accountId, checkType, body, [], options.sentFields)
-    const row = newCheckRow(accountId, checkType, definition, isoNow(tx))
-    await repo.insertCheck(tx, row, definition.tags)
-    await recordReferences(tx, accountId, { type: 'check', id: row.id }, definition)
-    await alerting.subscribeNewCheck(
-      tx,
-      accountId,
-      row.id,
-      subscriptionsIn(body),
-      options.autoAssignAlerts ?? true,
-    )
-    const resolved = await resolveCheck(tx, row)
-    await syncCheckSchedule(tx, schedulable(resolved))
-    return resolved
-  })
+  // saves nothing. The path of a deploy's many checks, for one.
+  const autoAssignAlerts = options.autoAssignAlerts ?? true
+  const [resolved] = await inTransaction(ctx, (tx) =>
+    insertNewChecks(tx, accountId, [{ checkType, body, sentFields: options.sentFields }], {
+      autoAssignAlerts,
+    }),
+  )
+  if (!resolved) throw new Error('the new check was not saved')
   return withSaveWarnings(await checkResponse(ctx, resolved), ignoredPlaces(checkType, body))
 }
 

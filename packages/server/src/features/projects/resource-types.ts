@@ -62,11 +62,10 @@ const check: ResourceType = {
     return { body, sentFields, checkType }
   },
   async create(ctx, accountId, { body, sentFields, checkType }) {
-    const created = await checks.createCheck(ctx, accountId, checkType as CheckType, body, {
-      sentFields,
-      autoAssignAlerts: false,
-    })
-    return String(created.id)
+    // The bulk path for one: a route's answer (channels, warnings, bindings) would go unread.
+    const newCheck = { checkType: checkType as CheckType, body, sentFields }
+    const [id] = await createChecks(ctx, accountId, [newCheck], { autoAssignAlerts: false })
+    return id as string
   },
   createMany(ctx, accountId, prepared) {
     const newChecks = prepared.map(({ body, sentFields, checkType }) => ({
