@@ -14,6 +14,7 @@ import {
   services,
   statusPages,
 } from '../settings/resources-more.tsx'
+import { snippets } from '../settings/snippets.tsx'
 import { Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 
 // biome-ignore lint/suspicious/noExplicitAny: descriptors of items of many shapes
@@ -23,6 +24,7 @@ const RESOURCES: Record<string, ResourceDescriptor<any>> = {
   'alert-log': alertLog,
   maintenance,
   variables,
+  snippets,
   'private-locations': privateLocations,
   'status-pages': statusPages,
   dashboards,

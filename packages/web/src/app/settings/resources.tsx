@@ -4,6 +4,7 @@ import type { Draft } from '../ui/form-fields.tsx'
 import { StatusBadge } from '../ui/ui.tsx'
 import { isoToWallTime, wallTimeToIso } from '../zoned-time.ts'
 import type { ResourceDescriptor } from './descriptor.ts'
+import { GROUP_SCRIPT_FIELDS, groupScriptsBody, groupScriptsDraft } from './group-scripts.tsx'
 
 // biome-ignore lint/suspicious/noExplicitAny: the descriptors read API items of many shapes
 type Item = Record<string, any>
@@ -47,6 +48,7 @@ export const groups: ResourceDescriptor<Item> = {
     { path: 'locations', label: 'Locations', kind: 'list' },
     { path: 'activated', label: 'Activated', kind: 'checkbox' },
     { path: 'muted', label: 'Muted', kind: 'checkbox' },
+    ...GROUP_SCRIPT_FIELDS,
   ],
   defaults: { name: '', activated: true, muted: false, tags: [], locations: [] },
   toDraft: (item) => ({
@@ -56,8 +58,12 @@ export const groups: ResourceDescriptor<Item> = {
     locations: item.locations,
     activated: item.activated,
     muted: item.muted,
+    ...groupScriptsDraft(item),
   }),
-  toBody: (draft) => clean({ ...draft, frequency: draft.frequency ? Number(draft.frequency) : undefined }),
+  toBody: (draft) => ({
+    ...clean({ ...draft, frequency: draft.frequency ? Number(draft.frequency) : undefined }),
+    ...groupScriptsBody(draft),
+  }),
 }
 
 export const alertChannels: ResourceDescriptor<Item> = {
