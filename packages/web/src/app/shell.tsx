@@ -33,6 +33,7 @@ const NAV: { section: string; items: [string, string][] }[] = [
     items: [
       ['/settings/variables', 'Variables'],
       ['/settings/snippets', 'Snippets'],
+      ['/settings/client-certificates', 'Client certificates'],
       ['/settings/private-locations', 'Private locations'],
       ['/settings/api-keys', 'API keys'],
       ['/settings/members', 'Members'],
