@@ -138,6 +138,11 @@ export function DashboardIncidentsPage(props: { id?: string }) {
     )
   return (
     <>
+      {!props.id && (
+        <nav aria-label="Breadcrumb" className="crumbs">
+          <Link href="/settings/dashboards">Dashboards</Link>
+        </nav>
+      )}
       {list.length > 1 && (
         <label className="page-picker">
           Dashboard{' '}
