@@ -101,13 +101,21 @@ for (const engine of testEngines()) {
       assert.deepEqual([saved.body.setupSnippetId, saved.body.tearDownSnippetId], [snippet?.id, null])
     })
 
-    test('a group takes a setup snippet and a teardown script', async () => {
+    test('a group takes a setup snippet, a teardown script and its API checks’ defaults', async () => {
       const [snippet] = await snippets()
       await page.goto('/settings/groups/new')
       await page.getByLabel('Name', { exact: true }).fill('Scripted group')
       await page.getByLabel('Setup snippet').selectOption({ label: 'Tag requests' })
       await page.getByRole('textbox', { name: 'Teardown script' }).click()
       await page.keyboard.type('response.statusCode = 200')
+      // The defaults its API checks take.
+      await page.getByLabel('Base URL').fill('https://api.example.com/v2')
+      await page.getByRole('button', { name: 'Add header' }).click()
+      await page.getByLabel('Header 1 name').fill('x-team')
+      await page.getByLabel('Header 1 value').fill('payments')
+      await page.getByLabel('Basic auth user').fill('robot')
+      await page.getByLabel('Basic auth password').fill('s3cret')
+      await page.getByRole('button', { name: 'Add assertion' }).click()
       await capture(page, 'group-form-scripts', { narrow: true })
       await page.getByRole('button', { name: 'Create group' }).click()
       await page.locator('tr', { hasText: 'Scripted group' }).waitFor()
@@ -118,6 +126,7 @@ for (const engine of testEngines()) {
         tearDownSnippetId: number | null
         localSetupScript: string | null
         localTearDownScript: string | null
+        apiCheckDefaults: unknown
       }
       const groups = (await deployment.call<Group[]>('GET', '/v1/check-groups')).body
       const group = groups.find((entry) => entry.name === 'Scripted group')
@@ -130,6 +139,13 @@ for (const engine of testEngines()) {
         ],
         [snippet?.id, null, null, 'response.statusCode = 200'],
       )
+      assert.deepEqual(group?.apiCheckDefaults, {
+        url: 'https://api.example.com/v2',
+        headers: [{ key: 'x-team', value: 'payments', locked: false }],
+        queryParameters: [],
+        assertions: [{ source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200' }],
+        basicAuth: { username: 'robot', password: 's3cret' },
+      })
 
       // Choosing none again takes the snippet off.
       await page.locator('tr', { hasText: 'Scripted group' }).getByRole('link', { name: 'Edit' }).click()
@@ -142,6 +158,8 @@ for (const engine of testEngines()) {
         [edited.setupSnippetId, edited.localTearDownScript],
         [null, 'response.statusCode = 200'],
       )
+      // The defaults were kept by the edit (a PUT replaces the group).
+      assert.deepEqual(edited.apiCheckDefaults, group?.apiCheckDefaults)
     })
 
     test('deletes the snippet', async () => {
