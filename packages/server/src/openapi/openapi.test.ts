@@ -58,6 +58,7 @@ const PUBLIC_OPERATIONS = [
   'get /v1/dashboards/{dashboardId}',
   'put /v1/dashboards/{dashboardId}',
   'delete /v1/dashboards/{dashboardId}',
+  'get /v1/incidents',
   'post /v1/incidents',
   'get /v1/incidents/{id}',
   'put /v1/incidents/{id}',

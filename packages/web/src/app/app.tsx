@@ -12,6 +12,7 @@ const ResultPage = lazy(() => import('./pages/result.tsx'))
 const CheckFormPage = lazy(() => import('./pages/check-form.tsx'))
 const SettingsPage = lazy(() => import('./pages/settings.tsx'))
 const TestSessionPage = lazy(() => import('./pages/test-session.tsx'))
+const TestSessionsPage = lazy(() => import('./pages/test-sessions.tsx'))
 const TestSessionResultPage = lazy(() =>
   import('./pages/test-session.tsx').then((module) => ({ default: module.TestSessionResultPage })),
 )
@@ -44,6 +45,7 @@ function Routes(props: { path: string }) {
   if (params) return <ResultPage checkId={params.id as string} resultId={params.resultId as string} />
   params = match('/checks/:id', path)
   if (params) return <CheckPage checkId={params.id as string} />
+  if (path === '/test-sessions') return <TestSessionsPage />
   params = match('/test-sessions/:id/results/:resultId', path)
   if (params)
     return <TestSessionResultPage sessionId={params.id as string} resultId={params.resultId as string} />

@@ -9,6 +9,7 @@ const NAV: { section: string; items: [string, string][] }[] = [
       ['/', 'Checks'],
       ['/settings/groups', 'Groups'],
       ['/settings/maintenance', 'Maintenance'],
+      ['/test-sessions', 'Test sessions'],
     ],
   },
   {
@@ -31,6 +32,8 @@ const NAV: { section: string; items: [string, string][] }[] = [
     section: 'Configure',
     items: [
       ['/settings/variables', 'Variables'],
+      ['/settings/snippets', 'Snippets'],
+      ['/settings/client-certificates', 'Client certificates'],
       ['/settings/private-locations', 'Private locations'],
       ['/settings/api-keys', 'API keys'],
       ['/settings/members', 'Members'],

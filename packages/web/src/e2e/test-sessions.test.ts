@@ -41,6 +41,17 @@ for (const engine of testEngines()) {
         `/v1/test-sessions/${sessionId}/completion?maxWaitSeconds=30`,
       )
       assert.equal(done.status, 200, JSON.stringify(done.body))
+      // A later session, so the list's order (newest first) shows.
+      const later = await deployment.call<{ testSessionId: string }>('POST', '/v1/test-sessions/run', {
+        name: 'Nightly',
+        runLocation: 'local',
+        checkRunJobs: [job('Home API', target.url)],
+      })
+      assert.equal(later.status, 201, JSON.stringify(later.body))
+      await deployment.call(
+        'GET',
+        `/v1/test-sessions/${later.body.testSessionId}/completion?maxWaitSeconds=30`,
+      )
       browser = await launchChromium()
       page = await (await newContext(browser, deployment.url)).newPage()
       await signInWithKey(page, deployment.ownerKey)
@@ -50,6 +61,42 @@ for (const engine of testEngines()) {
       await browser?.close()
       await target?.close()
       await deployment?.stop()
+    })
+
+    test('lists every session newest first with its counts, and opens one', async () => {
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Test sessions' })
+        .click()
+      await page.getByRole('heading', { name: 'Test sessions', level: 1 }).waitFor()
+      const rows = page.locator('table tbody tr')
+      await rows.nth(1).waitFor()
+      assert.deepEqual(await rows.locator('td:nth-child(1)').allTextContents(), [
+        'Nightly',
+        'Pull request 42',
+      ])
+      assert.deepEqual(await rows.locator('td:nth-child(2)').allTextContents(), ['Passed', 'Failed'])
+      assert.deepEqual(await rows.locator('td:nth-child(3)').allTextContents(), [
+        '1 passed',
+        '1 passed, 1 failed',
+      ])
+      assert.deepEqual(await rows.locator('td:nth-child(6)').allTextContents(), [
+        'Run (CLI or API)',
+        'Run (CLI or API)',
+      ])
+      assert.match(
+        (await rows.first().locator('td:nth-child(5)').textContent()) ?? '',
+        /^\d+ ms$|^\d+\.\d s$/,
+      )
+      await capture(page, 'test-sessions', { narrow: true })
+      await page.getByRole('link', { name: 'Pull request 42' }).click()
+      await page.getByRole('heading', { name: 'Pull request 42', level: 1 }).waitFor()
+      assert.equal(new URL(page.url()).pathname, `/test-sessions/${sessionId}`)
+      await page
+        .getByRole('navigation', { name: 'Breadcrumb' })
+        .getByRole('link', { name: 'Test sessions' })
+        .click()
+      await page.getByRole('heading', { name: 'Test sessions', level: 1 }).waitFor()
     })
 
     test('shows the session and each run; a run opens its whole result', async () => {

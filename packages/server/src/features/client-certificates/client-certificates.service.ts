@@ -63,11 +63,13 @@ function assertKeyOpens(key: string, passphrase: string | null | undefined): voi
     createPrivateKey({ key, ...(passphrase ? { passphrase } : {}) })
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
-    if (/ENCRYPTED/.test(key))
-      throw badRequest(
-        `The passphrase doesn't open the key${passphrase ? '' : ' (none was given)'}: ${reason}`,
-      )
-    throw badRequest(`The key can't be read: ${reason}`)
+    // The field's own error too, so a form shows it beside the passphrase or the key.
+    if (/ENCRYPTED/.test(key)) {
+      const message = `doesn't open the key${passphrase ? '' : ' (none was given)'}: ${reason}`
+      throw badRequest(`The passphrase ${message}`, { errors: [{ path: 'body.passphrase', message }] })
+    }
+    const message = `can't be read: ${reason}`
+    throw badRequest(`The key ${message}`, { errors: [{ path: 'body.key', message }] })
   }
 }
 

@@ -112,6 +112,13 @@ for (const engine of testEngines()) {
         assert.equal(res.statusCode, 400, res.body)
         assert.match(json(res).message, message)
       }
+      // The field it names, for a form to show the message beside it.
+      const wrong = json(await create(stored({ passphrase: 'wrong' })))
+      assert.deepEqual(
+        wrong.attributes.errors.map((entry: { path: string; message: string }) => entry.path),
+        ['body.passphrase'],
+      )
+      assert.match(wrong.attributes.errors[0].message, /^doesn't open the key: /)
       assert.deepEqual(json(await t.call({ method: 'GET', url: '/v1/client-certificates' })), [])
     })
 

@@ -1,4 +1,4 @@
-import type { DashboardIncidentsTable, DashboardIncidentUpdatesTable } from '@svc/db'
+import { type DashboardIncidentsTable, type DashboardIncidentUpdatesTable, fetchPage } from '@svc/db'
 import type { Insertable, Updateable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
 
@@ -32,6 +32,18 @@ export function updatesOf(ctx: ServiceContext, incidentIds: string[]) {
     .orderBy('incident_id')
     .orderBy('seq')
     .execute()
+}
+
+/** The account's incidents (of one dashboard when `dashboardId` is set), newest first, and how many. */
+export async function listIncidents(
+  ctx: ServiceContext,
+  accountId: string,
+  dashboardId: number | undefined,
+  page: { limit: number; offset: number },
+) {
+  let query = ctx.db.selectFrom('dashboard_incidents').where('account_id', '=', accountId)
+  if (dashboardId !== undefined) query = query.where('dashboard_id', '=', dashboardId)
+  return fetchPage(query, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id'), page)
 }
 
 /** A dashboard's incidents, newest first: those not stopped before `sinceIso`. */

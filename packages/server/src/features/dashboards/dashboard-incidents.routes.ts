@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
+import { pageOf, sendPage } from '../../http/pagination.ts'
 import type { RouteApp } from '../../http/route-app.ts'
 import {
   DashboardIncident,
@@ -10,6 +12,7 @@ import {
   EditDashboardIncidentQuery,
   EditedDashboardIncident,
   GetDashboardIncidentQuery,
+  ListDashboardIncidentsQuery,
 } from './dashboard-incidents.schemas.ts'
 import * as incidents from './dashboard-incidents.service.ts'
 
@@ -18,12 +21,42 @@ export const dashboardIncidentsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceC
   app,
   { ctx },
 ) => {
+  incidentListRoute(app, ctx)
   incidentCreateRoute(app, ctx)
   incidentItemRoutes(app, ctx)
   incidentDeleteRoute(app, ctx)
 }
 
 const tags = ['dashboards']
+
+/** Listing dashboard incidents: an svc addition, so that a dashboard's page can show them. */
+function incidentListRoute(app: RouteApp, ctx: ServiceContext) {
+  app.get(
+    '/v1/incidents',
+    {
+      schema: {
+        tags,
+        summary: 'List dashboard incidents',
+        description:
+          'An svc addition (the hosted API has no list). The incidents of the dashboard with the numeric ' +
+          'id `dashboardId` (left out: every dashboard’s), newest first, each with all its updates, oldest ' +
+          'first. The total is in the `content-range` header.',
+        querystring: ListDashboardIncidentsQuery,
+        response: { 200: Type.Array(DashboardIncident) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query)
+      const { items, total } = await incidents.listDashboardIncidents(
+        ctx,
+        authOf(request).accountId,
+        request.query.dashboardId,
+        page,
+      )
+      return sendPage(reply, page, items, total)
+    },
+  )
+}
 
 /** Creating a dashboard incident. */
 function incidentCreateRoute(app: RouteApp, ctx: ServiceContext) {

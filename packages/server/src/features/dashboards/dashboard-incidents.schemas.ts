@@ -1,4 +1,4 @@
-import { DateTime, Name, Nullable, SerialId, StrictObject, StringEnum } from '@svc/core'
+import { DateTime, Name, Nullable, PageQuery, SerialId, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
 /** The hosted API's `/v1/incidents`: incidents of a dashboard, told in updates. */
@@ -83,4 +83,12 @@ export const EditDashboardIncidentQuery = StrictObject({
   probe: Type.Optional(
     Type.Boolean({ description: 'true: checks and answers the change without saving it.' }),
   ),
+})
+
+/** An svc addition: the hosted API reads incidents one by one only. */
+export const ListDashboardIncidentsQuery = StrictObject({
+  dashboardId: Type.Optional(
+    SerialId({ description: 'The dashboard’s numeric `id`; left out, every dashboard’s of the account.' }),
+  ),
+  ...PageQuery,
 })

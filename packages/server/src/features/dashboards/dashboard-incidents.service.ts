@@ -84,6 +84,34 @@ export async function createDashboardIncident(
   return toIncident(incident, updates)
 }
 
+/** The account's incidents, or one dashboard's, newest first, each with all its updates (oldest first). */
+export async function listDashboardIncidents(
+  ctx: ServiceContext,
+  accountId: string,
+  dashboardId: number | undefined,
+  page: { limit: number; offset: number },
+) {
+  if (dashboardId !== undefined && !(await findDashboardById(ctx, accountId, dashboardId)))
+    throw invalid(
+      'querystring.dashboardId',
+      `names dashboard ${dashboardId}, which this account doesn't have`,
+    )
+  const { rows, total } = await repo.listIncidents(ctx, accountId, dashboardId, page)
+  const updates = await repo.updatesOf(
+    ctx,
+    rows.map((row) => row.id),
+  )
+  return {
+    items: rows.map((row) =>
+      toIncident(
+        row,
+        updates.filter((update) => update.incident_id === row.id),
+      ),
+    ),
+    total,
+  }
+}
+
 export async function getDashboardIncident(
   ctx: ServiceContext,
   accountId: string,

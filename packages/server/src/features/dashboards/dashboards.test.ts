@@ -273,6 +273,62 @@ for (const engine of testEngines()) {
       assert.equal((await t.call({ method: 'GET', url: `/v1/incidents/${incident.id}` })).statusCode, 404)
     })
 
+    test('lists a dashboard’s incidents newest first with all their updates (an svc addition)', async () => {
+      const board = json(await create({ header: 'Listed', customUrl: 'listed', enableIncidents: true }))
+      const other = json(await create({ header: 'Other listed', customUrl: 'other-listed' }))
+      const post = async (name: string, dashboardId: number, statuses: string[]) => {
+        nowMs += 60_000
+        const res = await t.call({
+          method: 'POST',
+          url: '/v1/incidents',
+          payload: {
+            name,
+            impact: 'MINOR',
+            dashboardId,
+            incidentUpdates: statuses.map((status) => ({ status })),
+          },
+        })
+        assert.equal(res.statusCode, 200, res.body)
+      }
+      await post('First', board.id, ['INVESTIGATING', 'RESOLVED'])
+      await post('Elsewhere', other.id, ['INVESTIGATING'])
+      await post('Second', board.id, ['IDENTIFIED'])
+      const list = async (query: string) => {
+        const res = await t.call({ method: 'GET', url: `/v1/incidents${query}` })
+        assert.equal(res.statusCode, 200, res.body)
+        return {
+          range: res.headers['content-range'],
+          items: json(res).map((incident: { name: string; incidentUpdates: { status: string }[] }) => [
+            incident.name,
+            incident.incidentUpdates.map((update) => update.status),
+          ]),
+        }
+      }
+      assert.deepEqual(await list(`?dashboardId=${board.id}`), {
+        range: 'items 0-1/2',
+        items: [
+          ['Second', ['IDENTIFIED']],
+          ['First', ['INVESTIGATING', 'RESOLVED']],
+        ],
+      })
+      assert.deepEqual(await list(`?dashboardId=${board.id}&limit=1&page=2`), {
+        range: 'items 1-1/2',
+        items: [['First', ['INVESTIGATING', 'RESOLVED']]],
+      })
+      const all = await list('?limit=100')
+      assert.deepEqual(
+        all.items.slice(0, 3).map(([name]: [string]) => name),
+        ['Second', 'Elsewhere', 'First'],
+      )
+      const theirs = json(await create({ header: 'Not mine', customUrl: 'not-mine-listed' }, stranger))
+      const foreign = await t.call({ method: 'GET', url: `/v1/incidents?dashboardId=${theirs.id}` })
+      assert.equal(foreign.statusCode, 400)
+      assert.match(json(foreign).message, /^querystring\.dashboardId names dashboard/)
+      const strangers = await t.call({ method: 'GET', url: '/v1/incidents', as: stranger })
+      assert.deepEqual(json(strangers), [])
+      assert.equal((await t.call({ method: 'GET', url: '/v1/incidents?dashboardId=x' })).statusCode, 400)
+    })
+
     test("incidents refuse another account's dashboard, an empty update list and a bad impact", async () => {
       const theirs = json(await create({ header: 'Theirs', customUrl: 'theirs' }, stranger))
       const post = (payload: object) => t.call({ method: 'POST', url: '/v1/incidents', payload })

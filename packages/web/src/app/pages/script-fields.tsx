@@ -3,11 +3,12 @@ import type { CheckType } from '../types.ts'
 import type { DraftUpdate } from '../ui/edited-errors.ts'
 import type { Draft } from '../ui/form-fields.tsx'
 import { Card, Field, Loading } from '../ui/ui.tsx'
+import { SnippetPicker } from './snippet-picker.tsx'
 
 const ScriptEditor = lazy(() => import('../ui/script-editor.tsx'))
 const PLAYWRIGHT_TYPES: CheckType[] = ['BROWSER', 'MULTI_STEP', 'AUTOMATION']
 
-interface Bind {
+export interface Bind {
   draft: Draft
   setDraft(update: DraftUpdate): void
   error: unknown
@@ -30,12 +31,18 @@ export function ScriptFields(props: { type: CheckType } & Bind) {
   if (type !== 'API') return null
   return (
     <Card title="Setup and teardown scripts">
+      <div className="form-grid">
+        <SnippetPicker {...snippetBind(bind)} path="setupSnippetId" label="Setup snippet" />
+      </div>
       <ScriptField
         {...bind}
         name="localSetupScript"
         label="Setup script"
         hint="Runs before the request: change request (url, method, headers, queryParameters, body); variables are in process.env. 10 s at most."
       />
+      <div className="form-grid">
+        <SnippetPicker {...snippetBind(bind)} path="tearDownSnippetId" label="Teardown snippet" />
+      </div>
       <ScriptField
         {...bind}
         name="localTearDownScript"
@@ -46,8 +53,12 @@ export function ScriptFields(props: { type: CheckType } & Bind) {
   )
 }
 
+function snippetBind(bind: Bind) {
+  return { draft: bind.draft, onChange: bind.setDraft, error: bind.error }
+}
+
 /** One script in the editor, with the API's error beside it; an emptied optional script is sent as null. */
-function ScriptField(props: Bind & { name: string; label: string; hint: string }) {
+export function ScriptField(props: Bind & { name: string; label: string; hint: string }) {
   const optional = props.name !== 'script'
   return (
     <Field label={props.label} name={props.name} error={props.error} hint={props.hint}>

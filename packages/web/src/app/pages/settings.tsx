@@ -2,6 +2,8 @@ import { useQuery } from '@tanstack/react-query'
 import { api } from '../api.ts'
 import { setSearch, useLocation } from '../router.tsx'
 import { AccountSettings } from '../settings/account-settings.tsx'
+import { clientCertificates } from '../settings/client-certificates.tsx'
+import { DashboardIncidentsPage } from '../settings/dashboard-incidents.tsx'
 import { dashboards } from '../settings/dashboards.tsx'
 import type { ResourceDescriptor } from '../settings/descriptor.ts'
 import { members } from '../settings/members.tsx'
@@ -14,6 +16,7 @@ import {
   services,
   statusPages,
 } from '../settings/resources-more.tsx'
+import { snippets } from '../settings/snippets.tsx'
 import { Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 
 // biome-ignore lint/suspicious/noExplicitAny: descriptors of items of many shapes
@@ -23,6 +26,8 @@ const RESOURCES: Record<string, ResourceDescriptor<any>> = {
   'alert-log': alertLog,
   maintenance,
   variables,
+  snippets,
+  'client-certificates': clientCertificates,
   'private-locations': privateLocations,
   'status-pages': statusPages,
   dashboards,
@@ -34,6 +39,7 @@ const RESOURCES: Record<string, ResourceDescriptor<any>> = {
 export default function SettingsPage(props: { resource: string; id?: string }) {
   if (props.resource === 'account') return <AccountSettings />
   if (props.resource === 'incidents') return <IncidentsPage id={props.id} />
+  if (props.resource === 'dashboard-incidents') return <DashboardIncidentsPage id={props.id} />
   const descriptor = RESOURCES[props.resource]
   if (!descriptor) return <Empty>Page not found.</Empty>
   return <ResourcePage key={`${props.resource}/${props.id ?? ''}`} descriptor={descriptor} id={props.id} />

@@ -11,7 +11,7 @@ import { ResultView } from './result.tsx'
  * each run's result. The CLIs print this page's link. It follows the session until every run ended.
  */
 
-type SessionStatus = 'RUNNING' | 'PASSED' | 'FAILED' | 'CANCELLED'
+export type SessionStatus = 'RUNNING' | 'PASSED' | 'FAILED' | 'CANCELLED'
 
 interface SessionResult {
   testSessionResultId: string
@@ -53,7 +53,7 @@ const WORDS: Record<SessionStatus, string> = {
 }
 
 /** The badge of a session or run, in the session's own words (Passed, Failed, Cancelled). */
-function SessionStatusText(props: { status: SessionStatus }) {
+export function SessionStatusText(props: { status: SessionStatus }) {
   if (props.status === 'RUNNING') return <span className="muted">{WORDS.RUNNING}…</span>
   return (
     <span className={`status status-${BADGE[props.status]}`}>
@@ -79,7 +79,7 @@ export default function TestSessionPage(props: { sessionId: string }) {
   return (
     <>
       <PageHeader
-        crumbs={<span>Test sessions</span>}
+        crumbs={<Link href="/test-sessions">Test sessions</Link>}
         title={data.name}
         subtitle={<SessionStatusText status={data.status} />}
       />
@@ -165,7 +165,7 @@ export function TestSessionResultPage(props: { sessionId: string; resultId: stri
       data={result.data}
       crumbs={
         <>
-          <span>Test sessions</span> /{' '}
+          <Link href="/test-sessions">Test sessions</Link> /{' '}
           <Link href={`/test-sessions/${props.sessionId}`}>{session.data?.name ?? 'Session'}</Link>
         </>
       }

@@ -1,4 +1,5 @@
 import { DASHBOARD_SETTINGS_DEFAULTS, DASHBOARD_SETTINGS_FIELDS } from '@svc/core/dashboards'
+import { Link } from '../router.tsx'
 import type { Draft } from '../ui/form-fields.tsx'
 import type { FieldSpec, ResourceDescriptor } from './descriptor.ts'
 
@@ -183,6 +184,17 @@ export const dashboards: ResourceDescriptor<Item> = {
         ),
     },
     { label: 'Private', render: (item) => (item.isPrivate ? 'Yes' : 'No') },
+    {
+      label: 'Incidents',
+      render: (item) => (
+        <Link
+          href={`/settings/dashboard-incidents?dashboard=${item.id}`}
+          aria-label={`Incidents of ${item.header || item.customUrl || item.dashboardId}`}
+        >
+          {item.enableIncidents ? 'Incidents' : 'Incidents (hidden)'}
+        </Link>
+      ),
+    },
   ],
   fields: FIELDS,
   defaults: DEFAULTS,

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import type { DraftUpdate } from '../ui/edited-errors.ts'
 import type { Draft } from '../ui/form-fields.tsx'
 
 /** What the generic list/form pages need to know about one settings resource. */
@@ -33,7 +34,7 @@ export interface FieldSpec {
   required?: boolean
   show?: (draft: Draft, creating: boolean) => boolean
   /** Draws a `custom` field: an editor of its own over the whole draft (cards, impacts, ...). */
-  render?: (bind: { draft: Draft; onChange(draft: Draft): void; error: unknown }) => ReactNode
+  render?: (bind: { draft: Draft; onChange(update: DraftUpdate): void; error: unknown }) => ReactNode
 }
 
 export interface Column<T> {

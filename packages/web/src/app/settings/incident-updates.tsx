@@ -8,9 +8,17 @@ import { Button, Card, ErrorBox, Field } from '../ui/ui.tsx'
 
 const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED']
 
-// biome-ignore lint/suspicious/noExplicitAny: an incident as the API answers it
-export function IncidentUpdates(props: { incident: Record<string, any> }) {
-  const { incident } = props
+// biome-ignore lint/suspicious/noExplicitAny: incidents and updates as the API answers them
+type Item = Record<string, any>
+
+export function IncidentUpdates(props: {
+  incident: Item
+  /** The list the incident is read with, read again after a change (a dashboard's incidents have their own). */
+  queryKey?: string
+  /** Whether updates can email subscribers (a status page's can; a dashboard has none). */
+  notifies?: boolean
+}) {
+  const { incident, queryKey = 'incidents', notifies = true } = props
   const { canWrite } = useSession()
   const client = useQueryClient()
   const [description, setDescription] = useState('')
@@ -21,7 +29,7 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
       api.post(`/v1/incidents/${incident.id}/updates`, { description, status, notifySubscribers: notify }),
     onSuccess: () => {
       setDescription('')
-      void client.invalidateQueries({ queryKey: ['incidents'] })
+      void client.invalidateQueries({ queryKey: [queryKey] })
     },
   })
   const { error, edited } = useEditedErrors(post.error)
@@ -33,7 +41,13 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
     <Card title="Updates">
       <ol className="timeline">
         {[...(incident.incidentUpdates ?? [])].reverse().map((update) => (
-          <UpdateItem key={update.id} incidentId={incident.id} update={update} canWrite={canWrite} />
+          <UpdateItem
+            key={update.id}
+            incidentId={incident.id}
+            update={update}
+            canWrite={canWrite}
+            queryKey={queryKey}
+          />
         ))}
       </ol>
       {canWrite && (
@@ -44,10 +58,12 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
             <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
           </div>
           <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
-          <label className="checkbox">
-            <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
-            Notify subscribers
-          </label>
+          {notifies && (
+            <label className="checkbox">
+              <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
+              Notify subscribers
+            </label>
+          )}
           <div className="form-actions">
             <Button type="submit" variant="primary" disabled={post.isPending}>
               Post update
@@ -60,15 +76,14 @@ export function IncidentUpdates(props: { incident: Record<string, any> }) {
 }
 
 /** One posted update, with Edit (status and message, in place) and Delete for writers. */
-// biome-ignore lint/suspicious/noExplicitAny: an incident update as the API answers it
-function UpdateItem(props: { incidentId: string; update: Record<string, any>; canWrite: boolean }) {
+function UpdateItem(props: { incidentId: string; update: Item; canWrite: boolean; queryKey: string }) {
   const { incidentId, update } = props
   const client = useQueryClient()
   const [editing, setEditing] = useState(false)
   const [description, setDescription] = useState<string>(update.description ?? '')
   const [status, setStatus] = useState<string>(update.status)
   const path = `/v1/incidents/${incidentId}/updates/${update.id}`
-  const done = () => void client.invalidateQueries({ queryKey: ['incidents'] })
+  const done = () => void client.invalidateQueries({ queryKey: [props.queryKey] })
   const edit = useMutation({
     mutationFn: () => api.put(path, { description, status }),
     onSuccess: () => {

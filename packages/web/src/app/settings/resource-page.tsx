@@ -3,7 +3,7 @@ import { type FormEvent, type ReactNode, useState } from 'react'
 import { api, listOf } from '../api.ts'
 import { Link, navigate } from '../router.tsx'
 import { useSession } from '../session.tsx'
-import { useDraft } from '../ui/edited-errors.ts'
+import { type DraftUpdate, useDraft } from '../ui/edited-errors.ts'
 import {
   CheckboxInput,
   type Draft,
@@ -98,7 +98,11 @@ function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }
   const id = descriptor.idOf(item)
   const action = useMutation({
     mutationFn: (run: (item: Item) => Promise<string>) => run(item),
-    onSuccess: (text) => setMessage(text),
+    // An action may change the item (closing an incident): the list is read again.
+    onSuccess: (text) => {
+      setMessage(text)
+      void client.invalidateQueries({ queryKey: [descriptor.key] })
+    },
   })
   const remove = useMutation({
     mutationFn: () => api.delete(descriptor.itemPath(id)),
@@ -256,7 +260,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
 function FormSections(props: {
   fields: FieldSpec[]
   draft: Draft
-  onChange(draft: Draft): void
+  onChange(update: DraftUpdate): void
   error: unknown
 }) {
   return (
@@ -301,7 +305,7 @@ function sectionsOf(fields: FieldSpec[]): { title?: string; fields: FieldSpec[] 
 function FieldFor(props: {
   field: FieldSpec
   draft: Draft
-  onChange(draft: Draft): void
+  onChange(update: DraftUpdate): void
   error: unknown
 }): ReactNode {
   const { field } = props

@@ -4,6 +4,12 @@ import type { Draft } from '../ui/form-fields.tsx'
 import { StatusBadge } from '../ui/ui.tsx'
 import { isoToWallTime, wallTimeToIso } from '../zoned-time.ts'
 import type { ResourceDescriptor } from './descriptor.ts'
+import {
+  GROUP_API_DEFAULT_FIELDS,
+  groupApiDefaultsBody,
+  groupApiDefaultsDraft,
+} from './group-api-defaults.tsx'
+import { GROUP_SCRIPT_FIELDS, groupScriptsBody, groupScriptsDraft } from './group-scripts.tsx'
 
 // biome-ignore lint/suspicious/noExplicitAny: the descriptors read API items of many shapes
 type Item = Record<string, any>
@@ -47,8 +53,17 @@ export const groups: ResourceDescriptor<Item> = {
     { path: 'locations', label: 'Locations', kind: 'list' },
     { path: 'activated', label: 'Activated', kind: 'checkbox' },
     { path: 'muted', label: 'Muted', kind: 'checkbox' },
+    ...GROUP_API_DEFAULT_FIELDS,
+    ...GROUP_SCRIPT_FIELDS,
   ],
-  defaults: { name: '', activated: true, muted: false, tags: [], locations: [] },
+  defaults: {
+    name: '',
+    activated: true,
+    muted: false,
+    tags: [],
+    locations: [],
+    ...groupApiDefaultsDraft({}),
+  },
   toDraft: (item) => ({
     name: item.name,
     frequency: item.frequency,
@@ -56,8 +71,14 @@ export const groups: ResourceDescriptor<Item> = {
     locations: item.locations,
     activated: item.activated,
     muted: item.muted,
+    ...groupApiDefaultsDraft(item),
+    ...groupScriptsDraft(item),
   }),
-  toBody: (draft) => clean({ ...draft, frequency: draft.frequency ? Number(draft.frequency) : undefined }),
+  toBody: (draft) => ({
+    ...clean({ ...draft, frequency: draft.frequency ? Number(draft.frequency) : undefined }),
+    ...groupApiDefaultsBody(draft),
+    ...groupScriptsBody(draft),
+  }),
 }
 
 export const alertChannels: ResourceDescriptor<Item> = {

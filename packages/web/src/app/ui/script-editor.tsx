@@ -41,6 +41,8 @@ export default function ScriptEditor(props: {
         basicSetup,
         javascript({ typescript: true }),
         syntaxHighlighting(highlight),
+        // Long lines wrap: a sideways-scrolling region would need a keyboard stop of its own (and 375 px is narrow).
+        EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': props.label, id: props.id }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange.current(update.state.doc.toString())

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { testEngines } from '@svc/db/testing'
+import type { Browser, Page } from 'playwright-core'
+import { capture, ensureBuilt, launchChromium, newContext, signInWithKey } from './harness.ts'
+import { type Deployment, startDeployment } from './server.ts'
+
+interface Incident {
+  id: string
+  name: string
+  impact: string
+  stoppedAt: string | null
+  incidentUpdates: { status: string; description: string }[]
+}
+
+/**
+ * A dashboard's incidents through its pages: opened from the dashboard's row, created, told in updates
+ * (posted, edited, deleted), shown on the public dashboard, closed and deleted.
+ */
+
+for (const engine of testEngines()) {
+  describe(`dashboard incidents in Chromium on ${engine.engine}`, () => {
+    let deployment: Deployment
+    let browser: Browser
+    let page: Page
+    let dashboardId: number
+
+    before(async () => {
+      ensureBuilt()
+      deployment = await startDeployment(engine)
+      const board = await deployment.call<{ id: number }>('POST', '/v1/dashboards', {
+        header: 'Shop wall',
+        customUrl: 'shop-wall',
+        enableIncidents: true,
+      })
+      assert.equal(board.status, 201, JSON.stringify(board.body))
+      dashboardId = board.body.id
+      browser = await launchChromium()
+      page = await (await newContext(browser, deployment.url)).newPage()
+      await signInWithKey(page, deployment.ownerKey)
+    })
+
+    after(async () => {
+      await browser?.close()
+      await deployment?.stop()
+    })
+
+    const incidents = async () =>
+      (await deployment.call<Incident[]>('GET', `/v1/incidents?dashboardId=${dashboardId}`)).body
+    const summary = (list: Incident[]) =>
+      list.map((incident) => [
+        incident.name,
+        incident.impact,
+        incident.incidentUpdates.map((update) => `${update.status}: ${update.description}`),
+      ])
+    // A visitor's own browser: the page is cached for 10 s, so a tab beside the dashboard's could read it stale.
+    const publicIncidents = async () => {
+      const visitor = await newContext(browser, deployment.url)
+      const publicPage = await visitor.newPage()
+      await publicPage.goto('/dashboards/shop-wall')
+      const sections = await publicPage
+        .locator('section', { has: publicPage.locator('.incident') })
+        .evaluateAll((nodes) =>
+          nodes.map((node) => [
+            node.querySelector('h2')?.textContent,
+            [...node.querySelectorAll('.incident h3')].map((h) => h.textContent),
+          ]),
+        )
+      const text = await publicPage.locator('main').textContent()
+      await visitor.close()
+      return { sections, text: text ?? '' }
+    }
+
+    test('creates an incident from the dashboard’s row; the public dashboard shows it', async () => {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboards' }).click()
+      await page.getByRole('link', { name: 'Incidents of Shop wall' }).click()
+      await page.getByRole('heading', { name: 'Dashboard incidents', level: 1 }).waitFor()
+      await page.getByText('No dashboard incidents yet.').waitFor()
+      await page.getByRole('link', { name: 'New incident' }).click()
+      await page.getByLabel('Name', { exact: true }).fill('Checkout errors')
+      await page.getByLabel('Impact').selectOption({ label: 'Major' })
+      await page.getByLabel('Status').selectOption('INVESTIGATING')
+      await page.getByLabel('First update').fill('Payments fail.')
+      await capture(page, 'dashboard-incident-form', { narrow: true })
+      await page.getByRole('button', { name: 'Create incident' }).click()
+      const row = page.locator('tr', { hasText: 'Checkout errors' })
+      await row.waitFor()
+      assert.deepEqual(
+        await row.locator('td').evaluateAll((cells) => cells.slice(0, 3).map((cell) => cell.textContent)),
+        ['Checkout errors', 'Major', 'INVESTIGATING'],
+      )
+      assert.equal(await row.locator('td:nth-child(5)').textContent(), 'Ongoing')
+      await capture(page, 'dashboard-incidents', { narrow: true })
+      assert.deepEqual(summary(await incidents()), [
+        ['Checkout errors', 'MAJOR', ['INVESTIGATING: Payments fail.']],
+      ])
+
+      const shown = await publicIncidents()
+      assert.deepEqual(shown.sections, [['Ongoing incidents', ['Checkout errors']]])
+      assert.match(shown.text, /Payments fail\./)
+    })
+
+    test('posts, edits and deletes updates', async () => {
+      await page.goto(`/settings/dashboard-incidents?dashboard=${dashboardId}`)
+      await page.locator('tr', { hasText: 'Checkout errors' }).getByRole('link', { name: 'Edit' }).click()
+      await page.getByRole('heading', { name: 'Checkout errors', level: 1 }).waitFor()
+      const post = page.getByRole('form', { name: 'Post an update' })
+      await post.getByLabel('Status').selectOption('IDENTIFIED')
+      await post.getByLabel('Message').fill('A bad deploy.')
+      assert.equal(await post.getByLabel('Notify subscribers').count(), 0)
+      await post.getByRole('button', { name: 'Post update' }).click()
+      const timeline = page.locator('ol.timeline > li')
+      await timeline.filter({ hasText: 'A bad deploy.' }).waitFor()
+      await capture(page, 'dashboard-incident', { narrow: true })
+
+      await timeline
+        .filter({ hasText: 'A bad deploy.' })
+        .getByRole('button', { name: /^Edit the update/ })
+        .click()
+      const edit = page.getByRole('form', { name: /^Edit the update/ })
+      await edit.getByLabel('Message').fill('A bad deploy of v42.')
+      await edit.getByRole('button', { name: 'Save update' }).click()
+      await timeline.filter({ hasText: 'A bad deploy of v42.' }).waitFor()
+
+      page.once('dialog', (dialog) => void dialog.accept())
+      await timeline
+        .filter({ hasText: 'Payments fail.' })
+        .getByRole('button', { name: /^Delete the update/ })
+        .click()
+      await timeline.filter({ hasText: 'Payments fail.' }).waitFor({ state: 'detached' })
+      assert.deepEqual(summary(await incidents()), [
+        ['Checkout errors', 'MAJOR', ['IDENTIFIED: A bad deploy of v42.']],
+      ])
+    })
+
+    test('closes the incident: the public dashboard lists it as recent; then deletes it', async () => {
+      await page.goto(`/settings/dashboard-incidents?dashboard=${dashboardId}`)
+      const row = page.locator('tr', { hasText: 'Checkout errors' })
+      await row.getByRole('button', { name: 'Close' }).click()
+      await row.getByRole('status').filter({ hasText: 'Closed.' }).waitFor()
+      await page.waitForFunction(
+        () => document.querySelector('tbody tr td:nth-child(5)')?.textContent !== 'Ongoing',
+      )
+      const [closed] = await incidents()
+      assert.equal(typeof closed?.stoppedAt, 'string')
+      assert.deepEqual((await publicIncidents()).sections, [['Recent incidents', ['Checkout errors']]])
+
+      page.once('dialog', (dialog) => void dialog.accept())
+      await row.getByRole('button', { name: 'Delete Checkout errors' }).click()
+      await page.getByText('No dashboard incidents yet.').waitFor()
+      assert.deepEqual(await incidents(), [])
+    })
+  })
+}
