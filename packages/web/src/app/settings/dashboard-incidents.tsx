@@ -41,6 +41,35 @@ async function closeIncident(item: Item): Promise<string> {
   return 'Closed.'
 }
 
+const COLUMNS: ResourceDescriptor<Item>['columns'] = [
+  { label: 'Name', render: (item) => <strong>{item.name}</strong> },
+  {
+    label: 'Impact',
+    render: (item) => IMPACTS.find(([value]) => value === item.impact)?.[1] ?? item.impact,
+  },
+  { label: 'Status', render: (item) => <span className="chip">{latestStatus(item) ?? '—'}</span> },
+  { label: 'Started', render: (item) => formatTime(item.startedAt) },
+  {
+    label: 'Ended',
+    render: (item) => (item.stoppedAt ? formatTime(item.stoppedAt) : <strong>Ongoing</strong>),
+  },
+]
+
+const FIELDS: ResourceDescriptor<Item>['fields'] = [
+  { path: 'name', label: 'Name', kind: 'text', required: true },
+  { path: 'impact', label: 'Impact', kind: 'select', options: IMPACTS },
+  {
+    path: 'status',
+    label: 'Status',
+    kind: 'select',
+    options: FIRST_STATUSES,
+    show: (_, creating) => creating,
+  },
+  { path: 'description', label: 'First update', kind: 'textarea', show: (_, creating) => creating },
+  { path: 'startedAt', label: 'Started', kind: 'datetime', hint: 'Empty: when it is posted.' },
+  { path: 'stoppedAt', label: 'Ended', kind: 'datetime', hint: 'Empty: ongoing.' },
+]
+
 export function dashboardIncidentsFor(dashboardId: number, dashboardName: string): ResourceDescriptor<Item> {
   return {
     key: KEY,
@@ -56,33 +85,8 @@ export function dashboardIncidentsFor(dashboardId: number, dashboardName: string
     search: `?dashboard=${dashboardId}`,
     idOf: (item) => item.id,
     nameOf: (item) => item.name,
-    columns: [
-      { label: 'Name', render: (item) => <strong>{item.name}</strong> },
-      {
-        label: 'Impact',
-        render: (item) => IMPACTS.find(([value]) => value === item.impact)?.[1] ?? item.impact,
-      },
-      { label: 'Status', render: (item) => <span className="chip">{latestStatus(item) ?? '—'}</span> },
-      { label: 'Started', render: (item) => formatTime(item.startedAt) },
-      {
-        label: 'Ended',
-        render: (item) => (item.stoppedAt ? formatTime(item.stoppedAt) : <strong>Ongoing</strong>),
-      },
-    ],
-    fields: [
-      { path: 'name', label: 'Name', kind: 'text', required: true },
-      { path: 'impact', label: 'Impact', kind: 'select', options: IMPACTS },
-      {
-        path: 'status',
-        label: 'Status',
-        kind: 'select',
-        options: FIRST_STATUSES,
-        show: (_, creating) => creating,
-      },
-      { path: 'description', label: 'First update', kind: 'textarea', show: (_, creating) => creating },
-      { path: 'startedAt', label: 'Started', kind: 'datetime', hint: 'Empty: when it is posted.' },
-      { path: 'stoppedAt', label: 'Ended', kind: 'datetime', hint: 'Empty: ongoing.' },
-    ],
+    columns: COLUMNS,
+    fields: FIELDS,
     defaults: { name: '', impact: 'MINOR', status: 'INVESTIGATING', description: '' },
     toDraft: (item) => ({
       name: item.name,

@@ -20,6 +20,26 @@ export function IncidentUpdates(props: {
 }) {
   const { incident, queryKey = 'incidents', notifies = true } = props
   const { canWrite } = useSession()
+  return (
+    <Card title="Updates">
+      <ol className="timeline">
+        {[...(incident.incidentUpdates ?? [])].reverse().map((update) => (
+          <UpdateItem
+            key={update.id}
+            incidentId={incident.id}
+            update={update}
+            canWrite={canWrite}
+            queryKey={queryKey}
+          />
+        ))}
+      </ol>
+      {canWrite && <PostUpdateForm incident={incident} queryKey={queryKey} notifies={notifies} />}
+    </Card>
+  )
+}
+
+function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boolean }) {
+  const { incident, queryKey, notifies } = props
   const client = useQueryClient()
   const [description, setDescription] = useState('')
   const [status, setStatus] = useState<string>(incident.lastUpdateStatus ?? 'INVESTIGATING')
@@ -38,40 +58,25 @@ export function IncidentUpdates(props: {
     post.mutate()
   }
   return (
-    <Card title="Updates">
-      <ol className="timeline">
-        {[...(incident.incidentUpdates ?? [])].reverse().map((update) => (
-          <UpdateItem
-            key={update.id}
-            incidentId={incident.id}
-            update={update}
-            canWrite={canWrite}
-            queryKey={queryKey}
-          />
-        ))}
-      </ol>
-      {canWrite && (
-        <form onSubmit={submit} aria-label="Post an update">
-          <h3>Post an update</h3>
-          <ErrorBox error={error} />
-          <div className="form-grid">
-            <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
-          </div>
-          <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
-          {notifies && (
-            <label className="checkbox">
-              <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
-              Notify subscribers
-            </label>
-          )}
-          <div className="form-actions">
-            <Button type="submit" variant="primary" disabled={post.isPending}>
-              Post update
-            </Button>
-          </div>
-        </form>
+    <form onSubmit={submit} aria-label="Post an update">
+      <h3>Post an update</h3>
+      <ErrorBox error={error} />
+      <div className="form-grid">
+        <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
+      </div>
+      <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
+      {notifies && (
+        <label className="checkbox">
+          <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
+          Notify subscribers
+        </label>
       )}
-    </Card>
+      <div className="form-actions">
+        <Button type="submit" variant="primary" disabled={post.isPending}>
+          Post update
+        </Button>
+      </div>
+    </form>
   )
 }
 

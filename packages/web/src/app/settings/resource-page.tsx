@@ -90,12 +90,10 @@ function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
   )
 }
 
-function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }) {
-  const { descriptor, item } = props
-  const session = useSession()
+/** A row's own actions and its delete, each reading the list again when done. */
+function useRowMutations(descriptor: ResourceDescriptor<Item>, item: Item) {
   const client = useQueryClient()
   const [message, setMessage] = useState<string | null>(null)
-  const id = descriptor.idOf(item)
   const action = useMutation({
     mutationFn: (run: (item: Item) => Promise<string>) => run(item),
     // An action may change the item (closing an incident): the list is read again.
@@ -105,9 +103,17 @@ function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }
     },
   })
   const remove = useMutation({
-    mutationFn: () => api.delete(descriptor.itemPath(id)),
+    mutationFn: () => api.delete(descriptor.itemPath(descriptor.idOf(item))),
     onSuccess: () => void client.invalidateQueries({ queryKey: [descriptor.key] }),
   })
+  return { message, action, remove }
+}
+
+function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }) {
+  const { descriptor, item } = props
+  const session = useSession()
+  const id = descriptor.idOf(item)
+  const { message, action, remove } = useRowMutations(descriptor, item)
   const may = allowed(descriptor.role, session)
   return (
     <tr>
