@@ -41,6 +41,9 @@ export default function ScriptEditor(props: {
         basicSetup,
         javascript({ typescript: true }),
         syntaxHighlighting(highlight),
+        // Long lines wrap: on a phone a sideways-scrolling editor hides most of each line, and its scroll
+        // box can't be reached by keyboard.
+        EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': props.label, id: props.id }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange.current(update.state.doc.toString())
