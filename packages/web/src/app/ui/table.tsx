@@ -45,12 +45,15 @@ export function Row(props: { className?: string; children: ReactNode }) {
   )
 }
 
-/** A cell; `label` is its column's, shown beside the value on a phone (screen readers use the header). */
+/**
+ * A cell; `label` is its column's, shown beside the value on a phone (screen readers use the header). The
+ * value has a box of its own so that, on a phone, label and value sit side by side however long either is.
+ */
 export function Cell(props: { label: string; className?: string; title?: string; children?: ReactNode }) {
   return (
     // biome-ignore lint/a11y/noRedundantRoles: as above
     <td role="cell" data-label={props.label} className={props.className} title={props.title}>
-      {props.children}
+      <div className="cell-value">{props.children}</div>
     </td>
   )
 }
