@@ -210,7 +210,7 @@ for (const engine of testEngines()) {
       assert.equal(await page.getByLabel('Name of variable 1').getAttribute('aria-invalid'), 'true')
       await capture(page, 'check-form-api-behaviour')
       await page.getByLabel('Name of variable 1').fill('BILLING_TOKEN')
-      await page.getByLabel('Secret (never readable again)').check()
+      await page.getByLabel('Secret (never readable again), variable 1', { exact: true }).check()
       await page.getByRole('button', { name: 'Save check' }).click()
       await page.getByRole('heading', { name: 'Billing API', level: 1 }).waitFor()
       const id = new URL(page.url()).pathname.split('/')[2]

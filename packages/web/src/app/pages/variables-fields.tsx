@@ -91,6 +91,8 @@ function VariableRow(props: {
         <input
           type="checkbox"
           checked={variable.locked === true}
+          // Every row has these boxes: the name says which variable each belongs to.
+          aria-label={`Locked (reads masked), variable ${index + 1}`}
           onChange={(event) => props.onChange({ locked: event.target.checked })}
         />
         Locked (reads masked)
@@ -99,6 +101,7 @@ function VariableRow(props: {
         <input
           type="checkbox"
           checked={variable.secret === true}
+          aria-label={`Secret (never readable again), variable ${index + 1}`}
           onChange={(event) => props.onChange({ secret: event.target.checked })}
         />
         Secret (never readable again)
