@@ -48,8 +48,6 @@ function isActive(href: string, path: string): boolean {
 }
 
 export function Shell(props: { children: ReactNode }) {
-  const { path } = useLocation()
-  const { session, accountId, chooseAccount, signOut, role } = useSession()
   const [open, setOpen] = useState(false)
   return (
     <div className={`shell ${open ? 'nav-open' : ''}`}>
@@ -70,53 +68,68 @@ export function Shell(props: { children: ReactNode }) {
           <span className="brand-mark" aria-hidden="true" />
           svc
         </Link>
-        <div className="topbar-right">
-          {session.accounts.length > 1 ? (
-            <label className="account-picker">
-              <span className="sr-only">Account</span>
-              <select value={accountId} onChange={(event) => chooseAccount(event.target.value)}>
-                {session.accounts.map((account) => (
-                  <option key={account.id} value={account.id}>
-                    {account.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : (
-            <span className="account-name">{session.accounts[0]?.name}</span>
-          )}
-          <span className="user" title={session.user?.email ?? 'Service key'}>
-            {session.user ? session.user.name || session.user.email : 'Service key'}
-            <span className="role">{role.replace('_', ' ').toLowerCase()}</span>
-          </span>
-          <button type="button" className="btn btn-ghost" onClick={() => void signOut()}>
-            Sign out
-          </button>
-        </div>
+        <TopbarRight />
       </header>
-      <nav id="sidenav" className="sidenav" aria-label="Main">
-        {NAV.map((group) => (
-          <div key={group.section} className="nav-group">
-            <p className="nav-section">{group.section}</p>
-            <ul>
-              {group.items.map(([href, label]) => (
-                <li key={href}>
-                  <Link
-                    href={href}
-                    aria-current={isActive(href, path) ? 'page' : undefined}
-                    onClick={() => setOpen(false)}
-                  >
-                    {label}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </div>
-        ))}
-      </nav>
+      <SideNav onNavigate={() => setOpen(false)} />
       <main id="main" className="content" tabIndex={-1}>
         {props.children}
       </main>
     </div>
+  )
+}
+
+/** The account (a picker when there are several), who is signed in with which role, and Sign out. */
+function TopbarRight() {
+  const { session, accountId, chooseAccount, signOut, role } = useSession()
+  return (
+    <div className="topbar-right">
+      {session.accounts.length > 1 ? (
+        <label className="account-picker">
+          <span className="sr-only">Account</span>
+          <select value={accountId} onChange={(event) => chooseAccount(event.target.value)}>
+            {session.accounts.map((account) => (
+              <option key={account.id} value={account.id}>
+                {account.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <span className="account-name">{session.accounts[0]?.name}</span>
+      )}
+      <span className="user" title={session.user?.email ?? 'Service key'}>
+        {session.user ? session.user.name || session.user.email : 'Service key'}
+        <span className="role">{role.replace('_', ' ').toLowerCase()}</span>
+      </span>
+      <button type="button" className="btn btn-ghost" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </div>
+  )
+}
+
+function SideNav(props: { onNavigate(): void }) {
+  const { path } = useLocation()
+  return (
+    <nav id="sidenav" className="sidenav" aria-label="Main">
+      {NAV.map((group) => (
+        <div key={group.section} className="nav-group">
+          <p className="nav-section">{group.section}</p>
+          <ul>
+            {group.items.map(([href, label]) => (
+              <li key={href}>
+                <Link
+                  href={href}
+                  aria-current={isActive(href, path) ? 'page' : undefined}
+                  onClick={props.onNavigate}
+                >
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </nav>
   )
 }

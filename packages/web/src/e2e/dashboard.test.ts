@@ -59,7 +59,7 @@ for (const engine of testEngines()) {
 
     test('signs in with a password and out again', async () => {
       await page.goto('/')
-      await capture(page, 'sign-in', { narrow: true })
+      await capture(page, 'sign-in')
       await page.getByLabel('Email').fill(EMAIL)
       await page.getByLabel('Password').fill('a wrong password')
       await page.getByRole('button', { name: 'Sign in' }).click()
@@ -104,7 +104,7 @@ for (const engine of testEngines()) {
         const outcome = page.getByRole('status').filter({ hasText: 'not saved yet' })
         await outcome.waitFor()
         assert.match(await outcome.innerText(), /passing/i)
-        await capture(page, 'check-form-run-now', { narrow: true })
+        await capture(page, 'check-form-run-now')
         const unsaved = await deployment.call<{ name: string }[]>('GET', '/v1/checks?limit=100')
         assert.equal(
           unsaved.body.some((check) => check.name === 'Shop front'),
@@ -120,7 +120,7 @@ for (const engine of testEngines()) {
         await page.getByRole('link', { name: 'Checks', exact: true }).first().click()
         const row = overviewRow(page, 'Shop front')
         await row.locator('.status-passing').waitFor()
-        await capture(page, 'overview', { narrow: true })
+        await capture(page, 'overview')
         target.fail(true)
         const checks = await deployment.call<{ id: string; name: string }[]>('GET', '/v1/checks?limit=100')
         const id = checks.body.find((check) => check.name === 'Shop front')?.id
@@ -171,7 +171,7 @@ for (const engine of testEngines()) {
       await page.getByLabel('Name', { exact: true }).fill('Shop certificate')
       await page.getByLabel('Host name', { exact: true }).fill('127.0.0.1')
       await page.getByLabel('Degraded this many days before expiry').fill('30')
-      await capture(page, 'check-form-ssl', { narrow: true })
+      await capture(page, 'check-form-ssl')
       await page.getByRole('button', { name: 'Save check' }).click()
       await page.getByRole('heading', { name: 'Shop certificate', level: 1 }).waitFor()
       const checks = await deployment.call<
@@ -208,9 +208,9 @@ for (const engine of testEngines()) {
       const error = page.locator('[data-field-error="environmentVariables.0.key"]')
       await error.waitFor()
       assert.equal(await page.getByLabel('Name of variable 1').getAttribute('aria-invalid'), 'true')
-      await capture(page, 'check-form-api-behaviour', { narrow: true })
+      await capture(page, 'check-form-api-behaviour')
       await page.getByLabel('Name of variable 1').fill('BILLING_TOKEN')
-      await page.getByLabel('Secret (never readable again)').check()
+      await page.getByLabel('Secret (never readable again), variable 1', { exact: true }).check()
       await page.getByRole('button', { name: 'Save check' }).click()
       await page.getByRole('heading', { name: 'Billing API', level: 1 }).waitFor()
       const id = new URL(page.url()).pathname.split('/')[2]
@@ -404,7 +404,7 @@ for (const engine of testEngines()) {
         asked.every((answer) => answer.rows <= 50 && answer.query.startsWith('?limit=50')),
         JSON.stringify(asked),
       )
-      await capture(page, 'overview-page-2', { narrow: true })
+      await capture(page, 'overview-page-2')
       await page.getByLabel('Search by name').fill('Bulk 5')
       // Page 2 stays on screen (it holds "Bulk 50" too) until the server's filtered answer replaces it.
       await pager.waitFor({ state: 'detached' })

@@ -76,7 +76,7 @@ for (const engine of testEngines()) {
       )
       assert.equal(await page.getByLabel(/^Slug/).getAttribute('aria-invalid'), 'true')
       assert.equal(await logoError.textContent(), 'must be an http:// or https:// URL')
-      await capture(page, 'dashboard-form-errors', { narrow: true })
+      await capture(page, 'dashboard-form-errors')
       // Editing the slug takes its error away; the logo's stays until the logo is edited or saved.
       await page.getByLabel(/^Slug/).fill('shop-wall')
       await slugError.waitFor({ state: 'detached' })
@@ -90,10 +90,10 @@ for (const engine of testEngines()) {
       await page.getByLabel('Reload every').selectOption({ label: '5 minutes' })
       await page.getByLabel('Checks per page').fill('10')
       await page.getByLabel('Show p99 response time').uncheck()
-      await capture(page, 'dashboard-form', { narrow: true })
+      await capture(page, 'dashboard-form')
       await page.getByRole('button', { name: 'Create dashboard' }).click()
       await page.getByRole('link', { name: '/dashboards/shop-wall' }).waitFor()
-      await capture(page, 'dashboards', { narrow: true })
+      await capture(page, 'dashboards')
       const [created] = await dashboards()
       assert.deepEqual(
         [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Frame, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext, signInWithKey } from './harness.ts'
 import { type Deployment, startDeployment } from './server.ts'
 
@@ -57,7 +57,7 @@ for (const engine of testEngines()) {
       await page.getByRole('button', { name: 'Add a card' }).click()
       await page.getByLabel('Card 2 name').fill('Internal')
       await page.getByLabel('Add a service').nth(1).selectOption({ label: 'Checkout' })
-      await capture(page, 'status-page-form', { narrow: true })
+      await capture(page, 'status-page-form')
       await page.getByRole('button', { name: 'Create status page' }).click()
       await page.getByRole('link', { name: /\/status\/acme/ }).waitFor()
       await capture(page, 'status-pages')
@@ -92,7 +92,7 @@ for (const engine of testEngines()) {
       await page.getByLabel('Add an impacted service').selectOption({ label: 'Search' })
       await page.getByLabel('Impact on Search', { exact: true }).selectOption('DEGRADED_PERFORMANCE')
       await page.getByLabel('First update').fill('We are looking into failed payments.')
-      await capture(page, 'incident-form', { narrow: true })
+      await capture(page, 'incident-form')
       await page.getByRole('button', { name: 'Create incident' }).click()
       await page.locator('tr', { hasText: 'Payments failing' }).waitFor()
       await capture(page, 'incidents')
@@ -111,6 +111,19 @@ for (const engine of testEngines()) {
         ]),
       )
       assert.equal(impacts?.length, 2)
+      // An incident opened elsewhere shows on the open list without a reload.
+      const navigations: string[] = []
+      const onNavigate = (frame: Frame) => navigations.push(frame.url())
+      page.on('framenavigated', onNavigate)
+      const opened = await deployment.call('POST', `/v3/status-pages/${acme?.id}/incidents`, {
+        name: 'Search slow',
+        componentImpacts: [],
+        incidentUpdates: [{ description: 'Looking into it.', status: 'INVESTIGATING' }],
+      })
+      assert.equal(opened.status, 201)
+      await page.locator('tr', { hasText: 'Search slow' }).waitFor()
+      page.off('framenavigated', onNavigate)
+      assert.deepEqual(navigations, [], 'the incident appeared without navigating')
       await page.locator('tr', { hasText: 'Payments failing' }).getByRole('link', { name: 'Edit' }).click()
       const updates = page.locator('.card', { hasText: 'Post an update' })
       await page
@@ -156,11 +169,11 @@ for (const engine of testEngines()) {
       await page.getByRole('button', { name: 'Create maintenance window' }).click()
       await page.locator('[data-field-error="timezone"]').getByText('is not an IANA time zone').waitFor()
       await page.getByLabel('Time zone').fill('Europe/Berlin')
-      await capture(page, 'maintenance-window-form', { narrow: true })
+      await capture(page, 'maintenance-window-form')
       await page.getByRole('button', { name: 'Create maintenance window' }).click()
       const row = page.locator('tr', { hasText: 'Berlin nightly deploy' })
       await row.getByRole('cell', { name: 'Europe/Berlin', exact: true }).waitFor()
-      await capture(page, 'maintenance-windows', { narrow: true })
+      await capture(page, 'maintenance-windows')
       // The times were typed as Berlin's wall clock (UTC+1 in December), whatever the browser's zone.
       await row.getByRole('cell', { name: 'Dec 1, 2026, 02:00 AM' }).waitFor()
       const windows = await deployment.call<
@@ -201,7 +214,7 @@ for (const engine of testEngines()) {
       await page.getByLabel('Dark page background', { exact: true }).fill('#101820')
       await page.getByLabel('Dark titles', { exact: true }).fill('rgb(250, 250, 250)')
       await page.getByLabel('Light button background: pick').fill('#1a7f37')
-      await capture(page, 'status-page-theme-colors', { narrow: true })
+      await capture(page, 'status-page-theme-colors')
       await page.getByRole('button', { name: 'Save' }).click()
       await page.locator('tr', { hasText: 'Colours' }).waitFor()
       const saved = await deployment.call<{ themeColors: { light: ThemeColors; dark: ThemeColors } }>(
@@ -246,7 +259,7 @@ for (const engine of testEngines()) {
       await cardError.getByText('must not be blank').waitFor()
       assert.equal(await page.getByLabel('Card 2 name').getAttribute('aria-invalid'), 'true')
       assert.equal(await page.locator('[data-field-error="cards.0.name"]').count(), 0)
-      await capture(page, 'status-page-card-error', { narrow: true })
+      await capture(page, 'status-page-card-error')
       await page.getByLabel('Card 2 name').fill('Internal')
       await page.getByRole('button', { name: 'Save' }).click()
       await page.locator('tr', { hasText: 'Errors' }).waitFor()
@@ -264,12 +277,51 @@ for (const engine of testEngines()) {
         'true',
       )
       assert.equal(await page.locator('[data-field-error="componentImpacts.0"]').count(), 0)
-      await capture(page, 'incident-impact-error', { narrow: true })
+      await capture(page, 'incident-impact-error')
       await page.getByRole('button', { name: 'Remove the impact on Billing' }).click()
       await page.getByRole('button', { name: 'Create incident' }).click()
       // Back on the list of the same status page (the address keeps it), not the first page's.
       await page.locator('tr', { hasText: 'Invoices late' }).waitFor()
       assert.match(page.url(), new RegExp(`/settings/incidents\\?page=${created.body.id}$`))
+    })
+
+    test("a service's checks are picked by name from the account's checks, not typed as IDs", async () => {
+      const made = await Promise.all(
+        ['Cart API', 'Cart page', 'Login'].map((name) =>
+          deployment.call<{ id: string }>('POST', '/v1/checks/url', {
+            name,
+            activated: false,
+            request: { url: 'http://127.0.0.1:9/' },
+          }),
+        ),
+      )
+      const [cartApi, cartPage] = made.map((check) => check.body.id)
+      await page.goto('/settings/services/new')
+      await page.getByLabel('Name', { exact: true }).fill('Cart')
+      await page.getByLabel('Find a check by name').fill('cart')
+      await page.getByLabel('Cart page').check()
+      await page.getByLabel('Cart API').check()
+      await page.getByText('No other check matches.').waitFor()
+      assert.equal(await page.getByLabel('Login').count(), 0, 'the search left Login out')
+      await capture(page, 'service-form')
+      await page.getByRole('button', { name: 'Create service' }).click()
+      await page.locator('tr', { hasText: 'Cart' }).first().waitFor()
+      const services = await deployment.call<{ entries: { id: string; name: string; checkIds: string[] }[] }>(
+        'GET',
+        '/v1/status-pages/services',
+      )
+      const cart = services.body.entries.find((service) => service.name === 'Cart')
+      assert.deepEqual(cart?.checkIds.toSorted(), [cartPage, cartApi].toSorted())
+      // Editing shows the chosen checks by name; unticking one takes it out.
+      await page.goto(`/settings/services/${cart?.id}`)
+      await page.getByLabel('Cart page').uncheck()
+      await page.getByRole('button', { name: 'Save' }).click()
+      await page.locator('tr', { hasText: 'Cart' }).first().waitFor()
+      const saved = await deployment.call<{ checkIds: string[] }>(
+        'GET',
+        `/v1/status-pages/services/${cart?.id}`,
+      )
+      assert.deepEqual(saved.body.checkIds, [cartApi])
     })
   })
 }

@@ -108,7 +108,7 @@ for (const engine of testEngines()) {
         'Closed port API',
         'Home API',
       ])
-      await capture(page, 'test-session', { narrow: true })
+      await capture(page, 'test-session')
 
       assert.equal(await page.getByRole('link', { name: 'Passed: result of Home API' }).count(), 1)
       await page.getByRole('link', { name: 'Failed: result of Closed port API' }).click()

@@ -9,21 +9,7 @@ import { type Bind, bounds, boundsHint } from './check-field-bounds.ts'
 
 export function AlertingFields(props: { bind: Bind }) {
   const { bind } = props
-  const channels = useQuery({
-    queryKey: ['alert-channels', 'all'],
-    queryFn: () => api.get<{ id: number; name?: string; type: string }[]>('/v1/alert-channels?limit=100'),
-  })
   const useGlobal = getPath(bind.draft, 'useGlobalAlertSettings') !== false
-  const escalation = String(getPath(bind.draft, 'alertSettings.escalationType') ?? 'RUN_BASED')
-  const runs = bounds(CheckAlertSettings, 'runBasedEscalation.failedRunThreshold')
-  const minutes = bounds(CheckAlertSettings, 'timeBasedEscalation.minutesFailingThreshold')
-  const amount = bounds(CheckAlertSettings, 'reminders.amount')
-  const interval = bounds(CheckAlertSettings, 'reminders.interval')
-  const percentage = bounds(CheckAlertSettings, 'parallelRunFailureThreshold.percentage')
-  const subscribed = (getPath(bind.draft, 'alertChannelSubscriptions') ?? []) as {
-    alertChannelId: number
-    activated: boolean
-  }[]
   return (
     <Card title="Alerting">
       <CheckboxInput
@@ -32,91 +18,128 @@ export function AlertingFields(props: { bind: Bind }) {
         label="Use the account's alert settings"
         draft={{ ...bind.draft, useGlobalAlertSettings: useGlobal }}
       />
-      {!useGlobal && (
-        <div className="form-grid">
-          <SelectInput
-            {...bind}
-            path="alertSettings.escalationType"
-            label="Alert when"
-            options={ESCALATION_TYPES.map((type) => [
-              type,
-              type === 'RUN_BASED' ? 'A number of runs failed' : 'It failed for some minutes',
-            ])}
-            draft={setPath(bind.draft, 'alertSettings.escalationType', escalation)}
-          />
-          {escalation === 'RUN_BASED' ? (
-            <NumberInput
-              {...bind}
-              path="alertSettings.runBasedEscalation.failedRunThreshold"
-              label="Failed runs in a row"
-              min={runs.min}
-              max={runs.max}
-              hint={boundsHint(runs)}
-            />
-          ) : (
-            <NumberInput
-              {...bind}
-              path="alertSettings.timeBasedEscalation.minutesFailingThreshold"
-              label="Minutes failing"
-              min={minutes.min}
-              max={minutes.max}
-              hint={boundsHint(minutes, ' min')}
-            />
-          )}
-          <NumberInput
-            {...bind}
-            path="alertSettings.reminders.amount"
-            label="Reminders"
-            min={amount.min}
-            max={amount.max}
-            hint={`How many times to remind while it fails; default ${amount.fallback}.`}
-          />
-          <NumberInput
-            {...bind}
-            path="alertSettings.reminders.interval"
-            label="Minutes between reminders"
-            min={interval.min}
-            max={interval.max}
-            hint={boundsHint(interval, ' min')}
-          />
-          <CheckboxInput
-            {...bind}
-            path="alertSettings.parallelRunFailureThreshold.enabled"
-            label="In parallel runs, alert only past a share of failed locations"
-          />
-          <NumberInput
-            {...bind}
-            path="alertSettings.parallelRunFailureThreshold.percentage"
-            label="Failed locations (%)"
-            min={percentage.min}
-            max={percentage.max}
-            hint={boundsHint(percentage, '%')}
-          />
-        </div>
-      )}
-      {(channels.data ?? []).length > 0 && (
-        <fieldset className="fieldset">
-          <legend>Alert channels</legend>
-          {(channels.data ?? []).map((channel) => (
-            <label key={channel.id} className="checkbox">
-              <input
-                type="checkbox"
-                checked={subscribed.some((entry) => entry.alertChannelId === channel.id && entry.activated)}
-                onChange={(event) =>
-                  bind.onChange({
-                    ...bind.draft,
-                    alertChannelSubscriptions: [
-                      ...subscribed.filter((entry) => entry.alertChannelId !== channel.id),
-                      ...(event.target.checked ? [{ alertChannelId: channel.id, activated: true }] : []),
-                    ],
-                  })
-                }
-              />
-              {channel.name || `${channel.type} #${channel.id}`}
-            </label>
-          ))}
-        </fieldset>
-      )}
+      {!useGlobal && <OwnAlertSettings bind={bind} />}
+      <ChannelSubscriptions bind={bind} />
     </Card>
+  )
+}
+
+/** The check's own alert settings, with the API's bounds: escalation, reminders, parallel-run threshold. */
+function OwnAlertSettings(props: { bind: Bind }) {
+  const { bind } = props
+  const amount = bounds(CheckAlertSettings, 'reminders.amount')
+  const interval = bounds(CheckAlertSettings, 'reminders.interval')
+  const percentage = bounds(CheckAlertSettings, 'parallelRunFailureThreshold.percentage')
+  return (
+    <div className="form-grid">
+      <EscalationFields bind={bind} />
+      <NumberInput
+        {...bind}
+        path="alertSettings.reminders.amount"
+        label="Reminders"
+        min={amount.min}
+        max={amount.max}
+        hint={`How many times to remind while it fails; default ${amount.fallback}.`}
+      />
+      <NumberInput
+        {...bind}
+        path="alertSettings.reminders.interval"
+        label="Minutes between reminders"
+        min={interval.min}
+        max={interval.max}
+        hint={boundsHint(interval, ' min')}
+      />
+      <CheckboxInput
+        {...bind}
+        path="alertSettings.parallelRunFailureThreshold.enabled"
+        label="In parallel runs, alert only past a share of failed locations"
+      />
+      <NumberInput
+        {...bind}
+        path="alertSettings.parallelRunFailureThreshold.percentage"
+        label="Failed locations (%)"
+        min={percentage.min}
+        max={percentage.max}
+        hint={boundsHint(percentage, '%')}
+      />
+    </div>
+  )
+}
+
+/** When to alert: after a number of failed runs in a row, or after some minutes failing. */
+function EscalationFields(props: { bind: Bind }) {
+  const { bind } = props
+  const escalation = String(getPath(bind.draft, 'alertSettings.escalationType') ?? 'RUN_BASED')
+  const runs = bounds(CheckAlertSettings, 'runBasedEscalation.failedRunThreshold')
+  const minutes = bounds(CheckAlertSettings, 'timeBasedEscalation.minutesFailingThreshold')
+  return (
+    <>
+      <SelectInput
+        {...bind}
+        path="alertSettings.escalationType"
+        label="Alert when"
+        options={ESCALATION_TYPES.map((type) => [
+          type,
+          type === 'RUN_BASED' ? 'A number of runs failed' : 'It failed for some minutes',
+        ])}
+        draft={setPath(bind.draft, 'alertSettings.escalationType', escalation)}
+      />
+      {escalation === 'RUN_BASED' ? (
+        <NumberInput
+          {...bind}
+          path="alertSettings.runBasedEscalation.failedRunThreshold"
+          label="Failed runs in a row"
+          min={runs.min}
+          max={runs.max}
+          hint={boundsHint(runs)}
+        />
+      ) : (
+        <NumberInput
+          {...bind}
+          path="alertSettings.timeBasedEscalation.minutesFailingThreshold"
+          label="Minutes failing"
+          min={minutes.min}
+          max={minutes.max}
+          hint={boundsHint(minutes, ' min')}
+        />
+      )}
+    </>
+  )
+}
+
+/** The alert channels the check alerts: a box per channel of the account. */
+function ChannelSubscriptions(props: { bind: Bind }) {
+  const { bind } = props
+  const channels = useQuery({
+    queryKey: ['alert-channels', 'all'],
+    queryFn: () => api.get<{ id: number; name?: string; type: string }[]>('/v1/alert-channels?limit=100'),
+  })
+  const subscribed = (getPath(bind.draft, 'alertChannelSubscriptions') ?? []) as {
+    alertChannelId: number
+    activated: boolean
+  }[]
+  if ((channels.data ?? []).length === 0) return null
+  return (
+    <fieldset className="fieldset">
+      <legend>Alert channels</legend>
+      {(channels.data ?? []).map((channel) => (
+        <label key={channel.id} className="checkbox">
+          <input
+            type="checkbox"
+            checked={subscribed.some((entry) => entry.alertChannelId === channel.id && entry.activated)}
+            onChange={(event) =>
+              bind.onChange({
+                ...bind.draft,
+                alertChannelSubscriptions: [
+                  ...subscribed.filter((entry) => entry.alertChannelId !== channel.id),
+                  ...(event.target.checked ? [{ alertChannelId: channel.id, activated: true }] : []),
+                ],
+              })
+            }
+          />
+          {channel.name || `${channel.type} #${channel.id}`}
+        </label>
+      ))}
+    </fieldset>
   )
 }

@@ -44,55 +44,15 @@ export function AssertionsBuilder(props: {
         </p>
       )}
       {assertions.map((assertion, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place and keep their order
-        <fieldset key={index} className="assertion-row">
-          <legend className="sr-only">Assertion {index + 1}</legend>
-          <label>
-            <span className="sr-only">Source</span>
-            <select
-              value={assertion.source}
-              onChange={(event) => update(index, { source: event.target.value })}
-            >
-              {sources.map((source) => (
-                <option key={source}>{source}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span className="sr-only">Property</span>
-            <input
-              placeholder="Property ($.path or header)"
-              value={assertion.property ?? ''}
-              onChange={(event) => update(index, { property: event.target.value })}
-            />
-          </label>
-          <label>
-            <span className="sr-only">Comparison</span>
-            <select
-              value={assertion.comparison}
-              onChange={(event) => update(index, { comparison: event.target.value })}
-            >
-              {COMPARISONS.map((comparison) => (
-                <option key={comparison}>{comparison}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span className="sr-only">Target</span>
-            <input
-              placeholder="Target"
-              value={assertion.target}
-              onChange={(event) => update(index, { target: event.target.value })}
-            />
-          </label>
-          <Button
-            className="btn-small btn-ghost"
-            aria-label={`Remove assertion ${index + 1}`}
-            onClick={() => set(assertions.filter((_, position) => position !== index))}
-          >
-            Remove
-          </Button>
-        </fieldset>
+        <AssertionRow
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place and keep their order
+          key={index}
+          assertion={assertion}
+          index={index}
+          sources={sources}
+          onChange={(changes) => update(index, changes)}
+          onRemove={() => set(assertions.filter((_, position) => position !== index))}
+        />
       ))}
       {errors.length > 0 && (
         <p className="field-error" role="alert">
@@ -100,5 +60,63 @@ export function AssertionsBuilder(props: {
         </p>
       )}
     </Card>
+  )
+}
+
+/** One assertion: its source, property, comparison and target, each labelled for screen readers. */
+function AssertionRow(props: {
+  assertion: Assertion
+  index: number
+  sources: string[]
+  onChange(changes: Partial<Assertion>): void
+  onRemove(): void
+}) {
+  const { assertion, index } = props
+  return (
+    <fieldset className="assertion-row">
+      <legend className="sr-only">Assertion {index + 1}</legend>
+      <label>
+        <span className="sr-only">Source</span>
+        <select value={assertion.source} onChange={(event) => props.onChange({ source: event.target.value })}>
+          {props.sources.map((source) => (
+            <option key={source}>{source}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span className="sr-only">Property</span>
+        <input
+          placeholder="Property ($.path or header)"
+          value={assertion.property ?? ''}
+          onChange={(event) => props.onChange({ property: event.target.value })}
+        />
+      </label>
+      <label>
+        <span className="sr-only">Comparison</span>
+        <select
+          value={assertion.comparison}
+          onChange={(event) => props.onChange({ comparison: event.target.value })}
+        >
+          {COMPARISONS.map((comparison) => (
+            <option key={comparison}>{comparison}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span className="sr-only">Target</span>
+        <input
+          placeholder="Target"
+          value={assertion.target}
+          onChange={(event) => props.onChange({ target: event.target.value })}
+        />
+      </label>
+      <Button
+        className="btn-small btn-ghost"
+        aria-label={`Remove assertion ${index + 1}`}
+        onClick={props.onRemove}
+      >
+        Remove
+      </Button>
+    </fieldset>
   )
 }

@@ -41,60 +41,11 @@ export function SignInPage() {
           svc
         </div>
         <h1 id="sign-in-title">Sign in</h1>
-        <div className="segmented" role="tablist" aria-label="Sign in with">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={mode === 'password'}
-            onClick={() => setMode('password')}
-          >
-            Password
-          </button>
-          <button type="button" role="tab" aria-selected={mode === 'key'} onClick={() => setMode('key')}>
-            API key
-          </button>
-        </div>
+        <SignInTabs mode={mode} onMode={setMode} />
         {mode === 'password' ? (
-          <>
-            <Field label="Email" name="email">
-              {(id) => (
-                <input
-                  id={id}
-                  type="email"
-                  autoComplete="username"
-                  required
-                  value={email}
-                  onChange={(event) => setEmail(event.target.value)}
-                />
-              )}
-            </Field>
-            <Field label="Password" name="password">
-              {(id) => (
-                <input
-                  id={id}
-                  type="password"
-                  autoComplete="current-password"
-                  required
-                  value={password}
-                  onChange={(event) => setPassword(event.target.value)}
-                />
-              )}
-            </Field>
-          </>
+          <EmailAndPassword email={email} onEmail={setEmail} password={password} onPassword={setPassword} />
         ) : (
-          <Field label="API key" name="apiKey" hint="A user key or a service key (svc_…).">
-            {(id, describedBy) => (
-              <input
-                id={id}
-                type="password"
-                autoComplete="off"
-                required
-                aria-describedby={describedBy}
-                value={apiKey}
-                onChange={(event) => setApiKey(event.target.value)}
-              />
-            )}
-          </Field>
+          <KeyField apiKey={apiKey} onApiKey={setApiKey} />
         )}
         {message && (
           <div className="alert alert-error" role="alert">
@@ -106,6 +57,83 @@ export function SignInPage() {
         </Button>
       </form>
     </main>
+  )
+}
+
+function SignInTabs(props: { mode: 'password' | 'key'; onMode(mode: 'password' | 'key'): void }) {
+  return (
+    <div className="segmented" role="tablist" aria-label="Sign in with">
+      <button
+        type="button"
+        role="tab"
+        aria-selected={props.mode === 'password'}
+        onClick={() => props.onMode('password')}
+      >
+        Password
+      </button>
+      <button
+        type="button"
+        role="tab"
+        aria-selected={props.mode === 'key'}
+        onClick={() => props.onMode('key')}
+      >
+        API key
+      </button>
+    </div>
+  )
+}
+
+function EmailAndPassword(props: {
+  email: string
+  onEmail(email: string): void
+  password: string
+  onPassword(password: string): void
+}) {
+  return (
+    <>
+      <Field label="Email" name="email">
+        {(id) => (
+          <input
+            id={id}
+            type="email"
+            autoComplete="username"
+            required
+            value={props.email}
+            onChange={(event) => props.onEmail(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label="Password" name="password">
+        {(id) => (
+          <input
+            id={id}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={props.password}
+            onChange={(event) => props.onPassword(event.target.value)}
+          />
+        )}
+      </Field>
+    </>
+  )
+}
+
+function KeyField(props: { apiKey: string; onApiKey(apiKey: string): void }) {
+  return (
+    <Field label="API key" name="apiKey" hint="A user key or a service key (svc_…).">
+      {(id, describedBy) => (
+        <input
+          id={id}
+          type="password"
+          autoComplete="off"
+          required
+          aria-describedby={describedBy}
+          value={props.apiKey}
+          onChange={(event) => props.onApiKey(event.target.value)}
+        />
+      )}
+    </Field>
   )
 }
 

@@ -54,64 +54,61 @@ test('API flow', async ({ request }) => {
 })
 `
 
+/** Each type's own fields of a new check, beside the ones every type but heartbeats shares. */
+const TYPE_DEFAULTS: Record<CheckType, Record<string, unknown>> = {
+  API: {
+    request: { method: 'GET', url: 'https://', bodyType: 'NONE', followRedirects: true, assertions: [] },
+    degradedResponseTime: 10_000,
+    maxResponseTime: 20_000,
+  },
+  URL: {
+    request: { url: 'https://', followRedirects: true, assertions: [] },
+    degradedResponseTime: 10_000,
+    maxResponseTime: 20_000,
+  },
+  TCP: {
+    request: { hostname: '', port: 443, assertions: [] },
+    degradedResponseTime: 4000,
+    maxResponseTime: 5000,
+  },
+  DNS: {
+    request: { query: '', recordType: 'A', protocol: 'UDP', assertions: [] },
+    degradedResponseTime: 1000,
+    maxResponseTime: 2000,
+  },
+  ICMP: {
+    request: { hostname: '', pingCount: 10, assertions: [] },
+    degradedPacketLossThreshold: 10,
+    maxPacketLossThreshold: 20,
+  },
+  SSL: {
+    request: { sslConfig: { hostname: '', port: 443, alertDaysBeforeExpiry: 20 }, assertions: [] },
+    degradedResponseTime: 3000,
+    maxResponseTime: 10_000,
+  },
+  HEARTBEAT: {},
+  BROWSER: { script: BROWSER_SCRIPT },
+  MULTI_STEP: { script: MULTI_STEP_SCRIPT },
+  AUTOMATION: { script: BROWSER_SCRIPT, scriptPath: 'tests/home.spec.ts' },
+}
+
 export function defaultsFor(type: CheckType): Record<string, unknown> {
-  const common = { name: '', activated: true, muted: false, frequency: 10, tags: [] as string[] }
-  switch (type) {
-    case 'API':
-      return {
-        ...common,
-        request: { method: 'GET', url: 'https://', bodyType: 'NONE', followRedirects: true, assertions: [] },
-        degradedResponseTime: 10_000,
-        maxResponseTime: 20_000,
-      }
-    case 'URL':
-      return {
-        ...common,
-        request: { url: 'https://', followRedirects: true, assertions: [] },
-        degradedResponseTime: 10_000,
-        maxResponseTime: 20_000,
-      }
-    case 'TCP':
-      return {
-        ...common,
-        request: { hostname: '', port: 443, assertions: [] },
-        degradedResponseTime: 4000,
-        maxResponseTime: 5000,
-      }
-    case 'DNS':
-      return {
-        ...common,
-        request: { query: '', recordType: 'A', protocol: 'UDP', assertions: [] },
-        degradedResponseTime: 1000,
-        maxResponseTime: 2000,
-      }
-    case 'ICMP':
-      return {
-        ...common,
-        request: { hostname: '', pingCount: 10, assertions: [] },
-        degradedPacketLossThreshold: 10,
-        maxPacketLossThreshold: 20,
-      }
-    case 'SSL':
-      return {
-        ...common,
-        request: { sslConfig: { hostname: '', port: 443, alertDaysBeforeExpiry: 20 }, assertions: [] },
-        degradedResponseTime: 3000,
-        maxResponseTime: 10_000,
-      }
-    case 'HEARTBEAT':
-      return {
-        name: '',
-        activated: true,
-        muted: false,
-        tags: [],
-        heartbeat: { period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' },
-      }
-    case 'BROWSER':
-      return { ...common, script: BROWSER_SCRIPT }
-    case 'MULTI_STEP':
-      return { ...common, script: MULTI_STEP_SCRIPT }
-    case 'AUTOMATION':
-      return { ...common, script: BROWSER_SCRIPT, scriptPath: 'tests/home.spec.ts' }
+  if (type === 'HEARTBEAT') {
+    return {
+      name: '',
+      activated: true,
+      muted: false,
+      tags: [],
+      heartbeat: { period: 1, periodUnit: 'hours', grace: 10, graceUnit: 'minutes' },
+    }
   }
+  // A fresh copy each time: forms edit what they are given.
+  return structuredClone({
+    name: '',
+    activated: true,
+    muted: false,
+    frequency: 10,
+    tags: [] as string[],
+    ...TYPE_DEFAULTS[type],
+  })
 }

@@ -37,16 +37,7 @@ export default function CheckFormPage(props: { checkId?: string }) {
 
 function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string }) {
   const { type, checkId } = props
-  const { canWrite } = useSession()
   const client = useQueryClient()
-  const locations = useQuery({
-    queryKey: ['locations'],
-    queryFn: () => api.get<{ id?: string; region?: string; name?: string }[]>('/v1/locations'),
-  })
-  const groups = useQuery({
-    queryKey: ['check-groups', 'all'],
-    queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
-  })
   const save = useMutation({
     mutationFn: () => (checkId ? api.put<Check>(`/v1/checks/${checkId}`, draft) : saveCheck(type, draft)),
     onSuccess: (saved) => {
@@ -68,120 +59,26 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
     save.mutate()
   }
   const title = checkId ? `Edit ${String(props.initial.name)}` : `New ${CHECK_TYPE_LABELS[type]} check`
-  const locationIds = (locations.data ?? []).map((entry) => String(entry.region ?? entry.id ?? entry.name))
   return (
     <form onSubmit={submit} noValidate aria-label={title}>
       <PageHeader
         crumbs={<Link href="/">Checks</Link>}
         title={title}
         actions={
-          <>
-            <Link className="btn" href={checkId ? `/checks/${checkId}` : '/'}>
-              Cancel
-            </Link>
-            {type !== 'HEARTBEAT' && (
-              <Button
-                onClick={() => run.mutate()}
-                disabled={run.isPending}
-                title={
-                  checkId ? 'Runs the saved check once now' : 'Runs this form once now, without saving it'
-                }
-              >
-                {run.isPending ? 'Running…' : 'Run now'}
-              </Button>
-            )}
-            {canWrite && (
-              <Button type="submit" variant="primary" disabled={save.isPending}>
-                {save.isPending ? 'Saving…' : 'Save check'}
-              </Button>
-            )}
-          </>
+          <FormActions
+            checkId={checkId}
+            runs={type !== 'HEARTBEAT'}
+            running={run.isPending}
+            saving={save.isPending}
+            onRun={() => run.mutate()}
+          />
         }
       />
       <ErrorBox error={error} />
       {runSaved.data && checkId && <RunOutcome checkId={checkId} result={runSaved.data} />}
       {runDraft.data && !checkId && <DraftRunOutcome result={runDraft.data} />}
       <ErrorBox error={run.error} />
-      <Card title="General">
-        <div className="form-grid">
-          <TextInput {...bind} path="name" label="Name" required />
-          {type !== 'HEARTBEAT' && (
-            <SelectInput
-              {...bind}
-              path="frequency"
-              label="Frequency"
-              numeric
-              options={[
-                ...(SUB_MINUTE_TYPES.includes(type) ? [[0, 'Every 10, 20 or 30 s'] as [number, string]] : []),
-                ...FREQUENCIES.map(
-                  (f) => [f, f < 60 ? `Every ${f} min` : `Every ${f / 60} h`] as [number, string],
-                ),
-              ]}
-            />
-          )}
-          {draft.frequency === 0 && (
-            <SelectInput
-              {...bind}
-              path="frequencyOffset"
-              label="Seconds between runs"
-              numeric
-              options={[
-                ['', 'Choose'],
-                [10, 'Every 10 s'],
-                [20, 'Every 20 s'],
-                [30, 'Every 30 s'],
-              ]}
-            />
-          )}
-          <ListInput {...bind} path="tags" label="Tags" />
-          <SelectInput
-            {...bind}
-            path="groupId"
-            label="Group"
-            numeric
-            options={[
-              ['', 'No group'],
-              ...(groups.data ?? []).map((group) => [group.id, group.name] as [number, string]),
-            ]}
-          />
-        </div>
-        {type !== 'HEARTBEAT' && locationIds.length > 0 && (
-          <fieldset className="fieldset">
-            <legend>Locations</legend>
-            {locationIds.map((id) => {
-              const chosen = (draft.locations as string[] | undefined) ?? []
-              return (
-                <label key={id} className="checkbox">
-                  <input
-                    type="checkbox"
-                    checked={chosen.includes(id)}
-                    onChange={(event) =>
-                      setDraft({
-                        ...draft,
-                        locations: event.target.checked
-                          ? [...chosen, id]
-                          : chosen.filter((entry) => entry !== id),
-                      })
-                    }
-                  />
-                  {id}
-                </label>
-              )
-            })}
-            <p className="hint">None chosen: the deployment's default locations.</p>
-          </fieldset>
-        )}
-        <div className="form-grid">
-          <CheckboxInput {...bind} path="activated" label="Activated (runs on schedule)" />
-          <CheckboxInput {...bind} path="muted" label="Muted (no notifications)" />
-          {type !== 'HEARTBEAT' && (
-            <CheckboxInput {...bind} path="shouldFail" label="Should fail (inverts the verdict)" />
-          )}
-          {type !== 'HEARTBEAT' && (
-            <CheckboxInput {...bind} path="runParallel" label="Run in all locations at once" />
-          )}
-        </div>
-      </Card>
+      <GeneralFields type={type} bind={bind} />
       <TypeFields type={type} bind={bind} />
       {ASSERTION_TYPES.includes(type) && <AssertionsBuilder type={type} {...bind} />}
       {type !== 'HEARTBEAT' && <RetryFields bind={bind} />}
@@ -190,6 +87,146 @@ function CheckForm(props: { type: CheckType; initial: Draft; checkId?: string })
       <IncidentTriggerFields bind={bind} />
       <ScriptFields type={type} draft={draft} setDraft={setDraft} error={error} />
     </form>
+  )
+}
+
+/** Cancel, Run now (not heartbeats) and, for writers, Save check. */
+function FormActions(props: {
+  checkId?: string
+  runs: boolean
+  running: boolean
+  saving: boolean
+  onRun(): void
+}) {
+  const { canWrite } = useSession()
+  return (
+    <>
+      <Link className="btn" href={props.checkId ? `/checks/${props.checkId}` : '/'}>
+        Cancel
+      </Link>
+      {props.runs && (
+        <Button
+          onClick={props.onRun}
+          disabled={props.running}
+          title={
+            props.checkId ? 'Runs the saved check once now' : 'Runs this form once now, without saving it'
+          }
+        >
+          {props.running ? 'Running…' : 'Run now'}
+        </Button>
+      )}
+      {canWrite && (
+        <Button type="submit" variant="primary" disabled={props.saving}>
+          {props.saving ? 'Saving…' : 'Save check'}
+        </Button>
+      )}
+    </>
+  )
+}
+
+/** Name, frequency, tags, group, locations and the switches every check has. */
+function GeneralFields(props: { type: CheckType; bind: ReturnType<typeof useDraft>['bind'] }) {
+  const { type, bind } = props
+  const groups = useQuery({
+    queryKey: ['check-groups', 'all'],
+    queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
+  })
+  return (
+    <Card title="General">
+      <div className="form-grid">
+        <TextInput {...bind} path="name" label="Name" required />
+        {type !== 'HEARTBEAT' && <FrequencyFields type={type} bind={bind} />}
+        <ListInput {...bind} path="tags" label="Tags" />
+        <SelectInput
+          {...bind}
+          path="groupId"
+          label="Group"
+          numeric
+          options={[
+            ['', 'No group'],
+            ...(groups.data ?? []).map((group) => [group.id, group.name] as [number, string]),
+          ]}
+        />
+      </div>
+      {type !== 'HEARTBEAT' && <LocationsFieldset draft={bind.draft} onChange={bind.onChange} />}
+      <div className="form-grid">
+        <CheckboxInput {...bind} path="activated" label="Activated (runs on schedule)" />
+        <CheckboxInput {...bind} path="muted" label="Muted (no notifications)" />
+        {type !== 'HEARTBEAT' && (
+          <CheckboxInput {...bind} path="shouldFail" label="Should fail (inverts the verdict)" />
+        )}
+        {type !== 'HEARTBEAT' && (
+          <CheckboxInput {...bind} path="runParallel" label="Run in all locations at once" />
+        )}
+      </div>
+    </Card>
+  )
+}
+
+/** How often the check runs; every 10, 20 or 30 s for the types that may run that often. */
+function FrequencyFields(props: { type: CheckType; bind: ReturnType<typeof useDraft>['bind'] }) {
+  const { type, bind } = props
+  return (
+    <>
+      <SelectInput
+        {...bind}
+        path="frequency"
+        label="Frequency"
+        numeric
+        options={[
+          ...(SUB_MINUTE_TYPES.includes(type) ? [[0, 'Every 10, 20 or 30 s'] as [number, string]] : []),
+          ...FREQUENCIES.map((f) => [f, f < 60 ? `Every ${f} min` : `Every ${f / 60} h`] as [number, string]),
+        ]}
+      />
+      {bind.draft.frequency === 0 && (
+        <SelectInput
+          {...bind}
+          path="frequencyOffset"
+          label="Seconds between runs"
+          numeric
+          options={[
+            ['', 'Choose'],
+            [10, 'Every 10 s'],
+            [20, 'Every 20 s'],
+            [30, 'Every 30 s'],
+          ]}
+        />
+      )}
+    </>
+  )
+}
+
+/** A box per location the deployment offers; none ticked means its default locations. */
+function LocationsFieldset(props: { draft: Draft; onChange(draft: Draft): void }) {
+  const locations = useQuery({
+    queryKey: ['locations'],
+    queryFn: () => api.get<{ id?: string; region?: string; name?: string }[]>('/v1/locations'),
+  })
+  const locationIds = (locations.data ?? []).map((entry) => String(entry.region ?? entry.id ?? entry.name))
+  if (locationIds.length === 0) return null
+  return (
+    <fieldset className="fieldset">
+      <legend>Locations</legend>
+      {locationIds.map((id) => {
+        const chosen = (props.draft.locations as string[] | undefined) ?? []
+        return (
+          <label key={id} className="checkbox">
+            <input
+              type="checkbox"
+              checked={chosen.includes(id)}
+              onChange={(event) =>
+                props.onChange({
+                  ...props.draft,
+                  locations: event.target.checked ? [...chosen, id] : chosen.filter((entry) => entry !== id),
+                })
+              }
+            />
+            {id}
+          </label>
+        )
+      })}
+      <p className="hint">None chosen: the deployment's default locations.</p>
+    </fieldset>
   )
 }
 

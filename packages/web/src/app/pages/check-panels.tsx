@@ -92,27 +92,33 @@ function ErrorGroupRow(props: { checkId: string; group: ErrorGroup }) {
         )}
       </div>
       <ErrorBox error={request.error ?? analysis.error} />
-      {analysis.data && (
-        <div className="analysis" aria-live="polite">
-          {analysis.data.status === 'COMPLETED' && analysis.data.analysis ? (
-            <>
-              <p>
-                <strong>{analysis.data.analysis.classification}:</strong> {analysis.data.analysis.rootCause}
-              </p>
-              <p>{analysis.data.analysis.summary}</p>
-              <p className="muted">Impact: {analysis.data.analysis.userImpact}</p>
-              <ul>
-                {analysis.data.analysis.nextSteps.map((step) => (
-                  <li key={step}>{step}</li>
-                ))}
-              </ul>
-            </>
-          ) : analysis.data.status === 'FAILED' ? (
-            <p className="fail-text">Analysis failed: {analysis.data.failureReason}</p>
-          ) : (
-            <p className="muted">Analyzing…</p>
-          )}
-        </div>
+      {analysis.data && <AnalysisView analysis={analysis.data} />}
+    </div>
+  )
+}
+
+/** A root cause analysis as it stands: done (cause, summary, impact, next steps), failed, or still going. */
+function AnalysisView(props: { analysis: Analysis }) {
+  const { analysis } = props
+  return (
+    <div className="analysis" aria-live="polite">
+      {analysis.status === 'COMPLETED' && analysis.analysis ? (
+        <>
+          <p>
+            <strong>{analysis.analysis.classification}:</strong> {analysis.analysis.rootCause}
+          </p>
+          <p>{analysis.analysis.summary}</p>
+          <p className="muted">Impact: {analysis.analysis.userImpact}</p>
+          <ul>
+            {analysis.analysis.nextSteps.map((step) => (
+              <li key={step}>{step}</li>
+            ))}
+          </ul>
+        </>
+      ) : analysis.status === 'FAILED' ? (
+        <p className="fail-text">Analysis failed: {analysis.failureReason}</p>
+      ) : (
+        <p className="muted">Analyzing…</p>
       )}
     </div>
   )

@@ -23,8 +23,6 @@ function statusOf(check: Check, overview: OverviewCheck | undefined): CheckStatu
 }
 
 export default function CheckPage(props: { checkId: string }) {
-  const { canWrite } = useSession()
-  const client = useQueryClient()
   const [range, setRange] = useState<RangeKey>('24h')
   const check = useQuery({
     queryKey: ['check', props.checkId],
@@ -32,86 +30,22 @@ export default function CheckPage(props: { checkId: string }) {
   })
   const overview = useQuery(overviewQuery(`?id=${props.checkId}`))
   const summary = overview.data?.checks.find((entry) => entry.id === props.checkId)
-  const update = useMutation({
-    mutationFn: (changes: Partial<Check>) => api.put<Check>(`/v1/checks/${props.checkId}`, changes),
-    onSuccess: (saved) => {
-      client.setQueryData(['check', props.checkId], saved)
-      void client.invalidateQueries({ queryKey: ['overview'] })
-    },
-  })
-  const trigger = useMutation({
-    mutationFn: () => api.post<{ id: string }>(`/v1/checks/${props.checkId}/trigger`),
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['results', props.checkId] }),
-  })
-  const remove = useMutation({
-    mutationFn: () => api.delete(`/v1/checks/${props.checkId}`),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: ['overview'] })
-      navigate('/')
-    },
-  })
-  const duplicate = useMutation({
-    mutationFn: async () => {
-      const source = check.data as Check
-      const body = { ...writableBody(source), name: `${source.name} (copy)` }
-      const { CREATE_PATH } = await import('../checks.ts')
-      return api.post<Check>(`/v1/checks/${CREATE_PATH[source.checkType]}`, body)
-    },
-    onSuccess: (created) => navigate(`/checks/${created.id}`),
-  })
+  const actions = useCheckActions(props.checkId)
   if (check.isPending) return <Loading />
   if (check.error || !check.data) return <ErrorBox error={check.error} />
   const data = check.data
-  const status = statusOf(data, summary)
+  const { trigger } = actions
   return (
     <>
       <PageHeader
         crumbs={<Link href="/">Checks</Link>}
         title={data.name}
-        subtitle={
-          <span className="header-status">
-            <StatusBadge status={status} />
-            {summary?.statusSince && <span>since {formatTime(summary.statusSince)}</span>}
-            <span>· {CHECK_TYPE_LABELS[data.checkType]}</span>
-            {data.checkType !== 'HEARTBEAT' && (
-              <span>
-                · every {data.frequency === 0 ? `${data.frequencyOffset} s` : `${data.frequency} min`}
-              </span>
-            )}
-            {data.muted && <span className="chip">muted</span>}
-          </span>
-        }
-        actions={
-          canWrite && (
-            <>
-              {data.checkType !== 'HEARTBEAT' && (
-                <Button variant="primary" onClick={() => trigger.mutate()} disabled={trigger.isPending}>
-                  {trigger.isPending ? 'Running…' : 'Run now'}
-                </Button>
-              )}
-              <Link className="btn" href={`/checks/${data.id}/edit`}>
-                Edit
-              </Link>
-              <Button onClick={() => update.mutate({ activated: !data.activated })}>
-                {data.activated ? 'Pause' : 'Resume'}
-              </Button>
-              <Button onClick={() => update.mutate({ muted: !data.muted })}>
-                {data.muted ? 'Unmute' : 'Mute'}
-              </Button>
-              <Button onClick={() => duplicate.mutate()}>Duplicate</Button>
-              <Button
-                variant="danger"
-                onClick={() => {
-                  if (confirm(`Delete the check "${data.name}" and its results?`)) remove.mutate()
-                }}
-              >
-                Delete
-              </Button>
-            </>
-          )
-        }
+        subtitle={<CheckHeaderStatus check={data} summary={summary} />}
+        actions={<CheckActions check={data} actions={actions} />}
       />
-      <ErrorBox error={update.error ?? trigger.error ?? remove.error ?? duplicate.error} />
+      <ErrorBox
+        error={actions.update.error ?? trigger.error ?? actions.remove.error ?? actions.duplicate.error}
+      />
       {trigger.data && (
         <div className="alert alert-info" role="status">
           Ran now. <Link href={`/checks/${data.id}/results/${trigger.data.id}`}>See the result</Link>
@@ -138,9 +72,87 @@ export default function CheckPage(props: { checkId: string }) {
   )
 }
 
-function CheckAnalytics(props: { check: Check; range: RangeKey }) {
-  const { check, range } = props
-  const metric = mainMetric(check.checkType)
+/** Run now, pause or resume, mute or unmute, duplicate and delete: the check page's writes. */
+function useCheckActions(checkId: string) {
+  const client = useQueryClient()
+  const update = useMutation({
+    mutationFn: (changes: Partial<Check>) => api.put<Check>(`/v1/checks/${checkId}`, changes),
+    onSuccess: (saved) => {
+      client.setQueryData(['check', checkId], saved)
+      void client.invalidateQueries({ queryKey: ['overview'] })
+    },
+  })
+  const trigger = useMutation({
+    mutationFn: () => api.post<{ id: string }>(`/v1/checks/${checkId}/trigger`),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['results', checkId] }),
+  })
+  const remove = useMutation({
+    mutationFn: () => api.delete(`/v1/checks/${checkId}`),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['overview'] })
+      navigate('/')
+    },
+  })
+  const duplicate = useMutation({
+    mutationFn: async (source: Check) => {
+      const body = { ...writableBody(source), name: `${source.name} (copy)` }
+      const { CREATE_PATH } = await import('../checks.ts')
+      return api.post<Check>(`/v1/checks/${CREATE_PATH[source.checkType]}`, body)
+    },
+    onSuccess: (created) => navigate(`/checks/${created.id}`),
+  })
+  return { update, trigger, remove, duplicate }
+}
+
+function CheckHeaderStatus(props: { check: Check; summary: OverviewCheck | undefined }) {
+  const { check: data, summary } = props
+  return (
+    <span className="header-status">
+      <StatusBadge status={statusOf(data, summary)} />
+      {summary?.statusSince && <span>since {formatTime(summary.statusSince)}</span>}
+      <span>· {CHECK_TYPE_LABELS[data.checkType]}</span>
+      {data.checkType !== 'HEARTBEAT' && (
+        <span>· every {data.frequency === 0 ? `${data.frequencyOffset} s` : `${data.frequency} min`}</span>
+      )}
+      {data.muted && <span className="chip">muted</span>}
+    </span>
+  )
+}
+
+function CheckActions(props: { check: Check; actions: ReturnType<typeof useCheckActions> }) {
+  const { canWrite } = useSession()
+  const { check: data } = props
+  const { update, trigger, remove, duplicate } = props.actions
+  if (!canWrite) return null
+  return (
+    <>
+      {data.checkType !== 'HEARTBEAT' && (
+        <Button variant="primary" onClick={() => trigger.mutate()} disabled={trigger.isPending}>
+          {trigger.isPending ? 'Running…' : 'Run now'}
+        </Button>
+      )}
+      <Link className="btn" href={`/checks/${data.id}/edit`}>
+        Edit
+      </Link>
+      <Button onClick={() => update.mutate({ activated: !data.activated })}>
+        {data.activated ? 'Pause' : 'Resume'}
+      </Button>
+      <Button onClick={() => update.mutate({ muted: !data.muted })}>{data.muted ? 'Unmute' : 'Mute'}</Button>
+      <Button onClick={() => duplicate.mutate(data)}>Duplicate</Button>
+      <Button
+        variant="danger"
+        onClick={() => {
+          if (confirm(`Delete the check "${data.name}" and its results?`)) remove.mutate()
+        }}
+      >
+        Delete
+      </Button>
+    </>
+  )
+}
+
+/** The range's figures (the whole range) and its series per location, each polled every 30 s. */
+function useAnalytics(check: Check, range: RangeKey, metric: string | null | undefined) {
   const { seconds, interval } = RANGES[range]
   const metrics = ['availability', ...(metric ? [`${metric}_p50`, `${metric}_p95`, `${metric}_p99`] : [])]
   const base = `/v1/analytics/${ANALYTICS_PATH[check.checkType]}/${check.id}`
@@ -161,6 +173,13 @@ function CheckAnalytics(props: { check: Check; range: RangeKey }) {
     queryFn: () => api.get<AnalyticsAnswer>(`${base}?${window(Math.ceil(seconds / 60))}`),
     refetchInterval: 30_000,
   })
+  return { grouped, total }
+}
+
+function CheckAnalytics(props: { check: Check; range: RangeKey }) {
+  const { check, range } = props
+  const metric = mainMetric(check.checkType)
+  const { grouped, total } = useAnalytics(check, range, metric)
   const charts = useMemo(() => {
     const series = grouped.data?.series ?? []
     const toSeries = (name: string): Series[] =>

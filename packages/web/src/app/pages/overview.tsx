@@ -7,6 +7,7 @@ import { overviewQuery } from '../overview-query.ts'
 import { Link, setSearch, useLocation } from '../router.tsx'
 import { useSession } from '../session.tsx'
 import type { CheckStatus, Overview, OverviewCheck } from '../types.ts'
+import { Cell, Row, StackTable, type TableColumn } from '../ui/table.tsx'
 import { Button, Empty, ErrorBox, Loading, PageHeader, Sparkline, StatusBadge } from '../ui/ui.tsx'
 
 const STATUSES: CheckStatus[] = ['failing', 'degraded', 'passing', 'no-data', 'paused']
@@ -28,29 +29,13 @@ interface Filters {
 export function OverviewPage() {
   const { search } = useLocation()
   const { canWrite } = useSession()
-  const groups = useQuery({
-    queryKey: ['check-groups', 'all'],
-    queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
-    staleTime: 60_000,
-  })
   const searchText = search.toString()
-  const filters = useMemo<Filters>(() => {
-    const params = new URLSearchParams(searchText)
-    return {
-      q: params.get('q') ?? '',
-      status: params.get('status') ?? '',
-      type: params.get('type') ?? '',
-      tag: params.get('tag') ?? '',
-      group: params.get('group') ?? '',
-      location: params.get('location') ?? '',
-    }
-  }, [searchText])
+  const filters = useFilters(searchText)
   // The server filters, orders and pages: the page asks for the rows it shows (OVERVIEW_PAGE_SIZE).
   const overview = useQuery(overviewQuery(searchText))
   const data = overview.data
   const counts = data?.counts
   const allChecks = counts ? Object.values(counts).reduce((sum, count) => sum + count, 0) : 0
-  const groupNames = new Map((groups.data ?? []).map((group) => [String(group.id), group.name]))
   return (
     <>
       <PageHeader
@@ -58,57 +43,8 @@ export function OverviewPage() {
         subtitle={data ? `${allChecks} ${allChecks === 1 ? 'check' : 'checks'} in this account` : undefined}
         actions={canWrite && <NewCheckMenu />}
       />
-      <section className="summary" aria-label="Checks by status">
-        {STATUSES.map((status) => (
-          <button
-            type="button"
-            key={status}
-            className={`summary-tile tile-${status}`}
-            aria-pressed={filters.status === status}
-            onClick={() =>
-              setSearch({ status: filters.status === status ? undefined : status, page: undefined })
-            }
-          >
-            <span className="summary-count">{counts?.[status] ?? 0}</span>
-            <StatusBadge status={status} />
-          </button>
-        ))}
-      </section>
-      <form className="filters" aria-label="Filter checks" onSubmit={(event) => event.preventDefault()}>
-        <label className="grow">
-          <span className="sr-only">Search by name</span>
-          <input
-            type="search"
-            placeholder="Search checks by name"
-            value={filters.q}
-            onChange={(event) => setSearch({ q: event.target.value, page: undefined })}
-          />
-        </label>
-        <Select
-          label="Status"
-          plural="statuses"
-          value={filters.status}
-          name="status"
-          options={STATUSES.map((s) => [s, s])}
-        />
-        <Select label="Type" value={filters.type} name="type" options={Object.entries(CHECK_TYPE_LABELS)} />
-        <Select label="Tag" value={filters.tag} name="tag" options={(data?.tags ?? []).map((t) => [t, t])} />
-        <Select
-          label="Group"
-          value={filters.group}
-          name="group"
-          options={(data?.groupIds ?? []).map((id) => [
-            String(id),
-            groupNames.get(String(id)) ?? `Group ${id}`,
-          ])}
-        />
-        <Select
-          label="Location"
-          value={filters.location}
-          name="location"
-          options={(data?.locations ?? []).map((l) => [l, l])}
-        />
-      </form>
+      <StatusTiles counts={counts} selected={filters.status} />
+      <FilterBar filters={filters} overview={data} />
       <ErrorBox error={overview.error} />
       {!data ? (
         overview.isPending && <Loading />
@@ -121,6 +57,89 @@ export function OverviewPage() {
         <CheckTable overview={data} />
       )}
     </>
+  )
+}
+
+function useFilters(searchText: string): Filters {
+  return useMemo<Filters>(() => {
+    const params = new URLSearchParams(searchText)
+    return {
+      q: params.get('q') ?? '',
+      status: params.get('status') ?? '',
+      type: params.get('type') ?? '',
+      tag: params.get('tag') ?? '',
+      group: params.get('group') ?? '',
+      location: params.get('location') ?? '',
+    }
+  }, [searchText])
+}
+
+/** A tile per status with its count; a tile filters by its status, a second press clears it. */
+function StatusTiles(props: { counts: Overview['counts'] | undefined; selected: string }) {
+  return (
+    <section className="summary" aria-label="Checks by status">
+      {STATUSES.map((status) => (
+        <button
+          type="button"
+          key={status}
+          className={`summary-tile tile-${status}`}
+          aria-pressed={props.selected === status}
+          onClick={() =>
+            setSearch({ status: props.selected === status ? undefined : status, page: undefined })
+          }
+        >
+          <span className="summary-count">{props.counts?.[status] ?? 0}</span>
+          <StatusBadge status={status} />
+        </button>
+      ))}
+    </section>
+  )
+}
+
+function FilterBar(props: { filters: Filters; overview: Overview | undefined }) {
+  const { filters, overview: data } = props
+  const groups = useQuery({
+    queryKey: ['check-groups', 'all'],
+    queryFn: () => api.get<{ id: number; name: string }[]>('/v1/check-groups?limit=100'),
+    staleTime: 60_000,
+  })
+  const groupNames = new Map((groups.data ?? []).map((group) => [String(group.id), group.name]))
+  return (
+    <form className="filters" aria-label="Filter checks" onSubmit={(event) => event.preventDefault()}>
+      <label className="grow">
+        <span className="sr-only">Search by name</span>
+        <input
+          type="search"
+          placeholder="Search checks by name"
+          value={filters.q}
+          onChange={(event) => setSearch({ q: event.target.value, page: undefined })}
+        />
+      </label>
+      <Select
+        label="Status"
+        plural="statuses"
+        value={filters.status}
+        name="status"
+        options={STATUSES.map((s) => [s, s])}
+      />
+      <Select label="Type" value={filters.type} name="type" options={Object.entries(CHECK_TYPE_LABELS)} />
+      <Select label="Tag" value={filters.tag} name="tag" options={(data?.tags ?? []).map((t) => [t, t])} />
+      <Select
+        label="Group"
+        value={filters.group}
+        name="group"
+        options={(data?.groupIds ?? []).map((id) => [
+          String(id),
+          groupNames.get(String(id)) ?? `Group ${id}`,
+        ])}
+      />
+      <Select
+        label="Location"
+        value={filters.location}
+        name="location"
+        options={(data?.locations ?? []).map((l) => [l, l])}
+      />
+    </form>
   )
 }
 
@@ -168,6 +187,15 @@ function NewCheckMenu() {
 // poll); the "last run" texts follow the clock through this context instead of re-rendering every row.
 const NowContext = createContext(Date.now())
 
+const CHECK_COLUMNS: TableColumn[] = [
+  { label: 'Name' },
+  { label: 'Status' },
+  { label: 'Type', className: 'hide-sm' },
+  { label: 'Last run', className: 'hide-sm' },
+  { label: 'Availability (24 h)', className: 'num' },
+  { label: 'Response time (24 h)', className: 'hide-sm' },
+]
+
 function CheckTable(props: { overview: Overview }) {
   const { checks: rows, total, page, limit } = props.overview
   if (total === 0) return <Empty>No checks match these filters.</Empty>
@@ -176,31 +204,11 @@ function CheckTable(props: { overview: Overview }) {
   return (
     <NowContext.Provider value={Date.now()}>
       <div className="table-wrap">
-        <table className="table checks-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="hide-sm">
-                Type
-              </th>
-              <th scope="col" className="hide-sm">
-                Last run
-              </th>
-              <th scope="col" className="num">
-                24 h
-              </th>
-              <th scope="col" className="hide-sm">
-                Response time (24 h)
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((check) => (
-              <CheckRow key={check.id} check={check} />
-            ))}
-          </tbody>
-        </table>
+        <StackTable className="checks-table" columns={CHECK_COLUMNS}>
+          {rows.map((check) => (
+            <CheckRow key={check.id} check={check} />
+          ))}
+        </StackTable>
         {pages > 1 && (
           <nav className="pager" aria-label="Pages of checks">
             <span className="muted">
@@ -230,8 +238,8 @@ function CheckTable(props: { overview: Overview }) {
 const CheckRow = memo(function CheckRow(props: { check: OverviewCheck }) {
   const { check } = props
   return (
-    <tr className={`row-${check.status}`}>
-      <td>
+    <Row className={`row-${check.status}`}>
+      <Cell label="Name" className="cell-primary">
         <Link href={`/checks/${check.id}`} className="check-name">
           {check.name}
         </Link>
@@ -245,16 +253,20 @@ const CheckRow = memo(function CheckRow(props: { check: OverviewCheck }) {
             ))}
           </span>
         )}
-      </td>
-      <td>
+      </Cell>
+      <Cell label="Status">
         <StatusBadge status={check.status} />
-      </td>
-      <td className="hide-sm">{CHECK_TYPE_LABELS[check.checkType] ?? check.checkType}</td>
-      <td className="hide-sm" title={formatTime(check.lastRunAt, true)}>
+      </Cell>
+      <Cell label="Type" className="hide-sm">
+        {CHECK_TYPE_LABELS[check.checkType] ?? check.checkType}
+      </Cell>
+      <Cell label="Last run" className="hide-sm" title={formatTime(check.lastRunAt, true)}>
         <Ago iso={check.lastRunAt} />
-      </td>
-      <td className="num">{formatPercent(check.availability24h)}</td>
-      <td className="hide-sm">
+      </Cell>
+      <Cell label="Availability (24 h)" className="num">
+        {formatPercent(check.availability24h)}
+      </Cell>
+      <Cell label="Response time (24 h)" className="hide-sm">
         {check.lastResponseTime === null && check.responseTimes24h.every((value) => value === null) ? (
           <span className="muted">—</span>
         ) : (
@@ -263,8 +275,8 @@ const CheckRow = memo(function CheckRow(props: { check: OverviewCheck }) {
             <span className="muted">{formatMs(check.lastResponseTime)}</span>
           </div>
         )}
-      </td>
-    </tr>
+      </Cell>
+    </Row>
   )
 })
 

@@ -4,6 +4,7 @@ import { api } from '../api.ts'
 import { CHECK_TYPE_LABELS, formatMs, formatTime } from '../format.ts'
 import { Link } from '../router.tsx'
 import type { AssertionResult, CheckResult, HttpResult } from '../types.ts'
+import { Cell, Row, StackTable, type TableColumn } from '../ui/table.tsx'
 import { Card, ErrorBox, KeyValues, Loading, PageHeader, ResultBadge } from '../ui/ui.tsx'
 import { ScriptResult } from './script-result.tsx'
 
@@ -232,47 +233,42 @@ function HttpExchange(props: { detail: HttpResult }) {
   )
 }
 
+const ASSERTION_COLUMNS: TableColumn[] = [
+  'Result',
+  'Source',
+  'Property',
+  'Comparison',
+  'Target',
+  'Actual',
+].map((label) => ({ label }))
+
 export function Assertions(props: { assertions: AssertionResult[] }) {
   return (
     <Card title="Assertions">
       <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Result</th>
-              <th scope="col">Source</th>
-              <th scope="col">Property</th>
-              <th scope="col">Comparison</th>
-              <th scope="col">Target</th>
-              <th scope="col">Actual</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.assertions.map((assertion, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: assertions have no id and keep their order
-              <tr key={index}>
-                <td className={assertion.passed ? 'pass-text' : 'fail-text'}>
-                  {assertion.passed ? 'Passed' : 'Failed'}
-                </td>
-                <td>{assertion.source}</td>
-                <td>
-                  <code>{assertion.property || '—'}</code>
-                </td>
-                <td>{assertion.comparison}</td>
-                <td>
-                  <code>{assertion.target}</code>
-                </td>
-                <td>
-                  <code>
-                    {typeof assertion.actual === 'string'
-                      ? assertion.actual
-                      : JSON.stringify(assertion.actual)}
-                  </code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StackTable columns={ASSERTION_COLUMNS}>
+          {props.assertions.map((assertion, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: assertions have no id and keep their order
+            <Row key={index}>
+              <Cell label="Result" className={assertion.passed ? 'pass-text' : 'fail-text'}>
+                {assertion.passed ? 'Passed' : 'Failed'}
+              </Cell>
+              <Cell label="Source">{assertion.source}</Cell>
+              <Cell label="Property">
+                <code>{assertion.property || '—'}</code>
+              </Cell>
+              <Cell label="Comparison">{assertion.comparison}</Cell>
+              <Cell label="Target">
+                <code>{assertion.target}</code>
+              </Cell>
+              <Cell label="Actual">
+                <code>
+                  {typeof assertion.actual === 'string' ? assertion.actual : JSON.stringify(assertion.actual)}
+                </code>
+              </Cell>
+            </Row>
+          ))}
+        </StackTable>
       </div>
     </Card>
   )

@@ -47,56 +47,62 @@ export function RetryFields(props: { bind: Bind }) {
             </select>
           )}
         </Field>
-        {stepped && (
-          <>
-            <NumberInput
-              {...bind}
-              path="retryStrategy.baseBackoffSeconds"
-              label="Seconds before a retry"
-              min={backoff.min}
-              max={backoff.max}
-              hint={boundsHint(backoff, ' s')}
-            />
-            {strategy?.type !== 'SINGLE_RETRY' && (
-              <NumberInput
-                {...bind}
-                path="retryStrategy.maxRetries"
-                label="Retries at most"
-                min={retries.min}
-                max={retries.max}
-                hint={boundsHint(retries)}
-              />
-            )}
-            <NumberInput
-              {...bind}
-              path="retryStrategy.maxDurationSeconds"
-              label="Seconds of retrying at most"
-              min={duration.min}
-              max={duration.max}
-              hint={boundsHint(duration, ' s')}
-            />
-            <CheckboxInput {...bind} path="retryStrategy.sameRegion" label="Retry in the same location" />
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                checked={((getPath(bind.draft, 'retryStrategy.onlyOn') ?? []) as string[]).includes(
-                  'NETWORK_ERROR',
-                )}
-                onChange={(event) =>
-                  bind.onChange(
-                    setPath(
-                      bind.draft,
-                      'retryStrategy.onlyOn',
-                      event.target.checked ? ['NETWORK_ERROR'] : [],
-                    ),
-                  )
-                }
-              />
-              Retry on network errors only
-            </label>
-          </>
-        )}
+        {stepped && <RetryLimits bind={bind} type={strategy?.type} />}
       </div>
     </Card>
+  )
+}
+
+/** A retrying strategy's backoff and limits, and where and on what it retries. */
+function RetryLimits(props: { bind: Bind; type: string | undefined }) {
+  const { bind } = props
+  const backoff = bounds(RetryStrategy, 'baseBackoffSeconds')
+  const retries = bounds(RetryStrategy, 'maxRetries')
+  const duration = bounds(RetryStrategy, 'maxDurationSeconds')
+  const networkOnly = ((getPath(bind.draft, 'retryStrategy.onlyOn') ?? []) as string[]).includes(
+    'NETWORK_ERROR',
+  )
+  return (
+    <>
+      <NumberInput
+        {...bind}
+        path="retryStrategy.baseBackoffSeconds"
+        label="Seconds before a retry"
+        min={backoff.min}
+        max={backoff.max}
+        hint={boundsHint(backoff, ' s')}
+      />
+      {props.type !== 'SINGLE_RETRY' && (
+        <NumberInput
+          {...bind}
+          path="retryStrategy.maxRetries"
+          label="Retries at most"
+          min={retries.min}
+          max={retries.max}
+          hint={boundsHint(retries)}
+        />
+      )}
+      <NumberInput
+        {...bind}
+        path="retryStrategy.maxDurationSeconds"
+        label="Seconds of retrying at most"
+        min={duration.min}
+        max={duration.max}
+        hint={boundsHint(duration, ' s')}
+      />
+      <CheckboxInput {...bind} path="retryStrategy.sameRegion" label="Retry in the same location" />
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={networkOnly}
+          onChange={(event) =>
+            bind.onChange(
+              setPath(bind.draft, 'retryStrategy.onlyOn', event.target.checked ? ['NETWORK_ERROR'] : []),
+            )
+          }
+        />
+        Retry on network errors only
+      </label>
+    </>
   )
 }

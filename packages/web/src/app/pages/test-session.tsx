@@ -3,6 +3,7 @@ import { api } from '../api.ts'
 import { CHECK_TYPE_LABELS, formatMs, formatTime } from '../format.ts'
 import { Link } from '../router.tsx'
 import type { CheckResult, CheckStatus } from '../types.ts'
+import { Cell, Row, StackTable, type TableColumn } from '../ui/table.tsx'
 import { Card, ErrorBox, KeyValues, Loading, PageHeader } from '../ui/ui.tsx'
 import { ResultView } from './result.tsx'
 
@@ -98,55 +99,48 @@ export default function TestSessionPage(props: { sessionId: string }) {
   )
 }
 
+const SESSION_COLUMNS: TableColumn[] = [
+  { label: 'Result' },
+  { label: 'Check' },
+  { label: 'Type', className: 'hide-sm' },
+  { label: 'Location' },
+  { label: 'Response time', className: 'num' },
+]
+
 /** Each run's verdict (a link to its result once it ended), check, type, location and response time. */
 function SessionResults(props: { session: TestSession }) {
   const data = props.session
   return (
     <Card title={`Results (${data.results.length})`}>
       <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Result</th>
-              <th scope="col">Check</th>
-              <th scope="col" className="hide-sm">
-                Type
-              </th>
-              <th scope="col">Location</th>
-              <th scope="col" className="num">
-                Response time
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.results.map((result) => (
-              <tr key={result.testSessionResultId}>
-                <td>
-                  {result.status === 'RUNNING' ? (
+        <StackTable columns={SESSION_COLUMNS}>
+          {data.results.map((result) => (
+            <Row key={result.testSessionResultId}>
+              <Cell label="Result">
+                {result.status === 'RUNNING' ? (
+                  <SessionStatusText status={result.status} />
+                ) : (
+                  <Link
+                    href={`/test-sessions/${data.testSessionId}/results/${result.testSessionResultId}`}
+                    aria-label={`${WORDS[result.status]}: result of ${result.name}`}
+                  >
                     <SessionStatusText status={result.status} />
-                  ) : (
-                    <Link
-                      href={`/test-sessions/${data.testSessionId}/results/${result.testSessionResultId}`}
-                      aria-label={`${WORDS[result.status]}: result of ${result.name}`}
-                    >
-                      <SessionStatusText status={result.status} />
-                    </Link>
-                  )}
-                </td>
-                <td>
-                  {result.checkId ? (
-                    <Link href={`/checks/${result.checkId}`}>{result.name}</Link>
-                  ) : (
-                    result.name
-                  )}
-                </td>
-                <td className="hide-sm">{CHECK_TYPE_LABELS[result.checkType] ?? result.checkType}</td>
-                <td>{result.runLocation}</td>
-                <td className="num">{formatMs(result.responseTime)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  </Link>
+                )}
+              </Cell>
+              <Cell label="Check">
+                {result.checkId ? <Link href={`/checks/${result.checkId}`}>{result.name}</Link> : result.name}
+              </Cell>
+              <Cell label="Type" className="hide-sm">
+                {CHECK_TYPE_LABELS[result.checkType] ?? result.checkType}
+              </Cell>
+              <Cell label="Location">{result.runLocation}</Cell>
+              <Cell label="Response time" className="num">
+                {formatMs(result.responseTime)}
+              </Cell>
+            </Row>
+          ))}
+        </StackTable>
       </div>
     </Card>
   )

@@ -45,53 +45,75 @@ export function VariablesFields(props: { bind: Bind }) {
         <p className="muted">None: the check uses the account's and its group's variables.</p>
       )}
       {variables.map((variable, index) => (
-        // Rows have no id of their own; a key being typed can't be one.
-        // biome-ignore lint/suspicious/noArrayIndexKey: see above
-        <div key={index} className="form-grid variable-row">
-          <TextInput
-            {...bind}
-            path={`environmentVariables.${index}.key`}
-            label={`Name of variable ${index + 1}`}
-            placeholder="API_TOKEN"
-            hint={index === 0 ? `Letters, digits and _ (${keyPattern}).` : undefined}
-          />
-          <TextInput
-            {...bind}
-            path={`environmentVariables.${index}.value`}
-            label={`Value of variable ${index + 1}`}
-            type={variable.secret ? 'password' : 'text'}
-          />
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={variable.locked === true}
-              onChange={(event) => update(index, { locked: event.target.checked })}
-            />
-            Locked (reads masked)
-          </label>
-          <label className="checkbox">
-            <input
-              type="checkbox"
-              checked={variable.secret === true}
-              onChange={(event) => update(index, { secret: event.target.checked })}
-            />
-            Secret (never readable again)
-          </label>
-          <Button
-            className="btn-small"
-            variant="ghost"
-            aria-label={`Remove variable ${index + 1}`}
-            onClick={() =>
-              bind.onChange({
-                ...bind.draft,
-                environmentVariables: variables.filter((_, at) => at !== index),
-              })
-            }
-          >
-            Remove
-          </Button>
-        </div>
+        <VariableRow
+          // Rows have no id of their own; a key being typed can't be one.
+          // biome-ignore lint/suspicious/noArrayIndexKey: see above
+          key={index}
+          bind={bind}
+          index={index}
+          variable={variable}
+          hint={index === 0 ? `Letters, digits and _ (${keyPattern}).` : undefined}
+          onChange={(change) => update(index, change)}
+          onRemove={() =>
+            bind.onChange({ ...bind.draft, environmentVariables: variables.filter((_, at) => at !== index) })
+          }
+        />
       ))}
     </Card>
+  )
+}
+
+function VariableRow(props: {
+  bind: Bind
+  index: number
+  variable: Variable
+  hint?: string
+  onChange(change: Partial<Variable>): void
+  onRemove(): void
+}) {
+  const { bind, index, variable } = props
+  return (
+    <div className="form-grid variable-row">
+      <TextInput
+        {...bind}
+        path={`environmentVariables.${index}.key`}
+        label={`Name of variable ${index + 1}`}
+        placeholder="API_TOKEN"
+        hint={props.hint}
+      />
+      <TextInput
+        {...bind}
+        path={`environmentVariables.${index}.value`}
+        label={`Value of variable ${index + 1}`}
+        type={variable.secret ? 'password' : 'text'}
+      />
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={variable.locked === true}
+          // Every row has these boxes: the name says which variable each belongs to.
+          aria-label={`Locked (reads masked), variable ${index + 1}`}
+          onChange={(event) => props.onChange({ locked: event.target.checked })}
+        />
+        Locked (reads masked)
+      </label>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={variable.secret === true}
+          aria-label={`Secret (never readable again), variable ${index + 1}`}
+          onChange={(event) => props.onChange({ secret: event.target.checked })}
+        />
+        Secret (never readable again)
+      </label>
+      <Button
+        className="btn-small"
+        variant="ghost"
+        aria-label={`Remove variable ${index + 1}`}
+        onClick={props.onRemove}
+      >
+        Remove
+      </Button>
+    </div>
   )
 }

@@ -3,7 +3,7 @@ import type { FormEvent } from 'react'
 import { api } from '../api.ts'
 import { useSession } from '../session.tsx'
 import { useDraft } from '../ui/edited-errors.ts'
-import { NumberInput, TextInput, timeZoneNames } from '../ui/form-fields.tsx'
+import { type BoundProps, NumberInput, TextInput, timeZoneNames } from '../ui/form-fields.tsx'
 import { Button, Card, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 
 interface Account {
@@ -52,30 +52,7 @@ function AccountForm(props: { account: Account }) {
             </div>
           )}
           <fieldset disabled={!isAdmin} className="plain-fieldset">
-            <div className="form-grid">
-              <TextInput {...bind} path="name" label="Name" />
-              <TextInput
-                {...bind}
-                path="settings.timezone"
-                label="Time zone"
-                hint="IANA name, e.g. Europe/Berlin. Times in the dashboard and analytics ranges use it."
-                suggestions={timeZoneNames()}
-              />
-              <NumberInput
-                {...bind}
-                path="settings.resultRetentionDays"
-                label="Keep results (days)"
-                min={1}
-                max={400}
-              />
-              <NumberInput
-                {...bind}
-                path="settings.traceRetentionDays"
-                label="Keep traces and artifacts (days)"
-                min={1}
-                max={400}
-              />
-            </div>
+            <AccountFields bind={bind} />
           </fieldset>
           {isAdmin && (
             <div className="form-actions">
@@ -87,5 +64,35 @@ function AccountForm(props: { account: Account }) {
         </Card>
       </form>
     </>
+  )
+}
+
+function AccountFields(props: { bind: Pick<BoundProps, 'draft' | 'onChange' | 'error'> }) {
+  const { bind } = props
+  return (
+    <div className="form-grid">
+      <TextInput {...bind} path="name" label="Name" />
+      <TextInput
+        {...bind}
+        path="settings.timezone"
+        label="Time zone"
+        hint="IANA name, e.g. Europe/Berlin. Times in the dashboard and analytics ranges use it."
+        suggestions={timeZoneNames()}
+      />
+      <NumberInput
+        {...bind}
+        path="settings.resultRetentionDays"
+        label="Keep results (days)"
+        min={1}
+        max={400}
+      />
+      <NumberInput
+        {...bind}
+        path="settings.traceRetentionDays"
+        label="Keep traces and artifacts (days)"
+        min={1}
+        max={400}
+      />
+    </div>
   )
 }

@@ -13,6 +13,7 @@ import {
   TextInput,
   timeZoneNames,
 } from '../ui/form-fields.tsx'
+import { Cell, Row, StackTable } from '../ui/table.tsx'
 import { Button, Card, Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 import type { FieldSpec, ResourceDescriptor } from './descriptor.ts'
 
@@ -39,7 +40,7 @@ function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
   const list = useQuery({
     queryKey: [descriptor.key],
     queryFn: () => listOf<Item>(descriptor.listPath),
-    refetchInterval: 10_000,
+    refetchInterval: descriptor.live ? 3000 : 10_000,
   })
   return (
     <>
@@ -65,25 +66,16 @@ function ResourceList(props: { descriptor: ResourceDescriptor<Item> }) {
         <Empty>No {descriptor.title.toLowerCase()} yet.</Empty>
       ) : (
         <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                {descriptor.columns.map((column) => (
-                  <th key={column.label} scope="col" className={column.className}>
-                    {column.label}
-                  </th>
-                ))}
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {(list.data ?? []).map((item) => (
-                <ResourceRow key={descriptor.idOf(item)} descriptor={descriptor} item={item} />
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            columns={[
+              ...descriptor.columns.map(({ label, className }) => ({ label, className })),
+              { label: 'Actions', labelHidden: true },
+            ]}
+          >
+            {(list.data ?? []).map((item) => (
+              <ResourceRow key={descriptor.idOf(item)} descriptor={descriptor} item={item} />
+            ))}
+          </StackTable>
         </div>
       )}
     </>
@@ -111,60 +103,70 @@ function useRowMutations(descriptor: ResourceDescriptor<Item>, item: Item) {
 
 function ResourceRow(props: { descriptor: ResourceDescriptor<Item>; item: Item }) {
   const { descriptor, item } = props
+  return (
+    <Row>
+      {descriptor.columns.map((column) => (
+        <Cell key={column.label} label={column.label} className={column.className}>
+          {column.render(item)}
+        </Cell>
+      ))}
+      <Cell label="Actions" className="row-actions">
+        <RowActions descriptor={descriptor} item={item} />
+      </Cell>
+    </Row>
+  )
+}
+
+/** Edit (or Open), the descriptor's own actions with their answer, and Delete, as the role allows. */
+function RowActions(props: { descriptor: ResourceDescriptor<Item>; item: Item }) {
+  const { descriptor, item } = props
   const session = useSession()
   const id = descriptor.idOf(item)
   const { message, action, remove } = useRowMutations(descriptor, item)
   const may = allowed(descriptor.role, session)
   return (
-    <tr>
-      {descriptor.columns.map((column) => (
-        <td key={column.label} className={column.className}>
-          {column.render(item)}
-        </td>
-      ))}
-      <td className="row-actions">
-        <div className="actions">
-          {(descriptor.updateMethod || descriptor.detail) && (
-            <Link
-              className="btn btn-small"
-              href={`/settings/${descriptor.key}/${encodeURIComponent(id)}${descriptor.search ?? ''}`}
-            >
-              {may && descriptor.updateMethod ? 'Edit' : 'Open'}
-            </Link>
-          )}
-          {descriptor.actions
-            ?.filter((entry) => allowed(entry.role ?? descriptor.role, session))
-            .map((entry) => (
-              <Button
-                key={entry.label}
-                className="btn-small"
-                disabled={action.isPending}
-                onClick={() => action.mutate(entry.run)}
-              >
-                {entry.label}
-              </Button>
-            ))}
-          {may && descriptor.canDelete !== false && (
-            <Button
-              className="btn-small"
-              variant="danger"
-              aria-label={`Delete ${descriptor.nameOf(item)}`}
-              onClick={() => {
-                if (confirm(`Delete ${descriptor.singular} "${descriptor.nameOf(item)}"?`)) remove.mutate()
-              }}
-            >
-              Delete
-            </Button>
-          )}
-        </div>
-        {message && (
-          <p className="hint" role="status">
-            {message}
-          </p>
+    <>
+      <div className="actions">
+        {(descriptor.updateMethod || descriptor.detail) && (
+          <Link
+            className="btn btn-small"
+            href={`/settings/${descriptor.key}/${encodeURIComponent(id)}${descriptor.search ?? ''}`}
+          >
+            {may && descriptor.updateMethod ? 'Edit' : 'Open'}
+          </Link>
         )}
-        <ErrorBox error={action.error ?? remove.error} />
-      </td>
-    </tr>
+        {descriptor.actions
+          ?.filter((entry) => allowed(entry.role ?? descriptor.role, session))
+          .map((entry) => (
+            <Button
+              key={entry.label}
+              className="btn-small"
+              disabled={action.isPending}
+              onClick={() => action.mutate(entry.run)}
+            >
+              {entry.label}
+            </Button>
+          ))}
+        {may && descriptor.canDelete !== false && (
+          <Button
+            className="btn-small"
+            variant="danger"
+            aria-label={`Delete ${descriptor.nameOf(item)}`}
+            onClick={() => {
+              if (confirm(`Delete ${descriptor.singular} "${descriptor.nameOf(item)}"?`)) remove.mutate()
+            }}
+          >
+            Delete
+          </Button>
+        )}
+      </div>
+      {message && (
+        <p className="hint" role="status">
+          {message}
+        </p>
+      )}
+      <ErrorBox error={action.error ?? remove.error} />
+    </>
   )
 }
 
@@ -189,30 +191,17 @@ function ResourceEdit(props: { descriptor: ResourceDescriptor<Item>; id: string 
 function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item }) {
   const { descriptor, item } = props
   const session = useSession()
-  const client = useQueryClient()
   const creating = !item
   const may = allowed(descriptor.role, session) && (creating || Boolean(descriptor.updateMethod))
   const [created, setCreated] = useState<Item | null>(null)
-  const save = useMutation({
-    mutationFn: () => {
-      const body = descriptor.toBody ? descriptor.toBody(draft, creating) : draft
-      if (creating) return api.post<Item>(descriptor.createPath as string, body)
-      const path = descriptor.itemPath(descriptor.idOf(item))
-      return descriptor.updateMethod === 'patch' ? api.patch<Item>(path, body) : api.put<Item>(path, body)
-    },
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: [descriptor.key] })
-      if (creating && descriptor.afterCreate) setCreated(saved)
-      else navigate(`/settings/${descriptor.key}${descriptor.search ?? ''}`)
-    },
-  })
+  const save = useSaveResource(descriptor, item, setCreated)
   const { draft, setDraft, error } = useDraft(
     () => (item ? (descriptor.toDraft?.(item) ?? { ...item }) : { ...descriptor.defaults }),
     save.error,
   )
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    save.mutate()
+    save.mutate(draft)
   }
   const title = creating ? (descriptor.createLabel ?? `New ${descriptor.singular}`) : descriptor.nameOf(item)
   return (
@@ -224,14 +213,7 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
         title={title}
       />
       {created && descriptor.afterCreate ? (
-        <Card title={descriptor.createdTitle ?? `${descriptor.singular} created`}>
-          {descriptor.afterCreate(created)}
-          <div className="form-actions">
-            <Link className="btn" href={`/settings/${descriptor.key}${descriptor.search ?? ''}`}>
-              Done
-            </Link>
-          </div>
-        </Card>
+        <CreatedCard descriptor={descriptor} created={created} />
       ) : (
         <form onSubmit={submit} noValidate aria-label={title}>
           <Card>
@@ -259,6 +241,43 @@ function ResourceForm(props: { descriptor: ResourceDescriptor<Item>; item?: Item
       )}
       {item && descriptor.detail?.(item)}
     </>
+  )
+}
+
+/** Creates (POST) or saves (PUT or PATCH) the draft; then back to the list, or to what a create answered. */
+function useSaveResource(
+  descriptor: ResourceDescriptor<Item>,
+  item: Item | undefined,
+  onCreated: (created: Item) => void,
+) {
+  const client = useQueryClient()
+  return useMutation({
+    mutationFn: (draft: Draft) => {
+      const body = descriptor.toBody ? descriptor.toBody(draft, !item) : draft
+      if (!item) return api.post<Item>(descriptor.createPath as string, body)
+      const path = descriptor.itemPath(descriptor.idOf(item))
+      return descriptor.updateMethod === 'patch' ? api.patch<Item>(path, body) : api.put<Item>(path, body)
+    },
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: [descriptor.key] })
+      if (!item && descriptor.afterCreate) onCreated(saved)
+      else navigate(`/settings/${descriptor.key}${descriptor.search ?? ''}`)
+    },
+  })
+}
+
+/** What a create answered once (a raw key, say), shown instead of the form until Done. */
+function CreatedCard(props: { descriptor: ResourceDescriptor<Item>; created: Item }) {
+  const { descriptor } = props
+  return (
+    <Card title={descriptor.createdTitle ?? `${descriptor.singular} created`}>
+      {descriptor.afterCreate?.(props.created)}
+      <div className="form-actions">
+        <Link className="btn" href={`/settings/${descriptor.key}${descriptor.search ?? ''}`}>
+          Done
+        </Link>
+      </div>
+    </Card>
   )
 }
 

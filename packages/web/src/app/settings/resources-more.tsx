@@ -2,7 +2,8 @@ import { api } from '../api.ts'
 import { formatAgo, formatTime } from '../format.ts'
 import type { Draft } from '../ui/form-fields.tsx'
 import { CopyButton, StatusBadge } from '../ui/ui.tsx'
-import type { ResourceDescriptor } from './descriptor.ts'
+import { ChecksPicker } from './checks-picker.tsx'
+import type { FieldSpec, ResourceDescriptor } from './descriptor.ts'
 import { IncidentUpdates } from './incident-updates.tsx'
 import { PrivateLocationDetail } from './private-location-detail.tsx'
 import { type CardDraft, CardsEditor, type ImpactDraft, ImpactsEditor } from './status-page-editors.tsx'
@@ -177,7 +178,7 @@ export const services: ResourceDescriptor<Item> = {
   fields: [
     { path: 'name', label: 'Name', kind: 'text', required: true },
     { path: 'description', label: 'Description', kind: 'text' },
-    { path: 'checkIds', label: 'Check IDs', kind: 'list' },
+    { path: 'checkIds', label: 'Checks', kind: 'custom', render: (bind) => <ChecksPicker {...bind} /> },
   ],
   defaults: { name: '', checkIds: [] },
   toDraft: (item) => ({
@@ -187,10 +188,59 @@ export const services: ResourceDescriptor<Item> = {
   }),
 }
 
+const INCIDENT_FIELDS: FieldSpec[] = [
+  { path: 'name', label: 'Name', kind: 'text', required: true },
+  {
+    path: 'severity',
+    label: 'Severity',
+    kind: 'select',
+    options: [['', '—'], 'MINOR', 'MEDIUM', 'MAJOR', 'CRITICAL'],
+  },
+  {
+    path: 'componentImpacts',
+    label: 'Impacted services',
+    kind: 'custom',
+    render: (bind) => <ImpactsEditor bind={bind} />,
+  },
+  {
+    path: 'updateStatus',
+    label: 'Status',
+    kind: 'select',
+    options: ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'],
+    show: (_, creating) => creating,
+  },
+  { path: 'updateDescription', label: 'First update', kind: 'textarea', show: (_, creating) => creating },
+  {
+    path: 'notifySubscribers',
+    label: 'Notify subscribers',
+    kind: 'checkbox',
+    show: (_, creating) => creating,
+  },
+]
+
+/** A new incident carries its first update; an edit changes the name, severity and impacts. */
+function incidentBody(draft: Draft, creating: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    name: draft.name,
+    componentImpacts: draft.componentImpacts ?? [],
+  }
+  if (draft.severity) body.severity = draft.severity
+  if (creating)
+    body.incidentUpdates = [
+      {
+        description: draft.updateDescription,
+        status: draft.updateStatus,
+        notifySubscribers: draft.notifySubscribers === true,
+      },
+    ]
+  return body
+}
+
 export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
   return {
     key: 'incidents',
     title: 'Incidents',
+    live: true,
     singular: 'incident',
     description: 'Tell your users what is happening; updates can notify subscribers.',
     listPath: `/v3/status-pages/${statusPageId}/incidents?limit=100`,
@@ -206,35 +256,7 @@ export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
       { label: 'Started', render: (item) => formatTime(item.startedAt) },
       { label: 'Resolved', render: (item) => formatTime(item.resolvedAt) },
     ],
-    fields: [
-      { path: 'name', label: 'Name', kind: 'text', required: true },
-      {
-        path: 'severity',
-        label: 'Severity',
-        kind: 'select',
-        options: [['', '—'], 'MINOR', 'MEDIUM', 'MAJOR', 'CRITICAL'],
-      },
-      {
-        path: 'componentImpacts',
-        label: 'Impacted services',
-        kind: 'custom',
-        render: (bind) => <ImpactsEditor bind={bind} />,
-      },
-      {
-        path: 'updateStatus',
-        label: 'Status',
-        kind: 'select',
-        options: ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'],
-        show: (_, creating) => creating,
-      },
-      { path: 'updateDescription', label: 'First update', kind: 'textarea', show: (_, creating) => creating },
-      {
-        path: 'notifySubscribers',
-        label: 'Notify subscribers',
-        kind: 'checkbox',
-        show: (_, creating) => creating,
-      },
-    ],
+    fields: INCIDENT_FIELDS,
     defaults: {
       name: '',
       componentImpacts: [],
@@ -249,22 +271,7 @@ export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
         (impact: Item): ImpactDraft => ({ componentId: impact.componentId, status: impact.status }),
       ),
     }),
-    toBody: (draft, creating) => {
-      const body: Record<string, unknown> = {
-        name: draft.name,
-        componentImpacts: draft.componentImpacts ?? [],
-      }
-      if (draft.severity) body.severity = draft.severity
-      if (creating)
-        body.incidentUpdates = [
-          {
-            description: draft.updateDescription,
-            status: draft.updateStatus,
-            notifySubscribers: draft.notifySubscribers === true,
-          },
-        ]
-      return body
-    },
+    toBody: incidentBody,
     detail: (item) => <IncidentUpdates incident={item} />,
   }
 }

@@ -123,87 +123,156 @@ function CardEditor(props: {
 }) {
   const { card, names } = props
   const nameId = useId()
-  const addId = useId()
   const path = `cards.${props.index}`
   const servicesErrors = fieldErrorsFor(props.error, `${path}.services`, true)
-  const nameErrors = [
-    ...fieldErrorsFor(props.error, `${path}.name`),
-    ...fieldErrorsFor(props.error, `${path}.id`),
-  ]
   const label = card.name || `card ${props.index + 1}`
   const unused = [...names].filter(([id]) => !card.services.includes(id))
   const setServices = (services: string[]) => props.onChange({ ...card, services })
   return (
     <div className="editor-card">
-      <div className="editor-row">
-        <label htmlFor={nameId} className="editor-label">
-          Card {props.index + 1} name
-        </label>
-        <input
-          id={nameId}
-          value={card.name}
-          aria-invalid={nameErrors.length > 0}
-          aria-describedby={nameErrors.length ? `${nameId}-error` : undefined}
-          onChange={(event) => props.onChange({ ...card, name: event.target.value })}
-        />
-        <OrderButtons what={`card ${label}`} index={props.index} count={props.count} move={props.onMove} />
-        <Button
-          className="btn-small"
-          variant="danger"
-          aria-label={`Remove card ${label}`}
-          onClick={props.onRemove}
-        >
-          Remove
-        </Button>
-        <FieldError id={`${nameId}-error`} name={`${path}.name`} errors={nameErrors} />
-      </div>
-      <ol className="editor-items">
-        {card.services.map((id, index) => (
-          <li key={id} className="editor-row">
-            <span className="editor-grow">{names.get(id) ?? id}</span>
-            <OrderButtons
-              what={names.get(id) ?? id}
-              index={index}
-              count={card.services.length}
-              move={(step) => setServices(moved(card.services, index, step))}
-            />
-            <Button
-              className="btn-small"
-              aria-label={`Remove ${names.get(id) ?? id} from ${label}`}
-              onClick={() => setServices(card.services.filter((other) => other !== id))}
-            >
-              Remove
-            </Button>
-            <FieldError
-              id={`${nameId}-service-${index}-error`}
-              name={`${path}.services.${index}`}
-              errors={fieldErrorsFor(props.error, `${path}.services.${index}`)}
-            />
-          </li>
-        ))}
-      </ol>
-      <div className="editor-row">
-        <label htmlFor={addId} className="editor-label">
-          Add a service
-        </label>
-        <select
-          id={addId}
-          value=""
-          disabled={unused.length === 0}
-          aria-describedby={servicesErrors.length ? `${addId}-error` : undefined}
-          onChange={(event) => event.target.value && setServices([...card.services, event.target.value])}
-        >
-          <option value="">
-            {unused.length === 0 ? 'Every service is on this card' : 'Choose a service…'}
+      <CardNameRow
+        card={card}
+        index={props.index}
+        count={props.count}
+        label={label}
+        error={props.error}
+        onChange={props.onChange}
+        onMove={props.onMove}
+        onRemove={props.onRemove}
+      />
+      <CardServices
+        services={card.services}
+        names={names}
+        label={label}
+        path={path}
+        idPrefix={nameId}
+        error={props.error}
+        onChange={setServices}
+      />
+      <AddService
+        unused={unused}
+        errors={servicesErrors}
+        path={path}
+        onAdd={(id) => setServices([...card.services, id])}
+      />
+    </div>
+  )
+}
+
+/** A card's name, its order buttons and Remove, with the API's messages for its name. */
+function CardNameRow(props: {
+  card: CardDraft
+  index: number
+  count: number
+  label: string
+  error: unknown
+  onChange(card: CardDraft): void
+  onMove(step: number): void
+  onRemove(): void
+}) {
+  const { card, label } = props
+  const nameId = useId()
+  const path = `cards.${props.index}`
+  const nameErrors = [
+    ...fieldErrorsFor(props.error, `${path}.name`),
+    ...fieldErrorsFor(props.error, `${path}.id`),
+  ]
+  return (
+    <div className="editor-row">
+      <label htmlFor={nameId} className="editor-label">
+        Card {props.index + 1} name
+      </label>
+      <input
+        id={nameId}
+        value={card.name}
+        aria-invalid={nameErrors.length > 0}
+        aria-describedby={nameErrors.length ? `${nameId}-error` : undefined}
+        onChange={(event) => props.onChange({ ...card, name: event.target.value })}
+      />
+      <OrderButtons what={`card ${label}`} index={props.index} count={props.count} move={props.onMove} />
+      <Button
+        className="btn-small"
+        variant="danger"
+        aria-label={`Remove card ${label}`}
+        onClick={props.onRemove}
+      >
+        Remove
+      </Button>
+      <FieldError id={`${nameId}-error`} name={`${path}.name`} errors={nameErrors} />
+    </div>
+  )
+}
+
+/** A card's services in order, each with its order buttons, Remove and the API's messages for it. */
+function CardServices(props: {
+  services: string[]
+  names: Map<string, string>
+  label: string
+  path: string
+  idPrefix: string
+  error: unknown
+  onChange(services: string[]): void
+}) {
+  const { services, names } = props
+  return (
+    <ol className="editor-items">
+      {services.map((id, index) => (
+        <li key={id} className="editor-row">
+          <span className="editor-grow">{names.get(id) ?? id}</span>
+          <OrderButtons
+            what={names.get(id) ?? id}
+            index={index}
+            count={services.length}
+            move={(step) => props.onChange(moved(services, index, step))}
+          />
+          <Button
+            className="btn-small"
+            aria-label={`Remove ${names.get(id) ?? id} from ${props.label}`}
+            onClick={() => props.onChange(services.filter((other) => other !== id))}
+          >
+            Remove
+          </Button>
+          <FieldError
+            id={`${props.idPrefix}-service-${index}-error`}
+            name={`${props.path}.services.${index}`}
+            errors={fieldErrorsFor(props.error, `${props.path}.services.${index}`)}
+          />
+        </li>
+      ))}
+    </ol>
+  )
+}
+
+function AddService(props: {
+  unused: [string, string][]
+  errors: string[]
+  path: string
+  onAdd(id: string): void
+}) {
+  const addId = useId()
+  const { unused, errors } = props
+  return (
+    <div className="editor-row">
+      <label htmlFor={addId} className="editor-label">
+        Add a service
+      </label>
+      <select
+        id={addId}
+        value=""
+        disabled={unused.length === 0}
+        aria-describedby={errors.length ? `${addId}-error` : undefined}
+        onChange={(event) => event.target.value && props.onAdd(event.target.value)}
+      >
+        <option value="">
+          {unused.length === 0 ? 'Every service is on this card' : 'Choose a service…'}
+        </option>
+        {unused.map(([id, name]) => (
+          <option key={id} value={id}>
+            {name}
           </option>
-          {unused.map(([id, name]) => (
-            <option key={id} value={id}>
-              {name}
-            </option>
-          ))}
-        </select>
-        <FieldError id={`${addId}-error`} name={`${path}.services`} errors={servicesErrors} />
-      </div>
+        ))}
+      </select>
+      <FieldError id={`${addId}-error`} name={`${props.path}.services`} errors={errors} />
     </div>
   )
 }
@@ -226,43 +295,20 @@ export function ImpactsEditor(props: { bind: Bind }) {
       <FieldError id={`${addId}-error`} name="componentImpacts" errors={errors} />
       {impacts.length === 0 && <p className="hint">No service is impacted.</p>}
       <ul className="editor-items impact-items">
-        {impacts.map((impact, index) => {
-          const name = names.get(impact.componentId) ?? impact.componentId
-          const errors = fieldErrorsFor(bind.error, `componentImpacts.${index}`)
-          const errorId = `${addId}-impact-${index}-error`
-          return (
-            <li key={impact.componentId} className="editor-row">
-              <span className="editor-grow">{name}</span>
-              <select
-                aria-label={`Impact on ${name}`}
-                aria-invalid={errors.length > 0}
-                aria-describedby={errors.length ? errorId : undefined}
-                value={impact.status}
-                onChange={(event) =>
-                  setImpacts(
-                    impacts.map((other, i) =>
-                      i === index ? { ...other, status: event.target.value } : other,
-                    ),
-                  )
-                }
-              >
-                {IMPACT_STATUSES.map((status) => (
-                  <option key={status} value={status}>
-                    {status.replaceAll('_', ' ').toLowerCase()}
-                  </option>
-                ))}
-              </select>
-              <Button
-                className="btn-small"
-                aria-label={`Remove the impact on ${name}`}
-                onClick={() => setImpacts(impacts.filter((_, i) => i !== index))}
-              >
-                Remove
-              </Button>
-              <FieldError id={errorId} name={`componentImpacts.${index}`} errors={errors} />
-            </li>
-          )
-        })}
+        {impacts.map((impact, index) => (
+          <ImpactRow
+            key={impact.componentId}
+            impact={impact}
+            index={index}
+            name={names.get(impact.componentId) ?? impact.componentId}
+            errorId={`${addId}-impact-${index}-error`}
+            error={bind.error}
+            onChange={(status) =>
+              setImpacts(impacts.map((other, i) => (i === index ? { ...other, status } : other)))
+            }
+            onRemove={() => setImpacts(impacts.filter((_, i) => i !== index))}
+          />
+        ))}
       </ul>
       <div className="editor-row">
         <label className="editor-label" htmlFor={addId}>
@@ -286,5 +332,40 @@ export function ImpactsEditor(props: { bind: Bind }) {
         </select>
       </div>
     </fieldset>
+  )
+}
+
+function ImpactRow(props: {
+  impact: ImpactDraft
+  index: number
+  name: string
+  errorId: string
+  error: unknown
+  onChange(status: string): void
+  onRemove(): void
+}) {
+  const { name, errorId } = props
+  const errors = fieldErrorsFor(props.error, `componentImpacts.${props.index}`)
+  return (
+    <li className="editor-row">
+      <span className="editor-grow">{name}</span>
+      <select
+        aria-label={`Impact on ${name}`}
+        aria-invalid={errors.length > 0}
+        aria-describedby={errors.length ? errorId : undefined}
+        value={props.impact.status}
+        onChange={(event) => props.onChange(event.target.value)}
+      >
+        {IMPACT_STATUSES.map((status) => (
+          <option key={status} value={status}>
+            {status.replaceAll('_', ' ').toLowerCase()}
+          </option>
+        ))}
+      </select>
+      <Button className="btn-small" aria-label={`Remove the impact on ${name}`} onClick={props.onRemove}>
+        Remove
+      </Button>
+      <FieldError id={errorId} name={`componentImpacts.${props.index}`} errors={errors} />
+    </li>
   )
 }

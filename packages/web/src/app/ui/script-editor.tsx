@@ -41,7 +41,8 @@ export default function ScriptEditor(props: {
         basicSetup,
         javascript({ typescript: true }),
         syntaxHighlighting(highlight),
-        // Long lines wrap: a sideways-scrolling region would need a keyboard stop of its own (and 375 px is narrow).
+        // Long lines wrap: on a phone a sideways-scrolling editor hides most of each line, and its scroll
+        // box can't be reached by keyboard.
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': props.label, id: props.id }),
         EditorView.updateListener.of((update) => {
