@@ -2,6 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query'
 import { api, query } from '../api.ts'
 import { formatMs, formatTime } from '../format.ts'
 import { Link } from '../router.tsx'
+import { Cell, Row, StackTable, type TableColumn } from '../ui/table.tsx'
 import { Button, Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
 import { type SessionStatus, SessionStatusText } from './test-session.tsx'
 
@@ -72,47 +73,44 @@ export default function TestSessionsPage() {
   )
 }
 
+const SESSION_COLUMNS: TableColumn[] = [
+  { label: 'Session' },
+  { label: 'Status' },
+  { label: 'Runs' },
+  { label: 'Started' },
+  { label: 'Took', className: 'num' },
+  { label: 'Provider', className: 'hide-sm' },
+  { label: 'Location', className: 'hide-sm' },
+]
+
 function SessionsTable(props: { entries: SessionEntry[] }) {
   return (
     <div className="table-wrap">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Session</th>
-            <th scope="col">Status</th>
-            <th scope="col">Runs</th>
-            <th scope="col">Started</th>
-            <th scope="col" className="num">
-              Took
-            </th>
-            <th scope="col" className="hide-sm">
-              Provider
-            </th>
-            <th scope="col" className="hide-sm">
-              Location
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.entries.map((entry) => (
-            <tr key={entry.testSessionId}>
-              <td>
-                <Link href={`/test-sessions/${entry.testSessionId}`}>{entry.name}</Link>
-              </td>
-              <td>
-                <SessionStatusText status={entry.status} />
-              </td>
-              <td>
-                <RunCounts entry={entry} />
-              </td>
-              <td>{formatTime(entry.startedAt)}</td>
-              <td className="num">{entry.status === 'RUNNING' ? '—' : formatMs(entry.timeElapsed)}</td>
-              <td className="hide-sm">{PROVIDERS[entry.provider] ?? entry.provider}</td>
-              <td className="hide-sm">{entry.region}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <StackTable columns={SESSION_COLUMNS}>
+        {props.entries.map((entry) => (
+          <Row key={entry.testSessionId}>
+            <Cell label="Session">
+              <Link href={`/test-sessions/${entry.testSessionId}`}>{entry.name}</Link>
+            </Cell>
+            <Cell label="Status">
+              <SessionStatusText status={entry.status} />
+            </Cell>
+            <Cell label="Runs">
+              <RunCounts entry={entry} />
+            </Cell>
+            <Cell label="Started">{formatTime(entry.startedAt)}</Cell>
+            <Cell label="Took" className="num">
+              {entry.status === 'RUNNING' ? '—' : formatMs(entry.timeElapsed)}
+            </Cell>
+            <Cell label="Provider" className="hide-sm">
+              {PROVIDERS[entry.provider] ?? entry.provider}
+            </Cell>
+            <Cell label="Location" className="hide-sm">
+              {entry.region}
+            </Cell>
+          </Row>
+        ))}
+      </StackTable>
     </div>
   )
 }
