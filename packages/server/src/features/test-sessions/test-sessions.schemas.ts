@@ -33,7 +33,7 @@ const SessionVariable = StrictObject({
   locked: Type.Optional(Type.Boolean()),
   secret: Type.Optional(Type.Boolean()),
 })
-const SessionVariables = Type.Array(SessionVariable, { maxItems: 50 })
+export const SessionVariables = Type.Array(SessionVariable, { maxItems: 50 })
 
 /** The hosted API's request, less what svc does not do (retries in a session, cache refresh). */
 export const TriggerTestSessionBody = Type.Object(

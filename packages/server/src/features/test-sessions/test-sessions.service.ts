@@ -257,10 +257,10 @@ async function queueTriggered(
 
 export const NO_MATCHING_CHECKS = 'No matching checks were found.'
 
-type SessionVariable = CheckEnvironmentVariable
+export type SessionVariable = CheckEnvironmentVariable
 
 /** A session's variables as stored: every value sealed, as they often carry a CI job's secrets. */
-function sessionVariables(ctx: ServiceContext, variables: SessionVariable[]): StoredVariable[] {
+export function sessionVariables(ctx: ServiceContext, variables: SessionVariable[]): StoredVariable[] {
   return sealVariables(ctx, variables, []).map((variable) => ({
     ...variable,
     value: null,

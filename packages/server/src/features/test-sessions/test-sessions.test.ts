@@ -325,6 +325,75 @@ for (const engine of testEngines()) {
       assert.match(json(badKey).message, /body\.environmentVariables\.0\.key/)
     })
 
+    test('check sessions take environmentVariables too, except for checks in private locations', async () => {
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'Per environment, by check session',
+          activated: false,
+          tags: ['per-env-cs'],
+          locations: ['local'],
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: 'http://127.0.0.1:9' }],
+          request: { url: '{{ENVIRONMENT_URL}}/ok', assertions: ok },
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const triggered = await t.call({
+        method: 'POST',
+        url: '/v1/check-sessions/trigger',
+        payload: {
+          target: { matchTags: [['per-env-cs']] },
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: base }],
+        },
+      })
+      assert.equal(triggered.statusCode, 201, triggered.body)
+      const [session] = json(triggered).sessions
+      let done: any
+      for (;;) {
+        const answer = await t.call({
+          method: 'GET',
+          url: `/v1/check-sessions/${session.checkSessionId}/completion?maxWaitSeconds=5`,
+        })
+        if (answer.statusCode === 408) continue
+        done = json(answer)
+        break
+      }
+      assert.equal(done.status, 'PASSED')
+
+      const location = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Rack', slugName: 'rack-per-env' },
+      })
+      assert.equal(location.statusCode, 201, location.body)
+      const onAgent = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'On an agent',
+          activated: false,
+          tags: ['per-env-agent'],
+          privateLocations: ['rack-per-env'],
+          request: { url: `${base}/ok`, assertions: ok },
+        },
+      })
+      assert.equal(onAgent.statusCode, 201, onAgent.body)
+      const refused = await t.call({
+        method: 'POST',
+        url: '/v1/check-sessions/trigger',
+        payload: {
+          target: { matchTags: [['per-env-agent']] },
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: base }],
+        },
+      })
+      assert.equal(refused.statusCode, 400, refused.body)
+      assert.match(
+        json(refused).message,
+        /^body\.environmentVariables: check On an agent runs in a private location/,
+      )
+    })
+
     test('trigger URLs: create, read, run with the token or a key, refuse a wrong token, delete', async () => {
       const checkId = await createApiCheck('By URL', '/ok', [])
       const missing = await t.call({ method: 'GET', url: `/v1/triggers/checks/${checkId}` })
