@@ -284,6 +284,8 @@ for (const engine of testEngines()) {
     let a: ResourceMaker
     let artifactsDir: string
     const served: string[] = []
+    /** The query parameters of each of svc's operations, by its shape. */
+    const ourQueries = new Map<string, string[]>()
     before(async () => {
       artifactsDir = mkdtempSync(join(tmpdir(), 'svc-conformance-'))
       const artifacts = new LocalArtifactStore(artifactsDir)
@@ -294,12 +296,11 @@ for (const engine of testEngines()) {
       await a.ok('POST', '/v1/private-locations', { name: 'EU', slugName: 'data-center-eu' })
       await t.app.listen({ port: 0, host: '127.0.0.1' })
       base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-      const ours = new Set(
-        (await apiOperations(t))
-          .filter((op) => !op.admin)
-          .map((op) => shapeOf(`${op.method.toLowerCase()} ${op.path}`)),
-      )
-      served.push(...Object.keys(facts.operations).filter((name) => ours.has(shapeOf(name))))
+      for (const op of (await apiOperations(t)).filter((op) => !op.admin)) {
+        const names = op.parameters.filter((p) => p.in === 'query').map((p) => p.name)
+        ourQueries.set(shapeOf(`${op.method.toLowerCase()} ${op.path}`), names)
+      }
+      served.push(...Object.keys(facts.operations).filter((name) => ourQueries.has(shapeOf(name))))
     })
     after(async () => {
       await t.close()
@@ -388,6 +389,18 @@ for (const engine of testEngines()) {
         seedWins: !!seedWins,
       }
     }
+
+    test('every served hosted operation takes every query parameter the hosted document defines', () => {
+      const missing = served.flatMap((name) => {
+        const ours = ourQueries.get(shapeOf(name)) ?? []
+        // A hosted object parameter (`startsAt` with `gte`, ...) is served as its bracketed names.
+        const takes = (param: string) => ours.some((our) => our === param || our.startsWith(`${param}[`))
+        return facts.operations[name]!.parameters.filter((p) => p.in === 'query' && !takes(p.name)).map(
+          (p) => `${name} ?${p.name}`,
+        )
+      })
+      assert.deepEqual(missing, [])
+    })
 
     test('every served hosted operation answers in the hosted shape', async () => {
       const outcomes: Outcome[] = []

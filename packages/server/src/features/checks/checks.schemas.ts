@@ -94,6 +94,54 @@ export const UpdateAutoAssignQuery = StrictObject({
   ),
 })
 
+/** The hosted check types svc has no checks of: a filter by one lists none. */
+export const HOSTED_ONLY_TYPES = ['PLAYWRIGHT', 'AGENTIC', 'TRACEROUTE', 'GRPC'] as const
+export const STATUSES = ['passing', 'failing', 'degraded'] as const
+
+const applyGroupSettings = Type.Optional(
+  Type.Boolean({
+    default: false,
+    description:
+      'true: checks of a group as they run there (see GET /v1/check-groups/{groupId}/checks/{checkId}).',
+  }),
+)
+
+/** The query of `GET /v2/checks` and `GET /v3/checks`, as the hosted API defines it. */
+export const SearchChecksQuery = StrictObject({
+  ...PageQuery,
+  apiCheckUrlFilterPattern: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2048, description: 'API checks whose URL contains this text.' }),
+  ),
+  tag: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+      maxItems: 20,
+      description: 'Checks with every tag named (their own or their group’s); may be repeated.',
+    }),
+  ),
+  checkType: Type.Optional(StringEnum([...CHECK_TYPES, ...HOSTED_ONLY_TYPES])),
+  search: Type.Optional(Type.String({ maxLength: 255, description: 'Name substring, case-insensitive.' })),
+  status: Type.Optional(
+    StringEnum(STATUSES, { description: 'Current status (checks that never ran: none).' }),
+  ),
+  applyGroupSettings,
+})
+export type SearchChecksQuery = Static<typeof SearchChecksQuery>
+
+/** The hosted filters of `GET /v1/checks` that svc's own v1 list has no equivalent of. */
+export const HOSTED_V1_FILTERS = {
+  apiCheckUrlFilterPattern: SearchChecksQuery.properties.apiCheckUrlFilterPattern,
+  search: SearchChecksQuery.properties.search,
+  status: SearchChecksQuery.properties.status,
+  applyGroupSettings,
+}
+
+export const GetCheckQuery = StrictObject({
+  includeDependencies: Type.Optional(
+    Type.Boolean({ description: 'Accepted: a check’s answer always holds its script files.' }),
+  ),
+  applyGroupSettings,
+})
+
 export const ListChecksQuery = StrictObject({
   ...PageQuery,
   checkType: Type.Optional(StringEnum(CHECK_TYPES)),
@@ -103,6 +151,7 @@ export const ListChecksQuery = StrictObject({
   name: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'Substring, case-insensitive.' }),
   ),
+  ...HOSTED_V1_FILTERS,
 })
 
 /**

@@ -81,4 +81,11 @@ export const KeyIdParams = StrictObject({
   id: Type.String({ format: 'uuid' }),
   keyId: Type.String({ format: 'uuid' }),
 })
-export const ListLocationsQuery = StrictObject(PageQuery)
+export const ListLocationsQuery = StrictObject({
+  ...PageQuery,
+  versions: Type.Optional(
+    Type.Boolean({
+      description: 'Accepted (the hosted API’s): each location always lists its agents’ versions.',
+    }),
+  ),
+})
