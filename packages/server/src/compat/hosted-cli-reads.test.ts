@@ -109,8 +109,20 @@ for (const engine of testEngines()) {
     }
 
     test('checks list, checks get, env ls, status-pages list, incidents list and alert-channels logs', async () => {
-      const [list, get, env, pages, incidents, logs] = await Promise.all([
+      const [list, filtered, get, env, pages, incidents, logs] = await Promise.all([
         checkly('checks', 'list'),
+        checkly(
+          'checks',
+          'list',
+          '--search',
+          'checkout',
+          '--status',
+          'failing',
+          '--tag',
+          'shop',
+          '--type',
+          'API',
+        ),
         checkly('checks', 'get', String(made.checkId)),
         checkly('env', 'ls'),
         checkly('status-pages', 'list'),
@@ -118,12 +130,17 @@ for (const engine of testEngines()) {
         checkly('alert-channels', 'logs', String(made.channelId)),
       ])
       assert.match(list, new RegExp(`Checkout API\\s+API\\s+failing\\s+10m\\s+shop\\s+${made.checkId}`), list)
+      assert.match(
+        filtered,
+        new RegExp(`Checkout API\\s+API\\s+failing\\s+10m\\s+shop\\s+${made.checkId}`),
+        filtered,
+      )
       assert.match(get, /Status:\s+failing/, get)
       assert.match(get, /URL:\s+http:\/\/127\.0\.0\.1:9\/checkout/, get)
       assert.match(get, /Connection refused: connect ECONNREFUSED/, get)
       assert.match(
         get,
-        new RegExp(`RECENT RESULTS\\n.*\\n.*local\\s+error\\s+\\d+ms\\s+${made.resultId}`),
+        new RegExp(`RECENT RESULTS\\n.*\\n.*local\\s+error\\s+[\\d.]+m?s\\s+${made.resultId}`),
         get,
       )
       assert.match(env, /SHOP_URL=https:\/\/shop\.example\.com/, env)

@@ -88,6 +88,9 @@ for (const engine of testEngines()) {
       assert.deepEqual(await names('status=failing&checkType=TCP', 'v1'), [])
       assert.deepEqual(await names('search=o&activated=false&tag=eu', 'v1'), ['Orders', 'Port'])
       assert.deepEqual(await names('tag=eu', 'v1'), ['Orders', 'Port'])
+      // Several tags, repeated or as `tag[]` (the hosted CLI sends them so): every one named.
+      assert.deepEqual(await names('tag=shop&tag=eu', 'v1'), ['Orders'])
+      assert.deepEqual(await names('tag[]=shop&tag[]=eu', 'v1'), ['Orders'])
       const listed = json(
         await t.call({ method: 'GET', url: '/v1/checks?applyGroupSettings=true&name=Grouped' }),
       )

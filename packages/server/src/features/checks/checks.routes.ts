@@ -60,16 +60,17 @@ function checkCollectionRoutes(app: RouteApp, ctx: ServiceContext, sentFieldsOf:
     },
     async (request, reply) => {
       const page = pageOf(request.query)
-      const { checkType, tag, groupId, activated, name } = request.query
+      const { checkType, groupId, activated, name } = request.query
       const { search, apiCheckUrlFilterPattern, status, applyGroupSettings } = request.query
+      const tags = [...(request.query.tag ?? []), ...(request.query['tag[]'] ?? [])]
       // The hosted filters need each check resolved (status, group settings): svc's own stay in the store.
-      if (search || apiCheckUrlFilterPattern || status || applyGroupSettings) {
+      if (search || apiCheckUrlFilterPattern || status || applyGroupSettings || tags.length > 1) {
         const hosted = { apiCheckUrlFilterPattern, status, applyGroupSettings, search: search ?? name }
-        const query = { ...hosted, checkType, groupId, activated, tag: tag ? [tag] : undefined }
+        const query = { ...hosted, checkType, groupId, activated, tag: tags }
         const { items, total } = await searchChecks(ctx, authOf(request).accountId, query, page)
         return sendPage(reply, page, items, total)
       }
-      const filter = { checkType, tag, groupId, activated, nameContains: name }
+      const filter = { checkType, tag: tags[0], groupId, activated, nameContains: name }
       const { items, total } = await checks.listChecks(ctx, authOf(request).accountId, filter, page)
       return sendPage(reply, page, items, total)
     },

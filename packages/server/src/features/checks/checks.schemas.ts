@@ -142,7 +142,7 @@ export const GetCheckQuery = StrictObject({
   applyGroupSettings,
 })
 
-export const ListChecksQuery = StrictObject({
+const ownCheckFilters = {
   ...PageQuery,
   checkType: Type.Optional(StringEnum(CHECK_TYPES)),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
@@ -151,6 +151,21 @@ export const ListChecksQuery = StrictObject({
   name: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'Substring, case-insensitive.' }),
   ),
+}
+
+/** The filters of `GET /v1/check-statuses`: svc's own. */
+export const CheckStatusesQuery = StrictObject(ownCheckFilters)
+
+const TagList = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+  maxItems: 20,
+  description: 'Checks with every tag named; may be repeated (several count a group’s tags too).',
+})
+
+/** svc's own filters and the hosted ones; `tag` repeated, or as `tag[]` (the hosted CLI's axios sends it so). */
+export const ListChecksQuery = StrictObject({
+  ...ownCheckFilters,
+  tag: Type.Optional(TagList),
+  'tag[]': Type.Optional(TagList),
   ...HOSTED_V1_FILTERS,
 })
 
