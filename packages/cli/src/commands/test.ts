@@ -65,7 +65,7 @@ export const test: Command = {
 }
 
 /** `--env KEY=VALUE` pairs; undefined (after saying why) when one is malformed. */
-function envVariables(ctx: CommandContext): { key: string; value: string }[] | undefined {
+export function envVariables(ctx: CommandContext): { key: string; value: string }[] | undefined {
   const variables: { key: string; value: string }[] = []
   for (const pair of listValue(ctx.values, 'env')) {
     const at = pair.indexOf('=')

@@ -2,6 +2,7 @@ import type { ApiClient } from '../api-client.ts'
 import type { Command, CommandContext } from '../command.ts'
 import { listValue, stringValue } from '../command.ts'
 import { printReport, REPORTERS, type Reporter, type RunReport, runLine } from './reporters.ts'
+import { envVariables } from './test.ts'
 
 interface Check {
   id: string
@@ -33,11 +34,13 @@ interface CheckSession {
 export const trigger: Command = {
   name: 'trigger',
   summary:
-    "Run deployed checks now (by --tag, a check's own or its group's; --grep on names) as check sessions, wait for their results, exit 1 on a failure",
-  usage: 'svc trigger [--tag TAG]... [--grep NAME_PATTERN] [--reporter list|junit|github] [-o json]',
+    "Run deployed checks now (by --tag, a check's own or its group's; --grep on names; --env KEY=VALUE over their variables) as check sessions, wait for their results, exit 1 on a failure",
+  usage:
+    'svc trigger [--tag TAG]... [--grep NAME_PATTERN] [--env KEY=VALUE]... [--reporter list|junit|github] [-o json]',
   options: {
     tag: { type: 'string', multiple: true },
     grep: { type: 'string' },
+    env: { type: 'string', multiple: true, short: 'e' },
     reporter: { type: 'string', default: 'list' },
   },
   async run(ctx) {
@@ -46,6 +49,8 @@ export const trigger: Command = {
       ctx.out.error(`--reporter must be one of ${REPORTERS.join(', ')}`)
       return 2
     }
+    const variables = envVariables(ctx)
+    if (!variables) return 2
     const grep = grepOf(ctx)
     if (grep instanceof Error) {
       ctx.out.error(grep.message)
@@ -68,7 +73,10 @@ export const trigger: Command = {
       'POST',
       '/v1/check-sessions/trigger',
       {
-        body: { target: { checkId: checks.map((check) => check.id) } },
+        body: {
+          target: { checkId: checks.map((check) => check.id) },
+          ...(variables.length > 0 ? { environmentVariables: variables } : {}),
+        },
       },
     )
     const perSession = await Promise.all(

@@ -114,6 +114,48 @@ new AutomationCheck('suite', { name: 'Suite', activated: false, playwrightConfig
       )
     })
 
+    test('trigger --env runs the checks with those variables over their own', async () => {
+      const created = await fetch(`${server.url}/v1/checks/api`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Per environment',
+          tags: ['per-env'],
+          activated: false,
+          locations: ['local'],
+          // Its own ENVIRONMENT_URL points where nothing listens.
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: 'http://127.0.0.1:9' }],
+          request: {
+            url: '{{ENVIRONMENT_URL}}/ok',
+            assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }],
+          },
+        }),
+      })
+      assert.equal(created.status, 201, await created.clone().text())
+      const own = await cli.run(['trigger', '--tag', 'per-env'], env)
+      assert.equal(own.code, 1, own.stdout + own.stderr)
+      const given = await cli.run(
+        ['trigger', '--tag', 'per-env', '--env', `ENVIRONMENT_URL=${base}`, '-o', 'json'],
+        env,
+      )
+      assert.equal(given.code, 0, given.stdout + given.stderr)
+      const report = JSON.parse(given.stdout)
+      assert.deepEqual(
+        report.runs.map((run: any) => [run.name, run.passed]),
+        [['Per environment', true]],
+      )
+      const malformed = await cli.run(['trigger', '--tag', 'per-env', '--env', 'ENVIRONMENT_URL'], env)
+      assert.equal(malformed.code, 2)
+      assert.match(malformed.stderr, /--env ENVIRONMENT_URL: expected KEY=VALUE/)
+      // The tests after this one count the deployed checks.
+      const { id } = (await created.json()) as { id: string }
+      const removed = await fetch(`${server.url}/v1/checks/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${key}` },
+      })
+      assert.equal(removed.status, 204)
+    })
+
     test("trigger matches a group's tags, skips heartbeats (nothing to run) and says a bad --grep", async () => {
       const call = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`${server.url}${path}`, {

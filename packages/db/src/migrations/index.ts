@@ -34,6 +34,7 @@ import * as maintenanceOccurrences from './0037-maintenance-occurrences.ts'
 import * as dashboards from './0038-dashboards.ts'
 import * as minutesFromResults from './0039-minutes-from-results.ts'
 import * as sessionRunSourceFiles from './0042-session-run-source-files.ts'
+import * as sessionVariables from './0046-session-variables.ts'
 
 export interface Migration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0038-dashboards': dashboards,
   '0039-minutes-from-results': minutesFromResults,
   '0042-session-run-source-files': sessionRunSourceFiles,
+  '0046-session-variables': sessionVariables,
 }

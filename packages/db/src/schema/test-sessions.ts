@@ -12,6 +12,8 @@ export interface RunSessionsTable {
   run_source: string
   /** JSON: the locations it runs in. */
   run_locations: string
+  /** JSON: variables its runs take over their checks' own (every value sealed); null for none. */
+  environment_variables: string | null
   cancelled: Generated<number | boolean>
   created_at: string
   stopped_at: string | null

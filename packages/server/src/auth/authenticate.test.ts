@@ -65,6 +65,14 @@ for (const engine of testEngines()) {
       const chosen = await t.call({ method: 'GET', url: '/v1/accounts/me', as: user, account: second.id })
       assert.equal(chosen.statusCode, 200)
       assert.equal(json(chosen).name, 'Second')
+      // The hosted product's name of the header picks it the same way (issue 30).
+      const hostedName = await t.call({
+        method: 'GET',
+        url: '/v1/accounts/me',
+        as: user,
+        headers: { 'x-checkly-account': second.id },
+      })
+      assert.equal(json(hostedName).name, 'Second', hostedName.body)
 
       const upper = await t.call({
         method: 'GET',

@@ -34,7 +34,8 @@ function groupReadAndDeleteRoutes(app: RouteApp, ctx: ServiceContext) {
     },
     async (request, reply) => {
       const page = pageOf(request.query)
-      const { items, total } = await groups.listGroups(ctx, authOf(request).accountId, page)
+      const { tag, name } = request.query
+      const { items, total } = await groups.listGroups(ctx, authOf(request).accountId, page, { tag, name })
       return sendPage(reply, page, items, total)
     },
   )

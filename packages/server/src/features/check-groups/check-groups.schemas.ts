@@ -84,4 +84,18 @@ export const GroupCheckParams = StrictObject({
   groupId: SerialId(),
   checkId: Type.String({ format: 'uuid' }),
 })
-export const ListGroupsQuery = StrictObject(PageQuery)
+export const ListGroupsQuery = StrictObject({
+  ...PageQuery,
+  tag: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+      maxItems: 20,
+      description: 'Groups with every tag named; may be repeated (the hosted API’s filter).',
+    }),
+  ),
+  name: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+      maxItems: 20,
+      description: 'Groups named exactly one of these; may be repeated (the hosted API’s filter).',
+    }),
+  ),
+})

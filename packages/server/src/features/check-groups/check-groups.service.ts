@@ -64,9 +64,24 @@ export async function existingGroupIds(ctx: ServiceContext, accountId: string, i
   return (await repo.findGroups(ctx, accountId, ids)).map((row) => row.id)
 }
 
-export async function listGroups(ctx: ServiceContext, accountId: string, page: Page) {
-  const { rows, total } = await repo.listGroups(ctx, accountId, page)
-  return { items: await responses(ctx, rows), total }
+export async function listGroups(
+  ctx: ServiceContext,
+  accountId: string,
+  page: Page,
+  filter: { tag?: string[]; name?: string[] } = {},
+) {
+  if (!filter.tag?.length && !filter.name?.length) {
+    const { rows, total } = await repo.listGroups(ctx, accountId, page)
+    return { items: await responses(ctx, rows), total }
+  }
+  // An account has few groups: filtered on their answers, then paged.
+  const { rows } = await repo.listGroups(ctx, accountId, { limit: Number.MAX_SAFE_INTEGER, offset: 0 })
+  const found = (await responses(ctx, rows)).filter(
+    (group) =>
+      (filter.tag ?? []).every((tag) => (group.tags ?? []).includes(tag)) &&
+      (!filter.name?.length || filter.name.includes(group.name)),
+  )
+  return { items: found.slice(page.offset, page.offset + page.limit), total: found.length }
 }
 
 /** Replaces the group's settings; its checks pick them up on their next run. */

@@ -53,6 +53,12 @@ for (const engine of testEngines()) {
       const page = await get(`/v2/check-results/${checkId}?limit=1&fields=id&fields=traceId&fields=createdAt`)
       assert.deepEqual(Object.keys(page.entries[0]).sort(), ['createdAt', 'id', 'traceId'])
       assert.equal(page.entries[0].traceId, null)
+      // The hosted CLI's `checks get` names them in one value, separated by commas.
+      const listed = await get(`/v2/check-results/${checkId}?limit=1&fields=id%2CstartedAt,hasFailures`)
+      assert.deepEqual(Object.keys(listed.entries[0]).sort(), ['hasFailures', 'id', 'startedAt'])
+      const unknown = await t.call({ method: 'GET', url: `/v2/check-results/${checkId}?fields=id,nope` })
+      assert.equal(unknown.statusCode, 400, unknown.body)
+      assert.equal(json(unknown).attributes.errors[0].path, 'querystring.fields.1')
     })
 
     test('checkType keeps the check’s results when it names its type, none otherwise', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { StrictObject } from '@svc/core'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
@@ -67,10 +68,20 @@ function resultListRoutes(app: RouteApp, ctx: ServiceContext) {
         querystring: ListResultsV2Query,
         response: { 200: CheckResultPageV2 },
       },
+      preValidation: splitFieldLists,
     },
     async (request) =>
       results.listResultsByCursor(ctx, authOf(request).accountId, request.params.checkId, request.query),
   )
+}
+
+/** `fields=id,startedAt`, as the hosted CLI sends it, is `fields=id&fields=startedAt`. */
+function splitFieldLists(request: FastifyRequest, _reply: FastifyReply, done: () => void) {
+  const query = request.query as { fields?: string | string[] }
+  if (query.fields !== undefined) {
+    query.fields = [query.fields].flat().flatMap((value) => value.split(',').filter(Boolean))
+  }
+  done()
 }
 
 /** One result. */

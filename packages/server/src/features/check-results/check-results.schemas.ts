@@ -105,7 +105,8 @@ export const ListResultsV2Query = StrictObject({
   fields: Type.Optional(
     Type.Array(StringEnum([...new Set(RESULT_FIELDS)]), {
       maxItems: 100,
-      description: 'Only these fields of each result (the parameter may be repeated).',
+      description:
+        'Only these fields of each result (the parameter repeated, or fields separated by commas).',
     }),
   ),
   ...resultFilters,

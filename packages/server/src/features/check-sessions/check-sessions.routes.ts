@@ -41,7 +41,9 @@ function triggerSessionRoute(app: RouteApp, ctx: ServiceContext, base: string, s
         description:
           'Runs each check `target` names (`checkId`, or `matchTags`: outer list OR, inner AND, `!tag` not; ' +
           'group tags match; deactivated checks too) once in each of its locations, on any node or agent. ' +
-          'One session per check; its results are stored as the check’s results. 404 when none matches.',
+          'One session per check; its results are stored as the check’s results. 404 when none matches. ' +
+          'svc takes `environmentVariables` too (`svc trigger --env`): the runs see them over the checks’ own ' +
+          '(400 for a check in a private location, whose agents run checks with their own).',
         body: TriggerCheckSessionBody,
         response: {
           201: TriggerCheckSessionResponse,
@@ -51,7 +53,13 @@ function triggerSessionRoute(app: RouteApp, ctx: ServiceContext, base: string, s
     },
     async (request, reply) => {
       const { accountId } = authOf(request)
-      const sessions = await checkSessions.triggerCheckSessions(ctx, accountId, request.body?.target ?? {})
+      const sessions = await checkSessions.triggerCheckSessions(
+        ctx,
+        accountId,
+        request.body?.target ?? {},
+        'TRIGGER_API',
+        request.body?.environmentVariables,
+      )
       return reply.status(201).send(sessions)
     },
   )

@@ -1,5 +1,6 @@
 import { Nullable, StrictObject } from '@svc/core'
 import { Type } from 'typebox'
+import { SessionVariables } from '../test-sessions/test-sessions.schemas.ts'
 
 const Uuid = Type.String({ format: 'uuid' })
 
@@ -15,6 +16,7 @@ export const TriggerCheckSessionBody = StrictObject({
     }),
   ),
   refreshCache: Type.Optional(Type.Boolean()),
+  environmentVariables: Type.Optional(SessionVariables),
 })
 
 export const CheckSessionParams = StrictObject({ checkSessionId: Uuid })

@@ -1,6 +1,7 @@
 import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { ResolvedCheck } from '../checks/resolve-check.ts'
+import { privateLocationIdOf } from '../private-locations/location-keys.ts'
 import { checkSessionOut } from '../test-sessions/session-views.ts'
 import {
   awaitSession,
@@ -11,6 +12,8 @@ import {
   matchingChecks,
   queueSession,
   runLocationsOf,
+  type SessionVariable,
+  sessionVariables,
 } from '../test-sessions/test-sessions.service.ts'
 
 /**
@@ -22,10 +25,11 @@ export async function triggerCheckSessions(
   accountId: string,
   target: Omit<CheckTarget, 'allowDeactivated'>,
   runSource = 'TRIGGER_API',
+  variables: SessionVariable[] = [],
 ) {
   const checks = await matchingChecks(ctx, accountId, { ...target, allowDeactivated: true })
   if (checks.length === 0) throw notFound('No matching checks were found.')
-  return { sessions: await startCheckSessions(ctx, accountId, checks, runSource) }
+  return { sessions: await startCheckSessions(ctx, accountId, checks, runSource, variables) }
 }
 
 /** One check session per check, each queued for every location the check runs in. */
@@ -34,7 +38,9 @@ export async function startCheckSessions(
   accountId: string,
   checks: ResolvedCheck[],
   runSource: string,
+  variables: SessionVariable[] = [],
 ) {
+  if (variables.length > 0) assertNoAgentRuns(ctx, checks)
   const runCount = checks.reduce((sum, check) => sum + runLocationsOf(ctx, check).length, 0)
   if (runCount > MAX_SESSION_RUNS) {
     throw badRequest(
@@ -54,6 +60,7 @@ export async function startCheckSessions(
         checkType: check.row.check_type,
         runSource,
         runLocations: locations,
+        variables: sessionVariables(ctx, variables),
       },
       locations.map((location) => ({
         checkId: check.row.id,
@@ -65,6 +72,17 @@ export async function startCheckSessions(
     sessions.push(checkSessionOut(ctx, queued.session, queued.runs))
   }
   return sessions
+}
+
+/** Runs handed to a private location's agent take the check's own variables only: say so up front. */
+function assertNoAgentRuns(ctx: ServiceContext, checks: ResolvedCheck[]) {
+  const check = checks.find((c) => runLocationsOf(ctx, c).some((location) => privateLocationIdOf(location)))
+  if (check) {
+    throw badRequest(
+      `body.environmentVariables: check ${check.definition.name} runs in a private location, whose agents ` +
+        'run checks with their own variables; trigger it without them',
+    )
+  }
 }
 
 export async function getCheckSession(ctx: ServiceContext, accountId: string, id: string) {

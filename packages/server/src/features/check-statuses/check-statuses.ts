@@ -8,7 +8,7 @@ import { notFound } from '../../http/errors.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import { currentStatusSince, latestResults } from '../check-results/result-lookups.service.ts'
 import { findCheck, listChecks } from '../checks/check-lookups.service.ts'
-import { ListChecksQuery } from '../checks/checks.schemas.ts'
+import { CheckStatusesQuery } from '../checks/checks.schemas.ts'
 
 /** Current status per check, derived from its latest final result (no table of its own). */
 
@@ -83,7 +83,7 @@ export const checkStatusesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContex
       schema: {
         tags,
         summary: 'List the current status of every check',
-        querystring: ListChecksQuery,
+        querystring: CheckStatusesQuery,
         response: { 200: Type.Array(CheckStatus) },
       },
     },

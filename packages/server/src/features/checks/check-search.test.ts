@@ -80,5 +80,49 @@ for (const engine of testEngines()) {
       const missing = await t.call({ method: 'GET', url: `/v3/checks/${crypto.randomUUID()}` })
       assert.equal(missing.statusCode, 404)
     })
+
+    test('GET /v1/checks and /v1/checks/{id} take the hosted filters too, beside svc’s own', async () => {
+      assert.deepEqual(await names('search=car', 'v1'), ['Cart'])
+      assert.deepEqual(await names('apiCheckUrlFilterPattern=/orders', 'v1'), ['Orders'])
+      assert.deepEqual(await names('status=failing&checkType=API', 'v1'), ['Orders'])
+      assert.deepEqual(await names('status=failing&checkType=TCP', 'v1'), [])
+      assert.deepEqual(await names('search=o&activated=false&tag=eu', 'v1'), ['Orders', 'Port'])
+      assert.deepEqual(await names('tag=eu', 'v1'), ['Orders', 'Port'])
+      // Several tags, repeated or as `tag[]` (the hosted CLI sends them so): every one named.
+      assert.deepEqual(await names('tag=shop&tag=eu', 'v1'), ['Orders'])
+      assert.deepEqual(await names('tag[]=shop&tag[]=eu', 'v1'), ['Orders'])
+      const listed = json(
+        await t.call({ method: 'GET', url: '/v1/checks?applyGroupSettings=true&name=Grouped' }),
+      )
+      assert.deepEqual(listed[0].request.headers, [{ key: 'X-Group', value: 'yes', locked: false }])
+      const one = await t.call({
+        method: 'GET',
+        url: `/v1/checks/${ids.grouped}?applyGroupSettings=true&includeDependencies=true`,
+      })
+      assert.equal(one.statusCode, 200, one.body)
+      assert.deepEqual(json(one).request.headers, [{ key: 'X-Group', value: 'yes', locked: false }])
+      const plain = json(await t.call({ method: 'GET', url: `/v1/checks/${ids.grouped}` }))
+      assert.deepEqual(plain.request.headers, [])
+    })
+
+    test('GET /v1/check-groups takes the hosted tag and name filters; /v1/private-locations takes versions', async () => {
+      await post('/v1/check-groups', { name: 'Billing', tags: ['grouped', 'money'] })
+      const groupNames = async (query: string) => {
+        const res = await t.call({ method: 'GET', url: `/v1/check-groups?${query}` })
+        assert.equal(res.statusCode, 200, `${query}: ${res.body}`)
+        return json(res).map((group: { name: string }) => group.name)
+      }
+      assert.deepEqual(await groupNames('tag=grouped'), ['Shop', 'Billing'])
+      assert.deepEqual(await groupNames('tag=grouped&tag=money'), ['Billing'])
+      assert.deepEqual(await groupNames('name=Shop&name=Nothing'), ['Shop'])
+      assert.deepEqual(await groupNames('name=Shop&tag=money'), [])
+      const paged = await t.call({ method: 'GET', url: '/v1/check-groups?tag=grouped&limit=1&page=2' })
+      assert.deepEqual(
+        [json(paged).map((g: { name: string }) => g.name), paged.headers['content-range']],
+        [['Billing'], 'items 1-1/2'],
+      )
+      const locations = await t.call({ method: 'GET', url: '/v1/private-locations?versions=true' })
+      assert.equal(locations.statusCode, 200, locations.body)
+    })
   })
 }

@@ -1,52 +1,11 @@
-import { CHECK_TYPES, PageQuery, StrictObject, StringEnum } from '@svc/core'
-import { type Static, Type } from 'typebox'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { statusReads } from '../check-results/check-results.service.ts'
 import { checkResponseInGroup, checkResponses } from './check-responses.ts'
 import * as repo from './checks.repo.ts'
+import { HOSTED_ONLY_TYPES, type SearchChecksQuery, type STATUSES } from './checks.schemas.ts'
 import { type ResolvedCheck, resolveCheck, resolveChecks } from './resolve-check.ts'
-
-/** The hosted check types svc has no checks of: a filter by one lists none. */
-const HOSTED_ONLY_TYPES = ['PLAYWRIGHT', 'AGENTIC', 'TRACEROUTE', 'GRPC'] as const
-const STATUSES = ['passing', 'failing', 'degraded'] as const
-
-const applyGroupSettings = Type.Optional(
-  Type.Boolean({
-    default: false,
-    description:
-      'true: checks of a group as they run there (see GET /v1/check-groups/{groupId}/checks/{checkId}).',
-  }),
-)
-
-/** The query of `GET /v2/checks` and `GET /v3/checks`, as the hosted API defines it. */
-export const SearchChecksQuery = StrictObject({
-  ...PageQuery,
-  apiCheckUrlFilterPattern: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 2048, description: 'API checks whose URL contains this text.' }),
-  ),
-  tag: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
-      maxItems: 20,
-      description: 'Checks with every tag named (their own or their group’s); may be repeated.',
-    }),
-  ),
-  checkType: Type.Optional(StringEnum([...CHECK_TYPES, ...HOSTED_ONLY_TYPES])),
-  search: Type.Optional(Type.String({ maxLength: 255, description: 'Name substring, case-insensitive.' })),
-  status: Type.Optional(
-    StringEnum(STATUSES, { description: 'Current status (checks that never ran: none).' }),
-  ),
-  applyGroupSettings,
-})
-export type SearchChecksQuery = Static<typeof SearchChecksQuery>
-
-export const GetCheckQuery = StrictObject({
-  includeDependencies: Type.Optional(
-    Type.Boolean({ description: 'Accepted: a check’s answer always holds its script files.' }),
-  ),
-  applyGroupSettings,
-})
 
 /**
  * Checks of the account as the filters name them, oldest first. The type and name filter in the store;
@@ -55,13 +14,18 @@ export const GetCheckQuery = StrictObject({
 export async function searchChecks(
   ctx: ServiceContext,
   accountId: string,
-  query: SearchChecksQuery,
+  query: SearchChecksQuery & { groupId?: number; activated?: boolean },
   page: Page,
 ) {
   const checkType = query.checkType === 'PLAYWRIGHT' ? 'AUTOMATION' : query.checkType
   if ((HOSTED_ONLY_TYPES as readonly string[]).includes(checkType ?? '')) return { items: [], total: 0 }
   // Tags filter below: a check has its group's tags too, which the store's tag filter doesn't see.
-  const filter = { checkType, nameContains: query.search || undefined }
+  const filter = {
+    checkType,
+    nameContains: query.search || undefined,
+    groupId: query.groupId,
+    activated: query.activated,
+  }
   const { rows } = await repo.listChecks(ctx, accountId, filter, {
     limit: Number.MAX_SAFE_INTEGER,
     offset: 0,

@@ -3,8 +3,8 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
-import { GetCheckQuery, getCheckAsAsked, SearchChecksQuery, searchChecks } from './check-search.ts'
-import { AnyCheck, CheckIdParams } from './checks.schemas.ts'
+import { getCheckAsAsked, searchChecks } from './check-search.ts'
+import { AnyCheck, CheckIdParams, GetCheckQuery, SearchChecksQuery } from './checks.schemas.ts'
 
 /** The hosted product's v2 and v3 check reads: the v1 check shape, with their filters. */
 export const checkVersionsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (

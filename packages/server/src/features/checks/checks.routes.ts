@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
 import type { RouteApp } from '../../http/route-app.ts'
 import { CheckResult } from '../check-results/check-results.schemas.ts'
+import { getCheckAsAsked, searchChecks } from './check-search.ts'
 import * as triggers from './check-triggers.service.ts'
 import {
   AnyCheck,
@@ -13,6 +14,7 @@ import {
   CheckIdParams,
   CheckPatchBody,
   CheckResponse,
+  GetCheckQuery,
   ListChecksQuery,
   UpdateAutoAssignQuery,
 } from './checks.schemas.ts'
@@ -48,15 +50,27 @@ function checkCollectionRoutes(app: RouteApp, ctx: ServiceContext, sentFieldsOf:
       schema: {
         tags,
         summary: 'List all checks',
-        description: 'Filters: checkType, tag, groupId, activated, name (substring). Oldest first.',
+        description:
+          'Filters: checkType, tag, groupId, activated, name (substring), and the hosted ones as `GET /v2/checks` ' +
+          'takes them: search, apiCheckUrlFilterPattern, status, applyGroupSettings (a check’s tag filter then ' +
+          'counts its group’s tags too). Oldest first.',
         querystring: ListChecksQuery,
         response: { 200: Type.Array(AnyCheck) },
       },
     },
     async (request, reply) => {
       const page = pageOf(request.query)
-      const { checkType, tag, groupId, activated, name } = request.query
-      const filter = { checkType, tag, groupId, activated, nameContains: name }
+      const { checkType, groupId, activated, name } = request.query
+      const { search, apiCheckUrlFilterPattern, status, applyGroupSettings } = request.query
+      const tags = [...(request.query.tag ?? []), ...(request.query['tag[]'] ?? [])]
+      // The hosted filters need each check resolved (status, group settings): svc's own stay in the store.
+      if (search || apiCheckUrlFilterPattern || status || applyGroupSettings || tags.length > 1) {
+        const hosted = { apiCheckUrlFilterPattern, status, applyGroupSettings, search: search ?? name }
+        const query = { ...hosted, checkType, groupId, activated, tag: tags }
+        const { items, total } = await searchChecks(ctx, authOf(request).accountId, query, page)
+        return sendPage(reply, page, items, total)
+      }
+      const filter = { checkType, tag: tags[0], groupId, activated, nameContains: name }
       const { items, total } = await checks.listChecks(ctx, authOf(request).accountId, filter, page)
       return sendPage(reply, page, items, total)
     },
@@ -90,8 +104,19 @@ function checkCollectionRoutes(app: RouteApp, ctx: ServiceContext, sentFieldsOf:
 function checkItemRoutes(app: RouteApp, ctx: ServiceContext, sentFieldsOf: SentFieldsOf) {
   app.get(
     '/v1/checks/:id',
-    { schema: { tags, summary: 'Retrieve a check', params: CheckIdParams, response: { 200: AnyCheck } } },
-    async (request) => checks.getCheck(ctx, authOf(request).accountId, request.params.id),
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve a check',
+        params: CheckIdParams,
+        querystring: GetCheckQuery,
+        response: { 200: AnyCheck },
+      },
+    },
+    async (request) =>
+      request.query.applyGroupSettings
+        ? getCheckAsAsked(ctx, authOf(request).accountId, request.params.id, request.query)
+        : checks.getCheck(ctx, authOf(request).accountId, request.params.id),
   )
 
   app.put(

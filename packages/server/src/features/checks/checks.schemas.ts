@@ -94,7 +94,55 @@ export const UpdateAutoAssignQuery = StrictObject({
   ),
 })
 
-export const ListChecksQuery = StrictObject({
+/** The hosted check types svc has no checks of: a filter by one lists none. */
+export const HOSTED_ONLY_TYPES = ['PLAYWRIGHT', 'AGENTIC', 'TRACEROUTE', 'GRPC'] as const
+export const STATUSES = ['passing', 'failing', 'degraded'] as const
+
+const applyGroupSettings = Type.Optional(
+  Type.Boolean({
+    default: false,
+    description:
+      'true: checks of a group as they run there (see GET /v1/check-groups/{groupId}/checks/{checkId}).',
+  }),
+)
+
+/** The query of `GET /v2/checks` and `GET /v3/checks`, as the hosted API defines it. */
+export const SearchChecksQuery = StrictObject({
+  ...PageQuery,
+  apiCheckUrlFilterPattern: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2048, description: 'API checks whose URL contains this text.' }),
+  ),
+  tag: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+      maxItems: 20,
+      description: 'Checks with every tag named (their own or their group’s); may be repeated.',
+    }),
+  ),
+  checkType: Type.Optional(StringEnum([...CHECK_TYPES, ...HOSTED_ONLY_TYPES])),
+  search: Type.Optional(Type.String({ maxLength: 255, description: 'Name substring, case-insensitive.' })),
+  status: Type.Optional(
+    StringEnum(STATUSES, { description: 'Current status (checks that never ran: none).' }),
+  ),
+  applyGroupSettings,
+})
+export type SearchChecksQuery = Static<typeof SearchChecksQuery>
+
+/** The hosted filters of `GET /v1/checks` that svc's own v1 list has no equivalent of. */
+export const HOSTED_V1_FILTERS = {
+  apiCheckUrlFilterPattern: SearchChecksQuery.properties.apiCheckUrlFilterPattern,
+  search: SearchChecksQuery.properties.search,
+  status: SearchChecksQuery.properties.status,
+  applyGroupSettings,
+}
+
+export const GetCheckQuery = StrictObject({
+  includeDependencies: Type.Optional(
+    Type.Boolean({ description: 'Accepted: a check’s answer always holds its script files.' }),
+  ),
+  applyGroupSettings,
+})
+
+const ownCheckFilters = {
   ...PageQuery,
   checkType: Type.Optional(StringEnum(CHECK_TYPES)),
   tag: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
@@ -103,6 +151,22 @@ export const ListChecksQuery = StrictObject({
   name: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'Substring, case-insensitive.' }),
   ),
+}
+
+/** The filters of `GET /v1/check-statuses`: svc's own. */
+export const CheckStatusesQuery = StrictObject(ownCheckFilters)
+
+const TagList = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+  maxItems: 20,
+  description: 'Checks with every tag named; may be repeated (several count a group’s tags too).',
+})
+
+/** svc's own filters and the hosted ones; `tag` repeated, or as `tag[]` (the hosted CLI's axios sends it so). */
+export const ListChecksQuery = StrictObject({
+  ...ownCheckFilters,
+  tag: Type.Optional(TagList),
+  'tag[]': Type.Optional(TagList),
+  ...HOSTED_V1_FILTERS,
 })
 
 /**

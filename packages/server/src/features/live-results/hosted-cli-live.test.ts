@@ -14,7 +14,10 @@ import { deploymentEnv, type ServerProcess, startServerProcess } from '../../tes
 const REPO_ROOT = resolve(import.meta.dirname, '../../../../..')
 const HOSTED_CLI = join(REPO_ROOT, 'node_modules/checkly/bin/run.cjs')
 
-/** Two API checks tagged `ci` against a local target: one passes, one gets a 500. */
+/**
+ * Two API checks tagged `ci` against a local target: one passes, one gets a 500. A third, tagged `env`,
+ * calls `{{ENVIRONMENT_URL}}`, which its own variables point where nothing listens.
+ */
 function writeProject(dir: string, target: string) {
   mkdirSync(join(dir, 'node_modules'), { recursive: true })
   symlinkSync(join(REPO_ROOT, 'node_modules/checkly'), join(dir, 'node_modules/checkly'))
@@ -40,34 +43,45 @@ new ApiCheck('passing-api', { name: 'Passing API', request: { method: 'GET', url
 new ApiCheck('failing-api', { name: 'Failing API', request: { method: 'GET', url: '${target}/fail', assertions: ok } })
 `,
   )
+  writeFileSync(
+    join(dir, 'env.check.ts'),
+    `import { ApiCheck, AssertionBuilder } from 'checkly/constructs'
+new ApiCheck('env-api', {
+  name: 'Environment API',
+  tags: ['env'],
+  environmentVariables: [{ key: 'ENVIRONMENT_URL', value: 'http://127.0.0.1:9' }],
+  request: { method: 'GET', url: '{{ENVIRONMENT_URL}}/ok', assertions: [AssertionBuilder.statusCode().equals(200)] },
+})
+`,
+  )
 }
 
 for (const engine of testEngines()) {
   describe(`checkly test and trigger against svc, results live over MQTT, on ${engine.engine}`, () => {
     let server: ServerProcess
-    let target: Server
+    let targetServer: Server
     let project: string
     let dispose: () => Promise<void>
     let key: string
     before(async () => {
-      target = createServer((req, res) => {
+      targetServer = createServer((req, res) => {
         res.statusCode = req.url === '/ok' ? 200 : 500
         res.end(req.url === '/ok' ? 'fine' : 'broken')
       })
-      target.listen(0, '127.0.0.1')
-      await once(target, 'listening')
+      targetServer.listen(0, '127.0.0.1')
+      await once(targetServer, 'listening')
       const store = await engine.createUrl()
       dispose = store.dispose
       const env = deploymentEnv(store.url)
       key = env.SVC_BOOTSTRAP_API_KEY
       server = await startServerProcess(env)
       project = mkdtempSync(join(tmpdir(), 'svc-hosted-live-'))
-      writeProject(project, `http://127.0.0.1:${(target.address() as AddressInfo).port}`)
+      writeProject(project, `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}`)
     })
     after(async () => {
       await server?.stop()
       await dispose?.()
-      target?.close()
+      targetServer?.close()
       rmSync(project, { recursive: true, force: true })
     })
 
@@ -104,7 +118,7 @@ for (const engine of testEngines()) {
     const sessionIdIn = (out: string) => out.match(/\/test-sessions\/([0-9a-f-]{36})/)?.[1]
 
     test('checkly test runs the unsaved checks, shows each result with its detail and exits 1 on a failure', async () => {
-      const { code, out } = await checkly('test', '--location', 'local')
+      const { code, out } = await checkly('test', 'api.check.ts', '--location', 'local')
       assert.equal(code, 1, out)
       assert.match(out, /api\.check\.ts\n\s+✖ Failing API \(\d+m?s\)\n\s+✔ Passing API \(\d+m?s\)/)
       assert.match(out, /Status Code: 500 Internal Server Error/)
@@ -129,7 +143,7 @@ for (const engine of testEngines()) {
       assert.match(out, /✔ Passing API/)
       assert.match(out, /✖ status code equals target "200"\. Received: 500\./)
       const session = await api(`/v1/test-sessions/${sessionIdIn(out)}`)
-      const checkIds = (await api('/v1/checks')).map((c: { id: string }) => c.id).sort()
+      const checkIds = (await api('/v1/checks?tag=ci')).map((c: { id: string }) => c.id).sort()
       assert.deepEqual(session.results.map((r: { checkId: string }) => r.checkId).sort(), checkIds)
 
       const none = await checkly('trigger', '--location', 'local', '--tags', 'no-such-tag')
@@ -143,6 +157,32 @@ for (const engine of testEngines()) {
         '--no-fail-on-no-matching',
       )
       assert.equal(tolerated.code, 0, tolerated.out)
+    })
+
+    test('checkly trigger --env runs the deployed checks with those variables over their own', async () => {
+      // The deploy of the test before made the checks; the env check's own variable points at nothing.
+      const [check] = await api('/v1/checks?tag=env')
+      assert.equal(check.name, 'Environment API')
+      const own = await checkly('trigger', '--location', 'local', '--tags', 'env')
+      assert.equal(own.code, 1, own.out)
+      assert.match(own.out, /✖ Environment API/)
+      const target = `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}`
+      const given = await checkly(
+        'trigger',
+        '--location',
+        'local',
+        '--tags',
+        'env',
+        '--env',
+        `ENVIRONMENT_URL=${target}`,
+      )
+      assert.equal(given.code, 0, given.out)
+      assert.match(given.out, /✔ Environment API/)
+      const session = await api(`/v1/test-sessions/${sessionIdIn(given.out)}`)
+      const [run] = session.results
+      assert.deepEqual([run.checkId, run.status], [check.id, 'PASSED'])
+      const result = await api(`/v1/check-results/${check.id}/${run.testSessionResultId}`)
+      assert.equal(result.apiCheckResult.request.url, `${target}/ok`)
     })
 
     test('a location svc does not serve is refused before anything runs', async () => {

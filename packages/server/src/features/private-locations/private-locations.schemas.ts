@@ -20,9 +20,19 @@ const Timestamps = {
   updated_at: Type.String({ format: 'date-time' }),
 }
 
-/** A private location key as listed: the raw key is never shown again. */
+/**
+ * A private location key as listed: the full key is never shown again. The hosted read schema requires
+ * `rawKey`, so it carries the masked form (issue 30).
+ */
 export const MaskedPrivateLocationKey = Type.Object(
-  { id: Type.String(), maskedKey: Type.String(), ...Timestamps },
+  {
+    id: Type.String(),
+    rawKey: Type.String({
+      description: 'The masked form, as `maskedKey`: the full key is shown only when created.',
+    }),
+    maskedKey: Type.String(),
+    ...Timestamps,
+  },
   { title: 'MaskedPrivateLocationKey' },
 )
 
@@ -71,4 +81,11 @@ export const KeyIdParams = StrictObject({
   id: Type.String({ format: 'uuid' }),
   keyId: Type.String({ format: 'uuid' }),
 })
-export const ListLocationsQuery = StrictObject(PageQuery)
+export const ListLocationsQuery = StrictObject({
+  ...PageQuery,
+  versions: Type.Optional(
+    Type.Boolean({
+      description: 'Accepted (the hosted API’s): each location always lists its agents’ versions.',
+    }),
+  ),
+})

@@ -230,6 +230,8 @@ async function describe(ctx: ServiceContext, rows: PrivateLocationsTable[]): Pro
         .filter((key) => key.private_location_id === row.id)
         .map((key) => ({
           id: key.id,
+          // Reads carry the masked form where the hosted schema requires `rawKey` (issue 30).
+          rawKey: key.masked_key,
           maskedKey: key.masked_key,
           created_at: key.created_at,
           updated_at: key.updated_at,

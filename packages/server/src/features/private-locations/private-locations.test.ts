@@ -87,7 +87,15 @@ for (const engine of testEngines()) {
         listed.keys.map((k: any) => k.id),
         [key.id],
       )
-      assert.equal(listed.keys[0].rawKey, undefined, 'the raw key is shown only once')
+      // Reads carry the masked form in rawKey (the hosted read schema requires it): the full key only once.
+      assert.equal(listed.keys[0].rawKey, key.maskedKey, 'the full key is shown only once')
+      const [inList] = json(await t.call({ method: 'GET', url: '/v1/private-locations' })).filter(
+        (l: any) => l.id === location.id,
+      )
+      assert.deepEqual(
+        inList.keys.map((k: any) => [k.rawKey, k.maskedKey]),
+        [[key.maskedKey, key.maskedKey]],
+      )
 
       const unknown = await t.call({
         method: 'POST',

@@ -3,7 +3,7 @@ import { ErrorResponse } from '@svc/core'
 import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
-import { badRequest, errorBody, HttpError } from '../../http/errors.ts'
+import { errorBody, HttpError } from '../../http/errors.ts'
 import type { RouteApp } from '../../http/route-app.ts'
 import { assetsOfResult, getTestSessionResult } from './session-results.ts'
 import {
@@ -40,7 +40,8 @@ function hostedTriggerRoute(app: RouteApp, ctx: ServiceContext) {
         summary: 'Trigger saved checks for the hosted CLI',
         description:
           'What `checkly trigger` calls: the checks `checkId` and `targetTags` name (tags: outer list OR, inner ' +
-          'AND) run once in `runLocation`, in a test session whose id is `checkRunSuiteId`. `sequenceIds` maps ' +
+          'AND) run once in `runLocation`, in a test session whose id is `checkRunSuiteId`, with ' +
+          '`environmentVariables` (`--env`) over their own. `sequenceIds` maps ' +
           'each check id to its result id. 403 with `errorCode: ERR_NO_MATCHING_CHECKS` when none matches.',
         body: HostedTriggerBody,
         response: {
@@ -56,10 +57,6 @@ function hostedTriggerRoute(app: RouteApp, ctx: ServiceContext) {
       },
     },
     async (request, reply) => {
-      if (request.body.environmentVariables?.length)
-        throw badRequest(
-          'body.environmentVariables: svc runs saved checks with their own variables; --env is not applied',
-        )
       try {
         const answer = await sessions.triggerForHostedCli(ctx, authOf(request).accountId, request.body)
         return reply.status(201).send(answer)

@@ -8,6 +8,7 @@ import { runAttempt } from '../../runs/run-attempt.ts'
 import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
 import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
 import { triggerOnAgent } from '../agent-protocol/agent-protocol.service.ts'
+import type { StoredVariable } from '../checks/check-variables.ts'
 import { effectiveSettings } from '../checks/effective-check.ts'
 import { type Definition, type ResolvedCheck, resolveChecksById } from '../checks/resolve-check.ts'
 import { privateLocationIdOf } from '../private-locations/location-keys.ts'
@@ -147,7 +148,12 @@ async function executeRun(ctx: ServiceContext, run: SessionRunsTable, owner: str
       })
       return
     }
-    const outcome = await runAttempt(ctx, check, { location: run.location, resultId: run.id, jobId })
+    const variables = await repo.variablesOfSession(ctx, run.session_id)
+    const outcome = await runAttempt(ctx, withVariables(check, variables), {
+      location: run.location,
+      resultId: run.id,
+      jobId,
+    })
     await storeAttempt(ctx, check, run.location, outcome, {
       resultId: run.id,
       jobId,
@@ -166,6 +172,17 @@ async function executeRun(ctx: ServiceContext, run: SessionRunsTable, owner: str
   })
   // A run cancelled (or taken over) meanwhile keeps nothing of this attempt.
   if (!finished) await ctx.scripts.artifacts.removeResult(run.id, run.id).catch(() => {})
+}
+
+/**
+ * The check with a session's variables over its own (`checkly trigger --env`): the run sees the account's,
+ * then the group's and the check's, then these, as `svc test --env` puts its variables over a check's.
+ */
+function withVariables(check: ResolvedCheck, variables: StoredVariable[]): ResolvedCheck {
+  if (variables.length === 0) return check
+  const given = new Set(variables.map((variable) => variable.key))
+  const own = check.effective.environmentVariables.filter((variable) => !given.has(variable.key))
+  return { ...check, effective: { ...check.effective, environmentVariables: [...own, ...variables] } }
 }
 
 function verdictValues(outcome: RunOutcome) {

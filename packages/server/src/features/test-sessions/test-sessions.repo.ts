@@ -1,6 +1,7 @@
 import type { RunSessionsTable, SessionRunsTable } from '@svc/db'
 import { type Insertable, sql, type Updateable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import type { StoredVariable } from '../checks/check-variables.ts'
 
 export async function insertSession(
   ctx: ServiceContext,
@@ -18,6 +19,16 @@ export async function findSession(ctx: ServiceContext, accountId: string, id: st
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/** The variables a session's runs take over their checks' own (none when it was given none). */
+export async function variablesOfSession(ctx: ServiceContext, sessionId: string): Promise<StoredVariable[]> {
+  const row = await ctx.db
+    .selectFrom('run_sessions')
+    .select('environment_variables')
+    .where('id', '=', sessionId)
+    .executeTakeFirst()
+  return row?.environment_variables ? JSON.parse(row.environment_variables) : []
 }
 
 export async function listSessions(

@@ -71,7 +71,8 @@ function runRoutes(app: RouteApp, ctx: ServiceContext) {
         summary: 'Trigger a new test session',
         description:
           'Runs the saved checks `target` names (by id, or by tags: outer list OR, inner AND, `!tag` not; group ' +
-          'tags match) once in `runLocation`. Their results are stored as the checks’ results. 404 when no check matches.',
+          'tags match) once in `runLocation`, with `environmentVariables` over their own (theirs, their group’s and ' +
+          'the account’s). Their results are stored as the checks’ results. 404 when no check matches.',
         body: TriggerTestSessionBody,
         response: { 201: TestSession, 404: ErrorResponse('No matching checks were found') },
       },

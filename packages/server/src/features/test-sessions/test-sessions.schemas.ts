@@ -1,4 +1,4 @@
-import { Nullable, StrictObject } from '@svc/core'
+import { CheckEnvironmentVariable, Nullable, StrictObject } from '@svc/core'
 import { Type } from 'typebox'
 
 const Uuid = Type.String({ format: 'uuid' })
@@ -23,13 +23,25 @@ export const CheckTargetSchema = StrictObject({
   allowDeactivated: Type.Optional(Type.Boolean({ default: false })),
 })
 
+/**
+ * A variable a triggered session's runs take over their checks' own (`checkly trigger --env KEY=VALUE`);
+ * `locked` or `secret` hides its value from what the runs store.
+ */
+const SessionVariable = StrictObject({
+  key: CheckEnvironmentVariable.properties.key,
+  value: CheckEnvironmentVariable.properties.value,
+  locked: Type.Optional(Type.Boolean()),
+  secret: Type.Optional(Type.Boolean()),
+})
+export const SessionVariables = Type.Array(SessionVariable, { maxItems: 50 })
+
 /** The hosted API's request, less what svc does not do (retries in a session, cache refresh). */
 export const TriggerTestSessionBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255 }),
     runLocation: Location,
     target: Type.Optional(CheckTargetSchema),
-    environmentVariables: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 50 })),
+    environmentVariables: Type.Optional(SessionVariables),
     retryStrategy: Type.Optional(Type.Unknown()),
     refreshCache: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Type.Unknown()),
@@ -67,11 +79,7 @@ export const HostedTriggerBody = Type.Object(
       }),
     ),
     checkId: Type.Optional(Type.Array(Uuid, { maxItems: 500 })),
-    environmentVariables: Type.Optional(
-      Type.Array(StrictObject({ key: Type.String({ maxLength: 255 }), value: Type.String() }), {
-        maxItems: 50,
-      }),
-    ),
+    environmentVariables: Type.Optional(SessionVariables),
     // Taken and not needed: svc records every session, and retries none of its runs.
     shouldRecord: Type.Optional(Type.Boolean()),
     repoInfo: Type.Optional(Type.Unknown()),

@@ -8,7 +8,7 @@ import { RUNNABLE_CHECK_TYPES } from '../../runs/run-check.ts'
 import { inTransaction } from '../../transactions.ts'
 import { raiseWakeup } from '../../wakeups.ts'
 import { newResultId } from '../check-results/result-id.ts'
-import { sealVariables } from '../checks/check-variables.ts'
+import { type StoredVariable, sealVariables } from '../checks/check-variables.ts'
 import { listCheckRowsOfAccount } from '../checks/checks.service.ts'
 import { type ResolvedCheck, resolveChecks } from '../checks/resolve-check.ts'
 import { RESOURCE_TYPES, type ResourceType } from '../projects/resource-types.ts'
@@ -41,6 +41,8 @@ export interface NewSession {
   checkType?: string
   runSource: string
   runLocations: string[]
+  /** Variables its runs take over their checks' own, every value sealed (see `sessionVariables`). */
+  variables?: StoredVariable[]
 }
 
 /** Stores a session and its runs, queued, and wakes this node's worker; answers the session. */
@@ -60,6 +62,7 @@ export async function queueSession(
     check_type: session.checkType ?? null,
     run_source: session.runSource,
     run_locations: JSON.stringify(session.runLocations),
+    environment_variables: session.variables?.length ? JSON.stringify(session.variables) : null,
     cancelled: 0,
     created_at: now,
     stopped_at: null,
@@ -164,9 +167,12 @@ function assertRunCount(count: number) {
 export async function triggerTestSession(
   ctx: ServiceContext,
   accountId: string,
-  body: { name: string; runLocation: string; target?: CheckTarget },
+  body: { name: string; runLocation: string; target?: CheckTarget; environmentVariables?: SessionVariable[] },
 ) {
-  const { session, runs } = await queueTriggered(ctx, accountId, body)
+  const { session, runs } = await queueTriggered(ctx, accountId, {
+    ...body,
+    variables: body.environmentVariables,
+  })
   return testSessionOut(ctx, session, runs)
 }
 
@@ -183,6 +189,7 @@ export async function triggerForHostedCli(
     checkRunSuiteId?: string
     checkId?: string[]
     targetTags?: string[][]
+    environmentVariables?: SessionVariable[]
   },
 ) {
   const runLocation = body.runLocation
@@ -197,6 +204,7 @@ export async function triggerForHostedCli(
     name: body.name ?? 'Triggered Session',
     runLocation,
     target,
+    variables: body.environmentVariables,
   })
   return {
     testSessionId: session.id,
@@ -213,7 +221,13 @@ export async function triggerForHostedCli(
 async function queueTriggered(
   ctx: ServiceContext,
   accountId: string,
-  body: { id?: string; name: string; runLocation: string; target?: CheckTarget },
+  body: {
+    id?: string
+    name: string
+    runLocation: string
+    target?: CheckTarget
+    variables?: SessionVariable[]
+  },
 ) {
   assertServedLocation(ctx, body.runLocation, 'body.runLocation')
   const checks = await matchingChecks(ctx, accountId, body.target ?? {})
@@ -234,6 +248,7 @@ async function queueTriggered(
       name: body.name,
       runSource: 'TRIGGER_API',
       runLocations: [body.runLocation],
+      variables: sessionVariables(ctx, body.variables ?? []),
     },
     runs,
   )
@@ -241,6 +256,17 @@ async function queueTriggered(
 }
 
 export const NO_MATCHING_CHECKS = 'No matching checks were found.'
+
+export type SessionVariable = CheckEnvironmentVariable
+
+/** A session's variables as stored: every value sealed, as they often carry a CI job's secrets. */
+export function sessionVariables(ctx: ServiceContext, variables: SessionVariable[]): StoredVariable[] {
+  return sealVariables(ctx, variables, []).map((variable) => ({
+    ...variable,
+    value: null,
+    sealedValue: variable.sealedValue ?? ctx.secretBox.encrypt(variable.value ?? ''),
+  }))
+}
 
 export interface UnsavedRunBody {
   name?: string

@@ -247,6 +247,153 @@ for (const engine of testEngines()) {
       assert.equal(bad.statusCode, 400)
     })
 
+    test('a triggered test session runs its checks with its environmentVariables over their own', async () => {
+      // The check's own ENVIRONMENT_URL and the account's point where nothing listens; the session's wins.
+      const nowhere = 'http://127.0.0.1:9'
+      const account = await t.call({
+        method: 'POST',
+        url: '/v1/variables',
+        payload: { key: 'ENVIRONMENT_URL', value: nowhere },
+      })
+      assert.equal(account.statusCode, 201, account.body)
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'Per environment',
+          activated: false,
+          tags: ['per-env'],
+          locations: ['local'],
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: nowhere }],
+          request: { url: '{{ENVIRONMENT_URL}}/ok', assertions: ok },
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const checkId = json(created).id
+      const trigger = async (environmentVariables?: unknown[]) => {
+        const answer = await t.call({
+          method: 'POST',
+          url: '/v1/test-sessions/trigger',
+          payload: {
+            name: 'Per environment',
+            runLocation: 'local',
+            target: { matchTags: [['per-env']], allowDeactivated: true },
+            ...(environmentVariables ? { environmentVariables } : {}),
+          },
+        })
+        if (answer.statusCode !== 201) return answer
+        const { testSessionId } = json(answer)
+        for (;;) {
+          const done = await t.call({
+            method: 'GET',
+            url: `/v1/test-sessions/${testSessionId}/completion?maxWaitSeconds=5`,
+          })
+          if (done.statusCode !== 408) return done
+        }
+      }
+      assert.equal(json(await trigger()).status, 'FAILED', 'without variables, the check’s own apply')
+      const given = json(await trigger([{ key: 'ENVIRONMENT_URL', value: base }]))
+      assert.equal(given.status, 'PASSED')
+      const [result] = given.results
+      const stored = json(
+        await t.call({ method: 'GET', url: `/v1/check-results/${checkId}/${result.testSessionResultId}` }),
+      )
+      assert.equal(stored.apiCheckResult.request.url, `${base}/ok`)
+      // Kept sealed at rest, as a CI job's values are often secrets.
+      const rows = await t.ctx.db
+        .selectFrom('run_sessions')
+        .select('environment_variables')
+        .where('id', '=', given.testSessionId)
+        .execute()
+      assert.equal(rows.length, 1)
+      assert.ok(!String(rows[0]!.environment_variables).includes(base))
+      assert.deepEqual(
+        JSON.parse(String(rows[0]!.environment_variables)).map((v: any) => [v.key, v.value]),
+        [['ENVIRONMENT_URL', null]],
+      )
+      const secret = json(await trigger([{ key: 'ENVIRONMENT_URL', value: base, secret: true }]))
+      assert.equal(secret.status, 'PASSED')
+      const hidden = json(
+        await t.call({
+          method: 'GET',
+          url: `/v1/check-results/${checkId}/${secret.results[0].testSessionResultId}`,
+        }),
+      )
+      assert.ok(!JSON.stringify(hidden).includes(base), 'a secret value is scrubbed from the result')
+      const badKey = await trigger([{ key: 'NOT A KEY', value: base }])
+      assert.equal(badKey.statusCode, 400)
+      assert.match(json(badKey).message, /body\.environmentVariables\.0\.key/)
+    })
+
+    test('check sessions take environmentVariables too, except for checks in private locations', async () => {
+      const created = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'Per environment, by check session',
+          activated: false,
+          tags: ['per-env-cs'],
+          locations: ['local'],
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: 'http://127.0.0.1:9' }],
+          request: { url: '{{ENVIRONMENT_URL}}/ok', assertions: ok },
+        },
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      const triggered = await t.call({
+        method: 'POST',
+        url: '/v1/check-sessions/trigger',
+        payload: {
+          target: { matchTags: [['per-env-cs']] },
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: base }],
+        },
+      })
+      assert.equal(triggered.statusCode, 201, triggered.body)
+      const [session] = json(triggered).sessions
+      let done: any
+      for (;;) {
+        const answer = await t.call({
+          method: 'GET',
+          url: `/v1/check-sessions/${session.checkSessionId}/completion?maxWaitSeconds=5`,
+        })
+        if (answer.statusCode === 408) continue
+        done = json(answer)
+        break
+      }
+      assert.equal(done.status, 'PASSED')
+
+      const location = await t.call({
+        method: 'POST',
+        url: '/v1/private-locations',
+        payload: { name: 'Rack', slugName: 'rack-per-env' },
+      })
+      assert.equal(location.statusCode, 201, location.body)
+      const onAgent = await t.call({
+        method: 'POST',
+        url: '/v1/checks/api',
+        payload: {
+          name: 'On an agent',
+          activated: false,
+          tags: ['per-env-agent'],
+          privateLocations: ['rack-per-env'],
+          request: { url: `${base}/ok`, assertions: ok },
+        },
+      })
+      assert.equal(onAgent.statusCode, 201, onAgent.body)
+      const refused = await t.call({
+        method: 'POST',
+        url: '/v1/check-sessions/trigger',
+        payload: {
+          target: { matchTags: [['per-env-agent']] },
+          environmentVariables: [{ key: 'ENVIRONMENT_URL', value: base }],
+        },
+      })
+      assert.equal(refused.statusCode, 400, refused.body)
+      assert.match(
+        json(refused).message,
+        /^body\.environmentVariables: check On an agent runs in a private location/,
+      )
+    })
+
     test('trigger URLs: create, read, run with the token or a key, refuse a wrong token, delete', async () => {
       const checkId = await createApiCheck('By URL', '/ok', [])
       const missing = await t.call({ method: 'GET', url: `/v1/triggers/checks/${checkId}` })
