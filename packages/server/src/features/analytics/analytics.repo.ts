@@ -37,6 +37,28 @@ export async function addToRollups(
   ctx: ServiceContext,
   deltasByCheck: Map<string, RollupDelta[]>,
 ): Promise<void> {
+  const merged = mergedDeltas(deltasByCheck)
+  if (merged.size === 0) return
+  const rows = [...merged.keys()].sort().map((key) => merged.get(key) as Pending)
+  const checkIds = [...new Set(rows.map((row) => row.checkId))]
+  const ranges = rangesOf(rows)
+  if (ctx.engine === 'postgres') await createEmptyRows(ctx, rows)
+  const existing =
+    ctx.engine === 'postgres'
+      ? await lockStoredRows(ctx, checkIds, ranges)
+      : await readStoredRows(ctx, checkIds, ranges)
+  for (const row of existing) {
+    const delta = merged.get(keyOf(row.check_id, keyOfRow(row)))
+    if (!delta || row.results === 0) continue
+    delta.results += Number(row.results)
+    delta.retries += Number(row.retries)
+    delta.stats = mergeStoredMetricStats(delta.stats, row.stats)
+  }
+  await writeRows(ctx, rows)
+}
+
+/** The deltas summed per rollup row. */
+function mergedDeltas(deltasByCheck: Map<string, RollupDelta[]>): Map<string, Pending> {
   const merged = new Map<string, Pending>()
   for (const [checkId, deltas] of deltasByCheck) {
     for (const delta of deltas) {
@@ -51,9 +73,13 @@ export async function addToRollups(
       into.stats = mergeStoredMetricStats(into.stats, delta.stats)
     }
   }
-  if (merged.size === 0) return
-  const rows = [...merged.keys()].sort().map((key) => merged.get(key) as Pending)
-  const checkIds = [...new Set(rows.map((row) => row.checkId))]
+  return merged
+}
+
+type BucketRange = { resolution: number; fromMs: number; toMs: number }
+
+/** Per resolution, the span of buckets the rows fall in. */
+function rangesOf(rows: Pending[]): BucketRange[] {
   const spans = new Map<number, { fromMs: number; toMs: number }>()
   for (const row of rows) {
     const span = spans.get(row.resolution)
@@ -63,69 +89,67 @@ export async function addToRollups(
       span.toMs = Math.max(span.toMs, row.bucketMs + 1)
     }
   }
-  const ranges = [...spans].map(([resolution, span]) => ({ resolution, ...span }))
+  return [...spans].map(([resolution, span]) => ({ resolution, ...span }))
+}
 
-  if (ctx.engine === 'postgres') {
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await ctx.db
-        .insertInto('analytics_rollups')
-        .values(rows.slice(i, i + CHUNK).map((row) => toRow(row.checkId, row, 0, 0, EMPTY)))
-        .onConflict((oc) => oc.doNothing())
-        .execute()
-    }
+async function createEmptyRows(ctx: ServiceContext, rows: Pending[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await ctx.db
+      .insertInto('analytics_rollups')
+      .values(rows.slice(i, i + CHUNK).map((row) => toRow(row.checkId, row, 0, 0, EMPTY)))
+      .onConflict((oc) => oc.doNothing())
+      .execute()
   }
+}
+
+/** One statement, every range (PostgreSQL combines the index scans), rows locked in key order. */
+function lockStoredRows(ctx: ServiceContext, checkIds: string[], ranges: BucketRange[]) {
+  return ctx.db
+    .selectFrom('analytics_rollups')
+    .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+    .select(['results', 'retries', 'stats'])
+    .where('check_id', 'in', checkIds)
+    .where((eb) =>
+      eb.or(
+        ranges.map((range) =>
+          eb.and([
+            eb('resolution', '=', range.resolution),
+            eb('bucket_ms', '>=', range.fromMs),
+            eb('bucket_ms', '<', range.toMs),
+          ]),
+        ),
+      ),
+    )
+    .orderBy('check_id')
+    .orderBy('resolution')
+    .orderBy('bucket_ms')
+    .orderBy('location')
+    .orderBy('outcome')
+    .orderBy('status_code')
+    .orderBy('page_index')
+    .forUpdate()
+    .execute()
+}
+
+async function readStoredRows(ctx: ServiceContext, checkIds: string[], ranges: BucketRange[]) {
   const existing = []
-  if (ctx.engine === 'postgres') {
-    // One statement, every range (PostgreSQL combines the index scans), rows locked in key order.
+  for (const range of ranges) {
     existing.push(
       ...(await ctx.db
         .selectFrom('analytics_rollups')
+        .where('check_id', 'in', checkIds)
+        .where('resolution', '=', range.resolution)
+        .where('bucket_ms', '>=', range.fromMs)
+        .where('bucket_ms', '<', range.toMs)
         .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
         .select(['results', 'retries', 'stats'])
-        .where('check_id', 'in', checkIds)
-        .where((eb) =>
-          eb.or(
-            ranges.map((range) =>
-              eb.and([
-                eb('resolution', '=', range.resolution),
-                eb('bucket_ms', '>=', range.fromMs),
-                eb('bucket_ms', '<', range.toMs),
-              ]),
-            ),
-          ),
-        )
-        .orderBy('check_id')
-        .orderBy('resolution')
-        .orderBy('bucket_ms')
-        .orderBy('location')
-        .orderBy('outcome')
-        .orderBy('status_code')
-        .orderBy('page_index')
-        .forUpdate()
         .execute()),
     )
-  } else {
-    for (const range of ranges) {
-      existing.push(
-        ...(await ctx.db
-          .selectFrom('analytics_rollups')
-          .where('check_id', 'in', checkIds)
-          .where('resolution', '=', range.resolution)
-          .where('bucket_ms', '>=', range.fromMs)
-          .where('bucket_ms', '<', range.toMs)
-          .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-          .select(['results', 'retries', 'stats'])
-          .execute()),
-      )
-    }
   }
-  for (const row of existing) {
-    const delta = merged.get(keyOf(row.check_id, keyOfRow(row)))
-    if (!delta || row.results === 0) continue
-    delta.results += Number(row.results)
-    delta.retries += Number(row.retries)
-    delta.stats = mergeStoredMetricStats(delta.stats, row.stats)
-  }
+  return existing
+}
+
+async function writeRows(ctx: ServiceContext, rows: Pending[]): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     await ctx.db
       .insertInto('analytics_rollups')
