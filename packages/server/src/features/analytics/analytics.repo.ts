@@ -1,5 +1,5 @@
 import { encodeMetricStats, mergeStoredMetricStats, ROLLUP_RESOLUTIONS, type RollupRange } from '@svc/core'
-import type { AnalyticsRollupsTable } from '@svc/db'
+import { type AnalyticsRollupsTable, MERGE_STATS_FUNCTION } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `analytics_rollups` and `analytics_zones`. */
@@ -28,10 +28,11 @@ const CHUNK = 500
 type Pending = RollupDelta & { checkId: string }
 
 /**
- * Adds deltas to the rollup rows of the checks they are keyed by: read, merge, write back, a few
- * statements for any number of checks. On PostgreSQL the rows are created first (empty) and locked in
- * key order, so concurrent results never lose each other's counts and never deadlock; SQLite has a
- * single writer.
+ * Adds deltas to the rollup rows of the checks they are keyed by, a few statements for any number of
+ * checks. SQLite (a single writer) adds them in the upsert itself, merging the stored stats with its
+ * `MERGE_STATS_FUNCTION`. On PostgreSQL the rows are created first (empty), then read and locked in
+ * key order, merged here and written back, so concurrent results never lose each other's counts and
+ * never deadlock.
  */
 export async function addToRollups(
   ctx: ServiceContext,
@@ -40,21 +41,20 @@ export async function addToRollups(
   const merged = mergedDeltas(deltasByCheck)
   if (merged.size === 0) return
   const rows = [...merged.keys()].sort().map((key) => merged.get(key) as Pending)
+  if (ctx.engine !== 'postgres') {
+    await writeRows(ctx, rows, 'add')
+    return
+  }
+  await createEmptyRows(ctx, rows)
   const checkIds = [...new Set(rows.map((row) => row.checkId))]
-  const ranges = rangesOf(rows)
-  if (ctx.engine === 'postgres') await createEmptyRows(ctx, rows)
-  const existing =
-    ctx.engine === 'postgres'
-      ? await lockStoredRows(ctx, checkIds, ranges)
-      : await readStoredRows(ctx, checkIds, ranges)
-  for (const row of existing) {
+  for (const row of await lockStoredRows(ctx, checkIds, rangesOf(rows))) {
     const delta = merged.get(keyOf(row.check_id, keyOfRow(row)))
     if (!delta || row.results === 0) continue
     delta.results += Number(row.results)
     delta.retries += Number(row.retries)
     delta.stats = mergeStoredMetricStats(delta.stats, row.stats)
   }
-  await writeRows(ctx, rows)
+  await writeRows(ctx, rows, 'replace')
 }
 
 /** The deltas summed per rollup row. */
@@ -131,25 +131,8 @@ function lockStoredRows(ctx: ServiceContext, checkIds: string[], ranges: BucketR
     .execute()
 }
 
-async function readStoredRows(ctx: ServiceContext, checkIds: string[], ranges: BucketRange[]) {
-  const existing = []
-  for (const range of ranges) {
-    existing.push(
-      ...(await ctx.db
-        .selectFrom('analytics_rollups')
-        .where('check_id', 'in', checkIds)
-        .where('resolution', '=', range.resolution)
-        .where('bucket_ms', '>=', range.fromMs)
-        .where('bucket_ms', '<', range.toMs)
-        .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-        .select(['results', 'retries', 'stats'])
-        .execute()),
-    )
-  }
-  return existing
-}
-
-async function writeRows(ctx: ServiceContext, rows: Pending[]): Promise<void> {
+/** Upserts `rows`: a stored row becomes the row given (`replace`) or the sum of both (`add`). */
+async function writeRows(ctx: ServiceContext, rows: Pending[], mode: 'replace' | 'add'): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     await ctx.db
       .insertInto('analytics_rollups')
@@ -167,11 +150,22 @@ async function writeRows(ctx: ServiceContext, rows: Pending[]): Promise<void> {
             'status_code',
             'page_index',
           ])
-          .doUpdateSet((eb) => ({
-            results: eb.ref('excluded.results'),
-            retries: eb.ref('excluded.retries'),
-            stats: eb.ref('excluded.stats'),
-          })),
+          .doUpdateSet((eb) =>
+            mode === 'replace'
+              ? {
+                  results: eb.ref('excluded.results'),
+                  retries: eb.ref('excluded.retries'),
+                  stats: eb.ref('excluded.stats'),
+                }
+              : {
+                  results: eb('analytics_rollups.results', '+', eb.ref('excluded.results')),
+                  retries: eb('analytics_rollups.retries', '+', eb.ref('excluded.retries')),
+                  stats: eb.fn<Uint8Array>(MERGE_STATS_FUNCTION, [
+                    eb.ref('analytics_rollups.stats'),
+                    eb.ref('excluded.stats'),
+                  ]),
+                },
+          ),
       )
       .execute()
   }
