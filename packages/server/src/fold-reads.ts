@@ -45,12 +45,13 @@ export async function cachedFoldRead<T>(
 
 /**
  * `cachedFoldRead` for many keys at once: `loadMissing` reads those not in memory (in one statement,
- * say) and answers what it found of them.
+ * say) and answers what it found of them. `ttlMs`: for what only a write dropping the cache changes.
  */
 export async function cachedFoldReads<T>(
   ctx: ServiceContext,
   keys: string[],
   loadMissing: (keys: string[]) => Promise<Map<string, T>>,
+  ttlMs = FOLD_READS_TTL_MS,
 ): Promise<Map<string, T>> {
   const cache = cacheOf(ctx)
   const nowMs = performance.now()
@@ -58,7 +59,7 @@ export async function cachedFoldReads<T>(
   const missing: string[] = []
   for (const key of keys) {
     const entry = cache.get(key)
-    if (entry && entry.version === version && nowMs - entry.readAtMs < FOLD_READS_TTL_MS) {
+    if (entry && entry.version === version && nowMs - entry.readAtMs < ttlMs) {
       found.set(key, entry.value as T)
     } else missing.push(key)
   }

@@ -82,16 +82,27 @@ async function zonesOfFold(ctx: ServiceContext, rows: CheckResultsTable[]): Prom
 }
 
 const zoneKey = (checkId: string) => `zone:${checkId}`
+/**
+ * A check's stored zone changes only when its account's zone does, which is an account write and drops
+ * the cache on every node; the TTL is a bound for a lost notification. A check's result comes once a
+ * minute, say, so the default 5 s would read it again each time.
+ */
+const ZONE_TTL_MS = 10 * 60_000
 
 /** The stored zones of `checkIds` that have one, by check id: from memory (fold-reads.ts) while unchanged. */
 async function storedZones(ctx: ServiceContext, checkIds: string[]) {
-  const byKey = await cachedFoldReads(ctx, checkIds.map(zoneKey), async (keys) => {
-    const found = await findZones(
-      ctx,
-      keys.map((key) => key.slice('zone:'.length)),
-    )
-    return new Map([...found].map(([checkId, zone]) => [zoneKey(checkId), zone]))
-  })
+  const byKey = await cachedFoldReads(
+    ctx,
+    checkIds.map(zoneKey),
+    async (keys) => {
+      const found = await findZones(
+        ctx,
+        keys.map((key) => key.slice('zone:'.length)),
+      )
+      return new Map([...found].map(([checkId, zone]) => [zoneKey(checkId), zone]))
+    },
+    ZONE_TTL_MS,
+  )
   return new Map(checkIds.flatMap((id) => (byKey.has(zoneKey(id)) ? [[id, byKey.get(zoneKey(id))]] : [])))
 }
 
