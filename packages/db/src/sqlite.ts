@@ -1,5 +1,6 @@
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
 import { Worker } from 'node:worker_threads'
+import { mergeStoredMetricStats } from '@svc/core'
 import type { SqliteDatabase, SqliteStatement } from 'kysely'
 
 export interface SqliteStore {
@@ -20,6 +21,9 @@ export interface SqliteStore {
  */
 export type HoldStatements = (work: () => Promise<void>) => Promise<void>
 
+/** The SQL function merging two stored metric stats (`mergeStoredMetricStats`) on a SQLite store. */
+export const MERGE_STATS_FUNCTION = 'svc_merge_stats'
+
 /**
  * Opens the SQLite file at `path` (or `:memory:`). Once the store is busy, a checkpointer thread starts
  * beside it, which holds the store's statements through `holdStatements` while it starts the log over.
@@ -34,6 +38,11 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
   database.exec('PRAGMA synchronous = NORMAL')
   database.exec('PRAGMA foreign_keys = ON')
   database.exec('PRAGMA busy_timeout = 0')
+  // Rollup upserts merge a row's stored metric stats in the statement, so a fold needn't read the row
+  // first (PostgreSQL reads and locks them instead: it has no such function).
+  database.function(MERGE_STATS_FUNCTION, { deterministic: true }, (into, other) =>
+    mergeStoredMetricStats(into as Uint8Array, other as Uint8Array),
+  )
   let checkpointer: { close(): Promise<void> } | undefined
   const noteWrite =
     path === ':memory:'

@@ -12,7 +12,14 @@ import type { ServiceContext } from './context.ts'
  * - A SQLite store has one server process; what other processes write (a `npm run runner` beside it)
  *   is found by each worker's fallback look, at most `FALLBACK_SQLITE_MS` later.
  */
-export type WakeupName = 'alerts' | 'subscriber-mail' | 'root-cause-analyses' | 'session-runs' | 'schedule'
+export type WakeupName =
+  | 'alerts'
+  | 'subscriber-mail'
+  | 'root-cause-analyses'
+  | 'session-runs'
+  | 'schedule'
+  /** Not a worker's: drops the caches of what result folds read (fold-reads.ts). */
+  | 'fold-reads'
 
 const WAKEUP_NAMES: WakeupName[] = [
   'alerts',
@@ -20,6 +27,7 @@ const WAKEUP_NAMES: WakeupName[] = [
   'root-cause-analyses',
   'session-runs',
   'schedule',
+  'fold-reads',
 ]
 const CHANNEL = 'svc_wakeups'
 

@@ -1,6 +1,7 @@
 import { type AccountsTable, fetchPage, type MembershipsTable, type UsersTable } from '@svc/db'
 import { sql } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { foldReadsChanged } from '../../fold-reads.ts'
 
 /** The only SQL for `users`, `accounts` and `memberships`. */
 
@@ -78,6 +79,7 @@ export async function updateAccount(
   changes: Partial<Omit<AccountsTable, 'id' | 'created_at'>>,
 ): Promise<void> {
   await ctx.db.updateTable('accounts').set(changes).where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function listAccountsOfUser(

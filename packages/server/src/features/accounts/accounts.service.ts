@@ -3,6 +3,7 @@ import { DEFAULT_RUNTIME_ID, type Role, roleAtLeast } from '@svc/core'
 import type { AccountsTable } from '@svc/db'
 import { isUniqueViolation } from '@svc/db'
 import { isoNow, type ServiceContext } from '../../context.ts'
+import { cachedFoldRead } from '../../fold-reads.ts'
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.ts'
 import { inTransaction } from '../../transactions.ts'
 import * as repo from './accounts.repo.ts'
@@ -107,6 +108,17 @@ export async function getAccount(ctx: ServiceContext, accountId: string): Promis
   const row = await repo.findAccount(ctx, accountId)
   if (!row) throw notFound()
   return toAccount(row)
+}
+
+/**
+ * The account as result folds read it, once per batch or per failing result: from memory (fold-reads.ts)
+ * while unchanged; undefined when there is none. Shared between callers: not to be changed.
+ */
+export function foldedAccount(ctx: ServiceContext, accountId: string): Promise<Account | undefined> {
+  return cachedFoldRead(ctx, `account:${accountId}`, async () => {
+    const row = await repo.findAccount(ctx, accountId)
+    return row && toAccount(row)
+  })
 }
 
 /** The calling user (a service key has none: its account stands in, as the hosted CLI's whoami expects). */

@@ -4,10 +4,10 @@ import type { AlertChannelType, AlertType, CheckAlertSettings, TemplateVariables
 import type { AlertNotificationsTable, CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 import type { AlertSettings } from '../accounts/accounts.schemas.ts'
-import { DEFAULT_ALERT_SETTINGS, getAccount } from '../accounts/accounts.service.ts'
+import { DEFAULT_ALERT_SETTINGS, foldedAccount } from '../accounts/accounts.service.ts'
 import { type ChannelPolicy, policyOf } from '../alert-channels/alert-channels.service.ts'
 import * as channelLookups from '../alert-channels/channel-lookups.service.ts'
-import * as groupLookups from '../check-groups/group-lookups.service.ts'
+import { foldedGroup } from '../check-groups/group-lookups.service.ts'
 import { integerOf, isRecord, numberOf, parsedDetailOf, stringOf } from '../check-results/result-detail.ts'
 import { findResult } from '../check-results/result-lookups.service.ts'
 import { findCheckById } from '../checks/check-lookups.service.ts'
@@ -192,8 +192,7 @@ async function evaluate(
 ): Promise<Pick<FoldOutput, 'state' | 'wakeAtMs'> & { enqueued: number }> {
   const now = ctx.clock.now()
   const { row: check, definition, effective } = resolvedCheck
-  const group =
-    check.group_id === null ? undefined : await groupLookups.findGroup(ctx, check.account_id, check.group_id)
+  const group = check.group_id === null ? undefined : await foldedGroup(ctx, check.account_id, check.group_id)
   const settings = await settingsOf(ctx, check.account_id, effective)
   const suppressed = effective.muted || (await inMaintenance(ctx, check.account_id, effective.tags, now))
   const { state, alerts, wakeAtMs } = foldAlertState(previous, {
@@ -250,7 +249,7 @@ async function settingsOf(
   effective: EffectiveSettings,
 ): Promise<AlertSettings> {
   const chosen: CheckAlertSettings | null | undefined = effective.useGlobalAlertSettings
-    ? (await getAccount(ctx, accountId)).alertSettings
+    ? (await foldedAccount(ctx, accountId))?.alertSettings
     : effective.alertSettings
   const base = DEFAULT_ALERT_SETTINGS
   return {

@@ -1,5 +1,5 @@
 import { encodeMetricStats, mergeStoredMetricStats, ROLLUP_RESOLUTIONS, type RollupRange } from '@svc/core'
-import type { AnalyticsRollupsTable } from '@svc/db'
+import { type AnalyticsRollupsTable, MERGE_STATS_FUNCTION } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
 
 /** The only SQL for `analytics_rollups` and `analytics_zones`. */
@@ -28,15 +28,37 @@ const CHUNK = 500
 type Pending = RollupDelta & { checkId: string }
 
 /**
- * Adds deltas to the rollup rows of the checks they are keyed by: read, merge, write back, a few
- * statements for any number of checks. On PostgreSQL the rows are created first (empty) and locked in
- * key order, so concurrent results never lose each other's counts and never deadlock; SQLite has a
- * single writer.
+ * Adds deltas to the rollup rows of the checks they are keyed by, a few statements for any number of
+ * checks. SQLite (a single writer) adds them in the upsert itself, merging the stored stats with its
+ * `MERGE_STATS_FUNCTION`. On PostgreSQL the rows are created first (empty), then read and locked in
+ * key order, merged here and written back, so concurrent results never lose each other's counts and
+ * never deadlock.
  */
 export async function addToRollups(
   ctx: ServiceContext,
   deltasByCheck: Map<string, RollupDelta[]>,
 ): Promise<void> {
+  const merged = mergedDeltas(deltasByCheck)
+  if (merged.size === 0) return
+  const rows = [...merged.keys()].sort().map((key) => merged.get(key) as Pending)
+  if (ctx.engine !== 'postgres') {
+    await writeRows(ctx, rows, 'add')
+    return
+  }
+  await createEmptyRows(ctx, rows)
+  const checkIds = [...new Set(rows.map((row) => row.checkId))]
+  for (const row of await lockStoredRows(ctx, checkIds, rangesOf(rows))) {
+    const delta = merged.get(keyOf(row.check_id, keyOfRow(row)))
+    if (!delta || row.results === 0) continue
+    delta.results += Number(row.results)
+    delta.retries += Number(row.retries)
+    delta.stats = mergeStoredMetricStats(delta.stats, row.stats)
+  }
+  await writeRows(ctx, rows, 'replace')
+}
+
+/** The deltas summed per rollup row. */
+function mergedDeltas(deltasByCheck: Map<string, RollupDelta[]>): Map<string, Pending> {
   const merged = new Map<string, Pending>()
   for (const [checkId, deltas] of deltasByCheck) {
     for (const delta of deltas) {
@@ -51,9 +73,13 @@ export async function addToRollups(
       into.stats = mergeStoredMetricStats(into.stats, delta.stats)
     }
   }
-  if (merged.size === 0) return
-  const rows = [...merged.keys()].sort().map((key) => merged.get(key) as Pending)
-  const checkIds = [...new Set(rows.map((row) => row.checkId))]
+  return merged
+}
+
+type BucketRange = { resolution: number; fromMs: number; toMs: number }
+
+/** Per resolution, the span of buckets the rows fall in. */
+function rangesOf(rows: Pending[]): BucketRange[] {
   const spans = new Map<number, { fromMs: number; toMs: number }>()
   for (const row of rows) {
     const span = spans.get(row.resolution)
@@ -63,69 +89,50 @@ export async function addToRollups(
       span.toMs = Math.max(span.toMs, row.bucketMs + 1)
     }
   }
-  const ranges = [...spans].map(([resolution, span]) => ({ resolution, ...span }))
+  return [...spans].map(([resolution, span]) => ({ resolution, ...span }))
+}
 
-  if (ctx.engine === 'postgres') {
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await ctx.db
-        .insertInto('analytics_rollups')
-        .values(rows.slice(i, i + CHUNK).map((row) => toRow(row.checkId, row, 0, 0, EMPTY)))
-        .onConflict((oc) => oc.doNothing())
-        .execute()
-    }
+async function createEmptyRows(ctx: ServiceContext, rows: Pending[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await ctx.db
+      .insertInto('analytics_rollups')
+      .values(rows.slice(i, i + CHUNK).map((row) => toRow(row.checkId, row, 0, 0, EMPTY)))
+      .onConflict((oc) => oc.doNothing())
+      .execute()
   }
-  const existing = []
-  if (ctx.engine === 'postgres') {
-    // One statement, every range (PostgreSQL combines the index scans), rows locked in key order.
-    existing.push(
-      ...(await ctx.db
-        .selectFrom('analytics_rollups')
-        .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-        .select(['results', 'retries', 'stats'])
-        .where('check_id', 'in', checkIds)
-        .where((eb) =>
-          eb.or(
-            ranges.map((range) =>
-              eb.and([
-                eb('resolution', '=', range.resolution),
-                eb('bucket_ms', '>=', range.fromMs),
-                eb('bucket_ms', '<', range.toMs),
-              ]),
-            ),
-          ),
-        )
-        .orderBy('check_id')
-        .orderBy('resolution')
-        .orderBy('bucket_ms')
-        .orderBy('location')
-        .orderBy('outcome')
-        .orderBy('status_code')
-        .orderBy('page_index')
-        .forUpdate()
-        .execute()),
+}
+
+/** One statement, every range (PostgreSQL combines the index scans), rows locked in key order. */
+function lockStoredRows(ctx: ServiceContext, checkIds: string[], ranges: BucketRange[]) {
+  return ctx.db
+    .selectFrom('analytics_rollups')
+    .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
+    .select(['results', 'retries', 'stats'])
+    .where('check_id', 'in', checkIds)
+    .where((eb) =>
+      eb.or(
+        ranges.map((range) =>
+          eb.and([
+            eb('resolution', '=', range.resolution),
+            eb('bucket_ms', '>=', range.fromMs),
+            eb('bucket_ms', '<', range.toMs),
+          ]),
+        ),
+      ),
     )
-  } else {
-    for (const range of ranges) {
-      existing.push(
-        ...(await ctx.db
-          .selectFrom('analytics_rollups')
-          .where('check_id', 'in', checkIds)
-          .where('resolution', '=', range.resolution)
-          .where('bucket_ms', '>=', range.fromMs)
-          .where('bucket_ms', '<', range.toMs)
-          .select(['check_id', 'resolution', 'bucket_ms', 'location', 'outcome', 'status_code', 'page_index'])
-          .select(['results', 'retries', 'stats'])
-          .execute()),
-      )
-    }
-  }
-  for (const row of existing) {
-    const delta = merged.get(keyOf(row.check_id, keyOfRow(row)))
-    if (!delta || row.results === 0) continue
-    delta.results += Number(row.results)
-    delta.retries += Number(row.retries)
-    delta.stats = mergeStoredMetricStats(delta.stats, row.stats)
-  }
+    .orderBy('check_id')
+    .orderBy('resolution')
+    .orderBy('bucket_ms')
+    .orderBy('location')
+    .orderBy('outcome')
+    .orderBy('status_code')
+    .orderBy('page_index')
+    .forUpdate()
+    .execute()
+}
+
+/** Upserts `rows`: a stored row becomes the row given (`replace`) or the sum of both (`add`). */
+async function writeRows(ctx: ServiceContext, rows: Pending[], mode: 'replace' | 'add'): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     await ctx.db
       .insertInto('analytics_rollups')
@@ -143,11 +150,22 @@ export async function addToRollups(
             'status_code',
             'page_index',
           ])
-          .doUpdateSet((eb) => ({
-            results: eb.ref('excluded.results'),
-            retries: eb.ref('excluded.retries'),
-            stats: eb.ref('excluded.stats'),
-          })),
+          .doUpdateSet((eb) =>
+            mode === 'replace'
+              ? {
+                  results: eb.ref('excluded.results'),
+                  retries: eb.ref('excluded.retries'),
+                  stats: eb.ref('excluded.stats'),
+                }
+              : {
+                  results: eb('analytics_rollups.results', '+', eb.ref('excluded.results')),
+                  retries: eb('analytics_rollups.retries', '+', eb.ref('excluded.retries')),
+                  stats: eb.fn<Uint8Array>(MERGE_STATS_FUNCTION, [
+                    eb.ref('analytics_rollups.stats'),
+                    eb.ref('excluded.stats'),
+                  ]),
+                },
+          ),
       )
       .execute()
   }

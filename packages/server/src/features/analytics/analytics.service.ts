@@ -50,38 +50,9 @@ export async function queryAnalytics(
 ): Promise<{ body: AnalyticsResponse; total: number; shown: number; page: Page }> {
   const row = await findCheck(ctx, accountId, checkId)
   if (!row) throw notFound(`Check ${checkId} not found`)
-  if (!(kind.checkTypes as string[]).includes(row.check_type)) {
-    throw invalidQuery(
-      'params.id',
-      `is ${aCheckType(row.check_type)} check, not one of ${kind.segment} (${kind.checkTypes.join(', ')})`,
-    )
-  }
-  const metrics = parseMetrics(kind, query)
-  const raw = metrics.some((m) => m.aggregation === null)
-  if (
-    raw &&
-    metrics.some((m) => m.aggregation !== null && m.base !== 'availability' && m.base !== 'retries')
-  ) {
-    throw invalidQuery(
-      'querystring.metrics',
-      'mixes raw points (bare names) with aggregated metrics (suffixed names); ask for them separately',
-    )
-  }
-  if (query.groupBy !== undefined && !kind.groupBy.includes(query.groupBy)) {
-    throw invalidQuery('querystring.groupBy', `must be one of ${kind.groupBy.join(', ') || '(none)'}`)
-  }
-  if (query.filterByStatus !== undefined && !kind.statusFilters.includes(query.filterByStatus)) {
-    throw invalidQuery('querystring.filterByStatus', `must be one of ${kind.statusFilters.join(', ')}`)
-  }
-
+  const { metrics, raw } = validQuery(kind, row.check_type, query)
   const timeZone = (await getAccount(ctx, accountId)).settings.timezone
-  const window = resolveWindow(query, timeZone, ctx.clock.now().getTime())
-  // Rollups are per minute at the finest: windows are whole minutes.
-  const fromMs = Math.floor(window.fromMs / MINUTE_MS) * MINUTE_MS
-  const toMs = Math.ceil(window.toMs / MINUTE_MS) * MINUTE_MS
-  if (fromMs >= toMs) {
-    throw invalidQuery('querystring.from', 'must be before `to` (the window is empty or inverted)')
-  }
+  const { fromMs, toMs } = minuteWindow(query, timeZone, ctx.clock.now().getTime())
   const page = pageOf({ limit: query.limit ?? DEFAULT_ANALYTICS_LIMIT, page: query.page })
   const interval = query.aggregationInterval ?? DEFAULT_INTERVAL_MINUTES
 
@@ -108,6 +79,53 @@ export async function queryAnalytics(
     shown,
     page,
   }
+}
+
+/** The query's metrics, and whether they are raw points; a 400 for what the check's kind can't answer. */
+function validQuery(
+  kind: AnalyticsKind,
+  checkType: string,
+  query: AnalyticsQueryValue,
+): { metrics: ParsedMetric[]; raw: boolean } {
+  if (!(kind.checkTypes as string[]).includes(checkType)) {
+    throw invalidQuery(
+      'params.id',
+      `is ${aCheckType(checkType)} check, not one of ${kind.segment} (${kind.checkTypes.join(', ')})`,
+    )
+  }
+  const metrics = parseMetrics(kind, query)
+  const raw = metrics.some((m) => m.aggregation === null)
+  if (
+    raw &&
+    metrics.some((m) => m.aggregation !== null && m.base !== 'availability' && m.base !== 'retries')
+  ) {
+    throw invalidQuery(
+      'querystring.metrics',
+      'mixes raw points (bare names) with aggregated metrics (suffixed names); ask for them separately',
+    )
+  }
+  if (query.groupBy !== undefined && !kind.groupBy.includes(query.groupBy)) {
+    throw invalidQuery('querystring.groupBy', `must be one of ${kind.groupBy.join(', ') || '(none)'}`)
+  }
+  if (query.filterByStatus !== undefined && !kind.statusFilters.includes(query.filterByStatus)) {
+    throw invalidQuery('querystring.filterByStatus', `must be one of ${kind.statusFilters.join(', ')}`)
+  }
+  return { metrics, raw }
+}
+
+/** The query's window in whole minutes (rollups are per minute at the finest); a 400 when it is empty. */
+function minuteWindow(
+  query: AnalyticsQueryValue,
+  timeZone: string,
+  nowMs: number,
+): { fromMs: number; toMs: number } {
+  const window = resolveWindow(query, timeZone, nowMs)
+  const fromMs = Math.floor(window.fromMs / MINUTE_MS) * MINUTE_MS
+  const toMs = Math.ceil(window.toMs / MINUTE_MS) * MINUTE_MS
+  if (fromMs >= toMs) {
+    throw invalidQuery('querystring.from', 'must be before `to` (the window is empty or inverted)')
+  }
+  return { fromMs, toMs }
 }
 
 function invalidQuery(path: string, message: string) {
@@ -190,7 +208,28 @@ async function aggregatedSeries(
     outcomes: query.filterByStatus === undefined ? undefined : [query.filterByStatus],
     withStats: wanted.size > 0,
   })
+  const groups = totalsByGroup(rows, starts, groupBy, wanted)
+  const keys = [...groups.keys()].sort(compareKeys)
+  const series = keys.slice(page.offset, page.offset + page.limit).map((key): Series => {
+    const buckets = groups.get(key) ?? []
+    const data = starts.map((start, index) => {
+      const totals = buckets[index]
+      const row: Row = { timestamp: new Date(start).toISOString() }
+      for (const metric of metrics) row[metric.name] = totals ? bucketValue(metric, totals, slots) : null
+      return row
+    })
+    return groupBy ? { [groupBy]: key, data } : { data }
+  })
+  return { series, total: keys.length, shown: series.length }
+}
 
+/** The rollup rows summed per series (the `groupBy` key) and bucket; the `wanted` metric slots only. */
+function totalsByGroup(
+  rows: RollupRow[],
+  starts: number[],
+  groupBy: string | undefined,
+  wanted: Set<number>,
+): Map<string | number | null, (BucketTotals | undefined)[]> {
   const groups = new Map<string | number | null, (BucketTotals | undefined)[]>()
   for (const row of rows) {
     const key = groupKey(groupBy, row)
@@ -214,19 +253,7 @@ async function aggregatedSeries(
     }
   }
   if (!groupBy && groups.size === 0) groups.set(null, new Array(starts.length))
-
-  const keys = [...groups.keys()].sort(compareKeys)
-  const series = keys.slice(page.offset, page.offset + page.limit).map((key): Series => {
-    const buckets = groups.get(key) ?? []
-    const data = starts.map((start, index) => {
-      const totals = buckets[index]
-      const row: Row = { timestamp: new Date(start).toISOString() }
-      for (const metric of metrics) row[metric.name] = totals ? bucketValue(metric, totals, slots) : null
-      return row
-    })
-    return groupBy ? { [groupBy]: key, data } : { data }
-  })
-  return { series, total: keys.length, shown: series.length }
+  return groups
 }
 
 function bucketValue(metric: ParsedMetric, totals: BucketTotals, slots: string[]): number | null {

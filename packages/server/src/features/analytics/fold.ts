@@ -1,6 +1,6 @@
 import type { CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { deleteGroupsBefore } from '../error-groups/error-groups.repo.ts'
+import { deleteGroupsBefore } from '../error-groups/error-group-lookups.service.ts'
 import { deleteRollupsBefore } from './analytics.repo.ts'
 import { foldResultsIntoRollups } from './rollups.ts'
 

@@ -8,11 +8,11 @@ import {
 } from '@svc/core'
 import type { CheckResultsTable, ChecksTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
+import { cachedFoldReads, forgetFoldReads } from '../../fold-reads.ts'
 import { type HeartbeatSettings, heartbeatPeriodMs } from '../../runs/heartbeat-window.ts'
-import { findAccount } from '../accounts/accounts.repo.ts'
-import { toAccount } from '../accounts/accounts.service.ts'
-import { type PreviousResult, previousHeartbeatResults } from '../check-results/check-results.repo.ts'
-import { findCheckById } from '../checks/checks.repo.ts'
+import { foldedAccount } from '../accounts/accounts.service.ts'
+import { type PreviousResult, previousHeartbeatResults } from '../check-results/result-lookups.service.ts'
+import { findCheckById } from '../checks/check-lookups.service.ts'
 import type { RollupDelta } from './analytics.repo.ts'
 import { addToRollups, findZones, saveZones } from './analytics.repo.ts'
 import { kindOfCheckType, resultMetrics, type Sample } from './result-metrics.ts'
@@ -56,13 +56,13 @@ async function zonesOfFold(ctx: ServiceContext, rows: CheckResultsTable[]): Prom
   const firstMs = new Map<string, number>()
   for (const row of rows) {
     if (!accountZones.has(row.account_id)) {
-      const account = await findAccount(ctx, row.account_id)
-      accountZones.set(row.account_id, account ? toAccount(account).settings.timezone : 'UTC')
+      const account = await foldedAccount(ctx, row.account_id)
+      accountZones.set(row.account_id, account?.settings.timezone ?? 'UTC')
     }
     const atMs = Date.parse(row.started_at)
     firstMs.set(row.check_id, Math.min(firstMs.get(row.check_id) ?? atMs, atMs))
   }
-  const current = await findZones(ctx, [...firstMs.keys()])
+  const current = await storedZones(ctx, [...firstMs.keys()])
   const zones = new Map<string, string>()
   const changed: { checkId: string; zone: string; sinceMs: number }[] = []
   for (const row of rows) {
@@ -73,8 +73,37 @@ async function zonesOfFold(ctx: ServiceContext, rows: CheckResultsTable[]): Prom
       changed.push({ checkId: row.check_id, zone, sinceMs: firstMs.get(row.check_id) as number })
     }
   }
+  forgetFoldReads(
+    ctx,
+    changed.map((z) => zoneKey(z.checkId)),
+  )
   await saveZones(ctx, changed)
   return zones
+}
+
+const zoneKey = (checkId: string) => `zone:${checkId}`
+/**
+ * A check's stored zone changes only when its account's zone does, which is an account write and drops
+ * the cache on every node; the TTL is a bound for a lost notification. A check's result comes once a
+ * minute, say, so the default 5 s would read it again each time.
+ */
+const ZONE_TTL_MS = 10 * 60_000
+
+/** The stored zones of `checkIds` that have one, by check id: from memory (fold-reads.ts) while unchanged. */
+async function storedZones(ctx: ServiceContext, checkIds: string[]) {
+  const byKey = await cachedFoldReads(
+    ctx,
+    checkIds.map(zoneKey),
+    async (keys) => {
+      const found = await findZones(
+        ctx,
+        keys.map((key) => key.slice('zone:'.length)),
+      )
+      return new Map([...found].map(([checkId, zone]) => [zoneKey(checkId), zone]))
+    },
+    ZONE_TTL_MS,
+  )
+  return new Map(checkIds.flatMap((id) => (byKey.has(zoneKey(id)) ? [[id, byKey.get(zoneKey(id))]] : [])))
 }
 
 /**

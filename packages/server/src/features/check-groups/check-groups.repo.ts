@@ -1,6 +1,7 @@
 import { type CheckGroupsTable, fetchPage } from '@svc/db'
 import type { Insertable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { foldReadsChanged } from '../../fold-reads.ts'
 import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `check_groups`. */
@@ -43,6 +44,7 @@ export async function updateGroup(
   changes: Pick<CheckGroupsTable, 'name' | 'activated' | 'muted' | 'definition' | 'updated_at'>,
 ) {
   await ctx.db.updateTable('check_groups').set(changes).where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function countChecksInGroup(ctx: ServiceContext, id: number): Promise<number> {
@@ -56,6 +58,7 @@ export async function countChecksInGroup(ctx: ServiceContext, id: number): Promi
 
 export async function deleteGroup(ctx: ServiceContext, id: number) {
   await ctx.db.deleteFrom('check_groups').where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function findGroups(ctx: ServiceContext, accountId: string, ids: number[]) {

@@ -11,4 +11,6 @@ export {
   findResultByJobId,
   isResultStored,
   latestResults,
+  type PreviousResult,
+  previousHeartbeatResults,
 } from './check-results.repo.ts'

@@ -1,6 +1,7 @@
 import type { MaintenanceOccurrencesTable, MaintenanceOccurrenceUpdatesTable } from '@svc/db'
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { foldReadsChanged } from '../../fold-reads.ts'
 
 /** The only SQL for `maintenance_occurrences` and `maintenance_occurrence_updates`. */
 
@@ -36,6 +37,24 @@ export async function occurrencesCovering(ctx: ServiceContext, accountId: string
     .execute()
 }
 
+/** Every changed occurrence of the account, with its window's tags: `covering` picks those of an instant. */
+export async function occurrencesOfAccount(ctx: ServiceContext, accountId: string) {
+  return ctx.db
+    .selectFrom('maintenance_occurrences as o')
+    .innerJoin('maintenance_windows as w', 'w.id', 'o.window_id')
+    .select(['o.window_id', 'o.occurrence', 'o.starts_at', 'o.ends_at', 'o.status', 'w.tags'])
+    .select(['o.original_starts_at', 'o.original_ends_at'])
+    .where('o.account_id', '=', accountId)
+    .execute()
+}
+
+/** `occurrencesCovering`'s condition, for occurrences held in memory (`occurrencesOfAccount`). */
+export const covering = (
+  o: { starts_at: string; ends_at: string; original_starts_at: string; original_ends_at: string },
+  atIso: string,
+): boolean =>
+  (o.starts_at <= atIso && o.ends_at > atIso) || (o.original_starts_at <= atIso && o.original_ends_at > atIso)
+
 /** The changed occurrences of `windowIds`: to apply to their schedules over a span. */
 export async function occurrencesOfWindows(ctx: ServiceContext, windowIds: number[]) {
   if (windowIds.length === 0) return []
@@ -59,12 +78,14 @@ export async function upsertOccurrence(ctx: ServiceContext, row: Insertable<Main
       }),
     )
     .execute()
+  await foldReadsChanged(ctx)
 }
 
 /** Forgets every changed occurrence of a window, with their updates: its schedule changed under them. */
 export async function deleteOccurrencesOfWindow(ctx: ServiceContext, windowId: number) {
   await ctx.db.deleteFrom('maintenance_occurrence_updates').where('window_id', '=', windowId).execute()
   await ctx.db.deleteFrom('maintenance_occurrences').where('window_id', '=', windowId).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function updatesOfWindow(ctx: ServiceContext, windowId: number) {

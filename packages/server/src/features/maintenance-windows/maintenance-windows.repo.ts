@@ -1,6 +1,7 @@
 import { fetchPage, type MaintenancePeriodsTable, type MaintenanceWindowsTable } from '@svc/db'
 import type { Insertable, Selectable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { foldReadsChanged } from '../../fold-reads.ts'
 import { locked, type RowLock } from '../../transactions.ts'
 
 /** The only SQL for `maintenance_windows` and `maintenance_periods`. */
@@ -8,7 +9,13 @@ import { locked, type RowLock } from '../../transactions.ts'
 export type WindowRow = Selectable<MaintenanceWindowsTable>
 
 export async function insertWindow(ctx: ServiceContext, row: Insertable<MaintenanceWindowsTable>) {
-  return ctx.db.insertInto('maintenance_windows').values(row).returningAll().executeTakeFirstOrThrow()
+  const inserted = await ctx.db
+    .insertInto('maintenance_windows')
+    .values(row)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  await foldReadsChanged(ctx)
+  return inserted
 }
 
 export async function findWindow(ctx: ServiceContext, accountId: string, id: number, lock?: RowLock) {
@@ -67,16 +74,28 @@ export async function windowsStartedBy(ctx: ServiceContext, accountId: string, a
     .execute()
 }
 
+/** `windowsStartedBy`'s condition, for windows held in memory (`windowsOfAccount`). */
+export const startedBy = (w: WindowRow, atIso: string): boolean =>
+  w.starts_at <= atIso &&
+  (w.ends_at > atIso || (w.repeat_unit !== null && (w.repeat_ends_at === null || w.repeat_ends_at > atIso)))
+
+/** Every window of the account. */
+export async function windowsOfAccount(ctx: ServiceContext, accountId: string) {
+  return ctx.db.selectFrom('maintenance_windows').selectAll().where('account_id', '=', accountId).execute()
+}
+
 export async function updateWindow(
   ctx: ServiceContext,
   id: number,
   changes: Omit<Insertable<MaintenanceWindowsTable>, 'id' | 'account_id' | 'created_at'>,
 ) {
   await ctx.db.updateTable('maintenance_windows').set(changes).where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function deleteWindow(ctx: ServiceContext, id: number) {
   await ctx.db.deleteFrom('maintenance_windows').where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 /** Rows per insert: four parameters each, well within both engines' limits. */

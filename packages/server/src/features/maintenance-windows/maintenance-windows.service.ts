@@ -1,6 +1,7 @@
 import type { MaintenanceWindowBody, MaintenanceWindowPatch } from '@svc/core'
 import { instantAt } from '@svc/core'
 import { isoNow, type ServiceContext } from '../../context.ts'
+import { cachedFoldRead } from '../../fold-reads.ts'
 import { invalid, notFound } from '../../http/errors.ts'
 import type { Page } from '../../http/pagination.ts'
 import { inTransaction, type RowLock } from '../../transactions.ts'
@@ -212,10 +213,20 @@ async function keepPast(ctx: ServiceContext, window: repo.WindowRow, past: [numb
   )
 }
 
-/** Whether a check with `tags` is in a maintenance window of its account at `at`. */
+/**
+ * Whether a check with `tags` is in a maintenance window of its account at `at`: what the alert fold
+ * asks for each failing result, answered from the account's windows held in memory (fold-reads.ts).
+ */
 export async function inMaintenance(ctx: ServiceContext, accountId: string, tags: string[], at: Date) {
   if (tags.length === 0) return false
-  return coversTags(await activeWindowTags(ctx, accountId, at), tags)
+  const all = await cachedFoldRead(ctx, `maintenance:${accountId}`, async () => ({
+    windows: await repo.windowsOfAccount(ctx, accountId),
+    changed: await occurrencesRepo.occurrencesOfAccount(ctx, accountId),
+  }))
+  const atIso = at.toISOString()
+  const windows = (all?.windows ?? []).filter((w) => repo.startedBy(w, atIso))
+  const changed = (all?.changed ?? []).filter((o) => occurrencesRepo.covering(o, atIso))
+  return coversTags(tagsActiveAt(windows, changed, at), tags)
 }
 
 /** The tag lists of the account's windows active at `at`: one lookup for many checks (see `coversTags`). */
@@ -226,8 +237,28 @@ export async function activeWindowTags(
 ): Promise<string[][]> {
   const atIso = at.toISOString()
   const windows = await repo.windowsStartedBy(ctx, accountId, atIso)
-  // An occurrence changed by hand (moved, cancelled, deleted) covers what its row says, not its schedule.
   const changed = await occurrencesRepo.occurrencesCovering(ctx, accountId, atIso)
+  return tagsActiveAt(windows, changed, at)
+}
+
+/**
+ * The tag lists of `windows` (started by `at`) active at `at`, with `changed` (the changed occurrences
+ * covering `at`, originally or now).
+ */
+function tagsActiveAt(
+  windows: repo.WindowRow[],
+  changed: {
+    window_id: number
+    occurrence: number
+    starts_at: string
+    ends_at: string
+    status: string | null
+    tags: string
+  }[],
+  at: Date,
+): string[][] {
+  const atIso = at.toISOString()
+  // An occurrence changed by hand (moved, cancelled, deleted) covers what its row says, not its schedule.
   const changedKeys = new Set(changed.map((o) => `${o.window_id}:${o.occurrence}`))
   const tags: string[][] = []
   for (const w of windows) {
