@@ -1,14 +1,11 @@
 // The reads of stored results that other features make (alerting, analytics, error groups, statuses,
 // status sites, root cause analyses, agents): the one door to the results' tables from outside this
 // feature.
+export { findResult, findResultByJobId, isResultStored, latestResults } from './check-results.repo.ts'
 export {
-  currentStatusSince,
   dailyFinalCounts,
   dailyFinalCountsWithin,
   finalResultsAround,
   finalResultsPage,
-  findResult,
-  findResultByJobId,
-  isResultStored,
-  latestResults,
-} from './check-results.repo.ts'
+} from './final-results.repo.ts'
+export { currentStatusSince } from './result-statuses.repo.ts'
