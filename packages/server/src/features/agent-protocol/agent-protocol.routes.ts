@@ -29,9 +29,13 @@ const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
 /**
  * A posted detail may nest MAX_DETAIL_DEPTH levels below its post's own (at most four): a little more is
  * still parsed, so that one outcome of a batch nested too deep is refused alone, naming its detail.
+ * Exported because the tests nest past it.
  */
 export const RESULT_JSON_DEPTH = MAX_DETAIL_DEPTH + 16
-/** Crash reports per location per window: far above what healthy agents send, a bound on a flood. */
+/**
+ * Crash reports per location per window: far above what healthy agents send, a bound on a flood.
+ * Exported because the tests post past it.
+ */
 export const AGENT_ERRORS_PER_WINDOW = 60
 
 /**
