@@ -3,9 +3,6 @@ import { clientCertificateBody } from './client-certificate.ts'
 import { CHANNEL_BODY, CHECK_BODIES, GROUP_BODY, type Made, type ResourceMaker } from './resource-maker.ts'
 import { STATUS_PAGE_RESOURCES } from './status-page-resources.ts'
 
-// Made and ResourceMaker live in resource-maker.ts; the tests that make resources import them from here.
-export { CHECK_BODIES, type Made, ResourceMaker } from './resource-maker.ts'
-
 /**
  * How the tenant-isolation test makes, in one account, the resource each route's path names.
  * One row per path of /openapi.json that takes a path parameter; a new such route needs a row here
