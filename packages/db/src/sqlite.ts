@@ -148,6 +148,37 @@ function startCheckpointer(
   })
   const exited = new Promise<void>((done) => worker.once('exit', () => done()))
   let closed = false
+  restartOnLongLog(worker, holdStatements, exited, () => closed)
+  // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
+  worker.unref()
+  worker.on('error', (error) => {
+    // A store closed (its files perhaps deleted) before the worker opened it is no failure.
+    if (closed) return
+    console.error(
+      `svc: the SQLite checkpointer of ${path} stopped; commits checkpoint by themselves now`,
+      error,
+    )
+  })
+  return {
+    close() {
+      closed = true
+      // Held until it has stopped, so a process ending with `await store.close()` waits for it.
+      worker.ref()
+      worker.postMessage('close')
+      return exited
+    },
+  }
+}
+
+/**
+ * When the checkpointer says the log grew long, holds this store's statements while it restarts the log.
+ */
+function restartOnLongLog(
+  worker: Worker,
+  holdStatements: HoldStatements,
+  exited: Promise<void>,
+  isClosed: () => boolean,
+): void {
   // A commit of ours waiting on the restart would wait in SQLite's busy handler, which sleeps the main
   // thread: held statements wait without blocking it.
   let restarting = false
@@ -155,7 +186,7 @@ function startCheckpointer(
   let gone = false
   worker.on('message', (message) => {
     if (message === 'restarted') restarted?.()
-    if (message !== 'log-long' || restarting || closed) return
+    if (message !== 'log-long' || restarting || isClosed()) return
     restarting = true
     // Statements wait on its answer: a timer keeps the process alive meanwhile (a script whose only
     // pending work is a held write would otherwise end with the write unsettled).
@@ -181,23 +212,4 @@ function startCheckpointer(
     gone = true
     restarted?.()
   })
-  // It must never keep a process alive; if it fails, the backstop checkpoints on the main thread.
-  worker.unref()
-  worker.on('error', (error) => {
-    // A store closed (its files perhaps deleted) before the worker opened it is no failure.
-    if (closed) return
-    console.error(
-      `svc: the SQLite checkpointer of ${path} stopped; commits checkpoint by themselves now`,
-      error,
-    )
-  })
-  return {
-    close() {
-      closed = true
-      // Held until it has stopped, so a process ending with `await store.close()` waits for it.
-      worker.ref()
-      worker.postMessage('close')
-      return exited
-    },
-  }
 }

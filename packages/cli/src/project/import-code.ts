@@ -115,35 +115,12 @@ export function importCode(server: ServerResources): ImportedCode {
   const skipped: string[] = []
   const files: ImportedCode['files'] = []
   const used = new Set<string>()
-  const channelVars = new Map<number, string>()
-  const lines: string[] = []
-  const locationVars = new Map<string, string>()
-  for (const location of server.locations) {
-    const name = ids.next('location', location.slugName)
-    locationVars.set(location.slugName, name.variable)
-    used.add('PrivateLocation')
-    const props = withoutDefaults(pick(location, PrivateLocationBody), PrivateLocationBody, [])
-    lines.push(`export const ${name.variable} = new PrivateLocation(${q(name.logicalId)}, ${js(props)})`)
-  }
+  const { lines, locationVars } = locationLines(server, ids, used)
   const pageCode = statusPageLines(server, ids, used)
   lines.push(...pageCode.lines, ...accountSettingLines(server, ids, used), ...windowLines(server, ids, used))
-  for (const channel of channels) {
-    const name = ids.next('channel', String(channel.config.name ?? channel.config.address ?? channel.type))
-    channelVars.set(channel.id, name.variable)
-    used.add(CHANNEL_CLASSES[channel.type])
-    const props = {
-      ...pick(channel.config, ALERT_CHANNEL_CONFIGS[channel.type]),
-      // A project says what a channel alerts for on its checks and groups (their alertChannels).
-      ...withoutDefaults(pick(channel, AlertChannelBody), AlertChannelBody, [
-        'type',
-        'config',
-        'subscriptions',
-      ]),
-    }
-    lines.push(
-      `export const ${name.variable} = new ${CHANNEL_CLASSES[channel.type]}(${q(name.logicalId)}, ${js(props)})`,
-    )
-  }
+  const channelCode = channelLines(channels, ids, used)
+  lines.push(...channelCode.lines)
+  const channelVars = channelCode.channelVars
   const channelsOf = (match: (s: ServerChannel['subscriptions'][number]) => boolean) =>
     channels
       .filter((c) => c.subscriptions.some((s) => s.activated && match(s)))
@@ -180,6 +157,44 @@ export function importCode(server: ServerResources): ImportedCode {
   }
   const header = `import { ${[...used].sort().join(', ')} } from '@svc/cli'\n\n// Imported by \`svc import\` on ${new Date().toISOString().slice(0, 10)}.\n`
   return { code: `${header}\n${lines.join('\n\n')}\n`, files, skipped }
+}
+
+/** The private locations' constructs, and the variable each location's slug is in. */
+function locationLines(server: ServerResources, ids: LogicalIds, used: Set<string>) {
+  const lines: string[] = []
+  const locationVars = new Map<string, string>()
+  for (const location of server.locations) {
+    const name = ids.next('location', location.slugName)
+    locationVars.set(location.slugName, name.variable)
+    used.add('PrivateLocation')
+    const props = withoutDefaults(pick(location, PrivateLocationBody), PrivateLocationBody, [])
+    lines.push(`export const ${name.variable} = new PrivateLocation(${q(name.logicalId)}, ${js(props)})`)
+  }
+  return { lines, locationVars }
+}
+
+/** The alert channels' constructs, and the variable each channel's id is in. */
+function channelLines(channels: ServerResources['channels'], ids: LogicalIds, used: Set<string>) {
+  const lines: string[] = []
+  const channelVars = new Map<number, string>()
+  for (const channel of channels) {
+    const name = ids.next('channel', String(channel.config.name ?? channel.config.address ?? channel.type))
+    channelVars.set(channel.id, name.variable)
+    used.add(CHANNEL_CLASSES[channel.type])
+    const props = {
+      ...pick(channel.config, ALERT_CHANNEL_CONFIGS[channel.type]),
+      // A project says what a channel alerts for on its checks and groups (their alertChannels).
+      ...withoutDefaults(pick(channel, AlertChannelBody), AlertChannelBody, [
+        'type',
+        'config',
+        'subscriptions',
+      ]),
+    }
+    lines.push(
+      `export const ${name.variable} = new ${CHANNEL_CLASSES[channel.type]}(${q(name.logicalId)}, ${js(props)})`,
+    )
+  }
+  return { lines, channelVars }
 }
 
 /** A check's construct props (with a suite's files to write), or why it can't be written. */

@@ -66,6 +66,7 @@ export function normalizeErrorMessage(message: string, firstCutAt = FIRST_CUT_AT
  * match crosses it, each step keeps it, and what a pattern sees of the text before it is the same
  * either way. An asserted status (`STATUS_CODE … got 502`) is looked for to the end of its line, so a
  * line naming `STATUS_CODE` before the cut is cut only at its end (no step makes a `STATUS_CODE`).
+ * Exported because the tests pin where a cut may fall.
  */
 export function safeCutOfErrorMessage(message: string, from: number): number | undefined {
   NO_MATCH_HOLDS.lastIndex = from
@@ -79,7 +80,10 @@ export function safeCutOfErrorMessage(message: string, from: number): number | u
   return cut > 0 && cut < message.length ? cut : undefined
 }
 
-/** The whole message normalized, whitespace collapsed and trimmed (not cut to 1,000 characters). */
+/**
+ * The whole message normalized, whitespace collapsed and trimmed (not cut to 1,000 characters).
+ * Exported because the tests compare the cut normalization with it on long messages.
+ */
 export function normalizeWholeErrorMessage(message: string): string {
   return message
     .replace(URL_QUERY, '$1')

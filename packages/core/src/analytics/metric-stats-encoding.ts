@@ -273,7 +273,10 @@ class BinCursor {
   }
 }
 
-/** Decodes every slot of a stored row. */
+/**
+ * Decodes every slot of a stored row.
+ * Exported because the tests decode what was encoded or merged.
+ */
 export function decodeMetricStats(bytes: Uint8Array): Map<number, MetricStats> {
   const stats = new Map<number, MetricStats>()
   mergeEncodedMetricStats(bytes, (slot) => {

@@ -3,6 +3,7 @@
  * logarithmic bins of ratio γ = (1 + α) / (1 − α), so any quantile read back is within α of the exact
  * value at that rank, and two sketches merge by adding bin counts. Rollups keep one per bucket, so a
  * percentile over months is a merge of a few hundred sketches, never a scan of raw results.
+ * Exported because the tests bound percentiles by it.
  */
 export const SKETCH_RELATIVE_ACCURACY = 0.01
 

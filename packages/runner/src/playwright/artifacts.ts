@@ -40,7 +40,10 @@ function redactHeaderLines(text: string): string {
     .join('\n')
 }
 
-/** Header values in `{name, value}` lists and in `{header: value}` maps, and cookie lists. */
+/**
+ * Header values in `{name, value}` lists and in `{header: value}` maps, and cookie lists.
+ * Exported for tests: the scrub tests feed it each shape.
+ */
 export function redactSensitive(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactSensitive)
   if (!value || typeof value !== 'object') return value

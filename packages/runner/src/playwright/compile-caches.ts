@@ -6,6 +6,7 @@ const DAY_MS = 86_400_000
 /**
  * An account's compile cache that no run used for this long goes (pools look when they start and then
  * daily): accounts deleted, or whose script checks stopped, leave ~2–5 MB each behind otherwise.
+ * Exported for tests: the pool tests age caches past it.
  */
 export const UNUSED_CACHE_DAYS = 30
 /**

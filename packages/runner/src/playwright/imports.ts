@@ -13,7 +13,10 @@ export function isCodeFile(path: string): boolean {
   return CODE_FILE.test(path)
 }
 
-/** The string specifiers a source file imports or requires (dynamic, computed ones are caught at run time). */
+/**
+ * The string specifiers a source file imports or requires (dynamic, computed ones are caught at run time).
+ * Exported for tests: the scrub tests read specifiers of sources.
+ */
 export function importSpecifiers(source: string): string[] {
   const found = new Set<string>()
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')

@@ -27,7 +27,10 @@ export interface TcpCheckResult {
 
 export type TcpRunResult = RunVerdict & { checkResult: TcpCheckResult }
 
-/** After sending, the reply is complete when the peer closes or stays quiet this long. */
+/**
+ * After sending, the reply is complete when the peer closes or stays quiet this long.
+ * Exported because the tests keep a server idle past it.
+ */
 export const IDLE_AFTER_DATA_MS = 500
 const MAX_RESPONSE_BYTES = 64 * 1024
 

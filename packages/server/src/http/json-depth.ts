@@ -11,6 +11,7 @@ declare module 'fastify' {
 /**
  * The deepest nesting of arrays and objects a JSON body may have. Real bodies nest about ten levels;
  * thousands (16 KB of `[[[[`) would overflow the stack of any recursive walk over the parsed value.
+ * Exported because the tests nest past it.
  */
 export const MAX_JSON_DEPTH = 64
 
@@ -19,7 +20,10 @@ const BACKSLASH = 0x5c
 const OPENERS = new Set([0x5b, 0x7b])
 const CLOSERS = new Set([0x5d, 0x7d])
 
-/** Whether JSON `text` nests arrays and objects deeper than `max`, found in one pass before it is parsed. */
+/**
+ * Whether JSON `text` nests arrays and objects deeper than `max`, found in one pass before it is parsed.
+ * Exported because the tests walk deep values with it.
+ */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0
   let inString = false

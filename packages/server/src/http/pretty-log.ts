@@ -16,6 +16,7 @@ const LEVELS: Record<number, { name: string; color: number }> = {
 /** Fields every line has, or that the line's own layout shows. */
 const SHOWN = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'err', 'req', 'res', 'responseTime'])
 
+/** Exported because the tests format lines without a stream. */
 export function formatLogLine(line: string, colors: boolean): string {
   let entry: Record<string, unknown>
   try {

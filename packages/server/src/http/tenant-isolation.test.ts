@@ -10,11 +10,10 @@ import {
   ACCOUNT_RESOURCES,
   IDEMPOTENT_FOR_STRANGERS,
   isPublicStatusRoute,
-  type Made,
   NOT_ACCOUNT_RESOURCES,
-  ResourceMaker,
 } from '../testing/account-resources.ts'
 import { type ApiOperation, apiOperations, leapingClock, validPathValue } from '../testing/api-operations.ts'
+import { type Made, ResourceMaker } from '../testing/resource-maker.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type Tenant, type TestApp } from '../testing/test-app.ts'
 
 /**

@@ -9,6 +9,7 @@ import { deleteLife, insertLife, otherLivesOfNode, renewLife } from './node-live
  * process is known at once. So the beat is slow, to cost nothing at idle.
  */
 export const LIFE_HEARTBEAT_MS = 20_000
+/** Exported because the tests move the clock past it. */
 export const LIFE_TTL_MS = 60_000
 
 /** The end a life that stopped gives itself: over, whether its process still runs or not. */

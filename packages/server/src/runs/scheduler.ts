@@ -1,52 +1,11 @@
-import { randomUUID } from 'node:crypto'
-import { hostname } from 'node:os'
 import type { ServiceContext } from '../context.ts'
-import { SVC_VERSION } from '../version.ts'
-import { fallbackMsOf, onWakeup } from '../wakeups.ts'
-import { type Claimed, claimDue, schedulerOwner } from './claim.ts'
-import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
+import { onWakeup } from '../wakeups.ts'
+import { type Claimed, claimDue } from './claim.ts'
 import { type Finished, startClaimed } from './local-run.ts'
-import { deleteRunnerNode, pruneRunnerNodes, type RunnerNode, saveRunnerNode } from './runner-nodes.repo.ts'
+import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
+import { type Loop, loopOf, type SchedulerOptions } from './scheduler-loop.ts'
 import { type ClaimedSlot, nextDueMs, renewLeases } from './schedules.repo.ts'
 import { CheckDeletedError } from './store.ts'
-
-export interface SchedulerOptions {
-  /** Data-center locations this process runs checks for (plus `heartbeat` for deadlines). */
-  locations: string[]
-  /** Runs at once in this process (SVC_RUNNER_CONCURRENCY). */
-  concurrency: number
-  /**
-   * Finished runs whose results may wait for the store before claims stop (default 200, about one write
-   * batch): only reached when the store falls behind the runs. Bounds the results held in memory.
-   */
-  maxUnstored?: number
-  /**
-   * How long a claimed slot stays ours without renewal. Leases of runs in flight are renewed every
-   * third of this, so it bounds how long a dead node's slots wait, not how long a run may take.
-   */
-  leaseMs?: number
-  /**
-   * The longest a started scheduler sleeps with nothing due (default: the store's wake-up fallback,
-   * wakeups.ts). It wakes sooner when a slot falls due or a write raises the `schedule` wake-up.
-   */
-  fallbackMs?: number
-  /**
-   * Behind schedule, the longest a freed run place waits for others to free before it is claimed for
-   * (default 5 ms); all places free are claimed for at once.
-   */
-  claimGatherMs?: number
-  /**
-   * A started scheduler's claim also takes the slots falling due within this long (default 1 s) and
-   * starts each on a timer at its due time: at spread load one claim pass serves ~a second of slots
-   * instead of one. Heartbeat deadlines and retries are claimed when due. 0: claim what is due only.
-   */
-  claimAheadMs?: number
-  log?: { error(details: object, message: string): void }
-  /** The life of the node (node-life.ts) whose leases this scheduler's carry; default: its own. */
-  lifeId?: string
-  /** Tests only: runs between the claim of a missed heartbeat deadline and the store of its failure. */
-  beforeMissedDeadlineStored?: (slot: ClaimedSlot) => Promise<void>
-}
 
 export interface Scheduler {
   /** The id this process's leases carry. */
@@ -58,25 +17,16 @@ export interface Scheduler {
   runDue(): Promise<number>
 }
 
-export const DEFAULT_LEASE_MS = 30_000
 /**
  * The shortest sleep between claims: slots falling due in a steady stream (thousands of checks) are
  * claimed in batches this far apart rather than one claim each, and start at most this late.
  */
 const MIN_CLAIM_GAP_MS = 50
 /**
- * A claim costs about the same for one slot as for twenty (a few statements, each paying to bring
- * SQLite's code and pages back into the CPU caches): behind schedule, places freed within a few
- * milliseconds share one. A check that runs long holds back the others' places this long at most.
- */
-const DEFAULT_CLAIM_GATHER_MS = 5
-const DEFAULT_CLAIM_AHEAD_MS = 1000
-/**
  * Claiming ahead, the scheduler wakes this long before the next slot falls due: the claim's statements
  * run before it, and the slot starts on its timer at its due time.
  */
 const CLAIM_LEAD_MS = 100
-const DEFAULT_MAX_UNSTORED = 200
 /**
  * How often a running scheduler tells the store it is alive (GET /v1/locations reads it: a runner is
  * gone after three missed beats).
@@ -98,74 +48,6 @@ export function createScheduler(ctx: ServiceContext, options: SchedulerOptions):
     },
     start: () => startLoop(loop),
     stop: () => stopLoop(loop),
-  }
-}
-
-/** One scheduler's settings and state, shared by the functions below. */
-interface Loop {
-  ctx: ServiceContext
-  options: SchedulerOptions
-  owner: string
-  leaseMs: number
-  fallbackMs: number
-  claimGatherMs: number
-  claimAheadMs: number
-  maxUnstored: number
-  log: NonNullable<SchedulerOptions['log']>
-  /** This process as a runner, for GET /v1/locations. */
-  node: RunnerNode
-  /** Attempts in flight: at most `concurrency`, with the slots claimed ahead and not yet started. */
-  running: number
-  /** Slots claimed ahead of their due time, each with its start (timer cleared first). */
-  waiting: Map<ClaimedSlot, () => void>
-  /** Finished attempts whose results wait for their commit: they hold no run's place, up to `maxUnstored`. */
-  unstored: number
-  /** Every claimed job until its result is stored: what `stop()` waits for. */
-  inFlight: Set<Promise<void>>
-  started: boolean
-  claiming: Promise<void> | undefined
-  /** The last claim filled every free slot: more may be due right now. */
-  backlog: boolean
-  pumpQueued: boolean
-  /** A wake-up came during a claim: claim again after it (its rows may have been written too late). */
-  wokenWhileClaiming: boolean
-  /** When the wake timer fires, if set. */
-  wakeAtMs: number | undefined
-  stopWakeups: (() => void) | undefined
-  timers: Partial<Record<'wake' | 'renewal' | 'presence' | 'gathering', NodeJS.Timeout>>
-}
-
-function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
-  const owner = schedulerOwner(options.lifeId ?? randomUUID())
-  return {
-    ctx,
-    options,
-    owner,
-    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-    fallbackMs: options.fallbackMs ?? fallbackMsOf(ctx),
-    claimGatherMs: options.claimGatherMs ?? DEFAULT_CLAIM_GATHER_MS,
-    claimAheadMs: options.claimAheadMs ?? DEFAULT_CLAIM_AHEAD_MS,
-    maxUnstored: options.maxUnstored ?? DEFAULT_MAX_UNSTORED,
-    log: options.log ?? { error: (details: object, message: string) => console.error(message, details) },
-    node: {
-      id: owner,
-      locations: options.locations.filter((location) => location !== HEARTBEAT_LOCATION),
-      hostname: hostname(),
-      version: SVC_VERSION,
-      startedAt: ctx.clock.now().toISOString(),
-    },
-    running: 0,
-    waiting: new Map(),
-    unstored: 0,
-    inFlight: new Set(),
-    started: false,
-    claiming: undefined,
-    backlog: false,
-    pumpQueued: false,
-    wokenWhileClaiming: false,
-    wakeAtMs: undefined,
-    stopWakeups: undefined,
-    timers: {},
   }
 }
 

@@ -33,6 +33,7 @@ export function nextSlotAfter(nowMs: number, plan: Pick<SlotPlan, 'periodMs' | '
   return nowMs - sinceOffset + plan.periodMs
 }
 
+/** Exported because the tests pin the offsets. */
 export function stableOffsetMs(checkId: string, periodMs: number): number {
   const hash = createHash('sha256').update(checkId).digest()
   return hash.readUInt32BE(0) % periodMs

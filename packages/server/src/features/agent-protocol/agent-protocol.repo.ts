@@ -91,7 +91,10 @@ export async function recordArtifact(
   })
 }
 
-/** What the run's artifacts hold in all (undefined for a run not known) and by path. */
+/**
+ * What the run's artifacts hold in all (undefined for a run not known) and by path.
+ * Exported because the tests read what the per-run artifact limit counted.
+ */
 export async function artifactBytesOf(
   ctx: ServiceContext,
   resultId: string,

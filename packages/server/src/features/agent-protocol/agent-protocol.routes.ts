@@ -19,7 +19,9 @@ import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
 import type { RouteApp } from '../../http/route-app.ts'
 import { enforceRouteRateLimit } from '../../rate-limit/rate-limit.ts'
+import * as artifacts from './agent-artifacts.service.ts'
 import * as agents from './agent-protocol.service.ts'
+import { MAX_DETAIL_DEPTH } from './outcome-problems.ts'
 
 const RESULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024
 /** A batch holds at least one outcome of the most a single post may carry. */
@@ -27,9 +29,13 @@ const RESULTS_BODY_LIMIT_BYTES = 2 * RESULT_BODY_LIMIT_BYTES
 /**
  * A posted detail may nest MAX_DETAIL_DEPTH levels below its post's own (at most four): a little more is
  * still parsed, so that one outcome of a batch nested too deep is refused alone, naming its detail.
+ * Exported because the tests nest past it.
  */
-export const RESULT_JSON_DEPTH = agents.MAX_DETAIL_DEPTH + 16
-/** Crash reports per location per window: far above what healthy agents send, a bound on a flood. */
+export const RESULT_JSON_DEPTH = MAX_DETAIL_DEPTH + 16
+/**
+ * Crash reports per location per window: far above what healthy agents send, a bound on a flood.
+ * Exported because the tests post past it.
+ */
 export const AGENT_ERRORS_PER_WINDOW = 60
 
 /**
@@ -158,7 +164,7 @@ function resultRoute(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
         description:
           'Only for a run the server gave this key’s location and that is still open (404 otherwise). Stored ' +
           `once per job id: posting the same outcome again stores nothing new and answers 204 again. A detail ` +
-          `nested deeper than ${agents.MAX_DETAIL_DEPTH} levels, or holding a value of another type or past ` +
+          `nested deeper than ${MAX_DETAIL_DEPTH} levels, or holding a value of another type or past ` +
           'its bound where the server reads it (by the check’s type), is 400 naming the field. Under ' +
           'the resultId its job carried: another run’s result id is 409.',
         headers: AgentHeaders,
@@ -186,7 +192,7 @@ function resultBatchRoute(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) 
         description:
           `Up to ${MAX_RESULTS_PER_POST} outcomes, each stored as POST /agent/v1/results stores one, sharing ` +
           'commits. Answers what became of each, in order: 204 stored (or stored before), 400 a script ' +
-          `outcome’s artifact lists are malformed or an outcome’s detail nests deeper than ${agents.MAX_DETAIL_DEPTH} ` +
+          `outcome’s artifact lists are malformed or an outcome’s detail nests deeper than ${MAX_DETAIL_DEPTH} ` +
           'levels or holds a value of another type or past its bound where the server reads it, ' +
           '404 its check is ' +
           'gone, or the job was not given to this location or its run is over, 409 its resultId is another ' +
@@ -241,7 +247,7 @@ function artifactRoutes(app: RouteApp, ctx: ServiceContext, agentOf: AgentOf) {
       // Other content types this server parses (JSON, text) are no artifact's bytes.
       if (!Buffer.isBuffer(request.body))
         throw new HttpError(415, 'An artifact is uploaded as application/octet-stream')
-      await agents.uploadArtifact(ctx, agent, { checkId, resultId, path, bytes: request.body })
+      await artifacts.uploadArtifact(ctx, agent, { checkId, resultId, path, bytes: request.body })
       return reply.status(204).send(null)
     },
   )

@@ -1,34 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import type { AgentErrorBody, AgentJob, HeartbeatReply, JobResultBody } from '@svc/core'
-import { AGENT_DETAILS, SCRIPT_CHECK_TYPES } from '@svc/core'
+import { SCRIPT_CHECK_TYPES } from '@svc/core'
 import type { PrivateLocationsTable } from '@svc/db'
 import type { ServiceContext } from '../../context.ts'
-import { badRequest, conflict, HttpError, notFound, unauthorized } from '../../http/errors.ts'
-import { compileValidator } from '../../http/validation.ts'
-import { handOutJobs, openJobsOf, takeResults } from '../../runs/agent-jobs.ts'
-import { jobIdOf } from '../../runs/jobs.ts'
+import { conflict, type HttpError, notFound, unauthorized } from '../../http/errors.ts'
+import { handOutJobs, takeResults } from '../../runs/agent-jobs.ts'
 import { insertTriggerJob } from '../../runs/retries.repo.ts'
 import { nextDueMs, renewLeases } from '../../runs/schedules.repo.ts'
 import { SUITE_RUN_ALIVE_MS } from '../../runs/suite-cancellation.ts'
 import { cancelledSuiteRuns, renewSuiteRuns } from '../../runs/suite-runs.repo.ts'
 import { inTransaction } from '../../transactions.ts'
 import { fallbackMsOf, onWakeup } from '../../wakeups.ts'
-import { ARTIFACT_LIMIT_BYTES, artifactKey } from '../artifacts/artifact-store.ts'
+import { ARTIFACT_LIMIT_BYTES } from '../artifacts/artifact-store.ts'
 import { getResult } from '../check-results/check-results.service.ts'
-import { findResultByJobId, isResultStored } from '../check-results/result-lookups.service.ts'
+import { findResultByJobId } from '../check-results/result-lookups.service.ts'
 import { findCheckById } from '../checks/check-lookups.service.ts'
 import type { ResolvedCheck } from '../checks/resolve-check.ts'
 import * as agentRecords from '../private-locations/agent-records.service.ts'
 import { privateLocationIdOf, privateLocationKey } from '../private-locations/location-keys.ts'
 import { AGENT_LIVE_MS, hashLocationKey } from '../private-locations/private-locations.service.ts'
-import {
-  findScriptRun,
-  pruneScriptRuns,
-  recordArtifact,
-  releaseArtifactBytes,
-  reserveArtifactBytes,
-  saveScriptRuns,
-} from './agent-protocol.repo.ts'
+import { saveScriptRuns } from './agent-protocol.repo.ts'
+import { outcomeProblem } from './outcome-problems.ts'
 
 /** Artifacts of one script run an agent may upload (the spec's agent artifact limit). */
 export const AGENT_ARTIFACT_LIMIT_BYTES = ARTIFACT_LIMIT_BYTES
@@ -187,144 +179,6 @@ export function postResults(
   return takeResults(ctx, agent, bodies, pathOf, (body, i, checkType) =>
     outcomeProblem(body, checkType, pathOf(i)),
   )
-}
-
-/** The 400 for a posted outcome's detail or times, if any. */
-function outcomeProblem(body: JobResultBody, checkType: string, path: string): HttpError | undefined {
-  const malformed = detailProblem(checkType, body.outcome.detail, `${path}.outcome.detail`)
-  if (malformed !== undefined) return malformed
-  for (const field of ['startedAt', 'stoppedAt'] as const) {
-    // A time the schema takes but no Date holds (a leap second, year 0): 400, not a 500 on storing.
-    if (Number.isNaN(Date.parse(body.outcome.verdict[field]))) {
-      const at = `${path}.outcome.verdict.${field}`
-      return badRequest(`${at} is not a valid time`, {
-        errors: [{ path: at, message: 'is not a valid time' }],
-      })
-    }
-  }
-  return undefined
-}
-
-/**
- * How deep a posted detail may nest objects and lists: far beyond any run's (each nested `test.step` of a
- * script adds two levels), and well within what the store's JSON.stringify and the readers of a detail
- * can walk (thousands of levels overflowed the stack: a 500 and no result).
- */
-export const MAX_DETAIL_DEPTH = 500
-
-/** The schema of each check type's detail, compiled once (the types sharing one share its validator). */
-const detailValidators = new Map(
-  [...new Set(Object.values(AGENT_DETAILS))].map((schema) => [schema, compileValidator(schema)]),
-)
-
-/**
- * The 400 for a posted detail (at `path` in the body), if any: its nesting, a script outcome's artifact lists,
- * then what the server reads of it (AGENT_DETAILS, by the check's type: an agent of another version may send
- * any shape, and alerting, analytics and the results API read these fields as the runner types them).
- */
-function detailProblem(checkType: string, detail: unknown, path: string): HttpError | undefined {
-  const found = nestedDeeperThan(detail, MAX_DETAIL_DEPTH)
-    ? { field: '', message: `is nested deeper than ${MAX_DETAIL_DEPTH} levels` }
-    : artifactListProblem(checkType, detail)
-  if (found !== undefined) {
-    const at = `${path}${found.field ? `.${found.field}` : ''}`
-    return badRequest(`${at} ${found.message}`, { errors: [{ path: at, message: found.message }] })
-  }
-  const schema = AGENT_DETAILS[checkType as keyof typeof AGENT_DETAILS]
-  return schema && detailValidators.get(schema)?.(detail, path)
-}
-
-/** Whether `value` nests objects and lists more than `max` levels deep; walked without recursion. */
-function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: { value: unknown; level: number }[] = [{ value, level: 1 }]
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    if (next.value === null || typeof next.value !== 'object') continue
-    if (next.level > max) return true
-    for (const inner of Object.values(next.value)) pending.push({ value: inner, level: next.level + 1 })
-  }
-  return false
-}
-
-/**
- * What is wrong with a script outcome's lists of its artifacts, if anything: the results API links
- * each by its path, so each must be an object with a path inside the result.
- */
-function artifactListProblem(
-  checkType: string,
-  detail: unknown,
-): { field: string; message: string } | undefined {
-  if (!(SCRIPT_CHECK_TYPES as readonly string[]).includes(checkType) || detail == null) return undefined
-  if (typeof detail !== 'object' || Array.isArray(detail)) return { field: '', message: 'must be an object' }
-  for (const field of ['screenshots', 'traces', 'videos']) {
-    const list = (detail as Record<string, unknown>)[field]
-    if (list === undefined) continue
-    const listed = (item: unknown) => {
-      const path = (item as { path?: unknown } | null)?.path
-      return typeof path === 'string' && artifactKey('check', 'result', path) !== undefined
-    }
-    if (!Array.isArray(list) || !list.every(listed)) {
-      return { field, message: 'must be a list of artifacts, each with a path inside its result' }
-    }
-  }
-  return undefined
-}
-
-/**
- * Stores one artifact (screenshot, trace, video) of a script run the agent's location holds, under the result
- * id the run was given. Agents upload a run's artifacts before posting its outcome, so an upload is
- * taken only while the run is open for the location, as its outcome would be: a key can't write under
- * another location's runs, under results already stored (wherever they ran), or under made-up ids.
- */
-export async function uploadArtifact(
-  ctx: ServiceContext,
-  agent: CallingAgent,
-  artifact: { checkId: string; resultId: string; path: string; bytes: Buffer },
-): Promise<void> {
-  const { checkId, resultId, path, bytes } = artifact
-  const check = await findCheckById(ctx, checkId)
-  if (!check || check.account_id !== agent.location.account_id) throw notFound(`Check ${checkId} not found`)
-  if (!artifactKey(checkId, resultId, path)) throw notFound(`Artifact path ${path} not allowed`)
-  const run = await findScriptRun(ctx, resultId)
-  const open =
-    run?.check_id === checkId &&
-    run.location === agent.key &&
-    (await openJobsOf(ctx, agent, [{ checkId, slotKey: run.slot_key, attempt: run.attempt }])).has(
-      jobIdOf({ slotKey: run.slot_key, attempt: run.attempt }),
-    )
-  if (!open) {
-    throw notFound(
-      `Result ${resultId} is not of a run open for this location: it was not given to this location, or its run is over`,
-    )
-  }
-  // Stored while its run is still open: its agent lost the lease, posted anyway, and another holds the run.
-  if (await isResultStored(ctx, resultId))
-    throw conflict(`Result ${resultId} is stored: its artifacts can no longer change`)
-  const store = ctx.scripts.artifacts
-  // Reserved in the store every node shares before a byte is written, so uploads of the run sent at once,
-  // to one node or spread over several, add up to the limit at most. A re-upload of a path reserves its
-  // new size while the old one is still counted (the limit errs safe), and gives the old one back once
-  // written: the run counts each path once.
-  if (!(await reserveArtifactBytes(ctx, resultId, bytes.length, store.limitBytes))) {
-    throw new HttpError(
-      413,
-      `The artifacts of result ${resultId} would exceed ${store.limitBytes} bytes, the per-run limit`,
-    )
-  }
-  try {
-    await store.put(checkId, resultId, path, bytes)
-  } catch (error) {
-    await releaseArtifactBytes(ctx, resultId, bytes.length)
-    throw error
-  }
-  await recordArtifact(ctx, resultId, path, bytes.length)
-}
-
-/** Script runs given out this long ago are long over (runs last minutes, uploads are retried for two). */
-const SCRIPT_RUN_KEPT_MS = 24 * 60 * 60_000
-
-/** Forgets the result ids of agents' script runs that are long over; answers how many went. */
-export function forgetOldScriptRuns(ctx: ServiceContext): Promise<number> {
-  return pruneScriptRuns(ctx, ctx.clock.now().getTime() - SCRIPT_RUN_KEPT_MS)
 }
 
 /**

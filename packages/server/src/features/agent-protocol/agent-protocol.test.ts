@@ -20,9 +20,9 @@ import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
 import { raiseWakeup } from '../../wakeups.ts'
 import * as accounts from '../accounts/accounts.service.ts'
 import { LocalArtifactStore } from '../artifacts/artifact-store.ts'
+import { forgetOldScriptRuns } from './agent-artifacts.service.ts'
 import { artifactBytesOf } from './agent-protocol.repo.ts'
 import { RESULT_JSON_DEPTH } from './agent-protocol.routes.ts'
-import { forgetOldScriptRuns } from './agent-protocol.service.ts'
 
 /** A script that passes without a page: its run needs no target. */
 const SCRIPT = `

@@ -6,7 +6,7 @@ import { testEngines } from '@svc/db/testing'
 import { writeResult } from '../../runs/store.ts'
 import { asAgent, latestDueMs, privateLocationWithKey } from '../../testing/agent-locations.ts'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
-import { MAX_DETAIL_DEPTH } from '../agent-protocol/agent-protocol.service.ts'
+import { MAX_DETAIL_DEPTH } from '../agent-protocol/outcome-problems.ts'
 import { createDispatcher } from './dispatcher.ts'
 import { startReceiver } from './testing.ts'
 

@@ -23,6 +23,7 @@ import { type AlertEvent, type AttemptOutcome, deliver } from './delivery.ts'
 
 /** The first attempt and up to 5 retries, 20 s apart (the spec's "Delivery and retries"). */
 export const MAX_ATTEMPTS = 6
+/** Exported because the tests move the clock past it. */
 export const RETRY_DELAY_MS = 20_000
 /** Passes with attempts in flight at once on one node (each claims at most `batch` notifications). */
 const MAX_PASSES = 20

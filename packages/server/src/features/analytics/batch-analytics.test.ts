@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import { CHECK_BODIES } from '../../testing/account-resources.ts'
+import { CHECK_BODIES } from '../../testing/resource-maker.ts'
 import { createTestApp, json, ownerOfAnotherAccount, type TestApp } from '../../testing/test-app.ts'
 
 for (const engine of testEngines()) {

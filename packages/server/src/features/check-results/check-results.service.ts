@@ -9,6 +9,8 @@ import { SCRIPT_DETAIL_KEYS } from '../../runs/script-checks.ts'
 import { findCheck, lockReferencedChecksById } from '../checks/check-lookups.service.ts'
 import * as repo from './check-results.repo.ts'
 import type { CheckResult, ListResultsQuery, ListResultsV2Query } from './check-results.schemas.ts'
+import { foldedResultsBetween } from './final-results.repo.ts'
+import { currentStatusesSince, statusesBrokenSince } from './result-statuses.repo.ts'
 
 export async function listResults(
   ctx: ServiceContext,
@@ -202,13 +204,13 @@ function toResult(ctx: ServiceContext, row: CheckResultsTable): CheckResult {
 /** The latest result of each check and since when its status holds: the dashboard's overview. */
 export const statusReads = {
   latestResults: repo.latestResults,
-  currentStatusesSince: repo.currentStatusesSince,
-  statusesBrokenSince: repo.statusesBrokenSince,
+  currentStatusesSince,
+  statusesBrokenSince,
 }
 
 /** For analytics: a check's folded results in a time range, the minute buckets it answers from them. */
 export const analyticsReads = {
-  foldedResultsBetween: repo.foldedResultsBetween,
+  foldedResultsBetween,
 }
 
 /**

@@ -2,11 +2,6 @@
 // status sites, root cause analyses, agents): the one door to the results' tables from outside this
 // feature.
 export {
-  currentStatusSince,
-  dailyFinalCounts,
-  dailyFinalCountsWithin,
-  finalResultsAround,
-  finalResultsPage,
   findResult,
   findResultByJobId,
   isResultStored,
@@ -14,3 +9,10 @@ export {
   type PreviousResult,
   previousHeartbeatResults,
 } from './check-results.repo.ts'
+export {
+  dailyFinalCounts,
+  dailyFinalCountsWithin,
+  finalResultsAround,
+  finalResultsPage,
+} from './final-results.repo.ts'
+export { currentStatusSince } from './result-statuses.repo.ts'

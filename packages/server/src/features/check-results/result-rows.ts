@@ -55,7 +55,7 @@ export function storedJobsOf(jobId: string): { job: string; checkId?: string }[]
 }
 
 export const msOfIso = (iso: string): number => Date.parse(iso)
-const isoOfMs = (ms: number | string): string => new Date(Number(ms)).toISOString()
+export const isoOfMs = (ms: number | string): string => new Date(Number(ms)).toISOString()
 
 /** The row to insert for `row`, its check's key known. */
 export function storedRowOf(
@@ -99,6 +99,15 @@ export function readableResults(ctx: ServiceContext) {
     .selectFrom('results as r')
     .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
     .innerJoin('checks as c', 'c.id', 'rc.check_id')
+}
+
+/** Final results of the checks: the status and count reads count no cancelled run. */
+export function finalResults(ctx: ServiceContext) {
+  return ctx.db
+    .selectFrom('results as r')
+    .innerJoin('result_checks as rc', 'rc.key', 'r.check_key')
+    .where('r.result_type', '=', 'FINAL')
+    .where('r.is_cancelled', '=', false)
 }
 
 /** The columns `readableRow` reads. */

@@ -2,12 +2,10 @@ import type { ServiceContext } from '../../context.ts'
 import { badRequest, notFound } from '../../http/errors.ts'
 import type { ResolvedCheck } from '../checks/resolve-check.ts'
 import { privateLocationIdOf } from '../private-locations/location-keys.ts'
+import { awaitSession, cancelSession, loadSession } from '../test-sessions/session-progress.service.ts'
 import { checkSessionOut } from '../test-sessions/session-views.ts'
 import {
-  awaitSession,
   type CheckTarget,
-  cancelSession,
-  loadSession,
   MAX_SESSION_RUNS,
   matchingChecks,
   queueSession,

@@ -137,15 +137,10 @@ export async function updateCheck(
     }
     const current = JSON.parse(row.definition) as Definition
     const tagsBefore = (await resolveCheck(tx, row)).effective.tags
-    let input = body
-    let sentFields = options.sentFields
-    if (options.mode === 'merge') {
-      const { checkType: sentType, ...fields } = body
-      assertSameCheckType(id, checkType, sentType)
-      input = { ...publicDefinition(current), ...fields }
-      sentFields = new Set([...Object.keys(current), ...sentFields].filter((field) => field !== 'checkType'))
-      validators[checkType](input)
-    }
+    const { input, sentFields } =
+      options.mode === 'merge'
+        ? mergedInput(id, checkType, current, body, options.sentFields)
+        : { input: body, sentFields: options.sentFields }
     const definition = await normalizeDefinition(
       tx,
       accountId,
@@ -180,6 +175,24 @@ export async function updateCheck(
     await checkResponse(ctx, resolved),
     ignoredPlaces(resolved.row.check_type as CheckType, input),
   )
+}
+
+/** A merge's body over the check's current definition, validated as a whole; every field of either counts as sent. */
+function mergedInput(
+  id: string,
+  checkType: CheckType,
+  current: Definition,
+  body: Record<string, unknown>,
+  sent: ReadonlySet<string>,
+): { input: Record<string, unknown>; sentFields: ReadonlySet<string> } {
+  const { checkType: sentType, ...fields } = body
+  assertSameCheckType(id, checkType, sentType)
+  const input = { ...publicDefinition(current), ...fields }
+  validators[checkType](input)
+  return {
+    input,
+    sentFields: new Set([...Object.keys(current), ...sent].filter((field) => field !== 'checkType')),
+  }
 }
 
 /** A merge may name the check's type (the hosted `PUT /v1/checks/{id}` does), never change it. */

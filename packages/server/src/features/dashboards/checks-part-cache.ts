@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.ts'
  * would otherwise cost that much each time. A part is reused for CHECKS_PART_TTL_MS (the page's own
  * `max-age`), and built once however many requests wait for it. The key carries the dashboard's
  * `updated_at`, so an edit shows at once.
+ * Exported because the tests move the clock past it.
  */
 export const CHECKS_PART_TTL_MS = 10_000
 /** Past this many parts the cache starts over: a bound against many dashboards times many pages. */

@@ -92,7 +92,10 @@ export function createKeyRotation(ctx: ServiceContext, options: RotationOptions)
   }
 }
 
-/** Re-seals what is under other keys than the current one, column by column, then ends the rotation if nothing is left. */
+/**
+ * Re-seals what is under other keys than the current one, column by column, then ends the rotation if nothing is left.
+ * Exported because the tests run one sweep without the timer.
+ */
 export async function sweepOnce(
   ctx: ServiceContext,
   options: Pick<RotationOptions, 'batchSize' | 'afterBatch' | 'log'>,

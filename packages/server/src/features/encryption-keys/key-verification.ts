@@ -66,6 +66,7 @@ export async function openStoreSecretBox(ctx: Ctx, settings: KeySettings): Promi
  * Refuses a start whose keys can't open the store's sealed values, naming the key the store expects by
  * fingerprint. Writes the verifier on the first start (after checking values sealed before it existed),
  * and marks a rotation begun when the store's key is one of the previous keys.
+ * Exported because the tests verify keys without starting a server.
  */
 export async function verifyEncryptionKeys(ctx: Ctx, keys: ConfiguredKeys): Promise<void> {
   const keyring = keyringOf(keys)

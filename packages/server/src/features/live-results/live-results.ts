@@ -7,7 +7,7 @@ import type { WebSocketServer } from 'ws'
 import { authenticateKeyInAccount } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
-import { followSession, waitForSession } from '../test-sessions/test-sessions.service.ts'
+import { followSession, waitForSession } from '../test-sessions/session-progress.service.ts'
 import { liveResultMessage } from './live-result-message.ts'
 
 /**

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import {
   ListOccurrencesQuery,
   MaintenanceOccurrence,
@@ -23,8 +24,15 @@ export const maintenanceOccurrencesRoutes: FastifyPluginAsyncTypebox<{ ctx: Serv
   app,
   { ctx },
 ) => {
-  const tags = ['maintenance-windows']
+  occurrenceReadRoutes(app, ctx)
+  occurrenceWriteRoutes(app, ctx)
+  updateRoutes(app, ctx)
+}
 
+const tags = ['maintenance-windows']
+
+/** A window’s occurrences, listed or one read. */
+function occurrenceReadRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     PATH,
     {
@@ -61,7 +69,10 @@ export const maintenanceOccurrencesRoutes: FastifyPluginAsyncTypebox<{ ctx: Serv
       return occurrences.getOccurrence(ctx, authOf(request).accountId, id, maintenanceId)
     },
   )
+}
 
+/** One occurrence moved or deleted. */
+function occurrenceWriteRoutes(app: RouteApp, ctx: ServiceContext) {
   app.patch(
     `${PATH}/:maintenanceId`,
     {
@@ -97,7 +108,10 @@ export const maintenanceOccurrencesRoutes: FastifyPluginAsyncTypebox<{ ctx: Serv
       return reply.status(204).send(null)
     },
   )
+}
 
+/** The status updates posted on an occurrence: post, edit, delete. */
+function updateRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     `${PATH}/:maintenanceId/updates`,
     {

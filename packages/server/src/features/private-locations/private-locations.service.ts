@@ -21,9 +21,15 @@ import type {
 export const AGENT_LIVE_MS = 30_000
 const KEY_PREFIX = 'svc_pl_'
 const DAY_MS = 86_400_000
-/** A crashed agent's row (no goodbye) is kept this long after it was last seen, then folded into its location. */
+/**
+ * A crashed agent's row (no goodbye) is kept this long after it was last seen, then folded into its location.
+ * Exported because the tests move the clock past it.
+ */
 export const CRASHED_AGENT_KEPT_MS = DAY_MS
-/** Error events a location keeps at most, the newest: a crash loop can't fill the store within the retention. */
+/**
+ * Error events a location keeps at most, the newest: a crash loop can't fill the store within the retention.
+ * Exported because the tests record past it.
+ */
 export const AGENT_EVENTS_KEPT = 1000
 
 /** Location keys are random like API keys, so they are indexed by the same one-way hash. */

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { openEventStream } from '../../http/event-stream.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import type { DiffEntry } from './apply-project.ts'
 import * as deployments from './deployments.service.ts'
 import {
@@ -21,8 +22,17 @@ import {
 import * as projects from './projects.service.ts'
 
 export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['projects']
+  deployRoute(app, ctx)
+  projectReadRoutes(app, ctx)
+  projectWriteRoutes(app, ctx)
+  deploymentRoutes(app, ctx)
+  deploymentProgressRoutes(app, ctx)
+}
 
+const tags = ['projects']
+
+/** A deploy of a project, or its dry run. */
+function deployRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/v1/projects/deploy',
     {
@@ -53,7 +63,10 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       return reply.status(202).send(await deployments.startDeployment(ctx, accountId, request.body, options))
     },
   )
+}
 
+/** Projects read, under /v1 and under the hosted CLI’s /next. */
+function projectReadRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/projects',
     { schema: { tags, summary: 'List projects', response: { 200: Type.Array(Project) } } },
@@ -85,7 +98,10 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     },
     async (request) => projects.getProject(ctx, authOf(request).accountId, request.params.logicalId),
   )
+}
 
+/** A project made empty (hosted CLI) or deleted with its resources. */
+function projectWriteRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/next/projects',
     {
@@ -125,7 +141,10 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       return 'status' in outcome ? reply.status(202).send(outcome) : outcome
     },
   )
+}
 
+/** A deployment read, or waited for until it ends. */
+function deploymentRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/projects/:logicalId/deployments/:deploymentId',
     {
@@ -160,7 +179,10 @@ export const projectsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
       return deployments.awaitDeployment(ctx, authOf(request).accountId, logicalId, deploymentId, waitMs)
     },
   )
+}
 
+/** A deployment followed as it runs, or cancelled. */
+function deploymentProgressRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/projects/:logicalId/deployments/:deploymentId/events',
     {

@@ -31,6 +31,7 @@ export function retentionSteps(ctx: ServiceContext, maxRetentionDays: number): R
  * `maxRetentionDays` (SVC_RESULT_RETENTION_DAYS), with what analytics and the alert-delivery log keep
  * of that time (pending deliveries stay) and what the status-page history keeps of it (of deleted
  * checks, of changed or deleted maintenance windows, of checks' changed tags). Returns how many results went.
+ * Exported because the tests run one step without the sweep.
  */
 export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number): Promise<number> {
   const nowMs = ctx.clock.now().getTime()
@@ -58,6 +59,7 @@ export async function pruneResults(ctx: ServiceContext, maxRetentionDays: number
  * `traceRetentionDays`, and those of checks that no longer exist. An unsaved definition's run (`svc test`)
  * stores them under its run id, in place of a check's: they follow the same rule while the run exists.
  * Returns how many results' artifacts went.
+ * Exported because the tests run one step without the sweep.
  */
 export async function pruneArtifacts(ctx: ServiceContext): Promise<number> {
   const store = ctx.scripts.artifacts

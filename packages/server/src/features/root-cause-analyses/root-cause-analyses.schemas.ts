@@ -1,7 +1,6 @@
 import { DateTime, Nullable, StrictObject, StringEnum } from '@svc/core'
 import { type Static, Type } from 'typebox'
 
-export const ANALYSIS_STATUSES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED'] as const
 const FINISHED_STATUSES = ['COMPLETED', 'FAILED'] as const
 
 export const CreateAnalysisParams = StrictObject({ errorGroupId: Type.String({ format: 'uuid' }) })

@@ -3,12 +3,19 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { pageOf, sendPage } from '../../http/pagination.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import { ListSnippetsQuery, Snippet, SnippetBody, SnippetIdParams } from './snippets.schemas.ts'
 import * as snippets from './snippets.service.ts'
 
 export const snippetsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['snippets']
+  snippetListRoutes(app, ctx)
+  snippetRoutes(app, ctx)
+}
 
+const tags = ['snippets']
+
+/** Snippets listed and made. */
+function snippetListRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/snippets',
     {
@@ -33,7 +40,10 @@ export const snippetsRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> 
     async (request, reply) =>
       reply.status(201).send(await snippets.createSnippet(ctx, authOf(request).accountId, request.body)),
   )
+}
 
+/** One snippet read, replaced or deleted. */
+function snippetRoutes(app: RouteApp, ctx: ServiceContext) {
   app.get(
     '/v1/snippets/:id',
     { schema: { tags, summary: 'Retrieve a snippet', params: SnippetIdParams, response: { 200: Snippet } } },

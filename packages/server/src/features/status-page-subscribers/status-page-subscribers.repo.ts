@@ -195,6 +195,7 @@ export async function settleEmail(
     .execute()
 }
 
+/** Exported because the tests read the queued emails. */
 export async function listEmails(ctx: ServiceContext, pageId: string) {
   return ctx.db
     .selectFrom('status_page_emails')

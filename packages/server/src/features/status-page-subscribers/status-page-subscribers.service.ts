@@ -21,6 +21,7 @@ const RESEND_AFTER_MS = 10 * 60_000
 /**
  * Anyone may subscribe, so without a cap the server would mail whatever addresses a script sends it. The
  * cap is per page rather than per client: behind a reverse proxy every client has the proxy's address.
+ * Exported because the tests subscribe past it.
  */
 export const CONFIRMATIONS_PER_PAGE_PER_HOUR = 100
 const HOUR_MS = 3_600_000

@@ -61,7 +61,10 @@ const LEASE_MS = 60_000
 const FIRST_BACKOFF_MS = 30_000
 const MAX_BACKOFF_MS = 60 * 60_000
 
-/** Sends the due emails once; a failure is retried later with backoff, and given up after MAX_ATTEMPTS. */
+/**
+ * Sends the due emails once; a failure is retried later with backoff, and given up after MAX_ATTEMPTS.
+ * Exported because the tests deliver one pass without the timer.
+ */
 export async function deliverDueSubscriberEmails(
   ctx: ServiceContext,
   transport: MailTransport,

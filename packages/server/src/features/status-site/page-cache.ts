@@ -6,8 +6,10 @@ import type { ServiceContext } from '../../context.ts'
  * re-read at most once a second, so a change made on another node shows within a second; a change made
  * here is dropped at once. Check results move services and uptime bars without touching the page, so a
  * rendering also expires after RENDER_TTL_MS.
+ * Exported because the tests move the clock past it.
  */
 export const ROW_RECHECK_MS = 1000
+/** Exported because the tests move the clock past it. */
 export const RENDER_TTL_MS = 30_000
 
 interface CachedRow {

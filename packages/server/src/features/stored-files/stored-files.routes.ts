@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
+import type { RouteApp } from '../../http/route-app.ts'
 import * as files from './stored-files.service.ts'
 
 const Stored = StrictObject({
@@ -16,24 +17,31 @@ const Stored = StrictObject({
  * snapshots. Bytes go as application/octet-stream.
  */
 export const storedFilesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext }> = async (app, { ctx }) => {
-  const tags = ['projects']
   app.addContentTypeParser(
     'application/octet-stream',
     { parseAs: 'buffer', bodyLimit: files.UPLOAD_LIMIT_BYTES },
     (_request, body, done) => done(null, body),
   )
-  const bytesOf = (body: unknown): Buffer => {
-    // Other content types this server parses (JSON, text) are not an upload's bytes.
-    if (!Buffer.isBuffer(body)) throw new HttpError(415, 'An upload is sent as application/octet-stream')
-    return body
-  }
-  const upload = { bodyLimit: files.UPLOAD_LIMIT_BYTES }
-  // Any bytes: a schema without a type, which the body validator lets a Buffer through.
-  const uploadSchema = {
-    consumes: ['application/octet-stream'],
-    body: { description: 'The bytes, as application/octet-stream' },
-  }
+  uploadRoutes(app, ctx)
+  downloadRoute(app, ctx)
+}
 
+const tags = ['projects']
+
+const bytesOf = (body: unknown): Buffer => {
+  // Other content types this server parses (JSON, text) are not an upload's bytes.
+  if (!Buffer.isBuffer(body)) throw new HttpError(415, 'An upload is sent as application/octet-stream')
+  return body
+}
+const upload = { bodyLimit: files.UPLOAD_LIMIT_BYTES }
+// Any bytes: a schema without a type, which the body validator lets a Buffer through.
+const uploadSchema = {
+  consumes: ['application/octet-stream'],
+  body: { description: 'The bytes, as application/octet-stream' },
+}
+
+/** A code bundle or any file uploaded, as bytes. */
+function uploadRoutes(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/next/checkly-storage/upload-code-bundle',
     {
@@ -65,7 +73,10 @@ export const storedFilesRoutes: FastifyPluginAsyncTypebox<{ ctx: ServiceContext 
     },
     async (request) => files.storeFile(ctx, authOf(request).accountId, bytesOf(request.body)),
   )
+}
 
+/** An uploaded file read back. */
+function downloadRoute(app: RouteApp, ctx: ServiceContext) {
   app.post(
     '/next/checkly-storage/download',
     {

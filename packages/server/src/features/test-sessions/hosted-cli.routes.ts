@@ -5,6 +5,7 @@ import { authOf } from '../../auth/authenticate.ts'
 import type { ServiceContext } from '../../context.ts'
 import { errorBody, HttpError } from '../../http/errors.ts'
 import type { RouteApp } from '../../http/route-app.ts'
+import * as progress from './session-progress.service.ts'
 import { assetsOfResult, getTestSessionResult } from './session-results.ts'
 import {
   HostedTriggerAnswer,
@@ -83,7 +84,7 @@ function linkRoutes(app: RouteApp, ctx: ServiceContext) {
       },
     },
     async (request) => {
-      const session = await sessions.getTestSession(
+      const session = await progress.getTestSession(
         ctx,
         authOf(request).accountId,
         request.params.testSessionId,

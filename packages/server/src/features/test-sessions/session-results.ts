@@ -2,9 +2,9 @@ import { extname } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { ServiceContext } from '../../context.ts'
 import { notFound } from '../../http/errors.ts'
+import { loadSession } from './session-progress.service.ts'
 import { testSessionResultOut } from './session-views.ts'
 import * as repo from './test-sessions.repo.ts'
-import { loadSession } from './test-sessions.service.ts'
 
 /** One result of a test session, with its whole detail for an unsaved definition's run. */
 export async function getTestSessionResult(

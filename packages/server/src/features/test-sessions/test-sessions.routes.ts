@@ -6,6 +6,7 @@ import type { ServiceContext } from '../../context.ts'
 import { HttpError } from '../../http/errors.ts'
 import { openEventStream } from '../../http/event-stream.ts'
 import type { RouteApp } from '../../http/route-app.ts'
+import * as progress from './session-progress.service.ts'
 import { assetsOfResult, getTestSessionResult, openSessionArtifact } from './session-results.ts'
 import { testSessionOut, testSessionResultOut } from './session-views.ts'
 import {
@@ -97,7 +98,7 @@ function readRoutes(app: RouteApp, ctx: ServiceContext) {
         response: { 200: TestSessionList },
       },
     },
-    async (request) => sessions.listTestSessions(ctx, authOf(request).accountId, request.query),
+    async (request) => progress.listTestSessions(ctx, authOf(request).accountId, request.query),
   )
 
   app.get(
@@ -110,7 +111,7 @@ function readRoutes(app: RouteApp, ctx: ServiceContext) {
         response: { 200: TestSession },
       },
     },
-    async (request) => sessions.getTestSession(ctx, authOf(request).accountId, request.params.testSessionId),
+    async (request) => progress.getTestSession(ctx, authOf(request).accountId, request.params.testSessionId),
   )
 
   app.get(
@@ -129,7 +130,7 @@ function readRoutes(app: RouteApp, ctx: ServiceContext) {
       const waitMs = (request.query.maxWaitSeconds ?? 30) * 1000
       const { accountId } = authOf(request)
       const id = request.params.testSessionId
-      const { session, runs } = await sessions.awaitSession(ctx, accountId, id, 'TEST', waitMs)
+      const { session, runs } = await progress.awaitSession(ctx, accountId, id, 'TEST', waitMs)
       return testSessionOut(ctx, session, runs)
     },
   )
@@ -149,7 +150,7 @@ function cancelRoute(app: RouteApp, ctx: ServiceContext) {
       },
     },
     async (request, reply) => {
-      await sessions.cancelSession(ctx, authOf(request).accountId, request.params.testSessionId, 'TEST')
+      await progress.cancelSession(ctx, authOf(request).accountId, request.params.testSessionId, 'TEST')
       return reply.status(204).send(null)
     },
   )
@@ -233,10 +234,10 @@ function eventRoutes(app: RouteApp, ctx: ServiceContext) {
       const { accountId } = authOf(request)
       const id = request.params.testSessionId
       // An unknown session answers its 404 before the stream starts.
-      await sessions.getTestSession(ctx, accountId, id)
+      await progress.getTestSession(ctx, accountId, id)
       const stream = openEventStream(request, reply)
       try {
-        const ended = await sessions.followSession(
+        const ended = await progress.followSession(
           ctx,
           accountId,
           id,
