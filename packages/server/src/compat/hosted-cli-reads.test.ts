@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { testEngines } from '@svc/db/testing'
 import { SAMPLE_EVENT } from '../features/alert-channels/sample-event.ts'
 import { insertNotifications } from '../features/alerting/alert-notifications.repo.ts'
-import { ResourceMaker } from '../testing/account-resources.ts'
+import { ResourceMaker } from '../testing/resource-maker.ts'
 import { createTestApp, type TestApp } from '../testing/test-app.ts'
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../../..')
