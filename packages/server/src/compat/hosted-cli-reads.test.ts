@@ -135,6 +135,12 @@ for (const engine of testEngines()) {
         new RegExp(`Checkout API\\s+API\\s+failing\\s+10m\\s+shop\\s+${made.checkId}`),
         filtered,
       )
+      // Its stats read the analytics' first bucket: with no aggregationInterval, the whole last 24 hours.
+      assert.match(
+        get,
+        /STATS \(last 24 hours\)\n\n\s+Availability:\s+0\.00%\n\s+Response Time \(avg\):\s+\d+\.\d\d/,
+        get,
+      )
       assert.match(get, /Status:\s+failing/, get)
       assert.match(get, /URL:\s+http:\/\/127\.0\.0\.1:9\/checkout/, get)
       assert.match(get, /Connection refused: connect ECONNREFUSED/, get)

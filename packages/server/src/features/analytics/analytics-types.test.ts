@@ -91,7 +91,7 @@ for (const engine of testEngines()) {
     async function assertWeek(segment: string, checkId: string, points: Point[], metrics: string[]) {
       const from = Date.parse('2026-07-13T00:00:00Z')
       const body = await ok(
-        `/v1/analytics/${segment}/${checkId}?from=${from / 1000}&to=${nowMs / 1000}&groupBy=runLocation&metrics=${metrics.join(',')}`,
+        `/v1/analytics/${segment}/${checkId}?from=${from / 1000}&to=${nowMs / 1000}&aggregationInterval=1440&groupBy=runLocation&metrics=${metrics.join(',')}`,
       )
       assert.deepEqual(
         body.series.map((s: { runLocation: string }) => s.runLocation),
@@ -343,7 +343,7 @@ for (const engine of testEngines()) {
         'networkErrors_sum',
         'userScriptErrors_sum',
       ]
-      const window = `from=${from / 1000}&to=${nowMs / 1000}&metrics=${metrics.join(',')}`
+      const window = `from=${from / 1000}&to=${nowMs / 1000}&aggregationInterval=1440&metrics=${metrics.join(',')}`
       const day = (row: { timestamp: string }) =>
         runs.filter(
           (r) =>

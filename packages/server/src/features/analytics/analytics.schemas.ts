@@ -12,7 +12,6 @@ import {
 import { type Static, Type } from 'typebox'
 
 export const MAX_INTERVAL_MINUTES = 43_200
-export const DEFAULT_INTERVAL_MINUTES = 1440
 export const DEFAULT_ANALYTICS_LIMIT = 100
 
 const MetricList = Type.Array(Type.String({ maxLength: 2000 }), {
@@ -37,10 +36,9 @@ export function AnalyticsQuery(kind: AnalyticsKind) {
       Type.Integer({
         minimum: 1,
         maximum: MAX_INTERVAL_MINUTES,
-        default: DEFAULT_INTERVAL_MINUTES,
         description:
           'Bucket length in minutes. Whole days start at local midnights; intervals that divide a day ' +
-          'start on a grid from each local midnight.',
+          'start on a grid from each local midnight. Left out: one bucket over the whole window.',
       }),
     ),
     filterByStatus: Type.Optional(StringEnum(kind.statusFilters)),

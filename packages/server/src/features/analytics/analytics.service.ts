@@ -24,7 +24,6 @@ import {
   type AnalyticsQueryValue,
   type AnalyticsResponse,
   DEFAULT_ANALYTICS_LIMIT,
-  DEFAULT_INTERVAL_MINUTES,
 } from './analytics.schemas.ts'
 import { readAnalyticsRows } from './minute-rows.ts'
 import { metricSlots, resultMetrics } from './result-metrics.ts'
@@ -54,7 +53,7 @@ export async function queryAnalytics(
   const timeZone = (await getAccount(ctx, accountId)).settings.timezone
   const { fromMs, toMs } = minuteWindow(query, timeZone, ctx.clock.now().getTime())
   const page = pageOf({ limit: query.limit ?? DEFAULT_ANALYTICS_LIMIT, page: query.page })
-  const interval = query.aggregationInterval ?? DEFAULT_INTERVAL_MINUTES
+  const interval = query.aggregationInterval
 
   const { definition, effective } = await resolveCheck(ctx, row)
   const { series, total, shown } = raw
@@ -176,14 +175,16 @@ async function aggregatedSeries(
   options: {
     fromMs: number
     toMs: number
-    interval: number
+    /** Minutes per bucket; none: one bucket over the whole window, as the hosted API answers. */
+    interval: number | undefined
     timeZone: string
     query: AnalyticsQueryValue
     page: Page
   },
 ): Promise<{ series: Series[]; total: number; shown: number }> {
   const { fromMs, toMs, interval, timeZone, query, page } = options
-  const starts = bucketStarts(fromMs, toMs, interval, timeZone, MAX_BUCKETS)
+  const starts =
+    interval === undefined ? [fromMs] : bucketStarts(fromMs, toMs, interval, timeZone, MAX_BUCKETS)
   if (starts.length > MAX_BUCKETS) {
     throw invalidQuery(
       'querystring.aggregationInterval',

@@ -176,7 +176,7 @@ for (const engine of testEngines()) {
         'download_sum',
       ]
       const body = await ok(
-        `/v1/analytics/url-monitors/${check.id}?quickRange=lastMonth&metrics=${metrics.join(',')}`,
+        `/v1/analytics/url-monitors/${check.id}?quickRange=lastMonth&aggregationInterval=1440&metrics=${metrics.join(',')}`,
       )
       assert.equal(body.from, iso(berlinMidnight(3, 1)))
       assert.equal(body.to, iso(berlinMidnight(4, 1)))
@@ -279,7 +279,7 @@ for (const engine of testEngines()) {
       const metrics = ['availability', 'responseTime_avg', 'responseTime_max']
       for (const filter of ['failure', 'success']) {
         const body = await ok(
-          `/v1/analytics/url-monitors/${check.id}?quickRange=thisMonth&filterByStatus=${filter}&metrics=${metrics.join(',')}`,
+          `/v1/analytics/url-monitors/${check.id}?quickRange=thisMonth&aggregationInterval=1440&filterByStatus=${filter}&metrics=${metrics.join(',')}`,
         )
         assert.equal(body.from, iso(berlinMidnight(4, 1)))
         assert.equal(body.to, iso(nowMs))
@@ -292,10 +292,23 @@ for (const engine of testEngines()) {
       }
     })
 
+    test('without aggregationInterval, one bucket over the whole window (as the hosted CLI reads it)', async () => {
+      const metrics: Metric[] = ['availability', 'responseTime_avg', 'responseTime_p95', 'responseTime_max']
+      const body = await ok(
+        `/v1/analytics/url-monitors/${check.id}?quickRange=lastMonth&metrics=${metrics.join(',')}`,
+      )
+      assert.equal(body.series[0].data.length, 1)
+      const [row] = body.series[0].data
+      assert.equal(row.timestamp, body.from)
+      assertRow(row, within(model, Date.parse(body.from), Date.parse(body.to)), metrics, 'whole window')
+    })
+
     test('UTC month ends, the default metrics, and a window starting and ending on a result', async () => {
       await t.call({ method: 'PATCH', url: '/v1/accounts/me', payload: { settings: { timezone: 'UTC' } } })
       try {
-        const body = await ok(`/v1/analytics/url-monitors/${check.id}?quickRange=lastMonth`)
+        const body = await ok(
+          `/v1/analytics/url-monitors/${check.id}?quickRange=lastMonth&aggregationInterval=1440`,
+        )
         assert.deepEqual(Object.keys(body.metadata), [
           'availability',
           'responseTime_avg',
@@ -368,7 +381,7 @@ for (const engine of testEngines()) {
         const all = [...model, ...extra]
         const metrics = ['availability', 'responseTime_avg', 'responseTime_p90', 'firstByte_max']
         const body = await ok(
-          `/v1/analytics/url-monitors/${check.id}?from=${nyMidnight(8) / 1000}&to=${nyMidnight(14) / 1000}&metrics=${metrics.join(',')}`,
+          `/v1/analytics/url-monitors/${check.id}?from=${nyMidnight(8) / 1000}&to=${nyMidnight(14) / 1000}&aggregationInterval=1440&metrics=${metrics.join(',')}`,
         )
         const rows = body.series[0].data
         assert.deepEqual(
