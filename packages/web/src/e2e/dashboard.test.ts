@@ -60,6 +60,20 @@ for (const engine of testEngines()) {
     test('signs in with a password and out again', async () => {
       await page.goto('/')
       await capture(page, 'sign-in')
+      // The tabs follow the ARIA pattern: arrows choose and focus, and only the chosen tab is a Tab stop.
+      const passwordTab = page.getByRole('tab', { name: 'Password' })
+      const keyTab = page.getByRole('tab', { name: 'API key' })
+      await passwordTab.focus()
+      await page.keyboard.press('ArrowRight')
+      assert.equal(await keyTab.getAttribute('aria-selected'), 'true')
+      assert.equal(await keyTab.evaluate((tab) => tab === document.activeElement), true)
+      assert.deepEqual(
+        [await passwordTab.getAttribute('tabindex'), await keyTab.getAttribute('tabindex')],
+        ['-1', '0'],
+      )
+      await page.getByLabel('API key').waitFor()
+      await page.keyboard.press('Home')
+      assert.equal(await passwordTab.getAttribute('aria-selected'), 'true')
       await page.getByLabel('Email').fill(EMAIL)
       await page.getByLabel('Password').fill('a wrong password')
       await page.getByRole('button', { name: 'Sign in' }).click()

@@ -116,6 +116,10 @@ for (const engine of testEngines()) {
       await page.getByLabel('Basic auth user').fill('robot')
       await page.getByLabel('Basic auth password').fill('s3cret')
       await page.getByRole('button', { name: 'Add assertion' }).click()
+      // Its locations are picked from the deployment's, not typed.
+      const firstLocation = page.getByRole('group', { name: 'Locations' }).getByRole('checkbox').first()
+      await firstLocation.check()
+      const location = (await firstLocation.locator('xpath=..').innerText()).trim()
       await capture(page, 'group-form-scripts', { narrow: true })
       await page.getByRole('button', { name: 'Create group' }).click()
       await page.locator('tr', { hasText: 'Scripted group' }).waitFor()
@@ -127,6 +131,7 @@ for (const engine of testEngines()) {
         localSetupScript: string | null
         localTearDownScript: string | null
         apiCheckDefaults: unknown
+        locations: string[]
       }
       const groups = (await deployment.call<Group[]>('GET', '/v1/check-groups')).body
       const group = groups.find((entry) => entry.name === 'Scripted group')
@@ -139,6 +144,7 @@ for (const engine of testEngines()) {
         ],
         [snippet?.id, null, null, 'response.statusCode = 200'],
       )
+      assert.deepEqual(group?.locations, [location])
       assert.deepEqual(group?.apiCheckDefaults, {
         url: 'https://api.example.com/v2',
         headers: [{ key: 'x-team', value: 'payments', locked: false }],

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, type KeyboardEvent, useState } from 'react'
 import { ApiError, api } from '../api.ts'
 import { navigate, useLocation } from '../router.tsx'
 import type { Session } from '../types.ts'
@@ -60,25 +60,45 @@ export function SignInPage() {
   )
 }
 
+const SIGN_IN_MODES = [
+  ['password', 'Password'],
+  ['key', 'API key'],
+] as const
+
+/**
+ * The ARIA tabs pattern: only the chosen tab is a Tab stop; the arrow keys, Home and End choose another
+ * and move the focus to it.
+ */
 function SignInTabs(props: { mode: 'password' | 'key'; onMode(mode: 'password' | 'key'): void }) {
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const at = SIGN_IN_MODES.findIndex(([mode]) => mode === props.mode)
+    const last = SIGN_IN_MODES.length - 1
+    const next = {
+      ArrowRight: at === last ? 0 : at + 1,
+      ArrowLeft: at === 0 ? last : at - 1,
+      Home: 0,
+      End: last,
+    }[event.key]
+    const chosen = next === undefined ? undefined : SIGN_IN_MODES[next]
+    if (next === undefined || !chosen) return
+    event.preventDefault()
+    props.onMode(chosen[0])
+    event.currentTarget.querySelectorAll<HTMLButtonElement>('[role="tab"]')[next]?.focus()
+  }
   return (
-    <div className="segmented" role="tablist" aria-label="Sign in with">
-      <button
-        type="button"
-        role="tab"
-        aria-selected={props.mode === 'password'}
-        onClick={() => props.onMode('password')}
-      >
-        Password
-      </button>
-      <button
-        type="button"
-        role="tab"
-        aria-selected={props.mode === 'key'}
-        onClick={() => props.onMode('key')}
-      >
-        API key
-      </button>
+    <div className="segmented" role="tablist" aria-label="Sign in with" onKeyDown={onKeyDown}>
+      {SIGN_IN_MODES.map(([mode, label]) => (
+        <button
+          key={mode}
+          type="button"
+          role="tab"
+          aria-selected={props.mode === mode}
+          tabIndex={props.mode === mode ? 0 : -1}
+          onClick={() => props.onMode(mode)}
+        >
+          {label}
+        </button>
+      ))}
     </div>
   )
 }

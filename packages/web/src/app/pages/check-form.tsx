@@ -14,6 +14,7 @@ import { AssertionsBuilder } from './assertions-builder.tsx'
 import { defaultsFor, FREQUENCIES, SUB_MINUTE_TYPES } from './check-defaults.ts'
 import { TypeFields } from './check-type-fields.tsx'
 import { IncidentTriggerFields } from './incident-trigger-fields.tsx'
+import { LocationsFieldset } from './locations-fieldset.tsx'
 import { RetryFields } from './retry-fields.tsx'
 import { ScriptFields } from './script-fields.tsx'
 import { VariablesFields } from './variables-fields.tsx'
@@ -148,7 +149,13 @@ function GeneralFields(props: { type: CheckType; bind: ReturnType<typeof useDraf
           ]}
         />
       </div>
-      {type !== 'HEARTBEAT' && <LocationsFieldset draft={bind.draft} onChange={bind.onChange} />}
+      {type !== 'HEARTBEAT' && (
+        <LocationsFieldset
+          draft={bind.draft}
+          onChange={bind.onChange}
+          hint="None chosen: the deployment's default locations."
+        />
+      )}
       <div className="form-grid">
         <CheckboxInput {...bind} path="activated" label="Activated (runs on schedule)" />
         <CheckboxInput {...bind} path="muted" label="Muted (no notifications)" />
@@ -193,40 +200,6 @@ function FrequencyFields(props: { type: CheckType; bind: ReturnType<typeof useDr
         />
       )}
     </>
-  )
-}
-
-/** A box per location the deployment offers; none ticked means its default locations. */
-function LocationsFieldset(props: { draft: Draft; onChange(draft: Draft): void }) {
-  const locations = useQuery({
-    queryKey: ['locations'],
-    queryFn: () => api.get<{ id?: string; region?: string; name?: string }[]>('/v1/locations'),
-  })
-  const locationIds = (locations.data ?? []).map((entry) => String(entry.region ?? entry.id ?? entry.name))
-  if (locationIds.length === 0) return null
-  return (
-    <fieldset className="fieldset">
-      <legend>Locations</legend>
-      {locationIds.map((id) => {
-        const chosen = (props.draft.locations as string[] | undefined) ?? []
-        return (
-          <label key={id} className="checkbox">
-            <input
-              type="checkbox"
-              checked={chosen.includes(id)}
-              onChange={(event) =>
-                props.onChange({
-                  ...props.draft,
-                  locations: event.target.checked ? [...chosen, id] : chosen.filter((entry) => entry !== id),
-                })
-              }
-            />
-            {id}
-          </label>
-        )
-      })}
-      <p className="hint">None chosen: the deployment's default locations.</p>
-    </fieldset>
   )
 }
 

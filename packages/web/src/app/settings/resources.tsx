@@ -1,5 +1,6 @@
 import { api } from '../api.ts'
 import { formatTime } from '../format.ts'
+import { LocationsFieldset } from '../pages/locations-fieldset.tsx'
 import type { Draft } from '../ui/form-fields.tsx'
 import { StatusBadge } from '../ui/ui.tsx'
 import { isoToWallTime, wallTimeToIso } from '../zoned-time.ts'
@@ -50,7 +51,18 @@ export const groups: ResourceDescriptor<Item> = {
     { path: 'name', label: 'Name', kind: 'text', required: true },
     { path: 'frequency', label: 'Frequency (minutes)', kind: 'select', options: FREQUENCIES },
     { path: 'tags', label: 'Tags', kind: 'list' },
-    { path: 'locations', label: 'Locations', kind: 'list' },
+    {
+      path: 'locations',
+      label: 'Locations',
+      kind: 'custom',
+      render: (bind) => (
+        <LocationsFieldset
+          draft={bind.draft}
+          onChange={bind.onChange}
+          hint="None chosen: each check's own, or the deployment's default locations."
+        />
+      ),
+    },
     { path: 'activated', label: 'Activated', kind: 'checkbox' },
     { path: 'muted', label: 'Muted', kind: 'checkbox' },
     ...GROUP_API_DEFAULT_FIELDS,
