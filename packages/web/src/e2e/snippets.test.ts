@@ -119,7 +119,7 @@ for (const engine of testEngines()) {
       // Its locations are picked from the deployment's, not typed.
       const firstLocation = page.getByRole('group', { name: 'Locations' }).getByRole('checkbox').first()
       await firstLocation.check()
-      const location = (await firstLocation.locator('xpath=..').innerText()).trim()
+      const location = ((await firstLocation.locator('xpath=..').textContent()) ?? '').trim()
       await capture(page, 'group-form-scripts', { narrow: true })
       await page.getByRole('button', { name: 'Create group' }).click()
       await page.locator('tr', { hasText: 'Scripted group' }).waitFor()

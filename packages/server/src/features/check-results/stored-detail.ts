@@ -14,7 +14,8 @@ import { isRecord } from './result-detail.ts'
  */
 
 const HTTP_DETAIL_KEYS: Record<string, string> = { URL: 'urlCheckResult', API: 'apiCheckResult' }
-const PHASES = ['wait', 'dns', 'tcp', 'tls', 'firstByte', 'download', 'total'] as const
+/** An HTTP result's timing phases, in the order a compact detail stores them. */
+const HTTP_TIMING_PHASES = ['wait', 'dns', 'tcp', 'tls', 'firstByte', 'download', 'total'] as const
 const KEEP_FULL_EVERY_MS = 60 * 60_000
 
 /** What a result read back says when its detail was not kept (top level of the API's result). */
@@ -59,7 +60,7 @@ export function withReadableDetail<Row extends Pick<CheckResultsTable, 'detail' 
   }
   const [phases, tls] = Array.isArray(compact) ? compact : []
   if (!key || !Array.isArray(phases)) return row
-  const timingPhases = Object.fromEntries(PHASES.map((name, i) => [name, phases[i]]))
+  const timingPhases = Object.fromEntries(HTTP_TIMING_PHASES.map((name, i) => [name, phases[i]]))
   return { ...row, detail: JSON.stringify({ [key]: { timingPhases, tls }, [DETAIL_OMITTED]: true }) }
 }
 
@@ -121,8 +122,9 @@ function httpDetailOf(detail: string, key: string) {
   }
   if (!isRecord(parsed) || Object.keys(parsed).length !== 1 || !isRecord(parsed[key])) return undefined
   const { timingPhases, ...rest } = parsed[key]
-  if (!isRecord(timingPhases) || Object.keys(timingPhases).length !== PHASES.length) return undefined
-  const phases = PHASES.map((name) => timingPhases[name])
+  if (!isRecord(timingPhases) || Object.keys(timingPhases).length !== HTTP_TIMING_PHASES.length)
+    return undefined
+  const phases = HTTP_TIMING_PHASES.map((name) => timingPhases[name])
   if (!phases.every((value) => typeof value === 'number' && Number.isFinite(value))) return undefined
   const tls = rest.tls ?? null
   if (tls !== null && !isRecord(tls)) return undefined
