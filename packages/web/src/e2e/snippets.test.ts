@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
+import { listenOnLoopback } from '@svc/runner/testing'
 import type { Browser, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext, signInWithKey } from './harness.ts'
 import { type Deployment, startDeployment } from './server.ts'
@@ -35,9 +34,7 @@ for (const engine of testEngines()) {
         seen.push(request.headers['x-from-snippet'] as string | undefined)
         response.end('ok')
       })
-      target.listen(0, '127.0.0.1')
-      await once(target, 'listening')
-      targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`
+      targetUrl = `${(await listenOnLoopback(target)).url}/`
       browser = await launchChromium()
       page = await (await newContext(browser, deployment.url)).newPage()
       await signInWithKey(page, deployment.ownerKey)
