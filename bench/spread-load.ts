@@ -3,8 +3,9 @@
  * 1-minute URL checks against a local target, spread over the minute as the scheduler spreads them; after
  * a warm-up (every check ran once), a steady window is measured: the server's CPU per check (its process,
  * all threads), checks run against checks due, drift p99, RSS, and store bytes per result. Also, in the
- * same run: bench:runner's saturated CPU per check (the baseline of the ratios), and the idle CPU of a
- * server with no checks and with 10,000 paused ones.
+ * same run: bench:runner's saturated CPU per check (the baseline of the ratios), the same ratio of svc's
+ * URL check alone with nothing around it (bench/spread-floor.ts: what spreading costs the check itself),
+ * and the idle CPU of a server with no checks and with 10,000 paused ones.
  * Targets (issue 31): CPU per check at N = 1,000 at most 2× the saturated figure, at N = 200 at most 3×;
  * idle under 0.2% of a core; at most 250 bytes per passing result on SQLite; RSS at idle under 120 MB,
  * under 300 MB at 10,000 checks.
@@ -68,13 +69,18 @@ if (pausedChecks > 0) {
   )
 }
 for (const checks of loads) {
-  const m = await spreadLoad(checks)
+  // The floor runs beside svc's window: both see the same machine. It costs a few % of a core.
+  const [m, floor] = await Promise.all([spreadLoad(checks), checkAloneFloor(checks)])
   const ratio = m.cpuPerCheckMicros / saturatedMicros
   const ratioTarget = checks >= 1000 ? 2 : 3
   const gbFor10k30d = (m.bytesPerResult * 10_000 * 1440 * 30) / 1e9
   console.log(`${checks} checks, ${windowMs / 1000} s window:`)
   console.log(
     `  CPU per check        ${(m.cpuPerCheckMicros / 1000).toFixed(2)} ms   ${ratio.toFixed(1)}× saturated (target <= ${ratioTarget}×)   ${pct(m.coreShare)} of a core`,
+  )
+  console.log(
+    `  the check alone      ${(floor.spreadMicros / 1000).toFixed(2)} ms spread, ${floor.saturatedMicros.toFixed(0)} µs saturated: ${(floor.spreadMicros / floor.saturatedMicros).toFixed(1)}×; ` +
+      `svc over the check alone: ${(m.cpuPerCheckMicros / floor.spreadMicros).toFixed(1)}× spread, ${(saturatedMicros / floor.saturatedMicros).toFixed(1)}× saturated`,
   )
   console.log(`  checks run / due     ${m.run} / ${m.due}   drift p99 ${m.driftP99.toFixed(0)} ms`)
   console.log(`  RSS                  max ${m.maxRssMb.toFixed(0)} MB (target < 300 MB)`)
@@ -105,6 +111,39 @@ function saturatedCpuPerCheck(): number {
   if (!Number.isFinite(micros))
     throw new Error(`bench:runner printed no CPU figure:\n${run.stdout}${run.stderr}`)
   return micros
+}
+
+/**
+ * bench/spread-floor.ts in a process of its own: svc's URL check alone (no store, scheduler or server),
+ * saturated and spread as `checks` 1-minute checks over the same warm-up and window as svc's.
+ */
+async function checkAloneFloor(checks: number): Promise<{ saturatedMicros: number; spreadMicros: number }> {
+  const floor = spawn(
+    process.execPath,
+    [
+      ...process.execArgv,
+      'bench/spread-floor.ts',
+      '--origin',
+      target.origin,
+      '--checks',
+      String(checks),
+      '--window-ms',
+      String(windowMs),
+      '--warmup-ms',
+      String(warmupMs),
+      '--saturated-checks',
+      // Its saturated figure takes a second or two: measured even when bench:runner's is skipped.
+      Number(values['saturated-checks']) > 0 ? values['saturated-checks'] : '3000',
+    ],
+    { env: process.env, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let stdout = ''
+  floor.stdout.on('data', (chunk) => {
+    stdout += chunk
+  })
+  const code = await new Promise<number | null>((done) => floor.on('exit', done))
+  if (code !== 0) throw new Error(`bench/spread-floor.ts exited with ${code}:\n${stdout}`)
+  return JSON.parse(stdout)
 }
 
 async function idle(checks: number) {

@@ -19,7 +19,7 @@ export interface ServiceContext {
   /** How long a claimed run stays leased without renewal, in this process or on an agent. */
   runnerLeaseMs: number
   /**
-   * At spread load, how long a run's result may wait for others to share its commit
+   * At spread load, how long a quiet pass may wait for others to share its commit
    * (SVC_RESULT_COMMIT_DELAY_MS; runs/store.ts). Unset or 0: none (tests awaiting a run).
    */
   resultCommitDelayMs?: number

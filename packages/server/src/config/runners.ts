@@ -78,9 +78,12 @@ export function parseRunnerLease(value: string | undefined): number {
 }
 
 /** The production default of SVC_RESULT_COMMIT_DELAY_MS; the benches run with it too. */
-export const DEFAULT_RESULT_COMMIT_DELAY_MS = 200
+export const DEFAULT_RESULT_COMMIT_DELAY_MS = 1000
 
-/** 0 (commit each result at once) to 1,000 ms: an alert waits this much longer at most. */
+/**
+ * 0 (commit each result at once) to 1,000 ms: how long a quiet pass may wait for company. A result that
+ * may alert never waits; a recovery's notification comes this much later at most.
+ */
 export function parseResultCommitDelay(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return DEFAULT_RESULT_COMMIT_DELAY_MS
   const ms = Number(value)

@@ -295,6 +295,29 @@ for (const engine of testEngines()) {
       assert.deepEqual(inserts, [1, 2, 1, 1])
     })
 
+    test('at spread load a result that may alert commits without waiting, and ends the wait of a quiet pass', async () => {
+      const check = await heartbeatCheck('spread-failing')
+      const { inserts, counted } = countingResultInserts()
+      const apart = () => new Promise((later) => setTimeout(later, 80))
+      const spread = { ...t.ctx, db: t.ctx.db.withPlugin(counted), resultCommitDelayMs: 1000 }
+      const write = (kind: 'RECEIVED' | 'MISSED') =>
+        writeResult(spread, heartbeatResultWrite(spread, check, { kind }))
+
+      assert.equal(await write('RECEIVED'), true)
+      await apart()
+      // A failing result at spread load commits alone: the pass written 80 ms later is a batch of its own.
+      const failing = write('MISSED')
+      await apart()
+      assert.deepEqual(await Promise.all([failing, write('RECEIVED')]), [true, true])
+      // A quiet pass waits; a failing result written 80 ms later joins it and both commit then.
+      await apart()
+      const quiet = write('RECEIVED')
+      await apart()
+      assert.deepEqual(await Promise.all([quiet, write('MISSED')]), [true, true])
+
+      assert.deepEqual(inserts, [1, 1, 1, 2])
+    })
+
     test('two writes of one job id written together store one result', async () => {
       const check = await apiCheck()
       const writes = await Promise.all([

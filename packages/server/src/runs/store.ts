@@ -26,7 +26,9 @@ import { heldLeases, moveSlots, type SlotLease, type SlotMove } from './schedule
  * request waits on (runs' results) also waits a few milliseconds for more: like PostgreSQL's
  * `commit_delay`, it trades that much latency for fewer, bigger commits. At spread load (results ~60 ms
  * apart, a store that committed within the last second) such a batch waits up to the context's
- * `resultCommitDelayMs` (SVC_RESULT_COMMIT_DELAY_MS) instead, so a few results share a commit.
+ * `resultCommitDelayMs` (SVC_RESULT_COMMIT_DELAY_MS) instead, so a few results share a commit. Only
+ * quiet passes wait: a result that may open an alert (failing, erroring, degraded, a retried attempt)
+ * ends the wait and commits the batch at once.
  */
 export interface ResultWrite {
   row: CheckResultsTable
@@ -91,9 +93,12 @@ function enqueue(ctx: ServiceContext, write: ResultWrite, { awaited }: { awaited
     queues.set(ctx.db, queue)
   }
   const batches = queue
+  // A result that may alert (or that a request waits on) ends the wait of the batch gathering: only
+  // quiet passes wait for company.
+  const urgent = awaited || !isQuietPass(write.row)
   return new Promise<boolean>((resolve, reject) => {
-    batches.pending.push({ ctx, write, awaited, record: currentCommitRecord(), resolve, reject })
-    if (awaited || batches.pending.length >= GATHERED) for (const gathered of batches.gathering) gathered()
+    batches.pending.push({ ctx, write, awaited, urgent, record: currentCommitRecord(), resolve, reject })
+    if (urgent || batches.pending.length >= GATHERED) for (const gathered of batches.gathering) gathered()
     if (batches.flushers < concurrentBatches(ctx)) {
       batches.flushers++
       // A batch commits for every caller in it: each marks its own record (see settle).
@@ -120,9 +125,9 @@ const MAX_BATCH = 200
 const GATHER_MS = 5
 const BUSY_MS = 50
 /**
- * A store that committed within this long counts as busy at spread load: a result waits up to the
- * context's `resultCommitDelayMs` for others. At 1,000 1-minute checks (~17 results a second) a 200 ms
- * wait puts ~3–4 results in a commit instead of one; a quieter store commits each result at once.
+ * A store that committed within this long counts as busy at spread load: a quiet pass waits up to the
+ * context's `resultCommitDelayMs` for others. At 200 1-minute checks (~3 results a second) a 1 s wait
+ * puts ~3 results in a commit, at 1,000 (~17 a second) ~17; a quieter store commits each result at once.
  */
 const SPREAD_BUSY_MS = 1000
 /** Pending writes that make a batch without waiting. */
@@ -131,8 +136,10 @@ const GATHERED = 50
 interface Pending {
   ctx: ServiceContext
   write: ResultWrite
-  /** A request waits on it: its batch doesn't wait to gather more. */
+  /** A request waits on it: its batch is flushed in a microtask, not a turn later. */
   awaited: boolean
+  /** Awaited, or a result that may alert (not a quiet pass): its batch doesn't wait to gather more. */
+  urgent: boolean
   /** What the caller committed (an HTTP request's): marked once this write is. */
   record: CommitRecord | undefined
   resolve(stored: boolean): void
@@ -186,14 +193,14 @@ async function flush(queue: Queue): Promise<void> {
 }
 
 /**
- * Waits for more writes before a batch, unless one is awaited or `GATHERED` are pending: up to
+ * Waits for more writes before a batch, unless one is urgent or `GATHERED` are pending: up to
  * `GATHER_MS` on a store that committed within `BUSY_MS` (saturated), up to the context's
  * `resultCommitDelayMs` on one that committed within `SPREAD_BUSY_MS` (spread load).
  */
 async function gather(queue: Queue): Promise<void> {
   const first = queue.pending[0]
   if (!first || queue.pending.length >= GATHERED) return
-  if (queue.pending.some((p) => p.awaited)) return
+  if (queue.pending.some((p) => p.urgent)) return
   const sinceCommitMs = performance.now() - queue.lastCommitMs
   const waitMs =
     sinceCommitMs < BUSY_MS
@@ -219,6 +226,20 @@ async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<Outco
     .execute((db) => storeResults({ ...ctx, db }, writes))
   for (const action of afterCommit) action()
   return outcomes
+}
+
+/**
+ * A passing, final result, neither failing, erroring nor degraded. What it may change (a recovery's
+ * notification at most) can wait the commit delay; anything else may open an alert and commits at once.
+ */
+function isQuietPass(row: CheckResultsTable): boolean {
+  return (
+    row.result_type === 'FINAL' &&
+    !row.has_failures &&
+    !row.has_errors &&
+    !row.is_degraded &&
+    !row.is_cancelled
+  )
 }
 
 /** What became of a write: new (true), a duplicate or dropped (false), or refused, its check gone. */

@@ -1,14 +1,24 @@
 import { type AlertChannelsTable, fetchPage } from '@svc/db'
 import type { Insertable, Selectable } from 'kysely'
 import type { ServiceContext } from '../../context.ts'
+import { foldReadsChanged } from '../../fold-reads.ts'
 import { inTransaction, locked } from '../../transactions.ts'
 
-/** The only SQL for `alert_channels` and `alert_subscriptions`. */
+/**
+ * The only SQL for `alert_channels` and `alert_subscriptions`. Every write drops the fold-reads cache,
+ * which holds the subscriptions that results' alert folds read (channel-lookups.service.ts).
+ */
 
 export type ChannelRow = Selectable<AlertChannelsTable>
 
 export async function insertChannel(ctx: ServiceContext, row: Insertable<AlertChannelsTable>) {
-  return ctx.db.insertInto('alert_channels').values(row).returningAll().executeTakeFirstOrThrow()
+  const inserted = await ctx.db
+    .insertInto('alert_channels')
+    .values(row)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  await foldReadsChanged(ctx)
+  return inserted
 }
 
 export async function findChannel(ctx: ServiceContext, accountId: string, id: number) {
@@ -62,10 +72,12 @@ export async function updateChannel(
   changes: Omit<Insertable<AlertChannelsTable>, 'id' | 'account_id' | 'created_at'>,
 ) {
   await ctx.db.updateTable('alert_channels').set(changes).where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function deleteChannel(ctx: ServiceContext, id: number) {
   await ctx.db.deleteFrom('alert_channels').where('id', '=', id).execute()
+  await foldReadsChanged(ctx)
 }
 
 export type Subscriber = { checkId: string } | { groupId: number }
@@ -73,6 +85,7 @@ export type Subscriber = { checkId: string } | { groupId: number }
 /** Ends every subscription of one channel (before its list is set anew). */
 export async function deleteSubscriptionsOfChannel(ctx: ServiceContext, channelId: number) {
   await ctx.db.deleteFrom('alert_subscriptions').where('channel_id', '=', channelId).execute()
+  await foldReadsChanged(ctx)
 }
 
 export async function subscriptionsOfChannels(ctx: ServiceContext, channelIds: number[]) {
@@ -128,12 +141,14 @@ export async function upsertSubscription(
 ) {
   const where = 'checkId' in subscriber ? { check_id: subscriber.checkId } : { group_id: subscriber.groupId }
   const column = 'checkId' in subscriber ? 'check_id' : 'group_id'
-  return ctx.db
+  const subscription = await ctx.db
     .insertInto('alert_subscriptions')
     .values({ channel_id: channelId, check_id: null, group_id: null, ...where, activated })
     .onConflict((oc) => oc.columns(['channel_id', column]).doUpdateSet({ activated }))
     .returningAll()
     .executeTakeFirstOrThrow()
+  await foldReadsChanged(ctx)
+  return subscription
 }
 
 /** Replaces every subscription of one check or group. */
@@ -142,7 +157,9 @@ export async function replaceSubscriptions(
   subscriber: Subscriber,
   subscriptions: { alertChannelId: number; activated: boolean }[],
 ) {
-  await inTransaction(ctx, async ({ db }) => {
+  await inTransaction(ctx, async (tx) => {
+    const { db } = tx
+    await foldReadsChanged(tx)
     const scoped = db.deleteFrom('alert_subscriptions')
     await ('checkId' in subscriber
       ? scoped.where('check_id', '=', subscriber.checkId)
@@ -168,6 +185,7 @@ export async function insertCheckSubscriptions(
   ctx: ServiceContext,
   subscriptions: { checkId: string; alertChannelId: number; activated: boolean }[],
 ) {
+  if (subscriptions.length > 0) await foldReadsChanged(ctx)
   for (let start = 0; start < subscriptions.length; start += 500) {
     await ctx.db
       .insertInto('alert_subscriptions')

@@ -132,6 +132,46 @@ for (const engine of testEngines()) {
       assert.equal(list[1].lastResponse.body, 'thanks')
     })
 
+    test('subscriptions and channels changed between results hold for the next result, though folds keep them in memory', async () => {
+      const first = await webhookChannel()
+      const second = await webhookChannel()
+      const check = await apiCheck(first.id)
+      const node = dispatcher()
+      const foldAndSend = async (status: 'failing' | 'passing') => {
+        advance(MINUTE)
+        await storeResult(t.ctx, check, { status })
+        await node.runDue()
+      }
+      // Read by this fold and kept: the check's subscription of the first channel.
+      await foldAndSend('passing')
+      const resubscribed = await t.call({
+        method: 'PUT',
+        url: `/v1/checks/${check.id}`,
+        payload: { alertChannelSubscriptions: [{ alertChannelId: second.id, activated: true }] },
+      })
+      assert.equal(resubscribed.statusCode, 200, resubscribed.body)
+      await foldAndSend('failing')
+      assert.deepEqual(
+        receiver.received.map((r) => r.url),
+        [`/hook/${check.id}?type=ALERT_FAILURE`],
+      )
+      const notified = json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }))
+      assert.deepEqual(
+        notified.map((n: { alertChannelId: number }) => n.alertChannelId),
+        [second.id],
+      )
+      // The channel itself changed: it no longer sends recoveries.
+      const { config } = json(await t.call({ method: 'GET', url: `/v1/alert-channels/${second.id}` }))
+      const quiet = await t.call({
+        method: 'PUT',
+        url: `/v1/alert-channels/${second.id}`,
+        payload: { type: 'WEBHOOK', config: { ...config, webhookSecret: SECRET }, sendRecovery: false },
+      })
+      assert.equal(quiet.statusCode, 200, quiet.body)
+      await foldAndSend('passing')
+      assert.deepEqual(types(), ['ALERT_FAILURE'])
+    })
+
     test('a failing receiver gets up to 5 retries 20 s apart, each signed, none twice; then FAILED', async () => {
       const channel = await webhookChannel()
       const check = await apiCheck(channel.id)
