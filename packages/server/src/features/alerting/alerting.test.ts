@@ -155,7 +155,9 @@ for (const engine of testEngines()) {
         receiver.received.map((r) => r.url),
         [`/hook/${check.id}?type=ALERT_FAILURE`],
       )
-      const notified = json(await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }))
+      const notified = json(
+        await t.call({ method: 'GET', url: `/v1/alert-notifications?checkId=${check.id}` }),
+      )
       assert.deepEqual(
         notified.map((n: { alertChannelId: number }) => n.alertChannelId),
         [second.id],
