@@ -14,8 +14,9 @@ interface Incident {
 }
 
 /**
- * A dashboard's incidents through its pages: opened from the dashboard's row, created, told in updates
- * (posted, edited, deleted), shown on the public dashboard, closed and deleted.
+ * A dashboard's incidents through its pages: opened from the dashboard's row, created (a refused first
+ * update shown beside its field), told in updates (posted, edited, deleted), shown on the public dashboard,
+ * closed (then offering no Close) and deleted.
  */
 
 for (const engine of testEngines()) {
@@ -71,6 +72,12 @@ for (const engine of testEngines()) {
       return { sections, text: text ?? '' }
     }
 
+    const actionsOf = (name: string) =>
+      page
+        .locator('tr', { hasText: name })
+        .locator('td.row-actions .actions > *')
+        .evaluateAll((nodes) => nodes.map((node) => node.textContent))
+
     test('creates an incident from the dashboard’s row; the public dashboard shows it', async () => {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboards' }).click()
       await page.getByRole('link', { name: 'Incidents of Shop wall' }).click()
@@ -80,7 +87,24 @@ for (const engine of testEngines()) {
       await page.getByLabel('Name', { exact: true }).fill('Checkout errors')
       await page.getByLabel('Impact').selectOption({ label: 'Major' })
       await page.getByLabel('Status').selectOption('INVESTIGATING')
-      await page.getByLabel('First update').fill('Payments fail.')
+      // A first update the API refuses: its message shows in that field's box, and goes once it is edited.
+      const firstUpdate = page.getByLabel('First update')
+      const firstUpdateField = page.locator('.field', { has: firstUpdate })
+      await firstUpdate.fill('x'.repeat(10_001))
+      await page.getByRole('button', { name: 'Create incident' }).click()
+      // The form's own message comes with the field's, so the field is read once it shows.
+      await page.locator('.alert-error', { hasText: 'must NOT have more than 10000 characters' }).waitFor()
+      assert.deepEqual(
+        [
+          await firstUpdateField.locator('.field-error').allTextContents(),
+          await firstUpdate.getAttribute('aria-invalid'),
+        ],
+        [['must NOT have more than 10000 characters'], 'true'],
+      )
+      await capture(page, 'dashboard-incident-form-error')
+      await firstUpdate.fill('Payments fail.')
+      await firstUpdateField.locator('.field-error').waitFor({ state: 'detached' })
+      assert.equal(await firstUpdate.getAttribute('aria-invalid'), 'false')
       await capture(page, 'dashboard-incident-form', { narrow: true })
       await page.getByRole('button', { name: 'Create incident' }).click()
       const row = page.locator('tr', { hasText: 'Checkout errors' })
@@ -143,12 +167,43 @@ for (const engine of testEngines()) {
       )
       const [closed] = await incidents()
       assert.equal(typeof closed?.stoppedAt, 'string')
+      // Ended, it offers no Close: the row says so in its place.
+      assert.deepEqual(await actionsOf('Checkout errors'), ['Edit', 'Ended', 'Delete'])
       assert.deepEqual((await publicIncidents()).sections, [['Recent incidents', ['Checkout errors']]])
 
       page.once('dialog', (dialog) => void dialog.accept())
       await row.getByRole('button', { name: 'Delete Checkout errors' }).click()
       await page.getByText('No dashboard incidents yet.').waitFor()
       assert.deepEqual(await incidents(), [])
+    })
+
+    test('an ended incident offers no Close; one whose end is still ahead does', async () => {
+      const hour = 3_600_000
+      const at = (offset: number) => new Date(Date.now() + offset).toISOString()
+      for (const [name, stoppedAt] of [
+        ['Old outage', at(-hour)],
+        ['Planned work', at(hour)],
+      ] as const) {
+        const made = await deployment.call('POST', '/v1/incidents', {
+          name,
+          impact: 'MAINTENANCE',
+          dashboardId,
+          startedAt: at(-2 * hour),
+          stoppedAt,
+          incidentUpdates: [{ status: 'MAINTENANCE', description: `${name}.` }],
+        })
+        assert.equal(made.status, 200, JSON.stringify(made.body))
+      }
+      await page.goto(`/settings/dashboard-incidents?dashboard=${dashboardId}`)
+      await page.locator('tr', { hasText: 'Planned work' }).waitFor()
+      assert.deepEqual(
+        [await actionsOf('Old outage'), await actionsOf('Planned work')],
+        [
+          ['Edit', 'Ended', 'Delete'],
+          ['Edit', 'Close', 'Delete'],
+        ],
+      )
+      await capture(page, 'dashboard-incidents-ended')
     })
   })
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { listenOnLoopback } from '@svc/runner/testing'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext, signInWithKey } from './harness.ts'
 import { type Deployment, startDeployment } from './server.ts'
 
@@ -81,6 +81,23 @@ for (const engine of testEngines()) {
       await page.getByLabel('Name', { exact: true }).fill('Snippet API')
       await page.getByLabel('URL', { exact: true }).fill(targetUrl)
       await page.getByLabel('Setup snippet').selectOption({ label: 'Tag requests' })
+      // The pickers take a column of the card, as the form's other selects do; the scripts take it all.
+      const card = page.locator('section.card', {
+        has: page.getByRole('heading', { name: 'Setup and teardown scripts' }),
+      })
+      await card.locator('.script-editor').first().waitFor()
+      const widthOf = async (locator: Locator) => Math.round((await locator.boundingBox())?.width ?? 0)
+      const sizes = {
+        card: await widthOf(card),
+        setup: await widthOf(page.getByLabel('Setup snippet')),
+        teardown: await widthOf(page.getByLabel('Teardown snippet')),
+        script: await widthOf(card.locator('.script-editor').first()),
+      }
+      assert.deepEqual(
+        [sizes.setup < sizes.card / 2, sizes.teardown === sizes.setup, sizes.script > sizes.card * 0.8],
+        [true, true, true],
+        JSON.stringify(sizes),
+      )
       await capture(page, 'check-form-api-snippets')
       await page.getByRole('button', { name: 'Run now' }).click()
       const outcome = page.getByRole('status').filter({ hasText: 'not saved yet' })

@@ -31,24 +31,27 @@ export function ScriptFields(props: { type: CheckType } & Bind) {
   if (type !== 'API') return null
   return (
     <Card title="Setup and teardown scripts">
+      {/* One grid, the scripts across it: a picker alone in a grid would stretch to the card's width. */}
       <div className="form-grid">
         <SnippetPicker {...snippetBind(bind)} path="setupSnippetId" label="Setup snippet" />
-      </div>
-      <ScriptField
-        {...bind}
-        name="localSetupScript"
-        label="Setup script"
-        hint="Runs before the request: change request (url, method, headers, queryParameters, body); variables are in process.env. 10 s at most."
-      />
-      <div className="form-grid">
+        <div className="form-wide">
+          <ScriptField
+            {...bind}
+            name="localSetupScript"
+            label="Setup script"
+            hint="Runs before the request: change request (url, method, headers, queryParameters, body); variables are in process.env. 10 s at most."
+          />
+        </div>
         <SnippetPicker {...snippetBind(bind)} path="tearDownSnippetId" label="Teardown snippet" />
+        <div className="form-wide">
+          <ScriptField
+            {...bind}
+            name="localTearDownScript"
+            label="Teardown script"
+            hint="Runs after the response, before the assertions: change response (statusCode, headers, body). 10 s at most."
+          />
+        </div>
       </div>
-      <ScriptField
-        {...bind}
-        name="localTearDownScript"
-        label="Teardown script"
-        hint="Runs after the response, before the assertions: change response (statusCode, headers, body). 10 s at most."
-      />
     </Card>
   )
 }

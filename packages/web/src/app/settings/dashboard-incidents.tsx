@@ -30,9 +30,13 @@ const latestStatus = (item: Item): string | undefined => item.incidentUpdates?.a
 /** Times are typed and shown as the account's time zone's wall clock. */
 const toIso = (value: unknown) => wallTimeToIso(value, currentTimeZone()) ?? null
 
+/** Whether it is over: an end still ahead (a maintenance's) leaves it ongoing, as on the public page. */
+const hasEnded = (item: Item): boolean => Boolean(item.stoppedAt) && Date.parse(item.stoppedAt) <= Date.now()
+
 /** Ends an incident now: its name and impact stay, `stoppedAt` is set. */
 async function closeIncident(item: Item): Promise<string> {
-  if (item.stoppedAt) return `Already ended ${formatTime(item.stoppedAt)}.`
+  // The list may be older than an end set elsewhere.
+  if (hasEnded(item)) return `Already ended ${formatTime(item.stoppedAt)}.`
   await api.put(`/v1/incidents/${item.id}`, {
     name: item.name,
     impact: item.impact,
@@ -58,14 +62,20 @@ const COLUMNS: ResourceDescriptor<Item>['columns'] = [
 const FIELDS: ResourceDescriptor<Item>['fields'] = [
   { path: 'name', label: 'Name', kind: 'text', required: true },
   { path: 'impact', label: 'Impact', kind: 'select', options: IMPACTS },
+  // The first update's fields sit at their path in the body, so the API's errors show beside them.
   {
-    path: 'status',
+    path: 'incidentUpdates.0.status',
     label: 'Status',
     kind: 'select',
     options: FIRST_STATUSES,
     show: (_, creating) => creating,
   },
-  { path: 'description', label: 'First update', kind: 'textarea', show: (_, creating) => creating },
+  {
+    path: 'incidentUpdates.0.description',
+    label: 'First update',
+    kind: 'textarea',
+    show: (_, creating) => creating,
+  },
   { path: 'startedAt', label: 'Started', kind: 'datetime', hint: 'Empty: when it is posted.' },
   { path: 'stoppedAt', label: 'Ended', kind: 'datetime', hint: 'Empty: ongoing.' },
 ]
@@ -87,7 +97,7 @@ export function dashboardIncidentsFor(dashboardId: number, dashboardName: string
     nameOf: (item) => item.name,
     columns: COLUMNS,
     fields: FIELDS,
-    defaults: { name: '', impact: 'MINOR', status: 'INVESTIGATING', description: '' },
+    defaults: { name: '', impact: 'MINOR', incidentUpdates: [{ status: 'INVESTIGATING', description: '' }] },
     toDraft: (item) => ({
       name: item.name,
       impact: item.impact,
@@ -97,6 +107,7 @@ export function dashboardIncidentsFor(dashboardId: number, dashboardName: string
     toBody: (draft: Draft, creating) => {
       const period = { startedAt: toIso(draft.startedAt), stoppedAt: toIso(draft.stoppedAt) }
       if (!creating) return { name: draft.name, impact: draft.impact, ...period }
+      const [first] = (draft.incidentUpdates ?? []) as Item[]
       return {
         name: draft.name,
         impact: draft.impact,
@@ -104,10 +115,12 @@ export function dashboardIncidentsFor(dashboardId: number, dashboardName: string
         // Left empty, the API starts it when it is posted.
         ...(period.startedAt ? { startedAt: period.startedAt } : {}),
         ...(period.stoppedAt ? { stoppedAt: period.stoppedAt } : {}),
-        incidentUpdates: [{ status: draft.status, description: draft.description || undefined }],
+        incidentUpdates: [{ status: first?.status, description: first?.description || undefined }],
       }
     },
-    actions: [{ label: 'Close', run: closeIncident }],
+    actions: [
+      { label: 'Close', run: closeIncident, doneAs: (item) => (hasEnded(item) ? 'Ended' : undefined) },
+    ],
     detail: (item) => <IncidentUpdates incident={item} queryKey={KEY} notifies={false} />,
   }
 }

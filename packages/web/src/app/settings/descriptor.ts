@@ -48,6 +48,8 @@ export interface ItemAction<T> {
   /** Runs the action; its answer (a message) is shown beside the item. */
   run: (item: T) => Promise<string>
   role?: 'write' | 'admin'
+  /** The item's state once the action has nothing left to do ("Ended"): shown in the button's place. */
+  doneAs?: (item: T) => string | undefined
 }
 
 export interface ResourceDescriptor<T = Record<string, unknown>> {

@@ -15,7 +15,7 @@ import {
 } from '../ui/form-fields.tsx'
 import { Cell, Row, StackTable } from '../ui/table.tsx'
 import { Button, Card, Empty, ErrorBox, Loading, PageHeader } from '../ui/ui.tsx'
-import type { FieldSpec, ResourceDescriptor } from './descriptor.ts'
+import type { FieldSpec, ItemAction, ResourceDescriptor } from './descriptor.ts'
 
 type Item = Record<string, unknown>
 
@@ -138,14 +138,13 @@ function RowActions(props: { descriptor: ResourceDescriptor<Item>; item: Item })
         {descriptor.actions
           ?.filter((entry) => allowed(entry.role ?? descriptor.role, session))
           .map((entry) => (
-            <Button
+            <ItemActionButton
               key={entry.label}
-              className="btn-small"
-              disabled={action.isPending}
-              onClick={() => action.mutate(entry.run)}
-            >
-              {entry.label}
-            </Button>
+              entry={entry}
+              item={item}
+              pending={action.isPending}
+              run={() => action.mutate(entry.run)}
+            />
           ))}
         {may && descriptor.canDelete !== false && (
           <Button
@@ -167,6 +166,18 @@ function RowActions(props: { descriptor: ResourceDescriptor<Item>; item: Item })
       )}
       <ErrorBox error={action.error ?? remove.error} />
     </>
+  )
+}
+
+/** A descriptor's action on one item, or the item's state where the action has nothing left to do. */
+function ItemActionButton(props: { entry: ItemAction<Item>; item: Item; pending: boolean; run(): void }) {
+  const { entry, item } = props
+  const done = entry.doneAs?.(item)
+  if (done) return <span className="muted">{done}</span>
+  return (
+    <Button className="btn-small" disabled={props.pending} onClick={props.run}>
+      {entry.label}
+    </Button>
   )
 }
 
