@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { createDb } from './create-db.ts'
 import { isStoreBusy } from './errors.ts'
+import { openSqlite } from './sqlite.ts'
 
 /** A store in a folder of its own, and a way to remove both. */
 function sqliteStore() {
@@ -293,6 +294,22 @@ test('SQLite: a transaction that reads and then writes is not failed by another 
     )
   } finally {
     await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('SQLite: the statement cache drops the least recently used statement, not the oldest', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-sqlite-'))
+  const store = openSqlite(join(dir, 'svc.db'), (work) => work())
+  try {
+    const hot = store.database.prepare('select 0 as n')
+    for (let n = 1; n <= 2000; n++) {
+      store.database.prepare(`select ${n} as n`)
+      // Used between the others, as a result's statements are between one-off batch shapes.
+      assert.equal(store.database.prepare('select 0 as n'), hot, `after ${n} others`)
+    }
+  } finally {
+    store.database.close()
     rmSync(dir, { recursive: true, force: true })
   }
 })

@@ -67,7 +67,12 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
         // the busy timeout. Taking the write lock at the start makes the others wait their turn instead.
         const sql = query === 'begin' ? 'begin immediate' : query
         const cached = statements.get(sql)
-        if (cached) return cached
+        if (cached) {
+          // Least recently used first out: a statement of every result outlives one-off batch shapes.
+          statements.delete(sql)
+          statements.set(sql, cached)
+          return cached
+        }
         const statement = database.prepare(sql)
         const prepared: SqliteStatement = {
           reader: statement.columns().length > 0,
