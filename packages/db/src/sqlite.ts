@@ -50,8 +50,7 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
       : onceBusy(() => {
           if (database.isOpen) checkpointer = startCheckpointer(database, path, holdStatements)
         })
-  // Kysely prepares every query anew; parsing SQL dominated small queries, so statements are reused.
-  const statements = new Map<string, SqliteStatement>()
+  const prepare = statementCache(database, noteWrite)
   const closed = Promise.withResolvers<void>()
   return {
     database: {
@@ -61,33 +60,7 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
         if (checkpointer) checkpointer.close().then(closed.resolve)
         else closed.resolve()
       },
-      prepare(query: string): SqliteStatement {
-        // Kysely begins transactions deferred: one that read before another process (a runner beside
-        // the server) committed then failed its first write at once with SQLITE_BUSY_SNAPSHOT, whatever
-        // the busy timeout. Taking the write lock at the start makes the others wait their turn instead.
-        const sql = query === 'begin' ? 'begin immediate' : query
-        const cached = statements.get(sql)
-        if (cached) {
-          // Least recently used first out: a statement of every result outlives one-off batch shapes.
-          statements.delete(sql)
-          statements.set(sql, cached)
-          return cached
-        }
-        const statement = database.prepare(sql)
-        const prepared: SqliteStatement = {
-          reader: statement.columns().length > 0,
-          all: (parameters) => statement.all(...bindable(parameters)),
-          run: (parameters) => {
-            noteWrite()
-            return statement.run(...bindable(parameters))
-          },
-          iterate: (parameters) => statement.iterate(...bindable(parameters)),
-        }
-        if (statements.size >= STATEMENT_CACHE_SIZE)
-          statements.delete(statements.keys().next().value as string)
-        statements.set(sql, prepared)
-        return prepared
-      },
+      prepare,
     },
     inTransaction: () => database.isTransaction,
     closed: closed.promise,
@@ -95,6 +68,40 @@ export function openSqlite(path: string, holdStatements: HoldStatements): Sqlite
 }
 
 const STATEMENT_CACHE_SIZE = 1000
+
+/**
+ * `prepare` with a cache: Kysely prepares every query anew, and parsing SQL dominated small queries, so
+ * statements are reused. `noteWrite` hears of every statement run for its writes.
+ */
+function statementCache(database: DatabaseSync, noteWrite: () => void): (query: string) => SqliteStatement {
+  const statements = new Map<string, SqliteStatement>()
+  return (query) => {
+    // Kysely begins transactions deferred: one that read before another process (a runner beside
+    // the server) committed then failed its first write at once with SQLITE_BUSY_SNAPSHOT, whatever
+    // the busy timeout. Taking the write lock at the start makes the others wait their turn instead.
+    const sql = query === 'begin' ? 'begin immediate' : query
+    const cached = statements.get(sql)
+    if (cached) {
+      // Least recently used first out: a statement of every result outlives one-off batch shapes.
+      statements.delete(sql)
+      statements.set(sql, cached)
+      return cached
+    }
+    const statement = database.prepare(sql)
+    const prepared: SqliteStatement = {
+      reader: statement.columns().length > 0,
+      all: (parameters) => statement.all(...bindable(parameters)),
+      run: (parameters) => {
+        noteWrite()
+        return statement.run(...bindable(parameters))
+      },
+      iterate: (parameters) => statement.iterate(...bindable(parameters)),
+    }
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string)
+    statements.set(sql, prepared)
+    return prepared
+  }
+}
 
 function bindable(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
   return parameters.map((value) => {
