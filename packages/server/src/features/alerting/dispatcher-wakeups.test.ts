@@ -97,6 +97,21 @@ for (const engine of testEngines()) {
       return { id: check.id as string, accountId: t.owner.accountId }
     }
 
+    test('a stopped dispatcher reads nothing more, so its store may close as soon as stop() resolves', async () => {
+      const own = await createTestApp(engine)
+      const errors: string[] = []
+      const node = createDispatcher(own.ctx, {
+        fallbackMs: NEVER_MS,
+        log: { error: (_details, message) => errors.push(message) },
+      })
+      // Its first pass ends after stop(): it must not then look for its next due time.
+      node.start()
+      await node.stop()
+      await own.close()
+      await new Promise((later) => setTimeout(later, 100))
+      assert.deepEqual(errors, [])
+    })
+
     test('an alert queued in this process goes out at once; a refused one is planned for its retry', async () => {
       const subject = await alertingCheck('here')
       const node = createDispatcher(t.ctx, {

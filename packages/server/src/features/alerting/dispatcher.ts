@@ -103,6 +103,8 @@ function createPassLoop(ctx: ServiceContext, options: PassLoopOptions): Dispatch
   let claiming = false
   let again = false
   let started = false
+  /** The look for the next due time in flight: stop() waits for it. */
+  let planning: Promise<void> | undefined
 
   async function runDue(): Promise<number> {
     claiming = true
@@ -145,13 +147,15 @@ function createPassLoop(ctx: ServiceContext, options: PassLoopOptions): Dispatch
 
   /** Sleeps until the next retry, lease end or alert state wake-up is due, or a wake-up comes. */
   function planNextPass(): void {
+    // Stopped: a pass ending after stop() must not read a store its owner may be closing.
+    if (!started) return
     const plan = ++plans
     const sleep = (ms: number) => {
       if (!started || plan !== plans) return
       clearTimeout(timer)
       timer = setTimeout(trigger, ms)
     }
-    delayUntilDue(ctx, options.fallbackMs).then(sleep, (error: unknown) => {
+    planning = delayUntilDue(ctx, options.fallbackMs).then(sleep, (error: unknown) => {
       options.log.error({ err: error }, 'looking for the next alert delivery failed')
       sleep(options.fallbackMs)
     })
@@ -170,6 +174,7 @@ function createPassLoop(ctx: ServiceContext, options: PassLoopOptions): Dispatch
       unsubscribe?.()
       again = false
       await Promise.all([...passes].map((pass) => pass.catch(() => undefined)))
+      await planning
     },
   }
 }
