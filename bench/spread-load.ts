@@ -16,6 +16,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { DatabaseSync } from 'node:sqlite'
 import { parseArgs } from 'node:util'
 import { createDb, migrateToLatest } from '@svc/db'
@@ -84,6 +85,10 @@ for (const checks of loads) {
     `  the check alone      ${(floor.spreadMicros / 1000).toFixed(2)} ms spread, ${floor.saturatedMicros.toFixed(0)} µs saturated: ${(floor.spreadMicros / floor.saturatedMicros).toFixed(1)}×; ` +
       `svc over the check alone: ${(m.cpuPerCheckMicros / floor.spreadMicros).toFixed(1)}× spread, ${(saturatedMicros / floor.saturatedMicros).toFixed(1)}× saturated`,
   )
+  if (benchEngine === 'postgres')
+    console.log(
+      `  with PostgreSQL      ${((m.cpuPerCheckMicros + m.storeCpuPerCheckMicros) / 1000).toFixed(2)} ms per check: the server's and PostgreSQL's (this database's backends, its background processes)`,
+    )
   console.log(`  checks run / due     ${m.run} / ${m.due}   drift p99 ${m.driftP99.toFixed(0)} ms`)
   console.log(`  RSS                  max ${m.maxRssMb.toFixed(0)} MB (target < 300 MB)`)
   console.log(
@@ -194,6 +199,7 @@ async function spreadLoad(checks: number) {
   await sleep(warmupMs)
   const before = {
     cpu: cpuMicrosOf(pid),
+    storeCpu: await size.storeCpuMicros(),
     at: Date.now(),
     results: await size.results(),
     bytes: await size.bytes(),
@@ -206,6 +212,7 @@ async function spreadLoad(checks: number) {
   clearInterval(sampling)
   const after = {
     cpu: cpuMicrosOf(pid),
+    storeCpu: await size.storeCpuMicros(),
     at: Date.now(),
     results: await size.results(),
     bytes: await size.bytes(),
@@ -219,6 +226,12 @@ async function spreadLoad(checks: number) {
     run,
     due: Math.round((checks * (after.at - before.at)) / MINUTE),
     cpuPerCheckMicros: (after.cpu - before.cpu) / run,
+    // A backend that started during the window counts from 0; one that ended is lost (the pool keeps them).
+    storeCpuPerCheckMicros:
+      [...after.storeCpu].reduce(
+        (sum, [backend, micros]) => sum + micros - (before.storeCpu.get(backend) ?? 0),
+        0,
+      ) / run,
     coreShare: (after.cpu - before.cpu) / 1000 / (after.at - before.at),
     driftP99: drifts[Math.min(drifts.length - 1, Math.floor(0.99 * drifts.length))] ?? Number.NaN,
     maxRssMb,
@@ -248,6 +261,8 @@ function storeSize(storeUrl: string) {
     const one = (query: string) => Number(Object.values(db.prepare(query).get() ?? {})[0])
     return {
       results: async () => one('select count(*) from check_results'),
+      // The server's own process runs SQLite: nothing else to count.
+      storeCpuMicros: async () => new Map<number, number>(),
       bytes: async () => one('pragma page_count') * one('pragma page_size'),
       slots: async (fromMs: number, toMs: number) =>
         driftsOf(
@@ -266,6 +281,15 @@ function storeSize(storeUrl: string) {
   }
   return {
     results: () => one('select count(*) from check_results'),
+    /** CPU so far of PostgreSQL's backends of this database and its background processes, by pid. */
+    storeCpuMicros: async () => {
+      await connected
+      const { rows } = await client.query<{ pid: number }>(
+        `select pid from pg_stat_activity
+          where (datname = current_database() or backend_type <> 'client backend') and pid <> pg_backend_pid()`,
+      )
+      return new Map(rows.flatMap(({ pid }) => (existsSync(`/proc/${pid}`) ? [[pid, cpuMicrosOf(pid)]] : [])))
+    },
     bytes: () => one('select pg_database_size(current_database())'),
     slots: async (fromMs: number, toMs: number) =>
       driftsOf(
