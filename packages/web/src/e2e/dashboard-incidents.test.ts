@@ -16,7 +16,7 @@ interface Incident {
 /**
  * A dashboard's incidents through its pages: opened from the dashboard's row, created (a refused first
  * update shown beside its field), told in updates (posted, edited, deleted), shown on the public dashboard,
- * closed (then offering no Close) and deleted.
+ * closed (then offering no Close) and deleted; an end still ahead listed as ongoing until then.
  */
 
 for (const engine of testEngines()) {
@@ -177,12 +177,13 @@ for (const engine of testEngines()) {
       assert.deepEqual(await incidents(), [])
     })
 
-    test('an ended incident offers no Close; one whose end is still ahead does', async () => {
+    test('an ended incident offers no Close; one whose end is still ahead does, and reads as ongoing', async () => {
       const hour = 3_600_000
       const at = (offset: number) => new Date(Date.now() + offset).toISOString()
+      const ends = { old: at(-hour), planned: at(hour) }
       for (const [name, stoppedAt] of [
-        ['Old outage', at(-hour)],
-        ['Planned work', at(hour)],
+        ['Old outage', ends.old],
+        ['Planned work', ends.planned],
       ] as const) {
         const made = await deployment.call('POST', '/v1/incidents', {
           name,
@@ -202,6 +203,26 @@ for (const engine of testEngines()) {
           ['Edit', 'Ended', 'Delete'],
           ['Edit', 'Close', 'Delete'],
         ],
+      )
+      // An end still ahead is no end yet: the Ended column says so. Times are the account's zone's (UTC).
+      const shown = (iso: string) =>
+        page.evaluate(
+          (at) =>
+            new Intl.DateTimeFormat(undefined, {
+              timeZone: 'UTC',
+              year: 'numeric',
+              month: 'short',
+              day: 'numeric',
+              hour: '2-digit',
+              minute: '2-digit',
+            }).format(new Date(at)),
+          iso,
+        )
+      const endedOf = (name: string) =>
+        page.locator('tr', { hasText: name }).locator('td[data-label="Ended"]').textContent()
+      assert.deepEqual(
+        [await endedOf('Old outage'), await endedOf('Planned work')],
+        [await shown(ends.old), `Ongoing, ends ${await shown(ends.planned)}`],
       )
       await capture(page, 'dashboard-incidents-ended')
     })

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext, SCREENSHOTS } from './harness.ts'
 import { type Deployment, startDeployment, startReceiver, startTarget } from './server.ts'
 
@@ -206,7 +206,19 @@ for (const engine of testEngines()) {
       await page.goto('/checks/new?type=API')
       await page.getByLabel('Name', { exact: true }).fill('Billing API')
       await page.getByLabel('URL', { exact: true }).fill('http://127.0.0.1:9/')
+      // Alone in its card, the strategy still takes one column, not the card's width.
+      const retries = page.locator('section.card', {
+        has: page.getByRole('heading', { name: 'Retries', exact: true }),
+      })
+      const widthOf = async (locator: Locator) => Math.round((await locator.boundingBox())?.width ?? 0)
+      const alone = {
+        card: await widthOf(retries),
+        strategy: await widthOf(page.getByLabel('Retry strategy')),
+      }
+      assert.equal(alone.strategy < alone.card / 2, true, JSON.stringify(alone))
       await page.getByLabel('Retry strategy').selectOption('LINEAR')
+      // With its limits beside it, it keeps that width.
+      assert.equal(await widthOf(page.getByLabel('Retry strategy')), alone.strategy)
       await page.getByLabel('Retries at most').fill('3')
       await page.getByLabel("Use the account's alert settings").uncheck()
       await page.getByLabel('Alert when').selectOption('TIME_BASED')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext } from './harness.ts'
 import { type Deployment, startDeployment } from './server.ts'
 
@@ -94,6 +94,17 @@ for (const engine of testEngines()) {
       await admin.reload()
       await row.getByText('Member', { exact: true }).waitFor()
       assert.match(await row.innerText(), /READ_ONLY/)
+      // A member's form holds the role alone: the select keeps a column's width, not the card's.
+      await row.getByRole('link', { name: 'Edit' }).click()
+      const role = admin.getByLabel('Role')
+      await role.waitFor()
+      const widthOf = async (locator: Locator) => Math.round((await locator.boundingBox())?.width ?? 0)
+      const sizes = {
+        card: await widthOf(admin.locator('section.card', { has: role })),
+        role: await widthOf(role),
+      }
+      assert.equal(sizes.role < sizes.card / 2, true, JSON.stringify(sizes))
+      await capture(admin, 'settings-member-edit')
       await adminContext.close()
     })
   })

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
-import type { Browser, Frame, Page } from 'playwright-core'
+import type { Browser, Frame, Locator, Page } from 'playwright-core'
 import { capture, ensureBuilt, launchChromium, newContext, signInWithKey } from './harness.ts'
 import { type Deployment, startDeployment } from './server.ts'
 
 type ThemeColors = Record<string, string>
 
+const widthOf = async (locator: Locator) => Math.round((await locator.boundingBox())?.width ?? 0)
+
 /**
  * Status pages and incidents through their forms (cards of services chosen by name, impacts per service,
- * theme colours), the API's errors beside the card, impact or colour they name, and a maintenance window
- * in a time zone: settings forms that share this file's one server and browser.
+ * theme colours), the API's errors beside the card, impact, first update or colour they name, an update's
+ * status a column wide, and a maintenance window in a time zone: settings forms that share this file's one
+ * server and browser.
  */
 
 for (const engine of testEngines()) {
@@ -91,7 +94,23 @@ for (const engine of testEngines()) {
       await page.getByLabel('Add an impacted service').selectOption({ label: 'Checkout' })
       await page.getByLabel('Add an impacted service').selectOption({ label: 'Search' })
       await page.getByLabel('Impact on Search', { exact: true }).selectOption('DEGRADED_PERFORMANCE')
-      await page.getByLabel('First update').fill('We are looking into failed payments.')
+      // An empty first update is refused: the API's message shows in that field's box, and goes once it is edited.
+      const firstUpdate = page.getByLabel('First update')
+      const firstUpdateField = page.locator('.field', { has: firstUpdate })
+      await page.getByRole('button', { name: 'Create incident' }).click()
+      // The form's own message comes with the field's, so the field is read once it shows.
+      await page.locator('.alert-error', { hasText: 'must NOT have fewer than 1 characters' }).waitFor()
+      assert.deepEqual(
+        [
+          await firstUpdateField.locator('.field-error').allTextContents(),
+          await firstUpdate.getAttribute('aria-invalid'),
+        ],
+        [['must NOT have fewer than 1 characters'], 'true'],
+      )
+      await capture(page, 'incident-form-error')
+      await firstUpdate.fill('We are looking into failed payments.')
+      await firstUpdateField.locator('.field-error').waitFor({ state: 'detached' })
+      assert.equal(await firstUpdate.getAttribute('aria-invalid'), 'false')
       await capture(page, 'incident-form')
       await page.getByRole('button', { name: 'Create incident' }).click()
       await page.locator('tr', { hasText: 'Payments failing' }).waitFor()
@@ -126,6 +145,19 @@ for (const engine of testEngines()) {
       assert.deepEqual(navigations, [], 'the incident appeared without navigating')
       await page.locator('tr', { hasText: 'Payments failing' }).getByRole('link', { name: 'Edit' }).click()
       const updates = page.locator('.card', { hasText: 'Post an update' })
+      // The status takes a column of the card, the message all of it.
+      const postForm = page.getByRole('form', { name: 'Post an update' })
+      await postForm.getByLabel('Status').waitFor()
+      const postSizes = {
+        card: await widthOf(updates),
+        status: await widthOf(postForm.getByLabel('Status')),
+        message: await widthOf(postForm.getByLabel('Message')),
+      }
+      assert.deepEqual(
+        [postSizes.status < postSizes.card / 2, postSizes.message > postSizes.card * 0.8],
+        [true, true],
+        JSON.stringify(postSizes),
+      )
       await page
         .getByRole('form', { name: 'Post an update' })
         .getByLabel('Message')
@@ -138,6 +170,17 @@ for (const engine of testEngines()) {
         .getByRole('button', { name: /^Edit the update of/ })
         .click()
       const editForm = page.getByRole('form', { name: /^Edit the update of/ })
+      // Editing lays the update out as posting does (in the timeline's narrower indent).
+      const editSizes = {
+        card: postSizes.card,
+        status: await widthOf(editForm.getByLabel('Status')),
+        message: await widthOf(editForm.getByLabel('Message')),
+      }
+      assert.deepEqual(
+        [editSizes.status < editSizes.card / 2, editSizes.message > editSizes.card * 0.8],
+        [true, true],
+        JSON.stringify(editSizes),
+      )
       await editForm.getByLabel('Status').selectOption('RESOLVED')
       await editForm.getByLabel('Message').fill('Payments work again.')
       await editForm.getByRole('button', { name: 'Save update' }).click()

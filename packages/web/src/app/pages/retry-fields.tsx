@@ -28,8 +28,14 @@ export function RetryFields(props: { bind: Bind }) {
   const stepped = strategy?.type && strategy.type !== 'NO_RETRIES'
   return (
     <Card title="Retries">
-      <div className="form-grid">
-        <Field label="Retry strategy" name="retryStrategy.type" error={bind.error}>
+      {/* Not retrying, the strategy is alone in the grid: it keeps one column's width. */}
+      <div className="form-grid form-grid-fill">
+        <Field
+          label="Retry strategy"
+          name="retryStrategy.type"
+          error={bind.error}
+          hint={strategy?.type ? undefined : "Not set: the group's strategy, or none."}
+        >
           {(id, describedBy, invalid) => (
             <select
               id={id}
@@ -38,7 +44,8 @@ export function RetryFields(props: { bind: Bind }) {
               value={strategy?.type ?? ''}
               onChange={(event) => chooseType(event.target.value)}
             >
-              <option value="">Not set (the group's or none)</option>
+              {/* Short, to fit the column: the hint says what it means. */}
+              <option value="">Not set</option>
               {RETRY_STRATEGY_TYPES.map((type) => (
                 <option key={type} value={type}>
                   {type.replaceAll('_', ' ').toLowerCase()}

@@ -45,6 +45,18 @@ async function closeIncident(item: Item): Promise<string> {
   return 'Closed.'
 }
 
+/** When it ended; an end still ahead leaves it ongoing until then, as the public dashboard lists it. */
+function EndOf(props: { item: Item }) {
+  const { stoppedAt } = props.item
+  if (hasEnded(props.item)) return <>{formatTime(stoppedAt)}</>
+  if (!stoppedAt) return <strong>Ongoing</strong>
+  return (
+    <>
+      <strong>Ongoing</strong>, ends {formatTime(stoppedAt)}
+    </>
+  )
+}
+
 const COLUMNS: ResourceDescriptor<Item>['columns'] = [
   { label: 'Name', render: (item) => <strong>{item.name}</strong> },
   {
@@ -53,10 +65,7 @@ const COLUMNS: ResourceDescriptor<Item>['columns'] = [
   },
   { label: 'Status', render: (item) => <span className="chip">{latestStatus(item) ?? '—'}</span> },
   { label: 'Started', render: (item) => formatTime(item.startedAt) },
-  {
-    label: 'Ended',
-    render: (item) => (item.stoppedAt ? formatTime(item.stoppedAt) : <strong>Ongoing</strong>),
-  },
+  { label: 'Ended', render: (item) => <EndOf item={item} /> },
 ]
 
 const FIELDS: ResourceDescriptor<Item>['fields'] = [

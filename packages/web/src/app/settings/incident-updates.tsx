@@ -61,10 +61,14 @@ function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boo
     <form onSubmit={submit} aria-label="Post an update">
       <h3>Post an update</h3>
       <ErrorBox error={error} />
-      <div className="form-grid">
-        <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
-      </div>
-      <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
+      <UpdateFields
+        status={status}
+        description={description}
+        onStatus={setStatus}
+        onDescription={setDescription}
+        error={error}
+        edited={edited}
+      />
       {notifies && (
         <label className="checkbox">
           <input type="checkbox" checked={notify} onChange={(event) => setNotify(event.target.checked)} />
@@ -85,40 +89,23 @@ function UpdateItem(props: { incidentId: string; update: Item; canWrite: boolean
   const { incidentId, update } = props
   const client = useQueryClient()
   const [editing, setEditing] = useState(false)
-  const [description, setDescription] = useState<string>(update.description ?? '')
-  const [status, setStatus] = useState<string>(update.status)
   const path = `/v1/incidents/${incidentId}/updates/${update.id}`
   const done = () => void client.invalidateQueries({ queryKey: [props.queryKey] })
-  const edit = useMutation({
-    mutationFn: () => api.put(path, { description, status }),
-    onSuccess: () => {
-      setEditing(false)
-      done()
-    },
-  })
   const remove = useMutation({ mutationFn: () => api.delete(path), onSuccess: done })
-  const { error, edited } = useEditedErrors(edit.error)
   const when = formatTime(update.publicIncidentUpdateDate ?? update.created_at)
   if (editing)
     return (
       <li>
-        <form
-          aria-label={`Edit the update of ${when}`}
-          onSubmit={(event) => {
-            event.preventDefault()
-            edit.mutate()
+        <EditUpdateForm
+          path={path}
+          update={update}
+          when={when}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false)
+            done()
           }}
-        >
-          <ErrorBox error={error} />
-          <StatusField value={status} onChange={setStatus} error={error} edited={edited} />
-          <MessageField value={description} onChange={setDescription} error={error} edited={edited} />
-          <div className="form-actions">
-            <Button onClick={() => setEditing(false)}>Cancel</Button>
-            <Button type="submit" variant="primary" disabled={edit.isPending}>
-              Save update
-            </Button>
-          </div>
-        </form>
+        />
       </li>
     )
   return (
@@ -135,6 +122,49 @@ function UpdateItem(props: { incidentId: string; update: Item; canWrite: boolean
         />
       )}
     </li>
+  )
+}
+
+/** An update's status and message edited in place, saved with a PUT. */
+function EditUpdateForm(props: {
+  path: string
+  update: Item
+  when: string
+  onCancel(): void
+  onSaved(): void
+}) {
+  const { update } = props
+  const [description, setDescription] = useState<string>(update.description ?? '')
+  const [status, setStatus] = useState<string>(update.status)
+  const edit = useMutation({
+    mutationFn: () => api.put(props.path, { description, status }),
+    onSuccess: props.onSaved,
+  })
+  const { error, edited } = useEditedErrors(edit.error)
+  return (
+    <form
+      aria-label={`Edit the update of ${props.when}`}
+      onSubmit={(event) => {
+        event.preventDefault()
+        edit.mutate()
+      }}
+    >
+      <ErrorBox error={error} />
+      <UpdateFields
+        status={status}
+        description={description}
+        onStatus={setStatus}
+        onDescription={setDescription}
+        error={error}
+        edited={edited}
+      />
+      <div className="form-actions">
+        <Button onClick={props.onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" disabled={edit.isPending}>
+          Save update
+        </Button>
+      </div>
+    </form>
   )
 }
 
@@ -169,7 +199,35 @@ interface FieldProps {
   edited: (field: string) => void
 }
 
-/** An update's status, in posting and in editing. */
+/**
+ * An update's status and message, in posting and in editing. One grid, the message across it: a select
+ * alone in a grid would stretch to the card's width.
+ */
+function UpdateFields(props: {
+  status: string
+  description: string
+  onStatus(value: string): void
+  onDescription(value: string): void
+  error: unknown
+  edited(field: string): void
+}) {
+  const { error, edited } = props
+  return (
+    <div className="form-grid">
+      <StatusField value={props.status} onChange={props.onStatus} error={error} edited={edited} />
+      <div className="form-wide">
+        <MessageField
+          value={props.description}
+          onChange={props.onDescription}
+          error={error}
+          edited={edited}
+        />
+      </div>
+    </div>
+  )
+}
+
+/** An update's status. */
 function StatusField({ value, onChange, error, edited }: FieldProps) {
   return (
     <Field label="Status" name="status" error={error}>
@@ -193,7 +251,7 @@ function StatusField({ value, onChange, error, edited }: FieldProps) {
   )
 }
 
-/** An update's message, in posting and in editing. */
+/** An update's message. */
 function MessageField({ value, onChange, error, edited }: FieldProps) {
   return (
     <Field label="Message" name="description" error={error}>

@@ -303,7 +303,8 @@ function FormSections(props: {
     <>
       {sectionsOf(props.fields).map(({ title, fields }) => {
         const grid = (
-          <div className="form-grid">
+          // A field alone (a member's role, say) keeps one column's width.
+          <div className={fields.length === 1 ? 'form-grid form-grid-fill' : 'form-grid'}>
             {fields.map((field) => (
               <FieldFor
                 key={field.path}

@@ -202,16 +202,22 @@ const INCIDENT_FIELDS: FieldSpec[] = [
     kind: 'custom',
     render: (bind) => <ImpactsEditor bind={bind} />,
   },
+  // The first update's fields sit at their path in the body, so the API's errors show beside them.
   {
-    path: 'updateStatus',
+    path: 'incidentUpdates.0.status',
     label: 'Status',
     kind: 'select',
     options: ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED'],
     show: (_, creating) => creating,
   },
-  { path: 'updateDescription', label: 'First update', kind: 'textarea', show: (_, creating) => creating },
   {
-    path: 'notifySubscribers',
+    path: 'incidentUpdates.0.description',
+    label: 'First update',
+    kind: 'textarea',
+    show: (_, creating) => creating,
+  },
+  {
+    path: 'incidentUpdates.0.notifySubscribers',
     label: 'Notify subscribers',
     kind: 'checkbox',
     show: (_, creating) => creating,
@@ -225,14 +231,16 @@ function incidentBody(draft: Draft, creating: boolean): Record<string, unknown> 
     componentImpacts: draft.componentImpacts ?? [],
   }
   if (draft.severity) body.severity = draft.severity
-  if (creating)
+  if (creating) {
+    const [first] = (draft.incidentUpdates ?? []) as Item[]
     body.incidentUpdates = [
       {
-        description: draft.updateDescription,
-        status: draft.updateStatus,
-        notifySubscribers: draft.notifySubscribers === true,
+        description: first?.description,
+        status: first?.status,
+        notifySubscribers: first?.notifySubscribers === true,
       },
     ]
+  }
   return body
 }
 
@@ -260,9 +268,7 @@ export function incidentsFor(statusPageId: string): ResourceDescriptor<Item> {
     defaults: {
       name: '',
       componentImpacts: [],
-      updateStatus: 'INVESTIGATING',
-      updateDescription: '',
-      notifySubscribers: false,
+      incidentUpdates: [{ status: 'INVESTIGATING', description: '', notifySubscribers: false }],
     },
     toDraft: (item) => ({
       name: item.name,
