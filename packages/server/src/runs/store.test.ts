@@ -295,7 +295,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(inserts, [1, 2, 1, 1])
     })
 
-    test('at spread load a result that may alert commits without waiting, and ends the wait of a quiet pass', async () => {
+    test('at spread load a result that may alert, or a triggered run's, commits without waiting and ends the wait of a quiet pass', async () => {
       const check = await heartbeatCheck('spread-failing')
       const { inserts, counted } = countingResultInserts()
       const apart = () => new Promise((later) => setTimeout(later, 80))
@@ -314,8 +314,14 @@ for (const engine of testEngines()) {
       const quiet = write('RECEIVED')
       await apart()
       assert.deepEqual(await Promise.all([quiet, write('MISSED')]), [true, true])
+      // A triggered run's pass (a test session waits on it) commits at once too.
+      await apart()
+      const jobId = `trigger:${randomUUID()}`
+      const triggered = writeResult(spread, heartbeatResultWrite(spread, check, { kind: 'RECEIVED', jobId }))
+      await apart()
+      assert.deepEqual(await Promise.all([triggered, write('RECEIVED')]), [true, true])
 
-      assert.deepEqual(inserts, [1, 1, 1, 2])
+      assert.deepEqual(inserts, [1, 1, 1, 2, 1, 1])
     })
 
     test('two writes of one job id written together store one result', async () => {

@@ -12,6 +12,7 @@ import { resultWrites } from '../features/check-results/check-results.service.ts
 import type { ResolvedCheck } from '../features/checks/resolve-check.ts'
 import { HttpError } from '../http/errors.ts'
 import { type AfterCommit, lockFoldStates, RESULT_FOLDS } from './folds.ts'
+import { isTriggerJob } from './jobs.ts'
 import { heldLeases, moveSlots, type SlotLease, type SlotMove } from './schedules.repo.ts'
 
 /**
@@ -28,7 +29,7 @@ import { heldLeases, moveSlots, type SlotLease, type SlotMove } from './schedule
  * apart, a store that committed within the last second) such a batch waits up to the context's
  * `resultCommitDelayMs` (SVC_RESULT_COMMIT_DELAY_MS) instead, so a few results share a commit. Only
  * quiet passes wait: a result that may open an alert (failing, erroring, degraded, a retried attempt)
- * ends the wait and commits the batch at once.
+ * or that someone waits on (a triggered run's) ends the wait and commits the batch at once.
  */
 export interface ResultWrite {
   row: CheckResultsTable
@@ -229,8 +230,9 @@ async function commit(ctx: ServiceContext, writes: ResultWrite[]): Promise<Outco
 }
 
 /**
- * A passing, final result, neither failing, erroring nor degraded. What it may change (a recovery's
- * notification at most) can wait the commit delay; anything else may open an alert and commits at once.
+ * A passing, final result of a scheduled run, neither failing, erroring nor degraded. What it may change
+ * (a recovery's notification at most) can wait the commit delay. Anything else may open an alert, and a
+ * triggered run's result (a test session, `svc test`) has someone waiting on it: those commit at once.
  */
 function isQuietPass(row: CheckResultsTable): boolean {
   return (
@@ -238,7 +240,8 @@ function isQuietPass(row: CheckResultsTable): boolean {
     !row.has_failures &&
     !row.has_errors &&
     !row.is_degraded &&
-    !row.is_cancelled
+    !row.is_cancelled &&
+    !isTriggerJob({ slotKey: row.job_id })
   )
 }
 
