@@ -295,7 +295,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(inserts, [1, 2, 1, 1])
     })
 
-    test('at spread load a result that may alert, or a triggered run's, commits without waiting and ends the wait of a quiet pass', async () => {
+    test("at spread load a result that may alert, or a triggered run's, commits without waiting and ends the wait of a quiet pass", async () => {
       const check = await heartbeatCheck('spread-failing')
       const { inserts, counted } = countingResultInserts()
       const apart = () => new Promise((later) => setTimeout(later, 80))
