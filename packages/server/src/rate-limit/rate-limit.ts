@@ -3,7 +3,7 @@ import type { CountedKey } from '../auth/authenticate.ts'
 import type { ServiceContext } from '../context.ts'
 import { HttpError } from '../http/errors.ts'
 import { addressGroupOf } from './client-address.ts'
-import { countRequest, dropWindowsStartedBefore } from './request-windows.ts'
+import { countHit, deleteWindowsStartedBefore } from './rate-limit.repo.ts'
 
 /** A route's own limit, on top of the global one (API.md "Custom rate limits"). */
 export interface RouteRateLimit {
@@ -28,12 +28,12 @@ const ENDED_WINDOW_AGE_MS = 86_400_000
  * bucket hit again opens a new window, as it would have anyway. Answers how many went.
  */
 export function pruneRateLimitWindows(ctx: ServiceContext): Promise<number> {
-  return dropWindowsStartedBefore(ctx, ctx.clock.now().getTime() - ENDED_WINDOW_AGE_MS)
+  return deleteWindowsStartedBefore(ctx, ctx.clock.now().getTime() - ENDED_WINDOW_AGE_MS)
 }
 
 /**
  * Counts the request against the key's global window, its account's (so that many keys don't multiply
- * an account's share) and the route's own (request-windows.ts: shared by every node). Sets the
+ * an account's share) and the route's own, in the store so every node shares them. Sets the
  * x-ratelimit-* headers from the tightest; 429 when any is exhausted.
  * (Written here rather than with @fastify/rate-limit: that plugin applies one limiter per request.)
  */
@@ -77,9 +77,9 @@ export async function enforceAddressRateLimit(
 ): Promise<void> {
   const nowMs = ctx.clock.now().getTime()
   const windowMs = limit.windowSeconds * 1000
-  const window = await countRequest(ctx, `${name}:${addressGroupOf(clientAddress)}`, nowMs, windowMs)
-  if (window.hits <= limit.max) return
-  const retryAfterSeconds = Math.max(1, Math.ceil((window.startMs + windowMs - nowMs) / 1000))
+  const window = await countHit(ctx, `${name}:${addressGroupOf(clientAddress)}`, nowMs, windowMs)
+  if (Number(window.hits) <= limit.max) return
+  const retryAfterSeconds = Math.max(1, Math.ceil((Number(window.window_start_ms) + windowMs - nowMs) / 1000))
   throw new HttpError(429, `Too many requests from this address: try again in ${retryAfterSeconds} seconds`, {
     attributes: { limit: limit.max, windowSeconds: limit.windowSeconds, retryAfterSeconds },
     headers: { 'retry-after': String(retryAfterSeconds) },
@@ -95,9 +95,9 @@ async function countAgainst(
   const windowMs = RATE_LIMIT_WINDOW_SECONDS * 1000
   const states = await Promise.all(
     limits.map(async ({ bucket, max }) => {
-      const window = await countRequest(ctx, bucket, nowMs, windowMs)
-      const resetMs = window.startMs + windowMs - nowMs
-      return { max, hits: window.hits, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) }
+      const window = await countHit(ctx, bucket, nowMs, windowMs)
+      const resetMs = Number(window.window_start_ms) + windowMs - nowMs
+      return { max, hits: Number(window.hits), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) }
     }),
   )
   const tightest = states.reduce((a, b) => (b.max - b.hits < a.max - a.hits ? b : a))
