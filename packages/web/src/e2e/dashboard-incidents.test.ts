@@ -124,11 +124,13 @@ for (const engine of testEngines()) {
       assert.match(shown.text, /Payments fail\./)
     })
 
-    test('posts, edits and deletes updates', async () => {
+    test('posts, edits and deletes updates; a new update’s status follows the latest until one is chosen', async () => {
       await page.goto(`/settings/dashboard-incidents?dashboard=${dashboardId}`)
       await page.locator('tr', { hasText: 'Checkout errors' }).getByRole('link', { name: 'Edit' }).click()
       await page.getByRole('heading', { name: 'Checkout errors', level: 1 }).waitFor()
       const post = page.getByRole('form', { name: 'Post an update' })
+      const postStatus = () => post.getByLabel('Status').inputValue()
+      assert.equal(await postStatus(), 'INVESTIGATING')
       await post.getByLabel('Status').selectOption('IDENTIFIED')
       await post.getByLabel('Message').fill('A bad deploy.')
       assert.equal(await post.getByLabel('Notify subscribers').count(), 0)
@@ -142,18 +144,26 @@ for (const engine of testEngines()) {
         .getByRole('button', { name: /^Edit the update/ })
         .click()
       const edit = page.getByRole('form', { name: /^Edit the update/ })
+      await edit.getByLabel('Status').selectOption('MONITORING')
       await edit.getByLabel('Message').fill('A bad deploy of v42.')
       await edit.getByRole('button', { name: 'Save update' }).click()
+      // The form's own message would match too: the saved text counts once the form is gone.
+      await edit.waitFor({ state: 'detached' })
       await timeline.filter({ hasText: 'A bad deploy of v42.' }).waitFor()
+      // The latest update now says MONITORING: so does the form, once the list is read again.
+      assert.equal(await postStatus(), 'MONITORING')
 
+      // A status chosen in the form stays when the list is read again.
+      await post.getByLabel('Status').selectOption('RESOLVED')
       page.once('dialog', (dialog) => void dialog.accept())
       await timeline
         .filter({ hasText: 'Payments fail.' })
         .getByRole('button', { name: /^Delete the update/ })
         .click()
       await timeline.filter({ hasText: 'Payments fail.' }).waitFor({ state: 'detached' })
+      assert.equal(await postStatus(), 'RESOLVED')
       assert.deepEqual(summary(await incidents()), [
-        ['Checkout errors', 'MAJOR', ['IDENTIFIED: A bad deploy of v42.']],
+        ['Checkout errors', 'MAJOR', ['MONITORING: A bad deploy of v42.']],
       ])
     })
 
@@ -225,6 +235,24 @@ for (const engine of testEngines()) {
         [await shown(ends.old), `Ongoing, ends ${await shown(ends.planned)}`],
       )
       await capture(page, 'dashboard-incidents-ended')
+
+      // The public dashboard words each end as the list does.
+      const shownPublicly = await publicIncidents()
+      assert.deepEqual(shownPublicly.sections, [
+        ['Ongoing incidents', ['Planned work']],
+        ['Recent incidents', ['Old outage']],
+      ])
+      assert.match(shownPublicly.text, /Planned workMaintenance · started [^·]+ · ends /)
+      assert.match(shownPublicly.text, /Old outageMaintenance · started [^·]+ · stopped /)
+
+      // A dashboard's update may be MAINTENANCE: the next one offers it, as the latest's status.
+      await page.locator('tr', { hasText: 'Planned work' }).getByRole('link', { name: 'Edit' }).click()
+      const status = page.getByRole('form', { name: 'Post an update' }).getByLabel('Status')
+      await status.waitFor()
+      assert.deepEqual(
+        [await status.inputValue(), await status.locator('option:checked').textContent()],
+        ['MAINTENANCE', 'MAINTENANCE'],
+      )
     })
   })
 }

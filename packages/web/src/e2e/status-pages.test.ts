@@ -184,7 +184,12 @@ for (const engine of testEngines()) {
       await editForm.getByLabel('Status').selectOption('RESOLVED')
       await editForm.getByLabel('Message').fill('Payments work again.')
       await editForm.getByRole('button', { name: 'Save update' }).click()
+      // The form's own message would match too: the saved text counts once the form is gone.
+      await editForm.waitFor({ state: 'detached' })
       await updates.getByText('Payments work again.').waitFor()
+      // The next update's status follows the latest's, edited to RESOLVED since the page opened.
+      const postStatus = () => postForm.getByLabel('Status').inputValue()
+      assert.equal(await postStatus(), 'RESOLVED')
       await capture(page, 'incident-updates')
       page.once('dialog', (dialog) => void dialog.accept())
       await update('Payments work again.')
@@ -192,6 +197,7 @@ for (const engine of testEngines()) {
         .click()
       await updates.getByText('Payments work again.').waitFor({ state: 'detached' })
       await updates.getByText('We are looking into failed payments.').waitFor()
+      assert.equal(await postStatus(), 'INVESTIGATING')
       const publicPage = await page.context().newPage()
       await publicPage.goto('/status/acme')
       await publicPage.getByText('Acme status').first().waitFor()

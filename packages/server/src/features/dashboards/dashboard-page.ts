@@ -109,15 +109,20 @@ function checkItem(check: DashboardCheckView, view: DashboardView): string {
 }
 
 function incidentsHtml(view: DashboardView): string {
+  const nowMs = Date.parse(view.incidentsReadAt)
   const section = (title: string, list: DashboardIncident[]) =>
-    list.length > 0 ? `<section><h2>${title}</h2>${list.map(incidentArticle).join('')}</section>` : ''
+    list.length > 0
+      ? `<section><h2>${title}</h2>${list.map((incident) => incidentArticle(incident, nowMs)).join('')}</section>`
+      : ''
   return section('Ongoing incidents', view.ongoing) + section('Recent incidents', view.recent)
 }
 
-function incidentArticle(incident: DashboardIncident): string {
+function incidentArticle(incident: DashboardIncident, nowMs: number): string {
   const facts = [`<strong>${IMPACT_TEXT[incident.impact] ?? escapeHtml(incident.impact)}</strong>`]
   if (incident.startedAt) facts.push(`started ${time(incident.startedAt)}`)
-  if (incident.stoppedAt) facts.push(`stopped ${time(incident.stoppedAt)}`)
+  // An end still ahead (planned work) has not happened yet; the dashboard's incidents list says "ends" too.
+  const { stoppedAt } = incident
+  if (stoppedAt) facts.push(`${Date.parse(stoppedAt) > nowMs ? 'ends' : 'stopped'} ${time(stoppedAt)}`)
   const updates = [...incident.incidentUpdates]
     .reverse()
     .map(

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { testEngines } from '@svc/db/testing'
 import { createTestApp, json, type TestApp } from '../../testing/test-app.ts'
+import { formatDate } from '../status-site/render.ts'
 import { CHECKS_PART_TTL_MS } from './checks-part-cache.ts'
 
 const ok = [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }]
@@ -169,6 +170,52 @@ for (const engine of testEngines()) {
       })
       assert.equal(elsewhere, 404)
     })
+    test('an incident ended reads "stopped <time>"; one whose end is still ahead is ongoing, "ends <time>"', async () => {
+      const created = await board({
+        header: 'Ends',
+        customUrl: 'ends',
+        tags: ['none'],
+        enableIncidents: true,
+      })
+      const hour = 3_600_000
+      // The app's clock, on whole seconds.
+      const at = (offset: number) =>
+        new Date(Math.floor((Date.now() + aheadMs + offset) / 1000) * 1000).toISOString()
+      const times = { started: at(-2 * hour), old: at(-hour), planned: at(hour) }
+      for (const [name, stoppedAt] of [
+        ['Old outage', times.old],
+        ['Planned work', times.planned],
+      ] as const) {
+        const res = await t.call({
+          method: 'POST',
+          url: '/v1/incidents',
+          payload: {
+            name,
+            impact: 'MAINTENANCE',
+            dashboardId: created.id,
+            startedAt: times.started,
+            stoppedAt,
+            incidentUpdates: [{ status: 'MAINTENANCE', description: `${name}.` }],
+          },
+        })
+        assert.equal(res.statusCode, 200, res.body)
+      }
+      const { html } = await page('/dashboards/ends')
+      // Per section, each incident's name and its line of facts as text.
+      const sections = [...html.matchAll(/<section><h2>([^<]+)<\/h2>(.*?)<\/section>/g)].map((section) => [
+        section[1],
+        [...(section[2] ?? '').matchAll(/<h3>([^<]+)<\/h3><p class="muted">(.*?)<\/p>/g)].map((article) => [
+          article[1],
+          (article[2] ?? '').replace(/<[^>]+>/g, ''),
+        ]),
+      ])
+      const started = `Maintenance · started ${formatDate(times.started)}`
+      assert.deepEqual(sections, [
+        ['Ongoing incidents', [['Planned work', `${started} · ends ${formatDate(times.planned)}`]]],
+        ['Recent incidents', [['Old outage', `${started} · stopped ${formatDate(times.old)}`]]],
+      ])
+    })
+
     test('reuses its checks for a while; an edit of the dashboard or an incident shows at once', async () => {
       const created = await board({
         header: 'Late',

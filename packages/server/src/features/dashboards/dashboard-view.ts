@@ -45,6 +45,8 @@ export interface DashboardView {
   counts: Record<CheckState, number>
   ongoing: DashboardIncident[]
   recent: DashboardIncident[]
+  /** When the incidents were read (the checks part may be older): an end after it is still ahead. */
+  incidentsReadAt: string
   generatedAt: string
 }
 
@@ -74,6 +76,7 @@ export async function buildDashboardView(
     ...checksPart,
     ongoing: incidents.filter(isOngoing),
     recent: incidents.filter((incident) => !isOngoing(incident)),
+    incidentsReadAt: new Date(nowMs).toISOString(),
   }
 }
 

@@ -23,7 +23,7 @@ const IMPACTS: [string, string][] = [
   ['MAJOR', 'Major'],
   ['MAINTENANCE', 'Maintenance'],
 ]
-const FIRST_STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED', 'MAINTENANCE']
+const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED', 'MAINTENANCE']
 
 const latestStatus = (item: Item): string | undefined => item.incidentUpdates?.at(-1)?.status
 
@@ -76,7 +76,7 @@ const FIELDS: ResourceDescriptor<Item>['fields'] = [
     path: 'incidentUpdates.0.status',
     label: 'Status',
     kind: 'select',
-    options: FIRST_STATUSES,
+    options: STATUSES,
     show: (_, creating) => creating,
   },
   {
@@ -130,7 +130,7 @@ export function dashboardIncidentsFor(dashboardId: number, dashboardName: string
     actions: [
       { label: 'Close', run: closeIncident, doneAs: (item) => (hasEnded(item) ? 'Ended' : undefined) },
     ],
-    detail: (item) => <IncidentUpdates incident={item} queryKey={KEY} notifies={false} />,
+    detail: (item) => <IncidentUpdates incident={item} queryKey={KEY} notifies={false} statuses={STATUSES} />,
   }
 }
 

@@ -11,14 +11,23 @@ const STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', 'RESOLVED']
 // biome-ignore lint/suspicious/noExplicitAny: incidents and updates as the API answers them
 type Item = Record<string, any>
 
+/**
+ * The status of the incident's latest update. A status page's incident names it (by the updates' public
+ * dates); a dashboard's lists its updates oldest first.
+ */
+const latestStatusOf = (incident: Item): string =>
+  incident.lastUpdateStatus ?? incident.incidentUpdates?.at(-1)?.status ?? 'INVESTIGATING'
+
 export function IncidentUpdates(props: {
   incident: Item
   /** The list the incident is read with, read again after a change (a dashboard's incidents have their own). */
   queryKey?: string
   /** Whether updates can email subscribers (a status page's can; a dashboard has none). */
   notifies?: boolean
+  /** The statuses an update may have (a dashboard's incidents also have MAINTENANCE). */
+  statuses?: string[]
 }) {
-  const { incident, queryKey = 'incidents', notifies = true } = props
+  const { incident, queryKey = 'incidents', notifies = true, statuses = STATUSES } = props
   const { canWrite } = useSession()
   return (
     <Card title="Updates">
@@ -30,26 +39,33 @@ export function IncidentUpdates(props: {
             update={update}
             canWrite={canWrite}
             queryKey={queryKey}
+            statuses={statuses}
           />
         ))}
       </ol>
-      {canWrite && <PostUpdateForm incident={incident} queryKey={queryKey} notifies={notifies} />}
+      {canWrite && (
+        <PostUpdateForm incident={incident} queryKey={queryKey} notifies={notifies} statuses={statuses} />
+      )}
     </Card>
   )
 }
 
-function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boolean }) {
+function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boolean; statuses: string[] }) {
   const { incident, queryKey, notifies } = props
   const client = useQueryClient()
   const [description, setDescription] = useState('')
-  const [status, setStatus] = useState<string>(incident.lastUpdateStatus ?? 'INVESTIGATING')
+  // Until one is chosen, the status follows the latest update as the list is read again.
+  const [chosen, setChosen] = useState<string | null>(null)
+  const status = chosen ?? latestStatusOf(incident)
   const [notify, setNotify] = useState(false)
   const post = useMutation({
     mutationFn: () =>
       api.post(`/v1/incidents/${incident.id}/updates`, { description, status, notifySubscribers: notify }),
-    onSuccess: () => {
+    onSuccess: async () => {
+      // Cleared once the list holds the update, so the status doesn't show the one before it meanwhile.
+      await client.invalidateQueries({ queryKey: [queryKey] })
       setDescription('')
-      void client.invalidateQueries({ queryKey: [queryKey] })
+      setChosen(null)
     },
   })
   const { error, edited } = useEditedErrors(post.error)
@@ -62,9 +78,10 @@ function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boo
       <h3>Post an update</h3>
       <ErrorBox error={error} />
       <UpdateFields
+        statuses={props.statuses}
         status={status}
         description={description}
-        onStatus={setStatus}
+        onStatus={setChosen}
         onDescription={setDescription}
         error={error}
         edited={edited}
@@ -85,7 +102,13 @@ function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boo
 }
 
 /** One posted update, with Edit (status and message, in place) and Delete for writers. */
-function UpdateItem(props: { incidentId: string; update: Item; canWrite: boolean; queryKey: string }) {
+function UpdateItem(props: {
+  incidentId: string
+  update: Item
+  canWrite: boolean
+  queryKey: string
+  statuses: string[]
+}) {
   const { incidentId, update } = props
   const client = useQueryClient()
   const [editing, setEditing] = useState(false)
@@ -99,6 +122,7 @@ function UpdateItem(props: { incidentId: string; update: Item; canWrite: boolean
         <EditUpdateForm
           path={path}
           update={update}
+          statuses={props.statuses}
           when={when}
           onCancel={() => setEditing(false)}
           onSaved={() => {
@@ -129,6 +153,7 @@ function UpdateItem(props: { incidentId: string; update: Item; canWrite: boolean
 function EditUpdateForm(props: {
   path: string
   update: Item
+  statuses: string[]
   when: string
   onCancel(): void
   onSaved(): void
@@ -151,6 +176,7 @@ function EditUpdateForm(props: {
     >
       <ErrorBox error={error} />
       <UpdateFields
+        statuses={props.statuses}
         status={status}
         description={description}
         onStatus={setStatus}
@@ -204,6 +230,7 @@ interface FieldProps {
  * alone in a grid would stretch to the card's width.
  */
 function UpdateFields(props: {
+  statuses: string[]
   status: string
   description: string
   onStatus(value: string): void
@@ -214,7 +241,13 @@ function UpdateFields(props: {
   const { error, edited } = props
   return (
     <div className="form-grid">
-      <StatusField value={props.status} onChange={props.onStatus} error={error} edited={edited} />
+      <StatusField
+        statuses={props.statuses}
+        value={props.status}
+        onChange={props.onStatus}
+        error={error}
+        edited={edited}
+      />
       <div className="form-wide">
         <MessageField
           value={props.description}
@@ -228,7 +261,7 @@ function UpdateFields(props: {
 }
 
 /** An update's status. */
-function StatusField({ value, onChange, error, edited }: FieldProps) {
+function StatusField({ statuses, value, onChange, error, edited }: FieldProps & { statuses: string[] }) {
   return (
     <Field label="Status" name="status" error={error}>
       {(id, describedBy, invalid) => (
@@ -242,7 +275,7 @@ function StatusField({ value, onChange, error, edited }: FieldProps) {
             edited('status')
           }}
         >
-          {STATUSES.map((entry) => (
+          {statuses.map((entry) => (
             <option key={entry}>{entry}</option>
           ))}
         </select>
