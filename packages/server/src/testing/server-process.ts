@@ -26,6 +26,25 @@ export const NODE_FLAGS = [
 ]
 const RUNNER_MAIN = join(REPO_ROOT, 'packages/server/src/runner-main.ts')
 
+/** Servers and runners started here and still running: killed when this process exits. */
+const running = new Set<ChildProcess>()
+
+/**
+ * A test or bench that throws before it stops its server would leave that server running, holding its
+ * port and store (bench:api did, at its 101st key): every child goes when this process exits, however.
+ */
+function killedOnExit(child: ChildProcess): void {
+  if (!exitHooked) {
+    exitHooked = true
+    process.once('exit', () => {
+      for (const left of running) left.kill('SIGKILL')
+    })
+  }
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+}
+let exitHooked = false
+
 export interface ServerProcess {
   url: string
   child: ChildProcess
@@ -123,6 +142,7 @@ async function startProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  killedOnExit(child)
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => {
