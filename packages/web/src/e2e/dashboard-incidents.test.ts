@@ -187,13 +187,15 @@ for (const engine of testEngines()) {
       assert.deepEqual(await incidents(), [])
     })
 
-    test('an ended incident offers no Close; one whose end is still ahead does, and reads as ongoing', async () => {
+    test('an ended incident offers no Close; one whose end is still ahead does, and reads as ongoing until resolved', async () => {
       const hour = 3_600_000
       const at = (offset: number) => new Date(Date.now() + offset).toISOString()
-      const ends = { old: at(-hour), planned: at(hour) }
-      for (const [name, stoppedAt] of [
-        ['Old outage', ends.old],
-        ['Planned work', ends.planned],
+      const ends = { old: at(-hour), planned: at(hour), fixed: at(hour) }
+      for (const [name, stoppedAt, status] of [
+        ['Old outage', ends.old, 'MAINTENANCE'],
+        ['Planned work', ends.planned, 'MAINTENANCE'],
+        // Resolved by its update before the end it was planned with.
+        ['Fixed early', ends.fixed, 'RESOLVED'],
       ] as const) {
         const made = await deployment.call('POST', '/v1/incidents', {
           name,
@@ -201,7 +203,7 @@ for (const engine of testEngines()) {
           dashboardId,
           startedAt: at(-2 * hour),
           stoppedAt,
-          incidentUpdates: [{ status: 'MAINTENANCE', description: `${name}.` }],
+          incidentUpdates: [{ status, description: `${name}.` }],
         })
         assert.equal(made.status, 200, JSON.stringify(made.body))
       }
@@ -231,17 +233,24 @@ for (const engine of testEngines()) {
       const endedOf = (name: string) =>
         page.locator('tr', { hasText: name }).locator('td[data-label="Ended"]').textContent()
       assert.deepEqual(
-        [await endedOf('Old outage'), await endedOf('Planned work')],
-        [await shown(ends.old), `Ongoing, ends ${await shown(ends.planned)}`],
+        [await endedOf('Old outage'), await endedOf('Planned work'), await endedOf('Fixed early')],
+        [
+          await shown(ends.old),
+          `Ongoing, ends ${await shown(ends.planned)}`,
+          `Resolved, ends ${await shown(ends.fixed)}`,
+        ],
       )
       await capture(page, 'dashboard-incidents-ended')
 
       // The public dashboard words each end as the list does.
       const shownPublicly = await publicIncidents()
-      assert.deepEqual(shownPublicly.sections, [
-        ['Ongoing incidents', ['Planned work']],
-        ['Recent incidents', ['Old outage']],
-      ])
+      assert.deepEqual(
+        shownPublicly.sections.map(([title, names]) => [title, [...(names as string[])].sort()]),
+        [
+          ['Ongoing incidents', ['Planned work']],
+          ['Recent incidents', ['Fixed early', 'Old outage']],
+        ],
+      )
       assert.match(shownPublicly.text, /Planned workMaintenance · started [^·]+ · ends /)
       assert.match(shownPublicly.text, /Old outageMaintenance · started [^·]+ · stopped /)
 

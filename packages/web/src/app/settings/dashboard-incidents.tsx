@@ -45,14 +45,18 @@ async function closeIncident(item: Item): Promise<string> {
   return 'Closed.'
 }
 
-/** When it ended; an end still ahead leaves it ongoing until then, as the public dashboard lists it. */
+/**
+ * When it ended. An end still ahead leaves it ongoing until then, unless its latest update resolved it:
+ * the public dashboard lists it as ongoing or recent by the same rule.
+ */
 function EndOf(props: { item: Item }) {
   const { stoppedAt } = props.item
   if (hasEnded(props.item)) return <>{formatTime(stoppedAt)}</>
-  if (!stoppedAt) return <strong>Ongoing</strong>
+  const state = latestStatus(props.item) === 'RESOLVED' ? 'Resolved' : 'Ongoing'
+  if (!stoppedAt) return <strong>{state}</strong>
   return (
     <>
-      <strong>Ongoing</strong>, ends {formatTime(stoppedAt)}
+      <strong>{state}</strong>, ends {formatTime(stoppedAt)}
     </>
   )
 }
