@@ -8,6 +8,7 @@
  * Usage (bench/spread-load.ts starts it): node bench/spread-floor.ts --origin http://… --checks 200
  *   --window-ms 120000 --warmup-ms 65000 --saturated-checks 3000
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { runHttpCheck } from '@svc/runner'
 import { floorJob } from './runner-floor-job.ts'
@@ -81,8 +82,4 @@ async function spread(checks: number, warmupMs: number, windowMs: number): Promi
   stopped = true
   for (const timer of timers) clearTimeout(timer)
   return micros
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms))
 }

@@ -26,24 +26,20 @@ export const NODE_FLAGS = [
 ]
 const RUNNER_MAIN = join(REPO_ROOT, 'packages/server/src/runner-main.ts')
 
-/** Servers and runners started here and still running: killed when this process exits. */
-const running = new Set<ChildProcess>()
-
 /**
- * A test or bench that throws before it stops its server would leave that server running, holding its
- * port and store (bench:api did, at its 101st key): every child goes when this process exits, however.
+ * Servers and runners started here and still running. A test or bench that throws before it stops its
+ * server would leave that server running, holding its port and store (bench:api did, at its 101st key):
+ * every one goes when this process exits, however.
  */
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const left of running) left.kill('SIGKILL')
+})
+
 function killedOnExit(child: ChildProcess): void {
-  if (!exitHooked) {
-    exitHooked = true
-    process.once('exit', () => {
-      for (const left of running) left.kill('SIGKILL')
-    })
-  }
   running.add(child)
   child.once('exit', () => running.delete(child))
 }
-let exitHooked = false
 
 export interface ServerProcess {
   url: string
