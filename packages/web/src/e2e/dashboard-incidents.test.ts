@@ -124,7 +124,7 @@ for (const engine of testEngines()) {
       assert.match(shown.text, /Payments fail\./)
     })
 
-    test('posts, edits and deletes updates; a new update’s status follows the latest until one is chosen', async () => {
+    test('posts, edits and deletes updates; a new update’s status follows the latest until one is chosen or a message begun', async () => {
       await page.goto(`/settings/dashboard-incidents?dashboard=${dashboardId}`)
       await page.locator('tr', { hasText: 'Checkout errors' }).getByRole('link', { name: 'Edit' }).click()
       await page.getByRole('heading', { name: 'Checkout errors', level: 1 }).waitFor()
@@ -153,6 +153,20 @@ for (const engine of testEngines()) {
       // The latest update now says MONITORING: so does the form, once the list is read again.
       assert.equal(await postStatus(), 'MONITORING')
 
+      // Once a message is begun, its status stays put when the list is read again.
+      await post.getByLabel('Message').fill('Still watching.')
+      await timeline
+        .filter({ hasText: 'A bad deploy of v42.' })
+        .getByRole('button', { name: /^Edit the update/ })
+        .click()
+      await edit.getByLabel('Status').selectOption('IDENTIFIED')
+      await edit.getByRole('button', { name: 'Save update' }).click()
+      await timeline
+        .filter({ hasText: 'A bad deploy of v42.' })
+        .locator('.chip', { hasText: 'IDENTIFIED' })
+        .waitFor()
+      assert.equal(await postStatus(), 'MONITORING')
+
       // A status chosen in the form stays when the list is read again.
       await post.getByLabel('Status').selectOption('RESOLVED')
       page.once('dialog', (dialog) => void dialog.accept())
@@ -163,7 +177,7 @@ for (const engine of testEngines()) {
       await timeline.filter({ hasText: 'Payments fail.' }).waitFor({ state: 'detached' })
       assert.equal(await postStatus(), 'RESOLVED')
       assert.deepEqual(summary(await incidents()), [
-        ['Checkout errors', 'MAJOR', ['MONITORING: A bad deploy of v42.']],
+        ['Checkout errors', 'MAJOR', ['IDENTIFIED: A bad deploy of v42.']],
       ])
     })
 

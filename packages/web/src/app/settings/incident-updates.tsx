@@ -54,9 +54,14 @@ function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boo
   const { incident, queryKey, notifies } = props
   const client = useQueryClient()
   const [description, setDescription] = useState('')
-  // Until one is chosen, the status follows the latest update as the list is read again.
+  // Until one is chosen or a message begun, the status follows the latest update as the list is read
+  // again: a refresh must not change it under someone writing.
   const [chosen, setChosen] = useState<string | null>(null)
   const status = chosen ?? latestStatusOf(incident)
+  const write = (text: string) => {
+    setChosen(status)
+    setDescription(text)
+  }
   const [notify, setNotify] = useState(false)
   const post = useMutation({
     mutationFn: () =>
@@ -82,7 +87,7 @@ function PostUpdateForm(props: { incident: Item; queryKey: string; notifies: boo
         status={status}
         description={description}
         onStatus={setChosen}
-        onDescription={setDescription}
+        onDescription={write}
         error={error}
         edited={edited}
       />
