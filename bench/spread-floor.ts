@@ -2,15 +2,16 @@
  * bench/spread-floor.ts: the floor of bench:spread-load's ratios, in a process of its own. It runs svc's
  * URL check (`runHttpCheck`, a fresh connection per check) and nothing else: no store, scheduler or
  * server. First at saturation (20 in flight, as bench:runner runs them), then as N 1-minute checks spread
- * over the minute, each on its own timer as the scheduler starts them. It prints the process's CPU per
- * check (all threads) both ways as one JSON line: the spread figure over the saturated one is what
- * spreading costs the check itself, whatever svc does around it.
+ * over the minute on the scheduler's slots (whole seconds, slots.ts), each on its own timer. It prints
+ * the process's CPU per check (all threads) both ways as one JSON line: the spread figure over the
+ * saturated one is what spreading costs the check itself, whatever svc does around it.
  * Usage (bench/spread-load.ts starts it): node bench/spread-floor.ts --origin http://… --checks 200
  *   --window-ms 120000 --warmup-ms 65000 --saturated-checks 3000
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { runHttpCheck } from '@svc/runner'
+import { stableOffsetMs } from '../packages/server/src/runs/slots.ts'
 import { floorJob } from './runner-floor-job.ts'
 import { inParallel } from './url-target.ts'
 
@@ -53,14 +54,14 @@ const spreadMicros = await spread(
 )
 console.log(JSON.stringify({ saturatedMicros, spreadMicros }))
 
-/** N checks each on a 1-minute timer, offsets spread evenly; CPU per check run over the window after warm-up. */
+/** N checks each on a 1-minute timer at the scheduler's offsets; CPU per check run over the window after warm-up. */
 async function spread(checks: number, warmupMs: number, windowMs: number): Promise<number> {
   let run = 0
   let stopped = false
   const timers: NodeJS.Timeout[] = []
   const startedMs = performance.now()
   for (let i = 0; i < checks; i++) {
-    let dueMs = startedMs + (i * MINUTE) / checks
+    let dueMs = startedMs + stableOffsetMs(`floor-check-${i}`, MINUTE)
     const next = () => {
       timers[i] = setTimeout(
         () => {

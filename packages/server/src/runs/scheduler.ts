@@ -80,7 +80,9 @@ async function claimAndStart(loop: Loop, aheadMs: number): Promise<{ runs: Promi
       claimed.slots.filter((slot) => slot.dueMs <= nowMs),
       claimed.retries,
     ),
-    ...claimed.slots.filter((slot) => slot.dueMs > nowMs).map((slot) => startWhenDue(loop, slot, start)),
+    ...claimed.slots
+      .filter((slot) => slot.dueMs > nowMs)
+      .map((slot) => startWhenDue(loop, slot, nowMs, start)),
   ]
   // Filled with slots due later, the claim took what is due now: wake before the next falls due.
   return { runs, full: runs.length === free && claimed.slots.every((slot) => slot.dueMs <= nowMs) }
@@ -93,12 +95,14 @@ async function claimAndStart(loop: Loop, aheadMs: number): Promise<{ runs: Promi
 function startWhenDue(
   loop: Loop,
   slot: ClaimedSlot,
+  claimedAtMs: number,
   start: (slots: ClaimedSlot[]) => Promise<void>[],
 ): Promise<void> {
   loop.running++
   const started = new Promise<void>((due) => {
-    // A millisecond more: a timer may fire up to one early by the clock's reckoning.
-    const timer = setTimeout(() => startNow(), slot.dueMs - loop.ctx.clock.now().getTime() + 1)
+    // Slots due together get the same delay, so Node fires their timers in one wake-up. A millisecond
+    // more: a timer may fire up to one early by the clock's reckoning.
+    const timer = setTimeout(() => startNow(), slot.dueMs - claimedAtMs + 1)
     const startNow = () => {
       clearTimeout(timer)
       loop.waiting.delete(slot)

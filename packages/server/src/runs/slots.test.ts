@@ -16,6 +16,17 @@ test('offsets are stable per check and spread inside the period', () => {
   }
 })
 
+test('offsets fall on whole seconds, so checks due in the same second share a wake-up', () => {
+  const offsets = Array.from({ length: 300 }, (_, i) => stableOffsetMs(`c${i}`, MINUTE))
+  assert.deepEqual(
+    offsets.filter((offset) => offset % 1000 !== 0),
+    [],
+  )
+  assert.equal(new Set(offsets).size, 60, '300 checks use every second of the minute')
+  assert.ok(Array.from({ length: 100 }, (_, i) => stableOffsetMs(`c${i}`, 10_000)).every((o) => o < 10_000))
+  assert.equal(stableOffsetMs('c1', 500), 0, 'a period under a second has one slot')
+})
+
 test('the next slot is strictly after now and on the grid', () => {
   const plan = { periodMs: 10 * MINUTE, offsetMs: 90_000 }
   assert.equal(nextSlotAfter(0, plan), 90_000)

@@ -33,8 +33,17 @@ export function nextSlotAfter(nowMs: number, plan: Pick<SlotPlan, 'periodMs' | '
   return nowMs - sinceOffset + plan.periodMs
 }
 
+/**
+ * Slots fall on whole seconds, so checks due in the same second start together and share the process's
+ * wake-ups, as kernels coalesce timers. Spread to the millisecond, each check woke an idle process on
+ * its own: at 1,000 one-minute checks the check alone then cost 3.4× the CPU (bench/README, "Slots on
+ * whole seconds").
+ */
+export const SLOT_GRAIN_MS = 1000
+
 /** Exported because the tests pin the offsets. */
 export function stableOffsetMs(checkId: string, periodMs: number): number {
   const hash = createHash('sha256').update(checkId).digest()
-  return hash.readUInt32BE(0) % periodMs
+  const slots = Math.max(1, Math.floor(periodMs / SLOT_GRAIN_MS))
+  return (hash.readUInt32BE(0) % slots) * SLOT_GRAIN_MS
 }
