@@ -6,6 +6,7 @@ import { listenOnLoopback } from '@svc/runner/testing'
 import { InsertQueryNode, type KyselyPlugin, type QueryId } from 'kysely'
 import { watchQueries } from '../testing/query-watcher.ts'
 import { createTestApp, json, type TestApp } from '../testing/test-app.ts'
+import { listenForWakeups } from '../wakeups.ts'
 import { createScheduler } from './scheduler.ts'
 import { claimDueSlots, listSchedule } from './schedules.repo.ts'
 
@@ -418,6 +419,10 @@ for (const engine of testEngines()) {
       await dueAt(ids, nowMs)
       // No fallback look comes during the test, and the clock stands still: after its first claim the
       // scheduler sleeps until its run's lease ends. Only the wake-up the queued retry raises can run it.
+      // As main.ts does. Without it, a wake-up raised in a PostgreSQL transaction comes at once, before
+      // the commit: a claim as quick as that finds no retry yet, and the scheduler sleeps on.
+      const wakeups = listenForWakeups(t.store.url, { warn: () => {} })
+      await wakeups.ready
       const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, fallbackMs: 3_600_000 })
       node.start()
       try {
@@ -434,6 +439,7 @@ for (const engine of testEngines()) {
         )
       } finally {
         await node.stop()
+        await wakeups.close()
       }
     })
 
