@@ -44,9 +44,11 @@ let listening = 0
 
 /**
  * Wakes the workers of `name`, here and on every node. Inside a PostgreSQL transaction the wake-up
- * comes once it commits (a worker woken earlier would not see the rows yet); SQLite runs one write
- * transaction at a time, so a woken worker's reads wait for the commit anyway. `dueMs`: when the rows
- * written fall due (the earliest), so that a worker sleeping until sooner than that need not look.
+ * comes once it commits (a worker woken earlier would not see the rows yet), through the listener
+ * that every server and runner process starts; a process without one (a test, a bench) is woken at
+ * once, before the commit. SQLite runs one write transaction at a time, so a woken worker's reads
+ * wait for the commit anyway. `dueMs`: when the rows written fall due (the earliest), so that a worker
+ * sleeping until sooner than that need not look.
  */
 export async function raiseWakeup(
   ctx: Pick<ServiceContext, 'db' | 'engine'>,
