@@ -419,8 +419,8 @@ for (const engine of testEngines()) {
       await dueAt(ids, nowMs)
       // No fallback look comes during the test, and the clock stands still: after its first claim the
       // scheduler sleeps until its run's lease ends. Only the wake-up the queued retry raises can run it.
-      // As main.ts does. Without it, a wake-up raised in a PostgreSQL transaction comes at once, before
-      // the commit: a claim as quick as that finds no retry yet, and the scheduler sleeps on.
+      // The store's wake-ups are listened for, as main.ts does: without that, a wake-up raised in a
+      // PostgreSQL transaction comes before the commit, and a quick claim finds no retry yet.
       const wakeups = listenForWakeups(t.store.url, { warn: () => {} })
       await wakeups.ready
       const node = createScheduler(t.ctx, { locations: ['local'], concurrency: 2, fallbackMs: 3_600_000 })

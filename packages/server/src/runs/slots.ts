@@ -39,7 +39,7 @@ export function nextSlotAfter(nowMs: number, plan: Pick<SlotPlan, 'periodMs' | '
  * its own: at 1,000 one-minute checks the check alone then cost 3.4× the CPU (bench/README, "Slots on
  * whole seconds").
  */
-export const SLOT_GRAIN_MS = 1000
+const SLOT_GRAIN_MS = 1000
 
 /** Exported because the tests pin the offsets. */
 export function stableOffsetMs(checkId: string, periodMs: number): number {
