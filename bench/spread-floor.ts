@@ -2,7 +2,7 @@
  * bench/spread-floor.ts: the floor of bench:spread-load's ratios, in a process of its own. It runs svc's
  * URL check (`runHttpCheck`, a fresh connection per check) and nothing else: no store, scheduler or
  * server. First at saturation (20 in flight, as bench:runner runs them), then as N 1-minute checks spread
- * over the minute on the scheduler's slots (whole seconds, slots.ts), each on its own timer. It prints
+ * over the minute on the scheduler's slots (slots.ts, on the grain it settles on: slot-grain.ts), each on its own timer. It prints
  * the process's CPU per check (all threads) both ways as one JSON line: the spread figure over the
  * saturated one is what spreading costs the check itself, whatever svc does around it.
  * Usage (bench/spread-load.ts starts it): node bench/spread-floor.ts --origin http://… --checks 200
@@ -11,6 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import { runHttpCheck } from '@svc/runner'
+import { slotGrainFor, WHOLE_SECOND_MS } from '../packages/server/src/runs/slot-grain.ts'
 import { stableOffsetMs } from '../packages/server/src/runs/slots.ts'
 import { floorJob } from './runner-floor-job.ts'
 import { inParallel } from './url-target.ts'
@@ -60,8 +61,10 @@ async function spread(checks: number, warmupMs: number, windowMs: number): Promi
   let stopped = false
   const timers: NodeJS.Timeout[] = []
   const startedMs = performance.now()
+  // The grain the server's scheduler settles on for this many checks at its default concurrency.
+  const grainMs = slotGrainFor(WHOLE_SECOND_MS, checks, SATURATED_CONCURRENCY)
   for (let i = 0; i < checks; i++) {
-    let dueMs = startedMs + stableOffsetMs(`floor-check-${i}`, MINUTE)
+    let dueMs = startedMs + stableOffsetMs(`floor-check-${i}`, MINUTE, grainMs)
     const next = () => {
       timers[i] = setTimeout(
         () => {

@@ -91,7 +91,9 @@ for (const checks of loads) {
     console.log(
       `  with PostgreSQL      ${((m.cpuPerCheckMicros + m.storeCpuPerCheckMicros) / 1000).toFixed(2)} ms per check: the server's and PostgreSQL's (this database's backends, its background processes)`,
     )
-  console.log(`  checks run / due     ${m.ranOfDue} / ${m.due}   drift p99 ${m.driftP99.toFixed(0)} ms`)
+  console.log(
+    `  checks run / due     ${m.ranOfDue} / ${m.due}   drift p99 ${m.driftP99.toFixed(0)} ms   slots on a ${m.grainSeconds} s grain`,
+  )
   console.log(`  RSS                  max ${m.maxRssMb.toFixed(0)} MB (target < 300 MB)`)
   console.log(
     `  store                ${m.bytesPerResult.toFixed(0)} bytes per result (target <= ${BYTES_TARGET}); 10,000 checks × 30 days: ${gbFor10k30d.toFixed(0)} GB (target < 110)`,
@@ -221,7 +223,8 @@ async function spreadLoad(checks: number) {
   }
   // The window's last runs are committed up to a commit delay later; their rows count as run.
   await sleep(RESULTS_SETTLE_MS)
-  const drifts = (await size.slots(before.at, after.at)).sort((a, b) => a - b)
+  const runs = await size.slots(before.at, after.at)
+  const drifts = runs.map((run) => run.driftMs).sort((a, b) => a - b)
   await size.close()
   await server.stop('SIGTERM')
   await dispose()
@@ -229,6 +232,7 @@ async function spreadLoad(checks: number) {
   return {
     run,
     ranOfDue: drifts.length,
+    grainSeconds: grainSecondsOf(runs),
     due: Math.round((checks * (after.at - before.at)) / MINUTE),
     cpuPerCheckMicros: (after.cpu - before.cpu) / run,
     // A backend that started during the window counts from 0; one that ended is lost (the pool keeps them).
@@ -311,13 +315,24 @@ interface SlotRow {
   started_at: string | Date
 }
 
-/** Start minus due time of the scheduled runs due in [fromMs, toMs). */
-function driftsOf(rows: SlotRow[], fromMs: number, toMs: number): number[] {
+/** The scheduled runs due in [fromMs, toMs): when each was due, and its start minus that. */
+function driftsOf(rows: SlotRow[], fromMs: number, toMs: number): RunDrift[] {
   return rows.flatMap((row) => {
     const dueMs = dueMsOfSlotKey(row.job_id)
     if (dueMs === undefined || dueMs < fromMs || dueMs >= toMs) return []
-    return [new Date(row.started_at).getTime() - dueMs]
+    return [{ dueMs, driftMs: new Date(row.started_at).getTime() - dueMs }]
   })
+}
+
+interface RunDrift {
+  dueMs: number
+  driftMs: number
+}
+
+/** The coarsest grain every run was due on (the server's slot grain, slot-grain.ts), in seconds. */
+function grainSecondsOf(runs: RunDrift[]): number {
+  const grains = [10, 6, 5, 4, 3, 2, 1]
+  return grains.find((seconds) => runs.every((run) => run.dueMs % (seconds * 1000) === 0)) ?? 0
 }
 
 function pct(share: number): string {

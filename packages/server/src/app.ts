@@ -86,6 +86,7 @@ import { isAgentRoute, isOpenRoute } from './http/route-kinds.ts'
 import { installValidators } from './http/validation.ts'
 import { registerOpenApi } from './openapi/openapi.ts'
 import { enforceRateLimits } from './rate-limit/rate-limit.ts'
+import { WHOLE_SECOND_MS } from './runs/slot-grain.ts'
 
 export interface AppDeps {
   store: Store
@@ -134,6 +135,7 @@ export function serviceContextOf(deps: AppDeps): ServiceContext {
     alerting: deps.alerting,
     runnerLeaseMs: deps.runnerLeaseMs ?? 30_000,
     resultCommitDelayMs: deps.resultCommitDelayMs ?? 0,
+    slotGrain: { ms: WHOLE_SECOND_MS },
     deploymentLeaseMs: deps.deploymentLeaseMs ?? 600_000,
     limits: deps.limits ?? DEFAULT_ABUSE_LIMITS,
     sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,

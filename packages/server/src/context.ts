@@ -23,6 +23,11 @@ export interface ServiceContext {
    * (SVC_RESULT_COMMIT_DELAY_MS; runs/store.ts). Unset or 0: none (tests awaiting a run).
    */
   resultCommitDelayMs?: number
+  /**
+   * The grain in ms this process plans checks' slots on: whole seconds from the start, coarser while its
+   * scheduler runs few checks (runs/slot-grain.ts).
+   */
+  slotGrain: { ms: number }
   /** How long a project deployment's node may go silent before the deployment counts as failed. */
   deploymentLeaseMs: number
   /** How alerts reach SMTP and SMS providers; unset: email and SMS deliveries fail as not configured. */

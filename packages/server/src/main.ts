@@ -148,6 +148,7 @@ function startWorkers(serviceContext: ServiceContext, config: Config, log: Log, 
     locations: [...config.runnerLocations, HEARTBEAT_LOCATION],
     concurrency: config.runnerConcurrency,
     leaseMs: config.runnerLeaseMs,
+    adaptSlotGrain: true,
     log,
     lifeId,
   })

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     locations,
     concurrency: config.runnerConcurrency,
     leaseMs: config.runnerLeaseMs,
+    adaptSlotGrain: true,
   })
   const sandbox = await ctx.scripts.pool.start()
   // On PostgreSQL the scheduler sleeps until a slot is due or a server's write wakes it (wakeups.ts).

@@ -51,6 +51,6 @@ function plannedSchedule(ctx: ServiceContext, check: SchedulableCheck): Schedule
     return [{ location: HEARTBEAT_LOCATION, nextDueMs: nowMs + heartbeatWindowMs(check.heartbeat) }]
   }
   if (!active || !RUNNABLE_CHECK_TYPES.includes(check.checkType)) return []
-  const plans = planSlots(check.id, check.periodMs, check.locations, check.runParallel)
+  const plans = planSlots(check.id, check.periodMs, check.locations, check.runParallel, ctx.slotGrain.ms)
   return plans.map((plan) => ({ location: plan.location, nextDueMs: nextSlotAfter(nowMs, plan) }))
 }

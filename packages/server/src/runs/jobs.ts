@@ -4,6 +4,7 @@ import { privateLocationIdOf } from '../features/private-locations/location-keys
 import { findLocation } from '../features/private-locations/location-lookups.service.ts'
 import { finishRetry } from './retries.repo.ts'
 import type { ClaimedSlot } from './schedules.repo.ts'
+import { COARSEST_GRAIN_MS } from './slot-grain.ts'
 import { nextSlotAfter, planSlots } from './slots.ts'
 
 /**
@@ -62,13 +63,19 @@ export async function locationNameOf(ctx: ServiceContext, accountId: string, loc
   return (await findLocation(ctx, accountId, privateId))?.slug_name ?? location
 }
 
-/** A slot's next due time on its check's current plan (config changes apply from here). */
+/**
+ * A slot's next due time on its check's current plan (config changes apply from here). A plan that moved
+ * the check's slot later (a finer slot grain, slot-grain.ts) would have it run again seconds after this
+ * run: the next slot is at least a coarsest grain (or half a period) after this one.
+ */
 export function nextDueOf(ctx: ServiceContext, check: ResolvedCheck, slot: ClaimedSlot): number {
   const { periodMs } = check.effective
   const runParallel = Boolean(check.definition.runParallel)
-  const plan = planSlots(check.row.id, periodMs, check.runLocations, runParallel).find(
+  const plan = planSlots(check.row.id, periodMs, check.runLocations, runParallel, ctx.slotGrain.ms).find(
     (p) => p.location === slot.location,
   )
   const nowMs = ctx.clock.now().getTime()
-  return plan ? nextSlotAfter(Math.max(nowMs, slot.dueMs), plan) : nowMs + periodMs
+  if (!plan) return nowMs + periodMs
+  const gapMs = Math.min(COARSEST_GRAIN_MS, plan.periodMs / 2)
+  return nextSlotAfter(Math.max(nowMs, slot.dueMs) + gapMs, plan)
 }

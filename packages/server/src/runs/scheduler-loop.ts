@@ -41,6 +41,11 @@ export interface SchedulerOptions {
    * instead of one. Heartbeat deadlines and retries are claimed when due. 0: claim what is due only.
    */
   claimAheadMs?: number
+  /**
+   * Plan slots on a coarser grain while this process runs few checks (the servers and runners do;
+   * slot-grain.ts). Off: whole seconds.
+   */
+  adaptSlotGrain?: boolean
   log?: { error(details: object, message: string): void }
   /** The life of the node (node-life.ts) whose leases this scheduler's carry; default: its own. */
   lifeId?: string
@@ -87,6 +92,11 @@ export interface Loop {
   pumpQueued: boolean
   /** A wake-up came during a claim: claim again after it (its rows may have been written too late). */
   wokenWhileClaiming: boolean
+  /**
+   * The runs claimed since `startMs` (the first claim pass; unset before it), counted to set the slot
+   * grain. Only with `adaptSlotGrain`.
+   */
+  grainWindow: { startMs: number | undefined; runs: number } | undefined
   /** When the wake timer fires, if set. */
   wakeAtMs: number | undefined
   stopWakeups: (() => void) | undefined
@@ -95,6 +105,7 @@ export interface Loop {
 
 export function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
   const owner = schedulerOwner(options.lifeId ?? randomUUID())
+  const checkLocations = options.locations.filter((location) => location !== HEARTBEAT_LOCATION)
   return {
     ctx,
     options,
@@ -107,7 +118,7 @@ export function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
     log: options.log ?? { error: (details: object, message: string) => console.error(message, details) },
     node: {
       id: owner,
-      locations: options.locations.filter((location) => location !== HEARTBEAT_LOCATION),
+      locations: checkLocations,
       hostname: hostname(),
       version: SVC_VERSION,
       startedAt: ctx.clock.now().toISOString(),
@@ -121,6 +132,9 @@ export function loopOf(ctx: ServiceContext, options: SchedulerOptions): Loop {
     backlog: false,
     pumpQueued: false,
     wokenWhileClaiming: false,
+    // A scheduler that keeps heartbeat deadlines alone leaves the grain of check runs to the runners.
+    grainWindow:
+      options.adaptSlotGrain && checkLocations.length > 0 ? { startMs: undefined, runs: 0 } : undefined,
     wakeAtMs: undefined,
     stopWakeups: undefined,
     timers: {},

@@ -1,10 +1,12 @@
 import type { ServiceContext } from '../context.ts'
 import { onWakeup } from '../wakeups.ts'
 import { type Claimed, claimDue } from './claim.ts'
+import { HEARTBEAT_LOCATION } from './heartbeat-window.ts'
 import { type Finished, startClaimed } from './local-run.ts'
 import { deleteRunnerNode, pruneRunnerNodes, saveRunnerNode } from './runner-nodes.repo.ts'
 import { type Loop, loopOf, type SchedulerOptions } from './scheduler-loop.ts'
 import { type ClaimedSlot, nextDueMs, renewLeases } from './schedules.repo.ts'
+import { GRAIN_WINDOW_MS, slotGrainFor } from './slot-grain.ts'
 import { CheckDeletedError } from './store.ts'
 
 export interface Scheduler {
@@ -75,6 +77,7 @@ async function claimAndStart(loop: Loop, aheadMs: number): Promise<{ runs: Promi
       track(loop, run, checkId, location),
     )
   const nowMs = ctx.clock.now().getTime()
+  countForGrain(loop, claimed.slots, nowMs)
   const runs = [
     ...start(
       claimed.slots.filter((slot) => slot.dueMs <= nowMs),
@@ -86,6 +89,27 @@ async function claimAndStart(loop: Loop, aheadMs: number): Promise<{ runs: Promi
   ]
   // Filled with slots due later, the claim took what is due now: wake before the next falls due.
   return { runs, full: runs.length === free && claimed.slots.every((slot) => slot.dueMs <= nowMs) }
+}
+
+/**
+ * Counts the check runs claimed and, once `GRAIN_WINDOW_MS` has passed, sets the grain this process plans
+ * slots on to suit their rate (slot-grain.ts). A run moves onto the new grain when it plans its next slot.
+ */
+function countForGrain(loop: Loop, slots: ClaimedSlot[], nowMs: number): void {
+  const window = loop.grainWindow
+  if (!window) return
+  // The first pass takes the slots that fell due while the process was down, which run again within
+  // the minute: counting them would overstate the rate.
+  if (window.startMs === undefined) {
+    loop.grainWindow = { startMs: nowMs, runs: 0 }
+    return
+  }
+  window.runs += slots.filter((slot) => slot.location !== HEARTBEAT_LOCATION).length
+  const elapsedMs = nowMs - window.startMs
+  if (elapsedMs < GRAIN_WINDOW_MS) return
+  const grain = loop.ctx.slotGrain
+  grain.ms = slotGrainFor(grain.ms, (window.runs * 60_000) / elapsedMs, loop.options.concurrency)
+  loop.grainWindow = { startMs: nowMs, runs: 0 }
 }
 
 /**

@@ -27,6 +27,26 @@ test('offsets fall on whole seconds, so checks due in the same second share a wa
   assert.equal(stableOffsetMs('c1', 500), 0, 'a period under a second has one slot')
 })
 
+test('on a coarser grain, offsets are the whole-second ones rounded down, still spread over the period', () => {
+  const ids = Array.from({ length: 300 }, (_, i) => `c${i}`)
+  for (const grainMs of [2000, 6000, 10_000]) {
+    const moves = ids.map((id) => stableOffsetMs(id, MINUTE) - stableOffsetMs(id, MINUTE, grainMs))
+    assert.ok(
+      moves.every((move) => move >= 0 && move < grainMs),
+      `a check moves less than the ${grainMs} ms grain, never later`,
+    )
+    const offsets = ids.map((id) => stableOffsetMs(id, MINUTE, grainMs))
+    assert.deepEqual(
+      offsets.filter((offset) => offset % grainMs !== 0),
+      [],
+    )
+    assert.equal(new Set(offsets).size, MINUTE / grainMs, `every ${grainMs} ms slot of the minute is used`)
+  }
+  assert.equal(stableOffsetMs('c1', 10_000, 10_000), 0, 'a period of one grain has one slot')
+  const [plan] = planSlots('c1', MINUTE, ['a'], false, 6000)
+  assert.equal(plan?.offsetMs, stableOffsetMs('c1', MINUTE, 6000))
+})
+
 test('the next slot is strictly after now and on the grid', () => {
   const plan = { periodMs: 10 * MINUTE, offsetMs: 90_000 }
   assert.equal(nextSlotAfter(0, plan), 90_000)
