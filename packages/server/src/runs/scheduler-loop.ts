@@ -93,8 +93,8 @@ export interface Loop {
   /** A wake-up came during a claim: claim again after it (its rows may have been written too late). */
   wokenWhileClaiming: boolean
   /**
-   * The runs claimed since `startMs` (the first claim pass; unset before it), counted to set the slot
-   * grain. Only with `adaptSlotGrain`.
+   * The runs claimed that fall due from `startMs` (the first claim's time; unset before it) for a
+   * `GRAIN_WINDOW_MS`, counted to set the slot grain. Only with `adaptSlotGrain`.
    */
   grainWindow: { startMs: number | undefined; runs: number } | undefined
   /** When the wake timer fires, if set. */

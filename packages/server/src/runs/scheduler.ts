@@ -92,24 +92,29 @@ async function claimAndStart(loop: Loop, aheadMs: number): Promise<{ runs: Promi
 }
 
 /**
- * Counts the check runs claimed and, once `GRAIN_WINDOW_MS` has passed, sets the grain this process plans
- * slots on to suit their rate (slot-grain.ts). A run moves onto the new grain when it plans its next slot.
+ * Counts the check runs claimed by due time, a `GRAIN_WINDOW_MS` at a time, and at the end of each sets
+ * the grain this process plans slots on to suit their rate (slot-grain.ts). A run moves onto the new
+ * grain when it plans its next slot. By due time, not claim time: a one-minute check falls due once in
+ * any minute, so the count is exact. Slots due before the first claim (they fell due while the process
+ * was down, and run again within the minute) are not counted.
  */
 function countForGrain(loop: Loop, slots: ClaimedSlot[], nowMs: number): void {
   const window = loop.grainWindow
   if (!window) return
-  // The first pass takes the slots that fell due while the process was down, which run again within
-  // the minute: counting them would overstate the rate.
-  if (window.startMs === undefined) {
-    loop.grainWindow = { startMs: nowMs, runs: 0 }
-    return
+  window.startMs ??= nowMs
+  for (const slot of slots) {
+    if (slot.location === HEARTBEAT_LOCATION || slot.dueMs < window.startMs) continue
+    const windowsPassed = Math.floor((slot.dueMs - window.startMs) / GRAIN_WINDOW_MS)
+    if (windowsPassed > 0) {
+      const grain = loop.ctx.slotGrain
+      // Windows with nothing due in them count as none run.
+      const runsPerMinute = windowsPassed === 1 ? (window.runs * 60_000) / GRAIN_WINDOW_MS : 0
+      grain.ms = slotGrainFor(grain.ms, runsPerMinute, loop.options.concurrency)
+      window.startMs += windowsPassed * GRAIN_WINDOW_MS
+      window.runs = 0
+    }
+    window.runs++
   }
-  window.runs += slots.filter((slot) => slot.location !== HEARTBEAT_LOCATION).length
-  const elapsedMs = nowMs - window.startMs
-  if (elapsedMs < GRAIN_WINDOW_MS) return
-  const grain = loop.ctx.slotGrain
-  grain.ms = slotGrainFor(grain.ms, (window.runs * 60_000) / elapsedMs, loop.options.concurrency)
-  loop.grainWindow = { startMs: nowMs, runs: 0 }
 }
 
 /**
