@@ -2,9 +2,10 @@
  * bench/spread-floor.ts: the floor of bench:spread-load's ratios, in a process of its own. It runs svc's
  * URL check (`runHttpCheck`, a fresh connection per check) and nothing else: no store, scheduler or
  * server. First at saturation (20 in flight, as bench:runner runs them), then as N 1-minute checks spread
- * over the minute on the scheduler's slots (slots.ts, on the grain it settles on: slot-grain.ts), each on its own timer. It prints
- * the process's CPU per check (all threads) both ways as one JSON line: the spread figure over the
- * saturated one is what spreading costs the check itself, whatever svc does around it.
+ * over the minute on the scheduler's slots (slots.ts, on the grain it settles on: slot-grain.ts), each
+ * on its own timer. It prints the process's CPU per check (all threads) both ways as one JSON line: the
+ * spread figure over the saturated one is what spreading costs the check itself, whatever svc does
+ * around it.
  * Usage (bench/spread-load.ts starts it): node bench/spread-floor.ts --origin http://… --checks 200
  *   --window-ms 120000 --warmup-ms 65000 --saturated-checks 3000
  */

@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util'
 import { createDb, migrateToLatest } from '@svc/db'
 import pg from 'pg'
 import { dueMsOfSlotKey } from '../packages/server/src/runs/jobs.ts'
+import { SLOT_GRAINS_MS } from '../packages/server/src/runs/slot-grain.ts'
 import {
   freePort,
   NODE_FLAGS,
@@ -331,8 +332,8 @@ interface RunDrift {
 
 /** The coarsest grain every run was due on (the server's slot grain, slot-grain.ts), in seconds. */
 function grainSecondsOf(runs: RunDrift[]): number {
-  const grains = [10, 6, 5, 4, 3, 2, 1]
-  return grains.find((seconds) => runs.every((run) => run.dueMs % (seconds * 1000) === 0)) ?? 0
+  const coarsestFirst = SLOT_GRAINS_MS.toReversed()
+  return (coarsestFirst.find((grainMs) => runs.every((run) => run.dueMs % grainMs === 0)) ?? 0) / 1000
 }
 
 function pct(share: number): string {

@@ -9,8 +9,8 @@
 export const WHOLE_SECOND_MS = 1000
 
 export const COARSEST_GRAIN_MS = 10_000
-/** Divisors of a minute: the slots of one-minute checks fall together on any of them. */
-const GRAINS_MS = [WHOLE_SECOND_MS, 2000, 3000, 4000, 5000, 6000, COARSEST_GRAIN_MS]
+/** Divisors of a minute: the slots of one-minute checks fall together on any of them. Finest first. */
+export const SLOT_GRAINS_MS = [WHOLE_SECOND_MS, 2000, 3000, 4000, 5000, 6000, COARSEST_GRAIN_MS]
 
 /**
  * A grain is kept while a slot holds up to this much more than the concurrency, so that a load near a
@@ -28,7 +28,7 @@ export const GRAIN_WINDOW_MS = 60_000
 export function slotGrainFor(currentMs: number, runsPerMinute: number, concurrency: number): number {
   const runsPerSlot = (grainMs: number) => (runsPerMinute * grainMs) / 60_000
   const coarsest =
-    GRAINS_MS.filter((grainMs) => runsPerSlot(grainMs) <= concurrency).at(-1) ?? WHOLE_SECOND_MS
+    SLOT_GRAINS_MS.filter((grainMs) => runsPerSlot(grainMs) <= concurrency).at(-1) ?? WHOLE_SECOND_MS
   if (coarsest >= currentMs) return coarsest
   return runsPerSlot(currentMs) <= concurrency * KEEP_FACTOR ? currentMs : coarsest
 }
